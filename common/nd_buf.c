@@ -1,0 +1,107 @@
+#include "common/nd_buf.h"
+#include "neardup/common.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int nd_array_reserve(void **ptr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+	void *p;
+
+	if (need <= *cap)
+		return ND_OK;
+	ncap = *cap ? *cap : 16;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2 / elem)
+			return nd_error_set(ND_ENOMEM, "array of %zu elements too large", need);
+		ncap *= 2;
+	}
+	if (!(p = realloc(*ptr, ncap * elem)))
+		return nd_error_set(ND_ENOMEM, "out of memory growing an array to %zu elements", ncap);
+	*ptr = p;
+	*cap = ncap;
+	return ND_OK;
+}
+
+int nd_buf_grow(nd_buf *b, size_t extra)
+{
+	void *p = b->ptr;
+	if (extra > SIZE_MAX - b->len - 1)
+		return nd_error_set(ND_ENOMEM, "buffer too large");
+	int rc = nd_array_reserve(&p, &b->cap, b->len + extra + 1, 1);
+	b->ptr = p;
+	return rc;
+}
+
+int nd_buf_put(nd_buf *b, const void *data, size_t len)
+{
+	int rc;
+	if ((rc = nd_buf_grow(b, len)) < 0)
+		return rc;
+	if (len)
+		memcpy(b->ptr + b->len, data, len);
+	b->len += len;
+	b->ptr[b->len] = '\0';
+	return ND_OK;
+}
+
+int nd_buf_putc(nd_buf *b, char c)
+{
+	return nd_buf_put(b, &c, 1);
+}
+
+void nd_buf_free(nd_buf *b)
+{
+	free(b->ptr);
+	b->ptr = NULL;
+	b->len = b->cap = 0;
+}
+
+int nd_read_file(char **out, size_t *len, const char *path, size_t max_len)
+{
+	FILE *f = NULL;
+	struct stat st;
+	char *data = NULL;
+	int rc = ND_OK;
+
+	*out = NULL;
+	*len = 0;
+	if (!(f = fopen(path, "rb")))
+		return nd_error_set(errno == ENOENT ? ND_ENOTFOUND : ND_EIO,
+				    "%s: %s", path, strerror(errno));
+	if (fstat(fileno(f), &st) < 0) {
+		rc = nd_error_set(ND_EIO, "%s: %s", path, strerror(errno));
+		goto cleanup;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = nd_error_set(ND_EINVAL, "%s: not a regular file", path);
+		goto cleanup;
+	}
+	if ((uint64_t)st.st_size > max_len) {
+		rc = nd_error_set(ND_ETOOBIG, "%s: %lld bytes, over the limit of %zu",
+				  path, (long long)st.st_size, max_len);
+		goto cleanup;
+	}
+	if (!(data = malloc((size_t)st.st_size + 1))) {
+		rc = nd_error_set(ND_ENOMEM, "%s: cannot allocate %lld bytes", path,
+				  (long long)st.st_size);
+		goto cleanup;
+	}
+	size_t n = fread(data, 1, (size_t)st.st_size, f);
+	if (ferror(f)) {
+		rc = nd_error_set(ND_EIO, "%s: read error", path);
+		goto cleanup;
+	}
+	data[n] = '\0';
+	*out = data;
+	*len = n;
+	data = NULL;
+cleanup:
+	free(data);
+	fclose(f);
+	return rc;
+}

@@ -1,0 +1,28 @@
+/* Internal growable byte buffer and array helpers (not public API). */
+#ifndef ND_BUF_H
+#define ND_BUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+	char *ptr;
+	size_t len;
+	size_t cap;
+} nd_buf;
+
+#define ND_BUF_INIT { NULL, 0, 0 }
+
+/* Ensure room for `extra` more bytes plus a NUL; ND_OK or ND_ENOMEM. */
+int nd_buf_grow(nd_buf *b, size_t extra);
+int nd_buf_put(nd_buf *b, const void *data, size_t len);
+int nd_buf_putc(nd_buf *b, char c);
+void nd_buf_free(nd_buf *b);
+
+/* Grow an array of elements of size `elem` so it holds at least `need`. */
+int nd_array_reserve(void **ptr, size_t *cap, size_t need, size_t elem);
+
+/* Read a whole file; caller frees *out.  Names the path in the error. */
+int nd_read_file(char **out, size_t *len, const char *path, size_t max_len);
+
+#endif

@@ -1,0 +1,69 @@
+/* Internal to descriptor/: the set's layout and helpers shared by
+ * selection and signing. */
+#ifndef ND_DESC_INTERNAL_H
+#define ND_DESC_INTERNAL_H
+
+#include "neardup/descriptor.h"
+
+struct nd_descriptor {
+	uint32_t n;
+	char **words;        /* sorted in byte order: a termlist merge-joins with them */
+	double *thresholds;
+	double *lambdas;
+	int word_lengths;    /* 1: len(d) from termlists; 0: Xapian's doclength */
+	uint64_t version;
+};
+
+/* The one bit test used by every signing path, so that signing from
+ * postlists and from a termlist agree bit for bit: f = wdf/len > b, written
+ * without the division. */
+static inline int nd_bit_above(uint32_t wdf, uint32_t len, double b)
+{
+	return len > 0 && (double)wdf > b * (double)len;
+}
+
+static inline uint64_t nd_mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+/* splitmix64: small, fast, and reproducible across platforms. */
+typedef struct { uint64_t s; } nd_rng;
+
+static inline uint64_t nd_rng_next(nd_rng *r)
+{
+	r->s += 0x9e3779b97f4a7c15ULL;
+	return nd_mix64(r->s);
+}
+
+/* Uniform in [0, n), n > 0. */
+static inline uint64_t nd_rng_below(nd_rng *r, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)nd_rng_next(r) * n) >> 64);
+}
+
+static inline uint64_t nd_hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+	const unsigned char *s = p;
+	uint64_t h = seed ^ 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return nd_mix64(h);
+}
+
+/* Word lengths for documents [lo, hi) under the set's length rule, and
+ * presence (Xapian doclength > 0).  len and present have hi - lo entries. */
+int nd_desc_lengths(nd_xdb *db, int word_lengths, nd_docid lo, nd_docid hi,
+		    uint32_t *len, uint32_t *present);
+
+/* Append bit to a signature. */
+int nd_sig_push(nd_sig *s, uint16_t bit);
+
+#endif

@@ -1,0 +1,650 @@
+/* Choosing the descriptive set (seed 001, made concrete in DESIGN.md).
+ *
+ * 1. Candidates: mid-frequency unprefixed words (stats.c).
+ * 2. Instability: sampled documents are edited at random, as bags of words
+ *    (relative frequency depends only on the bag): up to max_edit of their
+ *    length in deletions, insertions (words drawn in proportion to their
+ *    frequency in the sample) and substitutions.  For word w, each edit
+ *    gives the interval [min(f0,f1), max(f0,f1)) of thresholds at which the
+ *    bit [f > b] flips; Lambda_w(b) is the share of edits whose interval
+ *    holds b.
+ * 3. Threshold: the midpoint between observed values (or half the
+ *    smallest: "w occurs") that minimises Lambda while the bit is set in
+ *    neither too few sampled documents (min_sample_df) nor too many
+ *    (max_above).  Seed 001 asks that "both fractions (above and below
+ *    threshold) are not too small"; counted over the collection, this lets
+ *    a mid-frequency word that occurs once per document be a bit.
+ * 4. Greedy selection: lazily, the word whose set bits help most sample
+ *    documents still short of target_bits, per unit of Lambda. */
+#include "descriptor/stats.h"
+#include "common/nd_buf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct {
+	uint32_t cand;
+	float lo, hi;
+} flip_iv;
+
+/* One edited copy of a sampled document. */
+typedef struct {
+	uint32_t *w;        /* edited wdf of the document's own candidates */
+	size_t w_cap;
+	nd_sample_ent *extra; /* candidates the edit inserted */
+	size_t nextra, extra_cap;
+	uint32_t len;       /* edited length */
+} edit_ws;
+
+static int extra_add(edit_ws *ws, uint32_t cand)
+{
+	for (size_t i = 0; i < ws->nextra; i++)
+		if (ws->extra[i].cand == cand) {
+			ws->extra[i].wdf++;
+			return ND_OK;
+		}
+	void *p = ws->extra;
+	int rc = nd_array_reserve(&p, &ws->extra_cap, ws->nextra + 1, sizeof(nd_sample_ent));
+	if (rc < 0)
+		return rc;
+	ws->extra = p;
+	ws->extra[ws->nextra++] = (nd_sample_ent){cand, 1};
+	return ND_OK;
+}
+
+/* Remove one random word occurrence. */
+static void edit_delete(edit_ws *ws, const nd_sample_doc *doc, nd_rng *rng)
+{
+	if (ws->len == 0)
+		return;
+	uint64_t t = nd_rng_below(rng, ws->len);
+	for (uint32_t i = 0; i < doc->m; i++) {
+		if (t < ws->w[i]) {
+			ws->w[i]--;
+			ws->len--;
+			return;
+		}
+		t -= ws->w[i];
+	}
+	for (size_t i = 0; i < ws->nextra; i++) {
+		if (t < ws->extra[i].wdf) {
+			ws->extra[i].wdf--;
+			ws->len--;
+			return;
+		}
+		t -= ws->extra[i].wdf;
+	}
+	ws->len--; /* a non-candidate word */
+}
+
+/* Insert a word drawn from the sample's word distribution. */
+static int edit_insert(edit_ws *ws, const nd_sample *s, const uint64_t *prefix,
+		       const nd_sample_doc *doc, const nd_sample_ent *own, nd_rng *rng)
+{
+	uint64_t g = nd_rng_below(rng, s->total_len);
+	uint32_t lo = 0, hi = s->n; /* last j with prefix[j] <= g */
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+		if (prefix[mid] <= g)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	uint64_t t = g - prefix[lo];
+	const nd_sample_doc *src = &s->docs[lo];
+	ws->len++;
+	for (uint32_t i = 0; i < src->m; i++) {
+		const nd_sample_ent *e = &s->ent[src->off + i];
+		if (t < e->wdf) {
+			/* Is it one of the document's own candidates? */
+			uint32_t a = 0, b = doc->m;
+			while (a < b) {
+				uint32_t mid = (a + b) / 2;
+				if (own[mid].cand < e->cand)
+					a = mid + 1;
+				else
+					b = mid;
+			}
+			if (a < doc->m && own[a].cand == e->cand) {
+				ws->w[a]++;
+				return ND_OK;
+			}
+			return extra_add(ws, e->cand);
+		}
+		t -= e->wdf;
+	}
+	return ND_OK; /* a non-candidate word */
+}
+
+/* Apply the edit numbered (j, r): the same numbers give the same edit. */
+static int simulate(edit_ws *ws, const nd_sample *s, const uint64_t *prefix, uint32_t j,
+		    uint32_t r, const nd_build_options *o)
+{
+	const nd_sample_doc *doc = &s->docs[j];
+	const nd_sample_ent *own = &s->ent[doc->off];
+	nd_rng rng = {nd_mix64(o->seed * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)j << 20 ^ r))};
+	void *p = ws->w;
+	int rc;
+
+	if ((rc = nd_array_reserve(&p, &ws->w_cap, doc->m + 1, sizeof(uint32_t))) < 0)
+		return rc;
+	ws->w = p;
+	for (uint32_t i = 0; i < doc->m; i++)
+		ws->w[i] = own[i].wdf;
+	ws->nextra = 0;
+	ws->len = doc->len;
+	uint64_t maxk = (uint64_t)floor(o->max_edit * doc->len);
+	uint64_t k = 1 + nd_rng_below(&rng, maxk ? maxk : 1);
+	for (uint64_t e = 0; e < k; e++) {
+		switch (nd_rng_below(&rng, 3)) {
+		case 0:
+			edit_delete(ws, doc, &rng);
+			break;
+		case 1:
+			if ((rc = edit_insert(ws, s, prefix, doc, own, &rng)) < 0)
+				return rc;
+			break;
+		default:
+			edit_delete(ws, doc, &rng);
+			if ((rc = edit_insert(ws, s, prefix, doc, own, &rng)) < 0)
+				return rc;
+		}
+	}
+	return ND_OK;
+}
+
+static void edit_ws_free(edit_ws *ws)
+{
+	free(ws->w);
+	free(ws->extra);
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_u16(const void *a, const void *b)
+{
+	return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
+}
+
+/* Number of sorted values <= x. */
+static size_t count_le(const float *v, size_t n, float x)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (v[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+typedef struct {
+	double score;
+	uint32_t cand;
+} heap_ent;
+
+static int heap_less(const heap_ent *a, const heap_ent *b)
+{
+	/* max-heap by score, ties to the lower candidate index: deterministic */
+	return a->score < b->score || (a->score == b->score && a->cand > b->cand);
+}
+
+static void heap_push(heap_ent *h, size_t *n, heap_ent e)
+{
+	size_t i = (*n)++;
+	h[i] = e;
+	while (i > 0 && heap_less(&h[(i - 1) / 2], &h[i])) {
+		heap_ent t = h[i];
+		h[i] = h[(i - 1) / 2];
+		h[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+static heap_ent heap_pop(heap_ent *h, size_t *n)
+{
+	heap_ent top = h[0];
+	h[0] = h[--(*n)];
+	size_t i = 0;
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < *n && heap_less(&h[m], &h[l]))
+			m = l;
+		if (r < *n && heap_less(&h[m], &h[r]))
+			m = r;
+		if (m == i)
+			break;
+		heap_ent t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+	return top;
+}
+
+typedef struct {
+	char *word;
+	double b, lambda;
+} chosen_word;
+
+static int cmp_chosen(const void *a, const void *b)
+{
+	return strcmp(((const chosen_word *)a)->word, ((const chosen_word *)b)->word);
+}
+
+static uint64_t set_version(const nd_descriptor *d)
+{
+	uint64_t h = 0x6e64736574ULL; /* "ndset" */
+	for (uint32_t i = 0; i < d->n; i++) {
+		h = nd_hash_bytes(d->words[i], strlen(d->words[i]) + 1, h);
+		h = nd_hash_bytes(&d->thresholds[i], sizeof(double), h);
+	}
+	return nd_hash_bytes(&d->word_lengths, sizeof(int), h);
+}
+
+static int descriptor_alloc(nd_descriptor **out, uint32_t n)
+{
+	nd_descriptor *d = calloc(1, sizeof(*d));
+	*out = NULL;
+	if (!d || !(d->words = calloc(n + 1, sizeof(char *))) ||
+	    !(d->thresholds = calloc(n + 1, sizeof(double))) ||
+	    !(d->lambdas = calloc(n + 1, sizeof(double)))) {
+		nd_descriptor_free(d);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
+	d->n = n;
+	*out = d;
+	return ND_OK;
+}
+
+void nd_descriptor_free(nd_descriptor *d)
+{
+	if (!d)
+		return;
+	if (d->words)
+		for (uint32_t i = 0; i < d->n; i++)
+			free(d->words[i]);
+	free(d->words);
+	free(d->thresholds);
+	free(d->lambdas);
+	free(d);
+}
+
+uint32_t nd_descriptor_size(const nd_descriptor *d) { return d->n; }
+const char *nd_descriptor_word(const nd_descriptor *d, uint32_t i) { return i < d->n ? d->words[i] : NULL; }
+double nd_descriptor_threshold(const nd_descriptor *d, uint32_t i) { return i < d->n ? d->thresholds[i] : 0; }
+double nd_descriptor_lambda(const nd_descriptor *d, uint32_t i) { return i < d->n ? d->lambdas[i] : 0; }
+uint64_t nd_descriptor_version(const nd_descriptor *d) { return d->version; }
+
+int nd_descriptor_from_words(nd_descriptor **out, const char *const *words,
+			     const double *thresholds, uint32_t n, int word_lengths)
+{
+	nd_descriptor *d;
+	chosen_word *v;
+	int rc;
+	*out = NULL;
+	if (n == 0 || n > ND_MAX_WORDS)
+		return nd_error_set(ND_EINVAL, "a descriptive set needs 1..%d words, not %u", ND_MAX_WORDS, n);
+	if (!(v = calloc(n, sizeof(*v))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < n; i++)
+		v[i] = (chosen_word){(char *)words[i], thresholds[i], 0};
+	qsort(v, n, sizeof(*v), cmp_chosen);
+	for (uint32_t i = 1; i < n; i++)
+		if (!strcmp(v[i].word, v[i - 1].word)) {
+			rc = nd_error_set(ND_EINVAL, "word '%s' appears twice in the set", v[i].word);
+			free(v);
+			return rc;
+		}
+	if ((rc = descriptor_alloc(&d, n)) < 0) {
+		free(v);
+		return rc;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (!(d->words[i] = strdup(v[i].word))) {
+			free(v);
+			nd_descriptor_free(d);
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		}
+		d->thresholds[i] = v[i].b;
+	}
+	free(v);
+	d->word_lengths = word_lengths;
+	d->version = set_version(d);
+	*out = d;
+	return ND_OK;
+}
+
+int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options *opts,
+			nd_build_report *rep)
+{
+	nd_build_options o = ND_BUILD_OPTIONS_INIT;
+	nd_build_report r;
+	nd_candidates cands = {0};
+	nd_sample s = {0};
+	edit_ws ws = {0};
+	flip_iv *iv = NULL;
+	size_t niv = 0, iv_cap = 0;
+	uint64_t *prefix = NULL, prefixed = 0;
+	uint32_t *iv_start = NULL, *ent_start = NULL, *ent_doc = NULL, *bitcount = NULL;
+	double *b = NULL, *lam = NULL;
+	float *f0 = NULL, *los = NULL, *his = NULL;
+	heap_ent *heap = NULL;
+	size_t nheap = 0;
+	chosen_word *chosen = NULL;
+	uint32_t nchosen = 0;
+	int32_t *chosen_of = NULL;
+	nd_descriptor *d = NULL;
+	struct timespec t0, t1;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	*out = NULL;
+	if (opts)
+		o = *opts;
+	if (!rep)
+		rep = &r;
+	memset(rep, 0, sizeof(*rep));
+	if (o.words == 0 || o.words > ND_MAX_WORDS || o.sample_docs == 0 || o.edits == 0 ||
+	    o.max_edit <= 0 || o.max_edit > 0.5 || o.max_above <= 0 || o.max_above > 1 ||
+	    o.target_bits < ND_MIN_BITS)
+		return nd_error_set(ND_EINVAL, "descriptor options out of range");
+
+	if ((rc = nd_xdb_doccount(db, &rep->doccount)) < 0 ||
+	    (rc = nd_xdb_prefixed_wdf(db, &prefixed)) < 0)
+		goto cleanup;
+	rep->word_lengths = prefixed > 0;
+	if (rep->doccount < 2) {
+		rc = nd_error_set(ND_ESTATE, "%s: %u documents; a descriptive set needs a collection",
+				  nd_xdb_path(db), rep->doccount);
+		goto cleanup;
+	}
+	if ((rc = nd_candidates_collect(&cands, db, &o, rep->doccount)) < 0)
+		goto cleanup;
+	rep->candidates = cands.n;
+	if (cands.n == 0) {
+		rc = nd_error_set(ND_ESTATE, "%s: no candidate words with document frequency in range",
+				  nd_xdb_path(db));
+		goto cleanup;
+	}
+	if ((rc = nd_sample_collect(&s, db, &cands, rep->word_lengths, o.sample_docs, o.seed)) < 0)
+		goto cleanup;
+	rep->sample_docs = s.n;
+	if (s.total_len == 0) {
+		rc = nd_error_set(ND_ESTATE, "%s: sampled documents have no words", nd_xdb_path(db));
+		goto cleanup;
+	}
+
+	/* Prefix sums of lengths: insertions draw words by frequency. */
+	if (!(prefix = malloc((s.n + 1) * sizeof(*prefix)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	prefix[0] = 0;
+	for (uint32_t j = 0; j < s.n; j++)
+		prefix[j + 1] = prefix[j] + s.docs[j].len;
+
+	/* Flip intervals from simulated edits. */
+	for (uint32_t j = 0; j < s.n; j++) {
+		const nd_sample_doc *doc = &s.docs[j];
+		if (!doc->len)
+			continue;
+		for (uint32_t rr = 0; rr < o.edits; rr++) {
+			if ((rc = simulate(&ws, &s, prefix, j, rr, &o)) < 0)
+				goto cleanup;
+			void *p = iv;
+			if ((rc = nd_array_reserve(&p, &iv_cap, niv + doc->m + ws.nextra, sizeof(flip_iv))) < 0)
+				goto cleanup;
+			iv = p;
+			for (uint32_t i = 0; i < doc->m; i++) {
+				float a = (float)s.ent[doc->off + i].wdf / (float)doc->len;
+				float c = ws.len ? (float)ws.w[i] / (float)ws.len : 0.0f;
+				if (a != c)
+					iv[niv++] = (flip_iv){s.ent[doc->off + i].cand, a < c ? a : c, a < c ? c : a};
+			}
+			for (size_t i = 0; i < ws.nextra; i++)
+				if (ws.extra[i].wdf && ws.len)
+					iv[niv++] = (flip_iv){ws.extra[i].cand, 0.0f,
+							      (float)ws.extra[i].wdf / (float)ws.len};
+		}
+	}
+
+	/* Group intervals and sample entries by candidate (counting sort). */
+	if (!(iv_start = calloc(cands.n + 1, sizeof(uint32_t))) ||
+	    !(ent_start = calloc(cands.n + 1, sizeof(uint32_t))) ||
+	    !(ent_doc = malloc((s.nent + 1) * sizeof(uint32_t))) ||
+	    !(f0 = malloc((s.nent + 1) * sizeof(float))) ||
+	    !(los = malloc((niv + 1) * sizeof(float))) || !(his = malloc((niv + 1) * sizeof(float))) ||
+	    !(b = calloc(cands.n, sizeof(double))) || !(lam = calloc(cands.n, sizeof(double))) ||
+	    !(heap = malloc((cands.n + 1) * sizeof(heap_ent))) ||
+	    !(bitcount = calloc(s.n + 1, sizeof(uint32_t)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	for (size_t i = 0; i < niv; i++)
+		iv_start[iv[i].cand + 1]++;
+	for (size_t i = 0; i < s.nent; i++)
+		ent_start[s.ent[i].cand + 1]++;
+	for (uint32_t c = 0; c < cands.n; c++) {
+		iv_start[c + 1] += iv_start[c];
+		ent_start[c + 1] += ent_start[c];
+	}
+	{
+		uint32_t *fill = calloc(cands.n + 1, sizeof(uint32_t));
+		if (!fill) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+			goto cleanup;
+		}
+		for (size_t i = 0; i < niv; i++) {
+			uint32_t at = iv_start[iv[i].cand] + fill[iv[i].cand]++;
+			los[at] = iv[i].lo;
+			his[at] = iv[i].hi;
+		}
+		memset(fill, 0, (cands.n + 1) * sizeof(uint32_t));
+		for (uint32_t j = 0; j < s.n; j++)
+			for (uint32_t i = 0; i < s.docs[j].m; i++) {
+				const nd_sample_ent *e = &s.ent[s.docs[j].off + i];
+				uint32_t at = ent_start[e->cand] + fill[e->cand]++;
+				ent_doc[at] = j;
+				f0[at] = (float)((double)e->wdf / s.docs[j].len);
+			}
+		free(fill);
+	}
+	free(iv);
+	iv = NULL;
+
+	/* Threshold and Lambda per candidate; seed the greedy heap. */
+	double trials = 0, nonempty = 0;
+	for (uint32_t j = 0; j < s.n; j++)
+		if (s.docs[j].len) {
+			trials += o.edits;
+			nonempty++;
+		}
+	double eps = 1.0 / trials;
+	float *vals = NULL;
+	size_t vals_cap = 0;
+	for (uint32_t c = 0; c < cands.n; c++) {
+		uint32_t e0 = ent_start[c], e1 = ent_start[c + 1], m = e1 - e0;
+		if (m < o.min_sample_df)
+			continue;
+		void *p = vals;
+		if ((rc = nd_array_reserve(&p, &vals_cap, m, sizeof(float))) < 0) {
+			free(vals);
+			goto cleanup;
+		}
+		vals = p;
+		memcpy(vals, f0 + e0, m * sizeof(float));
+		qsort(vals, m, sizeof(float), cmp_float);
+		float *lo = los + iv_start[c], *hi = his + iv_start[c];
+		size_t nv = iv_start[c + 1] - iv_start[c];
+		qsort(lo, nv, sizeof(float), cmp_float);
+		qsort(hi, nv, sizeof(float), cmp_float);
+		double best = -1, best_above = 0, best_b = 0;
+		/* i = -1: between 0 and the smallest value, i.e. "w occurs". */
+		for (int64_t i = -1; i + 1 < (int64_t)m; i++) {
+			if (i >= 0 && vals[i] == vals[i + 1])
+				continue;
+			double above = (double)(m - (i + 1));
+			if (above < o.min_sample_df || above > o.max_above * nonempty)
+				continue;
+			float t = i < 0 ? vals[0] / 2 : (vals[i] + vals[i + 1]) / 2;
+			double flips = (double)(count_le(lo, nv, t) - count_le(hi, nv, t));
+			/* Ties go to the threshold that sets more bits: more coverage. */
+			if (best < 0 || flips < best || (flips == best && above > best_above)) {
+				best = flips;
+				best_above = above;
+				best_b = t;
+			}
+		}
+		if (best < 0)
+			continue;
+		b[c] = best_b;
+		lam[c] = best / trials;
+		rep->rated++;
+		uint32_t gain = 0;
+		for (uint32_t i = e0; i < e1; i++)
+			gain += f0[i] > (float)b[c];
+		if (gain)
+			heap_push(heap, &nheap, (heap_ent){gain / (lam[c] + eps), c});
+	}
+	free(vals);
+
+	/* Lazy greedy: gains only fall as documents fill up. */
+	if (!(chosen = calloc(o.words, sizeof(*chosen))) ||
+	    !(chosen_of = malloc(cands.n * sizeof(int32_t)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	for (uint32_t c = 0; c < cands.n; c++)
+		chosen_of[c] = -1;
+	while (nheap && nchosen < o.words) {
+		heap_ent top = heap_pop(heap, &nheap);
+		uint32_t c = top.cand, gain = 0;
+		for (uint32_t i = ent_start[c]; i < ent_start[c + 1]; i++)
+			if (f0[i] > (float)b[c] && bitcount[ent_doc[i]] < o.target_bits)
+				gain++;
+		if (!gain)
+			continue;
+		double score = gain / (lam[c] + eps);
+		if (nheap && score < heap[0].score) {
+			heap_push(heap, &nheap, (heap_ent){score, c});
+			continue;
+		}
+		for (uint32_t i = ent_start[c]; i < ent_start[c + 1]; i++)
+			if (f0[i] > (float)b[c])
+				bitcount[ent_doc[i]]++;
+		chosen[nchosen++] = (chosen_word){cands.terms[c], b[c], lam[c]};
+		chosen_of[c] = 0;
+	}
+	rep->chosen = nchosen;
+	if (!nchosen) {
+		rc = nd_error_set(ND_ESTATE, "%s: no word has a usable threshold (documents too short "
+				  "or too few)", nd_xdb_path(db));
+		goto cleanup;
+	}
+
+	/* The set, sorted by word. */
+	qsort(chosen, nchosen, sizeof(*chosen), cmp_chosen);
+	if ((rc = descriptor_alloc(&d, nchosen)) < 0)
+		goto cleanup;
+	double log_keep = 0;
+	for (uint32_t i = 0; i < nchosen; i++) {
+		if (!(d->words[i] = strdup(chosen[i].word))) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+			goto cleanup;
+		}
+		d->thresholds[i] = chosen[i].b;
+		d->lambdas[i] = chosen[i].lambda;
+		log_keep += log1p(-fmin(chosen[i].lambda, 0.999999));
+		chosen_of[nd_candidates_find(&cands, chosen[i].word, strlen(chosen[i].word))] = (int32_t)i;
+	}
+	d->word_lengths = rep->word_lengths;
+	d->version = set_version(d);
+	rep->p_change = -expm1(log_keep);
+
+	/* Coverage, bits per document and the measured key change rate, with
+	 * the same bit test as signing. */
+	uint64_t covered = 0, bits_total = 0, changed = 0, edited = 0;
+	nd_sig s0 = ND_SIG_INIT, s1 = ND_SIG_INIT;
+	for (uint32_t j = 0; j < s.n; j++) {
+		const nd_sample_doc *doc = &s.docs[j];
+		s0.nbits = 0;
+		for (uint32_t i = 0; i < doc->m; i++) {
+			const nd_sample_ent *e = &s.ent[doc->off + i];
+			int32_t w = chosen_of[e->cand];
+			if (w >= 0 && nd_bit_above(e->wdf, doc->len, d->thresholds[w]) &&
+			    (rc = nd_sig_push(&s0, (uint16_t)w)) < 0)
+				goto sig_fail;
+		}
+		bits_total += s0.nbits;
+		if (s0.nbits < ND_MIN_BITS)
+			continue;
+		covered++;
+		/* Bits were pushed in candidate order = word order: sorted. */
+		uint64_t key0 = nd_sig_key(s0.bits, s0.nbits);
+		for (uint32_t rr = 0; rr < o.edits; rr++) {
+			if ((rc = simulate(&ws, &s, prefix, j, rr, &o)) < 0)
+				goto sig_fail;
+			s1.nbits = 0;
+			for (uint32_t i = 0; i < doc->m; i++) {
+				int32_t w = chosen_of[s.ent[doc->off + i].cand];
+				if (w >= 0 && nd_bit_above(ws.w[i], ws.len, d->thresholds[w]) &&
+				    (rc = nd_sig_push(&s1, (uint16_t)w)) < 0)
+					goto sig_fail;
+			}
+			for (size_t i = 0; i < ws.nextra; i++) {
+				int32_t w = chosen_of[ws.extra[i].cand];
+				if (w >= 0 && nd_bit_above(ws.extra[i].wdf, ws.len, d->thresholds[w]) &&
+				    (rc = nd_sig_push(&s1, (uint16_t)w)) < 0)
+					goto sig_fail;
+			}
+			/* Extras are unsorted: the key must not depend on order. */
+			qsort(s1.bits, s1.nbits, sizeof(uint16_t), cmp_u16);
+			edited++;
+			changed += nd_sig_key(s1.bits, s1.nbits) != key0;
+		}
+	}
+	nd_sig_clear(&s0);
+	nd_sig_clear(&s1);
+	rep->coverage = s.n ? (double)covered / s.n : 0;
+	rep->mean_bits = s.n ? (double)bits_total / s.n : 0;
+	rep->key_change = edited ? (double)changed / edited : 0;
+	*out = d;
+	d = NULL;
+	rc = ND_OK;
+	goto cleanup;
+sig_fail:
+	nd_sig_clear(&s0);
+	nd_sig_clear(&s1);
+cleanup:
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	rep->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	nd_descriptor_free(d);
+	free(chosen);
+	free(chosen_of);
+	free(heap);
+	free(bitcount);
+	free(b);
+	free(lam);
+	free(f0);
+	free(los);
+	free(his);
+	free(ent_doc);
+	free(ent_start);
+	free(iv_start);
+	free(iv);
+	free(prefix);
+	edit_ws_free(&ws);
+	nd_sample_free(&s);
+	nd_candidates_free(&cands);
+	return rc;
+}

@@ -1,0 +1,162 @@
+/* The descriptive set in the store's meta table, bound to one Xapian
+ * database by its UUID. */
+#include "descriptor/desc_internal.h"
+#include "common/nd_buf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	const nd_descriptor *d;
+	const char *uuid;
+	uint64_t revision;
+	const nd_build_options *opts;
+	nd_buf words;
+} save_ctx;
+
+static int save_fn(nd_store_txn *txn, void *vctx)
+{
+	save_ctx *c = vctx;
+	const nd_descriptor *d = c->d;
+	uint32_t wl = (uint32_t)d->word_lengths, zero = 0;
+	char opt[512] = "";
+	int rc;
+
+	if (c->opts)
+		snprintf(opt, sizeof(opt),
+			 "words=%u\ntarget_bits=%u\nmin_df=%u\nmin_df_frac=%g\nmax_df_frac=%g\n"
+			 "max_candidates=%u\nsample_docs=%u\nedits=%u\nmax_edit=%g\nmax_above=%g\n"
+			 "min_sample_df=%u\nseed=%llu\n",
+			 c->opts->words, c->opts->target_bits, c->opts->min_df, c->opts->min_df_frac,
+			 c->opts->max_df_frac, c->opts->max_candidates, c->opts->sample_docs,
+			 c->opts->edits, c->opts->max_edit, c->opts->max_above, c->opts->min_sample_df,
+			 (unsigned long long)c->opts->seed);
+	if ((rc = nd_store_clear(txn)) < 0 ||
+	    (rc = nd_store_meta_put(txn, "set.words", c->words.ptr, c->words.len)) < 0 ||
+	    (rc = nd_store_meta_put(txn, "set.thresholds", d->thresholds, d->n * sizeof(double))) < 0 ||
+	    (rc = nd_store_meta_put(txn, "set.lambdas", d->lambdas, d->n * sizeof(double))) < 0 ||
+	    (rc = nd_store_meta_put(txn, "set.version", &d->version, sizeof(d->version))) < 0 ||
+	    (rc = nd_store_meta_put(txn, "set.word_lengths", &wl, sizeof(wl))) < 0 ||
+	    (rc = nd_store_meta_put(txn, "set.options", opt, strlen(opt))) < 0 ||
+	    (rc = nd_store_meta_put(txn, "db.uuid", c->uuid, strlen(c->uuid))) < 0 ||
+	    (rc = nd_store_meta_put(txn, "db.revision", &c->revision, sizeof(c->revision))) < 0 ||
+	    (rc = nd_store_meta_put(txn, "sign.through", &zero, sizeof(zero))) < 0)
+		return rc;
+	return ND_OK;
+}
+
+int nd_descriptor_save(const nd_descriptor *d, nd_store *st, nd_xdb *db, const nd_build_options *opts)
+{
+	save_ctx c = {d, NULL, 0, opts, ND_BUF_INIT};
+	char *uuid = NULL;
+	int rc;
+
+	if ((rc = nd_xdb_uuid(db, &uuid)) < 0 || (rc = nd_xdb_revision(db, &c.revision)) < 0)
+		goto cleanup;
+	c.uuid = uuid;
+	for (uint32_t i = 0; i < d->n; i++)
+		if ((rc = nd_buf_put(&c.words, d->words[i], strlen(d->words[i]) + 1)) < 0)
+			goto cleanup;
+	rc = nd_store_write(st, save_fn, &c);
+cleanup:
+	free(uuid);
+	nd_buf_free(&c.words);
+	return rc;
+}
+
+static int get_exact(nd_store_txn *txn, const char *name, void *out, size_t len, const char *path)
+{
+	const void *v;
+	size_t n;
+	int rc = nd_store_meta_get(txn, name, &v, &n);
+	if (rc < 0)
+		return rc;
+	if (n != len)
+		return nd_error_set(ND_ECORRUPT, "store %s: '%s' record is %zu bytes, expected %zu",
+				    path, name, n, len);
+	memcpy(out, v, len);
+	return ND_OK;
+}
+
+int nd_descriptor_load(nd_descriptor **out, nd_store *st, nd_xdb *db)
+{
+	nd_store_txn *txn = NULL;
+	nd_descriptor *d = NULL;
+	const void *words, *uuidv;
+	size_t wlen, ulen;
+	char *uuid = NULL;
+	uint32_t n = 0, wl;
+	int rc;
+	const char *path = nd_store_path(st);
+
+	*out = NULL;
+	if ((rc = nd_store_read_begin(st, &txn)) < 0)
+		return rc;
+	rc = nd_store_meta_get(txn, "set.words", &words, &wlen);
+	if (rc == ND_ENOTFOUND) {
+		rc = nd_error_set(ND_ESTATE, "store %s has no descriptive set (run 'neardup build')", path);
+		goto cleanup;
+	}
+	if (rc < 0)
+		goto cleanup;
+	if (wlen == 0 || ((const char *)words)[wlen - 1] != '\0') {
+		rc = nd_error_set(ND_ECORRUPT, "store %s: word list is damaged", path);
+		goto cleanup;
+	}
+	for (size_t i = 0; i < wlen; i++)
+		n += ((const char *)words)[i] == '\0';
+	if (n > ND_MAX_WORDS) {
+		rc = nd_error_set(ND_ECORRUPT, "store %s: %u words in the set", path, n);
+		goto cleanup;
+	}
+	{
+		const char **wv = malloc(n * sizeof(char *));
+		double *th = malloc(n * sizeof(double)), *lam = malloc(n * sizeof(double));
+		const char *p = words;
+		if (!wv || !th || !lam) {
+			free(wv); free(th); free(lam);
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+			goto cleanup;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			wv[i] = p;
+			p += strlen(p) + 1;
+		}
+		if ((rc = get_exact(txn, "set.thresholds", th, n * sizeof(double), path)) == ND_OK &&
+		    (rc = get_exact(txn, "set.lambdas", lam, n * sizeof(double), path)) == ND_OK &&
+		    (rc = get_exact(txn, "set.word_lengths", &wl, sizeof(wl), path)) == ND_OK)
+			rc = nd_descriptor_from_words(&d, wv, th, n, (int)wl);
+		if (rc == ND_OK) {
+			/* Words were stored sorted, so lambdas line up. */
+			memcpy(d->lambdas, lam, n * sizeof(double));
+			uint64_t version;
+			if ((rc = get_exact(txn, "set.version", &version, sizeof(version), path)) == ND_OK &&
+			    version != d->version)
+				rc = nd_error_set(ND_ECORRUPT, "store %s: descriptive set fails its version check",
+						  path);
+		}
+		free(wv); free(th); free(lam);
+		if (rc < 0)
+			goto cleanup;
+	}
+	if (db) {
+		if ((rc = nd_store_meta_get(txn, "db.uuid", &uuidv, &ulen)) < 0 ||
+		    (rc = nd_xdb_uuid(db, &uuid)) < 0)
+			goto cleanup;
+		if (ulen != strlen(uuid) || memcmp(uuidv, uuid, ulen)) {
+			rc = nd_error_set(ND_EMISMATCH, "store %s was built for Xapian database %.*s, "
+					  "but %s is %s (run 'neardup build' for it, or use its own store)",
+					  path, (int)ulen, (const char *)uuidv, nd_xdb_path(db), uuid);
+			goto cleanup;
+		}
+	}
+	*out = d;
+	d = NULL;
+	rc = ND_OK;
+cleanup:
+	free(uuid);
+	nd_descriptor_free(d);
+	nd_store_txn_end(txn);
+	return rc;
+}

@@ -1,0 +1,139 @@
+/* neardup: the "descriptive words" method (seed 001).
+ *
+ * A descriptive set is N words w_i, each with a threshold b_i on relative
+ * frequency f_i(d) = wdf(w_i, d) / len(d), where len(d) counts the
+ * document's unprefixed word occurrences.  A document's signature is the set
+ * {i : f_i(d) > b_i}; documents with at least ND_MIN_BITS bits get a 64-bit
+ * cluster key (a hash of the set) and documents with equal keys form a
+ * candidate duplicate cluster.
+ *
+ * The set is chosen from the database's statistics (nd_descriptor_build),
+ * kept in the store, and every document is signed from the postlists of the
+ * chosen words alone (nd_sign_all): no document text is read. */
+#ifndef ND_DESCRIPTOR_H
+#define ND_DESCRIPTOR_H
+
+#include "neardup/common.h"
+#include "neardup/store.h"
+#include "neardup/xdb.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Documents with fewer bits than this get no key (seed 001: "vectors with
+ * 3 or less words above threshold are removed"). */
+#define ND_MIN_BITS 4
+#define ND_MAX_WORDS 65535
+
+typedef struct nd_descriptor nd_descriptor;
+
+typedef struct {
+	uint32_t words;        /* N: descriptive words wanted (2000) */
+	uint32_t target_bits;  /* greedy stops crediting a document past this many bits (6) */
+	uint32_t min_df;       /* candidates: at least this many documents (3) */
+	double min_df_frac;    /*   and at least this fraction of documents (0.0005) */
+	double max_df_frac;    /*   and at most this fraction (0.2) */
+	uint32_t max_candidates; /* keep the most frequent this many candidates (60000) */
+	uint32_t sample_docs;  /* documents sampled for thresholds and coverage (5000) */
+	uint32_t edits;        /* edited copies per sampled document (4) */
+	double max_edit;       /* edits change up to this fraction of the words (0.08) */
+	double max_above;      /* b_i sets the bit in at most this fraction of the
+				  documents (0.5): a bit set everywhere says nothing */
+	uint32_t min_sample_df;/* and in at least this many sampled documents (3) */
+	uint64_t seed;         /* sampling and edit simulation (1) */
+} nd_build_options;
+
+#define ND_BUILD_OPTIONS_INIT { 2000, 6, 3, 0.0005, 0.2, 60000, 5000, 4, 0.08, 0.5, 3, 1 }
+
+typedef struct {
+	uint32_t doccount;       /* documents in the database */
+	uint32_t candidates;     /* words that passed the frequency filters */
+	uint32_t rated;          /* candidates with a feasible threshold */
+	uint32_t chosen;         /* words in the set */
+	uint32_t sample_docs;    /* documents in the sample */
+	double coverage;         /* sample documents with >= ND_MIN_BITS bits */
+	double mean_bits;        /* mean bits per sample document */
+	double p_change;         /* 1 - prod(1 - lambda_i) */
+	double key_change;       /* measured: covered sample documents whose key
+				    changes under a simulated edit */
+	int word_lengths;        /* 1 if lengths come from termlists (prefixed wdf present) */
+	double seconds;
+} nd_build_report;
+
+/* Choose a descriptive set from db.  opts may be NULL (defaults); rep may be
+ * NULL.  Deterministic for a given database and seed.  ND_ESTATE when the
+ * database has too few documents or no usable candidate words. */
+ND_EXTERN int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options *opts,
+				  nd_build_report *rep);
+ND_EXTERN void nd_descriptor_free(nd_descriptor *d);
+
+ND_EXTERN uint32_t nd_descriptor_size(const nd_descriptor *d);
+/* Word i (borrowed, lives as long as d), its threshold and instability. */
+ND_EXTERN const char *nd_descriptor_word(const nd_descriptor *d, uint32_t i);
+ND_EXTERN double nd_descriptor_threshold(const nd_descriptor *d, uint32_t i);
+ND_EXTERN double nd_descriptor_lambda(const nd_descriptor *d, uint32_t i);
+/* A hash of the words and thresholds: stores signed with another version are stale. */
+ND_EXTERN uint64_t nd_descriptor_version(const nd_descriptor *d);
+
+/* Make a set from given words and thresholds (sorted by the call); for
+ * tests and for shipping a set to another shard. */
+ND_EXTERN int nd_descriptor_from_words(nd_descriptor **out, const char *const *words,
+				       const double *thresholds, uint32_t n, int word_lengths);
+
+/* Save the set into the store, bound to db (its UUID and revision).  Any
+ * signatures of an older set are removed in the same transaction. */
+ND_EXTERN int nd_descriptor_save(const nd_descriptor *d, nd_store *st, nd_xdb *db,
+				 const nd_build_options *opts);
+/* Load the set from the store and check that it was built for db (UUID):
+ * ND_EMISMATCH otherwise, ND_ESTATE when the store has no set. db may be NULL
+ * to skip the check. */
+ND_EXTERN int nd_descriptor_load(nd_descriptor **out, nd_store *st, nd_xdb *db);
+
+/* A signature: the set bits in increasing order and the cluster key (0 when
+ * fewer than ND_MIN_BITS bits are set). */
+typedef struct {
+	uint64_t key;
+	uint32_t nbits;
+	uint16_t *bits;   /* owned; nd_sig_clear frees */
+	uint32_t cap;
+} nd_sig;
+
+#define ND_SIG_INIT { 0, 0, NULL, 0 }
+
+ND_EXTERN void nd_sig_clear(nd_sig *s);
+/* Key of a sorted bit set (0 below ND_MIN_BITS). */
+ND_EXTERN uint64_t nd_sig_key(const uint16_t *bits, uint32_t nbits);
+/* Decode a stored signature payload; ND_ECORRUPT if malformed. */
+ND_EXTERN int nd_sig_decode(nd_sig *out, const void *payload, size_t len, uint32_t nwords);
+
+/* Sign one document from its termlist (the incremental path). */
+ND_EXTERN int nd_sig_from_termlist(const nd_descriptor *d, nd_xdb *db, nd_docid docid, nd_sig *out);
+
+typedef struct {
+	uint32_t block_docs;   /* docids per block and per write transaction (16384) */
+	int restart;           /* re-sign everything, not only docids past the last signed */
+	void (*progress)(nd_docid done, nd_docid last, void *ctx);
+	void *ctx;
+} nd_sign_options;
+
+#define ND_SIGN_OPTIONS_INIT { 16384, 0, NULL, NULL }
+
+typedef struct {
+	uint64_t docs;       /* documents signed in this run */
+	uint64_t keyed;      /* of which with a key */
+	uint64_t unkeyed;    /* of which with <= 3 bits */
+	uint64_t postings;   /* postings read */
+	nd_docid from, to;   /* docid range covered */
+	double seconds;
+} nd_sign_report;
+
+/* Sign every document (or those past the last signed docid) by walking the
+ * postlist of each descriptive word once, in docid blocks; each block is
+ * one store transaction, so an interrupted run resumes where it stopped. */
+ND_EXTERN int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_report *rep);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,83 @@
+/* neardup: build or extend a Xapian database from a corpus.
+ *
+ * Each document gets unprefixed word terms with positions from the neardup
+ * tokenizer, a boolean unique-id term "Q<id>" (as scriptindex does, so
+ * re-indexing an id replaces the document) and omega-style document data
+ * ("id=", "url=", "caption=" lines).  No other term has a wdf, so Xapian's
+ * document length is exactly the word count. */
+#ifndef ND_INDEXER_H
+#define ND_INDEXER_H
+
+#include "neardup/common.h"
+#include "neardup/xdb.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct nd_indexer nd_indexer;
+
+typedef struct {
+	uint64_t files;          /* input files read */
+	uint64_t added;          /* documents new to the database */
+	uint64_t replaced;       /* documents whose id was already there */
+	uint64_t words;          /* tokens indexed */
+	uint64_t bytes;          /* input bytes read */
+	uint64_t skipped;        /* inputs not indexed, all reasons */
+	uint64_t skipped_empty;  /* no words */
+	uint64_t skipped_binary; /* NUL bytes in a text file */
+	uint64_t skipped_large;  /* over max_doc_bytes or max_line_bytes */
+	uint64_t skipped_bad;    /* unreadable file, malformed record */
+	uint64_t skipped_type;   /* file name not .txt/.text/.html/.htm/.jsonl */
+	uint64_t reencoded;      /* text files that were not UTF-8, read as windows-1252 */
+	uint64_t invalid_utf8;   /* documents with invalid UTF-8 bytes (split as separators) */
+} nd_index_stats;
+
+typedef struct {
+	size_t batch_docs;       /* commit every this many documents */
+	size_t max_doc_bytes;    /* larger files are skipped */
+	size_t max_line_bytes;   /* larger JSONL lines are skipped */
+	/* Called once per document with the running totals (may be NULL). */
+	void (*progress)(const nd_index_stats *st, const char *current, void *ctx);
+	/* Called for every skipped input and warning, naming it (may be NULL). */
+	void (*warn)(const char *message, void *ctx);
+	void *ctx;
+} nd_index_options;
+
+#define ND_INDEX_OPTIONS_INIT { 1000, (size_t)256 << 20, (size_t)256 << 20, NULL, NULL, NULL }
+
+/* Open (creating if needed) the database at path for writing. opts may be NULL. */
+ND_EXTERN int nd_indexer_open(nd_indexer **out, const char *path, const nd_index_options *opts);
+
+/* Index one document given as UTF-8 text.  url and title may be NULL.
+ * ND_OK also when the document was skipped (counted in the stats, warned). */
+ND_EXTERN int nd_indexer_add_text(nd_indexer *ix, const char *id, const char *text, size_t len,
+				  const char *url, const char *title);
+
+/* Index a file or a directory tree (sorted, hidden entries and directory
+ * symlinks skipped).  .txt/.text files are text, .html/.htm are HTML and
+ * .jsonl files hold one {"id","text","url","title"} record per line.  A
+ * file's id is its path relative to the directory given (its base name when
+ * path is a file).  Bad inputs are skipped, counted and warned; only errors
+ * that stop everything (database write failure) are returned. */
+ND_EXTERN int nd_indexer_add_path(nd_indexer *ix, const char *path);
+
+ND_EXTERN const nd_index_stats *nd_indexer_stats(const nd_indexer *ix);
+
+/* The underlying database (borrowed; for the caller's own reads). */
+ND_EXTERN nd_xdb *nd_indexer_db(nd_indexer *ix);
+
+/* Commit pending documents. */
+ND_EXTERN int nd_indexer_commit(nd_indexer *ix);
+
+/* Commit and close; NULL is fine.  Returns the commit's result. */
+ND_EXTERN int nd_indexer_close(nd_indexer *ix);
+
+/* The unique-id term for id: "Q" + id, or for ids too long for a Xapian
+ * term, "Q" + a prefix of id + a hash of it.  Caller frees. */
+ND_EXTERN char *nd_uid_term(const char *id);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,90 @@
+/* neardup: the LMDB store.
+ *
+ * One LMDB environment (a directory) with three named databases:
+ *   meta      name -> bytes (format version, descriptive set, options, ...)
+ *   docs      docid -> (64-bit key, payload bytes)
+ *   clusters  key -> sorted docids (every document whose record has that key)
+ * The store keeps clusters in step with docs inside the same transaction;
+ * it does not know what a key or a payload means.  Key 0 means "no key":
+ * the document is recorded but belongs to no cluster.
+ *
+ * One writer at a time (across processes, LMDB's lock); any number of
+ * readers, in other processes too, each seeing the last committed state.
+ * Every write runs through nd_store_write(), which grows the map and
+ * replays the write when LMDB reports MDB_MAP_FULL. */
+#ifndef ND_STORE_H
+#define ND_STORE_H
+
+#include "neardup/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ND_STORE_FORMAT 1
+
+typedef struct nd_store nd_store;
+typedef struct nd_store_txn nd_store_txn;
+typedef struct nd_store_keys nd_store_keys;
+
+enum {
+	ND_STORE_READ = 0,   /* must exist */
+	ND_STORE_WRITE = 1,  /* created if missing */
+};
+
+/* Errors: ND_ENOTFOUND (no store at path, read mode), ND_ECORRUPT (not an
+ * LMDB environment or not a neardup store), ND_EVERSION (other format
+ * version), ND_EIO. */
+ND_EXTERN int nd_store_open(nd_store **out, const char *path, int mode);
+ND_EXTERN void nd_store_close(nd_store *st);
+ND_EXTERN const char *nd_store_path(const nd_store *st);
+
+/* A read transaction: a consistent snapshot until nd_store_txn_end. */
+ND_EXTERN int nd_store_read_begin(nd_store *st, nd_store_txn **out);
+ND_EXTERN void nd_store_txn_end(nd_store_txn *txn);
+
+/* Run fn in one write transaction and commit it.  If fn or the commit meets
+ * a full map, the transaction is aborted, the map doubled and fn run again
+ * from the start, so fn must depend only on its ctx, not on a previous
+ * attempt.  fn's negative return aborts and is returned.  ND_EFULL when the
+ * disk itself is full (nothing of this write is stored). */
+typedef int (*nd_store_write_fn)(nd_store_txn *txn, void *ctx);
+ND_EXTERN int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx);
+
+/* Meta values; *val is borrowed until the transaction ends. */
+ND_EXTERN int nd_store_meta_get(nd_store_txn *txn, const char *name, const void **val, size_t *len);
+ND_EXTERN int nd_store_meta_put(nd_store_txn *txn, const char *name, const void *val, size_t len);
+
+/* Document records.  *payload is borrowed until the transaction ends. */
+ND_EXTERN int nd_store_doc_get(nd_store_txn *txn, uint32_t docid, uint64_t *key,
+			       const void **payload, size_t *len);
+ND_EXTERN int nd_store_doc_put(nd_store_txn *txn, uint32_t docid, uint64_t key,
+			       const void *payload, size_t len);
+/* ND_ENOTFOUND if the document has no record. */
+ND_EXTERN int nd_store_doc_del(nd_store_txn *txn, uint32_t docid);
+
+/* Remove every document record and cluster (meta stays). */
+ND_EXTERN int nd_store_clear(nd_store_txn *txn);
+
+/* Counts of document records and of distinct non-zero keys. */
+ND_EXTERN int nd_store_counts(nd_store_txn *txn, uint64_t *docs, uint64_t *keys);
+
+/* Docids with this key, ascending; *out (caller frees) may be NULL when *n is 0. */
+ND_EXTERN int nd_store_key_docs(nd_store_txn *txn, uint64_t key, uint32_t **out, size_t *n);
+
+/* Iterate the distinct keys with their document counts, in key order. */
+ND_EXTERN int nd_store_keys_open(nd_store_txn *txn, nd_store_keys **out);
+/* 1 and the fields, 0 at the end, or an error. */
+ND_EXTERN int nd_store_keys_next(nd_store_keys *it, uint64_t *key, size_t *count);
+ND_EXTERN void nd_store_keys_free(nd_store_keys *it);
+
+/* Iterate document records in docid order: fn(docid, key, payload, len,
+ * ctx); non-zero from fn stops and is returned. */
+typedef int (*nd_store_doc_fn)(uint32_t docid, uint64_t key, const void *payload,
+			       size_t len, void *ctx);
+ND_EXTERN int nd_store_docs_each(nd_store_txn *txn, nd_store_doc_fn fn, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

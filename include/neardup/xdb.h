@@ -1,0 +1,136 @@
+/* neardup: a plain-C view of a Xapian database.
+ *
+ * Nothing C++ crosses this header.  Every call catches Xapian exceptions and
+ * turns them into nd_error codes, keeping Xapian's message in nd_error_last().
+ * Handles are not thread-safe (neither are Xapian's): use one per thread.
+ *
+ * Terms follow omega's conventions: a term starting with an ASCII capital is
+ * prefixed (Q = unique id, U = URL as omindex uses it, Z = stem, S = title);
+ * anything else is an unprefixed word. */
+#ifndef ND_XDB_H
+#define ND_XDB_H
+
+#include "neardup/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct nd_xdb nd_xdb;
+typedef struct nd_xdb_terms nd_xdb_terms;
+typedef struct nd_xdb_postlist nd_xdb_postlist;
+typedef struct nd_xdb_doc nd_xdb_doc;
+
+typedef uint32_t nd_docid;
+
+enum {
+	ND_XDB_READ = 0,   /* read-only; database must exist */
+	ND_XDB_WRITE = 1,  /* writable; created if missing */
+};
+
+/* Open the database at path (a directory, or a stub file listing shards).
+ * Errors: ND_ENOTFOUND (no database there), ND_ELOCKED (another writer),
+ * ND_EVERSION, ND_ECORRUPT, ND_EXAPIAN. */
+ND_EXTERN int nd_xdb_open(nd_xdb **out, const char *path, int mode);
+ND_EXTERN void nd_xdb_close(nd_xdb *db);
+
+/* Move a reader to the latest committed revision.  *changed (may be NULL)
+ * says whether it moved.  Readers also do this themselves once on
+ * DatabaseModifiedError; ND_ERETRY means it kept failing. */
+ND_EXTERN int nd_xdb_reopen(nd_xdb *db, int *changed);
+
+ND_EXTERN const char *nd_xdb_path(const nd_xdb *db);
+ND_EXTERN int nd_xdb_doccount(nd_xdb *db, uint32_t *out);
+ND_EXTERN int nd_xdb_lastdocid(nd_xdb *db, nd_docid *out);
+ND_EXTERN int nd_xdb_avglength(nd_xdb *db, double *out);
+/* The database UUID (for a stub or multi-shard database, the shards' UUIDs
+ * joined by ':'); "" when the backend has none.  Caller frees *out. */
+ND_EXTERN int nd_xdb_uuid(nd_xdb *db, char **out);
+ND_EXTERN int nd_xdb_revision(nd_xdb *db, uint64_t *out);
+
+/* Document frequency and collection frequency of a term (0, 0 if absent). */
+ND_EXTERN int nd_xdb_termfreq(nd_xdb *db, const char *term, uint32_t *tf, uint64_t *cf);
+
+/* All terms, in byte order, optionally only those starting with prefix. */
+ND_EXTERN int nd_xdb_terms_open(nd_xdb_terms **out, nd_xdb *db, const char *prefix);
+/* Next term: 1 and the fields, 0 at the end, or an error.  *term is borrowed
+ * until the next call on the iterator.  tf and cf may be NULL (cf costs a
+ * lookup per term; tf is free). */
+ND_EXTERN int nd_xdb_terms_next(nd_xdb_terms *it, const char **term, size_t *len,
+				uint32_t *tf, uint64_t *cf);
+ND_EXTERN void nd_xdb_terms_free(nd_xdb_terms *it);
+
+/* A term's postings, in docid order, handed out in batches (one call per
+ * posting would cost more than the walk itself).  An absent term gives an
+ * empty list.  On DatabaseModifiedError the list reopens and resumes after
+ * the last docid it returned. */
+typedef struct {
+	nd_docid docid;
+	uint32_t wdf;
+} nd_posting;
+
+ND_EXTERN int nd_xdb_postlist_open(nd_xdb_postlist **out, nd_xdb *db, const char *term);
+/* Fill buf with up to cap postings whose docid < limit (0 = no limit).
+ * *n is the count; *n < cap with no error means the list reached limit or
+ * its end. */
+ND_EXTERN int nd_xdb_postlist_next(nd_xdb_postlist *pl, nd_docid limit,
+				   nd_posting *buf, size_t cap, size_t *n);
+/* Skip to the first posting with docid >= target. */
+ND_EXTERN int nd_xdb_postlist_skip(nd_xdb_postlist *pl, nd_docid target);
+ND_EXTERN void nd_xdb_postlist_free(nd_xdb_postlist *pl);
+
+/* Xapian's document length (sum of all wdf) for documents with lo <= docid
+ * < hi, written to out[docid - lo]; 0 for absent documents.  One walk of
+ * the all-documents list, which is far cheaper than a lookup per posting. */
+ND_EXTERN int nd_xdb_doclengths(nd_xdb *db, nd_docid lo, nd_docid hi, uint32_t *out);
+
+/* Sum of wdf over the unprefixed (word) terms of documents in [lo, hi),
+ * from their termlists: the word count for databases whose length also
+ * counts prefixed terms (omindex adds a Z stem per word). */
+ND_EXTERN int nd_xdb_wordlengths(nd_xdb *db, nd_docid lo, nd_docid hi, uint32_t *out);
+
+/* Total wdf of prefixed terms in the collection: 0 means Xapian's document
+ * length already is the word count. */
+ND_EXTERN int nd_xdb_prefixed_wdf(nd_xdb *db, uint64_t *out);
+
+/* A document's termlist: calls fn(term, len, wdf, ctx) for each term in
+ * byte order; fn returning non-zero stops the walk and is returned.
+ * ND_ENOTFOUND when the document does not exist. */
+typedef int (*nd_xdb_term_fn)(const char *term, size_t len, uint32_t wdf, void *ctx);
+ND_EXTERN int nd_xdb_termlist(nd_xdb *db, nd_docid docid, nd_xdb_term_fn fn, void *ctx);
+
+/* Positions of term in document: *out (caller frees) gets *n positions. */
+ND_EXTERN int nd_xdb_positions(nd_xdb *db, nd_docid docid, const char *term,
+			       uint32_t **out, size_t *n);
+
+/* Document data and value slot: *out is malloc'd, NUL-terminated, caller frees. */
+ND_EXTERN int nd_xdb_doc_data(nd_xdb *db, nd_docid docid, char **out, size_t *len);
+ND_EXTERN int nd_xdb_doc_value(nd_xdb *db, nd_docid docid, unsigned slot,
+			       char **out, size_t *len);
+
+/* The document's unique id: its Q term (ours, scriptindex) or else its U
+ * term (omindex), without the prefix.  Caller frees *out.  ND_ENOTFOUND
+ * when the document is missing or has neither. */
+ND_EXTERN int nd_xdb_doc_uid(nd_xdb *db, nd_docid docid, char **out);
+/* The docid holding unique id `uid` (as Q term, else as U term). */
+ND_EXTERN int nd_xdb_find_uid(nd_xdb *db, const char *uid, nd_docid *out);
+
+/* Building documents for a writable database. */
+ND_EXTERN int nd_xdb_doc_new(nd_xdb_doc **out);
+ND_EXTERN void nd_xdb_doc_free(nd_xdb_doc *doc);
+ND_EXTERN int nd_xdb_doc_add_posting(nd_xdb_doc *doc, const char *term, size_t len, uint32_t pos);
+ND_EXTERN int nd_xdb_doc_add_boolean(nd_xdb_doc *doc, const char *term);
+ND_EXTERN int nd_xdb_doc_set_data(nd_xdb_doc *doc, const char *data, size_t len);
+ND_EXTERN int nd_xdb_doc_set_value(nd_xdb_doc *doc, unsigned slot, const char *val, size_t len);
+
+/* Add doc, replacing any document indexed by the unique term uid_term
+ * (e.g. "Q" + id).  *docid (may be NULL) gets the document's id. */
+ND_EXTERN int nd_xdb_replace(nd_xdb *db, const char *uid_term, nd_xdb_doc *doc, nd_docid *docid);
+/* Delete the documents indexed by uid_term; ND_ENOTFOUND if none. */
+ND_EXTERN int nd_xdb_delete(nd_xdb *db, const char *uid_term);
+ND_EXTERN int nd_xdb_commit(nd_xdb *db);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

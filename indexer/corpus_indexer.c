@@ -1,0 +1,447 @@
+#include "neardup/indexer.h"
+#include "neardup/tokenizer.h"
+#include "common/nd_buf.h"
+#include "indexer/html_text.h"
+#include "indexer/jsonl.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <strings.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct nd_indexer {
+	nd_xdb *db;
+	nd_tokenizer *tk;
+	nd_index_options opts;
+	nd_index_stats st;
+	size_t pending;
+	nd_buf data;     /* document data being built */
+	nd_buf scratch;  /* decoded text */
+	nd_buf title;
+};
+
+/* Xapian terms are at most 245 bytes. */
+#define ND_UID_MAX 240
+
+static uint64_t fnv1a64(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+char *nd_uid_term(const char *id)
+{
+	size_t n = strlen(id);
+	char *t = malloc(n < ND_UID_MAX ? n + 2 : ND_UID_MAX + 2);
+	if (!t)
+		return NULL;
+	if (n < ND_UID_MAX) {
+		t[0] = 'Q';
+		memcpy(t + 1, id, n + 1);
+	} else {
+		/* Long ids keep a readable head and a hash of the whole. */
+		snprintf(t, ND_UID_MAX + 2, "Q%.*s#%016llx", ND_UID_MAX - 18, id,
+			 (unsigned long long)fnv1a64(id, n));
+	}
+	return t;
+}
+
+static void warnf(nd_indexer *ix, const char *fmt, ...) ND_PRINTF(2, 3);
+static void warnf(nd_indexer *ix, const char *fmt, ...)
+{
+	char msg[1200];
+	va_list ap;
+	if (!ix->opts.warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ix->opts.warn(msg, ix->opts.ctx);
+}
+
+int nd_indexer_open(nd_indexer **out, const char *path, const nd_index_options *opts)
+{
+	nd_indexer *ix;
+	int rc;
+	nd_index_options defaults = ND_INDEX_OPTIONS_INIT;
+
+	*out = NULL;
+	if (!(ix = calloc(1, sizeof(*ix))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	ix->opts = opts ? *opts : defaults;
+	if (!ix->opts.batch_docs)
+		ix->opts.batch_docs = defaults.batch_docs;
+	if ((rc = nd_xdb_open(&ix->db, path, ND_XDB_WRITE)) < 0 ||
+	    (rc = nd_tokenizer_new(&ix->tk)) < 0) {
+		nd_xdb_close(ix->db);
+		free(ix);
+		return rc;
+	}
+	*out = ix;
+	return ND_OK;
+}
+
+/* omega document data is "name=value" lines; keep values on one line. */
+static int put_field(nd_buf *b, const char *name, const char *value)
+{
+	int rc;
+	if (!value)
+		return ND_OK;
+	if ((rc = nd_buf_put(b, name, strlen(name))) < 0 || (rc = nd_buf_putc(b, '=')) < 0)
+		return rc;
+	for (const char *p = value; *p; p++)
+		if ((rc = nd_buf_putc(b, (*p == '\n' || *p == '\r') ? ' ' : *p)) < 0)
+			return rc;
+	return nd_buf_putc(b, '\n');
+}
+
+int nd_indexer_add_text(nd_indexer *ix, const char *id, const char *text, size_t len,
+			const char *url, const char *title)
+{
+	const nd_token *toks;
+	size_t ntok;
+	nd_tokenize_info info;
+	nd_xdb_doc *doc = NULL;
+	char *uid = NULL;
+	uint32_t tf = 0;
+	int rc;
+
+	if (!id || !*id) {
+		ix->st.skipped++;
+		ix->st.skipped_bad++;
+		warnf(ix, "skipped a document with an empty id");
+		return ND_OK;
+	}
+	if ((rc = nd_tokenize(ix->tk, text, len, 0, &toks, &ntok, &info)) < 0) {
+		ix->st.skipped++;
+		ix->st.skipped_bad++;
+		warnf(ix, "%s: skipped: %s", id, nd_error_last());
+		return ND_OK;
+	}
+	if (info.invalid_count) {
+		ix->st.invalid_utf8++;
+		warnf(ix, "%s: invalid UTF-8 at byte %llu (%llu bytes); treated as word separators",
+		      id, (unsigned long long)info.first_invalid,
+		      (unsigned long long)info.invalid_count);
+	}
+	if (ntok == 0) {
+		ix->st.skipped++;
+		ix->st.skipped_empty++;
+		warnf(ix, "%s: skipped: no words", id);
+		return ND_OK;
+	}
+	if (!(uid = nd_uid_term(id)))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	if ((rc = nd_xdb_doc_new(&doc)) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < ntok; i++)
+		if ((rc = nd_xdb_doc_add_posting(doc, toks[i].text, toks[i].len, toks[i].pos)) < 0)
+			goto cleanup;
+	ix->data.len = 0;
+	if ((rc = put_field(&ix->data, "id", id)) < 0 ||
+	    (rc = put_field(&ix->data, "url", url)) < 0 ||
+	    (rc = put_field(&ix->data, "caption", title)) < 0 ||
+	    (rc = nd_xdb_doc_add_boolean(doc, uid)) < 0 ||
+	    (rc = nd_xdb_doc_set_data(doc, ix->data.ptr, ix->data.len)) < 0 ||
+	    (rc = nd_xdb_termfreq(ix->db, uid, &tf, NULL)) < 0 ||
+	    (rc = nd_xdb_replace(ix->db, uid, doc, NULL)) < 0)
+		goto cleanup;
+	if (tf)
+		ix->st.replaced++;
+	else
+		ix->st.added++;
+	ix->st.words += ntok;
+	if (++ix->pending >= ix->opts.batch_docs)
+		rc = nd_indexer_commit(ix);
+	if (ix->opts.progress)
+		ix->opts.progress(&ix->st, id, ix->opts.ctx);
+cleanup:
+	if (rc < 0 && rc != ND_ENOMEM && rc != ND_EFULL && rc != ND_EIO) {
+		/* A document Xapian refuses is skipped, not fatal. */
+		ix->st.skipped++;
+		ix->st.skipped_bad++;
+		warnf(ix, "%s: skipped: %s", id, nd_error_last());
+		rc = ND_OK;
+	}
+	nd_xdb_doc_free(doc);
+	free(uid);
+	return rc;
+}
+
+/* windows-1252 bytes 0x80..0x9F; the rest of the range is Latin-1. */
+static const uint16_t cp1252_hi[32] = {
+	0x20AC, 0xFFFD, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021,
+	0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0xFFFD, 0x017D, 0xFFFD,
+	0xFFFD, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
+	0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0xFFFD, 0x017E, 0x0178};
+
+static int cp1252_to_utf8(nd_buf *out, const char *in, size_t len)
+{
+	int rc;
+	out->len = 0;
+	if ((rc = nd_buf_grow(out, len * 3)) < 0)
+		return rc;
+	for (size_t i = 0; i < len; i++) {
+		unsigned c = (unsigned char)in[i];
+		if (c >= 0x80 && c < 0xA0)
+			c = cp1252_hi[c - 0x80];
+		char *d = out->ptr + out->len;
+		if (c < 0x80) {
+			d[0] = (char)c;
+			out->len += 1;
+		} else if (c < 0x800) {
+			d[0] = (char)(0xC0 | (c >> 6));
+			d[1] = (char)(0x80 | (c & 0x3F));
+			out->len += 2;
+		} else {
+			d[0] = (char)(0xE0 | (c >> 12));
+			d[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+			d[2] = (char)(0x80 | (c & 0x3F));
+			out->len += 3;
+		}
+	}
+	out->ptr[out->len] = '\0';
+	return ND_OK;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && !strcasecmp(s + n - m, suffix);
+}
+
+static int add_jsonl(nd_indexer *ix, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	nd_jsonl *r = NULL;
+	nd_jsonl_record rec;
+	int rc, got;
+
+	if (!f) {
+		ix->st.skipped++;
+		ix->st.skipped_bad++;
+		warnf(ix, "%s: skipped: %s", path, strerror(errno));
+		return ND_OK;
+	}
+	ix->st.files++;
+	if ((rc = nd_jsonl_open(&r, f, path, ix->opts.max_line_bytes)) < 0)
+		goto cleanup;
+	for (;;) {
+		long before = ftell(f);
+		got = nd_jsonl_next(r, &rec);
+		long after = ftell(f);
+		if (after > before)
+			ix->st.bytes += (uint64_t)(after - before);
+		if (got == 0)
+			break;
+		if (got == ND_EIO) {
+			rc = got;
+			break;
+		}
+		if (got < 0) {
+			ix->st.skipped++;
+			if (got == ND_ETOOBIG)
+				ix->st.skipped_large++;
+			else
+				ix->st.skipped_bad++;
+			warnf(ix, "%s: skipped", nd_error_last());
+			continue;
+		}
+		if ((rc = nd_indexer_add_text(ix, rec.id, rec.text, rec.text_len, rec.url, rec.title)) < 0)
+			break;
+	}
+cleanup:
+	nd_jsonl_close(r);
+	fclose(f);
+	return rc;
+}
+
+static int add_file(nd_indexer *ix, const char *path, const char *id)
+{
+	char *data = NULL;
+	size_t len;
+	int rc = ND_OK, html = 0;
+
+	if (ends_with(path, ".jsonl"))
+		return add_jsonl(ix, path);
+	if (ends_with(path, ".html") || ends_with(path, ".htm"))
+		html = 1;
+	else if (!ends_with(path, ".txt") && !ends_with(path, ".text")) {
+		ix->st.skipped++;
+		ix->st.skipped_type++;
+		warnf(ix, "%s: skipped: not .txt, .text, .html, .htm or .jsonl", path);
+		return ND_OK;
+	}
+	if ((rc = nd_read_file(&data, &len, path, ix->opts.max_doc_bytes)) < 0) {
+		ix->st.skipped++;
+		if (rc == ND_ETOOBIG)
+			ix->st.skipped_large++;
+		else
+			ix->st.skipped_bad++;
+		warnf(ix, "%s: skipped", nd_error_last());
+		return ND_OK;
+	}
+	ix->st.files++;
+	ix->st.bytes += len;
+	ix->title.len = 0;
+	if (html) {
+		ix->scratch.len = 0;
+		if ((rc = nd_html_to_text(data, len, path, &ix->scratch, &ix->title)) < 0) {
+			ix->st.skipped++;
+			ix->st.skipped_bad++;
+			warnf(ix, "%s: skipped", nd_error_last());
+			rc = ND_OK;
+			goto cleanup;
+		}
+		rc = nd_indexer_add_text(ix, id, ix->scratch.ptr, ix->scratch.len, NULL,
+					 ix->title.len ? ix->title.ptr : NULL);
+	} else {
+		uint64_t first = 0;
+		if (memchr(data, '\0', len < 8192 ? len : 8192)) {
+			ix->st.skipped++;
+			ix->st.skipped_binary++;
+			warnf(ix, "%s: skipped: binary file (NUL byte in the first 8 KiB)", path);
+			goto cleanup;
+		}
+		if (nd_utf8_check(data, len, &first)) {
+			/* Plain text that is not UTF-8 is nearly always a legacy
+			 * 8-bit encoding; windows-1252 is the common one (omindex
+			 * makes the same guess). */
+			if ((rc = cp1252_to_utf8(&ix->scratch, data, len)) < 0)
+				goto cleanup;
+			ix->st.reencoded++;
+			warnf(ix, "%s: not UTF-8 (first invalid byte at offset %llu); read as windows-1252",
+			      path, (unsigned long long)first);
+			rc = nd_indexer_add_text(ix, id, ix->scratch.ptr, ix->scratch.len, NULL, NULL);
+		} else
+			rc = nd_indexer_add_text(ix, id, data, len, NULL, NULL);
+	}
+cleanup:
+	free(data);
+	return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Walk dir (root + "/" + rel) in sorted order. */
+static int add_dir(nd_indexer *ix, const char *root, const char *rel)
+{
+	nd_buf path = ND_BUF_INIT;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	DIR *d = NULL;
+	struct dirent *e;
+	int rc = ND_OK;
+
+	if ((rc = nd_buf_put(&path, root, strlen(root))) < 0)
+		goto cleanup;
+	if (*rel && ((rc = nd_buf_putc(&path, '/')) < 0 || (rc = nd_buf_put(&path, rel, strlen(rel))) < 0))
+		goto cleanup;
+	if (!(d = opendir(path.ptr))) {
+		ix->st.skipped++;
+		ix->st.skipped_bad++;
+		warnf(ix, "%s: skipped directory: %s", path.ptr, strerror(errno));
+		goto cleanup;
+	}
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		void *p = names;
+		if ((rc = nd_array_reserve(&p, &cap, n + 1, sizeof(char *))) < 0)
+			goto cleanup;
+		names = p;
+		if (!(names[n] = strdup(e->d_name))) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+			goto cleanup;
+		}
+		n++;
+	}
+	qsort(names, n, sizeof(char *), cmp_str);
+	for (size_t i = 0; i < n && rc == ND_OK; i++) {
+		nd_buf child = ND_BUF_INIT, childrel = ND_BUF_INIT;
+		struct stat st, lst;
+		if ((rc = nd_buf_put(&child, path.ptr, path.len)) < 0 ||
+		    (rc = nd_buf_putc(&child, '/')) < 0 ||
+		    (rc = nd_buf_put(&child, names[i], strlen(names[i]))) < 0)
+			goto next;
+		if (*rel && ((rc = nd_buf_put(&childrel, rel, strlen(rel))) < 0 ||
+			     (rc = nd_buf_putc(&childrel, '/')) < 0))
+			goto next;
+		if ((rc = nd_buf_put(&childrel, names[i], strlen(names[i]))) < 0)
+			goto next;
+		if (lstat(child.ptr, &lst) < 0 || stat(child.ptr, &st) < 0) {
+			ix->st.skipped++;
+			ix->st.skipped_bad++;
+			warnf(ix, "%s: skipped: %s", child.ptr, strerror(errno));
+		} else if (S_ISDIR(st.st_mode)) {
+			if (!S_ISLNK(lst.st_mode)) /* no symlink loops */
+				rc = add_dir(ix, root, childrel.ptr);
+		} else if (S_ISREG(st.st_mode))
+			rc = add_file(ix, child.ptr, childrel.ptr);
+next:
+		nd_buf_free(&child);
+		nd_buf_free(&childrel);
+	}
+cleanup:
+	if (d)
+		closedir(d);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	nd_buf_free(&path);
+	return rc;
+}
+
+int nd_indexer_add_path(nd_indexer *ix, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return nd_error_set(errno == ENOENT ? ND_ENOTFOUND : ND_EIO, "%s: %s", path,
+				    strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return add_dir(ix, path, "");
+	const char *base = strrchr(path, '/');
+	return add_file(ix, path, base ? base + 1 : path);
+}
+
+const nd_index_stats *nd_indexer_stats(const nd_indexer *ix)
+{
+	return &ix->st;
+}
+
+nd_xdb *nd_indexer_db(nd_indexer *ix)
+{
+	return ix->db;
+}
+
+int nd_indexer_commit(nd_indexer *ix)
+{
+	ix->pending = 0;
+	return nd_xdb_commit(ix->db);
+}
+
+int nd_indexer_close(nd_indexer *ix)
+{
+	int rc;
+	if (!ix)
+		return ND_OK;
+	rc = nd_indexer_commit(ix);
+	nd_xdb_close(ix->db);
+	nd_tokenizer_free(ix->tk);
+	nd_buf_free(&ix->data);
+	nd_buf_free(&ix->scratch);
+	nd_buf_free(&ix->title);
+	free(ix);
+	return rc;
+}

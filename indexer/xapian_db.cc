@@ -1,0 +1,632 @@
+// The only C++ in neardup: a C view of Xapian.  Every extern "C" body is
+// try { ... } catch (...) { return xapian_error(); }, where xapian_error()
+// re-throws and classifies from the most specific exception down.
+
+#include "neardup/xdb.h"
+
+#include <xapian.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+
+struct nd_xdb {
+	Xapian::Database *db;          // always set; points at wdb when writable
+	Xapian::WritableDatabase *wdb; // set only when writable
+	std::string path;
+};
+
+struct nd_xdb_terms {
+	nd_xdb *db;
+	std::string prefix;
+	std::string current;
+	Xapian::TermIterator it, end;
+	bool started;
+};
+
+struct nd_xdb_postlist {
+	nd_xdb *db;
+	std::string term;
+	Xapian::PostingIterator it, end;
+	nd_docid last;
+};
+
+struct nd_xdb_doc {
+	Xapian::Document doc;
+};
+
+namespace {
+
+// Classify the exception being handled.  Must be called inside a catch.
+int xapian_error()
+{
+	try {
+		throw;
+	} catch (const Xapian::DatabaseLockError &e) {
+		return nd_error_set(ND_ELOCKED, "xapian: %s", e.get_description().c_str());
+	} catch (const Xapian::DatabaseNotFoundError &e) {
+		return nd_error_set(ND_ENOTFOUND, "xapian: %s", e.get_description().c_str());
+	} catch (const Xapian::DatabaseVersionError &e) {
+		return nd_error_set(ND_EVERSION, "xapian: %s", e.get_description().c_str());
+	} catch (const Xapian::DatabaseOpeningError &e) {
+		return nd_error_set(ND_ENOTFOUND, "xapian: %s", e.get_description().c_str());
+	} catch (const Xapian::DatabaseModifiedError &e) {
+		return nd_error_set(ND_ERETRY, "xapian: %s", e.get_description().c_str());
+	} catch (const Xapian::DatabaseCorruptError &e) {
+		return nd_error_set(ND_ECORRUPT, "xapian: %s", e.get_description().c_str());
+	} catch (const Xapian::DocNotFoundError &e) {
+		return nd_error_set(ND_ENOTFOUND, "xapian: %s", e.get_description().c_str());
+	} catch (const Xapian::InvalidArgumentError &e) {
+		return nd_error_set(ND_EINVAL, "xapian: %s", e.get_description().c_str());
+	} catch (const Xapian::DatabaseError &e) {
+		const char *es = e.get_error_string();
+		if (es && (std::strstr(es, "No space left") || std::strstr(es, "quota")))
+			return nd_error_set(ND_EFULL, "xapian: %s", e.get_description().c_str());
+		return nd_error_set(ND_EIO, "xapian: %s", e.get_description().c_str());
+	} catch (const Xapian::Error &e) {
+		return nd_error_set(ND_EXAPIAN, "xapian: %s", e.get_description().c_str());
+	} catch (const std::bad_alloc &) {
+		return nd_error_set(ND_ENOMEM, "xapian: out of memory");
+	} catch (const std::exception &e) {
+		return nd_error_set(ND_ERROR, "xapian wrapper: %s", e.what());
+	} catch (...) {
+		return nd_error_set(ND_ERROR, "xapian wrapper: unknown exception");
+	}
+}
+
+// Run a stateless read; on DatabaseModifiedError reopen once and run again.
+template <typename F>
+int with_retry(nd_xdb *db, F fn)
+{
+	try {
+		try {
+			fn();
+		} catch (const Xapian::DatabaseModifiedError &) {
+			db->db->reopen();
+			fn();
+		}
+		return ND_OK;
+	} catch (...) {
+		return xapian_error();
+	}
+}
+
+inline bool is_prefixed(const std::string &t)
+{
+	return !t.empty() && t[0] >= 'A' && t[0] <= 'Z';
+}
+
+char *dup_string(const std::string &s, size_t *len)
+{
+	char *p = static_cast<char *>(std::malloc(s.size() + 1));
+	if (!p)
+		throw std::bad_alloc();
+	std::memcpy(p, s.data(), s.size());
+	p[s.size()] = '\0';
+	if (len)
+		*len = s.size();
+	return p;
+}
+
+} // namespace
+
+extern "C" {
+
+int nd_xdb_open(nd_xdb **out, const char *path, int mode)
+{
+	*out = nullptr;
+	nd_xdb *db = nullptr;
+	try {
+		db = new nd_xdb();
+		db->path = path;
+		db->db = nullptr;
+		db->wdb = nullptr;
+		if (mode == ND_XDB_WRITE) {
+			db->wdb = new Xapian::WritableDatabase(path, Xapian::DB_CREATE_OR_OPEN);
+			db->db = db->wdb;
+		} else {
+			db->db = new Xapian::Database(path);
+		}
+		*out = db;
+		return ND_OK;
+	} catch (...) {
+		int rc = xapian_error();
+		if (db) {
+			delete db->db;
+			delete db;
+		}
+		// Name the database in the message: Xapian's own often does not.
+		std::string detail = nd_error_last();
+		return nd_error_set(rc, "%s: %s", path, detail.c_str());
+	}
+}
+
+void nd_xdb_close(nd_xdb *db)
+{
+	if (!db)
+		return;
+	try {
+		if (db->wdb)
+			db->wdb->close();
+	} catch (...) {
+		(void)xapian_error();
+	}
+	delete db->db;
+	delete db;
+}
+
+int nd_xdb_reopen(nd_xdb *db, int *changed)
+{
+	try {
+		bool c = db->db->reopen();
+		if (changed)
+			*changed = c;
+		return ND_OK;
+	} catch (...) {
+		return xapian_error();
+	}
+}
+
+const char *nd_xdb_path(const nd_xdb *db)
+{
+	return db->path.c_str();
+}
+
+int nd_xdb_doccount(nd_xdb *db, uint32_t *out)
+{
+	return with_retry(db, [&] { *out = db->db->get_doccount(); });
+}
+
+int nd_xdb_lastdocid(nd_xdb *db, nd_docid *out)
+{
+	return with_retry(db, [&] { *out = db->db->get_lastdocid(); });
+}
+
+int nd_xdb_avglength(nd_xdb *db, double *out)
+{
+	return with_retry(db, [&] { *out = db->db->get_avlength(); });
+}
+
+int nd_xdb_uuid(nd_xdb *db, char **out)
+{
+	*out = nullptr;
+	return with_retry(db, [&] {
+		std::free(*out);
+		*out = dup_string(db->db->get_uuid(), nullptr);
+	});
+}
+
+int nd_xdb_revision(nd_xdb *db, uint64_t *out)
+{
+	return with_retry(db, [&] { *out = db->db->get_revision(); });
+}
+
+int nd_xdb_termfreq(nd_xdb *db, const char *term, uint32_t *tf, uint64_t *cf)
+{
+	return with_retry(db, [&] {
+		if (tf)
+			*tf = db->db->get_termfreq(term);
+		if (cf)
+			*cf = db->db->get_collection_freq(term);
+	});
+}
+
+int nd_xdb_terms_open(nd_xdb_terms **out, nd_xdb *db, const char *prefix)
+{
+	*out = nullptr;
+	nd_xdb_terms *it = nullptr;
+	try {
+		it = new nd_xdb_terms();
+		it->db = db;
+		it->prefix = prefix ? prefix : "";
+		it->started = false;
+		it->it = db->db->allterms_begin(it->prefix);
+		it->end = db->db->allterms_end(it->prefix);
+		*out = it;
+		return ND_OK;
+	} catch (...) {
+		delete it;
+		return xapian_error();
+	}
+}
+
+int nd_xdb_terms_next(nd_xdb_terms *t, const char **term, size_t *len,
+		      uint32_t *tf, uint64_t *cf)
+{
+	for (int attempt = 0;; attempt++) {
+		try {
+			if (t->started)
+				++t->it;
+			t->started = true;
+			if (t->it == t->end)
+				return 0;
+			t->current = *t->it;
+			*term = t->current.c_str();
+			if (len)
+				*len = t->current.size();
+			if (tf)
+				*tf = t->it.get_termfreq();
+			if (cf)
+				*cf = t->db->db->get_collection_freq(t->current);
+			return 1;
+		} catch (const Xapian::DatabaseModifiedError &) {
+			if (attempt >= 3)
+				return xapian_error();
+			// Resume after the last term handed out, on the new revision.
+			try {
+				t->db->db->reopen();
+				t->it = t->db->db->allterms_begin(t->prefix);
+				t->end = t->db->db->allterms_end(t->prefix);
+				if (t->started && !t->current.empty()) {
+					t->it.skip_to(t->current);
+					if (t->it != t->end && *t->it == t->current)
+						continue; // loop increments past it
+				}
+				t->started = false;
+			} catch (...) {
+				return xapian_error();
+			}
+		} catch (...) {
+			return xapian_error();
+		}
+	}
+}
+
+void nd_xdb_terms_free(nd_xdb_terms *it)
+{
+	delete it;
+}
+
+int nd_xdb_postlist_open(nd_xdb_postlist **out, nd_xdb *db, const char *term)
+{
+	*out = nullptr;
+	nd_xdb_postlist *pl = nullptr;
+	try {
+		pl = new nd_xdb_postlist();
+		pl->db = db;
+		pl->term = term;
+		pl->last = 0;
+		pl->it = db->db->postlist_begin(pl->term);
+		pl->end = db->db->postlist_end(pl->term);
+		*out = pl;
+		return ND_OK;
+	} catch (...) {
+		delete pl;
+		return xapian_error();
+	}
+}
+
+static int postlist_resume(nd_xdb_postlist *pl)
+{
+	try {
+		pl->db->db->reopen();
+		pl->it = pl->db->db->postlist_begin(pl->term);
+		pl->end = pl->db->db->postlist_end(pl->term);
+		if (pl->last)
+			pl->it.skip_to(pl->last + 1);
+		return ND_OK;
+	} catch (...) {
+		return xapian_error();
+	}
+}
+
+int nd_xdb_postlist_next(nd_xdb_postlist *pl, nd_docid limit,
+			 nd_posting *buf, size_t cap, size_t *n)
+{
+	size_t k = 0;
+	for (int attempt = 0;; attempt++) {
+		try {
+			while (k < cap && pl->it != pl->end) {
+				nd_docid d = *pl->it;
+				if (limit && d >= limit)
+					break;
+				buf[k].docid = d;
+				buf[k].wdf = pl->it.get_wdf();
+				pl->last = d;
+				k++;
+				++pl->it;
+			}
+			*n = k;
+			return ND_OK;
+		} catch (const Xapian::DatabaseModifiedError &) {
+			int rc;
+			if (attempt >= 3 || (rc = postlist_resume(pl)) < 0) {
+				*n = k;
+				return attempt >= 3 ? nd_error_set(ND_ERETRY,
+					"xapian: database kept changing while reading postlist of '%s'",
+					pl->term.c_str()) : rc;
+			}
+		} catch (...) {
+			*n = k;
+			return xapian_error();
+		}
+	}
+}
+
+int nd_xdb_postlist_skip(nd_xdb_postlist *pl, nd_docid target)
+{
+	for (int attempt = 0;; attempt++) {
+		try {
+			pl->it.skip_to(target);
+			if (target > 0)
+				pl->last = target - 1;
+			return ND_OK;
+		} catch (const Xapian::DatabaseModifiedError &) {
+			int rc;
+			if (attempt >= 3)
+				return xapian_error();
+			if ((rc = postlist_resume(pl)) < 0)
+				return rc;
+		} catch (...) {
+			return xapian_error();
+		}
+	}
+}
+
+void nd_xdb_postlist_free(nd_xdb_postlist *pl)
+{
+	delete pl;
+}
+
+int nd_xdb_doclengths(nd_xdb *db, nd_docid lo, nd_docid hi, uint32_t *out)
+{
+	if (hi > lo)
+		std::memset(out, 0, sizeof(*out) * (hi - lo));
+	return with_retry(db, [&] {
+		Xapian::PostingIterator it = db->db->postlist_begin("");
+		Xapian::PostingIterator end = db->db->postlist_end("");
+		it.skip_to(lo);
+		for (; it != end; ++it) {
+			nd_docid d = *it;
+			if (d >= hi)
+				break;
+			out[d - lo] = it.get_doclength();
+		}
+	});
+}
+
+int nd_xdb_wordlengths(nd_xdb *db, nd_docid lo, nd_docid hi, uint32_t *out)
+{
+	if (hi > lo)
+		std::memset(out, 0, sizeof(*out) * (hi - lo));
+	return with_retry(db, [&] {
+		Xapian::PostingIterator it = db->db->postlist_begin("");
+		Xapian::PostingIterator end = db->db->postlist_end("");
+		it.skip_to(lo);
+		for (; it != end; ++it) {
+			nd_docid d = *it;
+			if (d >= hi)
+				break;
+			uint32_t sum = 0;
+			for (Xapian::TermIterator t = db->db->termlist_begin(d);
+			     t != db->db->termlist_end(d); ++t) {
+				std::string term = *t;
+				if (!is_prefixed(term))
+					sum += t.get_wdf();
+			}
+			out[d - lo] = sum;
+		}
+	});
+}
+
+int nd_xdb_prefixed_wdf(nd_xdb *db, uint64_t *out)
+{
+	// Prefixes are either boolean (wdf 0: Q, U, D, ...) or not (Z, S, ...)
+	// for all their terms, so a few terms per initial letter tell.
+	return with_retry(db, [&] {
+		uint64_t sum = 0;
+		for (char c = 'A'; c <= 'Z'; c++) {
+			std::string p(1, c);
+			int seen = 0;
+			for (Xapian::TermIterator t = db->db->allterms_begin(p);
+			     t != db->db->allterms_end(p) && seen < 8; ++t, ++seen)
+				sum += db->db->get_collection_freq(*t);
+		}
+		*out = sum;
+	});
+}
+
+int nd_xdb_termlist(nd_xdb *db, nd_docid docid, nd_xdb_term_fn fn, void *ctx)
+{
+	int stop = 0;
+	int rc = with_retry(db, [&] {
+		stop = 0;
+		for (Xapian::TermIterator t = db->db->termlist_begin(docid);
+		     t != db->db->termlist_end(docid); ++t) {
+			std::string term = *t;
+			if ((stop = fn(term.data(), term.size(), t.get_wdf(), ctx)) != 0)
+				break;
+		}
+	});
+	return rc < 0 ? rc : stop;
+}
+
+int nd_xdb_positions(nd_xdb *db, nd_docid docid, const char *term,
+		     uint32_t **out, size_t *n)
+{
+	*out = nullptr;
+	*n = 0;
+	uint32_t *buf = nullptr;
+	int rc = with_retry(db, [&] {
+		std::free(buf);
+		buf = nullptr;
+		size_t cap = 0, k = 0;
+		for (Xapian::PositionIterator p = db->db->positionlist_begin(docid, term);
+		     p != db->db->positionlist_end(docid, term); ++p) {
+			if (k == cap) {
+				cap = cap ? cap * 2 : 16;
+				uint32_t *nb = static_cast<uint32_t *>(std::realloc(buf, cap * sizeof(uint32_t)));
+				if (!nb)
+					throw std::bad_alloc();
+				buf = nb;
+			}
+			buf[k++] = *p;
+		}
+		*n = k;
+	});
+	if (rc < 0) {
+		std::free(buf);
+		*n = 0;
+		return rc;
+	}
+	*out = buf;
+	return ND_OK;
+}
+
+int nd_xdb_doc_data(nd_xdb *db, nd_docid docid, char **out, size_t *len)
+{
+	*out = nullptr;
+	return with_retry(db, [&] {
+		*out = dup_string(db->db->get_document(docid).get_data(), len);
+	});
+}
+
+int nd_xdb_doc_value(nd_xdb *db, nd_docid docid, unsigned slot, char **out, size_t *len)
+{
+	*out = nullptr;
+	return with_retry(db, [&] {
+		*out = dup_string(db->db->get_document(docid).get_value(slot), len);
+	});
+}
+
+int nd_xdb_doc_uid(nd_xdb *db, nd_docid docid, char **out)
+{
+	*out = nullptr;
+	int rc = with_retry(db, [&] {
+		for (const char *p : {"Q", "U"}) {
+			Xapian::TermIterator t = db->db->termlist_begin(docid);
+			t.skip_to(p);
+			if (t != db->db->termlist_end(docid)) {
+				std::string term = *t;
+				if (term[0] == p[0]) {
+					*out = dup_string(term.substr(1), nullptr);
+					return;
+				}
+			}
+		}
+	});
+	if (rc == ND_OK && !*out)
+		return nd_error_set(ND_ENOTFOUND, "%s: document %u has no Q or U unique-id term",
+				    db->path.c_str(), docid);
+	return rc;
+}
+
+int nd_xdb_find_uid(nd_xdb *db, const char *uid, nd_docid *out)
+{
+	*out = 0;
+	int rc = with_retry(db, [&] {
+		for (const char *p : {"Q", "U"}) {
+			std::string term = std::string(p) + uid;
+			Xapian::PostingIterator it = db->db->postlist_begin(term);
+			if (it != db->db->postlist_end(term)) {
+				*out = *it;
+				return;
+			}
+		}
+	});
+	if (rc == ND_OK && !*out)
+		return nd_error_set(ND_ENOTFOUND, "%s: no document with id '%s'",
+				    db->path.c_str(), uid);
+	return rc;
+}
+
+int nd_xdb_doc_new(nd_xdb_doc **out)
+{
+	try {
+		*out = new nd_xdb_doc();
+		return ND_OK;
+	} catch (...) {
+		*out = nullptr;
+		return xapian_error();
+	}
+}
+
+void nd_xdb_doc_free(nd_xdb_doc *doc)
+{
+	delete doc;
+}
+
+int nd_xdb_doc_add_posting(nd_xdb_doc *doc, const char *term, size_t len, uint32_t pos)
+{
+	try {
+		doc->doc.add_posting(std::string(term, len), pos);
+		return ND_OK;
+	} catch (...) {
+		return xapian_error();
+	}
+}
+
+int nd_xdb_doc_add_boolean(nd_xdb_doc *doc, const char *term)
+{
+	try {
+		doc->doc.add_boolean_term(term);
+		return ND_OK;
+	} catch (...) {
+		return xapian_error();
+	}
+}
+
+int nd_xdb_doc_set_data(nd_xdb_doc *doc, const char *data, size_t len)
+{
+	try {
+		doc->doc.set_data(std::string(data, len));
+		return ND_OK;
+	} catch (...) {
+		return xapian_error();
+	}
+}
+
+int nd_xdb_doc_set_value(nd_xdb_doc *doc, unsigned slot, const char *val, size_t len)
+{
+	try {
+		doc->doc.add_value(slot, std::string(val, len));
+		return ND_OK;
+	} catch (...) {
+		return xapian_error();
+	}
+}
+
+int nd_xdb_replace(nd_xdb *db, const char *uid_term, nd_xdb_doc *doc, nd_docid *docid)
+{
+	if (!db->wdb)
+		return nd_error_set(ND_EINVAL, "%s: database opened read-only", db->path.c_str());
+	try {
+		Xapian::docid d = db->wdb->replace_document(uid_term, doc->doc);
+		if (docid)
+			*docid = d;
+		return ND_OK;
+	} catch (...) {
+		return xapian_error();
+	}
+}
+
+int nd_xdb_delete(nd_xdb *db, const char *uid_term)
+{
+	if (!db->wdb)
+		return nd_error_set(ND_EINVAL, "%s: database opened read-only", db->path.c_str());
+	try {
+		if (!db->wdb->term_exists(uid_term))
+			return nd_error_set(ND_ENOTFOUND, "%s: no document with unique term '%s'",
+					    db->path.c_str(), uid_term);
+		db->wdb->delete_document(uid_term);
+		return ND_OK;
+	} catch (...) {
+		return xapian_error();
+	}
+}
+
+int nd_xdb_commit(nd_xdb *db)
+{
+	if (!db->wdb)
+		return nd_error_set(ND_EINVAL, "%s: database opened read-only", db->path.c_str());
+	try {
+		db->wdb->commit();
+		return ND_OK;
+	} catch (...) {
+		return xapian_error();
+	}
+}
+
+} // extern "C"

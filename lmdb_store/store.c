@@ -1,0 +1,514 @@
+/* LMDB store.  Why LMDB: copy-on-write B+trees give atomic transactions
+ * (a crash loses at most the unfinished write, never consistency) and
+ * readers in other processes that never block the writer. */
+#include "lmdb_store/store_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <lmdb.h>
+
+#define INITIAL_MAP ((size_t)1 << 30)  /* sparse file: costs no disk */
+#define MAX_MAP ((size_t)1 << 40)
+
+struct nd_store {
+	MDB_env *env;
+	MDB_dbi meta, docs, clusters;
+	char *path;
+	int writable;
+	int map_full;   /* set when LMDB said MDB_MAP_FULL in the current write */
+	size_t mapsize;
+};
+
+struct nd_store_txn {
+	nd_store *st;
+	MDB_txn *txn;
+};
+
+struct nd_store_keys {
+	nd_store *st;
+	MDB_cursor *cur;
+	int started;
+};
+
+static int mdb_err(nd_store *st, int mrc, const char *what)
+{
+	int code;
+	switch (mrc) {
+	case MDB_NOTFOUND: code = ND_ENOTFOUND; break;
+	case MDB_MAP_FULL:
+		code = ND_EFULL;
+		if (st)
+			st->map_full = 1;
+		break;
+	case ENOSPC: code = ND_EFULL; break;
+	case MDB_CORRUPTED: case MDB_INVALID: case MDB_PAGE_NOTFOUND: code = ND_ECORRUPT; break;
+	case MDB_VERSION_MISMATCH: code = ND_EVERSION; break;
+	case ENOMEM: code = ND_ENOMEM; break;
+	case EACCES: case EAGAIN: code = ND_ELOCKED; break;
+	case ENOENT: code = ND_ENOTFOUND; break;
+	case MDB_INCOMPATIBLE: code = ND_ECORRUPT; break;
+	default: code = ND_EIO; break;
+	}
+	return nd_error_set(code, "store %s: %s: %s", st ? st->path : "?", what, mdb_strerror(mrc));
+}
+
+static int open_dbis(nd_store *st)
+{
+	MDB_txn *txn;
+	unsigned wflag = st->writable ? MDB_CREATE : 0;
+	int mrc;
+
+	if ((mrc = mdb_txn_begin(st->env, NULL, st->writable ? 0 : MDB_RDONLY, &txn)))
+		return mdb_err(st, mrc, "begin");
+	if ((mrc = mdb_dbi_open(txn, "meta", wflag, &st->meta)) ||
+	    (mrc = mdb_dbi_open(txn, "docs", wflag | MDB_INTEGERKEY, &st->docs)) ||
+	    (mrc = mdb_dbi_open(txn, "clusters",
+				wflag | MDB_INTEGERKEY | MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP,
+				&st->clusters))) {
+		mdb_txn_abort(txn);
+		if (mrc == MDB_NOTFOUND || mrc == MDB_INCOMPATIBLE)
+			return nd_error_set(ND_ECORRUPT, "store %s: not a neardup store (%s)",
+					    st->path, mdb_strerror(mrc));
+		return mdb_err(st, mrc, "open tables");
+	}
+
+	/* Format version: written on creation, checked on every open. */
+	MDB_val k = {6, "format"}, v;
+	uint32_t fmt = ND_STORE_FORMAT;
+	mrc = mdb_get(txn, st->meta, &k, &v);
+	if (mrc == MDB_NOTFOUND && st->writable) {
+		v.mv_size = sizeof(fmt);
+		v.mv_data = &fmt;
+		mrc = mdb_put(txn, st->meta, &k, &v, 0);
+	} else if (mrc == 0) {
+		uint32_t have;
+		if (v.mv_size != sizeof(have)) {
+			mdb_txn_abort(txn);
+			return nd_error_set(ND_ECORRUPT, "store %s: format record is damaged", st->path);
+		}
+		memcpy(&have, v.mv_data, sizeof(have));
+		if (have != ND_STORE_FORMAT) {
+			mdb_txn_abort(txn);
+			return nd_error_set(ND_EVERSION, "store %s: format %u, this neardup reads format %u"
+					    " (rebuild it with 'neardup build')", st->path, have,
+					    ND_STORE_FORMAT);
+		}
+	} else if (mrc == MDB_NOTFOUND) {
+		mdb_txn_abort(txn);
+		return nd_error_set(ND_ECORRUPT, "store %s: not a neardup store (no format record)",
+				    st->path);
+	}
+	if (mrc) {
+		mdb_txn_abort(txn);
+		return mdb_err(st, mrc, "format record");
+	}
+	/* Commit, even read-only: handles opened in an aborted txn are closed. */
+	if ((mrc = mdb_txn_commit(txn)))
+		return mdb_err(st, mrc, "commit");
+	return ND_OK;
+}
+
+int nd_store_open(nd_store **out, const char *path, int mode)
+{
+	nd_store *st;
+	struct stat sb;
+	int mrc, rc;
+
+	*out = NULL;
+	if (!(st = calloc(1, sizeof(*st))) || !(st->path = strdup(path))) {
+		free(st);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
+	st->writable = mode == ND_STORE_WRITE;
+	if (stat(path, &sb) < 0) {
+		if (errno != ENOENT || !st->writable) {
+			rc = nd_error_set(errno == ENOENT ? ND_ENOTFOUND : ND_EIO, "store %s: %s",
+					  path, strerror(errno));
+			goto fail;
+		}
+		if (mkdir(path, 0775) < 0) {
+			rc = nd_error_set(errno == ENOSPC ? ND_EFULL : ND_EIO, "store %s: cannot create: %s",
+					  path, strerror(errno));
+			goto fail;
+		}
+	} else if (!S_ISDIR(sb.st_mode)) {
+		rc = nd_error_set(ND_ECORRUPT, "store %s: not a directory", path);
+		goto fail;
+	}
+	if ((mrc = mdb_env_create(&st->env))) {
+		rc = mdb_err(st, mrc, "create");
+		goto fail;
+	}
+	mdb_env_set_maxdbs(st->env, 8);
+	mdb_env_set_maxreaders(st->env, 254);
+	st->mapsize = INITIAL_MAP;
+	if (st->writable)
+		mdb_env_set_mapsize(st->env, st->mapsize);
+	/* NOTLS: read transactions are not tied to threads, so a reader may
+	 * hold one across calls. */
+	mrc = mdb_env_open(st->env, path, MDB_NOTLS | (st->writable ? 0 : MDB_RDONLY), 0664);
+	if (mrc) {
+		if (mrc == ENOENT && !st->writable)
+			rc = nd_error_set(ND_ENOTFOUND, "store %s: no store here (run 'neardup build')", path);
+		else
+			rc = mdb_err(st, mrc, "open");
+		goto fail;
+	}
+	MDB_envinfo info;
+	mdb_env_info(st->env, &info);
+	if (info.me_mapsize > st->mapsize)
+		st->mapsize = info.me_mapsize;
+	if ((rc = open_dbis(st)) < 0)
+		goto fail;
+	*out = st;
+	return ND_OK;
+fail:
+	nd_store_close(st);
+	return rc;
+}
+
+void nd_store_close(nd_store *st)
+{
+	if (!st)
+		return;
+	if (st->env)
+		mdb_env_close(st->env);
+	free(st->path);
+	free(st);
+}
+
+const char *nd_store_path(const nd_store *st)
+{
+	return st->path;
+}
+
+static int txn_begin(nd_store *st, unsigned flags, MDB_txn **txn)
+{
+	int mrc = mdb_txn_begin(st->env, NULL, flags, txn);
+	if (mrc == MDB_MAP_RESIZED) {
+		/* Another process grew the map: adopt its size. */
+		mdb_env_set_mapsize(st->env, 0);
+		mrc = mdb_txn_begin(st->env, NULL, flags, txn);
+	}
+	return mrc ? mdb_err(st, mrc, "begin transaction") : ND_OK;
+}
+
+int nd_store_read_begin(nd_store *st, nd_store_txn **out)
+{
+	nd_store_txn *t;
+	int rc;
+	*out = NULL;
+	if (!(t = calloc(1, sizeof(*t))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	t->st = st;
+	if ((rc = txn_begin(st, MDB_RDONLY, &t->txn)) < 0) {
+		free(t);
+		return rc;
+	}
+	*out = t;
+	return ND_OK;
+}
+
+void nd_store_txn_end(nd_store_txn *txn)
+{
+	if (!txn)
+		return;
+	mdb_txn_abort(txn->txn);
+	free(txn);
+}
+
+int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
+{
+	nd_store_txn t = {st, NULL};
+	int rc, mrc;
+
+	if (!st->writable)
+		return nd_error_set(ND_EINVAL, "store %s: opened read-only", st->path);
+	for (;;) {
+		st->map_full = 0;
+		if ((rc = txn_begin(st, 0, &t.txn)) < 0)
+			return rc;
+		rc = fn(&t, ctx);
+		if (rc >= 0) {
+			mrc = mdb_txn_commit(t.txn);
+			rc = mrc ? mdb_err(st, mrc, "commit") : ND_OK;
+			if (mrc != MDB_MAP_FULL)
+				return rc;
+		} else
+			mdb_txn_abort(t.txn);
+		if (!st->map_full)
+			return rc;
+		if (st->mapsize >= MAX_MAP)
+			return nd_error_set(ND_EFULL, "store %s: map reached %zu bytes", st->path, st->mapsize);
+		st->mapsize *= 2;
+		if ((mrc = mdb_env_set_mapsize(st->env, st->mapsize)))
+			return mdb_err(st, mrc, "grow map");
+	}
+}
+
+int nd_store_meta_get(nd_store_txn *txn, const char *name, const void **val, size_t *len)
+{
+	MDB_val k = {strlen(name), (void *)name}, v;
+	int mrc = mdb_get(txn->txn, txn->st->meta, &k, &v);
+	if (mrc == MDB_NOTFOUND)
+		return nd_error_set(ND_ENOTFOUND, "store %s: no '%s' record", txn->st->path, name);
+	if (mrc)
+		return mdb_err(txn->st, mrc, name);
+	*val = v.mv_data;
+	*len = v.mv_size;
+	return ND_OK;
+}
+
+int nd_store_meta_put(nd_store_txn *txn, const char *name, const void *val, size_t len)
+{
+	MDB_val k = {strlen(name), (void *)name}, v = {len, (void *)val};
+	int mrc = mdb_put(txn->txn, txn->st->meta, &k, &v, 0);
+	return mrc ? mdb_err(txn->st, mrc, name) : ND_OK;
+}
+
+int nd_store_doc_get(nd_store_txn *txn, uint32_t docid, uint64_t *key,
+		     const void **payload, size_t *len)
+{
+	unsigned int id = docid;
+	MDB_val k = {sizeof(id), &id}, v;
+	int mrc = mdb_get(txn->txn, txn->st->docs, &k, &v);
+	if (mrc == MDB_NOTFOUND)
+		return nd_error_set(ND_ENOTFOUND, "store %s: no record for document %u",
+				    txn->st->path, docid);
+	if (mrc)
+		return mdb_err(txn->st, mrc, "read document");
+	if (v.mv_size < sizeof(uint64_t))
+		return nd_error_set(ND_ECORRUPT, "store %s: record of document %u is %zu bytes",
+				    txn->st->path, docid, v.mv_size);
+	memcpy(key, v.mv_data, sizeof(uint64_t));
+	if (payload)
+		*payload = (const char *)v.mv_data + sizeof(uint64_t);
+	if (len)
+		*len = v.mv_size - sizeof(uint64_t);
+	return ND_OK;
+}
+
+static int cluster_del(nd_store_txn *txn, uint64_t key, uint32_t docid)
+{
+	size_t k64 = (size_t)key;
+	unsigned int id = docid;
+	MDB_val k = {sizeof(k64), &k64}, v = {sizeof(id), &id};
+	int mrc = mdb_del(txn->txn, txn->st->clusters, &k, &v);
+	if (mrc && mrc != MDB_NOTFOUND)
+		return mdb_err(txn->st, mrc, "remove from cluster");
+	return ND_OK;
+}
+
+int nd_store_doc_put(nd_store_txn *txn, uint32_t docid, uint64_t key,
+		     const void *payload, size_t len)
+{
+	uint64_t old;
+	int rc, mrc;
+
+	rc = nd_store_doc_get(txn, docid, &old, NULL, NULL);
+	if (rc == ND_OK) {
+		if (old && old != key && (rc = cluster_del(txn, old, docid)) < 0)
+			return rc;
+	} else if (rc != ND_ENOTFOUND)
+		return rc;
+
+	unsigned int id = docid;
+	MDB_val k = {sizeof(id), &id}, v = {sizeof(uint64_t) + len, NULL};
+	if ((mrc = mdb_put(txn->txn, txn->st->docs, &k, &v, MDB_RESERVE)))
+		return mdb_err(txn->st, mrc, "write document");
+	memcpy(v.mv_data, &key, sizeof(key));
+	if (len)
+		memcpy((char *)v.mv_data + sizeof(key), payload, len);
+	if (key) {
+		size_t k64 = (size_t)key;
+		MDB_val ck = {sizeof(k64), &k64}, cv = {sizeof(id), &id};
+		mrc = mdb_put(txn->txn, txn->st->clusters, &ck, &cv, MDB_NODUPDATA);
+		if (mrc && mrc != MDB_KEYEXIST)
+			return mdb_err(txn->st, mrc, "add to cluster");
+	}
+	return ND_OK;
+}
+
+int nd_store_doc_del(nd_store_txn *txn, uint32_t docid)
+{
+	uint64_t old;
+	int rc, mrc;
+	if ((rc = nd_store_doc_get(txn, docid, &old, NULL, NULL)) < 0)
+		return rc;
+	if (old && (rc = cluster_del(txn, old, docid)) < 0)
+		return rc;
+	unsigned int id = docid;
+	MDB_val k = {sizeof(id), &id};
+	if ((mrc = mdb_del(txn->txn, txn->st->docs, &k, NULL)))
+		return mdb_err(txn->st, mrc, "delete document");
+	return ND_OK;
+}
+
+int nd_store_clear(nd_store_txn *txn)
+{
+	int mrc;
+	if ((mrc = mdb_drop(txn->txn, txn->st->docs, 0)) ||
+	    (mrc = mdb_drop(txn->txn, txn->st->clusters, 0)))
+		return mdb_err(txn->st, mrc, "clear");
+	return ND_OK;
+}
+
+int nd_store_counts(nd_store_txn *txn, uint64_t *docs, uint64_t *keys)
+{
+	MDB_stat s;
+	int mrc;
+	if (docs) {
+		if ((mrc = mdb_stat(txn->txn, txn->st->docs, &s)))
+			return mdb_err(txn->st, mrc, "stat");
+		*docs = s.ms_entries;
+	}
+	if (keys) {
+		/* ms_entries counts duplicates; count distinct keys with a cursor. */
+		nd_store_keys *it;
+		uint64_t key;
+		size_t n;
+		int rc, got;
+		*keys = 0;
+		if ((rc = nd_store_keys_open(txn, &it)) < 0)
+			return rc;
+		while ((got = nd_store_keys_next(it, &key, &n)) == 1)
+			(*keys)++;
+		nd_store_keys_free(it);
+		if (got < 0)
+			return got;
+	}
+	return ND_OK;
+}
+
+int nd_store_key_docs(nd_store_txn *txn, uint64_t key, uint32_t **out, size_t *n)
+{
+	MDB_cursor *cur;
+	size_t k64 = (size_t)key, cnt = 0;
+	MDB_val k = {sizeof(k64), &k64}, v;
+	uint32_t *ids = NULL;
+	int mrc;
+
+	*out = NULL;
+	*n = 0;
+	if ((mrc = mdb_cursor_open(txn->txn, txn->st->clusters, &cur)))
+		return mdb_err(txn->st, mrc, "cursor");
+	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET);
+	if (mrc == MDB_NOTFOUND) {
+		mdb_cursor_close(cur);
+		return ND_OK;
+	}
+	if (!mrc && !(mrc = mdb_cursor_count(cur, &cnt))) {
+		if (!(ids = malloc(cnt * sizeof(*ids)))) {
+			mdb_cursor_close(cur);
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		}
+		/* DUPFIXED: fetch the sorted docids a page at a time. */
+		size_t got = 0;
+		mrc = mdb_cursor_get(cur, &k, &v, MDB_GET_MULTIPLE);
+		while (!mrc) {
+			size_t m = v.mv_size / sizeof(unsigned int);
+			if (got + m > cnt) {
+				mrc = MDB_CORRUPTED;
+				break;
+			}
+			memcpy(ids + got, v.mv_data, m * sizeof(unsigned int));
+			got += m;
+			mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_MULTIPLE);
+		}
+		if (mrc == MDB_NOTFOUND && got == cnt)
+			mrc = 0;
+		else if (!mrc)
+			mrc = MDB_CORRUPTED;
+	}
+	mdb_cursor_close(cur);
+	if (mrc) {
+		free(ids);
+		return mdb_err(txn->st, mrc, "read cluster");
+	}
+	*out = ids;
+	*n = cnt;
+	return ND_OK;
+}
+
+int nd_store_keys_open(nd_store_txn *txn, nd_store_keys **out)
+{
+	nd_store_keys *it = calloc(1, sizeof(*it));
+	int mrc;
+	*out = NULL;
+	if (!it)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	if ((mrc = mdb_cursor_open(txn->txn, txn->st->clusters, &it->cur))) {
+		free(it);
+		return mdb_err(txn->st, mrc, "cursor");
+	}
+	it->st = txn->st;
+	*out = it;
+	return ND_OK;
+}
+
+int nd_store_keys_next(nd_store_keys *it, uint64_t *key, size_t *count)
+{
+	MDB_val k, v;
+	int mrc = mdb_cursor_get(it->cur, &k, &v, it->started ? MDB_NEXT_NODUP : MDB_FIRST);
+	it->started = 1;
+	if (mrc == MDB_NOTFOUND)
+		return 0;
+	if (!mrc && k.mv_size != sizeof(size_t))
+		mrc = MDB_CORRUPTED;
+	if (!mrc) {
+		size_t k64;
+		memcpy(&k64, k.mv_data, sizeof(k64));
+		*key = k64;
+		mrc = mdb_cursor_count(it->cur, count);
+	}
+	return mrc ? mdb_err(it->st, mrc, "iterate clusters") : 1;
+}
+
+void nd_store_keys_free(nd_store_keys *it)
+{
+	if (!it)
+		return;
+	mdb_cursor_close(it->cur);
+	free(it);
+}
+
+int nd_store_docs_each(nd_store_txn *txn, nd_store_doc_fn fn, void *ctx)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	int mrc, rc = 0;
+	if ((mrc = mdb_cursor_open(txn->txn, txn->st->docs, &cur)))
+		return mdb_err(txn->st, mrc, "cursor");
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); !mrc;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		unsigned int id;
+		uint64_t key;
+		if (k.mv_size != sizeof(id) || v.mv_size < sizeof(key)) {
+			mrc = MDB_CORRUPTED;
+			break;
+		}
+		memcpy(&id, k.mv_data, sizeof(id));
+		memcpy(&key, v.mv_data, sizeof(key));
+		if ((rc = fn(id, key, (const char *)v.mv_data + sizeof(key),
+			     v.mv_size - sizeof(key), ctx)) != 0)
+			break;
+	}
+	mdb_cursor_close(cur);
+	if (rc)
+		return rc;
+	return (mrc && mrc != MDB_NOTFOUND) ? mdb_err(txn->st, mrc, "iterate documents") : ND_OK;
+}
+
+int nd__store_set_mapsize(nd_store *st, size_t bytes)
+{
+	int mrc = mdb_env_set_mapsize(st->env, bytes);
+	if (mrc)
+		return mdb_err(st, mrc, "set map size");
+	MDB_envinfo info;
+	mdb_env_info(st->env, &info);
+	st->mapsize = info.me_mapsize;
+	return ND_OK;
+}

@@ -1,0 +1,429 @@
+/* The descriptive-words method on a synthetic collection where the right
+ * answers are known. */
+#include "tests/test_util.h"
+#include "neardup/descriptor.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define NDOCS 600
+#define VOCAB 3000
+
+static char *dir, *dbpath;
+
+/* Random documents, plus planted words:
+ *   "bimodal" in 90 documents: 45 at 1% of their words, 45 at 10%;
+ *   "everywhere" in every document (too common to describe anything);
+ *   "12345" and "x" in 100 documents (a number and a single letter);
+ *   a few documents of two words (too short for a signature). */
+static int setup(void **state)
+{
+	(void)state;
+	uint64_t rng = 42;
+	nd_indexer *ix;
+	dir = tu_tmpdir();
+	dbpath = tu_join(dir, "db");
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	for (int i = 0; i < NDOCS; i++) {
+		size_t n = 200;
+		char *doc = tu_random_doc(&rng, n, VOCAB);
+		size_t extra = 0;
+		char *full = malloc(strlen(doc) + 400);
+		strcpy(full, doc);
+		if (i < 90) {
+			extra = i < 45 ? 2 : 22;
+			for (size_t k = 0; k < extra; k++)
+				strcat(full, " bimodal");
+		}
+		strcat(full, " everywhere");
+		if (i % 6 == 0)
+			strcat(full, " 12345 x");
+		char id[32];
+		snprintf(id, sizeof(id), "doc%04d", i);
+		assert_int_equal(nd_indexer_add_text(ix, id, full, strlen(full), NULL, NULL), ND_OK);
+		free(doc);
+		free(full);
+	}
+	for (int i = 0; i < 5; i++) {
+		char id[32];
+		snprintf(id, sizeof(id), "short%d", i);
+		assert_int_equal(nd_indexer_add_text(ix, id, "w0001a w0002a", 13, NULL, NULL), ND_OK);
+	}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	tu_rmtree(dir);
+	free(dir);
+	free(dbpath);
+	return 0;
+}
+
+static nd_build_options opts(void)
+{
+	nd_build_options o = ND_BUILD_OPTIONS_INIT;
+	o.words = 300;
+	return o;
+}
+
+static int32_t find_word(const nd_descriptor *d, const char *w)
+{
+	for (uint32_t i = 0; i < nd_descriptor_size(d); i++)
+		if (!strcmp(nd_descriptor_word(d, i), w))
+			return (int32_t)i;
+	return -1;
+}
+
+static void test_selection_known(void **state)
+{
+	(void)state;
+	nd_xdb *db;
+	nd_descriptor *d;
+	nd_build_report rep;
+	nd_build_options o = opts();
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_descriptor_build(&d, db, &o, &rep), ND_OK);
+	assert_true(rep.chosen > 20 && rep.chosen <= 300);
+	assert_true(rep.coverage > 0.8);
+	assert_true(rep.mean_bits >= ND_MIN_BITS);
+	assert_false(rep.word_lengths);
+	/* Words are sorted (termlists merge-join with them). */
+	for (uint32_t i = 1; i < nd_descriptor_size(d); i++)
+		assert_true(strcmp(nd_descriptor_word(d, i - 1), nd_descriptor_word(d, i)) < 0);
+	assert_int_equal(find_word(d, "everywhere"), -1);
+	assert_int_equal(find_word(d, "12345"), -1);
+	assert_int_equal(find_word(d, "x"), -1);
+	/* The bimodal word's threshold falls between its two modes (~0.01 and
+	 * ~0.1), where small edits cannot carry a document across. */
+	int32_t b = find_word(d, "bimodal");
+	assert_true(b >= 0);
+	double t = nd_descriptor_threshold(d, (uint32_t)b);
+	assert_true(t > 0.015 && t < 0.09);
+	assert_true(nd_descriptor_lambda(d, (uint32_t)b) < 0.01);
+	/* Deterministic for a seed. */
+	nd_descriptor *d2;
+	assert_int_equal(nd_descriptor_build(&d2, db, &o, NULL), ND_OK);
+	assert_int_equal(nd_descriptor_version(d), nd_descriptor_version(d2));
+	nd_descriptor_free(d2);
+	nd_descriptor_free(d);
+	nd_xdb_close(db);
+}
+
+static nd_store *build_and_sign(const char *name, nd_xdb *db, nd_sign_report *rep)
+{
+	nd_descriptor *d;
+	nd_store *st;
+	nd_build_options o = opts();
+	char *path = tu_join(dir, name);
+	assert_int_equal(nd_descriptor_build(&d, db, &o, NULL), ND_OK);
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_descriptor_save(d, st, db, &o), ND_OK);
+	nd_descriptor_free(d);
+	if (rep) {
+		nd_sign_options so = ND_SIGN_OPTIONS_INIT;
+		so.block_docs = 64; /* several blocks */
+		assert_int_equal(nd_sign_all(st, db, &so, rep), ND_OK);
+	}
+	free(path);
+	return st;
+}
+
+typedef struct {
+	nd_store_txn *txn;
+	const nd_descriptor *d;
+	nd_xdb *db;
+	uint64_t keyed, unkeyed;
+} check_ctx;
+
+/* Every record equals signing the document from its termlist, and the
+ * store's clusters hold exactly the keyed documents. */
+static int check_record(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
+{
+	check_ctx *c = vctx;
+	nd_sig stored = ND_SIG_INIT, fresh = ND_SIG_INIT;
+	assert_int_equal(nd_sig_decode(&stored, payload, len, nd_descriptor_size(c->d)), ND_OK);
+	assert_int_equal(stored.key, key);
+	if (c->db) {
+		assert_int_equal(nd_sig_from_termlist(c->d, c->db, docid, &fresh), ND_OK);
+		assert_int_equal(fresh.nbits, stored.nbits);
+		assert_memory_equal(fresh.bits, stored.bits, stored.nbits * sizeof(uint16_t));
+		assert_int_equal(fresh.key, key);
+	}
+	if (stored.nbits < ND_MIN_BITS)
+		assert_int_equal(key, 0);
+	if (key) {
+		uint32_t *ids;
+		size_t n, found = 0;
+		assert_int_equal(nd_store_key_docs(c->txn, key, &ids, &n), ND_OK);
+		for (size_t i = 0; i < n; i++)
+			found += ids[i] == docid;
+		assert_int_equal(found, 1);
+		free(ids);
+		c->keyed++;
+	} else
+		c->unkeyed++;
+	nd_sig_clear(&stored);
+	nd_sig_clear(&fresh);
+	return 0;
+}
+
+static void check_store(nd_store *st, nd_xdb *db, check_ctx *out)
+{
+	nd_descriptor *d;
+	nd_store_txn *txn;
+	nd_store_keys *it;
+	uint64_t key;
+	size_t size, in_clusters = 0;
+	assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	check_ctx c = {txn, d, db, 0, 0};
+	assert_int_equal(nd_store_docs_each(txn, check_record, &c), ND_OK);
+	assert_int_equal(nd_store_keys_open(txn, &it), ND_OK);
+	while (nd_store_keys_next(it, &key, &size) == 1)
+		in_clusters += size;
+	nd_store_keys_free(it);
+	assert_int_equal(in_clusters, c.keyed);
+	nd_store_txn_end(txn);
+	nd_descriptor_free(d);
+	if (out)
+		*out = c;
+}
+
+static void test_sign_matches_termlist(void **state)
+{
+	(void)state;
+	nd_xdb *db;
+	nd_sign_report rep;
+	check_ctx c;
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	nd_store *st = build_and_sign("sign1", db, &rep);
+	assert_int_equal(rep.docs, NDOCS + 5);
+	assert_int_equal(rep.keyed + rep.unkeyed, rep.docs);
+	check_store(st, db, &c);
+	assert_int_equal(c.keyed, rep.keyed);
+	assert_true(c.unkeyed >= 5); /* the two-word documents */
+	/* A second run has nothing to do. */
+	nd_sign_report again;
+	assert_int_equal(nd_sign_all(st, db, NULL, &again), ND_OK);
+	assert_int_equal(again.docs, 0);
+	nd_store_close(st);
+	nd_xdb_close(db);
+}
+
+/* Editing one word of a document keeps its key far more often than not,
+ * and unrelated documents almost never share one. */
+static void test_edit_stability(void **state)
+{
+	(void)state;
+	char *path = tu_join(dir, "editdb");
+	nd_indexer *ix;
+	uint64_t rng = 7;
+	const int n = 300;
+	assert_int_equal(nd_indexer_open(&ix, path, NULL), ND_OK);
+	for (int i = 0; i < n; i++) {
+		char *doc = tu_random_doc(&rng, 250, VOCAB), id[32];
+		snprintf(id, sizeof(id), "orig%d", i);
+		assert_int_equal(nd_indexer_add_text(ix, id, doc, strlen(doc), NULL, NULL), ND_OK);
+		free(doc);
+	}
+	assert_int_equal(nd_indexer_commit(ix), ND_OK);
+	nd_xdb *db;
+	assert_int_equal(nd_xdb_open(&db, path, ND_XDB_READ), ND_OK);
+	nd_sign_report rep;
+	nd_store *st = build_and_sign("editstore", db, &rep);
+	/* Edited copies, signed incrementally after the originals. */
+	rng = 7;
+	for (int i = 0; i < n; i++) {
+		char *doc = tu_random_doc(&rng, 250, VOCAB), id[32];
+		uint64_t erng = 1000 + i;
+		char *edited = tu_edit_doc(&erng, doc, 1, VOCAB);
+		snprintf(id, sizeof(id), "edit%d", i);
+		assert_int_equal(nd_indexer_add_text(ix, id, edited, strlen(edited), NULL, NULL), ND_OK);
+		free(doc);
+		free(edited);
+	}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	assert_int_equal(nd_xdb_reopen(db, NULL), ND_OK);
+	assert_int_equal(nd_sign_all(st, db, NULL, &rep), ND_OK);
+	assert_int_equal(rep.docs, n);
+	nd_store_txn *txn;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	int keyed = 0, kept = 0, shared_unrelated = 0;
+	for (int i = 0; i < n; i++) {
+		uint64_t k0, k1, knext;
+		assert_int_equal(nd_store_doc_get(txn, (uint32_t)(i + 1), &k0, NULL, NULL), ND_OK);
+		assert_int_equal(nd_store_doc_get(txn, (uint32_t)(n + i + 1), &k1, NULL, NULL), ND_OK);
+		assert_int_equal(nd_store_doc_get(txn, (uint32_t)((i + 1) % n + 1), &knext, NULL, NULL), ND_OK);
+		if (!k0)
+			continue;
+		keyed++;
+		kept += k0 == k1;
+		shared_unrelated += k0 == knext;
+	}
+	nd_store_txn_end(txn);
+	print_message("one-word edit: %d of %d keyed documents kept their key; "
+		      "%d unrelated neighbours shared a key\n", kept, keyed, shared_unrelated);
+	assert_true(keyed > n * 3 / 4);
+	assert_true(kept >= keyed * 3 / 4);
+	assert_true(shared_unrelated <= keyed / 50);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	free(path);
+}
+
+/* Kill the signer mid-run, many ways: the store stays consistent and a
+ * rerun ends with exactly what an uninterrupted run stores. */
+typedef struct {
+	int blocks_left;
+} kill_ctx;
+
+static void die_after(nd_docid done, nd_docid last, void *vctx)
+{
+	kill_ctx *k = vctx;
+	(void)done;
+	(void)last;
+	if (--k->blocks_left == 0)
+		raise(SIGKILL);
+}
+
+static int collect_rec(uint32_t docid, uint64_t key, const void *payload, size_t len, void *ctx)
+{
+	FILE *f = ctx;
+	fprintf(f, "%u %016llx %zu ", docid, (unsigned long long)key, len);
+	fwrite(payload, 1, len, f);
+	fputc('\n', f);
+	return 0;
+}
+
+static char *dump_store(nd_store *st)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	nd_store_txn *txn;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_docs_each(txn, collect_rec, f), ND_OK);
+	nd_store_txn_end(txn);
+	fclose(f);
+	return buf;
+}
+
+static void test_crash_resume(void **state)
+{
+	(void)state;
+	nd_xdb *db;
+	nd_sign_report rep;
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	nd_store *ref = build_and_sign("crash-ref", db, &rep);
+	char *want = dump_store(ref);
+	nd_store_close(ref);
+	int kills = 0;
+	for (int trial = 0; trial < 8; trial++) {
+		char name[32];
+		snprintf(name, sizeof(name), "crash%d", trial);
+		nd_store *st = build_and_sign(name, db, NULL);
+		nd_store_close(st);
+		char *path = tu_join(dir, name);
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			nd_xdb *cdb;
+			nd_store *cst;
+			nd_sign_options so = ND_SIGN_OPTIONS_INIT;
+			kill_ctx k = {trial < 4 ? 1 + trial * 2 : 1000};
+			so.block_docs = 16;
+			so.progress = die_after;
+			so.ctx = &k;
+			if (nd_xdb_open(&cdb, dbpath, ND_XDB_READ) < 0 ||
+			    nd_store_open(&cst, path, ND_STORE_WRITE) < 0)
+				_exit(3);
+			nd_sign_all(cst, cdb, &so, NULL);
+			_exit(0);
+		}
+		if (trial >= 4) /* and from outside, at a random moment */
+			usleep(1000 * (useconds_t)(trial * 3));
+		if (trial >= 4)
+			kill(pid, SIGKILL);
+		int status;
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		kills += WIFSIGNALED(status);
+		assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
+		check_store(st, db, NULL);             /* consistent as left */
+		assert_int_equal(nd_sign_all(st, db, NULL, &rep), ND_OK); /* resume */
+		char *got = dump_store(st);
+		assert_string_equal(got, want);
+		free(got);
+		nd_store_close(st);
+		free(path);
+	}
+	assert_true(kills >= 4);
+	free(want);
+	nd_xdb_close(db);
+}
+
+static void test_uuid_mismatch(void **state)
+{
+	(void)state;
+	nd_xdb *db, *other;
+	nd_indexer *ix;
+	nd_descriptor *d;
+	char *otherpath = tu_join(dir, "otherdb");
+	assert_int_equal(nd_indexer_open(&ix, otherpath, NULL), ND_OK);
+	assert_int_equal(nd_indexer_add_text(ix, "a", "some other words", 16, NULL, NULL), ND_OK);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_xdb_open(&other, otherpath, ND_XDB_READ), ND_OK);
+	nd_store *st = build_and_sign("uuid", db, NULL);
+	assert_int_equal(nd_descriptor_load(&d, st, other), ND_EMISMATCH);
+	assert_non_null(strstr(nd_error_last(), otherpath));
+	assert_int_equal(nd_sign_all(st, other, NULL, NULL), ND_EMISMATCH);
+	assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
+	nd_descriptor_free(d);
+	nd_store_close(st);
+	/* A store with no set. */
+	char *empty = tu_join(dir, "empty-store");
+	assert_int_equal(nd_store_open(&st, empty, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_sign_all(st, db, NULL, NULL), ND_ESTATE);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	nd_xdb_close(other);
+	free(otherpath);
+	free(empty);
+}
+
+static void test_sig_decode_rejects(void **state)
+{
+	(void)state;
+	nd_sig s = ND_SIG_INIT;
+	uint16_t bad1[] = {3, 5, 4, 9};      /* claims 3 bits, out of order */
+	uint16_t bad2[] = {2, 1, 500};       /* bit past the set */
+	uint16_t good[] = {4, 1, 2, 3, 7};
+	assert_int_equal(nd_sig_decode(&s, bad1, sizeof(bad1), 100), ND_ECORRUPT);
+	assert_int_equal(nd_sig_decode(&s, bad2, sizeof(bad2), 100), ND_ECORRUPT);
+	assert_int_equal(nd_sig_decode(&s, good, 5, 100), ND_ECORRUPT); /* truncated */
+	assert_int_equal(nd_sig_decode(&s, good, sizeof(good), 100), ND_OK);
+	assert_int_equal(s.nbits, 4);
+	assert_int_not_equal(s.key, 0);
+	assert_int_equal(nd_sig_key(s.bits, 3), 0); /* three bits: no key */
+	nd_sig_clear(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_selection_known),
+		cmocka_unit_test(test_sign_matches_termlist),
+		cmocka_unit_test(test_edit_stability),
+		cmocka_unit_test(test_crash_resume),
+		cmocka_unit_test(test_uuid_mismatch),
+		cmocka_unit_test(test_sig_decode_rejects),
+	};
+	return cmocka_run_group_tests_name("descriptor", tests, setup, teardown);
+}

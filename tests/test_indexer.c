@@ -1,0 +1,252 @@
+/* neardup index: fixture directory, JSONL, re-indexing, bad inputs, and a
+ * database written by Debian's scriptindex. */
+#include "tests/test_util.h"
+#include "neardup/indexer.h"
+#include "neardup/xdb.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dir;
+
+static int setup(void **state)
+{
+	(void)state;
+	dir = tu_tmpdir();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	tu_rmtree(dir);
+	free(dir);
+	return 0;
+}
+
+static int warnings;
+static char last_warning[2048];
+static void on_warn(const char *msg, void *ctx)
+{
+	(void)ctx;
+	warnings++;
+	snprintf(last_warning, sizeof(last_warning), "%s", msg);
+}
+
+static char *fixtures(void)
+{
+	const char *f = getenv("ND_FIXTURES");
+	assert_non_null(f);
+	return tu_join(f, "corpus");
+}
+
+static nd_docid must_find(nd_xdb *db, const char *uid)
+{
+	nd_docid d = 0;
+	assert_int_equal(nd_xdb_find_uid(db, uid, &d), ND_OK);
+	return d;
+}
+
+static int has_term(const char *term, size_t len, uint32_t wdf, void *ctx)
+{
+	(void)wdf;
+	return strlen(ctx) == len && !memcmp(term, ctx, len);
+}
+
+static void test_fixture_dir(void **state)
+{
+	(void)state;
+	nd_index_options o = ND_INDEX_OPTIONS_INIT;
+	nd_indexer *ix;
+	char *db = tu_join(dir, "db1"), *corpus = fixtures(), *data;
+	size_t len;
+	o.warn = on_warn;
+	warnings = 0;
+	assert_int_equal(nd_indexer_open(&ix, db, &o), ND_OK);
+	assert_int_equal(nd_indexer_add_path(ix, corpus), ND_OK);
+	nd_index_stats st = *nd_indexer_stats(ix);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	/* a.txt, sub/b.html, 3 good JSONL records; bad JSON, missing id, notes.md skipped. */
+	assert_int_equal(st.added, 5);
+	assert_int_equal(st.skipped_bad, 2);
+	assert_int_equal(st.skipped_type, 1);
+	assert_int_equal(warnings, 3);
+
+	nd_xdb *x;
+	assert_int_equal(nd_xdb_open(&x, db, ND_XDB_READ), ND_OK);
+	nd_docid html = must_find(x, "sub/b.html");
+	assert_int_equal(nd_xdb_termlist(x, html, has_term, "paragraph"), 1);
+	assert_int_equal(nd_xdb_termlist(x, html, has_term, "strasse"), 1);   /* folded */
+	assert_int_equal(nd_xdb_termlist(x, html, has_term, "scriptwordonly"), 0);
+	assert_int_equal(nd_xdb_termlist(x, html, has_term, "stylewordonly"), 0);
+	assert_int_equal(nd_xdb_termlist(x, html, has_term, "noscriptwordonly"), 0);
+	assert_int_equal(nd_xdb_doc_data(x, html, &data, &len), ND_OK);
+	assert_non_null(strstr(data, "caption=Fixture Page\n"));
+	free(data);
+	nd_docid j = must_find(x, "rec-1");
+	assert_int_equal(nd_xdb_doc_data(x, j, &data, &len), ND_OK);
+	assert_string_equal(data, "id=rec-1\nurl=http://example.com/1\ncaption=Apples\n");
+	free(data);
+	must_find(x, "2"); /* integer id */
+	must_find(x, "a.txt");
+	/* Positions are kept. */
+	uint32_t *pos;
+	size_t n;
+	assert_int_equal(nd_xdb_positions(x, must_find(x, "a.txt"), "fox", &pos, &n), ND_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(pos[0], 4);
+	free(pos);
+	/* Xapian's length is the word count: no other term has a wdf. */
+	uint64_t prefixed;
+	assert_int_equal(nd_xdb_prefixed_wdf(x, &prefixed), ND_OK);
+	assert_int_equal(prefixed, 0);
+	nd_xdb_close(x);
+	free(db);
+	free(corpus);
+}
+
+static void test_reindex_replaces(void **state)
+{
+	(void)state;
+	nd_indexer *ix;
+	char *db = tu_join(dir, "db2");
+	uint32_t n;
+	nd_xdb *x;
+	assert_int_equal(nd_indexer_open(&ix, db, NULL), ND_OK);
+	assert_int_equal(nd_indexer_add_text(ix, "same", "old words here", 14, NULL, NULL), ND_OK);
+	assert_int_equal(nd_indexer_add_text(ix, "other", "other text", 10, NULL, NULL), ND_OK);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	assert_int_equal(nd_indexer_open(&ix, db, NULL), ND_OK);
+	assert_int_equal(nd_indexer_add_text(ix, "same", "new words now", 13, NULL, NULL), ND_OK);
+	assert_int_equal(nd_indexer_stats(ix)->replaced, 1);
+	assert_int_equal(nd_indexer_stats(ix)->added, 0);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	assert_int_equal(nd_xdb_open(&x, db, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_xdb_doccount(x, &n), ND_OK);
+	assert_int_equal(n, 2);
+	nd_docid d = must_find(x, "same");
+	assert_int_equal(nd_xdb_termlist(x, d, has_term, "new"), 1);
+	assert_int_equal(nd_xdb_termlist(x, d, has_term, "old"), 0);
+	uint32_t tf;
+	assert_int_equal(nd_xdb_termfreq(x, "old", &tf, NULL), ND_OK);
+	assert_int_equal(tf, 0);
+	nd_xdb_close(x);
+	free(db);
+}
+
+static void test_bad_inputs(void **state)
+{
+	(void)state;
+	nd_index_options o = ND_INDEX_OPTIONS_INIT;
+	nd_indexer *ix;
+	char *in = tu_join(dir, "bad-in"), *db = tu_join(dir, "db3");
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", in);
+	assert_int_equal(system(cmd), 0);
+	char *p;
+	p = tu_join(in, "empty.txt");
+	tu_write_file(p, "", 0);
+	free(p);
+	p = tu_join(in, "spaces.txt");
+	tu_write_file(p, " \n\t \n", 5);
+	free(p);
+	p = tu_join(in, "binary.txt");
+	tu_write_file(p, "ELF\0\0\1\2binary", 14);
+	free(p);
+	p = tu_join(in, "latin1.txt");
+	tu_write_file(p, "Caf\xE9 cr\xE8me na\xEFve", strlen("Caf\xE9 cr\xE8me na\xEFve")); /* ISO-8859-1 */
+	free(p);
+	p = tu_join(in, "unclosed.html");
+	const char *unclosed = "<html><body><div><div><p>unterminated <b>markup";
+	tu_write_file(p, unclosed, strlen(unclosed));
+	free(p);
+	o.warn = on_warn;
+	warnings = 0;
+	assert_int_equal(nd_indexer_open(&ix, db, &o), ND_OK);
+	assert_int_equal(nd_indexer_add_path(ix, in), ND_OK);
+	const nd_index_stats *st = nd_indexer_stats(ix);
+	assert_int_equal(st->skipped_empty, 2);
+	assert_int_equal(st->skipped_binary, 1);
+	assert_int_equal(st->reencoded, 1);
+	assert_int_equal(st->added, 2);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	nd_xdb *x;
+	assert_int_equal(nd_xdb_open(&x, db, ND_XDB_READ), ND_OK);
+	nd_docid d = must_find(x, "latin1.txt");
+	assert_int_equal(nd_xdb_termlist(x, d, has_term, "café"), 1);
+	assert_int_equal(nd_xdb_termlist(x, must_find(x, "unclosed.html"), has_term, "markup"), 1);
+	nd_xdb_close(x);
+	/* A missing input is an error naming it. */
+	assert_int_equal(nd_indexer_open(&ix, db, NULL), ND_OK);
+	assert_int_equal(nd_indexer_add_path(ix, "/nonexistent/input"), ND_ENOTFOUND);
+	assert_non_null(strstr(nd_error_last(), "/nonexistent/input"));
+	nd_indexer_close(ix);
+	free(in);
+	free(db);
+}
+
+static void test_long_id(void **state)
+{
+	(void)state;
+	char id[400];
+	memset(id, 'a', sizeof(id) - 1);
+	id[sizeof(id) - 1] = '\0';
+	char *t = nd_uid_term(id);
+	assert_true(strlen(t) <= 241);
+	id[5] = 'b';
+	char *t2 = nd_uid_term(id);
+	assert_string_not_equal(t, t2); /* the hash keeps long ids apart */
+	free(t);
+	free(t2);
+}
+
+/* A database written by Debian's scriptindex (xapian-omega) must be
+ * readable: unique ids through Q terms, word terms unprefixed. */
+static void test_scriptindex_db(void **state)
+{
+	(void)state;
+	if (system("command -v scriptindex >/dev/null 2>&1") != 0)
+		skip();
+	char *db = tu_join(dir, "omega-db"), *idx = tu_join(dir, "rules.idx"),
+	     *input = tu_join(dir, "input.txt"), cmd[2048];
+	const char *rules = "id : boolean=Q unique=Q\ntext : index\n";
+	tu_write_file(idx, rules, strlen(rules));
+	const char *recs = "id=one\ntext=the cat sat on the mat\n\nid=two\ntext=a dog barked\n\n";
+	tu_write_file(input, recs, strlen(recs));
+	snprintf(cmd, sizeof(cmd), "scriptindex '%s' '%s' '%s' >/dev/null", db, idx, input);
+	assert_int_equal(system(cmd), 0);
+	nd_xdb *x;
+	assert_int_equal(nd_xdb_open(&x, db, ND_XDB_READ), ND_OK);
+	uint32_t n;
+	assert_int_equal(nd_xdb_doccount(x, &n), ND_OK);
+	assert_int_equal(n, 2);
+	nd_docid d = must_find(x, "two");
+	char *uid;
+	assert_int_equal(nd_xdb_doc_uid(x, d, &uid), ND_OK);
+	assert_string_equal(uid, "two");
+	free(uid);
+	assert_int_equal(nd_xdb_termlist(x, d, has_term, "dog"), 1);
+	/* scriptindex's "index" also adds Z stems: lengths then count them. */
+	uint32_t words[2], lens[2];
+	assert_int_equal(nd_xdb_wordlengths(x, 1, 3, words), ND_OK);
+	assert_int_equal(nd_xdb_doclengths(x, 1, 3, lens), ND_OK);
+	assert_int_equal(words[0], 6);
+	assert_true(lens[0] >= words[0]);
+	nd_xdb_close(x);
+	free(db);
+	free(idx);
+	free(input);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixture_dir),
+		cmocka_unit_test(test_reindex_replaces),
+		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_long_id),
+		cmocka_unit_test(test_scriptindex_db),
+	};
+	return cmocka_run_group_tests_name("indexer", tests, setup, teardown);
+}

@@ -1,0 +1,77 @@
+#include "tests/test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *tu_tmpdir(void)
+{
+	char tmpl[] = "/tmp/neardup-test-XXXXXX";
+	char *d = mkdtemp(tmpl);
+	assert_non_null(d);
+	return strdup(d);
+}
+
+void tu_rmtree(const char *path)
+{
+	char cmd[4200];
+	if (!path || strncmp(path, "/tmp/neardup-test-", 18))
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
+	assert_int_equal(system(cmd), 0);
+}
+
+char *tu_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+	snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+void tu_write_file(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
+uint64_t tu_rand(uint64_t *s)
+{
+	uint64_t x = (*s += 0x9e3779b97f4a7c15ULL);
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static size_t zipf_word(uint64_t *rng, size_t vocab)
+{
+	/* Inverse of a continuous 1/x law: word ranks spread over vocab. */
+	double u = (tu_rand(rng) >> 11) * (1.0 / 9007199254740992.0);
+	size_t w = (size_t)(exp(u * log((double)vocab + 1)) - 1);
+	return w < vocab ? w : vocab - 1;
+}
+
+char *tu_random_doc(uint64_t *rng, size_t n, size_t vocab)
+{
+	char *doc = malloc(n * 8 + 1), *p = doc;
+	for (size_t i = 0; i < n; i++)
+		p += sprintf(p, "%sw%04zua", i ? " " : "", zipf_word(rng, vocab));
+	*p = '\0';
+	return doc;
+}
+
+char *tu_edit_doc(uint64_t *rng, const char *doc, size_t edits, size_t vocab)
+{
+	char *out = strdup(doc);
+	size_t nwords = (strlen(out) + 1) / 7;
+	for (size_t e = 0; e < edits; e++) {
+		size_t at = tu_rand(rng) % nwords;
+		char word[32];
+		snprintf(word, sizeof(word), "w%04zua", (size_t)(tu_rand(rng) % (vocab < 10000 ? vocab : 10000)));
+		memcpy(out + at * 7, word, 6);
+	}
+	return out;
+}

@@ -1,0 +1,27 @@
+/* Helpers shared by the test suites. */
+#ifndef ND_TEST_UTIL_H
+#define ND_TEST_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "neardup/indexer.h"
+
+/* A fresh temporary directory (removed by tu_rmtree); caller frees. */
+char *tu_tmpdir(void);
+void tu_rmtree(const char *path);
+/* path joined with name; caller frees. */
+char *tu_join(const char *dir, const char *name);
+void tu_write_file(const char *path, const char *data, size_t len);
+
+/* A seeded synthetic document: n words drawn Zipf-like from a vocabulary
+ * of vocab words "wNNNNa".  Caller frees. */
+char *tu_random_doc(uint64_t *rng, size_t n, size_t vocab);
+/* Replace `edits` random words of doc with random vocabulary words. */
+char *tu_edit_doc(uint64_t *rng, const char *doc, size_t edits, size_t vocab);
+uint64_t tu_rand(uint64_t *rng);
+
+#endif

@@ -1,0 +1,159 @@
+/* neardup build: choose the descriptive set and save it in the store. */
+#include "tools/tool.h"
+#include "neardup/descriptor.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+	"usage: neardup build --db DIR --store DIR [OPTIONS]\n"
+	"\n"
+	"Choose a descriptive set of words with thresholds from the Xapian database's\n"
+	"statistics and save it in the store (created if missing).  Signatures of an\n"
+	"earlier set are dropped; run 'neardup sign' next.\n"
+	"\n"
+	"  --db DIR           Xapian database (required)\n"
+	"  --store DIR        neardup store (required)\n"
+	"  --words N          words in the set (default 2000)\n"
+	"  --target-bits N    bits per document the selection aims at (default 6, >= 4)\n"
+	"  --sample N         documents sampled for thresholds and coverage (default 5000)\n"
+	"  --edits N          simulated edits per sampled document (default 4)\n"
+	"  --max-edit F       an edit changes up to this fraction of words (default 0.08)\n"
+	"  --seed N           random seed (default 1)\n"
+	"  --show N           print the N most stable chosen words\n"
+	"  -h, --help         this text\n";
+
+static int parse_u32(const char *opt, const char *s, uint32_t *out, uint32_t min)
+{
+	uint64_t v;
+	if (tool_parse_u64(s, &v) || v < min || v > UINT32_MAX) {
+		fprintf(stderr, "neardup build: %s needs a whole number >= %u, not '%s'\n", opt, min, s);
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+typedef struct {
+	uint32_t i;
+	double lambda;
+} by_lambda;
+
+static int cmp_lambda(const void *a, const void *b)
+{
+	const by_lambda *x = a, *y = b;
+	if (x->lambda != y->lambda)
+		return x->lambda < y->lambda ? -1 : 1;
+	return x->i < y->i ? -1 : 1;
+}
+
+int nd_cmd_build(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"store", required_argument, NULL, 's'},
+		{"words", required_argument, NULL, 'w'},
+		{"target-bits", required_argument, NULL, 't'},
+		{"sample", required_argument, NULL, 'n'},
+		{"edits", required_argument, NULL, 'e'},
+		{"max-edit", required_argument, NULL, 'm'},
+		{"seed", required_argument, NULL, 'r'},
+		{"show", required_argument, NULL, 'S'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	nd_build_options o = ND_BUILD_OPTIONS_INIT;
+	nd_build_report rep;
+	const char *dbpath = NULL, *storepath = NULL;
+	uint32_t show = 0;
+	uint64_t seed;
+	nd_xdb *db = NULL;
+	nd_store *st = NULL;
+	nd_descriptor *d = NULL;
+	int c, rc, ret = EXIT_ERR;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dbpath = optarg; break;
+		case 's': storepath = optarg; break;
+		case 'w': if (parse_u32("--words", optarg, &o.words, 1)) return EXIT_USAGE; break;
+		case 't': if (parse_u32("--target-bits", optarg, &o.target_bits, ND_MIN_BITS)) return EXIT_USAGE; break;
+		case 'n': if (parse_u32("--sample", optarg, &o.sample_docs, 1)) return EXIT_USAGE; break;
+		case 'e': if (parse_u32("--edits", optarg, &o.edits, 1)) return EXIT_USAGE; break;
+		case 'S': if (parse_u32("--show", optarg, &show, 0)) return EXIT_USAGE; break;
+		case 'm': {
+			char *end;
+			o.max_edit = strtod(optarg, &end);
+			if (*end || o.max_edit <= 0 || o.max_edit > 0.5) {
+				fprintf(stderr, "neardup build: --max-edit needs a fraction in (0, 0.5], not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case 'r':
+			if (tool_parse_u64(optarg, &seed)) {
+				fprintf(stderr, "neardup build: --seed needs a whole number, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			o.seed = seed;
+			break;
+		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		default: fputs(usage_text, stderr); return EXIT_USAGE;
+		}
+	}
+	if (!dbpath || !storepath || optind < argc) {
+		fprintf(stderr, "neardup build: %s\n", optind < argc ? "unexpected argument" :
+			"--db and --store are required");
+		fputs(usage_text, stderr);
+		return EXIT_USAGE;
+	}
+	if (o.words > ND_MAX_WORDS) {
+		fprintf(stderr, "neardup build: --words is at most %d\n", ND_MAX_WORDS);
+		return EXIT_USAGE;
+	}
+	if ((rc = nd_xdb_open(&db, dbpath, ND_XDB_READ)) < 0) {
+		tool_fail("build", rc, dbpath);
+		goto cleanup;
+	}
+	if ((rc = nd_descriptor_build(&d, db, &o, &rep)) < 0) {
+		tool_fail("build", rc, dbpath);
+		goto cleanup;
+	}
+	if ((rc = nd_store_open(&st, storepath, ND_STORE_WRITE)) < 0 ||
+	    (rc = nd_descriptor_save(d, st, db, &o)) < 0) {
+		tool_fail("build", rc, storepath);
+		goto cleanup;
+	}
+	printf("descriptive set: %u words (of %u candidates, %u with a usable threshold) "
+	       "from %u documents in %.2f s\n",
+	       rep.chosen, rep.candidates, rep.rated, rep.doccount, rep.seconds);
+	printf("sample of %u documents: coverage %.1f%% (>= %d bits), mean %.2f bits per document\n",
+	       rep.sample_docs, 100 * rep.coverage, ND_MIN_BITS, rep.mean_bits);
+	printf("signature change under an edit of up to %.0f%% of words: expected %.1f%% "
+	       "(1 - prod(1 - lambda_i)), measured %.1f%% of covered documents\n",
+	       100 * o.max_edit, 100 * rep.p_change, 100 * rep.key_change);
+	printf("document length: %s\n", rep.word_lengths ?
+	       "word count from termlists (database has prefixed terms with wdf)" :
+	       "Xapian document length (database has only word terms)");
+	if (show) {
+		uint32_t n = nd_descriptor_size(d);
+		by_lambda *v = malloc(n * sizeof(*v));
+		if (v) {
+			for (uint32_t i = 0; i < n; i++)
+				v[i] = (by_lambda){i, nd_descriptor_lambda(d, i)};
+			qsort(v, n, sizeof(*v), cmp_lambda);
+			printf("%-24s %12s %10s\n", "word", "threshold", "lambda");
+			for (uint32_t i = 0; i < n && i < show; i++)
+				printf("%-24s %12.6f %10.6f\n", nd_descriptor_word(d, v[i].i),
+				       nd_descriptor_threshold(d, v[i].i), v[i].lambda);
+			free(v);
+		}
+	}
+	ret = EXIT_OK;
+cleanup:
+	nd_descriptor_free(d);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	return ret;
+}

@@ -1,0 +1,194 @@
+/* neardup clusters: candidate duplicate clusters from the store. */
+#include "tools/tool.h"
+#include "neardup/descriptor.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+	"usage: neardup clusters --store DIR [--db DIR] [OPTIONS]\n"
+	"\n"
+	"List documents with equal signatures (candidate near-duplicates), largest\n"
+	"cluster first.  With --db, documents are shown by their unique id (the Q\n"
+	"term, or omindex's U term) and the store is checked against the database.\n"
+	"\n"
+	"  --store DIR      neardup store (required)\n"
+	"  --db DIR         Xapian database, for document ids\n"
+	"  --min-size N     smallest cluster shown (default 2)\n"
+	"  --limit N        show at most N clusters (default all)\n"
+	"  --json           one JSON object on stdout\n"
+	"  -h, --help       this text\n";
+
+typedef struct {
+	uint64_t key;
+	size_t size;
+} cl;
+
+static int cmp_cl(const void *a, const void *b)
+{
+	const cl *x = a, *y = b;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+int nd_cmd_clusters(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"store", required_argument, NULL, 's'},
+		{"db", required_argument, NULL, 'd'},
+		{"min-size", required_argument, NULL, 'm'},
+		{"limit", required_argument, NULL, 'l'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	const char *dbpath = NULL, *storepath = NULL;
+	uint64_t min_size = 2, limit = UINT64_MAX, v;
+	int json = 0, c, rc, ret = EXIT_ERR, got;
+	nd_xdb *db = NULL;
+	nd_store *st = NULL;
+	nd_store_txn *txn = NULL;
+	nd_store_keys *it = NULL;
+	nd_descriptor *d = NULL;
+	cl *cls = NULL;
+	size_t ncl = 0, cap = 0, in_clusters = 0;
+	uint64_t docs = 0;
+	json_t *out = NULL, *arr = NULL;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's': storepath = optarg; break;
+		case 'd': dbpath = optarg; break;
+		case 'm':
+			if (tool_parse_u64(optarg, &min_size) || min_size < 1) {
+				fprintf(stderr, "neardup clusters: --min-size needs a number >= 1, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'l':
+			if (tool_parse_u64(optarg, &v)) {
+				fprintf(stderr, "neardup clusters: --limit needs a number, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			limit = v;
+			break;
+		case 'j': json = 1; break;
+		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		default: fputs(usage_text, stderr); return EXIT_USAGE;
+		}
+	}
+	if (!storepath || optind < argc) {
+		fprintf(stderr, "neardup clusters: %s\n", optind < argc ? "unexpected argument" :
+			"--store is required");
+		fputs(usage_text, stderr);
+		return EXIT_USAGE;
+	}
+	if ((rc = nd_store_open(&st, storepath, ND_STORE_READ)) < 0) {
+		tool_fail("clusters", rc, storepath);
+		goto cleanup;
+	}
+	if (dbpath) {
+		if ((rc = nd_xdb_open(&db, dbpath, ND_XDB_READ)) < 0) {
+			tool_fail("clusters", rc, dbpath);
+			goto cleanup;
+		}
+		if ((rc = nd_descriptor_load(&d, st, db)) < 0) {
+			tool_fail("clusters", rc, storepath);
+			goto cleanup;
+		}
+	}
+	if ((rc = nd_store_read_begin(st, &txn)) < 0 || (rc = nd_store_keys_open(txn, &it)) < 0 ||
+	    (rc = nd_store_counts(txn, &docs, NULL)) < 0) {
+		tool_fail("clusters", rc, storepath);
+		goto cleanup;
+	}
+	uint64_t key;
+	size_t size;
+	while ((got = nd_store_keys_next(it, &key, &size)) == 1) {
+		if (size < min_size)
+			continue;
+		if (ncl == cap) {
+			cap = cap ? cap * 2 : 256;
+			cl *p = realloc(cls, cap * sizeof(*cls));
+			if (!p) {
+				fprintf(stderr, "neardup clusters: out of memory\n");
+				goto cleanup;
+			}
+			cls = p;
+		}
+		cls[ncl++] = (cl){key, size};
+		in_clusters += size;
+	}
+	if (got < 0) {
+		tool_fail("clusters", got, storepath);
+		goto cleanup;
+	}
+	qsort(cls, ncl, sizeof(*cls), cmp_cl);
+	if (json) {
+		out = json_object();
+		arr = json_array();
+		json_object_set_new(out, "documents_signed", json_integer((json_int_t)docs));
+		json_object_set_new(out, "clusters_total", json_integer((json_int_t)ncl));
+		json_object_set_new(out, "documents_in_clusters", json_integer((json_int_t)in_clusters));
+		json_object_set_new(out, "min_size", json_integer((json_int_t)min_size));
+	} else
+		printf("%zu clusters of >= %llu documents, holding %zu of %llu signed documents\n",
+		       ncl, (unsigned long long)min_size, in_clusters, (unsigned long long)docs);
+	for (size_t i = 0; i < ncl && i < limit; i++) {
+		uint32_t *ids = NULL;
+		size_t n;
+		char keyhex[17];
+		snprintf(keyhex, sizeof(keyhex), "%016llx", (unsigned long long)cls[i].key);
+		if ((rc = nd_store_key_docs(txn, cls[i].key, &ids, &n)) < 0) {
+			tool_fail("clusters", rc, storepath);
+			goto cleanup;
+		}
+		json_t *jdocs = json ? json_array() : NULL;
+		if (!json)
+			printf("\ncluster %zu: %zu documents (key %s)\n", i + 1, n, keyhex);
+		for (size_t k = 0; k < n; k++) {
+			char *uid = NULL;
+			if (db && nd_xdb_doc_uid(db, ids[k], &uid) < 0)
+				uid = NULL; /* deleted since signing, or no id term */
+			if (json) {
+				json_t *jd = json_object();
+				json_object_set_new(jd, "docid", json_integer(ids[k]));
+				if (uid)
+					json_object_set_new(jd, "id", json_string(uid));
+				json_array_append_new(jdocs, jd);
+			} else if (db)
+				printf("  %8u  %s\n", ids[k], uid ? uid : "(no id: deleted since signing?)");
+			else
+				printf("  %8u\n", ids[k]);
+			free(uid);
+		}
+		free(ids);
+		if (json) {
+			json_t *jc = json_object();
+			json_object_set_new(jc, "key", json_string(keyhex));
+			json_object_set_new(jc, "size", json_integer((json_int_t)n));
+			json_object_set_new(jc, "documents", jdocs);
+			json_array_append_new(arr, jc);
+		}
+	}
+	if (json) {
+		json_object_set_new(out, "clusters", arr);
+		arr = NULL;
+		json_dumpf(out, stdout, JSON_INDENT(1));
+		putchar('\n');
+	}
+	ret = EXIT_OK;
+cleanup:
+	json_decref(arr);
+	json_decref(out);
+	free(cls);
+	nd_store_keys_free(it);
+	nd_store_txn_end(txn);
+	nd_descriptor_free(d);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	return ret;
+}

@@ -1,0 +1,150 @@
+/* neardup index: build or extend a Xapian database from a corpus. */
+#include "tools/tool.h"
+#include "neardup/indexer.h"
+
+#include <ftw.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+	"usage: neardup index --db DIR [OPTIONS] INPUT...\n"
+	"\n"
+	"Index text (.txt, .text), HTML (.html, .htm) and JSON Lines (.jsonl:\n"
+	"{\"id\":..., \"text\":..., \"url\":..., \"title\":...} per line) into the Xapian\n"
+	"database DIR, created if missing.  INPUT is a file or a directory walked\n"
+	"recursively; a file's id is its path relative to the INPUT directory.\n"
+	"Re-indexing an id replaces its document.\n"
+	"\n"
+	"  --db DIR          Xapian database (required)\n"
+	"  --batch N         commit every N documents (default 1000)\n"
+	"  --max-doc-mb N    skip files larger than N MiB (default 256)\n"
+	"  --quiet           no warnings for skipped inputs, only the summary\n"
+	"  -h, --help        this text\n";
+
+typedef struct {
+	tool_progress prog;
+	int quiet;
+	uint64_t warnings;
+} ctx_t;
+
+static void on_warn(const char *msg, void *vctx)
+{
+	ctx_t *c = vctx;
+	c->warnings++;
+	if (c->quiet)
+		return;
+	if (c->prog.tty && c->prog.last > 0)
+		fprintf(stderr, "\r\033[K");
+	if (c->warnings <= 100)
+		fprintf(stderr, "warning: %s\n", msg);
+	else if (c->warnings == 101)
+		fprintf(stderr, "warning: more warnings follow; not shown (see the summary)\n");
+}
+
+static void on_progress(const nd_index_stats *st, const char *current, void *vctx)
+{
+	ctx_t *c = vctx;
+	double el = tool_now() - c->prog.start;
+	(void)current;
+	tool_progress_show(&c->prog, st->bytes, "%llu docs, %.1f MB, %.0f docs/s",
+			   (unsigned long long)(st->added + st->replaced), st->bytes / 1e6,
+			   el > 0 ? (st->added + st->replaced) / el : 0.0);
+}
+
+static uint64_t total_bytes;
+static int count_file(const char *path, const struct stat *sb, int type, struct FTW *f)
+{
+	(void)path;
+	(void)f;
+	if (type == FTW_F)
+		total_bytes += (uint64_t)sb->st_size;
+	return 0;
+}
+
+int nd_cmd_index(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"batch", required_argument, NULL, 'b'},
+		{"max-doc-mb", required_argument, NULL, 'm'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	nd_index_options opts = ND_INDEX_OPTIONS_INIT;
+	const char *db = NULL;
+	ctx_t ctx = {0};
+	uint64_t v;
+	int c, rc;
+	nd_indexer *ix = NULL;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': db = optarg; break;
+		case 'b':
+			if (tool_parse_u64(optarg, &v) || v == 0) {
+				fprintf(stderr, "neardup index: --batch needs a positive number, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			opts.batch_docs = (size_t)v;
+			break;
+		case 'm':
+			if (tool_parse_u64(optarg, &v) || v == 0 || v > 4096) {
+				fprintf(stderr, "neardup index: --max-doc-mb needs 1..4096, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			opts.max_doc_bytes = opts.max_line_bytes = (size_t)v << 20;
+			break;
+		case 'q': ctx.quiet = 1; break;
+		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		default: fputs(usage_text, stderr); return EXIT_USAGE;
+		}
+	}
+	if (!db || optind >= argc) {
+		fprintf(stderr, "neardup index: %s\n", !db ? "--db DIR is required" : "no INPUT given");
+		fputs(usage_text, stderr);
+		return EXIT_USAGE;
+	}
+	total_bytes = 0;
+	for (int i = optind; i < argc; i++)
+		nftw(argv[i], count_file, 32, FTW_PHYS);
+	tool_progress_init(&ctx.prog, total_bytes);
+	opts.progress = on_progress;
+	opts.warn = on_warn;
+	opts.ctx = &ctx;
+	if ((rc = nd_indexer_open(&ix, db, &opts)) < 0)
+		return tool_fail("index", rc, db);
+	for (int i = optind; i < argc; i++) {
+		if ((rc = nd_indexer_add_path(ix, argv[i])) < 0) {
+			tool_progress_end(&ctx.prog);
+			tool_fail("index", rc, argv[i]);
+			if (rc == ND_ENOTFOUND)
+				continue; /* a missing input does not stop the others */
+			nd_indexer_close(ix);
+			return EXIT_ERR;
+		}
+	}
+	nd_index_stats st = *nd_indexer_stats(ix);
+	rc = nd_indexer_close(ix);
+	tool_progress_end(&ctx.prog);
+	if (rc < 0)
+		return tool_fail("index", rc, "commit");
+	double el = tool_now() - ctx.prog.start;
+	uint64_t docs = st.added + st.replaced;
+	printf("indexed %llu documents (%llu new, %llu replaced), %llu words, %.1f MB in %.2f s: "
+	       "%.0f docs/s, %.2f MB/s\n",
+	       (unsigned long long)docs, (unsigned long long)st.added, (unsigned long long)st.replaced,
+	       (unsigned long long)st.words, st.bytes / 1e6, el, el > 0 ? docs / el : 0.0,
+	       el > 0 ? st.bytes / 1e6 / el : 0.0);
+	if (st.skipped)
+		printf("skipped %llu: %llu empty, %llu binary, %llu too large, %llu malformed or "
+		       "unreadable, %llu unsupported type\n",
+		       (unsigned long long)st.skipped, (unsigned long long)st.skipped_empty,
+		       (unsigned long long)st.skipped_binary, (unsigned long long)st.skipped_large,
+		       (unsigned long long)st.skipped_bad, (unsigned long long)st.skipped_type);
+	if (st.reencoded || st.invalid_utf8)
+		printf("encoding: %llu files read as windows-1252, %llu documents with invalid UTF-8\n",
+		       (unsigned long long)st.reencoded, (unsigned long long)st.invalid_utf8);
+	return EXIT_OK;
+}

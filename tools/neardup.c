@@ -1,0 +1,46 @@
+/* neardup: near-duplicate detection over a Xapian index. */
+#include "tools/tool.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *what;
+} commands[] = {
+	{"index", nd_cmd_index, "build or extend a Xapian database from text, HTML or JSONL"},
+	{"build", nd_cmd_build, "choose the descriptive word set from a database's statistics"},
+	{"sign", nd_cmd_sign, "sign every document from the postlists into the store"},
+	{"clusters", nd_cmd_clusters, "list duplicate clusters, largest first"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: neardup COMMAND [OPTIONS]   (neardup COMMAND --help for each)\n\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].what);
+	fprintf(f, "\nExit status: 0 ok, 1 error, 2 usage.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("neardup 0.1.0\n");
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "neardup: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,86 @@
+#include "tools/tool.h"
+#include "neardup/common.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+int tool_fail(const char *cmd, int rc, const char *what)
+{
+	const char *detail = nd_error_last();
+	fprintf(stderr, "neardup %s: %s: %s\n", cmd, what, nd_strerror(rc));
+	if (detail && *detail)
+		fprintf(stderr, "  %s\n", detail);
+	return EXIT_ERR;
+}
+
+double tool_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void tool_progress_init(tool_progress *p, uint64_t total)
+{
+	p->tty = isatty(STDERR_FILENO);
+	p->start = tool_now();
+	p->last = 0;
+	p->total = total;
+}
+
+void tool_progress_show(tool_progress *p, uint64_t done, const char *fmt, ...)
+{
+	char msg[200];
+	va_list ap;
+	double now;
+
+	if (!p->tty)
+		return;
+	now = tool_now();
+	if (now - p->last < 0.1)
+		return;
+	p->last = now;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (p->total) {
+		int width = 30, fill = (int)((double)done / (double)p->total * width);
+		if (fill > width)
+			fill = width;
+		fprintf(stderr, "\r[%.*s%*s] %3d%% %s\033[K", fill,
+			"##############################", width - fill, "",
+			(int)(100.0 * (double)done / (double)p->total), msg);
+	} else
+		fprintf(stderr, "\r%s\033[K", msg);
+}
+
+void tool_progress_end(tool_progress *p)
+{
+	if (p->tty && p->last > 0)
+		fprintf(stderr, "\r\033[K");
+}
+
+double tool_peak_rss_mb(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss / 1024.0;
+}
+
+int tool_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!s || !*s || *s == '-')
+		return -1;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,38 @@
+/* Shared helpers for the neardup subcommands (public API only). */
+#ifndef ND_TOOL_H
+#define ND_TOOL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit codes: ok / error / usage. */
+enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2 };
+
+int nd_cmd_index(int argc, char **argv);
+int nd_cmd_build(int argc, char **argv);
+int nd_cmd_sign(int argc, char **argv);
+int nd_cmd_clusters(int argc, char **argv);
+
+/* Print "neardup <cmd>: <what>: <nd_strerror>\n  <detail>" to stderr; returns EXIT_ERR. */
+int tool_fail(const char *cmd, int rc, const char *what);
+
+/* Progress line on stderr, only when stderr is a terminal; throttled. */
+typedef struct {
+	int tty;
+	double start, last;
+	uint64_t total;   /* 0 = unknown */
+} tool_progress;
+
+void tool_progress_init(tool_progress *p, uint64_t total);
+void tool_progress_show(tool_progress *p, uint64_t done, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void tool_progress_end(tool_progress *p);
+double tool_now(void);
+
+/* Peak resident set size of this process in MiB. */
+double tool_peak_rss_mb(void);
+
+/* Parse an unsigned decimal option; returns 0 on success. */
+int tool_parse_u64(const char *s, uint64_t *out);
+
+#endif
