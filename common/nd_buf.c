@@ -105,3 +105,40 @@ cleanup:
 	fclose(f);
 	return rc;
 }
+
+/* windows-1252 bytes 0x80..0x9F; the rest of the range is Latin-1. */
+static const uint16_t cp1252_hi[32] = {
+	0x20AC, 0xFFFD, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021,
+	0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0xFFFD, 0x017D, 0xFFFD,
+	0xFFFD, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
+	0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0xFFFD, 0x017E, 0x0178};
+
+int nd_cp1252_to_utf8(nd_buf *out, const char *in, size_t len)
+{
+	int rc;
+	out->len = 0;
+	if ((rc = nd_buf_grow(out, len * 3)) < 0)
+		return rc;
+	for (size_t i = 0; i < len; i++) {
+		unsigned c = (unsigned char)in[i];
+		if (c >= 0x80 && c < 0xA0)
+			c = cp1252_hi[c - 0x80];
+		char *d = out->ptr + out->len;
+		if (c < 0x80) {
+			d[0] = (char)c;
+			out->len += 1;
+		} else if (c < 0x800) {
+			d[0] = (char)(0xC0 | (c >> 6));
+			d[1] = (char)(0x80 | (c & 0x3F));
+			out->len += 2;
+		} else {
+			d[0] = (char)(0xE0 | (c >> 12));
+			d[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+			d[2] = (char)(0x80 | (c & 0x3F));
+			out->len += 3;
+		}
+	}
+	out->ptr[out->len] = '\0';
+	return ND_OK;
+}
+

@@ -1,5 +1,6 @@
 #include "indexer/html_text.h"
 #include "neardup/common.h"
+#include "neardup/tokenizer.h"
 
 #include <string.h>
 #include <strings.h>
@@ -40,19 +41,79 @@ static void collect_text(xmlNode *node, nd_buf *out, int *rc)
 		}
 }
 
+static void quiet(void *ctx, const char *msg, ...)
+{
+	(void)ctx;
+	(void)msg;
+}
+
+/* Does the page declare a charset other than Latin-1/windows-1252/ASCII? */
+static int declares_other_charset(const char *html, size_t len)
+{
+	size_t n = len < 8192 ? len : 8192;
+	for (size_t i = 0; i + 8 < n; i++) {
+		if (strncasecmp(html + i, "charset=", 8))
+			continue;
+		const char *v = html + i + 8;
+		size_t left = n - i - 8;
+		while (left && (*v == '"' || *v == '\'' || *v == ' ')) {
+			v++;
+			left--;
+		}
+		static const char *const latin[] = {"iso-8859-1", "iso8859-1", "latin1", "latin-1",
+						    "windows-1252", "cp1252", "us-ascii", "ascii", NULL};
+		for (int k = 0; latin[k]; k++) {
+			size_t m = strlen(latin[k]);
+			if (left >= m && !strncasecmp(v, latin[k], m))
+				return 0;
+		}
+		return 1;
+	}
+	return 0;
+}
+
 int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text, nd_buf *title)
 {
 	htmlDocPtr doc;
+	nd_buf decoded = ND_BUF_INIT;
+	const char *encoding = NULL;
 	int rc = ND_OK;
 
 	if (len > INT32_MAX)
 		return nd_error_set(ND_ETOOBIG, "%s: HTML of %zu bytes is over libxml2's 2 GiB limit",
 				    name, len);
-	doc = htmlReadMemory(html, (int)len, NULL, NULL,
+	/* libxml2 stops at the first byte its iconv cannot convert (a 0x9D in
+	 * a page labelled windows-1252 loses the rest of the page), so we
+	 * decode the common cases ourselves, as browsers do: valid UTF-8 is
+	 * UTF-8 whatever the label says, and Latin-1/windows-1252 or unlabelled
+	 * pages are windows-1252 with undefined bytes as U+FFFD.  Only other
+	 * declared charsets (and UTF-16 with a BOM) are left to libxml2. */
+	int bom16 = len >= 2 && (((unsigned char)html[0] == 0xFF && (unsigned char)html[1] == 0xFE) ||
+				 ((unsigned char)html[0] == 0xFE && (unsigned char)html[1] == 0xFF));
+	if (!bom16) {
+		if (nd_utf8_check(html, len, NULL) == 0)
+			encoding = "UTF-8";
+		else if (!declares_other_charset(html, len)) {
+			if ((rc = nd_cp1252_to_utf8(&decoded, html, len)) < 0)
+				return rc;
+			html = decoded.ptr;
+			len = decoded.len;
+			encoding = "UTF-8";
+			if (len > INT32_MAX) {
+				nd_buf_free(&decoded);
+				return nd_error_set(ND_ETOOBIG, "%s: HTML too large after decoding", name);
+			}
+		}
+	}
+	xmlSetGenericErrorFunc(NULL, quiet);
+	xmlSetStructuredErrorFunc(NULL, NULL);
+	doc = htmlReadMemory(html, (int)len, NULL, encoding,
 			     HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
 			     HTML_PARSE_NONET | HTML_PARSE_COMPACT);
-	if (!doc)
+	if (!doc) {
+		nd_buf_free(&decoded);
 		return nd_error_set(ND_EPARSE, "%s: libxml2 could not parse the HTML", name);
+	}
 
 	xmlNode *root = xmlDocGetRootElement(doc);
 	/* Title first: it lives in <head>, which the walk skips. */
@@ -105,5 +166,6 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 	if (rc == ND_OK && !text->ptr)
 		rc = nd_buf_put(text, "", 0);
 	xmlFreeDoc(doc);
+	nd_buf_free(&decoded);
 	return rc;
 }

@@ -161,6 +161,13 @@ static void test_bad_inputs(void **state)
 	const char *unclosed = "<html><body><div><div><p>unterminated <b>markup";
 	tu_write_file(p, unclosed, strlen(unclosed));
 	free(p);
+	/* Labelled windows-1252 with a byte it leaves undefined (0x9D): the
+	 * text after it must not be lost. */
+	p = tu_join(in, "cp1252.html");
+	const char *cp = "<html><head><meta charset=\"windows-1252\"></head><body><p>caf\xE9 "
+			 "before \x9D after the bad byte</p><p>last paragraph</p></body></html>";
+	tu_write_file(p, cp, strlen(cp));
+	free(p);
 	o.warn = on_warn;
 	warnings = 0;
 	assert_int_equal(nd_indexer_open(&ix, db, &o), ND_OK);
@@ -169,13 +176,17 @@ static void test_bad_inputs(void **state)
 	assert_int_equal(st->skipped_empty, 2);
 	assert_int_equal(st->skipped_binary, 1);
 	assert_int_equal(st->reencoded, 1);
-	assert_int_equal(st->added, 2);
+	assert_int_equal(st->added, 3);
 	assert_int_equal(nd_indexer_close(ix), ND_OK);
 	nd_xdb *x;
 	assert_int_equal(nd_xdb_open(&x, db, ND_XDB_READ), ND_OK);
 	nd_docid d = must_find(x, "latin1.txt");
 	assert_int_equal(nd_xdb_termlist(x, d, has_term, "café"), 1);
 	assert_int_equal(nd_xdb_termlist(x, must_find(x, "unclosed.html"), has_term, "markup"), 1);
+	d = must_find(x, "cp1252.html");
+	assert_int_equal(nd_xdb_termlist(x, d, has_term, "café"), 1);
+	assert_int_equal(nd_xdb_termlist(x, d, has_term, "after"), 1);
+	assert_int_equal(nd_xdb_termlist(x, d, has_term, "paragraph"), 1);
 	nd_xdb_close(x);
 	/* A missing input is an error naming it. */
 	assert_int_equal(nd_indexer_open(&ix, db, NULL), ND_OK);
