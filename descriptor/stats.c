@@ -10,14 +10,10 @@
 int nd_desc_lengths(nd_xdb *db, int word_lengths, nd_docid lo, nd_docid hi,
 		    uint32_t *len, uint32_t *present)
 {
-	int rc;
-	if ((rc = nd_xdb_doclengths(db, lo, hi, present)) < 0)
-		return rc;
-	if (!word_lengths) {
+	int rc = nd_xdb_lengths(db, lo, hi, present, word_lengths ? len : NULL);
+	if (rc == ND_OK && !word_lengths)
 		memcpy(len, present, sizeof(*len) * (hi - lo));
-		return ND_OK;
-	}
-	return nd_xdb_wordlengths(db, lo, hi, len);
+	return rc;
 }
 
 /* Numbers (digits with separators) and single characters say little about
@@ -176,7 +172,7 @@ static int sample_docids(nd_xdb *db, uint32_t want, uint64_t seed, nd_docid **ou
 	}
 	for (uint64_t lo = 1; lo <= last; lo += BLOCK) {
 		nd_docid hi = (nd_docid)(lo + BLOCK > (uint64_t)last + 1 ? (uint64_t)last + 1 : lo + BLOCK);
-		if ((rc = nd_xdb_doclengths(db, (nd_docid)lo, hi, lens)) < 0)
+		if ((rc = nd_xdb_lengths(db, (nd_docid)lo, hi, lens, NULL)) < 0)
 			goto fail;
 		for (nd_docid d = (nd_docid)lo; d < hi; d++) {
 			if (!lens[d - lo])
@@ -242,14 +238,16 @@ int nd_sample_collect(nd_sample *s, nd_xdb *db, const nd_candidates *c, int word
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (uint32_t j = 0; j < s->n; j++) {
 		tl_ctx t = {s, c, 0};
-		uint32_t dl, present;
+		uint32_t dl = 0;
 		s->docs[j].off = s->nent;
 		/* Termlists come in byte order, as do candidates: entries are
 		 * sorted by candidate index. */
 		if ((rc = nd_xdb_termlist(db, s->docids[j], on_term, &t)) != 0)
 			return rc < 0 ? rc : nd_error_set(ND_ENOMEM, "out of memory");
-		if ((rc = nd_desc_lengths(db, word_lengths, s->docids[j], s->docids[j] + 1, &dl,
-					  &present)) < 0)
+		/* The walk above summed the word length; Xapian's is one lookup. */
+		if (word_lengths)
+			dl = t.words;
+		else if ((rc = nd_xdb_lengths(db, s->docids[j], s->docids[j] + 1, &dl, NULL)) < 0)
 			return rc;
 		s->docs[j].m = s->nent - s->docs[j].off;
 		s->docs[j].len = dl;

@@ -370,10 +370,11 @@ void nd_xdb_postlist_free(nd_xdb_postlist *pl)
 	delete pl;
 }
 
-int nd_xdb_doclengths(nd_xdb *db, nd_docid lo, nd_docid hi, uint32_t *out)
+int nd_xdb_lengths(nd_xdb *db, nd_docid lo, nd_docid hi, uint32_t *doclen, uint32_t *words)
 {
-	if (hi > lo)
-		std::memset(out, 0, sizeof(*out) * (hi - lo));
+	for (uint32_t *out : {doclen, words})
+		if (out && hi > lo)
+			std::memset(out, 0, sizeof(*out) * (hi - lo));
 	return with_retry(db, [&] {
 		Xapian::PostingIterator it = db->db->postlist_begin("");
 		Xapian::PostingIterator end = db->db->postlist_end("");
@@ -382,31 +383,16 @@ int nd_xdb_doclengths(nd_xdb *db, nd_docid lo, nd_docid hi, uint32_t *out)
 			nd_docid d = *it;
 			if (d >= hi)
 				break;
-			out[d - lo] = it.get_doclength();
-		}
-	});
-}
-
-int nd_xdb_wordlengths(nd_xdb *db, nd_docid lo, nd_docid hi, uint32_t *out)
-{
-	if (hi > lo)
-		std::memset(out, 0, sizeof(*out) * (hi - lo));
-	return with_retry(db, [&] {
-		Xapian::PostingIterator it = db->db->postlist_begin("");
-		Xapian::PostingIterator end = db->db->postlist_end("");
-		it.skip_to(lo);
-		for (; it != end; ++it) {
-			nd_docid d = *it;
-			if (d >= hi)
-				break;
+			if (doclen)
+				doclen[d - lo] = it.get_doclength();
+			if (!words)
+				continue;
 			uint32_t sum = 0;
 			for (Xapian::TermIterator t = db->db->termlist_begin(d);
-			     t != db->db->termlist_end(d); ++t) {
-				std::string term = *t;
-				if (!is_prefixed(term))
+			     t != db->db->termlist_end(d); ++t)
+				if (!is_prefixed(*t))
 					sum += t.get_wdf();
-			}
-			out[d - lo] = sum;
+			words[d - lo] = sum;
 		}
 	});
 }

@@ -398,6 +398,55 @@ static void test_uuid_mismatch(void **state)
 	free(empty);
 }
 
+/* A database written by Debian's scriptindex: its "index" action adds a Z
+ * stem per word, so Xapian's lengths are about twice the word count and
+ * the set must measure lengths in words.  Both signing paths still agree. */
+static void test_scriptindex_database(void **state)
+{
+	(void)state;
+	if (system("command -v scriptindex >/dev/null 2>&1") != 0)
+		skip();
+	char *db = tu_join(dir, "omega"), *rules = tu_join(dir, "omega.idx"),
+	     *input = tu_join(dir, "omega.txt"), cmd[2048];
+	const char *r = "id : boolean=Q unique=Q\ntext : index\n";
+	tu_write_file(rules, r, strlen(r));
+	FILE *f = fopen(input, "w");
+	uint64_t rng = 99;
+	for (int i = 0; i < 300; i++) {
+		char *doc = tu_random_doc(&rng, 150 + (size_t)(i % 7) * 20, VOCAB);
+		fprintf(f, "id=o%d\ntext=%s\n\n", i, doc);
+		free(doc);
+	}
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "scriptindex '%s' '%s' '%s' >/dev/null", db, rules, input);
+	assert_int_equal(system(cmd), 0);
+	nd_xdb *x;
+	nd_descriptor *d;
+	nd_build_report rep;
+	nd_build_options o = opts();
+	nd_store *st;
+	char *sp = tu_join(dir, "omega-store");
+	assert_int_equal(nd_xdb_open(&x, db, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_descriptor_build(&d, x, &o, &rep), ND_OK);
+	assert_true(rep.word_lengths);
+	assert_true(rep.coverage > 0.5);
+	assert_int_equal(nd_store_open(&st, sp, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_descriptor_save(d, st, x, &o), ND_OK);
+	nd_sign_report sr;
+	assert_int_equal(nd_sign_all(st, x, NULL, &sr), ND_OK);
+	assert_int_equal(sr.docs, 300);
+	check_ctx c;
+	check_store(st, x, &c);
+	assert_true(c.keyed > 150);
+	nd_descriptor_free(d);
+	nd_store_close(st);
+	nd_xdb_close(x);
+	free(db);
+	free(rules);
+	free(input);
+	free(sp);
+}
+
 static void test_sig_decode_rejects(void **state)
 {
 	(void)state;
@@ -423,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_edit_stability),
 		cmocka_unit_test(test_crash_resume),
 		cmocka_unit_test(test_uuid_mismatch),
+		cmocka_unit_test(test_scriptindex_database),
 		cmocka_unit_test(test_sig_decode_rejects),
 	};
 	return cmocka_run_group_tests_name("descriptor", tests, setup, teardown);

@@ -79,15 +79,13 @@ ND_EXTERN int nd_xdb_postlist_next(nd_xdb_postlist *pl, nd_docid limit,
 ND_EXTERN int nd_xdb_postlist_skip(nd_xdb_postlist *pl, nd_docid target);
 ND_EXTERN void nd_xdb_postlist_free(nd_xdb_postlist *pl);
 
-/* Xapian's document length (sum of all wdf) for documents with lo <= docid
- * < hi, written to out[docid - lo]; 0 for absent documents.  One walk of
- * the all-documents list, which is far cheaper than a lookup per posting. */
-ND_EXTERN int nd_xdb_doclengths(nd_xdb *db, nd_docid lo, nd_docid hi, uint32_t *out);
-
-/* Sum of wdf over the unprefixed (word) terms of documents in [lo, hi),
- * from their termlists: the word count for databases whose length also
- * counts prefixed terms (omindex adds a Z stem per word). */
-ND_EXTERN int nd_xdb_wordlengths(nd_xdb *db, nd_docid lo, nd_docid hi, uint32_t *out);
+/* Lengths of the documents with lo <= docid < hi, at [docid - lo], 0 for
+ * absent documents, from one walk of the all-documents list (far cheaper
+ * than a lookup per posting).  doclen (may be NULL) gets Xapian's length,
+ * the sum of all wdf; words (may be NULL) gets the sum of wdf over
+ * unprefixed terms, read from termlists: the word count for databases
+ * whose length also counts prefixed terms (omindex adds a Z stem per word). */
+ND_EXTERN int nd_xdb_lengths(nd_xdb *db, nd_docid lo, nd_docid hi, uint32_t *doclen, uint32_t *words);
 
 /* Total wdf of prefixed terms in the collection: 0 means Xapian's document
  * length already is the word count. */
