@@ -1,0 +1,187 @@
+/* Exact similarity measures for verifying candidate pairs. */
+#include "neardup/similarity.h"
+#include "descriptor/desc_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t nd_word_id(const char *word, size_t len)
+{
+	return (uint32_t)(nd_hash_bytes(word, len, 0x776f7264ULL) >> 32);
+}
+
+/* Fingerprint of the shingle starting at i (shared with nd_shingles' idea:
+ * combine w ids by position, no string built). */
+static uint64_t window_fp(const uint32_t *ids, size_t n, size_t i, unsigned w)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL;
+	for (size_t j = i; j < i + w && j < n; j++)
+		h = nd_mix64(h ^ ids[j]) + (j - i);
+	return h;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static size_t unique_sorted(uint64_t *v, size_t n)
+{
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (u == 0 || v[i] != v[u - 1])
+			v[u++] = v[i];
+	return u;
+}
+
+static int in_set(const uint64_t *set, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (set[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && set[lo] == x;
+}
+
+/* Tokens of x covered by shingles that are in the other text's set. */
+static size_t covered(const uint64_t *fp, size_t nwin, size_t n, unsigned w,
+		      const uint64_t *other, size_t nother)
+{
+	size_t count = 0, reach = 0; /* tokens [0, reach) already counted */
+	for (size_t i = 0; i < nwin; i++) {
+		if (!in_set(other, nother, fp[i]))
+			continue;
+		size_t end = i + w < n ? i + w : n;
+		size_t start = i > reach ? i : reach;
+		if (end > start)
+			count += end - start;
+		if (end > reach)
+			reach = end;
+	}
+	return count;
+}
+
+int nd_shingle_similarity(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
+			  unsigned w, nd_shingle_sim *out)
+{
+	uint64_t *fa = NULL, *fb = NULL, *sa = NULL, *sb = NULL;
+	memset(out, 0, sizeof(*out));
+	if (w == 0)
+		return nd_error_set(ND_EINVAL, "shingle width must be positive");
+	if (na == 0 || nb == 0)
+		return ND_OK;
+	size_t wa = na >= w ? na - w + 1 : 1, wb = nb >= w ? nb - w + 1 : 1;
+	if (!(fa = malloc(wa * 8)) || !(fb = malloc(wb * 8)) || !(sa = malloc(wa * 8)) ||
+	    !(sb = malloc(wb * 8))) {
+		free(fa);
+		free(fb);
+		free(sa);
+		return nd_error_set(ND_ENOMEM, "out of memory for %zu + %zu shingles", wa, wb);
+	}
+	for (size_t i = 0; i < wa; i++)
+		sa[i] = fa[i] = window_fp(a, na, i, w);
+	for (size_t i = 0; i < wb; i++)
+		sb[i] = fb[i] = window_fp(b, nb, i, w);
+	qsort(sa, wa, 8, cmp_u64);
+	qsort(sb, wb, 8, cmp_u64);
+	size_t ua = unique_sorted(sa, wa), ub = unique_sorted(sb, wb), both = 0;
+	for (size_t i = 0, j = 0; i < ua && j < ub;) {
+		if (sa[i] == sb[j]) {
+			both++;
+			i++;
+			j++;
+		} else if (sa[i] < sb[j])
+			i++;
+		else
+			j++;
+	}
+	out->ssr = (double)both / (double)(ua + ub - both);
+	out->containment = (double)both / (double)(ua < ub ? ua : ub);
+	out->sscr = (double)(covered(fa, wa, na, w, sb, ub) + covered(fb, wb, nb, w, sa, ua)) /
+		    (double)(na + nb);
+	free(fa);
+	free(fb);
+	free(sa);
+	free(sb);
+	return ND_OK;
+}
+
+int nd_edit_distance(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
+		     size_t k, size_t *out)
+{
+	/* Band of diagonals |i - j| <= k over rows of a; cells outside the
+	 * band are "infinite".  A row whose band minimum exceeds k proves the
+	 * distance does. */
+	const uint32_t INF = UINT32_MAX / 2;
+	size_t longer = na > nb ? na : nb;
+	uint32_t *prev, *cur;
+
+	if (k >= longer)
+		k = longer;
+	if (longer > INF - 1)
+		return nd_error_set(ND_ETOOBIG, "sequences of %zu words", longer);
+	if ((na > nb ? na - nb : nb - na) > k) {
+		*out = k + 1;
+		return ND_OK;
+	}
+	if (!(prev = malloc((nb + 2) * sizeof(uint32_t))) ||
+	    !(cur = malloc((nb + 2) * sizeof(uint32_t)))) {
+		free(prev);
+		return nd_error_set(ND_ENOMEM, "out of memory for a %zu-word row", nb);
+	}
+	for (size_t j = 0; j <= nb + 1; j++)
+		prev[j] = j <= k ? (uint32_t)j : INF;
+	for (size_t i = 1; i <= na; i++) {
+		size_t lo = i > k ? i - k : 1, hi = i + k < nb ? i + k : nb;
+		uint32_t rowmin;
+		cur[lo - 1] = lo == 1 ? (uint32_t)i : INF;
+		rowmin = cur[lo - 1];
+		for (size_t j = lo; j <= hi; j++) {
+			uint32_t v = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			if (prev[j] + 1 < v)
+				v = prev[j] + 1;
+			if (cur[j - 1] + 1 < v)
+				v = cur[j - 1] + 1;
+			cur[j] = v;
+			if (v < rowmin)
+				rowmin = v;
+		}
+		if (hi + 1 <= nb)
+			cur[hi + 1] = INF; /* the next row's band reaches one further */
+		uint32_t *t = prev;
+		prev = cur;
+		cur = t;
+		if (rowmin > k) {
+			*out = k + 1;
+			goto done;
+		}
+	}
+	*out = prev[nb] <= k ? prev[nb] : k + 1;
+done:
+	free(prev);
+	free(cur);
+	return ND_OK;
+}
+
+int nd_levenshtein(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
+		   double bound, double *out, int *exact)
+{
+	size_t longer = na > nb ? na : nb, k, d;
+	int rc;
+	*out = 0;
+	*exact = 1;
+	if (longer == 0)
+		return ND_OK;
+	k = bound >= 1 ? SIZE_MAX : (size_t)floor(bound * (double)longer);
+	if ((rc = nd_edit_distance(a, na, b, nb, k, &d)) < 0)
+		return rc;
+	*out = (double)d / (double)longer;
+	*exact = d <= k;
+	return ND_OK;
+}
