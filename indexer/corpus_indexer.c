@@ -1,5 +1,7 @@
 #include "neardup/indexer.h"
 #include "neardup/tokenizer.h"
+#include "neardup/similarity.h"
+#include "neardup/words.h"
 #include "common/nd_buf.h"
 #include "indexer/html_text.h"
 #include "indexer/jsonl.h"
@@ -22,6 +24,7 @@ struct nd_indexer {
 	nd_buf data;     /* document data being built */
 	nd_buf scratch;  /* decoded text */
 	nd_buf title;
+	nd_buf words;    /* word ids of the document being built */
 };
 
 /* Xapian terms are at most 245 bytes. */
@@ -142,9 +145,17 @@ int nd_indexer_add_text(nd_indexer *ix, const char *id, const char *text, size_t
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	if ((rc = nd_xdb_doc_new(&doc)) < 0)
 		goto cleanup;
-	for (size_t i = 0; i < ntok; i++)
+	if ((rc = nd_buf_grow(&ix->words, ntok * 4)) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < ntok; i++) {
+		uint32_t id = nd_word_id(toks[i].text, toks[i].len);
+		memcpy(ix->words.ptr + 4 * i, &id, 4);
 		if ((rc = nd_xdb_doc_add_posting(doc, toks[i].text, toks[i].len, toks[i].pos)) < 0)
 			goto cleanup;
+	}
+	/* The word sequence for verification (see neardup/words.h). */
+	if ((rc = nd_xdb_doc_set_value(doc, ND_SLOT_WORDS, ix->words.ptr, ntok * 4)) < 0)
+		goto cleanup;
 	ix->data.len = 0;
 	if ((rc = put_field(&ix->data, "id", id)) < 0 ||
 	    (rc = put_field(&ix->data, "url", url)) < 0 ||
@@ -406,6 +417,7 @@ int nd_indexer_close(nd_indexer *ix)
 	nd_buf_free(&ix->data);
 	nd_buf_free(&ix->scratch);
 	nd_buf_free(&ix->title);
+	nd_buf_free(&ix->words);
 	free(ix);
 	return rc;
 }

@@ -1,6 +1,7 @@
 /* neardup clusters: candidate duplicate clusters from the store. */
 #include "tools/tool.h"
 #include "neardup/descriptor.h"
+#include "neardup/verify.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -18,6 +19,9 @@ static const char usage_text[] =
 	"  --db DIR         Xapian database, for document ids\n"
 	"  --min-size N     smallest cluster shown (default 2)\n"
 	"  --limit N        show at most N clusters (default all)\n"
+	"  --verify         cross-check members by normalized word Levenshtein\n"
+	"                   (needs --db) and split clusters into verified groups\n"
+	"  --max-distance F accept at distance <= F (default 0.08)\n"
 	"  --json           one JSON object on stdout\n"
 	"  -h, --help       this text\n";
 
@@ -42,11 +46,17 @@ int nd_cmd_clusters(int argc, char **argv)
 		{"min-size", required_argument, NULL, 'm'},
 		{"limit", required_argument, NULL, 'l'},
 		{"json", no_argument, NULL, 'j'},
+		{"verify", no_argument, NULL, 'v'},
+		{"max-distance", required_argument, NULL, 'D'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	const char *dbpath = NULL, *storepath = NULL;
 	uint64_t min_size = 2, limit = UINT64_MAX, v;
-	int json = 0, c, rc, ret = EXIT_ERR, got;
+	int json = 0, verify = 0, c, rc, ret = EXIT_ERR, got;
+	nd_verify_options vo = ND_VERIFY_OPTIONS_INIT;
+	nd_verify_stats vs = {0};
+	nd_verified *ver = NULL;
+	uint64_t verified_docs = 0, verified_groups = 0;
 	nd_xdb *db = NULL;
 	nd_store *st = NULL;
 	nd_store_txn *txn = NULL;
@@ -76,9 +86,23 @@ int nd_cmd_clusters(int argc, char **argv)
 			limit = v;
 			break;
 		case 'j': json = 1; break;
+		case 'v': verify = 1; break;
+		case 'D': {
+			char *end;
+			vo.max_distance = strtod(optarg, &end);
+			if (*end || vo.max_distance < 0 || vo.max_distance >= 1) {
+				fprintf(stderr, "neardup clusters: --max-distance needs a fraction in [0, 1), not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
+	}
+	if (verify && !dbpath) {
+		fprintf(stderr, "neardup clusters: --verify needs --db (the words come from the database)\n");
+		return EXIT_USAGE;
 	}
 	if (!storepath || optind < argc) {
 		fprintf(stderr, "neardup clusters: %s\n", optind < argc ? "unexpected argument" :
@@ -137,19 +161,46 @@ int nd_cmd_clusters(int argc, char **argv)
 	} else
 		printf("%zu clusters of >= %llu documents, holding %zu of %llu signed documents\n",
 		       ncl, (unsigned long long)min_size, in_clusters, (unsigned long long)docs);
-	for (size_t i = 0; i < ncl && i < limit; i++) {
+	for (size_t i = 0; i < ncl && (i < limit || verify); i++) {
 		uint32_t *ids = NULL;
 		size_t n;
+		uint32_t ngroups = 0;
+		int show = i < limit;
 		char keyhex[17];
 		snprintf(keyhex, sizeof(keyhex), "%016llx", (unsigned long long)cls[i].key);
 		if ((rc = nd_store_key_docs(txn, cls[i].key, &ids, &n)) < 0) {
 			tool_fail("clusters", rc, storepath);
 			goto cleanup;
 		}
-		json_t *jdocs = json ? json_array() : NULL;
-		if (!json)
-			printf("\ncluster %zu: %zu documents (key %s)\n", i + 1, n, keyhex);
-		for (size_t k = 0; k < n; k++) {
+		if (verify) {
+			nd_verified *p = realloc(ver, (n + 1) * sizeof(*ver));
+			if (!p) {
+				free(ids);
+				fprintf(stderr, "neardup clusters: out of memory\n");
+				goto cleanup;
+			}
+			ver = p;
+			if ((rc = nd_verify_cluster(db, ids, n, &vo, ver, &ngroups, &vs)) < 0) {
+				free(ids);
+				tool_fail("clusters", rc, dbpath);
+				goto cleanup;
+			}
+			/* Count verified groups of two or more. */
+			uint32_t *gsize = calloc(ngroups + 1, sizeof(uint32_t));
+			for (size_t k = 0; gsize && k < n; k++)
+				gsize[ver[k].group]++;
+			for (uint32_t g = 0; gsize && g < ngroups; g++)
+				if (gsize[g] >= 2) {
+					verified_groups++;
+					verified_docs += gsize[g];
+				}
+			free(gsize);
+		}
+		json_t *jdocs = json && show ? json_array() : NULL;
+		if (!json && show)
+			printf("\ncluster %zu: %zu documents (key %s)%s\n", i + 1, n, keyhex,
+			       verify ? (ngroups == 1 ? ", verified as one group" : ", split by verification") : "");
+		for (size_t k = 0; k < n && show; k++) {
 			char *uid = NULL;
 			if (db && nd_xdb_doc_uid(db, ids[k], &uid) < 0)
 				uid = NULL; /* deleted since signing, or no id term */
@@ -158,7 +209,26 @@ int nd_cmd_clusters(int argc, char **argv)
 				json_object_set_new(jd, "docid", json_integer(ids[k]));
 				if (uid)
 					json_object_set_new(jd, "id", json_string(uid));
+				if (verify) {
+					json_object_set_new(jd, "group", json_integer(ver[k].group));
+					json_object_set_new(jd, "distance", json_real(ver[k].distance));
+					json_object_set_new(jd, "verified", json_string(
+						ver[k].how == ND_VERIFIED_REPRESENTATIVE ? "representative" :
+						ver[k].how == ND_VERIFIED_LEVENSHTEIN ? "levenshtein" :
+						ver[k].how == ND_VERIFIED_SHINGLES ? "shingles" : "no-words"));
+				}
 				json_array_append_new(jdocs, jd);
+			} else if (verify) {
+				char dist[32];
+				if (ver[k].how == ND_VERIFIED_REPRESENTATIVE)
+					snprintf(dist, sizeof(dist), "representative");
+				else if (ver[k].how == ND_VERIFY_NO_WORDS)
+					snprintf(dist, sizeof(dist), "no word sequence");
+				else
+					snprintf(dist, sizeof(dist), "%.3f%s", ver[k].distance,
+						 ver[k].how == ND_VERIFIED_SHINGLES ? " (1-ssr)" : "");
+				printf("  group %-3u %8u  %-40s %s\n", ver[k].group + 1, ids[k],
+				       uid ? uid : "(no id)", dist);
 			} else if (db)
 				printf("  %8u  %s\n", ids[k], uid ? uid : "(no id: deleted since signing?)");
 			else
@@ -166,13 +236,34 @@ int nd_cmd_clusters(int argc, char **argv)
 			free(uid);
 		}
 		free(ids);
-		if (json) {
+		if (json && show) {
 			json_t *jc = json_object();
 			json_object_set_new(jc, "key", json_string(keyhex));
 			json_object_set_new(jc, "size", json_integer((json_int_t)n));
+			if (verify)
+				json_object_set_new(jc, "verified_groups", json_integer(ngroups));
 			json_object_set_new(jc, "documents", jdocs);
 			json_array_append_new(arr, jc);
 		}
+	}
+	if (verify) {
+		if (json) {
+			json_t *jv = json_object();
+			json_object_set_new(jv, "compared", json_integer((json_int_t)vs.compared));
+			json_object_set_new(jv, "rejected", json_integer((json_int_t)vs.rejected));
+			json_object_set_new(jv, "no_words", json_integer((json_int_t)vs.no_words));
+			json_object_set_new(jv, "rebuilt_from_positions", json_integer((json_int_t)vs.rebuilt));
+			json_object_set_new(jv, "verified_groups", json_integer((json_int_t)verified_groups));
+			json_object_set_new(jv, "verified_documents", json_integer((json_int_t)verified_docs));
+			json_object_set_new(out, "verification", jv);
+		} else
+			printf("\nverification (normalized word Levenshtein <= %.2f): %llu comparisons, "
+			       "%llu rejected; %llu verified groups of >= 2 holding %llu documents; "
+			       "%llu sequences rebuilt from positions, %llu documents without words\n",
+			       vo.max_distance, (unsigned long long)vs.compared,
+			       (unsigned long long)vs.rejected, (unsigned long long)verified_groups,
+			       (unsigned long long)verified_docs, (unsigned long long)vs.rebuilt,
+			       (unsigned long long)vs.no_words);
 	}
 	if (json) {
 		json_object_set_new(out, "clusters", arr);
@@ -184,6 +275,7 @@ int nd_cmd_clusters(int argc, char **argv)
 cleanup:
 	json_decref(arr);
 	json_decref(out);
+	free(ver);
 	free(cls);
 	nd_store_keys_free(it);
 	nd_store_txn_end(txn);

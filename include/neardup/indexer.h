@@ -3,8 +3,9 @@
  * Each document gets unprefixed word terms with positions from the neardup
  * tokenizer, a boolean unique-id term "Q<id>" (as scriptindex does, so
  * re-indexing an id replaces the document) and omega-style document data
- * ("id=", "url=", "caption=" lines).  No other term has a wdf, so Xapian's
- * document length is exactly the word count. */
+ * ("id=", "url=", "caption=" lines), and the word-id sequence in value
+ * slot ND_SLOT_WORDS (neardup/words.h).  No other term has a wdf, so
+ * Xapian's document length is exactly the word count. */
 #ifndef ND_INDEXER_H
 #define ND_INDEXER_H
 

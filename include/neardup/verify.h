@@ -1,0 +1,57 @@
+/* neardup: verify a candidate cluster.  Equal signatures are candidates,
+ * not verdicts: members are compared by normalized word Levenshtein (with
+ * the cut-off) and the cluster splits into verified groups. */
+#ifndef ND_VERIFY_H
+#define ND_VERIFY_H
+
+#include "neardup/common.h"
+#include "neardup/xdb.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+	double max_distance;     /* accept at normalized Levenshtein <= this (0.08, seed 001) */
+	size_t max_exact_words;  /* longer pairs are judged by shingle resemblance (20000) */
+	double min_resemblance;  /* ... accepted at ssr >= this (7/8, seed 001) */
+	unsigned shingle_width;  /* (10) */
+	unsigned max_leaders;    /* a member is compared with at most this many group
+				    representatives, so cost is linear in cluster size (8) */
+} nd_verify_options;
+
+#define ND_VERIFY_OPTIONS_INIT { 0.08, 20000, 0.875, 10, 8 }
+
+typedef enum {
+	ND_VERIFIED_REPRESENTATIVE = 0, /* first member of its group */
+	ND_VERIFIED_LEVENSHTEIN = 1,    /* distance to the representative is exact, <= max */
+	ND_VERIFIED_SHINGLES = 2,       /* long pair: resemblance >= min_resemblance */
+	ND_VERIFY_NO_WORDS = 3,         /* no word sequence: left alone in its group */
+} nd_verify_how;
+
+typedef struct {
+	nd_docid docid;
+	uint32_t group;   /* verified group, numbered from 0 in order of first member */
+	double distance;  /* to the representative: Levenshtein, or 1 - resemblance */
+	nd_verify_how how;
+} nd_verified;
+
+typedef struct {
+	uint64_t compared;           /* pairs compared */
+	uint64_t rejected;           /* comparisons over the bound */
+	uint64_t no_words;           /* members without a word sequence */
+	uint64_t rebuilt;            /* sequences rebuilt from positions */
+} nd_verify_stats;
+
+/* Verify the candidate cluster docs[0..n) (docids ascending): out[i] gets
+ * docs[i]'s group and distance.  Members are taken in docid order; each
+ * joins the first of the first max_leaders groups whose representative it
+ * is close enough to, or starts a group.  stats (may be NULL) is added to. */
+ND_EXTERN int nd_verify_cluster(nd_xdb *db, const nd_docid *docs, size_t n,
+				const nd_verify_options *opts, nd_verified *out,
+				uint32_t *ngroups, nd_verify_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

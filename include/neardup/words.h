@@ -1,0 +1,36 @@
+/* neardup: a document's word sequence for verification, without text.
+ *
+ * `neardup index` keeps each document's words as 32-bit ids (nd_word_id of
+ * the folded tokens, 4 bytes a word) in value slot ND_SLOT_WORDS, so
+ * verification never re-reads or re-tokenizes text and a replaced
+ * document never has a stale sequence.  For databases built by others the
+ * sequence is rebuilt from the positional index: every unprefixed term's
+ * positions (slow: one position-list lookup per distinct word). */
+#ifndef ND_WORDS_H
+#define ND_WORDS_H
+
+#include "neardup/common.h"
+#include "neardup/xdb.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ND_SLOT_WORDS 0x6e64u /* "nd" */
+
+typedef enum {
+	ND_WORDS_STORED = 1,    /* from the value slot */
+	ND_WORDS_POSITIONS = 2, /* rebuilt from the positional index */
+} nd_words_source;
+
+/* The word ids of document docid in position order.  *out is malloc'd
+ * (caller frees; NULL when *n is 0).  source (may be NULL) says where they
+ * came from.  ND_ENOTFOUND when the document is missing or has neither a
+ * stored sequence nor positions (omindex without positions, for one). */
+ND_EXTERN int nd_words_get(nd_xdb *db, nd_docid docid, uint32_t **out, size_t *n,
+			   nd_words_source *source);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

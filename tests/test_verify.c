@@ -1,0 +1,179 @@
+/* Word sequences (stored and rebuilt) and cluster verification. */
+#include "tests/test_util.h"
+#include "neardup/tokenizer.h"
+#include "neardup/verify.h"
+#include "neardup/words.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dir, *dbpath;
+static char *base;           /* 100-word base text */
+static nd_docid ids[8];      /* docids by role below */
+
+enum { ORIG, ONE_WORD, SAME, FAR, OTHER, BY_HAND, NO_WORDS, NROLES };
+
+/* Index text via the indexer (stored sequence) and return its docid. */
+static nd_docid add(nd_indexer *ix, const char *id, const char *text)
+{
+	nd_docid d;
+	assert_int_equal(nd_indexer_add_text(ix, id, text, strlen(text), NULL, NULL), ND_OK);
+	assert_int_equal(nd_indexer_commit(ix), ND_OK);
+	assert_int_equal(nd_xdb_find_uid(nd_indexer_db(ix), id, &d), ND_OK);
+	return d;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	uint64_t rng = 11, e1 = 1, e2 = 2;
+	nd_indexer *ix;
+	dir = tu_tmpdir();
+	dbpath = tu_join(dir, "db");
+	base = tu_random_doc(&rng, 100, 2000);
+	char *one = tu_edit_doc(&e1, base, 1, 2000);    /* one word substituted */
+	char *far = tu_edit_doc(&e2, base, 40, 2000);   /* ~30% substituted */
+	char *other = tu_random_doc(&rng, 100, 2000);
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	ids[ORIG] = add(ix, "orig", base);
+	ids[ONE_WORD] = add(ix, "one", one);
+	ids[SAME] = add(ix, "same", base);
+	ids[FAR] = add(ix, "far", far);
+	ids[OTHER] = add(ix, "other", other);
+
+	/* The same text as a foreign indexer would store it: postings with
+	 * positions, no sequence slot. */
+	nd_tokenizer *tk;
+	const nd_token *t;
+	size_t n;
+	nd_xdb_doc *doc;
+	assert_int_equal(nd_tokenizer_new(&tk), ND_OK);
+	assert_int_equal(nd_tokenize(tk, base, strlen(base), 0, &t, &n, NULL), ND_OK);
+	assert_int_equal(nd_xdb_doc_new(&doc), ND_OK);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(nd_xdb_doc_add_posting(doc, t[i].text, t[i].len, t[i].pos), ND_OK);
+	assert_int_equal(nd_xdb_doc_add_boolean(doc, "Qbyhand"), ND_OK);
+	assert_int_equal(nd_xdb_replace(nd_indexer_db(ix), "Qbyhand", doc, &ids[BY_HAND]), ND_OK);
+	nd_xdb_doc_free(doc);
+	nd_tokenizer_free(tk);
+	/* A document with no words at all (only its id term). */
+	assert_int_equal(nd_xdb_doc_new(&doc), ND_OK);
+	assert_int_equal(nd_xdb_doc_add_boolean(doc, "Qempty"), ND_OK);
+	assert_int_equal(nd_xdb_replace(nd_indexer_db(ix), "Qempty", doc, &ids[NO_WORDS]), ND_OK);
+	nd_xdb_doc_free(doc);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	free(one);
+	free(far);
+	free(other);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	tu_rmtree(dir);
+	free(dir);
+	free(dbpath);
+	free(base);
+	return 0;
+}
+
+static void test_words_both_routes(void **state)
+{
+	(void)state;
+	nd_xdb *db;
+	uint32_t *stored, *rebuilt;
+	size_t ns, nr;
+	nd_words_source s1, s2;
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_words_get(db, ids[ORIG], &stored, &ns, &s1), ND_OK);
+	assert_int_equal(nd_words_get(db, ids[BY_HAND], &rebuilt, &nr, &s2), ND_OK);
+	assert_int_equal(s1, ND_WORDS_STORED);
+	assert_int_equal(s2, ND_WORDS_POSITIONS);
+	assert_int_equal(ns, 100);
+	assert_int_equal(nr, ns);
+	assert_memory_equal(stored, rebuilt, ns * sizeof(uint32_t));
+	free(stored);
+	free(rebuilt);
+	uint32_t *none;
+	size_t nn;
+	assert_int_equal(nd_words_get(db, ids[NO_WORDS], &none, &nn, NULL), ND_ENOTFOUND);
+	assert_non_null(strstr(nd_error_last(), "no stored word sequence"));
+	assert_int_equal(nd_words_get(db, 999, &none, &nn, NULL), ND_ENOTFOUND);
+	nd_xdb_close(db);
+}
+
+static void test_verify_splits(void **state)
+{
+	(void)state;
+	nd_xdb *db;
+	nd_verified v[NROLES];
+	nd_verify_stats st = {0};
+	uint32_t groups;
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	/* Candidate cluster in docid order (docids were assigned in role order). */
+	assert_int_equal(nd_verify_cluster(db, ids, NROLES, NULL, v, &groups, &st), ND_OK);
+	assert_int_equal(v[ORIG].how, ND_VERIFIED_REPRESENTATIVE);
+	assert_int_equal(v[ONE_WORD].group, v[ORIG].group);
+	assert_int_equal(v[ONE_WORD].how, ND_VERIFIED_LEVENSHTEIN);
+	assert_true(v[ONE_WORD].distance > 0.005 && v[ONE_WORD].distance < 0.015); /* 1 of 100 */
+	assert_int_equal(v[SAME].group, v[ORIG].group);
+	assert_true(v[SAME].distance == 0);
+	assert_int_equal(v[BY_HAND].group, v[ORIG].group); /* rebuilt sequence, same text */
+	assert_int_not_equal(v[FAR].group, v[ORIG].group);
+	assert_int_not_equal(v[OTHER].group, v[ORIG].group);
+	assert_int_not_equal(v[OTHER].group, v[FAR].group);
+	assert_int_equal(v[NO_WORDS].how, ND_VERIFY_NO_WORDS);
+	assert_int_equal(groups, 4);
+	assert_int_equal(st.no_words, 1);
+	assert_int_equal(st.rebuilt, 1);
+	/* A stricter bound rejects the one-word edit too. */
+	nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
+	o.max_distance = 0.005;
+	assert_int_equal(nd_verify_cluster(db, ids, NROLES, &o, v, &groups, NULL), ND_OK);
+	assert_int_not_equal(v[ONE_WORD].group, v[ORIG].group);
+	assert_int_equal(v[SAME].group, v[ORIG].group);
+	nd_xdb_close(db);
+}
+
+/* Unrelated members never make verification all-pairs. */
+static void test_verify_bounded(void **state)
+{
+	(void)state;
+	char *p = tu_join(dir, "many");
+	nd_indexer *ix;
+	nd_docid docs[60];
+	uint64_t rng = 3;
+	assert_int_equal(nd_indexer_open(&ix, p, NULL), ND_OK);
+	for (int i = 0; i < 60; i++) {
+		char *t = tu_random_doc(&rng, 50, 5000), id[16];
+		snprintf(id, sizeof(id), "u%d", i);
+		docs[i] = add(ix, id, t);
+		free(t);
+	}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	nd_xdb *db;
+	nd_verified v[60];
+	nd_verify_stats st = {0};
+	nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
+	uint32_t groups;
+	o.max_leaders = 4;
+	assert_int_equal(nd_xdb_open(&db, p, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_verify_cluster(db, docs, 60, &o, v, &groups, &st), ND_OK);
+	assert_int_equal(groups, 60);
+	assert_true(st.compared <= 60 * 4);
+	assert_int_equal(st.rejected, st.compared);
+	nd_xdb_close(db);
+	free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_words_both_routes),
+		cmocka_unit_test(test_verify_splits),
+		cmocka_unit_test(test_verify_bounded),
+	};
+	return cmocka_run_group_tests_name("verify", tests, setup, teardown);
+}
