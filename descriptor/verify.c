@@ -7,15 +7,138 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Cached result: a header that must match, then one entry per member. */
+typedef struct {
+	uint32_t magic, n, ngroups, shingle_width, max_leaders, pad;
+	uint64_t max_exact_words;
+	double max_distance, min_resemblance;
+} cache_head;
+
+typedef struct {
+	uint32_t docid, group, how, pad;
+	double distance;
+} cache_ent;
+
+#define CACHE_MAGIC 0x6e647631u /* "ndv1" */
+
+static cache_head head_for(const nd_verify_options *o, size_t n, uint32_t ngroups)
+{
+	cache_head h;
+	memset(&h, 0, sizeof(h)); /* no uninitialised padding in the store */
+	h.magic = CACHE_MAGIC;
+	h.n = (uint32_t)n;
+	h.ngroups = ngroups;
+	h.shingle_width = o->shingle_width;
+	h.max_leaders = o->max_leaders;
+	h.max_exact_words = o->max_exact_words;
+	h.max_distance = o->max_distance;
+	h.min_resemblance = o->min_resemblance;
+	return h;
+}
+
+/* 1 and the result when the store holds one for these members and options. */
+static int cache_lookup(nd_store *st, uint64_t key, const nd_docid *docs, size_t n,
+			const nd_verify_options *o, nd_verified *out, uint32_t *ngroups)
+{
+	nd_store_txn *txn;
+	const void *val;
+	size_t len;
+	int hit = 0;
+	if (nd_store_read_begin(st, &txn) < 0)
+		return 0;
+	if (nd_store_cluster_cache_get(txn, key, &val, &len) == ND_OK &&
+	    len == sizeof(cache_head) + n * sizeof(cache_ent)) {
+		cache_head h, want = head_for(o, n, 0);
+		memcpy(&h, val, sizeof(h));
+		want.ngroups = h.ngroups;
+		if (!memcmp(&h, &want, sizeof(h))) {
+			hit = 1;
+			for (size_t i = 0; i < n && hit; i++) {
+				cache_ent e;
+				memcpy(&e, (const char *)val + sizeof(h) + i * sizeof(e), sizeof(e));
+				if (e.docid != docs[i] || e.group >= h.ngroups || e.how > ND_VERIFY_NO_WORDS)
+					hit = 0;
+				else
+					out[i] = (nd_verified){e.docid, e.group, e.distance, (nd_verify_how)e.how};
+			}
+			*ngroups = h.ngroups;
+		}
+	}
+	nd_store_txn_end(txn);
+	return hit;
+}
+
+typedef struct {
+	uint64_t key;
+	const nd_verified *res;
+	size_t n;
+	cache_head head;
+	uint32_t *rebuilt_doc;      /* sequences rebuilt from positions, to cache */
+	uint32_t **rebuilt_ids;
+	size_t *rebuilt_n, nrebuilt;
+} cache_write;
+
+static int cache_write_fn(nd_store_txn *txn, void *vctx)
+{
+	cache_write *c = vctx;
+	size_t len = sizeof(cache_head) + c->n * sizeof(cache_ent);
+	char *buf = malloc(len);
+	int rc;
+	if (!buf)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	memcpy(buf, &c->head, sizeof(c->head));
+	for (size_t i = 0; i < c->n; i++) {
+		cache_ent e = {c->res[i].docid, c->res[i].group, (uint32_t)c->res[i].how, 0,
+			       c->res[i].distance};
+		memcpy(buf + sizeof(cache_head) + i * sizeof(e), &e, sizeof(e));
+	}
+	rc = nd_store_cluster_cache_put(txn, c->key, buf, len);
+	free(buf);
+	for (size_t i = 0; rc == ND_OK && i < c->nrebuilt; i++)
+		rc = nd_store_doc_cache_put(txn, c->rebuilt_doc[i], c->rebuilt_ids[i],
+					    c->rebuilt_n[i] * sizeof(uint32_t));
+	return rc;
+}
+
+/* Words from the store's cache, else from the database. */
+static int get_words(nd_xdb *db, nd_store *st, nd_docid docid, uint32_t **ids, size_t *n,
+		     nd_words_source *src, nd_verify_stats *stats)
+{
+	if (st) {
+		nd_store_txn *txn;
+		const void *val;
+		size_t len;
+		int hit = 0;
+		if (nd_store_read_begin(st, &txn) == ND_OK) {
+			if (nd_store_doc_cache_get(txn, docid, &val, &len) == ND_OK && len % 4 == 0 && len &&
+			    (*ids = malloc(len))) {
+				memcpy(*ids, val, len);
+				*n = len / 4;
+				*src = ND_WORDS_STORED;
+				hit = 1;
+			}
+			nd_store_txn_end(txn);
+		}
+		if (hit) {
+			stats->cached_words++;
+			return ND_OK;
+		}
+	}
+	return nd_words_get(db, docid, ids, n, src);
+}
+
 typedef struct {
 	uint32_t *ids;
 	size_t n;
 	uint32_t group;
 } leader;
 
-int nd_verify_cluster(nd_xdb *db, const nd_docid *docs, size_t n, const nd_verify_options *opts,
-		      nd_verified *out, uint32_t *ngroups, nd_verify_stats *stats)
+int nd_verify_cluster(nd_xdb *db, nd_store *st, uint64_t key, const nd_docid *docs, size_t n,
+		      const nd_verify_options *opts, nd_verified *out, uint32_t *ngroups,
+		      nd_verify_stats *stats)
 {
+	cache_write cw = {0};
+	size_t rebuilt_cap = 0;
 	nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
 	nd_verify_stats local = {0};
 	leader *leaders = NULL;
@@ -29,6 +152,12 @@ int nd_verify_cluster(nd_xdb *db, const nd_docid *docs, size_t n, const nd_verif
 		stats = &local;
 	if (o.max_leaders == 0)
 		o.max_leaders = 1;
+	if (st && cache_lookup(st, key, docs, n, &o, out, &groups)) {
+		stats->cached_clusters++;
+		if (ngroups)
+			*ngroups = groups;
+		return ND_OK;
+	}
 	if (!(leaders = calloc(o.max_leaders, sizeof(*leaders))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
@@ -36,7 +165,7 @@ int nd_verify_cluster(nd_xdb *db, const nd_docid *docs, size_t n, const nd_verif
 		size_t nw = 0;
 		nd_words_source src;
 		out[i] = (nd_verified){docs[i], 0, 0, ND_VERIFIED_REPRESENTATIVE};
-		rc = nd_words_get(db, docs[i], &ids, &nw, &src);
+		rc = get_words(db, st, docs[i], &ids, &nw, &src, stats);
 		if (rc == ND_ENOTFOUND) {
 			out[i].group = groups++;
 			out[i].how = ND_VERIFY_NO_WORDS;
@@ -46,8 +175,31 @@ int nd_verify_cluster(nd_xdb *db, const nd_docid *docs, size_t n, const nd_verif
 		}
 		if (rc < 0)
 			goto cleanup;
-		if (src == ND_WORDS_POSITIONS)
+		if (src == ND_WORDS_POSITIONS) {
 			stats->rebuilt++;
+			if (st && cw.nrebuilt == rebuilt_cap) {
+				/* Keep a copy to cache: rebuilding costs a lookup per word. */
+				size_t cap = rebuilt_cap ? rebuilt_cap * 2 : 16;
+				void *a = realloc(cw.rebuilt_doc, cap * sizeof(uint32_t));
+				if (a)
+					cw.rebuilt_doc = a;
+				void *b = realloc(cw.rebuilt_ids, cap * sizeof(uint32_t *));
+				if (b)
+					cw.rebuilt_ids = b;
+				void *c = realloc(cw.rebuilt_n, cap * sizeof(size_t));
+				if (c)
+					cw.rebuilt_n = c;
+				if (a && b && c)
+					rebuilt_cap = cap;
+			}
+			uint32_t *copy = st && cw.nrebuilt < rebuilt_cap ? malloc(nw * 4 + 1) : NULL;
+			if (copy) {
+				memcpy(copy, ids, nw * 4);
+				cw.rebuilt_doc[cw.nrebuilt] = docs[i];
+				cw.rebuilt_ids[cw.nrebuilt] = copy;
+				cw.rebuilt_n[cw.nrebuilt++] = nw;
+			}
+		}
 		int joined = 0;
 		for (size_t l = 0; l < nleaders && !joined; l++) {
 			const leader *L = &leaders[l];
@@ -88,10 +240,25 @@ int nd_verify_cluster(nd_xdb *db, const nd_docid *docs, size_t n, const nd_verif
 		else
 			free(ids); /* past max_leaders: a group of its own, never compared again */
 	}
+	if (st) {
+		/* Caching is best effort: a read-only store still verifies. */
+		cw.key = key;
+		cw.res = out;
+		cw.n = n;
+		cw.head = head_for(&o, n, groups);
+		int wrc = nd_store_write(st, cache_write_fn, &cw);
+		if (wrc < 0 && wrc != ND_EINVAL)
+			rc = wrc;
+	}
 cleanup:
 	for (size_t l = 0; l < nleaders; l++)
 		free(leaders[l].ids);
 	free(leaders);
+	for (size_t i = 0; i < cw.nrebuilt; i++)
+		free(cw.rebuilt_ids[i]);
+	free(cw.rebuilt_doc);
+	free(cw.rebuilt_ids);
+	free(cw.rebuilt_n);
 	if (ngroups)
 		*ngroups = groups;
 	return rc;

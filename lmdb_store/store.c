@@ -15,7 +15,7 @@
 
 struct nd_store {
 	MDB_env *env;
-	MDB_dbi meta, docs, clusters;
+	MDB_dbi meta, docs, clusters, verified, words;
 	char *path;
 	int writable;
 	int map_full;   /* set when LMDB said MDB_MAP_FULL in the current write */
@@ -63,13 +63,25 @@ static int open_dbis(nd_store *st)
 
 	if ((mrc = mdb_txn_begin(st->env, NULL, st->writable ? 0 : MDB_RDONLY, &txn)))
 		return mdb_err(st, mrc, "begin");
-	if ((mrc = mdb_dbi_open(txn, "meta", wflag, &st->meta)) ||
-	    (mrc = mdb_dbi_open(txn, "docs", wflag | MDB_INTEGERKEY, &st->docs)) ||
-	    (mrc = mdb_dbi_open(txn, "clusters",
-				wflag | MDB_INTEGERKEY | MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP,
-				&st->clusters))) {
+	if ((mrc = mdb_dbi_open(txn, "meta", wflag, &st->meta))) {
 		mdb_txn_abort(txn);
 		if (mrc == MDB_NOTFOUND || mrc == MDB_INCOMPATIBLE)
+			return nd_error_set(ND_ECORRUPT, "store %s: not a neardup store (%s)",
+					    st->path, mdb_strerror(mrc));
+		return mdb_err(st, mrc, "open tables");
+	}
+	if ((mrc = mdb_dbi_open(txn, "docs", wflag | MDB_INTEGERKEY, &st->docs)) ||
+	    (mrc = mdb_dbi_open(txn, "clusters",
+				wflag | MDB_INTEGERKEY | MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP,
+				&st->clusters)) ||
+	    (mrc = mdb_dbi_open(txn, "verified", wflag | MDB_INTEGERKEY, &st->verified)) ||
+	    (mrc = mdb_dbi_open(txn, "words", wflag | MDB_INTEGERKEY, &st->words))) {
+		mdb_txn_abort(txn);
+		if (mrc == MDB_NOTFOUND)
+			return nd_error_set(ND_EVERSION, "store %s: written by an older neardup (a table "
+					    "is missing); open it for writing or run 'neardup build'",
+					    st->path);
+		if (mrc == MDB_INCOMPATIBLE)
 			return nd_error_set(ND_ECORRUPT, "store %s: not a neardup store (%s)",
 					    st->path, mdb_strerror(mrc));
 		return mdb_err(st, mrc, "open tables");
@@ -302,6 +314,31 @@ static int cluster_del(nd_store_txn *txn, uint64_t key, uint32_t docid)
 	return ND_OK;
 }
 
+static int drop(nd_store_txn *txn, MDB_dbi dbi, void *k, size_t klen)
+{
+	MDB_val mk = {klen, k};
+	int mrc = mdb_del(txn->txn, dbi, &mk, NULL);
+	if (mrc && mrc != MDB_NOTFOUND)
+		return mdb_err(txn->st, mrc, "drop cached value");
+	return ND_OK;
+}
+
+/* A document's record changes: its cached value and the cached results of
+ * the clusters it leaves and joins are no longer true. */
+static int invalidate(nd_store_txn *txn, uint32_t docid, uint64_t oldkey, uint64_t newkey)
+{
+	unsigned int id = docid;
+	size_t k1 = (size_t)oldkey, k2 = (size_t)newkey;
+	int rc;
+	if ((rc = drop(txn, txn->st->words, &id, sizeof(id))) < 0)
+		return rc;
+	if (oldkey && (rc = drop(txn, txn->st->verified, &k1, sizeof(k1))) < 0)
+		return rc;
+	if (newkey && newkey != oldkey && (rc = drop(txn, txn->st->verified, &k2, sizeof(k2))) < 0)
+		return rc;
+	return ND_OK;
+}
+
 int nd_store_doc_put(nd_store_txn *txn, uint32_t docid, uint64_t key,
 		     const void *payload, size_t len)
 {
@@ -312,7 +349,11 @@ int nd_store_doc_put(nd_store_txn *txn, uint32_t docid, uint64_t key,
 	if (rc == ND_OK) {
 		if (old && old != key && (rc = cluster_del(txn, old, docid)) < 0)
 			return rc;
-	} else if (rc != ND_ENOTFOUND)
+	} else if (rc == ND_ENOTFOUND)
+		old = 0;
+	else
+		return rc;
+	if ((rc = invalidate(txn, docid, old, key)) < 0)
 		return rc;
 
 	unsigned int id = docid;
@@ -340,6 +381,8 @@ int nd_store_doc_del(nd_store_txn *txn, uint32_t docid)
 		return rc;
 	if (old && (rc = cluster_del(txn, old, docid)) < 0)
 		return rc;
+	if ((rc = invalidate(txn, docid, old, 0)) < 0)
+		return rc;
 	unsigned int id = docid;
 	MDB_val k = {sizeof(id), &id};
 	if ((mrc = mdb_del(txn->txn, txn->st->docs, &k, NULL)))
@@ -347,11 +390,57 @@ int nd_store_doc_del(nd_store_txn *txn, uint32_t docid)
 	return ND_OK;
 }
 
+static int cache_get(nd_store_txn *txn, MDB_dbi dbi, void *k, size_t klen, const void **val, size_t *len)
+{
+	MDB_val mk = {klen, k}, v;
+	int mrc = mdb_get(txn->txn, dbi, &mk, &v);
+	if (mrc == MDB_NOTFOUND)
+		return ND_ENOTFOUND; /* a cache miss is not an error worth a message */
+	if (mrc)
+		return mdb_err(txn->st, mrc, "read cached value");
+	*val = v.mv_data;
+	*len = v.mv_size;
+	return ND_OK;
+}
+
+static int cache_put(nd_store_txn *txn, MDB_dbi dbi, void *k, size_t klen, const void *val, size_t len)
+{
+	MDB_val mk = {klen, k}, v = {len, (void *)val};
+	int mrc = mdb_put(txn->txn, dbi, &mk, &v, 0);
+	return mrc ? mdb_err(txn->st, mrc, "write cached value") : ND_OK;
+}
+
+int nd_store_cluster_cache_get(nd_store_txn *txn, uint64_t key, const void **val, size_t *len)
+{
+	size_t k = (size_t)key;
+	return cache_get(txn, txn->st->verified, &k, sizeof(k), val, len);
+}
+
+int nd_store_cluster_cache_put(nd_store_txn *txn, uint64_t key, const void *val, size_t len)
+{
+	size_t k = (size_t)key;
+	return cache_put(txn, txn->st->verified, &k, sizeof(k), val, len);
+}
+
+int nd_store_doc_cache_get(nd_store_txn *txn, uint32_t docid, const void **val, size_t *len)
+{
+	unsigned int k = docid;
+	return cache_get(txn, txn->st->words, &k, sizeof(k), val, len);
+}
+
+int nd_store_doc_cache_put(nd_store_txn *txn, uint32_t docid, const void *val, size_t len)
+{
+	unsigned int k = docid;
+	return cache_put(txn, txn->st->words, &k, sizeof(k), val, len);
+}
+
 int nd_store_clear(nd_store_txn *txn)
 {
 	int mrc;
 	if ((mrc = mdb_drop(txn->txn, txn->st->docs, 0)) ||
-	    (mrc = mdb_drop(txn->txn, txn->st->clusters, 0)))
+	    (mrc = mdb_drop(txn->txn, txn->st->clusters, 0)) ||
+	    (mrc = mdb_drop(txn->txn, txn->st->verified, 0)) ||
+	    (mrc = mdb_drop(txn->txn, txn->st->words, 0)))
 		return mdb_err(txn->st, mrc, "clear");
 	return ND_OK;
 }

@@ -113,7 +113,7 @@ static void test_verify_splits(void **state)
 	uint32_t groups;
 	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
 	/* Candidate cluster in docid order (docids were assigned in role order). */
-	assert_int_equal(nd_verify_cluster(db, ids, NROLES, NULL, v, &groups, &st), ND_OK);
+	assert_int_equal(nd_verify_cluster(db, NULL, 0, ids, NROLES, NULL, v, &groups, &st), ND_OK);
 	assert_int_equal(v[ORIG].how, ND_VERIFIED_REPRESENTATIVE);
 	assert_int_equal(v[ONE_WORD].group, v[ORIG].group);
 	assert_int_equal(v[ONE_WORD].how, ND_VERIFIED_LEVENSHTEIN);
@@ -131,10 +131,65 @@ static void test_verify_splits(void **state)
 	/* A stricter bound rejects the one-word edit too. */
 	nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
 	o.max_distance = 0.005;
-	assert_int_equal(nd_verify_cluster(db, ids, NROLES, &o, v, &groups, NULL), ND_OK);
+	assert_int_equal(nd_verify_cluster(db, NULL, 0, ids, NROLES, &o, v, &groups, NULL), ND_OK);
 	assert_int_not_equal(v[ONE_WORD].group, v[ORIG].group);
 	assert_int_equal(v[SAME].group, v[ORIG].group);
 	nd_xdb_close(db);
+}
+
+static int touch_fn(nd_store_txn *txn, void *ctx)
+{
+	return nd_store_doc_put(txn, *(nd_docid *)ctx, 123, "", 0);
+}
+
+/* Results and rebuilt sequences are cached in the store, and dropped when
+ * a member's record changes. */
+static void test_verify_cache(void **state)
+{
+	(void)state;
+	nd_xdb *db;
+	nd_store *st;
+	nd_verified v1[NROLES], v2[NROLES];
+	nd_verify_stats a = {0}, b = {0}, c = {0};
+	uint32_t g1, g2;
+	char *sp = tu_join(dir, "cache-store");
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_store_open(&st, sp, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_verify_cluster(db, st, 123, ids, NROLES, NULL, v1, &g1, &a), ND_OK);
+	assert_int_equal(a.cached_clusters, 0);
+	assert_true(a.compared > 0);
+	assert_int_equal(nd_verify_cluster(db, st, 123, ids, NROLES, NULL, v2, &g2, &b), ND_OK);
+	assert_int_equal(b.cached_clusters, 1);
+	assert_int_equal(b.compared, 0);
+	assert_int_equal(g1, g2);
+	for (int i = 0; i < NROLES; i++) {
+		assert_int_equal(v1[i].docid, v2[i].docid);
+		assert_int_equal(v1[i].group, v2[i].group);
+		assert_true(v1[i].distance == v2[i].distance);
+	}
+	/* Other options: not the cached answer. */
+	nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
+	o.max_distance = 0.005;
+	assert_int_equal(nd_verify_cluster(db, st, 123, ids, NROLES, &o, v2, &g2, &c), ND_OK);
+	assert_int_equal(c.cached_clusters, 0);
+	assert_int_not_equal(v2[ONE_WORD].group, v2[ORIG].group);
+	/* A member's record changes: the cluster is verified afresh, and the
+	 * rebuilt sequence of the hand-made document comes from the cache. */
+	assert_int_equal(nd_verify_cluster(db, st, 123, ids, NROLES, NULL, v2, &g2, &c), ND_OK);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(nd_verify_cluster(db, st, 123, ids, NROLES, NULL, v2, &g2, &c), ND_OK);
+	assert_int_equal(c.cached_clusters, 1);
+	assert_int_equal(nd_store_write(st, touch_fn, &ids[ONE_WORD]), ND_OK);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(nd_verify_cluster(db, st, 123, ids, NROLES, NULL, v2, &g2, &c), ND_OK);
+	assert_int_equal(c.cached_clusters, 0);
+	assert_true(c.compared > 0);
+	assert_int_equal(c.rebuilt, 0);
+	assert_int_equal(c.cached_words, 1);
+	assert_int_equal(v2[BY_HAND].group, v2[ORIG].group);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	free(sp);
 }
 
 /* Unrelated members never make verification all-pairs. */
@@ -160,7 +215,7 @@ static void test_verify_bounded(void **state)
 	uint32_t groups;
 	o.max_leaders = 4;
 	assert_int_equal(nd_xdb_open(&db, p, ND_XDB_READ), ND_OK);
-	assert_int_equal(nd_verify_cluster(db, docs, 60, &o, v, &groups, &st), ND_OK);
+	assert_int_equal(nd_verify_cluster(db, NULL, 0, docs, 60, &o, v, &groups, &st), ND_OK);
 	assert_int_equal(groups, 60);
 	assert_true(st.compared <= 60 * 4);
 	assert_int_equal(st.rejected, st.compared);
@@ -173,6 +228,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_words_both_routes),
 		cmocka_unit_test(test_verify_splits),
+		cmocka_unit_test(test_verify_cache),
 		cmocka_unit_test(test_verify_bounded),
 	};
 	return cmocka_run_group_tests_name("verify", tests, setup, teardown);

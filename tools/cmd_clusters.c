@@ -52,7 +52,7 @@ int nd_cmd_clusters(int argc, char **argv)
 		{NULL, 0, NULL, 0}};
 	const char *dbpath = NULL, *storepath = NULL;
 	uint64_t min_size = 2, limit = UINT64_MAX, v;
-	int json = 0, verify = 0, c, rc, ret = EXIT_ERR, got;
+	int json = 0, verify = 0, c, rc = ND_OK, ret = EXIT_ERR, got;
 	nd_verify_options vo = ND_VERIFY_OPTIONS_INIT;
 	nd_verify_stats vs = {0};
 	nd_verified *ver = NULL;
@@ -110,7 +110,15 @@ int nd_cmd_clusters(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return EXIT_USAGE;
 	}
-	if ((rc = nd_store_open(&st, storepath, ND_STORE_READ)) < 0) {
+	/* The store must exist; --verify then caches its results in it when it
+	 * may write there (a read-only store still verifies). */
+	rc = nd_store_open(&st, storepath, ND_STORE_READ);
+	if (rc == ND_OK && verify) {
+		nd_store_close(st);
+		if (nd_store_open(&st, storepath, ND_STORE_WRITE) < 0)
+			rc = nd_store_open(&st, storepath, ND_STORE_READ);
+	}
+	if (rc < 0) {
 		tool_fail("clusters", rc, storepath);
 		goto cleanup;
 	}
@@ -180,7 +188,7 @@ int nd_cmd_clusters(int argc, char **argv)
 				goto cleanup;
 			}
 			ver = p;
-			if ((rc = nd_verify_cluster(db, ids, n, &vo, ver, &ngroups, &vs)) < 0) {
+			if ((rc = nd_verify_cluster(db, st, cls[i].key, ids, n, &vo, ver, &ngroups, &vs)) < 0) {
 				free(ids);
 				tool_fail("clusters", rc, dbpath);
 				goto cleanup;
@@ -253,17 +261,19 @@ int nd_cmd_clusters(int argc, char **argv)
 			json_object_set_new(jv, "rejected", json_integer((json_int_t)vs.rejected));
 			json_object_set_new(jv, "no_words", json_integer((json_int_t)vs.no_words));
 			json_object_set_new(jv, "rebuilt_from_positions", json_integer((json_int_t)vs.rebuilt));
+			json_object_set_new(jv, "clusters_from_cache", json_integer((json_int_t)vs.cached_clusters));
 			json_object_set_new(jv, "verified_groups", json_integer((json_int_t)verified_groups));
 			json_object_set_new(jv, "verified_documents", json_integer((json_int_t)verified_docs));
 			json_object_set_new(out, "verification", jv);
 		} else
 			printf("\nverification (normalized word Levenshtein <= %.2f): %llu comparisons, "
 			       "%llu rejected; %llu verified groups of >= 2 holding %llu documents; "
-			       "%llu sequences rebuilt from positions, %llu documents without words\n",
+			       "%llu sequences rebuilt from positions, %llu documents without words; "
+			       "%llu clusters answered from the store's cache\n",
 			       vo.max_distance, (unsigned long long)vs.compared,
 			       (unsigned long long)vs.rejected, (unsigned long long)verified_groups,
 			       (unsigned long long)verified_docs, (unsigned long long)vs.rebuilt,
-			       (unsigned long long)vs.no_words);
+			       (unsigned long long)vs.no_words, (unsigned long long)vs.cached_clusters);
 	}
 	if (json) {
 		json_object_set_new(out, "clusters", arr);

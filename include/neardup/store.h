@@ -1,12 +1,16 @@
 /* neardup: the LMDB store.
  *
- * One LMDB environment (a directory) with three named databases:
+ * One LMDB environment (a directory) with five named databases:
  *   meta      name -> bytes (format version, descriptive set, options, ...)
  *   docs      docid -> (64-bit key, payload bytes)
  *   clusters  key -> sorted docids (every document whose record has that key)
- * The store keeps clusters in step with docs inside the same transaction;
- * it does not know what a key or a payload means.  Key 0 means "no key":
- * the document is recorded but belongs to no cluster.
+ *   verified  key -> bytes: a cached result about the cluster (verification)
+ *   words     docid -> bytes: a cached per-document value (rebuilt words)
+ * The store keeps clusters in step with docs inside the same transaction,
+ * and any write to a document's record drops the cached values of the
+ * document and of its old and new cluster, so caches cannot go stale.
+ * It does not know what a key, payload or cached value means.  Key 0 means
+ * "no key": the document is recorded but belongs to no cluster.
  *
  * One writer at a time (across processes, LMDB's lock); any number of
  * readers, in other processes too, each seeing the last committed state.
@@ -63,7 +67,14 @@ ND_EXTERN int nd_store_doc_put(nd_store_txn *txn, uint32_t docid, uint64_t key,
 /* ND_ENOTFOUND if the document has no record. */
 ND_EXTERN int nd_store_doc_del(nd_store_txn *txn, uint32_t docid);
 
-/* Remove every document record and cluster (meta stays). */
+/* Cached values (borrowed until the transaction ends; ND_ENOTFOUND when
+ * absent).  Invalidated automatically, see above. */
+ND_EXTERN int nd_store_cluster_cache_get(nd_store_txn *txn, uint64_t key, const void **val, size_t *len);
+ND_EXTERN int nd_store_cluster_cache_put(nd_store_txn *txn, uint64_t key, const void *val, size_t len);
+ND_EXTERN int nd_store_doc_cache_get(nd_store_txn *txn, uint32_t docid, const void **val, size_t *len);
+ND_EXTERN int nd_store_doc_cache_put(nd_store_txn *txn, uint32_t docid, const void *val, size_t len);
+
+/* Remove every document record, cluster and cached value (meta stays). */
 ND_EXTERN int nd_store_clear(nd_store_txn *txn);
 
 /* Counts of document records and of distinct non-zero keys. */

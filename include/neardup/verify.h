@@ -5,6 +5,7 @@
 #define ND_VERIFY_H
 
 #include "neardup/common.h"
+#include "neardup/store.h"
 #include "neardup/xdb.h"
 
 #ifdef __cplusplus
@@ -41,14 +42,22 @@ typedef struct {
 	uint64_t rejected;           /* comparisons over the bound */
 	uint64_t no_words;           /* members without a word sequence */
 	uint64_t rebuilt;            /* sequences rebuilt from positions */
+	uint64_t cached_clusters;    /* clusters answered from the store's cache */
+	uint64_t cached_words;       /* sequences read from the store's cache */
 } nd_verify_stats;
 
-/* Verify the candidate cluster docs[0..n) (docids ascending): out[i] gets
- * docs[i]'s group and distance.  Members are taken in docid order; each
- * joins the first of the first max_leaders groups whose representative it
- * is close enough to, or starts a group.  stats (may be NULL) is added to. */
-ND_EXTERN int nd_verify_cluster(nd_xdb *db, const nd_docid *docs, size_t n,
-				const nd_verify_options *opts, nd_verified *out,
+/* Verify the candidate cluster docs[0..n) (docids ascending) with key
+ * `key`: out[i] gets docs[i]'s group and distance.  Members are taken in
+ * docid order; each joins the first of the first max_leaders groups whose
+ * representative it is close enough to, or starts a group.
+ *
+ * With a store (st may be NULL), a result cached for exactly these members
+ * and options is returned without comparing anything; otherwise the result
+ * and any sequences rebuilt from positions are cached (when the store is
+ * writable).  The store drops them when a member's record changes.
+ * stats (may be NULL) is added to. */
+ND_EXTERN int nd_verify_cluster(nd_xdb *db, nd_store *st, uint64_t key, const nd_docid *docs,
+				size_t n, const nd_verify_options *opts, nd_verified *out,
 				uint32_t *ngroups, nd_verify_stats *stats);
 
 #ifdef __cplusplus
