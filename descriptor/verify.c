@@ -175,6 +175,8 @@ int nd_verify_cluster(nd_xdb *db, nd_store *st, uint64_t key, const nd_docid *do
 		}
 		if (rc < 0)
 			goto cleanup;
+		if (src == ND_WORDS_DATA)
+			stats->from_data++;
 		if (src == ND_WORDS_POSITIONS) {
 			stats->rebuilt++;
 			if (st && cw.nrebuilt == rebuilt_cap) {

@@ -1,6 +1,7 @@
 /* Word sequences for verification: the stored slot, or the positional index. */
 #include "neardup/words.h"
 #include "neardup/similarity.h"
+#include "neardup/tokenizer.h"
 #include "common/nd_buf.h"
 
 #include <stdlib.h>
@@ -54,6 +55,53 @@ static int cmp_pos(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The text in omega-style document data: the "sample=" field, or all of
+ * it when the data is not name=value lines.  Points into data. */
+static const char *data_text(const char *data, size_t len, size_t *tlen)
+{
+	const char *p = data, *end = data + len;
+	int fields = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end, *eq = memchr(p, '=', (size_t)(le - p));
+		if (eq) {
+			fields++;
+			if (eq - p == 6 && !memcmp(p, "sample", 6)) {
+				*tlen = (size_t)(le - eq - 1);
+				return eq + 1;
+			}
+		}
+		p = nl ? nl + 1 : end;
+	}
+	*tlen = fields ? 0 : len;
+	return data;
+}
+
+static int words_from_data(nd_xdb *db, nd_docid docid, uint32_t **out, size_t *n)
+{
+	char *data = NULL;
+	size_t len, tlen, nt;
+	nd_tokenizer *tk = NULL;
+	const nd_token *t;
+	int rc;
+	if ((rc = nd_xdb_doc_data(db, docid, &data, &len)) < 0)
+		return rc;
+	const char *text = data_text(data, len, &tlen);
+	if (tlen && (rc = nd_tokenizer_new(&tk)) == ND_OK &&
+	    (rc = nd_tokenize(tk, text, tlen, 0, &t, &nt, NULL)) == ND_OK && nt) {
+		if (!(*out = malloc(nt * sizeof(uint32_t))))
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+		else {
+			for (size_t i = 0; i < nt; i++)
+				(*out)[i] = nd_word_id(t[i].text, t[i].len);
+			*n = nt;
+		}
+	}
+	nd_tokenizer_free(tk);
+	free(data);
+	return rc;
+}
+
 int nd_words_get(nd_xdb *db, nd_docid docid, uint32_t **out, size_t *n, nd_words_source *source)
 {
 	char *val = NULL;
@@ -86,8 +134,16 @@ int nd_words_get(nd_xdb *db, nd_docid docid, uint32_t **out, size_t *n, nd_words
 	}
 	if (c.n == 0) {
 		free(c.v);
-		return nd_error_set(ND_ENOTFOUND, "%s: document %u has no stored word sequence and "
-				    "no positions to rebuild one from", nd_xdb_path(db), docid);
+		if ((rc = words_from_data(db, docid, out, n)) < 0)
+			return rc;
+		if (*n) {
+			if (source)
+				*source = ND_WORDS_DATA;
+			return ND_OK;
+		}
+		return nd_error_set(ND_ENOTFOUND, "%s: document %u has no stored word sequence, "
+				    "no positions to rebuild one from, and no text in its data",
+				    nd_xdb_path(db), docid);
 	}
 	qsort(c.v, c.n, sizeof(pos_id), cmp_pos);
 	uint32_t *ids = malloc(c.n * sizeof(uint32_t));

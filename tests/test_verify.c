@@ -1,5 +1,6 @@
 /* Word sequences (stored and rebuilt) and cluster verification. */
 #include "tests/test_util.h"
+#include "neardup/similarity.h"
 #include "neardup/tokenizer.h"
 #include "neardup/verify.h"
 #include "neardup/words.h"
@@ -101,6 +102,27 @@ static void test_words_both_routes(void **state)
 	assert_int_equal(nd_words_get(db, ids[NO_WORDS], &none, &nn, NULL), ND_ENOTFOUND);
 	assert_non_null(strstr(nd_error_last(), "no stored word sequence"));
 	assert_int_equal(nd_words_get(db, 999, &none, &nn, NULL), ND_ENOTFOUND);
+	/* No sequence and no positions, but omindex-style data with a sample. */
+	nd_xdb *w;
+	nd_xdb_doc *doc;
+	nd_docid d;
+	nd_words_source src;
+	char *p = tu_join(dir, "omindex-like");
+	const char *data = "url=http://x/\nsample=The quick brown fox\ncaption=Fox\n";
+	assert_int_equal(nd_xdb_open(&w, p, ND_XDB_WRITE), ND_OK);
+	assert_int_equal(nd_xdb_doc_new(&doc), ND_OK);
+	assert_int_equal(nd_xdb_doc_add_boolean(doc, "Uhttp://x/"), ND_OK);
+	assert_int_equal(nd_xdb_doc_set_data(doc, data, strlen(data)), ND_OK);
+	assert_int_equal(nd_xdb_replace(w, "Uhttp://x/", doc, &d), ND_OK);
+	nd_xdb_doc_free(doc);
+	assert_int_equal(nd_xdb_commit(w), ND_OK);
+	assert_int_equal(nd_words_get(w, d, &none, &nn, &src), ND_OK);
+	assert_int_equal(src, ND_WORDS_DATA);
+	assert_int_equal(nn, 4);
+	assert_int_equal(none[3], nd_word_id("fox", 3));
+	free(none);
+	nd_xdb_close(w);
+	free(p);
 	nd_xdb_close(db);
 }
 

@@ -261,6 +261,7 @@ int nd_cmd_clusters(int argc, char **argv)
 			json_object_set_new(jv, "rejected", json_integer((json_int_t)vs.rejected));
 			json_object_set_new(jv, "no_words", json_integer((json_int_t)vs.no_words));
 			json_object_set_new(jv, "rebuilt_from_positions", json_integer((json_int_t)vs.rebuilt));
+			json_object_set_new(jv, "from_document_data", json_integer((json_int_t)vs.from_data));
 			json_object_set_new(jv, "clusters_from_cache", json_integer((json_int_t)vs.cached_clusters));
 			json_object_set_new(jv, "verified_groups", json_integer((json_int_t)verified_groups));
 			json_object_set_new(jv, "verified_documents", json_integer((json_int_t)verified_docs));
@@ -268,11 +269,13 @@ int nd_cmd_clusters(int argc, char **argv)
 		} else
 			printf("\nverification (normalized word Levenshtein <= %.2f): %llu comparisons, "
 			       "%llu rejected; %llu verified groups of >= 2 holding %llu documents; "
-			       "%llu sequences rebuilt from positions, %llu documents without words; "
+			       "%llu sequences rebuilt from positions, %llu taken from document data "
+			       "(may be partial), %llu documents without words; "
 			       "%llu clusters answered from the store's cache\n",
 			       vo.max_distance, (unsigned long long)vs.compared,
 			       (unsigned long long)vs.rejected, (unsigned long long)verified_groups,
 			       (unsigned long long)verified_docs, (unsigned long long)vs.rebuilt,
+			       (unsigned long long)vs.from_data,
 			       (unsigned long long)vs.no_words, (unsigned long long)vs.cached_clusters);
 	}
 	if (json) {

@@ -42,6 +42,7 @@ typedef struct {
 	uint64_t rejected;           /* comparisons over the bound */
 	uint64_t no_words;           /* members without a word sequence */
 	uint64_t rebuilt;            /* sequences rebuilt from positions */
+	uint64_t from_data;          /* sequences from document data (may be partial) */
 	uint64_t cached_clusters;    /* clusters answered from the store's cache */
 	uint64_t cached_words;       /* sequences read from the store's cache */
 } nd_verify_stats;

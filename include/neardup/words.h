@@ -5,7 +5,10 @@
  * verification never re-reads or re-tokenizes text and a replaced
  * document never has a stale sequence.  For databases built by others the
  * sequence is rebuilt from the positional index: every unprefixed term's
- * positions (slow: one position-list lookup per distinct word). */
+ * positions (slow: one position-list lookup per distinct word).  Without
+ * positions, the document data's text is tokenized: omega's "sample="
+ * field (omindex keeps only the first 512 bytes, so this is partial), or
+ * the whole data when it is not "name=value" lines. */
 #ifndef ND_WORDS_H
 #define ND_WORDS_H
 
@@ -21,12 +24,13 @@ extern "C" {
 typedef enum {
 	ND_WORDS_STORED = 1,    /* from the value slot */
 	ND_WORDS_POSITIONS = 2, /* rebuilt from the positional index */
+	ND_WORDS_DATA = 3,      /* tokenized from the document data (may be partial) */
 } nd_words_source;
 
 /* The word ids of document docid in position order.  *out is malloc'd
  * (caller frees; NULL when *n is 0).  source (may be NULL) says where they
- * came from.  ND_ENOTFOUND when the document is missing or has neither a
- * stored sequence nor positions (omindex without positions, for one). */
+ * came from.  ND_ENOTFOUND when the document is missing or has no stored
+ * sequence, no positions and no text in its data. */
 ND_EXTERN int nd_words_get(nd_xdb *db, nd_docid docid, uint32_t **out, size_t *n,
 			   nd_words_source *source);
 
