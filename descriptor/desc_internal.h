@@ -63,6 +63,11 @@ static inline uint64_t nd_hash_bytes(const void *p, size_t n, uint64_t seed)
 int nd_desc_lengths(nd_xdb *db, int word_lengths, nd_docid lo, nd_docid hi,
 		    uint32_t *len, uint32_t *present);
 
+/* Fingerprint of the w-word shingle of ids starting at i (shingle.c), and
+ * sort-and-deduplicate for fingerprint sets; returns the new count. */
+uint64_t nd__shingle_fp(const uint32_t *ids, size_t n, size_t i, unsigned w);
+size_t nd__sort_unique_u64(uint64_t *v, size_t n);
+
 /* Append bit to a signature. */
 int nd_sig_push(nd_sig *s, uint16_t bit);
 

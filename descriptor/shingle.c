@@ -1,10 +1,20 @@
-/* Word shingles: each token is hashed once, each window's fingerprint
- * combines its w token hashes by position, so the cost is n*w multiplies
- * and no string is built. */
+/* Word shingles.  One fingerprint function serves sketches (nd_shingles)
+ * and exact measures (similarity.c): a window's fingerprint combines its w
+ * word ids by position, so the cost is n*w multiplies and no string is
+ * built, and a sketch and a full set of the same text agree. */
 #include "neardup/shingle.h"
+#include "neardup/similarity.h"
 #include "descriptor/desc_internal.h"
 
 #include <stdlib.h>
+
+uint64_t nd__shingle_fp(const uint32_t *ids, size_t n, size_t i, unsigned w)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL;
+	for (size_t j = i; j < i + w && j < n; j++)
+		h = nd_mix64(h ^ ids[j]) + (j - i);
+	return h;
+}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -12,10 +22,21 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+size_t nd__sort_unique_u64(uint64_t *v, size_t n)
+{
+	size_t u = 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (u == 0 || v[i] != v[u - 1])
+			v[u++] = v[i];
+	return u;
+}
+
 int nd_shingles(const nd_token *tokens, size_t n, unsigned w, unsigned m,
 		uint64_t **out, size_t *nout)
 {
-	uint64_t *th = NULL, *fp = NULL;
+	uint32_t *ids = NULL;
+	uint64_t *fp = NULL;
 	size_t k = 0, windows;
 
 	*out = NULL;
@@ -25,31 +46,25 @@ int nd_shingles(const nd_token *tokens, size_t n, unsigned w, unsigned m,
 	if (n == 0)
 		return ND_OK;
 	windows = n >= w ? n - w + 1 : 1;
-	if (!(th = malloc(n * sizeof(*th))) || !(fp = malloc(windows * sizeof(*fp)))) {
-		free(th);
+	if (!(ids = malloc(n * sizeof(*ids))) || !(fp = malloc(windows * sizeof(*fp)))) {
+		free(ids);
 		return nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", windows);
 	}
 	for (size_t i = 0; i < n; i++)
-		th[i] = nd_hash_bytes(tokens[i].text, tokens[i].len, 0x73686e67ULL);
+		ids[i] = nd_word_id(tokens[i].text, tokens[i].len);
 	for (size_t i = 0; i < windows; i++) {
-		uint64_t h = 0x9e3779b97f4a7c15ULL;
-		for (size_t j = i; j < i + w && j < n; j++)
-			h = nd_mix64(h ^ th[j]) + j - i;
+		uint64_t h = nd__shingle_fp(ids, n, i, w);
 		if (h % m == 0)
 			fp[k++] = h;
 	}
-	free(th);
-	qsort(fp, k, sizeof(*fp), cmp_u64);
-	size_t u = 0;
-	for (size_t i = 0; i < k; i++)
-		if (u == 0 || fp[i] != fp[u - 1])
-			fp[u++] = fp[i];
-	if (u == 0) {
+	free(ids);
+	k = nd__sort_unique_u64(fp, k);
+	if (k == 0) {
 		free(fp);
 		fp = NULL;
 	}
 	*out = fp;
-	*nout = u;
+	*nout = k;
 	return ND_OK;
 }
 

@@ -11,31 +11,6 @@ uint32_t nd_word_id(const char *word, size_t len)
 	return (uint32_t)(nd_hash_bytes(word, len, 0x776f7264ULL) >> 32);
 }
 
-/* Fingerprint of the shingle starting at i (shared with nd_shingles' idea:
- * combine w ids by position, no string built). */
-static uint64_t window_fp(const uint32_t *ids, size_t n, size_t i, unsigned w)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL;
-	for (size_t j = i; j < i + w && j < n; j++)
-		h = nd_mix64(h ^ ids[j]) + (j - i);
-	return h;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static size_t unique_sorted(uint64_t *v, size_t n)
-{
-	size_t u = 0;
-	for (size_t i = 0; i < n; i++)
-		if (u == 0 || v[i] != v[u - 1])
-			v[u++] = v[i];
-	return u;
-}
-
 static int in_set(const uint64_t *set, size_t n, uint64_t x)
 {
 	size_t lo = 0, hi = n;
@@ -85,12 +60,10 @@ int nd_shingle_similarity(const uint32_t *a, size_t na, const uint32_t *b, size_
 		return nd_error_set(ND_ENOMEM, "out of memory for %zu + %zu shingles", wa, wb);
 	}
 	for (size_t i = 0; i < wa; i++)
-		sa[i] = fa[i] = window_fp(a, na, i, w);
+		sa[i] = fa[i] = nd__shingle_fp(a, na, i, w);
 	for (size_t i = 0; i < wb; i++)
-		sb[i] = fb[i] = window_fp(b, nb, i, w);
-	qsort(sa, wa, 8, cmp_u64);
-	qsort(sb, wb, 8, cmp_u64);
-	size_t ua = unique_sorted(sa, wa), ub = unique_sorted(sb, wb), both = 0;
+		sb[i] = fb[i] = nd__shingle_fp(b, nb, i, w);
+	size_t ua = nd__sort_unique_u64(sa, wa), ub = nd__sort_unique_u64(sb, wb), both = 0;
 	for (size_t i = 0, j = 0; i < ua && j < ub;) {
 		if (sa[i] == sb[j]) {
 			both++;
