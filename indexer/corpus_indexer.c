@@ -421,3 +421,17 @@ int nd_indexer_close(nd_indexer *ix)
 	free(ix);
 	return rc;
 }
+
+int nd_html_text(const char *html, size_t len, const char *name, char **text, size_t *text_len)
+{
+	nd_buf b = ND_BUF_INIT;
+	int rc = nd_html_to_text(html, len, name, &b, NULL);
+	if (rc < 0) {
+		nd_buf_free(&b);
+		*text = NULL;
+		return rc;
+	}
+	*text = b.ptr;
+	*text_len = b.len;
+	return ND_OK;
+}

@@ -13,6 +13,7 @@ static const struct {
 	{"build", nd_cmd_build, "choose the descriptive word set from a database's statistics"},
 	{"sign", nd_cmd_sign, "sign every document from the postlists into the store"},
 	{"clusters", nd_cmd_clusters, "list duplicate clusters, largest first"},
+	{"check", nd_cmd_check, "crawl-time: the verified duplicates of a document not yet indexed"},
 };
 
 static void usage(FILE *f)

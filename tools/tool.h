@@ -12,6 +12,7 @@ int nd_cmd_index(int argc, char **argv);
 int nd_cmd_build(int argc, char **argv);
 int nd_cmd_sign(int argc, char **argv);
 int nd_cmd_clusters(int argc, char **argv);
+int nd_cmd_check(int argc, char **argv);
 
 /* Print "neardup <cmd>: <what>: <nd_strerror>\n  <detail>" to stderr; returns EXIT_ERR. */
 int tool_fail(const char *cmd, int rc, const char *what);

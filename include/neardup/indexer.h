@@ -74,6 +74,12 @@ ND_EXTERN int nd_indexer_commit(nd_indexer *ix);
 /* Commit and close; NULL is fine.  Returns the commit's result. */
 ND_EXTERN int nd_indexer_close(nd_indexer *ix);
 
+/* Visible text of an HTML page as UTF-8, as the indexer sees it (charset
+ * handling, script/style dropped).  *text (caller frees) is NUL-terminated;
+ * name is used in error messages. */
+ND_EXTERN int nd_html_text(const char *html, size_t len, const char *name, char **text,
+			   size_t *text_len);
+
 /* The unique-id term for id: "Q" + id, or for ids too long for a Xapian
  * term, "Q" + a prefix of id + a hash of it.  Caller frees. */
 ND_EXTERN char *nd_uid_term(const char *id);

@@ -1,0 +1,50 @@
+/* neardup: the crawl-time check.  For a document not yet indexed, compute
+ * its signature exactly as signing would after indexing it (same
+ * tokenizer, same length rule, same bit test) and return the verified
+ * members of the cluster it would join. */
+#ifndef ND_CHECK_H
+#define ND_CHECK_H
+
+#include "neardup/descriptor.h"
+#include "neardup/tokenizer.h"
+#include "neardup/verify.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Sign a token sequence as `neardup index` + `neardup sign` would sign the
+ * document: len is the number of tokens. */
+ND_EXTERN int nd_sig_from_tokens(const nd_descriptor *d, const nd_token *tokens, size_t n,
+				 nd_sig *out);
+
+typedef struct {
+	nd_docid docid;
+	double distance;   /* normalized word Levenshtein to the checked text */
+	int duplicate;     /* distance <= max_distance (exact) */
+} nd_check_member;
+
+typedef struct {
+	nd_sig sig;                /* the text's signature; key 0: no cluster */
+	size_t cluster_size;       /* documents with the same key */
+	nd_check_member *members;  /* the first max_compare of them, compared */
+	size_t nmembers;
+	size_t duplicates;         /* of those, within max_distance */
+} nd_check_result;
+
+#define ND_CHECK_RESULT_INIT { ND_SIG_INIT, 0, NULL, 0, 0 }
+
+void nd_check_result_clear(nd_check_result *r);
+
+/* Check UTF-8 text against the store.  Compares the text with at most
+ * max_compare members of its cluster (all members share its signature;
+ * comparing a few bounds the cost on huge clusters).  tk is the caller's
+ * tokenizer (one per thread). */
+ND_EXTERN int nd_check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store *st,
+			    const char *text, size_t len, double max_distance, size_t max_compare,
+			    nd_check_result *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

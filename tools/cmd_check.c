@@ -1,0 +1,245 @@
+/* neardup check: the cluster an unindexed document would join. */
+#include "tools/tool.h"
+#include "neardup/check.h"
+#include "neardup/indexer.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char usage_text[] =
+	"usage: neardup check --db DIR --store DIR [OPTIONS] FILE... | -\n"
+	"\n"
+	"For documents not yet indexed, compute the signature indexing would give\n"
+	"them and list the verified near-duplicates already in the database.\n"
+	"FILE is .txt, .html/.htm or .jsonl (one {\"id\",\"text\"} per line); '-' reads\n"
+	"standard input in the --format given.\n"
+	"\n"
+	"  --db DIR           Xapian database (built by 'neardup index')\n"
+	"  --store DIR        neardup store signed from it\n"
+	"  --format F         text, html or jsonl, for standard input (default text)\n"
+	"  --max-distance F   duplicate at normalized word Levenshtein <= F (0.08)\n"
+	"  --compare N        compare with at most N cluster members (default 8)\n"
+	"  --json             one JSON object per input document\n"
+	"  -h, --help         this text\n"
+	"\n"
+	"Exit status 0 also when duplicates are found; 1 on errors.\n";
+
+typedef struct {
+	nd_tokenizer *tk;
+	nd_descriptor *d;
+	nd_xdb *db;
+	nd_store *st;
+	double max_distance;
+	size_t compare;
+	int json;
+} ctx_t;
+
+static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
+{
+	nd_check_result r = ND_CHECK_RESULT_INIT;
+	int rc = nd_check_text(c->tk, c->d, c->db, c->st, text, len, c->max_distance, c->compare, &r);
+	if (rc < 0) {
+		tool_fail("check", rc, name);
+		nd_check_result_clear(&r);
+		return rc;
+	}
+	json_t *jo = c->json ? json_object() : NULL, *jm = c->json ? json_array() : NULL;
+	char key[17];
+	snprintf(key, sizeof(key), "%016llx", (unsigned long long)r.sig.key);
+	if (c->json) {
+		json_object_set_new(jo, "input", json_string(name));
+		json_object_set_new(jo, "bits", json_integer(r.sig.nbits));
+		json_object_set_new(jo, "key", r.sig.key ? json_string(key) : json_null());
+		json_object_set_new(jo, "cluster_size", json_integer((json_int_t)r.cluster_size));
+		json_object_set_new(jo, "duplicates", json_integer((json_int_t)r.duplicates));
+	} else if (!r.sig.key)
+		printf("%s: no signature (%u bits; at least %d needed)\n", name, r.sig.nbits, ND_MIN_BITS);
+	else
+		printf("%s: key %s, cluster of %zu, %zu verified duplicate%s\n", name, key,
+		       r.cluster_size, r.duplicates, r.duplicates == 1 ? "" : "s");
+	for (size_t i = 0; i < r.nmembers; i++) {
+		char *uid = NULL;
+		if (nd_xdb_doc_uid(c->db, r.members[i].docid, &uid) < 0)
+			uid = NULL;
+		if (c->json) {
+			json_t *m = json_object();
+			json_object_set_new(m, "docid", json_integer(r.members[i].docid));
+			if (uid)
+				json_object_set_new(m, "id", json_string(uid));
+			json_object_set_new(m, "distance", json_real(r.members[i].distance));
+			json_object_set_new(m, "duplicate", json_boolean(r.members[i].duplicate));
+			json_array_append_new(jm, m);
+		} else
+			printf("  %8u  %-40s %s %.3f\n", r.members[i].docid, uid ? uid : "(no id)",
+			       r.members[i].duplicate ? "duplicate" : "differs  ", r.members[i].distance);
+		free(uid);
+	}
+	if (c->json) {
+		json_object_set_new(jo, "members", jm);
+		json_dumpf(jo, stdout, JSON_COMPACT);
+		putchar('\n');
+		json_decref(jo);
+	}
+	nd_check_result_clear(&r);
+	return ND_OK;
+}
+
+static int check_jsonl(ctx_t *c, FILE *f, const char *name)
+{
+	char *line = NULL;
+	size_t cap = 0, lineno = 0;
+	int failed = 0;
+	while (getline(&line, &cap, f) > 0) {
+		json_error_t err;
+		lineno++;
+		json_t *o = json_loads(line, JSON_ALLOW_NUL, &err);
+		json_t *t = o ? json_object_get(o, "text") : NULL, *id = o ? json_object_get(o, "id") : NULL;
+		char label[512];
+		if (!json_is_string(t)) {
+			fprintf(stderr, "neardup check: %s:%zu: %s\n", name, lineno,
+				o ? "no \"text\" string" : err.text);
+			failed = 1;
+		} else {
+			snprintf(label, sizeof(label), "%s:%zu%s%s", name, lineno, json_is_string(id) ? ":" : "",
+				 json_is_string(id) ? json_string_value(id) : "");
+			failed |= check_one(c, label, json_string_value(t), json_string_length(t)) < 0;
+		}
+		json_decref(o);
+	}
+	free(line);
+	return failed ? -1 : 0;
+}
+
+static int check_input(ctx_t *c, const char *path, const char *format)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	const char *n = strrchr(path, '.');
+	int rc = 0;
+	if (!f) {
+		fprintf(stderr, "neardup check: %s: cannot open\n", path);
+		return -1;
+	}
+	if (strcmp(path, "-"))
+		format = n && !strcasecmp(n, ".jsonl") ? "jsonl" :
+			 n && (!strcasecmp(n, ".html") || !strcasecmp(n, ".htm")) ? "html" : "text";
+	if (!strcmp(format, "jsonl"))
+		rc = check_jsonl(c, f, path);
+	else {
+		char *data = NULL, *text = NULL;
+		size_t len = 0, cap = 0, tlen;
+		char buf[65536];
+		size_t got;
+		while ((got = fread(buf, 1, sizeof(buf), f)) > 0) {
+			if (len + got + 1 > cap) {
+				cap = (len + got + 1) * 2;
+				char *p = realloc(data, cap);
+				if (!p) {
+					free(data);
+					fprintf(stderr, "neardup check: %s: out of memory\n", path);
+					rc = -1;
+					goto done;
+				}
+				data = p;
+			}
+			memcpy(data + len, buf, got);
+			len += got;
+		}
+		if (!strcmp(format, "html")) {
+			int hr = nd_html_text(data ? data : "", len, path, &text, &tlen);
+			if (hr < 0) {
+				tool_fail("check", hr, path);
+				rc = -1;
+			} else
+				rc = check_one(c, path, text, tlen) < 0 ? -1 : 0;
+			free(text);
+		} else
+			rc = check_one(c, path, data ? data : "", len) < 0 ? -1 : 0;
+		free(data);
+	}
+done:
+	if (f != stdin)
+		fclose(f);
+	return rc;
+}
+
+int nd_cmd_check(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"store", required_argument, NULL, 's'},
+		{"format", required_argument, NULL, 'f'},
+		{"max-distance", required_argument, NULL, 'D'},
+		{"compare", required_argument, NULL, 'c'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	const char *dbpath = NULL, *storepath = NULL, *format = "text";
+	ctx_t c = {NULL, NULL, NULL, NULL, 0.08, 8, 0};
+	uint64_t v;
+	int opt, rc, ret = EXIT_ERR, failed = 0;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': dbpath = optarg; break;
+		case 's': storepath = optarg; break;
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "html") && strcmp(optarg, "jsonl")) {
+				fprintf(stderr, "neardup check: --format is text, html or jsonl, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			format = optarg;
+			break;
+		case 'D': {
+			char *end;
+			c.max_distance = strtod(optarg, &end);
+			if (*end || c.max_distance < 0 || c.max_distance >= 1) {
+				fprintf(stderr, "neardup check: --max-distance needs a fraction in [0, 1)\n");
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case 'c':
+			if (tool_parse_u64(optarg, &v) || v == 0) {
+				fprintf(stderr, "neardup check: --compare needs a positive number\n");
+				return EXIT_USAGE;
+			}
+			c.compare = (size_t)v;
+			break;
+		case 'j': c.json = 1; break;
+		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		default: fputs(usage_text, stderr); return EXIT_USAGE;
+		}
+	}
+	if (!dbpath || !storepath || optind >= argc) {
+		fprintf(stderr, "neardup check: %s\n", optind >= argc ? "no FILE or '-' given" :
+			"--db and --store are required");
+		fputs(usage_text, stderr);
+		return EXIT_USAGE;
+	}
+	if ((rc = nd_xdb_open(&c.db, dbpath, ND_XDB_READ)) < 0) {
+		tool_fail("check", rc, dbpath);
+		goto cleanup;
+	}
+	if ((rc = nd_store_open(&c.st, storepath, ND_STORE_READ)) < 0 ||
+	    (rc = nd_descriptor_load(&c.d, c.st, c.db)) < 0) {
+		tool_fail("check", rc, storepath);
+		goto cleanup;
+	}
+	if ((rc = nd_tokenizer_new(&c.tk)) < 0) {
+		tool_fail("check", rc, "tokenizer");
+		goto cleanup;
+	}
+	for (int i = optind; i < argc; i++)
+		failed |= check_input(&c, argv[i], format) < 0;
+	ret = failed ? EXIT_ERR : EXIT_OK;
+cleanup:
+	nd_tokenizer_free(c.tk);
+	nd_descriptor_free(c.d);
+	nd_store_close(c.st);
+	nd_xdb_close(c.db);
+	return ret;
+}
