@@ -8,29 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_u16(const void *a, const void *b)
-{
-	return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
-}
-
-static int32_t find_word(const nd_descriptor *d, const char *w, size_t len)
-{
-	uint32_t lo = 0, hi = d->n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int cmp = strncmp(d->words[mid], w, len);
-		if (cmp == 0 && d->words[mid][len])
-			cmp = 1;
-		if (cmp == 0)
-			return (int32_t)mid;
-		if (cmp < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
 int nd_sig_from_tokens(const nd_descriptor *d, const nd_token *tokens, size_t n, nd_sig *out)
 {
 	/* wdf of each descriptive word present; the rest only add to len,
@@ -49,11 +26,11 @@ int nd_sig_from_tokens(const nd_descriptor *d, const nd_token *tokens, size_t n,
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < n; i++) {
-		int32_t w = find_word(d, tokens[i].text, tokens[i].len);
+		int32_t w = nd__find_sorted(d->words, d->n, tokens[i].text, tokens[i].len);
 		if (w >= 0 && wdf[w]++ == 0)
 			seen[nseen++] = (uint16_t)w;
 	}
-	qsort(seen, nseen, sizeof(uint16_t), cmp_u16);
+	qsort(seen, nseen, sizeof(uint16_t), nd__cmp_u16);
 	for (size_t i = 0; i < nseen && rc == ND_OK; i++)
 		if (nd_bit_above(wdf[seen[i]], (uint32_t)n, d->thresholds[seen[i]]))
 			rc = nd_sig_push(out, seen[i]);
@@ -105,8 +82,7 @@ int nd_check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
-	for (size_t i = 0; i < n; i++)
-		ids[i] = nd_word_id(t[i].text, t[i].len);
+	nd_word_ids(t, n, ids);
 	size_t m = ndocs < max_compare ? ndocs : max_compare;
 	if (!(out->members = calloc(m + 1, sizeof(nd_check_member)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");

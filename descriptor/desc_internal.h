@@ -63,6 +63,15 @@ static inline uint64_t nd_hash_bytes(const void *p, size_t n, uint64_t seed)
 int nd_desc_lengths(nd_xdb *db, int word_lengths, nd_docid lo, nd_docid hi,
 		    uint32_t *len, uint32_t *present);
 
+/* Index of term[0..len) in the byte-ordered array words[0..n), or -1. */
+int32_t nd__find_sorted(char *const *words, uint32_t n, const char *term, size_t len);
+
+/* qsort comparator for uint16_t. */
+int nd__cmp_u16(const void *a, const void *b);
+
+/* Number of values two sorted, distinct uint64_t arrays share. */
+size_t nd__common_sorted(const uint64_t *a, size_t na, const uint64_t *b, size_t nb);
+
 /* Fingerprint of the w-word shingle of ids starting at i (shingle.c), and
  * sort-and-deduplicate for fingerprint sets; returns the new count. */
 uint64_t nd__shingle_fp(const uint32_t *ids, size_t n, size_t i, unsigned w);

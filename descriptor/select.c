@@ -168,11 +168,6 @@ static int cmp_float(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_u16(const void *a, const void *b)
-{
-	return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
-}
-
 /* Number of sorted values <= x. */
 static size_t count_le(const float *v, size_t n, float x)
 {
@@ -543,7 +538,6 @@ int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options 
 			if (f0[i] > (float)b[c])
 				bitcount[ent_doc[i]]++;
 		chosen[nchosen++] = (chosen_word){cands.terms[c], b[c], lam[c]};
-		chosen_of[c] = 0;
 	}
 	rep->chosen = nchosen;
 	if (!nchosen) {
@@ -608,7 +602,7 @@ int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options 
 					goto sig_fail;
 			}
 			/* Extras are unsorted: the key must not depend on order. */
-			qsort(s1.bits, s1.nbits, sizeof(uint16_t), cmp_u16);
+			qsort(s1.bits, s1.nbits, sizeof(uint16_t), nd__cmp_u16);
 			edited++;
 			changed += nd_sig_key(s1.bits, s1.nbits) != key0;
 		}

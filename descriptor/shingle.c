@@ -50,8 +50,7 @@ int nd_shingles(const nd_token *tokens, size_t n, unsigned w, unsigned m,
 		free(ids);
 		return nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", windows);
 	}
-	for (size_t i = 0; i < n; i++)
-		ids[i] = nd_word_id(tokens[i].text, tokens[i].len);
+	nd_word_ids(tokens, n, ids);
 	for (size_t i = 0; i < windows; i++) {
 		uint64_t h = nd__shingle_fp(ids, n, i, w);
 		if (h % m == 0)
@@ -68,11 +67,9 @@ int nd_shingles(const nd_token *tokens, size_t n, unsigned w, unsigned m,
 	return ND_OK;
 }
 
-double nd_shingle_resemblance(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
+size_t nd__common_sorted(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
 {
 	size_t i = 0, j = 0, both = 0;
-	if (na + nb == 0)
-		return 0;
 	while (i < na && j < nb) {
 		if (a[i] == b[j]) {
 			both++;
@@ -83,5 +80,13 @@ double nd_shingle_resemblance(const uint64_t *a, size_t na, const uint64_t *b, s
 		else
 			j++;
 	}
+	return both;
+}
+
+double nd_shingle_resemblance(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
+{
+	if (na + nb == 0)
+		return 0;
+	size_t both = nd__common_sorted(a, na, b, nb);
 	return (double)both / (double)(na + nb - both);
 }

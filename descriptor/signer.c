@@ -85,25 +85,16 @@ typedef struct {
 static int on_term(const char *term, size_t len, uint32_t wdf, void *vctx)
 {
 	tl_ctx *t = vctx;
-	const nd_descriptor *d = t->d;
-	uint32_t lo = 0, hi = d->n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int cmp = strncmp(d->words[mid], term, len);
-		if (cmp == 0 && d->words[mid][len])
-			cmp = 1;
-		if (cmp == 0) {
-			if (nd_bit_above(wdf, t->len, d->thresholds[mid]) &&
-			    (t->rc = nd_sig_push(t->sig, (uint16_t)mid)) < 0)
-				return 1;
-			return 0;
-		}
-		if (cmp < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	int32_t w = nd__find_sorted(t->d->words, t->d->n, term, len);
+	if (w >= 0 && nd_bit_above(wdf, t->len, t->d->thresholds[w]) &&
+	    (t->rc = nd_sig_push(t->sig, (uint16_t)w)) < 0)
+		return 1;
 	return 0;
+}
+
+int nd__cmp_u16(const void *a, const void *b)
+{
+	return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
 }
 
 int nd_sig_from_termlist(const nd_descriptor *d, nd_xdb *db, nd_docid docid, nd_sig *out)

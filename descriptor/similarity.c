@@ -11,6 +11,12 @@ uint32_t nd_word_id(const char *word, size_t len)
 	return (uint32_t)(nd_hash_bytes(word, len, 0x776f7264ULL) >> 32);
 }
 
+void nd_word_ids(const nd_token *tokens, size_t n, uint32_t *out)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = nd_word_id(tokens[i].text, tokens[i].len);
+}
+
 static int in_set(const uint64_t *set, size_t n, uint64_t x)
 {
 	size_t lo = 0, hi = n;
@@ -63,17 +69,8 @@ int nd_shingle_similarity(const uint32_t *a, size_t na, const uint32_t *b, size_
 		sa[i] = fa[i] = nd__shingle_fp(a, na, i, w);
 	for (size_t i = 0; i < wb; i++)
 		sb[i] = fb[i] = nd__shingle_fp(b, nb, i, w);
-	size_t ua = nd__sort_unique_u64(sa, wa), ub = nd__sort_unique_u64(sb, wb), both = 0;
-	for (size_t i = 0, j = 0; i < ua && j < ub;) {
-		if (sa[i] == sb[j]) {
-			both++;
-			i++;
-			j++;
-		} else if (sa[i] < sb[j])
-			i++;
-		else
-			j++;
-	}
+	size_t ua = nd__sort_unique_u64(sa, wa), ub = nd__sort_unique_u64(sb, wb);
+	size_t both = nd__common_sorted(sa, ua, sb, ub);
 	out->ssr = (double)both / (double)(ua + ub - both);
 	out->containment = (double)both / (double)(ua < ub ? ua : ub);
 	out->sscr = (double)(covered(fa, wa, na, w, sb, ub) + covered(fb, wb, nb, w, sa, ua)) /

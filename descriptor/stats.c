@@ -132,14 +132,14 @@ void nd_candidates_free(nd_candidates *c)
 	memset(c, 0, sizeof(*c));
 }
 
-int32_t nd_candidates_find(const nd_candidates *c, const char *term, size_t len)
+int32_t nd__find_sorted(char *const *words, uint32_t n, const char *term, size_t len)
 {
-	uint32_t lo = 0, hi = c->n;
+	uint32_t lo = 0, hi = n;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		int cmp = strncmp(c->terms[mid], term, len);
-		if (cmp == 0 && c->terms[mid][len] != '\0')
-			cmp = 1;
+		int cmp = strncmp(words[mid], term, len);
+		if (cmp == 0 && words[mid][len] != '\0')
+			cmp = 1; /* words[mid] is longer: it sorts after term */
 		if (cmp < 0)
 			lo = mid + 1;
 		else if (cmp > 0)
@@ -148,6 +148,11 @@ int32_t nd_candidates_find(const nd_candidates *c, const char *term, size_t len)
 			return (int32_t)mid;
 	}
 	return -1;
+}
+
+int32_t nd_candidates_find(const nd_candidates *c, const char *term, size_t len)
+{
+	return nd__find_sorted(c->terms, c->n, term, len);
 }
 
 #define BLOCK 65536

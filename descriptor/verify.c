@@ -3,6 +3,7 @@
 #include "neardup/verify.h"
 #include "neardup/similarity.h"
 #include "neardup/words.h"
+#include "common/nd_buf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,45 +38,43 @@ static cache_head head_for(const nd_verify_options *o, size_t n, uint32_t ngroup
 }
 
 /* 1 and the result when the store holds one for these members and options. */
-static int cache_lookup(nd_store *st, uint64_t key, const nd_docid *docs, size_t n,
+static int cache_lookup(nd_store_txn *txn, uint64_t key, const nd_docid *docs, size_t n,
 			const nd_verify_options *o, nd_verified *out, uint32_t *ngroups)
 {
-	nd_store_txn *txn;
 	const void *val;
 	size_t len;
-	int hit = 0;
-	if (nd_store_read_begin(st, &txn) < 0)
+	cache_head h, want = head_for(o, n, 0);
+	if (nd_store_cluster_cache_get(txn, key, &val, &len) != ND_OK ||
+	    len != sizeof(cache_head) + n * sizeof(cache_ent))
 		return 0;
-	if (nd_store_cluster_cache_get(txn, key, &val, &len) == ND_OK &&
-	    len == sizeof(cache_head) + n * sizeof(cache_ent)) {
-		cache_head h, want = head_for(o, n, 0);
-		memcpy(&h, val, sizeof(h));
-		want.ngroups = h.ngroups;
-		if (!memcmp(&h, &want, sizeof(h))) {
-			hit = 1;
-			for (size_t i = 0; i < n && hit; i++) {
-				cache_ent e;
-				memcpy(&e, (const char *)val + sizeof(h) + i * sizeof(e), sizeof(e));
-				if (e.docid != docs[i] || e.group >= h.ngroups || e.how > ND_VERIFY_NO_WORDS)
-					hit = 0;
-				else
-					out[i] = (nd_verified){e.docid, e.group, e.distance, (nd_verify_how)e.how};
-			}
-			*ngroups = h.ngroups;
-		}
+	memcpy(&h, val, sizeof(h));
+	want.ngroups = h.ngroups;
+	if (memcmp(&h, &want, sizeof(h)))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		cache_ent e;
+		memcpy(&e, (const char *)val + sizeof(h) + i * sizeof(e), sizeof(e));
+		if (e.docid != docs[i] || e.group >= h.ngroups || e.how > ND_VERIFY_NO_WORDS)
+			return 0;
+		out[i] = (nd_verified){e.docid, e.group, e.distance, (nd_verify_how)e.how};
 	}
-	nd_store_txn_end(txn);
-	return hit;
+	*ngroups = h.ngroups;
+	return 1;
 }
+
+typedef struct {
+	nd_docid docid;
+	uint32_t *ids;
+	size_t n;
+} rebuilt_seq;
 
 typedef struct {
 	uint64_t key;
 	const nd_verified *res;
 	size_t n;
 	cache_head head;
-	uint32_t *rebuilt_doc;      /* sequences rebuilt from positions, to cache */
-	uint32_t **rebuilt_ids;
-	size_t *rebuilt_n, nrebuilt;
+	rebuilt_seq *rebuilt;       /* sequences rebuilt from positions, to cache */
+	size_t nrebuilt, rebuilt_cap;
 } cache_write;
 
 static int cache_write_fn(nd_store_txn *txn, void *vctx)
@@ -95,34 +94,25 @@ static int cache_write_fn(nd_store_txn *txn, void *vctx)
 	rc = nd_store_cluster_cache_put(txn, c->key, buf, len);
 	free(buf);
 	for (size_t i = 0; rc == ND_OK && i < c->nrebuilt; i++)
-		rc = nd_store_doc_cache_put(txn, c->rebuilt_doc[i], c->rebuilt_ids[i],
-					    c->rebuilt_n[i] * sizeof(uint32_t));
+		rc = nd_store_doc_cache_put(txn, c->rebuilt[i].docid, c->rebuilt[i].ids,
+					    c->rebuilt[i].n * sizeof(uint32_t));
 	return rc;
 }
 
-/* Words from the store's cache, else from the database. */
-static int get_words(nd_xdb *db, nd_store *st, nd_docid docid, uint32_t **ids, size_t *n,
+/* Words from the store's cache (txn may be NULL), else from the database. */
+static int get_words(nd_xdb *db, nd_store_txn *txn, nd_docid docid, uint32_t **ids, size_t *n,
 		     nd_words_source *src, nd_verify_stats *stats)
 {
-	if (st) {
-		nd_store_txn *txn;
-		const void *val;
-		size_t len;
-		int hit = 0;
-		if (nd_store_read_begin(st, &txn) == ND_OK) {
-			if (nd_store_doc_cache_get(txn, docid, &val, &len) == ND_OK && len % 4 == 0 && len &&
-			    (*ids = malloc(len))) {
-				memcpy(*ids, val, len);
-				*n = len / 4;
-				*src = ND_WORDS_STORED;
-				hit = 1;
-			}
-			nd_store_txn_end(txn);
-		}
-		if (hit) {
-			stats->cached_words++;
-			return ND_OK;
-		}
+	const void *val;
+	size_t len;
+	if (txn && nd_store_doc_cache_get(txn, docid, &val, &len) == ND_OK && len && len % 4 == 0) {
+		if (!(*ids = malloc(len)))
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		memcpy(*ids, val, len);
+		*n = len / 4;
+		*src = ND_WORDS_STORED;
+		stats->cached_words++;
+		return ND_OK;
 	}
 	return nd_words_get(db, docid, ids, n, src);
 }
@@ -138,7 +128,7 @@ int nd_verify_cluster(nd_xdb *db, nd_store *st, uint64_t key, const nd_docid *do
 		      nd_verify_stats *stats)
 {
 	cache_write cw = {0};
-	size_t rebuilt_cap = 0;
+	nd_store_txn *txn = NULL;
 	nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
 	nd_verify_stats local = {0};
 	leader *leaders = NULL;
@@ -152,20 +142,26 @@ int nd_verify_cluster(nd_xdb *db, nd_store *st, uint64_t key, const nd_docid *do
 		stats = &local;
 	if (o.max_leaders == 0)
 		o.max_leaders = 1;
-	if (st && cache_lookup(st, key, docs, n, &o, out, &groups)) {
+	/* One snapshot for every cache read of this cluster. */
+	if (st && nd_store_read_begin(st, &txn) < 0)
+		txn = NULL; /* caches are an optimisation: verify without them */
+	if (txn && cache_lookup(txn, key, docs, n, &o, out, &groups)) {
+		nd_store_txn_end(txn);
 		stats->cached_clusters++;
 		if (ngroups)
 			*ngroups = groups;
 		return ND_OK;
 	}
-	if (!(leaders = calloc(o.max_leaders, sizeof(*leaders))))
+	if (!(leaders = calloc(o.max_leaders, sizeof(*leaders)))) {
+		nd_store_txn_end(txn);
 		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
 	for (size_t i = 0; i < n; i++) {
 		uint32_t *ids = NULL;
 		size_t nw = 0;
 		nd_words_source src;
 		out[i] = (nd_verified){docs[i], 0, 0, ND_VERIFIED_REPRESENTATIVE};
-		rc = get_words(db, st, docs[i], &ids, &nw, &src, stats);
+		rc = get_words(db, txn, docs[i], &ids, &nw, &src, stats);
 		if (rc == ND_ENOTFOUND) {
 			out[i].group = groups++;
 			out[i].how = ND_VERIFY_NO_WORDS;
@@ -179,28 +175,16 @@ int nd_verify_cluster(nd_xdb *db, nd_store *st, uint64_t key, const nd_docid *do
 			stats->from_data++;
 		if (src == ND_WORDS_POSITIONS) {
 			stats->rebuilt++;
-			if (st && cw.nrebuilt == rebuilt_cap) {
-				/* Keep a copy to cache: rebuilding costs a lookup per word. */
-				size_t cap = rebuilt_cap ? rebuilt_cap * 2 : 16;
-				void *a = realloc(cw.rebuilt_doc, cap * sizeof(uint32_t));
-				if (a)
-					cw.rebuilt_doc = a;
-				void *b = realloc(cw.rebuilt_ids, cap * sizeof(uint32_t *));
-				if (b)
-					cw.rebuilt_ids = b;
-				void *c = realloc(cw.rebuilt_n, cap * sizeof(size_t));
-				if (c)
-					cw.rebuilt_n = c;
-				if (a && b && c)
-					rebuilt_cap = cap;
-			}
-			uint32_t *copy = st && cw.nrebuilt < rebuilt_cap ? malloc(nw * 4 + 1) : NULL;
-			if (copy) {
-				memcpy(copy, ids, nw * 4);
-				cw.rebuilt_doc[cw.nrebuilt] = docs[i];
-				cw.rebuilt_ids[cw.nrebuilt] = copy;
-				cw.rebuilt_n[cw.nrebuilt++] = nw;
-			}
+			/* Keep a copy to cache: rebuilding costs a lookup per word. */
+			void *p = cw.rebuilt;
+			uint32_t *copy = NULL;
+			if (st && nd_array_reserve(&p, &cw.rebuilt_cap, cw.nrebuilt + 1, sizeof(rebuilt_seq)) == ND_OK &&
+			    (copy = malloc(nw * sizeof(uint32_t) + 1))) {
+				cw.rebuilt = p;
+				memcpy(copy, ids, nw * sizeof(uint32_t));
+				cw.rebuilt[cw.nrebuilt++] = (rebuilt_seq){docs[i], copy, nw};
+			} else
+				cw.rebuilt = p;
 		}
 		int joined = 0;
 		for (size_t l = 0; l < nleaders && !joined; l++) {
@@ -242,6 +226,8 @@ int nd_verify_cluster(nd_xdb *db, nd_store *st, uint64_t key, const nd_docid *do
 		else
 			free(ids); /* past max_leaders: a group of its own, never compared again */
 	}
+	nd_store_txn_end(txn); /* a held snapshot would pin pages the write could reuse */
+	txn = NULL;
 	if (st) {
 		/* Caching is best effort: a read-only store still verifies. */
 		cw.key = key;
@@ -256,11 +242,10 @@ cleanup:
 	for (size_t l = 0; l < nleaders; l++)
 		free(leaders[l].ids);
 	free(leaders);
+	nd_store_txn_end(txn);
 	for (size_t i = 0; i < cw.nrebuilt; i++)
-		free(cw.rebuilt_ids[i]);
-	free(cw.rebuilt_doc);
-	free(cw.rebuilt_ids);
-	free(cw.rebuilt_n);
+		free(cw.rebuilt[i].ids);
+	free(cw.rebuilt);
 	if (ngroups)
 		*ngroups = groups;
 	return rc;

@@ -92,8 +92,7 @@ static int words_from_data(nd_xdb *db, nd_docid docid, uint32_t **out, size_t *n
 		if (!(*out = malloc(nt * sizeof(uint32_t))))
 			rc = nd_error_set(ND_ENOMEM, "out of memory");
 		else {
-			for (size_t i = 0; i < nt; i++)
-				(*out)[i] = nd_word_id(t[i].text, t[i].len);
+			nd_word_ids(t, nt, *out);
 			*n = nt;
 		}
 	}

@@ -147,12 +147,11 @@ int nd_indexer_add_text(nd_indexer *ix, const char *id, const char *text, size_t
 		goto cleanup;
 	if ((rc = nd_buf_grow(&ix->words, ntok * 4)) < 0)
 		goto cleanup;
-	for (size_t i = 0; i < ntok; i++) {
-		uint32_t id = nd_word_id(toks[i].text, toks[i].len);
-		memcpy(ix->words.ptr + 4 * i, &id, 4);
+	/* malloc'd, so aligned for uint32_t */
+	nd_word_ids(toks, ntok, (uint32_t *)(void *)ix->words.ptr);
+	for (size_t i = 0; i < ntok; i++)
 		if ((rc = nd_xdb_doc_add_posting(doc, toks[i].text, toks[i].len, toks[i].pos)) < 0)
 			goto cleanup;
-	}
 	/* The word sequence for verification (see neardup/words.h). */
 	if ((rc = nd_xdb_doc_set_value(doc, ND_SLOT_WORDS, ix->words.ptr, ntok * 4)) < 0)
 		goto cleanup;

@@ -8,6 +8,7 @@
 #define ND_SIMILARITY_H
 
 #include "neardup/common.h"
+#include "neardup/tokenizer.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -15,6 +16,8 @@ extern "C" {
 
 /* Id of a folded token. */
 ND_EXTERN uint32_t nd_word_id(const char *word, size_t len);
+/* Ids of tokens[0..n) into out[0..n). */
+ND_EXTERN void nd_word_ids(const nd_token *tokens, size_t n, uint32_t *out);
 
 /* Word-shingle measures with shingle width w (a sequence shorter than w is
  * one shingle: all of it).  Empty sequences give 0.
