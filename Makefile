@@ -31,8 +31,9 @@ test: setup $(TESTBUILD)/build.ninja
 	python3 scripts/test-summary.py $(TESTBUILD)/meson-logs/testlog.json; \
 	exit $$rc
 
+# Every benchmark at its registered size (bench/meson.build), figures printed.
 bench: build
-	ninja -C $(BUILD) benchmarks
+	meson test -C $(BUILD) --benchmark --verbose
 
 clean:
 	rm -rf $(BUILD) $(TESTBUILD)

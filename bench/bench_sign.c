@@ -17,6 +17,8 @@
 
 #include <jansson.h>
 #include <math.h>
+#include "bench/bench_util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,29 +26,15 @@
 #include <time.h>
 #include <unistd.h>
 
-static double cpu_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint64_t rnd(uint64_t *s)
-{
-	uint64_t x = (*s += 0x9e3779b97f4a7c15ULL);
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
 
 /* Document i of the synthetic corpus; the same i gives the same text. */
 static size_t synth_doc(char *buf, uint64_t i, size_t doclen)
 {
 	uint64_t s = i * 0x2545f4914f6cdd1dULL + 17;
-	size_t n = doclen / 2 + rnd(&s) % (doclen + 1), len = 0;
+	size_t n = doclen / 2 + bench_rand(&s) % (doclen + 1), len = 0;
 	static const double V = 50000;
 	for (size_t k = 0; k < n; k++) {
-		double u = (rnd(&s) >> 11) * (1.0 / 9007199254740992.0);
+		double u = (bench_rand(&s) >> 11) * (1.0 / 9007199254740992.0);
 		unsigned w = (unsigned)(exp(u * log(V + 1)) - 1);
 		len += (size_t)sprintf(buf + len, "%sq%ux", k ? " " : "", w);
 	}
@@ -133,7 +121,7 @@ int main(int argc, char **argv)
 	}
 	nd_indexer *ix;
 	int rc;
-	double t0 = cpu_now();
+	double t0 = bench_cpu_now();
 	if ((rc = nd_indexer_open(&ix, dbpath, NULL)) < 0)
 		die(dbpath, rc);
 	for (size_t i = 0; i < t.n; i++) {
@@ -145,7 +133,7 @@ int main(int argc, char **argv)
 	uint64_t nwords = nd_indexer_stats(ix)->words;
 	if ((rc = nd_indexer_close(ix)) < 0)
 		die("commit", rc);
-	double t_index = cpu_now() - t0;
+	double t_index = bench_cpu_now() - t0;
 
 	nd_xdb *db;
 	nd_store *st;
@@ -163,10 +151,10 @@ int main(int argc, char **argv)
 
 	/* Signing from postlists; the store write is included. */
 	nd_sign_report sr;
-	t0 = cpu_now();
+	t0 = bench_cpu_now();
 	if ((rc = nd_sign_all(st, db, NULL, &sr)) < 0)
 		die("sign", rc);
-	double t_sign = cpu_now() - t0;
+	double t_sign = bench_cpu_now() - t0;
 
 	/* Shingling the same texts: tokenize + 10-word shingles mod 16. */
 	nd_tokenizer *tk;
@@ -177,11 +165,11 @@ int main(int argc, char **argv)
 		const nd_token *toks;
 		size_t n, nfp;
 		uint64_t *fp;
-		double a = cpu_now();
+		double a = bench_cpu_now();
 		nd_tokenize(tk, t.text[i], t.len[i], 0, &toks, &n, NULL);
-		double b = cpu_now();
+		double b = bench_cpu_now();
 		nd_shingles(toks, n, 10, 16, &fp, &nfp);
-		t_sh += cpu_now() - b;
+		t_sh += bench_cpu_now() - b;
 		t_tok += b - a;
 		kept += nfp;
 		free(fp);

@@ -5,25 +5,13 @@
  *   bench_verify [--pairs N]     (default 200) */
 #include "neardup/similarity.h"
 
+#include "bench/bench_util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static double cpu_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint64_t rnd(uint64_t *s)
-{
-	uint64_t x = (*s += 0x9e3779b97f4a7c15ULL);
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
 
 static double run(size_t n, int related, double bound, int pairs, uint64_t *rng, int *accepted)
 {
@@ -32,14 +20,14 @@ static double run(size_t n, int related, double bound, int pairs, uint64_t *rng,
 	*accepted = 0;
 	for (int p = 0; p < pairs; p++) {
 		for (size_t i = 0; i < n; i++)
-			a[i] = (uint32_t)(rnd(rng) % 20000);
+			a[i] = (uint32_t)(bench_rand(rng) % 20000);
 		for (size_t i = 0; i < n; i++)
-			b[i] = related ? (rnd(rng) % 25 == 0 ? (uint32_t)(rnd(rng) % 20000) : a[i])
-				       : (uint32_t)(rnd(rng) % 20000);
-		double d, t0 = cpu_now();
+			b[i] = related ? (bench_rand(rng) % 25 == 0 ? (uint32_t)(bench_rand(rng) % 20000) : a[i])
+				       : (uint32_t)(bench_rand(rng) % 20000);
+		double d, t0 = bench_cpu_now();
 		int exact;
 		nd_levenshtein(a, n, b, n, bound, &d, &exact);
-		total += cpu_now() - t0;
+		total += bench_cpu_now() - t0;
 		*accepted += exact && d <= 0.08;
 	}
 	free(a);

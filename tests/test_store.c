@@ -198,15 +198,14 @@ static void test_bad_stores(void **state)
 	char *old = tu_join(dir, "old");
 	assert_int_equal(nd_store_open(&st, old, ND_STORE_WRITE), ND_OK);
 	nd_store_close(st);
-	/* Rewrite the format record through LMDB's own tool. */
-	snprintf(cmd, sizeof(cmd), "command -v mdb_load >/dev/null || exit 77; "
+	/* Rewrite the format record (to 99) with LMDB's own tool, mdb_load
+	 * from lmdb-utils, which scripts/setup.sh installs. */
+	snprintf(cmd, sizeof(cmd),
 		 "printf 'VERSION=3\\nformat=bytevalue\\ntype=btree\\nHEADER=END\\n 666f726d6174\\n 63000000\\nDATA=END\\n' "
-		 "| mdb_load -s meta '%s' 2>&1", old);
-	rc = system(cmd);
-	if (rc == 0) {
-		assert_int_equal(nd_store_open(&st, old, ND_STORE_READ), ND_EVERSION);
-		assert_non_null(strstr(nd_error_last(), "format 99"));
-	}
+		 "| mdb_load -s meta '%s'", old);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(nd_store_open(&st, old, ND_STORE_READ), ND_EVERSION);
+	assert_non_null(strstr(nd_error_last(), "format 99"));
 	free(missing);
 	free(foreign);
 	free(trunc);
