@@ -205,8 +205,10 @@ int nd_tokenize(nd_tokenizer *tk, const char *text, size_t len, int flags,
 		info = &local;
 	memset(info, 0, sizeof(*info));
 	tk->arena.len = 0;
-	if (len > (size_t)INT64_MAX)
-		return nd_error_set(ND_ETOOBIG, "document of %zu bytes", len);
+	/* ICU's break iterator reports boundaries as int32_t. */
+	if (len > (size_t)INT32_MAX)
+		return nd_error_set(ND_ETOOBIG, "document of %zu bytes; the tokenizer takes at most "
+				    "%d bytes", len, INT32_MAX);
 
 	info->invalid_count = nd_utf8_check(text, len, &info->first_invalid);
 	if (info->invalid_count && (flags & ND_TOKENIZE_STRICT))

@@ -3,6 +3,7 @@
 #include "neardup/tokenizer.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 
 static nd_tokenizer *tk;
@@ -172,6 +173,23 @@ static void test_edge_sizes(void **state)
 	free(doc);
 }
 
+/* ICU's break iterator counts in int32_t: past 2 GiB the document must be
+ * refused, naming the limit, not cut into wrong offsets.  A sparse private
+ * mapping stands in for the document, so nothing is allocated. */
+static void test_over_2gib_refused(void **state)
+{
+	(void)state;
+	const nd_token *t;
+	size_t n, len = (size_t)INT32_MAX + 2;
+	void *big = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (big == MAP_FAILED)
+		skip();
+	assert_int_equal(nd_tokenize(tk, big, len, 0, &t, &n, NULL), ND_ETOOBIG);
+	assert_int_equal(n, 0);
+	assert_non_null(strstr(nd_error_last(), "2147483647"));
+	munmap(big, len);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_cjk_and_thai),
 		cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_edge_sizes),
+		cmocka_unit_test(test_over_2gib_refused),
 	};
 	return cmocka_run_group_tests_name("tokenizer", tests, setup, teardown);
 }

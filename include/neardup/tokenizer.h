@@ -42,8 +42,9 @@ enum {
 ND_EXTERN int nd_tokenizer_new(nd_tokenizer **out);
 ND_EXTERN void nd_tokenizer_free(nd_tokenizer *tk);
 
-/* Tokenize text[0..len).  *tokens (borrowed) lives until the next call on
- * tk or its free.  info may be NULL.  In the default (lenient) mode invalid
+/* Tokenize text[0..len), len at most INT32_MAX (2 GiB - 1; ND_ETOOBIG
+ * beyond: ICU counts offsets in int32_t).  *tokens (borrowed) lives until
+ * the next call on tk or its free.  info may be NULL.  In the default (lenient) mode invalid
  * UTF-8 never stops tokenizing: the rest of the document is still read and
  * the first offset is reported in info. */
 ND_EXTERN int nd_tokenize(nd_tokenizer *tk, const char *text, size_t len, int flags,
