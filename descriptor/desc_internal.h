@@ -77,6 +77,28 @@ size_t nd__common_sorted(const uint64_t *a, size_t na, const uint64_t *b, size_t
 uint64_t nd__shingle_fp(const uint32_t *ids, size_t n, size_t i, unsigned w);
 size_t nd__sort_unique_u64(uint64_t *v, size_t n);
 
+/* The record fingerprint (see nd_sig): a sum, so postings may arrive in
+ * any order, of one hash per descriptive word present, mixed with len. */
+static inline uint64_t nd_fp_word(uint32_t word, uint32_t wdf)
+{
+	return nd_mix64(((uint64_t)(word + 1) << 32) | wdf);
+}
+
+static inline uint64_t nd_fp_final(uint64_t sum, uint32_t len)
+{
+	return nd_mix64(sum ^ nd_mix64(0x6670000000000000ULL | len));
+}
+
+/* Bring a document's record in line with the database: absent, or present
+ * with these bits and fingerprint (nd_fp_final).  An equal
+ * record is left alone unless force.  *change says what happened. */
+int nd__sig_apply(nd_store_txn *txn, nd_docid docid, int present, const uint16_t *bits,
+		  uint32_t nbits, uint64_t fp, int force, nd_change *change, uint64_t *old_key);
+/* 1 when a change counts in the drift (see nd_drift). */
+int nd__drift_counts(nd_store_txn *txn, nd_docid docid, nd_change change);
+/* Add changes to the drift; ND_ESTATE when that would pass max_drift (> 0). */
+int nd__drift_add(nd_store_txn *txn, uint64_t changes, double max_drift, const char *path);
+
 /* Append bit to a signature. */
 int nd_sig_push(nd_sig *s, uint16_t bit);
 

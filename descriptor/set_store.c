@@ -11,6 +11,7 @@ typedef struct {
 	const nd_descriptor *d;
 	const char *uuid;
 	uint64_t revision;
+	uint32_t doccount, lastdocid;
 	const nd_build_options *opts;
 	nd_buf words;
 } save_ctx;
@@ -20,6 +21,7 @@ static int save_fn(nd_store_txn *txn, void *vctx)
 	save_ctx *c = vctx;
 	const nd_descriptor *d = c->d;
 	uint32_t wl = (uint32_t)d->word_lengths, zero = 0;
+	uint64_t changes = 0;
 	char opt[512] = "";
 	int rc;
 
@@ -41,6 +43,9 @@ static int save_fn(nd_store_txn *txn, void *vctx)
 	    (rc = nd_store_meta_put(txn, "set.options", opt, strlen(opt))) < 0 ||
 	    (rc = nd_store_meta_put(txn, "db.uuid", c->uuid, strlen(c->uuid))) < 0 ||
 	    (rc = nd_store_meta_put(txn, "db.revision", &c->revision, sizeof(c->revision))) < 0 ||
+	    (rc = nd_store_meta_put(txn, "db.doccount", &c->doccount, sizeof(c->doccount))) < 0 ||
+	    (rc = nd_store_meta_put(txn, "db.lastdocid", &c->lastdocid, sizeof(c->lastdocid))) < 0 ||
+	    (rc = nd_store_meta_put(txn, "drift.changes", &changes, sizeof(changes))) < 0 ||
 	    (rc = nd_store_meta_put(txn, "sign.through", &zero, sizeof(zero))) < 0)
 		return rc;
 	return ND_OK;
@@ -48,11 +53,12 @@ static int save_fn(nd_store_txn *txn, void *vctx)
 
 int nd_descriptor_save(const nd_descriptor *d, nd_store *st, nd_xdb *db, const nd_build_options *opts)
 {
-	save_ctx c = {d, NULL, 0, opts, ND_BUF_INIT};
+	save_ctx c = {d, NULL, 0, 0, 0, opts, ND_BUF_INIT};
 	char *uuid = NULL;
 	int rc;
 
-	if ((rc = nd_xdb_uuid(db, &uuid)) < 0 || (rc = nd_xdb_revision(db, &c.revision)) < 0)
+	if ((rc = nd_xdb_uuid(db, &uuid)) < 0 || (rc = nd_xdb_revision(db, &c.revision)) < 0 ||
+	    (rc = nd_xdb_doccount(db, &c.doccount)) < 0 || (rc = nd_xdb_lastdocid(db, &c.lastdocid)) < 0)
 		goto cleanup;
 	c.uuid = uuid;
 	for (uint32_t i = 0; i < d->n; i++)

@@ -42,13 +42,14 @@ uint64_t nd_sig_key(const uint16_t *bits, uint32_t nbits)
 	return h ? h : 1; /* 0 means "no key" */
 }
 
-/* Payload: u16 count, then the bits, ascending. */
-static size_t sig_encode(uint8_t *out, const uint16_t *bits, uint32_t nbits)
+/* Record payload: u16 count, the bits ascending, u64 fingerprint. */
+static size_t sig_encode(uint8_t *out, const uint16_t *bits, uint32_t nbits, uint64_t fp)
 {
 	uint16_t n = (uint16_t)nbits;
 	memcpy(out, &n, 2);
 	memcpy(out + 2, bits, (size_t)nbits * 2);
-	return 2 + (size_t)nbits * 2;
+	memcpy(out + 2 + (size_t)nbits * 2, &fp, 8);
+	return 2 + (size_t)nbits * 2 + 8;
 }
 
 int nd_sig_decode(nd_sig *out, const void *payload, size_t len, uint32_t nwords)
@@ -59,7 +60,7 @@ int nd_sig_decode(nd_sig *out, const void *payload, size_t len, uint32_t nwords)
 	if (len < 2)
 		return nd_error_set(ND_ECORRUPT, "signature record of %zu bytes", len);
 	memcpy(&n, p, 2);
-	if (len < 2 + (size_t)n * 2)
+	if (len != 2 + (size_t)n * 2 + 8)
 		return nd_error_set(ND_ECORRUPT, "signature record claims %u bits in %zu bytes", n, len);
 	for (uint32_t i = 0; i < n; i++) {
 		uint16_t b;
@@ -71,14 +72,142 @@ int nd_sig_decode(nd_sig *out, const void *payload, size_t len, uint32_t nwords)
 		if ((rc = nd_sig_push(out, b)) < 0)
 			return rc;
 	}
+	memcpy(&out->fingerprint, p + 2 + (size_t)n * 2, 8);
 	out->key = nd_sig_key(out->bits, out->nbits);
 	return ND_OK;
+}
+
+const char *nd_change_name(nd_change c)
+{
+	switch (c) {
+	case ND_CHANGE_NONE: return "unchanged";
+	case ND_CHANGE_ADDED: return "added";
+	case ND_CHANGE_REPLACED: return "replaced";
+	case ND_CHANGE_DELETED: return "deleted";
+	}
+	return "?";
+}
+
+/* Drift bookkeeping (meta drift.changes, db.lastdocid, db.doccount). */
+static int meta_u(nd_store_txn *txn, const char *name, void *out, size_t len)
+{
+	const void *v;
+	size_t n;
+	int rc = nd_store_meta_get(txn, name, &v, &n);
+	if (rc == ND_ENOTFOUND) {
+		memset(out, 0, len);
+		return ND_OK;
+	}
+	if (rc < 0)
+		return rc;
+	if (n != len)
+		return nd_error_set(ND_ECORRUPT, "store: '%s' record is %zu bytes, expected %zu",
+				    name, n, len);
+	memcpy(out, v, len);
+	return ND_OK;
+}
+
+static int drift_add(nd_store_txn *txn, uint64_t changes)
+{
+	uint64_t have;
+	int rc;
+	if (!changes)
+		return ND_OK;
+	if ((rc = meta_u(txn, "drift.changes", &have, sizeof(have))) < 0)
+		return rc;
+	have += changes;
+	return nd_store_meta_put(txn, "drift.changes", &have, sizeof(have));
+}
+
+static int drift_of(nd_store_txn *txn, uint64_t extra, double *drift)
+{
+	uint64_t changes;
+	uint32_t built;
+	int rc;
+	if ((rc = meta_u(txn, "drift.changes", &changes, sizeof(changes))) < 0 ||
+	    (rc = meta_u(txn, "db.doccount", &built, sizeof(built))) < 0)
+		return rc;
+	*drift = (double)(changes + extra) / (built ? built : 1);
+	return ND_OK;
+}
+
+int nd_drift(nd_store *st, double *drift)
+{
+	nd_store_txn *txn;
+	int rc;
+	*drift = 0;
+	if ((rc = nd_store_read_begin(st, &txn)) < 0)
+		return rc;
+	rc = drift_of(txn, 0, drift);
+	nd_store_txn_end(txn);
+	return rc;
+}
+
+/* A change counts in the drift unless it only signs, for the first time, a
+ * document the set was built from. */
+int nd__drift_counts(nd_store_txn *txn, nd_docid docid, nd_change change)
+{
+	uint32_t built_last;
+	if (change != ND_CHANGE_ADDED)
+		return change != ND_CHANGE_NONE;
+	if (meta_u(txn, "db.lastdocid", &built_last, sizeof(built_last)) < 0)
+		return 1;
+	return docid > built_last;
+}
+
+int nd__drift_add(nd_store_txn *txn, uint64_t changes, double max_drift, const char *path)
+{
+	double drift;
+	int rc;
+	if (!changes)
+		return ND_OK;
+	if ((rc = drift_of(txn, changes, &drift)) < 0)
+		return rc;
+	if (max_drift > 0 && drift > max_drift)
+		return nd_error_set(ND_ESTATE, "store %s: the descriptive set is stale: changes since "
+				    "it was built would reach %.0f%% of the documents it was built "
+				    "from (limit %.0f%%); run 'neardup build' to choose a new set "
+				    "and sign again", path, 100 * drift, 100 * max_drift);
+	return drift_add(txn, changes);
+}
+
+int nd__sig_apply(nd_store_txn *txn, nd_docid docid, int present, const uint16_t *bits,
+		  uint32_t nbits, uint64_t fp, int force, nd_change *change, uint64_t *old_key)
+{
+	uint8_t buf[2 + 2 * ND_MAX_WORDS + 8];
+	const void *payload;
+	size_t len;
+	int rc = nd_store_doc_get(txn, docid, old_key, &payload, &len);
+	int had = rc == ND_OK;
+	*change = ND_CHANGE_NONE;
+	if (rc == ND_ENOTFOUND)
+		*old_key = 0;
+	else if (rc < 0)
+		return rc;
+	if (!present) {
+		if (!had)
+			return ND_OK;
+		if ((rc = nd_store_doc_del(txn, docid)) == ND_OK)
+			*change = ND_CHANGE_DELETED;
+		return rc;
+	}
+	if (had && !force && len >= 8) {
+		uint64_t have;
+		memcpy(&have, (const char *)payload + len - 8, 8);
+		if (have == fp && *old_key == nd_sig_key(bits, nbits))
+			return ND_OK;
+	}
+	if ((rc = nd_store_doc_put(txn, docid, nd_sig_key(bits, nbits), buf,
+				   sig_encode(buf, bits, nbits, fp))) == ND_OK)
+		*change = had ? ND_CHANGE_REPLACED : ND_CHANGE_ADDED;
+	return rc;
 }
 
 typedef struct {
 	const nd_descriptor *d;
 	uint32_t len;
 	nd_sig *sig;
+	uint64_t fp;
 	int rc;
 } tl_ctx;
 
@@ -86,7 +215,10 @@ static int on_term(const char *term, size_t len, uint32_t wdf, void *vctx)
 {
 	tl_ctx *t = vctx;
 	int32_t w = nd__find_sorted(t->d->words, t->d->n, term, len);
-	if (w >= 0 && nd_bit_above(wdf, t->len, t->d->thresholds[w]) &&
+	if (w < 0)
+		return 0;
+	t->fp += nd_fp_word((uint32_t)w, wdf);
+	if (nd_bit_above(wdf, t->len, t->d->thresholds[w]) &&
 	    (t->rc = nd_sig_push(t->sig, (uint16_t)w)) < 0)
 		return 1;
 	return 0;
@@ -101,10 +233,11 @@ int nd_sig_from_termlist(const nd_descriptor *d, nd_xdb *db, nd_docid docid, nd_
 {
 	uint32_t len, present;
 	int rc;
-	tl_ctx t = {d, 0, out, ND_OK};
+	tl_ctx t = {d, 0, out, 0, ND_OK};
 
 	out->nbits = 0;
 	out->key = 0;
+	out->fingerprint = 0;
 	if ((rc = nd_desc_lengths(db, d->word_lengths, docid, docid + 1, &len, &present)) < 0)
 		return rc;
 	if (!present)
@@ -120,41 +253,73 @@ int nd_sig_from_termlist(const nd_descriptor *d, nd_xdb *db, nd_docid docid, nd_
 			return nd_error_set(ND_ECORRUPT, "%s: termlist of document %u is not sorted",
 					    nd_xdb_path(db), docid);
 	out->key = nd_sig_key(out->bits, out->nbits);
+	out->fingerprint = nd_fp_final(t.fp, len);
 	return ND_OK;
 }
 
 typedef struct {
+	nd_docid docid;
+	nd_change change;
+	uint64_t old_key, new_key;
+} change_rec;
+
+typedef struct {
+	const char *path;
 	nd_docid lo, hi;
 	const uint32_t *present;
 	const uint32_t *row;      /* row[off]..row[off+1]: bits of document lo+off */
 	const uint16_t *bits;
+	const uint64_t *fp;       /* fingerprint sums */
+	const uint32_t *len;
 	uint64_t revision;
-	uint64_t keyed, unkeyed, docs;
+	double max_drift;
+	int keep_changes;
+	/* out, reset by every attempt (nd_store_write may replay) */
+	uint64_t keyed, unkeyed, docs, counts[4];
+	change_rec *changes;
+	size_t nchanges, changes_cap;
 } block_ctx;
 
 static int write_block(nd_store_txn *txn, void *vctx)
 {
 	block_ctx *b = vctx;
-	uint8_t buf[2 + 2 * ND_MAX_WORDS];
+	uint64_t drift = 0;
+	uint32_t through;
 	int rc;
 	b->keyed = b->unkeyed = b->docs = 0;
+	memset(b->counts, 0, sizeof(b->counts));
+	b->nchanges = 0;
 	for (nd_docid d = b->lo; d < b->hi; d++) {
 		uint32_t off = d - b->lo;
-		if (!b->present[off])
-			continue;
 		const uint16_t *bits = b->bits + b->row[off];
 		uint32_t n = b->row[off + 1] - b->row[off];
-		uint64_t key = nd_sig_key(bits, n);
-		size_t len = sig_encode(buf, bits, n);
-		if ((rc = nd_store_doc_put(txn, d, key, buf, len)) < 0)
+		nd_change ch;
+		uint64_t old_key;
+		if ((rc = nd__sig_apply(txn, d, b->present[off] != 0, bits, n,
+					nd_fp_final(b->fp[off], b->len[off]), 0, &ch, &old_key)) < 0)
 			return rc;
-		b->docs++;
-		if (key)
-			b->keyed++;
-		else
-			b->unkeyed++;
+		b->counts[ch]++;
+		drift += (uint64_t)nd__drift_counts(txn, d, ch);
+		if (b->present[off]) {
+			b->docs++;
+			if (n >= ND_MIN_BITS)
+				b->keyed++;
+			else
+				b->unkeyed++;
+		}
+		if (ch != ND_CHANGE_NONE && b->keep_changes) {
+			void *p = b->changes;
+			if ((rc = nd_array_reserve(&p, &b->changes_cap, b->nchanges + 1, sizeof(change_rec))) < 0)
+				return rc;
+			b->changes = p;
+			b->changes[b->nchanges++] = (change_rec){d, ch, old_key, nd_sig_key(bits, n)};
+		}
 	}
-	uint32_t through = b->hi - 1;
+	if ((rc = nd__drift_add(txn, drift, b->max_drift, b->path)) < 0 ||
+	    (rc = meta_u(txn, "sign.through", &through, sizeof(through))) < 0)
+		return rc;
+	if (through < b->hi - 1)
+		through = b->hi - 1;
 	if ((rc = nd_store_meta_put(txn, "sign.through", &through, sizeof(through))) < 0 ||
 	    (rc = nd_store_meta_put(txn, "sign.revision", &b->revision, sizeof(b->revision))) < 0)
 		return rc;
@@ -200,6 +365,8 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 	nd_xdb_postlist **pl = NULL;
 	uint32_t *len = NULL, *present = NULL, *count = NULL, *row = NULL;
 	uint32_t *pair_off = NULL;
+	uint64_t *fp = NULL;
+	block_ctx bc;
 	uint16_t *pair_bit = NULL, *bits = NULL;
 	size_t npairs = 0, off_cap = 0, bit_cap = 0, bits_cap = 0;
 	nd_posting *buf = NULL;
@@ -211,6 +378,7 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(&bc, 0, sizeof(bc));
 	if (opts)
 		o = *opts;
 	if (!rep)
@@ -227,6 +395,8 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 	    (rc = nd_xdb_lastdocid(db, &last)) < 0 ||
 	    (rc = nd_xdb_revision(db, &revision)) < 0)
 		goto cleanup;
+	if (o.update)
+		through = 0; /* walk everything; records say what changed */
 	rep->from = through + 1;
 	rep->to = last;
 	if (through >= last) {
@@ -239,6 +409,7 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 	    !(present = malloc(o.block_docs * sizeof(uint32_t))) ||
 	    !(count = malloc((o.block_docs + 1) * sizeof(uint32_t))) ||
 	    !(row = malloc((o.block_docs + 1) * sizeof(uint32_t))) ||
+	    !(fp = malloc(o.block_docs * sizeof(uint64_t))) ||
 	    !(buf = malloc(bufcap * sizeof(nd_posting)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
@@ -258,6 +429,7 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 		if ((rc = nd_desc_lengths(db, d->word_lengths, lo, hi, len, present)) < 0)
 			goto cleanup;
 		npairs = 0;
+		memset(fp, 0, nb * sizeof(uint64_t));
 		for (uint32_t i = 0; i < d->n; i++) {
 			size_t n;
 			double b = d->thresholds[i];
@@ -274,6 +446,7 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 				pair_bit = p2;
 				for (size_t k = 0; k < n; k++) {
 					uint32_t off = buf[k].docid - lo;
+					fp[off] += nd_fp_word(i, buf[k].wdf);
 					if (nd_bit_above(buf[k].wdf, len[off], b)) {
 						pair_off[npairs] = off;
 						pair_bit[npairs++] = (uint16_t)i;
@@ -295,18 +468,36 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 		for (size_t k = 0; k < npairs; k++)
 			bits[count[pair_off[k]]++] = pair_bit[k];
 
-		block_ctx bc = {lo, hi, present, row, bits, revision, 0, 0, 0};
+		bc.path = nd_store_path(st);
+		bc.lo = lo;
+		bc.hi = hi;
+		bc.present = present;
+		bc.row = row;
+		bc.bits = bits;
+		bc.fp = fp;
+		bc.len = len;
+		bc.revision = revision;
+		bc.max_drift = o.max_drift;
+		bc.keep_changes = o.changed != NULL;
 		if ((rc = nd_store_write(st, write_block, &bc)) < 0)
 			goto cleanup;
 		rep->docs += bc.docs;
 		rep->keyed += bc.keyed;
 		rep->unkeyed += bc.unkeyed;
+		rep->added += bc.counts[ND_CHANGE_ADDED];
+		rep->replaced += bc.counts[ND_CHANGE_REPLACED];
+		rep->deleted += bc.counts[ND_CHANGE_DELETED];
+		for (size_t k = 0; k < bc.nchanges; k++)
+			o.changed(bc.changes[k].docid, bc.changes[k].change, bc.changes[k].old_key,
+				  bc.changes[k].new_key, o.ctx);
 		if (o.progress)
 			o.progress(hi - 1, last, o.ctx);
 	}
 	rc = ND_OK;
 cleanup:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (rc == ND_OK)
+		rc = nd_drift(st, &rep->drift);
 	rep->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	if (pl)
 		for (uint32_t i = 0; i < d->n; i++)
@@ -320,6 +511,8 @@ cleanup:
 	free(pair_off);
 	free(pair_bit);
 	free(bits);
+	free(fp);
+	free(bc.changes);
 	nd_descriptor_free(d);
 	return rc;
 }

@@ -155,6 +155,8 @@ static int check_record(uint32_t docid, uint64_t key, const void *payload, size_
 		assert_int_equal(fresh.nbits, stored.nbits);
 		assert_memory_equal(fresh.bits, stored.bits, stored.nbits * sizeof(uint16_t));
 		assert_int_equal(fresh.key, key);
+		/* Postlist walk and termlist agree on the fingerprint too. */
+		assert_int_equal(fresh.fingerprint, stored.fingerprint);
 	}
 	if (stored.nbits < ND_MIN_BITS)
 		assert_int_equal(key, 0);
@@ -251,8 +253,16 @@ static void test_edit_stability(void **state)
 	}
 	assert_int_equal(nd_indexer_close(ix), ND_OK);
 	assert_int_equal(nd_xdb_reopen(db, NULL), ND_OK);
-	assert_int_equal(nd_sign_all(st, db, NULL, &rep), ND_OK);
+	/* Doubling the database is far past the default drift limit. */
+	nd_sign_options so = ND_SIGN_OPTIONS_INIT;
+	assert_int_equal(nd_sign_all(st, db, &so, &rep), ND_ESTATE);
+	assert_non_null(strstr(nd_error_last(), "stale"));
+	so.max_drift = 0;
+	assert_int_equal(nd_sign_all(st, db, &so, &rep), ND_OK);
 	assert_int_equal(rep.docs, n);
+	double drift;
+	assert_int_equal(nd_drift(st, &drift), ND_OK);
+	assert_true(drift == 1.0); /* n documents added to the n it was built from */
 	nd_store_txn *txn;
 	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
 	int keyed = 0, kept = 0, shared_unrelated = 0;
@@ -453,12 +463,15 @@ static void test_sig_decode_rejects(void **state)
 	nd_sig s = ND_SIG_INIT;
 	uint16_t bad1[] = {3, 5, 4, 9};      /* claims 3 bits, out of order */
 	uint16_t bad2[] = {2, 1, 500};       /* bit past the set */
-	uint16_t good[] = {4, 1, 2, 3, 7};
+	/* count, bits, then the 8-byte fingerprint */
+	uint16_t good[] = {4, 1, 2, 3, 7, 0x1111, 0x2222, 0x3333, 0x4444};
 	assert_int_equal(nd_sig_decode(&s, bad1, sizeof(bad1), 100), ND_ECORRUPT);
 	assert_int_equal(nd_sig_decode(&s, bad2, sizeof(bad2), 100), ND_ECORRUPT);
-	assert_int_equal(nd_sig_decode(&s, good, 5, 100), ND_ECORRUPT); /* truncated */
+	assert_int_equal(nd_sig_decode(&s, good, 10, 100), ND_ECORRUPT); /* no fingerprint */
+	assert_int_equal(nd_sig_decode(&s, good, sizeof(good) - 1, 100), ND_ECORRUPT);
 	assert_int_equal(nd_sig_decode(&s, good, sizeof(good), 100), ND_OK);
 	assert_int_equal(s.nbits, 4);
+	assert_int_equal(s.fingerprint, 0x4444333322221111ULL);
 	assert_int_not_equal(s.key, 0);
 	assert_int_equal(nd_sig_key(s.bits, 3), 0); /* three bits: no key */
 	nd_sig_clear(&s);

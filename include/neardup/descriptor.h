@@ -91,15 +91,19 @@ ND_EXTERN int nd_descriptor_save(const nd_descriptor *d, nd_store *st, nd_xdb *d
 ND_EXTERN int nd_descriptor_load(nd_descriptor **out, nd_store *st, nd_xdb *db);
 
 /* A signature: the set bits in increasing order and the cluster key (0 when
- * fewer than ND_MIN_BITS bits are set). */
+ * fewer than ND_MIN_BITS bits are set).  The fingerprint hashes everything
+ * the signature is computed from (the length and the wdf of every
+ * descriptive word present): `neardup update` finds replaced documents by
+ * comparing it, without reading any text. */
 typedef struct {
 	uint64_t key;
 	uint32_t nbits;
 	uint16_t *bits;   /* owned; nd_sig_clear frees */
 	uint32_t cap;
+	uint64_t fingerprint;
 } nd_sig;
 
-#define ND_SIG_INIT { 0, 0, NULL, 0 }
+#define ND_SIG_INIT { 0, 0, NULL, 0, 0 }
 
 ND_EXTERN void nd_sig_clear(nd_sig *s);
 /* Key of a sorted bit set (0 below ND_MIN_BITS). */
@@ -110,28 +114,58 @@ ND_EXTERN int nd_sig_decode(nd_sig *out, const void *payload, size_t len, uint32
 /* Sign one document from its termlist (the incremental path). */
 ND_EXTERN int nd_sig_from_termlist(const nd_descriptor *d, nd_xdb *db, nd_docid docid, nd_sig *out);
 
+typedef enum {
+	ND_CHANGE_NONE = 0,
+	ND_CHANGE_ADDED = 1,     /* no record before */
+	ND_CHANGE_REPLACED = 2,  /* record with another fingerprint */
+	ND_CHANGE_DELETED = 3,   /* record of a document no longer in the database */
+} nd_change;
+
+ND_EXTERN const char *nd_change_name(nd_change c);
+
+/* One changed record, reported after its transaction committed. */
+typedef void (*nd_change_fn)(nd_docid docid, nd_change change, uint64_t old_key,
+			     uint64_t new_key, void *ctx);
+
 typedef struct {
 	uint32_t block_docs;   /* docids per block and per write transaction (16384) */
 	int restart;           /* re-sign everything, not only docids past the last signed */
+	int update;            /* compare every document with its record: sign new and
+				  changed ones, drop records of deleted ones */
+	double max_drift;      /* update: refuse to go past this drift (0.5; 0 = no limit) */
 	void (*progress)(nd_docid done, nd_docid last, void *ctx);
+	nd_change_fn changed;  /* update: called for each change (may be NULL) */
 	void *ctx;
 } nd_sign_options;
 
-#define ND_SIGN_OPTIONS_INIT { 16384, 0, NULL, NULL }
+#define ND_SIGN_OPTIONS_INIT { 16384, 0, 0, 0.5, NULL, NULL, NULL }
 
 typedef struct {
 	uint64_t docs;       /* documents signed in this run */
 	uint64_t keyed;      /* of which with a key */
 	uint64_t unkeyed;    /* of which with <= 3 bits */
+	uint64_t added, replaced, deleted; /* update: records changed */
 	uint64_t postings;   /* postings read */
 	nd_docid from, to;   /* docid range covered */
+	double drift;        /* after the run, see nd_drift */
 	double seconds;
 } nd_sign_report;
 
 /* Sign every document (or those past the last signed docid) by walking the
  * postlist of each descriptive word once, in docid blocks; each block is
- * one store transaction, so an interrupted run resumes where it stopped. */
+ * one store transaction, so an interrupted run resumes where it stopped.
+ * With opts->update, every document is compared with its record instead
+ * (the same walk: about as fast as signing everything) and only changes
+ * are written; ND_ESTATE, with the drift in the message, when applying the
+ * next block would take the drift past max_drift (the blocks before it stay
+ * applied). */
 ND_EXTERN int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_report *rep);
+
+/* How stale the descriptive set is: records added past the database's last
+ * document at build time, replaced or deleted since, over the documents the
+ * set was built from.  0 right after `neardup build`; 1 when as many
+ * documents have changed as there were. */
+ND_EXTERN int nd_drift(nd_store *st, double *drift);
 
 #ifdef __cplusplus
 }

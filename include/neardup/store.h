@@ -25,7 +25,7 @@
 extern "C" {
 #endif
 
-#define ND_STORE_FORMAT 1
+#define ND_STORE_FORMAT 2
 
 typedef struct nd_store nd_store;
 typedef struct nd_store_txn nd_store_txn;
