@@ -21,6 +21,7 @@ struct nd_indexer {
 	nd_index_options opts;
 	nd_index_stats st;
 	size_t pending;
+	nd_docid last;   /* docid of the last document indexed, 0 if skipped */
 	nd_buf data;     /* document data being built */
 	nd_buf scratch;  /* decoded text */
 	nd_buf title;
@@ -117,6 +118,7 @@ int nd_indexer_add_text(nd_indexer *ix, const char *id, const char *text, size_t
 	uint32_t tf = 0;
 	int rc;
 
+	ix->last = 0;
 	if (!id || !*id) {
 		ix->st.skipped++;
 		ix->st.skipped_bad++;
@@ -162,7 +164,7 @@ int nd_indexer_add_text(nd_indexer *ix, const char *id, const char *text, size_t
 	    (rc = nd_xdb_doc_add_boolean(doc, uid)) < 0 ||
 	    (rc = nd_xdb_doc_set_data(doc, ix->data.ptr, ix->data.len)) < 0 ||
 	    (rc = nd_xdb_termfreq(ix->db, uid, &tf, NULL)) < 0 ||
-	    (rc = nd_xdb_replace(ix->db, uid, doc, NULL)) < 0)
+	    (rc = nd_xdb_replace(ix->db, uid, doc, &ix->last)) < 0)
 		goto cleanup;
 	if (tf)
 		ix->st.replaced++;
@@ -397,6 +399,29 @@ const nd_index_stats *nd_indexer_stats(const nd_indexer *ix)
 nd_xdb *nd_indexer_db(nd_indexer *ix)
 {
 	return ix->db;
+}
+
+nd_docid nd_indexer_last_docid(const nd_indexer *ix)
+{
+	return ix->last;
+}
+
+int nd_indexer_delete(nd_indexer *ix, const char *id, nd_docid *docid)
+{
+	char *uid = nd_uid_term(id);
+	nd_docid d = 0;
+	int rc;
+	if (docid)
+		*docid = 0;
+	if (!uid)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	if ((rc = nd_xdb_find_uid(ix->db, uid + 1, &d)) == ND_OK &&
+	    (rc = nd_xdb_delete(ix->db, uid)) == ND_OK && ++ix->pending >= ix->opts.batch_docs)
+		rc = nd_indexer_commit(ix);
+	if (rc == ND_OK && docid)
+		*docid = d;
+	free(uid);
+	return rc;
 }
 
 int nd_indexer_commit(nd_indexer *ix)

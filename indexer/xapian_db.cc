@@ -174,6 +174,11 @@ const char *nd_xdb_path(const nd_xdb *db)
 	return db->path.c_str();
 }
 
+int nd_xdb_writable(const nd_xdb *db)
+{
+	return db->wdb != nullptr;
+}
+
 int nd_xdb_doccount(nd_xdb *db, uint32_t *out)
 {
 	return with_retry(db, [&] { *out = db->db->get_doccount(); });
@@ -613,6 +618,57 @@ int nd_xdb_commit(nd_xdb *db)
 	} catch (...) {
 		return xapian_error();
 	}
+}
+
+int nd_xdb_set_value(nd_xdb *db, nd_docid docid, unsigned slot, const void *val, size_t len)
+{
+	if (!db->wdb)
+		return nd_error_set(ND_EINVAL, "%s: database opened read-only", db->path.c_str());
+	try {
+		Xapian::Document doc = db->wdb->get_document(docid);
+		if (len)
+			doc.add_value(slot, std::string(static_cast<const char *>(val), len));
+		else
+			doc.remove_value(slot);
+		db->wdb->replace_document(docid, doc);
+		return ND_OK;
+	} catch (...) {
+		return xapian_error();
+	}
+}
+
+int nd_xdb_search(nd_xdb *db, const char *query, const nd_xdb_query *q,
+		  nd_xdb_hit *hits, size_t *n, uint32_t *estimated)
+{
+	*n = 0;
+	return with_retry(db, [&] {
+		*n = 0;
+		Xapian::QueryParser qp;
+		qp.set_database(*db->db);
+		qp.set_stemming_strategy(Xapian::QueryParser::STEM_NONE);
+		Xapian::Query parsed;
+		try {
+			parsed = qp.parse_query(query, Xapian::QueryParser::FLAG_DEFAULT |
+							       Xapian::QueryParser::FLAG_WILDCARD);
+		} catch (const Xapian::QueryParserError &e) {
+			throw Xapian::InvalidArgumentError("cannot parse query '" + std::string(query) +
+							   "': " + e.get_msg());
+		}
+		Xapian::Enquire enq(*db->db);
+		enq.set_query(parsed);
+		enq.set_docid_order(Xapian::Enquire::ASCENDING);
+		if (q->collapse_slot >= 0)
+			enq.set_collapse_key(static_cast<Xapian::valueno>(q->collapse_slot), 1);
+		Xapian::MSet ms = enq.get_mset(q->offset, q->max, q->check_at_least);
+		for (Xapian::MSetIterator it = ms.begin(); it != ms.end() && *n < q->max; ++it) {
+			hits[*n].docid = *it;
+			hits[*n].weight = it.get_weight();
+			hits[*n].collapsed = q->collapse_slot >= 0 ? it.get_collapse_count() : 0;
+			++*n;
+		}
+		if (estimated)
+			*estimated = ms.get_matches_estimated();
+	});
 }
 
 } // extern "C"

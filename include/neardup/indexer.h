@@ -68,6 +68,12 @@ ND_EXTERN const nd_index_stats *nd_indexer_stats(const nd_indexer *ix);
 /* The underlying database (borrowed; for the caller's own reads). */
 ND_EXTERN nd_xdb *nd_indexer_db(nd_indexer *ix);
 
+/* The docid of the document the last nd_indexer_add_text call indexed
+ * (new or replaced), 0 when it skipped it: what nd_hook_changed wants. */
+ND_EXTERN nd_docid nd_indexer_last_docid(const nd_indexer *ix);
+/* Delete the document with this id; *docid (may be NULL) gets the docid it
+ * had.  ND_ENOTFOUND when there is none. */
+ND_EXTERN int nd_indexer_delete(nd_indexer *ix, const char *id, nd_docid *docid);
 /* Commit pending documents. */
 ND_EXTERN int nd_indexer_commit(nd_indexer *ix);
 

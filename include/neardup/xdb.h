@@ -40,6 +40,8 @@ ND_EXTERN void nd_xdb_close(nd_xdb *db);
 ND_EXTERN int nd_xdb_reopen(nd_xdb *db, int *changed);
 
 ND_EXTERN const char *nd_xdb_path(const nd_xdb *db);
+/* 1 when opened ND_XDB_WRITE. */
+ND_EXTERN int nd_xdb_writable(const nd_xdb *db);
 ND_EXTERN int nd_xdb_doccount(nd_xdb *db, uint32_t *out);
 ND_EXTERN int nd_xdb_lastdocid(nd_xdb *db, nd_docid *out);
 ND_EXTERN int nd_xdb_avglength(nd_xdb *db, double *out);
@@ -127,6 +129,34 @@ ND_EXTERN int nd_xdb_replace(nd_xdb *db, const char *uid_term, nd_xdb_doc *doc, 
 /* Delete the documents indexed by uid_term; ND_ENOTFOUND if none. */
 ND_EXTERN int nd_xdb_delete(nd_xdb *db, const char *uid_term);
 ND_EXTERN int nd_xdb_commit(nd_xdb *db);
+
+/* Set value slot `slot` of an existing document (len 0 removes it); the
+ * termlist is untouched.  Writable databases only. */
+ND_EXTERN int nd_xdb_set_value(nd_xdb *db, nd_docid docid, unsigned slot,
+			       const void *val, size_t len);
+
+/* Search.  query uses Xapian's QueryParser syntax (AND, OR, NOT, "phrases",
+ * prefix*), unstemmed terms, OR between bare words, BM25 ranking; ties go
+ * to the lower docid.  With collapse_slot >= 0, Xapian keeps only the best
+ * document per non-empty value in that slot (Enquire::set_collapse_key),
+ * so pages and counts are of collapsed results. */
+typedef struct {
+	nd_docid docid;
+	double weight;
+	uint32_t collapsed;   /* documents collapsed into this one (native only) */
+} nd_xdb_hit;
+
+typedef struct {
+	uint32_t offset, max;   /* the page: results [offset, offset + max) */
+	int collapse_slot;      /* -1: no collapsing */
+	uint32_t check_at_least;/* count at least this many matches (exact
+				   collapse counts need the whole match set) */
+} nd_xdb_query;
+
+/* hits (caller's array of q->max) gets *n hits; *estimated (may be NULL)
+ * Xapian's estimate of all matches.  ND_EINVAL for a query it cannot parse. */
+ND_EXTERN int nd_xdb_search(nd_xdb *db, const char *query, const nd_xdb_query *q,
+			    nd_xdb_hit *hits, size_t *n, uint32_t *estimated);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,257 @@
+/* Collapse ids from verified groups, for filtering ranked lists and for
+ * Xapian's collapse key. */
+#include "neardup/collapse.h"
+#include "neardup/words.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	uint64_t key;
+	size_t i;         /* index into the caller's docs */
+} key_ref;
+
+static int cmp_key_ref(const void *a, const void *b)
+{
+	const key_ref *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int cmp_docid(const void *a, const void *b)
+{
+	nd_docid x = *(const nd_docid *)a, y = *(const nd_docid *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Collapse ids for refs[0..m) (all with one key), given the cluster. */
+static int ids_for_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, uint64_t key,
+			   const nd_docid *members, size_t nm, const nd_docid *docs,
+			   const key_ref *refs, size_t m, nd_docid *ids)
+{
+	nd_verified *v = NULL;
+	nd_docid *first = NULL;
+	uint32_t *size = NULL, ngroups = 0;
+	int rc;
+
+	if (nm < 2)
+		return ND_OK; /* ids stay 0 */
+	if (!(v = malloc(nm * sizeof(*v))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	if ((rc = nd_verify_cluster(db, st, key, members, nm, vo, v, &ngroups, NULL)) < 0)
+		goto cleanup;
+	if (!(first = calloc(ngroups + 1, sizeof(*first))) || !(size = calloc(ngroups + 1, sizeof(*size)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	/* Members are in docid order, so a group's first member is its lowest docid. */
+	for (size_t j = 0; j < nm; j++) {
+		if (!size[v[j].group]++)
+			first[v[j].group] = v[j].docid;
+	}
+	for (size_t r = 0; r < m; r++) {
+		const nd_docid *hit = bsearch(&docs[refs[r].i], members, nm, sizeof(nd_docid), cmp_docid);
+		if (hit) {
+			uint32_t g = v[hit - members].group;
+			ids[refs[r].i] = size[g] > 1 ? first[g] : 0;
+		}
+	}
+	rc = ND_OK;
+cleanup:
+	free(v);
+	free(first);
+	free(size);
+	return rc;
+}
+
+int nd_collapse_ids(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const nd_docid *docs,
+		    size_t n, nd_docid *ids)
+{
+	nd_store_txn *txn = NULL;
+	key_ref *refs = NULL;
+	nd_docid **members = NULL;
+	size_t *nmembers = NULL, m = 0, nkeys = 0;
+	int rc;
+
+	memset(ids, 0, n * sizeof(*ids));
+	if (n == 0)
+		return ND_OK;
+	if (!(refs = malloc(n * sizeof(*refs)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	if ((rc = nd_store_read_begin(st, &txn)) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t key;
+		rc = nd_store_doc_get(txn, docs[i], &key, NULL, NULL);
+		if (rc == ND_ENOTFOUND)
+			continue; /* not signed: never collapsed */
+		if (rc < 0)
+			goto cleanup;
+		if (key)
+			refs[m++] = (key_ref){key, i};
+	}
+	qsort(refs, m, sizeof(*refs), cmp_key_ref);
+	for (size_t r = 0; r < m; r++)
+		nkeys += r == 0 || refs[r].key != refs[r - 1].key;
+	if (!(members = calloc(nkeys + 1, sizeof(*members))) ||
+	    !(nmembers = calloc(nkeys + 1, sizeof(*nmembers)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	/* Every cluster from one snapshot, then verify outside it. */
+	for (size_t r = 0, k = 0; r < m; r++) {
+		if (r > 0 && refs[r].key == refs[r - 1].key)
+			continue;
+		if ((rc = nd_store_key_docs(txn, refs[r].key, &members[k], &nmembers[k])) < 0)
+			goto cleanup;
+		k++;
+	}
+	nd_store_txn_end(txn);
+	txn = NULL;
+	for (size_t r = 0, k = 0; r < m; k++) {
+		size_t e = r;
+		while (e < m && refs[e].key == refs[r].key)
+			e++;
+		if ((rc = ids_for_cluster(db, st, vo, refs[r].key, members[k], nmembers[k], docs,
+					  refs + r, e - r, ids)) < 0)
+			goto cleanup;
+		r = e;
+	}
+	rc = ND_OK;
+cleanup:
+	nd_store_txn_end(txn);
+	for (size_t k = 0; members && k < nkeys; k++)
+		free(members[k]);
+	free(members);
+	free(nmembers);
+	free(refs);
+	return rc;
+}
+
+int nd_collapse(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const nd_docid *ranked,
+		size_t n, nd_collapsed *out, size_t *nkept)
+{
+	nd_docid *ids = NULL;
+	key_ref *byid = NULL;
+	uint32_t *count = NULL;
+	size_t m = 0;
+	int rc;
+
+	*nkept = 0;
+	if (n == 0)
+		return ND_OK;
+	if (!(ids = malloc(n * sizeof(*ids))) || !(byid = malloc(n * sizeof(*byid))) ||
+	    !(count = calloc(n, sizeof(*count)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	if ((rc = nd_collapse_ids(db, st, vo, ranked, n, ids)) < 0)
+		goto cleanup;
+	/* Group positions by id; the best-ranked position of each id keeps it. */
+	for (size_t i = 0; i < n; i++)
+		if (ids[i])
+			byid[m++] = (key_ref){ids[i], i};
+	qsort(byid, m, sizeof(*byid), cmp_key_ref);
+	for (size_t r = 0; r < m;) {
+		size_t e = r + 1;
+		while (e < m && byid[e].key == byid[r].key) {
+			count[byid[e].i] = UINT32_MAX; /* collapsed */
+			e++;
+		}
+		count[byid[r].i] = (uint32_t)(e - r - 1);
+		r = e;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (count[i] != UINT32_MAX)
+			out[(*nkept)++] = (nd_collapsed){ranked[i], count[i]};
+	rc = ND_OK;
+cleanup:
+	free(ids);
+	free(byid);
+	free(count);
+	return rc;
+}
+
+int nd_collapse_write_slot(nd_xdb *db, nd_store *st, const nd_verify_options *vo, unsigned slot,
+			   const nd_docid *docs, size_t n, size_t *written)
+{
+	nd_docid *ids = NULL;
+	size_t w = 0;
+	int rc;
+
+	if (written)
+		*written = 0;
+	if (n == 0)
+		return ND_OK;
+	if (!(ids = malloc(n * sizeof(*ids))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	if ((rc = nd_collapse_ids(db, st, vo, docs, n, ids)) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char want[ND_COLLAPSE_VALUE_LEN] = {
+			(unsigned char)(ids[i] >> 24), (unsigned char)(ids[i] >> 16),
+			(unsigned char)(ids[i] >> 8), (unsigned char)ids[i]};
+		size_t wlen = ids[i] ? sizeof(want) : 0;
+		char *have = NULL;
+		size_t hlen;
+		rc = nd_xdb_doc_value(db, docs[i], slot, &have, &hlen);
+		if (rc == ND_ENOTFOUND)
+			continue; /* deleted: nothing to keep in step */
+		if (rc < 0)
+			goto cleanup;
+		int same = hlen == wlen && !memcmp(have, want, wlen);
+		free(have);
+		if (same)
+			continue;
+		if ((rc = nd_xdb_set_value(db, docs[i], slot, want, wlen)) < 0)
+			goto cleanup;
+		w++;
+	}
+	rc = ND_OK;
+cleanup:
+	if (written)
+		*written = w;
+	free(ids);
+	return rc;
+}
+
+int nd_collapse_slot_get(nd_store *st, int *slot)
+{
+	nd_store_txn *txn;
+	const void *v;
+	size_t len;
+	int32_t s;
+	int rc;
+	*slot = -1;
+	if ((rc = nd_store_read_begin(st, &txn)) < 0)
+		return rc;
+	rc = nd_store_meta_get(txn, "collapse.slot", &v, &len);
+	if (rc == ND_OK && len == sizeof(s)) {
+		memcpy(&s, v, sizeof(s));
+		*slot = s;
+	} else if (rc == ND_OK) {
+		rc = nd_error_set(ND_ECORRUPT, "store %s: collapse.slot record is damaged",
+				  nd_store_path(st));
+	} else if (rc == ND_ENOTFOUND) {
+		rc = ND_OK;
+	}
+	nd_store_txn_end(txn);
+	return rc;
+}
+
+static int slot_put(nd_store_txn *txn, void *ctx)
+{
+	return nd_store_meta_put(txn, "collapse.slot", ctx, sizeof(int32_t));
+}
+
+int nd_collapse_slot_set(nd_store *st, int slot)
+{
+	int32_t s = slot;
+	if (slot < -1 || (unsigned)slot == ND_SLOT_WORDS)
+		return nd_error_set(ND_EINVAL, "value slot %d cannot hold collapse ids%s", slot,
+				    slot >= 0 ? " (neardup keeps word sequences there)" : "");
+	return nd_store_write(st, slot_put, &s);
+}

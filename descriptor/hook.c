@@ -1,0 +1,275 @@
+/* Re-index hooks: one document's change, or every change since the store
+ * last saw the database, applied without re-clustering anything else. */
+#include "neardup/hook.h"
+#include "neardup/collapse.h"
+#include "descriptor/desc_internal.h"
+#include "common/nd_buf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct nd_hook {
+	nd_xdb *db;
+	nd_store *st;
+	nd_descriptor *d;
+	nd_hook_options o;
+	int slot;          /* collapse slot kept in step, or -1 */
+};
+
+void nd_hook_result_clear(nd_hook_result *r)
+{
+	free(r->duplicates);
+	memset(r, 0, sizeof(*r));
+}
+
+int nd_hook_open(nd_hook **out, nd_xdb *db, nd_store *st, const nd_hook_options *opts)
+{
+	nd_hook *h;
+	double drift;
+	int rc;
+
+	*out = NULL;
+	if (!(h = calloc(1, sizeof(*h))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	h->db = db;
+	h->st = st;
+	h->o = opts ? *opts : (nd_hook_options)ND_HOOK_OPTIONS_INIT;
+	if ((rc = nd_descriptor_load(&h->d, st, db)) < 0 || (rc = nd_collapse_slot_get(st, &h->slot)) < 0 ||
+	    (rc = nd_drift(st, &drift)) < 0)
+		goto fail;
+	if (h->o.max_drift > 0 && drift > h->o.max_drift) {
+		rc = nd_error_set(ND_ESTATE, "store %s: the descriptive set is stale: %.0f%% of the "
+				  "documents it was built from have changed since (limit %.0f%%); run "
+				  "'neardup build' to choose a new set and sign again",
+				  nd_store_path(st), 100 * drift, 100 * h->o.max_drift);
+		goto fail;
+	}
+	if (h->slot >= 0 && !nd_xdb_writable(db)) {
+		rc = nd_error_set(ND_EINVAL, "store %s keeps collapse ids in value slot %d of %s: "
+				  "open the database writable to change it", nd_store_path(st),
+				  h->slot, nd_xdb_path(db));
+		goto fail;
+	}
+	*out = h;
+	return ND_OK;
+fail:
+	nd_hook_free(h);
+	return rc;
+}
+
+void nd_hook_free(nd_hook *h)
+{
+	if (!h)
+		return;
+	nd_descriptor_free(h->d);
+	free(h);
+}
+
+typedef struct {
+	nd_docid docid;
+	int present;
+	const nd_sig *sig;
+	double max_drift;
+	const char *path;
+	nd_change change;   /* out */
+	uint64_t old_key;   /* out */
+} apply_ctx;
+
+static int apply_fn(nd_store_txn *txn, void *vctx)
+{
+	apply_ctx *a = vctx;
+	int rc;
+	/* Forced: the caller says the document changed, so the record is
+	 * rewritten (and its caches dropped) even if the fingerprint is equal. */
+	if ((rc = nd__sig_apply(txn, a->docid, a->present, a->sig->bits, a->sig->nbits,
+				a->sig->fingerprint, 1, &a->change, &a->old_key)) < 0)
+		return rc;
+	return nd__drift_add(txn, (uint64_t)nd__drift_counts(txn, a->docid, a->change), a->max_drift,
+			     a->path);
+}
+
+/* Rewrite the collapse slot of every member of the touched clusters and of
+ * the changed documents themselves (which may have left every cluster). */
+static int settle(nd_hook *h, const uint64_t *keys, size_t nkeys, const nd_docid *docs, size_t ndocs)
+{
+	nd_store_txn *txn = NULL;
+	nd_docid *all = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+
+	if (h->slot < 0)
+		return ND_OK;
+	void *p = NULL;
+	if ((rc = nd_array_reserve(&p, &cap, ndocs + 1, sizeof(nd_docid))) < 0)
+		return rc;
+	all = p;
+	memcpy(all, docs, ndocs * sizeof(nd_docid));
+	n = ndocs;
+	if ((rc = nd_store_read_begin(h->st, &txn)) < 0)
+		goto cleanup;
+	for (size_t k = 0; k < nkeys; k++) {
+		nd_docid *m;
+		size_t nm;
+		if (!keys[k])
+			continue;
+		if ((rc = nd_store_key_docs(txn, keys[k], &m, &nm)) < 0)
+			goto cleanup;
+		p = all;
+		if ((rc = nd_array_reserve(&p, &cap, n + nm, sizeof(nd_docid))) < 0) {
+			free(m);
+			goto cleanup;
+		}
+		all = p;
+		if (nm)
+			memcpy(all + n, m, nm * sizeof(nd_docid));
+		n += nm;
+		free(m);
+	}
+	nd_store_txn_end(txn);
+	txn = NULL;
+	rc = nd_collapse_write_slot(h->db, h->st, &h->o.verify, (unsigned)h->slot, all, n, NULL);
+cleanup:
+	nd_store_txn_end(txn);
+	free(all);
+	return rc;
+}
+
+/* The verified duplicates of res->docid in its cluster res->key. */
+static int duplicates_of(nd_hook *h, nd_hook_result *res)
+{
+	nd_store_txn *txn;
+	nd_docid *m = NULL;
+	nd_verified *v = NULL;
+	size_t nm = 0, self = SIZE_MAX;
+	int rc;
+
+	res->candidates = res->nduplicates = 0;
+	if (!res->key)
+		return ND_OK;
+	if ((rc = nd_store_read_begin(h->st, &txn)) < 0)
+		return rc;
+	rc = nd_store_key_docs(txn, res->key, &m, &nm);
+	nd_store_txn_end(txn);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < nm; i++)
+		if (m[i] == res->docid)
+			self = i;
+	if (self == SIZE_MAX || nm < 2)
+		goto cleanup; /* changed again since: nothing to say */
+	res->candidates = nm - 1;
+	if (!(v = malloc(nm * sizeof(*v))) || !(res->duplicates = malloc(nm * sizeof(*v)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	if ((rc = nd_verify_cluster(h->db, h->st, res->key, m, nm, &h->o.verify, v, NULL, NULL)) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < nm; i++)
+		if (i != self && v[i].group == v[self].group)
+			res->duplicates[res->nduplicates++] = v[i];
+cleanup:
+	free(m);
+	free(v);
+	return rc;
+}
+
+int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
+{
+	nd_hook_result local = ND_HOOK_RESULT_INIT;
+	nd_sig sig = ND_SIG_INIT;
+	apply_ctx a = {docid, 1, &sig, h->o.max_drift, nd_store_path(h->st), ND_CHANGE_NONE, 0};
+	int rc;
+
+	if (!res)
+		res = &local;
+	nd_hook_result_clear(res);
+	res->docid = docid;
+	rc = nd_sig_from_termlist(h->d, h->db, docid, &sig);
+	if (rc == ND_ENOTFOUND)
+		a.present = 0;
+	else if (rc < 0)
+		goto cleanup;
+	if ((rc = nd_store_write(h->st, apply_fn, &a)) < 0)
+		goto cleanup;
+	res->change = a.change;
+	res->old_key = a.old_key;
+	res->key = a.present ? sig.key : 0;
+	uint64_t keys[2] = {res->old_key, res->key};
+	if ((rc = settle(h, keys, 2, &docid, 1)) < 0 || (rc = duplicates_of(h, res)) < 0)
+		goto cleanup;
+cleanup:
+	nd_sig_clear(&sig);
+	nd_hook_result_clear(&local);
+	return rc;
+}
+
+typedef struct {
+	nd_hook_result *changes;
+	size_t n, cap;
+	int rc;
+} collect_ctx;
+
+static void collect(nd_docid docid, nd_change change, uint64_t old_key, uint64_t new_key, void *vctx)
+{
+	collect_ctx *c = vctx;
+	void *p = c->changes;
+	if (c->rc < 0)
+		return;
+	if ((c->rc = nd_array_reserve(&p, &c->cap, c->n + 1, sizeof(nd_hook_result))) < 0)
+		return;
+	c->changes = p;
+	c->changes[c->n++] = (nd_hook_result){docid, change, new_key, old_key, 0, NULL, 0};
+}
+
+int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
+{
+	nd_sign_options so = ND_SIGN_OPTIONS_INIT;
+	collect_ctx c = {NULL, 0, 0, ND_OK};
+	uint64_t *keys = NULL;
+	nd_docid *docs = NULL;
+	char stale[512] = "";
+	int rc, signrc;
+
+	so.update = 1;
+	so.max_drift = h->o.max_drift;
+	so.changed = collect;
+	so.ctx = &c;
+	signrc = nd_sign_all(h->st, h->db, &so, rep);
+	if (signrc < 0 && signrc != ND_ESTATE) {
+		rc = signrc;
+		goto cleanup;
+	}
+	if (signrc == ND_ESTATE)
+		snprintf(stale, sizeof(stale), "%s", nd_error_last());
+	if ((rc = c.rc) < 0)
+		goto cleanup;
+	/* What was applied is settled and reported even when the drift
+	 * limit stopped the walk. */
+	if (!(keys = malloc((2 * c.n + 1) * sizeof(*keys))) || !(docs = malloc((c.n + 1) * sizeof(*docs)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	for (size_t i = 0; i < c.n; i++) {
+		keys[2 * i] = c.changes[i].old_key;
+		keys[2 * i + 1] = c.changes[i].key;
+		docs[i] = c.changes[i].docid;
+	}
+	if ((rc = settle(h, keys, 2 * c.n, docs, c.n)) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < c.n; i++) {
+		if ((rc = duplicates_of(h, &c.changes[i])) < 0)
+			goto cleanup;
+		if (fn)
+			fn(&c.changes[i], ctx);
+		nd_hook_result_clear(&c.changes[i]);
+	}
+	rc = signrc == ND_ESTATE ? nd_error_set(ND_ESTATE, "%s", stale) : ND_OK;
+cleanup:
+	for (size_t i = 0; i < c.n; i++)
+		nd_hook_result_clear(&c.changes[i]);
+	free(c.changes);
+	free(keys);
+	free(docs);
+	return rc;
+}

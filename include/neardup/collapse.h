@@ -1,0 +1,61 @@
+/* neardup: collapsing near-duplicates out of search results.
+ *
+ * A document's collapse id is the first docid of its verified group (the
+ * members of its candidate cluster that verification found to be
+ * near-duplicates of each other), or 0 when no other document is verified
+ * as its duplicate.  Equal signatures alone never collapse anything.
+ *
+ * Two ways to use it, giving the same kept results:
+ *   native: nd_collapse_write_slot keeps each document's collapse id in a
+ *           Xapian value slot, and the search collapses on it inside the
+ *           matcher (Enquire::set_collapse_key), so pages and counts are of
+ *           collapsed results;
+ *   filter: nd_collapse filters a ranked docid list through the store, for
+ *           a read-only index or an engine that ranks elsewhere. */
+#ifndef ND_COLLAPSE_H
+#define ND_COLLAPSE_H
+
+#include "neardup/common.h"
+#include "neardup/store.h"
+#include "neardup/verify.h"
+#include "neardup/xdb.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ids[i] gets the collapse id of docs[i].  One verification per distinct
+ * key, answered from the store's cache when it holds one.  vo may be NULL. */
+ND_EXTERN int nd_collapse_ids(nd_xdb *db, nd_store *st, const nd_verify_options *vo,
+			      const nd_docid *docs, size_t n, nd_docid *ids);
+
+typedef struct {
+	nd_docid docid;
+	uint32_t collapsed;  /* later documents of the list collapsed into this one */
+} nd_collapsed;
+
+/* Keep the first document of each collapse id in ranked[0..n) (documents
+ * with id 0 are always kept): out (caller's array of n) gets the kept ones
+ * in rank order, *nkept their count. */
+ND_EXTERN int nd_collapse(nd_xdb *db, nd_store *st, const nd_verify_options *vo,
+			  const nd_docid *ranked, size_t n, nd_collapsed *out, size_t *nkept);
+
+/* Encoding of a collapse id in a value slot: 4 bytes, big-endian; no value
+ * for id 0.  Xapian compares values as strings: any fixed width works. */
+#define ND_COLLAPSE_VALUE_LEN 4
+
+/* Bring value slot `slot` of docs[0..n) in line with their collapse ids
+ * (db writable); documents whose value is already right are not rewritten.
+ * *written (may be NULL) gets the number rewritten.  The caller commits db. */
+ND_EXTERN int nd_collapse_write_slot(nd_xdb *db, nd_store *st, const nd_verify_options *vo,
+				     unsigned slot, const nd_docid *docs, size_t n, size_t *written);
+
+/* The slot the store keeps collapse ids in (meta "collapse.slot"), so hooks
+ * and `neardup update` maintain it: -1 when none. */
+ND_EXTERN int nd_collapse_slot_get(nd_store *st, int *slot);
+ND_EXTERN int nd_collapse_slot_set(nd_store *st, int slot);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,71 @@
+/* neardup: keeping the store in step with a live index.
+ *
+ * An indexer calls nd_hook_changed after it adds, replaces or deletes a
+ * document (on its own writable handle, before or after committing): the
+ * document's record and cluster membership change in one store
+ * transaction, the verification caches of the touched clusters are dropped
+ * with it, and the call returns the document's verified duplicates.
+ * Nothing else is re-clustered.  nd_hook_update does the same for every
+ * change since the store last saw the database, found by walking the
+ * descriptive words' postlists (new docids, deleted ones, and replaced ones
+ * by record fingerprint), for indexers that cannot call a hook (omindex,
+ * scriptindex) and to repair after a crash between the two commits.
+ *
+ * When the store keeps collapse ids in a value slot (nd_collapse_slot_set),
+ * both keep the slot of every document in the touched clusters right; db
+ * must then be writable and the caller commits it. */
+#ifndef ND_HOOK_H
+#define ND_HOOK_H
+
+#include "neardup/descriptor.h"
+#include "neardup/verify.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct nd_hook nd_hook;
+
+typedef struct {
+	double max_drift;          /* refuse changes past this drift (0.5; 0 = no limit) */
+	nd_verify_options verify;
+} nd_hook_options;
+
+#define ND_HOOK_OPTIONS_INIT { 0.5, ND_VERIFY_OPTIONS_INIT }
+
+typedef struct {
+	nd_docid docid;
+	nd_change change;
+	uint64_t key, old_key;     /* cluster keys after and before (0: none) */
+	size_t candidates;         /* other documents with the same key */
+	nd_verified *duplicates;   /* of those, the ones verified as its near-duplicates
+				      (distance: to their group's first member) */
+	size_t nduplicates;
+} nd_hook_result;
+
+#define ND_HOOK_RESULT_INIT { 0, ND_CHANGE_NONE, 0, 0, 0, NULL, 0 }
+
+ND_EXTERN void nd_hook_result_clear(nd_hook_result *r);
+
+/* Load the store's descriptive set for db.  ND_ESTATE when the set is
+ * already stale past opts->max_drift (the message gives the drift).
+ * opts may be NULL.  db and st stay the caller's and must outlive the hook. */
+ND_EXTERN int nd_hook_open(nd_hook **out, nd_xdb *db, nd_store *st, const nd_hook_options *opts);
+ND_EXTERN void nd_hook_free(nd_hook *h);
+
+/* Document docid was added, replaced or deleted in db (a document no
+ * longer in db is a deletion).  res (may be NULL) gets what changed and
+ * the document's verified duplicates. */
+ND_EXTERN int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res);
+
+/* Every change since the store last saw db: fn gets each one, with its
+ * duplicates, after it is stored (res is valid during the call only).  rep
+ * (may be NULL) gets the counts.  On ND_ESTATE (drift limit) the changes
+ * before the refused block stay applied and were reported. */
+typedef void (*nd_hook_fn)(const nd_hook_result *res, void *ctx);
+ND_EXTERN int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,457 @@
+/* Re-index hooks and `update`: the store stays what signing from scratch
+ * would give, whatever sequence of adds, replaces and deletes it sees. */
+#include "tests/test_util.h"
+#include "neardup/hook.h"
+#include "neardup/collapse.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+
+#define VOCAB 3000
+#define SLOT 7
+
+static char *dir;
+
+static int setup(void **state)
+{
+	(void)state;
+	dir = tu_tmpdir();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	tu_rmtree(dir);
+	free(dir);
+	return 0;
+}
+
+/* Base texts in families: a text and 0-2 lightly edited copies. */
+static char *family_text(uint64_t fam, int copy)
+{
+	uint64_t rng = 1000 + fam, erng = fam * 31 + (uint64_t)copy;
+	char *doc = tu_random_doc(&rng, 150 + (size_t)(fam % 7) * 30, VOCAB);
+	if (!copy)
+		return doc;
+	char *e = tu_edit_doc(&erng, doc, (size_t)copy, VOCAB);
+	free(doc);
+	return e;
+}
+
+static void build_store(const char *dbpath, const char *storepath, uint32_t words)
+{
+	nd_xdb *db;
+	nd_store *st;
+	nd_descriptor *d;
+	nd_build_options o = ND_BUILD_OPTIONS_INIT;
+	o.words = words;
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_descriptor_build(&d, db, &o, NULL), ND_OK);
+	assert_int_equal(nd_store_open(&st, storepath, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_descriptor_save(d, st, db, &o), ND_OK);
+	assert_int_equal(nd_sign_all(st, db, NULL, NULL), ND_OK);
+	nd_descriptor_free(d);
+	nd_store_close(st);
+	nd_xdb_close(db);
+}
+
+typedef struct {
+	nd_store_txn *txn;
+	const nd_descriptor *d;
+	nd_xdb *db;
+	size_t records;
+} consist_ctx;
+
+static int check_one(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
+{
+	consist_ctx *c = vctx;
+	nd_sig stored = ND_SIG_INIT, fresh = ND_SIG_INIT;
+	assert_int_equal(nd_sig_decode(&stored, payload, len, nd_descriptor_size(c->d)), ND_OK);
+	assert_int_equal(stored.key, key);
+	/* A record only for a present document, equal to signing it afresh. */
+	assert_int_equal(nd_sig_from_termlist(c->d, c->db, docid, &fresh), ND_OK);
+	assert_int_equal(fresh.key, key);
+	assert_int_equal(fresh.fingerprint, stored.fingerprint);
+	if (key) {
+		nd_docid *m;
+		size_t n, found = 0;
+		assert_int_equal(nd_store_key_docs(c->txn, key, &m, &n), ND_OK);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t k;
+			found += m[i] == docid;
+			assert_int_equal(nd_store_doc_get(c->txn, m[i], &k, NULL, NULL), ND_OK);
+			assert_int_equal(k, key); /* sig -> docs holds only docs with that sig */
+		}
+		assert_int_equal(found, 1);
+		free(m);
+	}
+	c->records++;
+	nd_sig_clear(&stored);
+	nd_sig_clear(&fresh);
+	return 0;
+}
+
+/* doc -> sig and sig -> docs agree with the database; update finds nothing
+ * left to do; the collapse slot holds every document's collapse id. */
+static void check_consistent(nd_xdb *db, nd_store *st, int slot)
+{
+	nd_descriptor *d;
+	nd_store_txn *txn;
+	uint32_t doccount;
+	nd_docid last;
+	assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	consist_ctx c = {txn, d, db, 0};
+	assert_int_equal(nd_store_docs_each(txn, check_one, &c), ND_OK);
+	nd_store_txn_end(txn);
+	assert_int_equal(nd_xdb_doccount(db, &doccount), ND_OK);
+	assert_int_equal(c.records, doccount); /* every present document has a record */
+
+	nd_sign_options so = ND_SIGN_OPTIONS_INIT;
+	nd_sign_report rep;
+	so.update = 1;
+	so.max_drift = 0;
+	assert_int_equal(nd_sign_all(st, db, &so, &rep), ND_OK);
+	assert_int_equal(rep.added + rep.replaced + rep.deleted, 0);
+
+	if (slot >= 0) {
+		assert_int_equal(nd_xdb_lastdocid(db, &last), ND_OK);
+		for (nd_docid id = 1; id <= last; id++) {
+			char *v;
+			size_t len;
+			nd_docid want;
+			if (nd_xdb_doc_value(db, id, (unsigned)slot, &v, &len) != ND_OK)
+				continue; /* deleted */
+			assert_int_equal(nd_collapse_ids(db, st, NULL, &id, 1, &want), ND_OK);
+			if (want) {
+				assert_int_equal(len, 4);
+				assert_int_equal(((nd_docid)(unsigned char)v[0] << 24) |
+						 ((nd_docid)(unsigned char)v[1] << 16) |
+						 ((nd_docid)(unsigned char)v[2] << 8) | (unsigned char)v[3], want);
+			} else {
+				assert_int_equal(len, 0);
+			}
+			free(v);
+		}
+	}
+	nd_descriptor_free(d);
+}
+
+typedef struct {
+	nd_docid docid;
+	uint64_t key;
+} rec;
+
+static int snap_one(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
+{
+	(void)payload;
+	(void)len;
+	rec **p = vctx;
+	**p = (rec){docid, key};
+	(*p)++;
+	return 0;
+}
+
+/* Random adds, replaces and deletes through nd_hook_changed, checked
+ * against the database after every batch and against signing everything
+ * from scratch at the end. */
+static void test_hook_random_operations(void **state)
+{
+	(void)state;
+	char *dbpath = tu_join(dir, "opsdb"), *storepath = tu_join(dir, "opsstore");
+	const int nfam = 120, nops = 400;
+	uint64_t rng = 5;
+	int present[400] = {0}; /* family id -> which copy is indexed, -1 deleted */
+	nd_indexer *ix;
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	for (int f = 0; f < nfam; f++)
+		for (int c = 0; c <= f % 3; c++) {
+			char id[32], *t = family_text((uint64_t)f, c);
+			snprintf(id, sizeof(id), "f%d.%d", f, c);
+			assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
+			free(t);
+		}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	build_store(dbpath, storepath, 250);
+
+	nd_store *st;
+	nd_hook *h;
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+	ho.max_drift = 0;
+	assert_int_equal(nd_store_open(&st, storepath, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	nd_xdb *db = nd_indexer_db(ix);
+	/* Keep collapse ids in a slot from the start, as `sign --value-slot` does. */
+	assert_int_equal(nd_collapse_slot_set(st, SLOT), ND_OK);
+	{
+		nd_docid last, *all;
+		assert_int_equal(nd_xdb_lastdocid(db, &last), ND_OK);
+		all = malloc(last * sizeof(*all));
+		for (nd_docid i = 0; i < last; i++)
+			all[i] = i + 1;
+		assert_int_equal(nd_collapse_write_slot(db, st, NULL, SLOT, all, last, NULL), ND_OK);
+		free(all);
+	}
+	assert_int_equal(nd_hook_open(&h, db, st, &ho), ND_OK);
+	check_consistent(db, st, SLOT);
+
+	size_t found = 0, expected = 0, counts[4] = {0};
+	for (int op = 0; op < nops; op++) {
+		uint64_t r = tu_rand(&rng);
+		int f = (int)(r % 200), kind = (int)((r >> 8) % 3);
+		char id[32];
+		nd_hook_result res = ND_HOOK_RESULT_INIT;
+		nd_docid docid;
+		snprintf(id, sizeof(id), "live%d", f);
+		if (kind == 2 && present[f] > 0) {
+			assert_int_equal(nd_indexer_delete(ix, id, &docid), ND_OK);
+			present[f] = -1;
+			assert_int_equal(nd_hook_changed(h, docid, &res), ND_OK);
+			assert_int_equal(res.change, ND_CHANGE_DELETED);
+			assert_int_equal(res.key, 0);
+		} else {
+			/* A copy of family f % nfam: joins its cluster when the edit
+			 * keeps the signature. */
+			int copy = 1 + (int)((r >> 16) % 2);
+			char *t = family_text((uint64_t)(f % nfam), copy);
+			int had = present[f] > 0;
+			assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
+			free(t);
+			docid = nd_indexer_last_docid(ix);
+			assert_int_not_equal(docid, 0);
+			present[f] = 1;
+			assert_int_equal(nd_hook_changed(h, docid, &res), ND_OK);
+			assert_int_equal(res.change, had ? ND_CHANGE_REPLACED : ND_CHANGE_ADDED);
+			/* The family's original (docids of f0..: not deleted by
+			 * these operations) when it has the same key: a duplicate. */
+			if (res.key) {
+				char oid[32];
+				nd_docid orig;
+				nd_store_txn *txn;
+				uint64_t okey;
+				snprintf(oid, sizeof(oid), "Qf%d.0", f % nfam);
+				assert_int_equal(nd_xdb_find_uid(db, oid + 1, &orig), ND_OK);
+				assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+				assert_int_equal(nd_store_doc_get(txn, orig, &okey, NULL, NULL), ND_OK);
+				nd_store_txn_end(txn);
+				if (okey == res.key) {
+					expected++;
+					for (size_t i = 0; i < res.nduplicates; i++)
+						found += res.duplicates[i].docid == orig;
+					assert_true(res.candidates >= res.nduplicates);
+				}
+			}
+		}
+		counts[res.change]++;
+		nd_hook_result_clear(&res);
+		if (op % 100 == 99) {
+			assert_int_equal(nd_indexer_commit(ix), ND_OK);
+			check_consistent(db, st, SLOT);
+		}
+	}
+	assert_true(counts[ND_CHANGE_ADDED] > 20 && counts[ND_CHANGE_REPLACED] > 20 &&
+		    counts[ND_CHANGE_DELETED] > 20);
+	/* Copies one or two words apart are within 8%: verification finds
+	 * nearly every original sharing the copy's key. */
+	assert_true(expected > 50);
+	assert_true(found >= expected * 9 / 10);
+
+	/* Signing from scratch gives exactly the records the hooks left. */
+	nd_store_txn *txn;
+	uint64_t ndocs, nkeys;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_counts(txn, &ndocs, &nkeys), ND_OK);
+	rec *before = malloc((ndocs + 1) * sizeof(rec)), *after = malloc((ndocs + 1) * sizeof(rec));
+	rec *p = before;
+	assert_int_equal(nd_store_docs_each(txn, snap_one, &p), ND_OK);
+	nd_store_txn_end(txn);
+	nd_sign_options so = ND_SIGN_OPTIONS_INIT;
+	so.restart = 1;
+	so.max_drift = 0;
+	assert_int_equal(nd_sign_all(st, db, &so, NULL), ND_OK);
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	p = after;
+	assert_int_equal(nd_store_docs_each(txn, snap_one, &p), ND_OK);
+	nd_store_txn_end(txn);
+	assert_int_equal((size_t)(p - after), ndocs);
+	for (uint64_t i = 0; i < ndocs; i++) {
+		assert_int_equal(before[i].docid, after[i].docid);
+		assert_int_equal(before[i].key, after[i].key);
+	}
+	free(before);
+	free(after);
+
+	nd_hook_free(h);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	nd_store_close(st);
+	free(dbpath);
+	free(storepath);
+}
+
+/* The drift limit: hooks refuse once the set is stale, naming the drift. */
+static void test_hook_drift_limit(void **state)
+{
+	(void)state;
+	char *dbpath = tu_join(dir, "driftdb"), *storepath = tu_join(dir, "driftstore");
+	nd_indexer *ix;
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	for (int f = 0; f < 100; f++) {
+		char id[32], *t = family_text((uint64_t)f, 0);
+		snprintf(id, sizeof(id), "d%d", f);
+		assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
+		free(t);
+	}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	build_store(dbpath, storepath, 200);
+	nd_store *st;
+	nd_hook *h;
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+	ho.max_drift = 0.1;
+	assert_int_equal(nd_store_open(&st, storepath, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	assert_int_equal(nd_hook_open(&h, nd_indexer_db(ix), st, &ho), ND_OK);
+	int i, rc = ND_OK;
+	for (i = 0; i < 20 && rc == ND_OK; i++) {
+		char id[32], *t = family_text((uint64_t)(500 + i), 0);
+		snprintf(id, sizeof(id), "new%d", i);
+		assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
+		free(t);
+		rc = nd_hook_changed(h, nd_indexer_last_docid(ix), NULL);
+	}
+	/* 10 new documents on 100 reach 10%; the 11th is refused. */
+	assert_int_equal(rc, ND_ESTATE);
+	assert_int_equal(i, 11);
+	assert_non_null(strstr(nd_error_last(), "11%"));
+	double drift;
+	assert_int_equal(nd_drift(st, &drift), ND_OK);
+	assert_true(drift > 0.099 && drift < 0.101); /* the refused change is not stored */
+	nd_hook_free(h);
+	assert_int_equal(nd_hook_open(&h, nd_indexer_db(ix), st, &ho), ND_OK); /* at the limit, not past */
+	nd_hook_free(h);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	nd_store_close(st);
+	free(dbpath);
+	free(storepath);
+}
+
+typedef struct {
+	size_t n[4];
+	nd_docid docs[4][16];
+} upd_seen;
+
+static void on_update(const nd_hook_result *res, void *vctx)
+{
+	upd_seen *u = vctx;
+	if (u->n[res->change] < 16)
+		u->docs[res->change][u->n[res->change]] = res->docid;
+	u->n[res->change]++;
+}
+
+static void write_page(const char *docs, const char *name, int fam, int copy)
+{
+	char *path = tu_join(docs, name), *t = family_text((uint64_t)fam, copy);
+	size_t len = strlen(t) + 64;
+	char *html = malloc(len);
+	snprintf(html, len, "<html><body><p>%s</p></body></html>\n", t);
+	tu_write_file(path, html, strlen(html));
+	free(html);
+	free(t);
+	free(path);
+}
+
+/* A database maintained by omindex: `update` finds exactly the files it
+ * added, re-indexed and deleted. */
+static void test_update_after_omindex(void **state)
+{
+	(void)state;
+	if (system("command -v omindex >/dev/null 2>&1") != 0)
+		skip();
+	char *docs = tu_join(dir, "site"), *dbpath = tu_join(dir, "omdb"), *storepath = tu_join(dir, "omstore");
+	char cmd[4096], name[64];
+	assert_int_equal(mkdir(docs, 0755), 0);
+	for (int i = 0; i < 80; i++) {
+		snprintf(name, sizeof(name), "p%02d.html", i);
+		write_page(docs, name, i, 0);
+	}
+	snprintf(cmd, sizeof(cmd), "omindex --db '%s' --url / '%s' >/dev/null 2>&1", dbpath, docs);
+	assert_int_equal(system(cmd), 0);
+	build_store(dbpath, storepath, 200);
+
+	/* 3 new pages, 2 rewritten (other text, later mtime), 2 removed. */
+	for (int i = 80; i < 83; i++) {
+		snprintf(name, sizeof(name), "p%02d.html", i);
+		write_page(docs, name, i, 0);
+	}
+	for (int i = 10; i < 12; i++) {
+		snprintf(name, sizeof(name), "p%02d.html", i);
+		write_page(docs, name, 300 + i, 0);
+		char *path = tu_join(docs, name);
+		struct timeval tv[2];
+		gettimeofday(&tv[0], NULL);
+		tv[0].tv_sec += 10;
+		tv[1] = tv[0];
+		assert_int_equal(utimes(path, tv), 0);
+		free(path);
+	}
+	for (int i = 20; i < 22; i++) {
+		snprintf(name, sizeof(name), "p%02d.html", i);
+		char *path = tu_join(docs, name);
+		assert_int_equal(remove(path), 0);
+		free(path);
+	}
+	nd_xdb *db;
+	nd_docid old10, old20;
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_xdb_find_uid(db, "/p10.html", &old10), ND_OK);
+	assert_int_equal(nd_xdb_find_uid(db, "/p20.html", &old20), ND_OK);
+	nd_xdb_close(db);
+	assert_int_equal(system(cmd), 0);
+
+	nd_store *st;
+	nd_hook *h;
+	nd_sign_report rep;
+	upd_seen seen;
+	memset(&seen, 0, sizeof(seen));
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_store_open(&st, storepath, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_hook_open(&h, db, st, NULL), ND_OK);
+	assert_int_equal(nd_hook_update(h, on_update, &seen, &rep), ND_OK);
+	assert_int_equal(rep.added, 3);
+	assert_int_equal(rep.replaced, 2);
+	assert_int_equal(rep.deleted, 2);
+	assert_int_equal(seen.n[ND_CHANGE_ADDED], 3);
+	assert_int_equal(seen.n[ND_CHANGE_REPLACED], 2);
+	assert_int_equal(seen.n[ND_CHANGE_DELETED], 2);
+	for (int k = 0; k < 3; k++) {
+		char *uid;
+		assert_int_equal(nd_xdb_doc_uid(db, seen.docs[ND_CHANGE_ADDED][k], &uid), ND_OK);
+		assert_true(!strcmp(uid, "/p80.html") || !strcmp(uid, "/p81.html") || !strcmp(uid, "/p82.html"));
+		free(uid);
+	}
+	assert_true(seen.docs[ND_CHANGE_REPLACED][0] == old10 || seen.docs[ND_CHANGE_REPLACED][1] == old10);
+	assert_true(seen.docs[ND_CHANGE_DELETED][0] == old20 || seen.docs[ND_CHANGE_DELETED][1] == old20);
+	/* A second update finds nothing. */
+	assert_int_equal(nd_hook_update(h, NULL, NULL, &rep), ND_OK);
+	assert_int_equal(rep.added + rep.replaced + rep.deleted, 0);
+	check_consistent(db, st, -1);
+	nd_hook_free(h);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	free(docs);
+	free(dbpath);
+	free(storepath);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hook_random_operations),
+		cmocka_unit_test(test_hook_drift_limit),
+		cmocka_unit_test(test_update_after_omindex),
+	};
+	return cmocka_run_group_tests_name("hook", tests, setup, teardown);
+}
