@@ -255,3 +255,58 @@ int nd_collapse_slot_set(nd_store *st, int slot)
 				    slot >= 0 ? " (neardup keeps word sequences there)" : "");
 	return nd_store_write(st, slot_put, &s);
 }
+
+int nd_search(nd_xdb *db, nd_store *st, const char *query, nd_collapse_mode mode, uint32_t offset,
+	      uint32_t max, uint32_t depth, nd_xdb_hit *hits, size_t *n, uint32_t *estimated)
+{
+	nd_xdb_query q = {offset, max, -1, 0};
+	nd_xdb_hit *all = NULL;
+	nd_docid *ranked = NULL;
+	nd_collapsed *kept = NULL;
+	size_t nall = 0, nkept = 0;
+	int rc;
+
+	*n = 0;
+	if (depth < offset + max)
+		depth = offset + max;
+	q.check_at_least = depth;
+	if (mode == ND_COLLAPSE_NONE)
+		return nd_xdb_search(db, query, &q, hits, n, estimated);
+	if (mode == ND_COLLAPSE_NATIVE) {
+		if ((rc = nd_collapse_slot_get(st, &q.collapse_slot)) < 0)
+			return rc;
+		if (q.collapse_slot < 0)
+			return nd_error_set(ND_ESTATE, "store %s keeps no collapse ids in a value slot: "
+					    "run 'neardup sign --value-slot N', or collapse by filter",
+					    nd_store_path(st));
+		return nd_xdb_search(db, query, &q, hits, n, estimated);
+	}
+	/* Filter: rank `depth` results uncollapsed, keep the first of each group. */
+	q.offset = 0;
+	q.max = depth;
+	if (!(all = malloc((size_t)depth * sizeof(*all))) || !(ranked = malloc((size_t)depth * sizeof(*ranked))) ||
+	    !(kept = malloc((size_t)depth * sizeof(*kept)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	if ((rc = nd_xdb_search(db, query, &q, all, &nall, estimated)) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < nall; i++)
+		ranked[i] = all[i].docid;
+	if ((rc = nd_collapse(db, st, NULL, ranked, nall, kept, &nkept)) < 0)
+		goto cleanup;
+	/* kept is in rank order, a subsequence of all: weights follow along. */
+	for (size_t i = offset, j = 0; i < nkept && *n < max; i++) {
+		while (all[j].docid != kept[i].docid)
+			j++;
+		hits[*n] = (nd_xdb_hit){kept[i].docid, all[j].weight, kept[i].collapsed};
+		++*n;
+	}
+	if (estimated && nall < depth)
+		*estimated = (uint32_t)nkept; /* every match was seen: exact */
+cleanup:
+	free(all);
+	free(ranked);
+	free(kept);
+	return rc;
+}

@@ -1,6 +1,9 @@
 /* neardup sign: sign documents from the postlists into the store. */
 #include "tools/tool.h"
+#include "neardup/collapse.h"
 #include "neardup/descriptor.h"
+
+#include <stdlib.h>
 
 #include <getopt.h>
 
@@ -15,6 +18,12 @@ static const char usage_text[] =
 	"  --store DIR     neardup store (required)\n"
 	"  --restart       drop all signatures and sign from the first document\n"
 	"  --block N       documents per block and per store transaction (default 16384)\n"
+	"  --max-drift F   refuse to sign past this drift since 'neardup build' (0.5;\n"
+	"                  0 = no limit): documents added after it count\n"
+	"  --value-slot N  also keep each document's collapse id (first docid of its\n"
+	"                  verified duplicate group) in Xapian value slot N, for\n"
+	"                  'neardup search --collapse native'; opens the database\n"
+	"                  writable, and hooks and 'update' keep the slot from then on\n"
 	"  -h, --help      this text\n";
 
 static void on_progress(nd_docid done, nd_docid last, void *ctx)
@@ -25,6 +34,58 @@ static void on_progress(nd_docid done, nd_docid last, void *ctx)
 	tool_progress_show(p, done, "docid %u of %u, %.0f docs/s", done, last, el > 0 ? done / el : 0.0);
 }
 
+typedef struct {
+	nd_docid *docs;
+	size_t n, cap;
+} doc_list;
+
+static int add_doc(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
+{
+	doc_list *l = vctx;
+	(void)key;
+	(void)payload;
+	(void)len;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 1024;
+		nd_docid *p = realloc(l->docs, cap * sizeof(*p));
+		if (!p)
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		l->docs = p;
+		l->cap = cap;
+	}
+	l->docs[l->n++] = docid;
+	return 0;
+}
+
+/* Collapse ids of every signed document into the slot, then commit. */
+static int write_slot(nd_xdb *db, nd_store *st, int slot)
+{
+	doc_list l = {NULL, 0, 0};
+	nd_store_txn *txn;
+	size_t written = 0;
+	double t0 = tool_now();
+	int rc;
+	if ((rc = nd_collapse_slot_set(st, slot)) < 0 || (rc = nd_store_read_begin(st, &txn)) < 0) {
+		free(l.docs);
+		tool_fail("sign", rc, "--value-slot");
+		return rc;
+	}
+	rc = nd_store_docs_each(txn, add_doc, &l);
+	nd_store_txn_end(txn);
+	if (rc == ND_OK)
+		rc = nd_collapse_write_slot(db, st, NULL, (unsigned)slot, l.docs, l.n, &written);
+	if (rc == ND_OK)
+		rc = nd_xdb_commit(db);
+	free(l.docs);
+	if (rc < 0) {
+		tool_fail("sign", rc, nd_xdb_path(db));
+		return rc;
+	}
+	printf("value slot %d: collapse ids of %zu documents checked, %zu rewritten, in %.3f s\n",
+	       slot, l.n, written, tool_now() - t0);
+	return ND_OK;
+}
+
 int nd_cmd_sign(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -32,6 +93,8 @@ int nd_cmd_sign(int argc, char **argv)
 		{"store", required_argument, NULL, 's'},
 		{"restart", no_argument, NULL, 'r'},
 		{"block", required_argument, NULL, 'b'},
+		{"max-drift", required_argument, NULL, 'm'},
+		{"value-slot", required_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	nd_sign_options o = ND_SIGN_OPTIONS_INIT;
@@ -42,7 +105,7 @@ int nd_cmd_sign(int argc, char **argv)
 	nd_store_txn *txn = NULL;
 	tool_progress prog;
 	uint64_t v, docs = 0, keys = 0;
-	int c, rc, ret = EXIT_ERR;
+	int c, rc, ret = EXIT_ERR, slot = -1;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -57,6 +120,22 @@ int nd_cmd_sign(int argc, char **argv)
 			}
 			o.block_docs = (uint32_t)v;
 			break;
+		case 'm': {
+			char *end;
+			o.max_drift = strtod(optarg, &end);
+			if (*end || end == optarg || o.max_drift < 0) {
+				fprintf(stderr, "neardup sign: --max-drift needs a fraction >= 0, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case 'v':
+			if (tool_parse_u64(optarg, &v) || v >= 0x7fffffff) {
+				fprintf(stderr, "neardup sign: --value-slot needs a slot number, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			slot = (int)v;
+			break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
@@ -67,7 +146,7 @@ int nd_cmd_sign(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return EXIT_USAGE;
 	}
-	if ((rc = nd_xdb_open(&db, dbpath, ND_XDB_READ)) < 0) {
+	if ((rc = nd_xdb_open(&db, dbpath, slot >= 0 ? ND_XDB_WRITE : ND_XDB_READ)) < 0) {
 		tool_fail("sign", rc, dbpath);
 		goto cleanup;
 	}
@@ -100,6 +179,10 @@ int nd_cmd_sign(int argc, char **argv)
 	}
 	printf("store: %llu documents signed, %llu distinct keys\n",
 	       (unsigned long long)docs, (unsigned long long)keys);
+	nd_store_txn_end(txn);
+	txn = NULL;
+	if (slot >= 0 && write_slot(db, st, slot) < 0)
+		goto cleanup;
 	ret = EXIT_OK;
 cleanup:
 	nd_store_txn_end(txn);

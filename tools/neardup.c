@@ -14,6 +14,8 @@ static const struct {
 	{"sign", nd_cmd_sign, "sign every document from the postlists into the store"},
 	{"clusters", nd_cmd_clusters, "list duplicate clusters, largest first"},
 	{"check", nd_cmd_check, "crawl-time: the verified duplicates of a document not yet indexed"},
+	{"update", nd_cmd_update, "apply every add, replace and delete since the store last saw the database"},
+	{"search", nd_cmd_search, "ranked search with near-duplicates collapsed"},
 };
 
 static void usage(FILE *f)

@@ -55,6 +55,22 @@ ND_EXTERN int nd_collapse_write_slot(nd_xdb *db, nd_store *st, const nd_verify_o
 ND_EXTERN int nd_collapse_slot_get(nd_store *st, int *slot);
 ND_EXTERN int nd_collapse_slot_set(nd_store *st, int slot);
 
+typedef enum {
+	ND_COLLAPSE_NONE = 0,
+	ND_COLLAPSE_NATIVE = 1,  /* Xapian collapses on the store's slot */
+	ND_COLLAPSE_FILTER = 2,  /* the ranked list is filtered through the store */
+} nd_collapse_mode;
+
+/* One page of search results (see nd_xdb_search for the query syntax),
+ * collapsed as asked: hits (caller's array of max) gets *n results from
+ * offset on, each with the number of near-duplicates collapsed into it.
+ * Counts and filtering look at the first `depth` matches (at least
+ * offset + max): native and filter then keep the same results.
+ * ND_ESTATE for native when the store keeps no slot (sign --value-slot). */
+ND_EXTERN int nd_search(nd_xdb *db, nd_store *st, const char *query, nd_collapse_mode mode,
+			uint32_t offset, uint32_t max, uint32_t depth, nd_xdb_hit *hits, size_t *n,
+			uint32_t *estimated);
+
 #ifdef __cplusplus
 }
 #endif

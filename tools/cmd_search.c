@@ -1,0 +1,196 @@
+/* neardup search: ranked search with near-duplicates collapsed. */
+#include "tools/tool.h"
+#include "neardup/collapse.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+	"usage: neardup search --db DIR --store DIR [OPTIONS] QUERY...\n"
+	"\n"
+	"Search the database (Xapian query syntax: AND, OR, NOT, \"phrases\", prefix*;\n"
+	"bare words are OR-ed, BM25 ranking) and collapse verified near-duplicates:\n"
+	"each result shows how many were folded into it.\n"
+	"\n"
+	"  --db DIR          Xapian database\n"
+	"  --store DIR       neardup store signed from it\n"
+	"  --collapse MODE   native: Xapian collapses on the value slot written by\n"
+	"                    'sign --value-slot' (exact pages and counts);\n"
+	"                    filter: the ranked list is filtered through the store\n"
+	"                    (works on a read-only index); none.  Default: native\n"
+	"                    when the store keeps a slot, else filter\n"
+	"  --limit N         results per page (10)\n"
+	"  --offset N        skip this many (collapsed) results (0)\n"
+	"  --depth N         matches looked at for collapsing and counts (1000)\n"
+	"  --json            one JSON object for the page\n"
+	"  -h, --help        this text\n";
+
+static int parse_mode(const char *s, nd_collapse_mode *m)
+{
+	if (!strcmp(s, "native"))
+		*m = ND_COLLAPSE_NATIVE;
+	else if (!strcmp(s, "filter"))
+		*m = ND_COLLAPSE_FILTER;
+	else if (!strcmp(s, "none"))
+		*m = ND_COLLAPSE_NONE;
+	else
+		return -1;
+	return 0;
+}
+
+static const char *mode_name(nd_collapse_mode m)
+{
+	return m == ND_COLLAPSE_NATIVE ? "native" : m == ND_COLLAPSE_FILTER ? "filter" : "none";
+}
+
+/* "caption=" from omega-style document data, else the unique id. */
+static char *label_of(nd_xdb *db, nd_docid docid)
+{
+	char *data = NULL, *out = NULL;
+	size_t len;
+	if (nd_xdb_doc_data(db, docid, &data, &len) == ND_OK) {
+		for (char *line = data; line && *line;) {
+			char *nl = strchr(line, '\n');
+			if (nl)
+				*nl = '\0';
+			if (!strncmp(line, "caption=", 8) && line[8]) {
+				out = strdup(line + 8);
+				break;
+			}
+			line = nl ? nl + 1 : NULL;
+		}
+		free(data);
+	}
+	if (!out && nd_xdb_doc_uid(db, docid, &out) < 0)
+		out = NULL;
+	return out;
+}
+
+int nd_cmd_search(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"store", required_argument, NULL, 's'},
+		{"collapse", required_argument, NULL, 'c'},
+		{"limit", required_argument, NULL, 'l'},
+		{"offset", required_argument, NULL, 'o'},
+		{"depth", required_argument, NULL, 'D'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	const char *dbpath = NULL, *storepath = NULL;
+	nd_collapse_mode mode = ND_COLLAPSE_NONE;
+	int mode_given = 0, json = 0, opt, rc, ret = EXIT_ERR, slot;
+	uint64_t limit = 10, offset = 0, depth = 1000, *target;
+	nd_xdb *db = NULL;
+	nd_store *st = NULL;
+	nd_xdb_hit *hits = NULL;
+	char *query = NULL;
+	size_t n = 0, qlen = 0;
+	uint32_t estimated = 0;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': dbpath = optarg; break;
+		case 's': storepath = optarg; break;
+		case 'c':
+			if (parse_mode(optarg, &mode)) {
+				fprintf(stderr, "neardup search: --collapse is native, filter or none, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			mode_given = 1;
+			break;
+		case 'l': case 'o': case 'D':
+			target = opt == 'l' ? &limit : opt == 'o' ? &offset : &depth;
+			if (tool_parse_u64(optarg, target) || *target > 1000000 || (opt != 'o' && *target == 0)) {
+				fprintf(stderr, "neardup search: --%s needs a number up to 1000000%s, not '%s'\n",
+					opt == 'l' ? "limit" : opt == 'o' ? "offset" : "depth",
+					opt == 'o' ? "" : " (not 0)", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'j': json = 1; break;
+		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		default: fputs(usage_text, stderr); return EXIT_USAGE;
+		}
+	}
+	if (!dbpath || !storepath || optind >= argc) {
+		fprintf(stderr, "neardup search: %s\n", optind >= argc ? "no QUERY given" :
+			"--db and --store are required");
+		fputs(usage_text, stderr);
+		return EXIT_USAGE;
+	}
+	for (int i = optind; i < argc; i++)
+		qlen += strlen(argv[i]) + 1;
+	if (!(query = calloc(qlen + 1, 1)) || !(hits = malloc(limit * sizeof(*hits)))) {
+		tool_fail("search", ND_ENOMEM, "query");
+		goto cleanup;
+	}
+	for (int i = optind; i < argc; i++) {
+		strcat(query, argv[i]);
+		if (i + 1 < argc)
+			strcat(query, " ");
+	}
+	if ((rc = nd_xdb_open(&db, dbpath, ND_XDB_READ)) < 0) {
+		tool_fail("search", rc, dbpath);
+		goto cleanup;
+	}
+	if ((rc = nd_store_open(&st, storepath, ND_STORE_READ)) < 0 ||
+	    (rc = nd_collapse_slot_get(st, &slot)) < 0) {
+		tool_fail("search", rc, storepath);
+		goto cleanup;
+	}
+	if (!mode_given)
+		mode = slot >= 0 ? ND_COLLAPSE_NATIVE : ND_COLLAPSE_FILTER;
+	double t0 = tool_now();
+	rc = nd_search(db, st, query, mode, (uint32_t)offset, (uint32_t)limit, (uint32_t)depth, hits, &n,
+		       &estimated);
+	double ms = (tool_now() - t0) * 1000;
+	if (rc < 0) {
+		tool_fail("search", rc, query);
+		goto cleanup;
+	}
+	json_t *jo = json ? json_object() : NULL, *jr = json ? json_array() : NULL;
+	if (!json)
+		printf("%zu results for '%s' (about %u matches, collapse %s, %.1f ms)\n", n, query,
+		       estimated, mode_name(mode), ms);
+	for (size_t i = 0; i < n; i++) {
+		char *label = label_of(db, hits[i].docid);
+		if (json) {
+			json_t *h = json_object();
+			json_object_set_new(h, "rank", json_integer((json_int_t)(offset + i + 1)));
+			json_object_set_new(h, "docid", json_integer(hits[i].docid));
+			json_object_set_new(h, "weight", json_real(hits[i].weight));
+			json_object_set_new(h, "collapsed", json_integer(hits[i].collapsed));
+			json_object_set_new(h, "label", label ? json_string(label) : json_null());
+			json_array_append_new(jr, h);
+		} else {
+			printf("%4llu  %8u  %7.3f  %-50.50s", (unsigned long long)(offset + i + 1),
+			       hits[i].docid, hits[i].weight, label ? label : "");
+			if (hits[i].collapsed)
+				printf("  +%u near-duplicate%s", hits[i].collapsed, hits[i].collapsed == 1 ? "" : "s");
+			putchar('\n');
+		}
+		free(label);
+	}
+	if (json) {
+		json_object_set_new(jo, "query", json_string(query));
+		json_object_set_new(jo, "collapse", json_string(mode_name(mode)));
+		json_object_set_new(jo, "estimated", json_integer(estimated));
+		json_object_set_new(jo, "ms", json_real(ms));
+		json_object_set_new(jo, "results", jr);
+		json_dumpf(jo, stdout, JSON_COMPACT);
+		putchar('\n');
+		json_decref(jo);
+	}
+	ret = EXIT_OK;
+cleanup:
+	free(query);
+	free(hits);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	return ret;
+}

@@ -1,0 +1,163 @@
+/* neardup update: apply every change since the store last saw the database. */
+#include "tools/tool.h"
+#include "neardup/collapse.h"
+#include "neardup/hook.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+	"usage: neardup update --db DIR --store DIR [OPTIONS]\n"
+	"\n"
+	"Find what changed in the database since the store last saw it (new\n"
+	"documents, deleted ones, and re-indexed ones whose length or descriptive\n"
+	"word counts differ) and apply it: each document's signature, its cluster\n"
+	"membership and the verification caches of touched clusters change\n"
+	"together.  Nothing else is re-clustered.  Prints each change with its\n"
+	"verified near-duplicates.  For databases kept by omindex, scriptindex or\n"
+	"any indexer that cannot call the library's nd_hook_changed, and to repair\n"
+	"a store after a crash between a Xapian commit and a hook.\n"
+	"\n"
+	"  --db DIR          Xapian database (opened writable only when the store\n"
+	"                    keeps collapse ids in a value slot: sign --value-slot)\n"
+	"  --store DIR       neardup store signed from it\n"
+	"  --max-drift F     refuse once changes since 'neardup build' exceed this\n"
+	"                    fraction of the documents it was built from (0.5; 0 = no limit)\n"
+	"  --json            one JSON object per change\n"
+	"  -q, --quiet       only the summary line\n"
+	"  -h, --help        this text\n"
+	"\n"
+	"Exit status 1 with a 'stale' message when the drift limit stops it; the\n"
+	"changes before that point are applied.  'neardup build' then re-signs.\n";
+
+typedef struct {
+	nd_xdb *db;
+	int json, quiet;
+} upd_ctx;
+
+static void on_change(const nd_hook_result *r, void *vctx)
+{
+	upd_ctx *c = vctx;
+	char key[17];
+	if (c->quiet)
+		return;
+	snprintf(key, sizeof(key), "%016llx", (unsigned long long)r->key);
+	if (c->json) {
+		json_t *jo = json_object(), *jd = json_array();
+		json_object_set_new(jo, "docid", json_integer(r->docid));
+		json_object_set_new(jo, "change", json_string(nd_change_name(r->change)));
+		json_object_set_new(jo, "key", r->key ? json_string(key) : json_null());
+		json_object_set_new(jo, "candidates", json_integer((json_int_t)r->candidates));
+		for (size_t i = 0; i < r->nduplicates; i++) {
+			json_t *m = json_object();
+			json_object_set_new(m, "docid", json_integer(r->duplicates[i].docid));
+			json_object_set_new(m, "distance", json_real(r->duplicates[i].distance));
+			json_array_append_new(jd, m);
+		}
+		json_object_set_new(jo, "duplicates", jd);
+		json_dumpf(jo, stdout, JSON_COMPACT);
+		putchar('\n');
+		json_decref(jo);
+		return;
+	}
+	char *uid = NULL;
+	if (r->change == ND_CHANGE_DELETED || nd_xdb_doc_uid(c->db, r->docid, &uid) < 0)
+		uid = NULL;
+	printf("%-9s %8u  %-40s", nd_change_name(r->change), r->docid, uid ? uid : "");
+	if (r->key)
+		printf(" key %s, %zu candidate%s, %zu verified duplicate%s", key, r->candidates,
+		       r->candidates == 1 ? "" : "s", r->nduplicates, r->nduplicates == 1 ? "" : "s");
+	putchar('\n');
+	for (size_t i = 0; i < r->nduplicates; i++) {
+		char *du = NULL;
+		if (nd_xdb_doc_uid(c->db, r->duplicates[i].docid, &du) < 0)
+			du = NULL;
+		printf("          duplicate %8u  %s\n", r->duplicates[i].docid, du ? du : "");
+		free(du);
+	}
+	free(uid);
+}
+
+int nd_cmd_update(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"store", required_argument, NULL, 's'},
+		{"max-drift", required_argument, NULL, 'm'},
+		{"json", no_argument, NULL, 'j'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+	nd_sign_report rep;
+	const char *dbpath = NULL, *storepath = NULL;
+	upd_ctx c = {NULL, 0, 0};
+	nd_store *st = NULL;
+	nd_hook *h = NULL;
+	int opt, rc, slot, ret = EXIT_ERR;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': dbpath = optarg; break;
+		case 's': storepath = optarg; break;
+		case 'm': {
+			char *end;
+			ho.max_drift = strtod(optarg, &end);
+			if (*end || end == optarg || ho.max_drift < 0) {
+				fprintf(stderr, "neardup update: --max-drift needs a fraction >= 0, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case 'j': c.json = 1; break;
+		case 'q': c.quiet = 1; break;
+		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		default: fputs(usage_text, stderr); return EXIT_USAGE;
+		}
+	}
+	if (!dbpath || !storepath || optind < argc) {
+		fprintf(stderr, "neardup update: %s\n", optind < argc ? "unexpected argument" :
+			"--db and --store are required");
+		fputs(usage_text, stderr);
+		return EXIT_USAGE;
+	}
+	if ((rc = nd_store_open(&st, storepath, ND_STORE_WRITE)) < 0 ||
+	    (rc = nd_collapse_slot_get(st, &slot)) < 0) {
+		tool_fail("update", rc, storepath);
+		goto cleanup;
+	}
+	if ((rc = nd_xdb_open(&c.db, dbpath, slot >= 0 ? ND_XDB_WRITE : ND_XDB_READ)) < 0) {
+		tool_fail("update", rc, dbpath);
+		goto cleanup;
+	}
+	if ((rc = nd_hook_open(&h, c.db, st, &ho)) < 0) {
+		tool_fail("update", rc, storepath);
+		goto cleanup;
+	}
+	rc = nd_hook_update(h, on_change, &c, &rep);
+	if ((rc == ND_OK || rc == ND_ESTATE) && slot >= 0) {
+		/* Slots of what was applied, even when the drift limit stopped it. */
+		int crc = nd_xdb_commit(c.db);
+		if (crc < 0)
+			rc = crc;
+	}
+	if (rc < 0) {
+		tool_fail("update", rc, storepath);
+		goto cleanup;
+	}
+	fprintf(c.json ? stderr : stdout,
+		"%llu added, %llu replaced, %llu deleted of %llu documents in %.3f s; "
+		"drift since build %.1f%%\n",
+		(unsigned long long)rep.added, (unsigned long long)rep.replaced,
+		(unsigned long long)rep.deleted, (unsigned long long)rep.docs, rep.seconds,
+		100 * rep.drift);
+	ret = EXIT_OK;
+cleanup:
+	nd_hook_free(h);
+	nd_store_close(st);
+	nd_xdb_close(c.db);
+	return ret;
+}
