@@ -1,0 +1,82 @@
+#!/bin/sh
+# The command-line integration path on a generated corpus: index, build,
+# sign --value-slot, search (native == filter), check, the crawler example
+# (check -> index -> hook), update after re-indexing, and clear errors.
+#   cli.sh NEARDUP CRAWL_EXAMPLE
+set -eu
+nd=$1
+crawl=$2
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# 240 documents in families of 1-4 (an original and 1-word edits).
+python3 - "$t" <<'EOF'
+import json, random, sys
+d = sys.argv[1]
+vocab = ["w%04da" % i for i in range(2000)]
+def text(fam):
+    r = random.Random(fam)
+    return [vocab[min(int(r.paretovariate(1.1)) * 7 % 2000, 1999)] if r.random() < .5
+            else r.choice(vocab) for _ in range(150 + fam % 5 * 30)]
+def edit(words, seed, k):
+    r = random.Random(seed); w = list(words)
+    for _ in range(k):
+        w[r.randrange(len(w))] = r.choice(vocab)
+    return " ".join(w)
+with open(d + "/corpus.jsonl", "w") as f:
+    n = 0
+    for fam in range(100):
+        base = text(fam)
+        for c in range(fam % 4 + 1):
+            f.write(json.dumps({"id": "f%d.%d" % (fam, c), "text": edit(base, fam * 10 + c, c)}) + "\n")
+# pages arriving later: a copy of family 3, a new text, a re-fetched f5.0 that changed
+open(d + "/copy3.txt", "w").write(edit(text(3), 999, 1))
+open(d + "/new.txt", "w").write(edit(text(5000), 1, 0))
+open(d + "/f5.0.jsonl", "w").write(json.dumps({"id": "f5.0", "text": edit(text(6000), 2, 0)}) + "\n")
+EOF
+
+"$nd" index --quiet --db "$t/db" "$t/corpus.jsonl"
+"$nd" build --db "$t/db" --store "$t/store" --words 300 >/dev/null
+"$nd" sign --db "$t/db" --store "$t/store" --value-slot 20 > "$t/sign.out"
+grep -q "value slot 20: collapse ids of 250 documents checked" "$t/sign.out" || fail "sign --value-slot: $(cat "$t/sign.out")"
+
+# Native and filter collapsing keep the same results; none keeps more.
+for m in native filter none; do
+	"$nd" search --db "$t/db" --store "$t/store" --collapse $m --limit 1000 w0007a w0014a | tail -n +2 > "$t/$m.out"
+done
+cmp -s "$t/native.out" "$t/filter.out" || fail "native and filter differ: $(diff "$t/native.out" "$t/filter.out" | head)"
+grep -q "near-duplicate" "$t/native.out" || fail "nothing collapsed"
+[ "$(wc -l < "$t/none.out")" -gt "$(wc -l < "$t/native.out")" ] || fail "collapsing removed nothing"
+
+# Crawl-time check of a 1-word edit of family 3 (4 members): duplicates found.
+"$nd" check --db "$t/db" --store "$t/store" "$t/copy3.txt" > "$t/check.out"
+grep -Eq "[1-9][0-9]* verified duplicate" "$t/check.out" || fail "check: $(cat "$t/check.out")"
+
+# The crawler loop: the copy is checked, indexed and hooked; its duplicates come back.
+"$crawl" "$t/db" "$t/store" "$t/copy3.txt" "$t/new.txt" > "$t/crawl.out"
+grep -Eq "copy3.txt: docid [0-9]+ added, [1-9][0-9]* duplicate" "$t/crawl.out" || fail "crawl: $(cat "$t/crawl.out")"
+grep -q "new.txt: docid [0-9]* added, 0 duplicate" "$t/crawl.out" || fail "crawl: $(cat "$t/crawl.out")"
+# The hook kept the slot: native == filter still.
+for m in native filter; do
+	"$nd" search --db "$t/db" --store "$t/store" --collapse $m --limit 1000 w0007a w0014a | tail -n +2 > "$t/$m.out"
+done
+cmp -s "$t/native.out" "$t/filter.out" || fail "native and filter differ after the hook"
+
+# Nothing left for update; then re-index f5.0 with other text and delete nothing.
+"$nd" update --db "$t/db" --store "$t/store" > "$t/upd0.out"
+grep -q "^0 added, 0 replaced, 0 deleted" "$t/upd0.out" || fail "update after hooks: $(cat "$t/upd0.out")"
+"$nd" index --quiet --db "$t/db" "$t/f5.0.jsonl"
+"$nd" update --db "$t/db" --store "$t/store" --json > "$t/upd1.out" 2> "$t/upd1.err"
+grep -q '"change":"replaced"' "$t/upd1.out" || fail "update: $(cat "$t/upd1.out")"
+grep -q "^0 added, 1 replaced, 0 deleted" "$t/upd1.err" || fail "update: $(cat "$t/upd1.err")"
+
+# Clear errors naming the input.
+if "$nd" search --db "$t/nope" --store "$t/store" x 2> "$t/err"; then fail "missing db accepted"; fi
+grep -q "$t/nope" "$t/err" || fail "error does not name the database: $(cat "$t/err")"
+"$nd" build --db "$t/db" --store "$t/store2" --words 300 >/dev/null
+"$nd" sign --db "$t/db" --store "$t/store2" >/dev/null
+if "$nd" search --db "$t/db" --store "$t/store2" --collapse native x 2> "$t/err"; then fail "native without a slot"; fi
+grep -q -- "--value-slot" "$t/err" || fail "native without slot: $(cat "$t/err")"
+if "$nd" update --db "$t/db" --store "$t/store" --max-drift x 2>/dev/null; then fail "bad --max-drift accepted"; fi
+echo "cli: all checks passed"

@@ -1,0 +1,107 @@
+/* A crawler's loop with the neardup library, as the README shows it:
+ * check each fetched page before indexing, index it, then tell neardup
+ * through the hook.  Pages are text files here; a crawler has them in
+ * memory.
+ *
+ *   crawl-example DB STORE FILE...
+ *
+ * DB must have been built by `neardup index`, with a store from
+ * `neardup build` + `neardup sign`. */
+#include "neardup/check.h"
+#include "neardup/hook.h"
+#include "neardup/indexer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (buf = malloc((size_t)n + 1)) && fread(buf, 1, (size_t)n, f) == (size_t)n) {
+		buf[n] = '\0';
+		*len = (size_t)n;
+	} else {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+static int fail(const char *what, int rc)
+{
+	fprintf(stderr, "crawl-example: %s: %s: %s\n", what, nd_strerror(rc), nd_error_last());
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	nd_indexer *ix;
+	nd_store *st;
+	nd_descriptor *d;
+	nd_tokenizer *tk;
+	nd_hook *h;
+	int rc;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: crawl-example DB STORE FILE...\n");
+		return 2;
+	}
+	/* One writable database handle, shared by the indexer and the hook. */
+	if ((rc = nd_indexer_open(&ix, argv[1], NULL)) < 0)
+		return fail(argv[1], rc);
+	nd_xdb *db = nd_indexer_db(ix);
+	if ((rc = nd_store_open(&st, argv[2], ND_STORE_WRITE)) < 0 ||
+	    (rc = nd_descriptor_load(&d, st, db)) < 0 || (rc = nd_hook_open(&h, db, st, NULL)) < 0)
+		return fail(argv[2], rc);
+	if ((rc = nd_tokenizer_new(&tk)) < 0)
+		return fail("tokenizer", rc);
+
+	for (int i = 3; i < argc; i++) {
+		size_t len;
+		char *text = slurp(argv[i], &len);
+		if (!text) {
+			fprintf(stderr, "crawl-example: %s: cannot read\n", argv[i]);
+			continue;
+		}
+		/* 1. Before indexing: would this page duplicate one we have? */
+		nd_check_result cr = ND_CHECK_RESULT_INIT;
+		if ((rc = nd_check_text(tk, d, db, st, text, len, 0.08, 8, &cr)) < 0)
+			return fail(argv[i], rc);
+		printf("%s: check: %zu verified duplicate(s) already indexed\n", argv[i], cr.duplicates);
+		nd_check_result_clear(&cr);
+
+		/* 2. Index it (a crawler could skip duplicates here instead). */
+		if ((rc = nd_indexer_add_text(ix, argv[i], text, len, NULL, NULL)) < 0)
+			return fail(argv[i], rc);
+		free(text);
+		nd_docid docid = nd_indexer_last_docid(ix);
+		if (!docid)
+			continue; /* skipped: no words */
+
+		/* 3. The hook: sign it, join its cluster, get its duplicates. */
+		nd_hook_result hr = ND_HOOK_RESULT_INIT;
+		if ((rc = nd_hook_changed(h, docid, &hr)) < 0)
+			return fail(argv[i], rc);
+		printf("%s: docid %u %s, %zu duplicate(s):", argv[i], docid, nd_change_name(hr.change),
+		       hr.nduplicates);
+		for (size_t k = 0; k < hr.nduplicates; k++)
+			printf(" %u", hr.duplicates[k].docid);
+		putchar('\n');
+		nd_hook_result_clear(&hr);
+	}
+	rc = nd_indexer_commit(ix);
+	nd_hook_free(h);
+	nd_tokenizer_free(tk);
+	nd_descriptor_free(d);
+	nd_store_close(st);
+	if (rc < 0)
+		return fail(argv[1], rc);
+	return nd_indexer_close(ix) < 0 ? fail(argv[1], ND_EIO) : 0;
+}
