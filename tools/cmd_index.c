@@ -132,9 +132,9 @@ int nd_cmd_index(int argc, char **argv)
 		return tool_fail("index", rc, "commit");
 	double el = tool_now() - ctx.prog.start;
 	uint64_t docs = st.added + st.replaced;
-	printf("indexed %llu documents (%llu new, %llu replaced), %llu words, %.1f MB in %.2f s: "
+	printf("indexed %llu document%s (%llu new, %llu replaced), %llu words, %.1f MB in %.2f s: "
 	       "%.0f docs/s, %.2f MB/s\n",
-	       (unsigned long long)docs, (unsigned long long)st.added, (unsigned long long)st.replaced,
+	       (unsigned long long)docs, docs == 1 ? "" : "s", (unsigned long long)st.added, (unsigned long long)st.replaced,
 	       (unsigned long long)st.words, st.bytes / 1e6, el, el > 0 ? docs / el : 0.0,
 	       el > 0 ? st.bytes / 1e6 / el : 0.0);
 	if (st.skipped)

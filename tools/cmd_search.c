@@ -155,8 +155,8 @@ int nd_cmd_search(int argc, char **argv)
 	}
 	json_t *jo = json ? json_object() : NULL, *jr = json ? json_array() : NULL;
 	if (!json)
-		printf("%zu results for '%s' (about %u matches, collapse %s, %.1f ms)\n", n, query,
-		       estimated, mode_name(mode), ms);
+		printf("%zu results for '%s' (about %u matches, collapse %s, %.1f ms)\n"
+		       "rank    docid  weight folded  document\n", n, query, estimated, mode_name(mode), ms);
 	for (size_t i = 0; i < n; i++) {
 		char *label = label_of(db, hits[i].docid);
 		if (json) {
@@ -168,11 +168,11 @@ int nd_cmd_search(int argc, char **argv)
 			json_object_set_new(h, "label", label ? json_string(label) : json_null());
 			json_array_append_new(jr, h);
 		} else {
-			printf("%4llu  %8u  %7.3f  %-50.50s", (unsigned long long)(offset + i + 1),
-			       hits[i].docid, hits[i].weight, label ? label : "");
+			char folded[16] = "";
 			if (hits[i].collapsed)
-				printf("  +%u near-duplicate%s", hits[i].collapsed, hits[i].collapsed == 1 ? "" : "s");
-			putchar('\n');
+				snprintf(folded, sizeof(folded), "+%u", hits[i].collapsed);
+			printf("%4llu %8u %7.3f %6s  %s\n", (unsigned long long)(offset + i + 1),
+			       hits[i].docid, hits[i].weight, folded, label ? label : "");
 		}
 		free(label);
 	}
