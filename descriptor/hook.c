@@ -233,6 +233,8 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 
 	so.update = 1;
 	so.max_drift = h->o.max_drift;
+	if (h->o.block_docs)
+		so.block_docs = h->o.block_docs;
 	so.changed = collect;
 	so.ctx = &c;
 	signrc = nd_sign_all(h->st, h->db, &so, rep);

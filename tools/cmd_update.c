@@ -25,6 +25,8 @@ static const char usage_text[] =
 	"  --store DIR       neardup store signed from it\n"
 	"  --max-drift F     refuse once changes since 'neardup build' exceed this\n"
 	"                    fraction of the documents it was built from (0.5; 0 = no limit)\n"
+	"  --block N         documents per store transaction (16384); each commits\n"
+	"                    on its own, so a killed run keeps what it finished\n"
 	"  --json            one JSON object per change\n"
 	"  -q, --quiet       only the summary line\n"
 	"  -h, --help        this text\n"
@@ -86,6 +88,7 @@ int nd_cmd_update(int argc, char **argv)
 		{"db", required_argument, NULL, 'd'},
 		{"store", required_argument, NULL, 's'},
 		{"max-drift", required_argument, NULL, 'm'},
+		{"block", required_argument, NULL, 'b'},
 		{"json", no_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -110,6 +113,15 @@ int nd_cmd_update(int argc, char **argv)
 				fprintf(stderr, "neardup update: --max-drift needs a fraction >= 0, not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
+			break;
+		}
+		case 'b': {
+			uint64_t v;
+			if (tool_parse_u64(optarg, &v) || v == 0 || v > (1u << 24)) {
+				fprintf(stderr, "neardup update: --block needs 1..16777216, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			ho.block_docs = (uint32_t)v;
 			break;
 		}
 		case 'j': c.json = 1; break;

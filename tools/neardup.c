@@ -16,6 +16,7 @@ static const struct {
 	{"check", nd_cmd_check, "crawl-time: the verified duplicates of a document not yet indexed"},
 	{"update", nd_cmd_update, "apply every add, replace and delete since the store last saw the database"},
 	{"search", nd_cmd_search, "ranked search with near-duplicates collapsed"},
+	{"fsck", nd_cmd_fsck, "check a store's consistency, and against its database"},
 };
 
 static void usage(FILE *f)

@@ -29,9 +29,10 @@ typedef struct nd_hook nd_hook;
 typedef struct {
 	double max_drift;          /* refuse changes past this drift (0.5; 0 = no limit) */
 	nd_verify_options verify;
+	uint32_t block_docs;       /* nd_hook_update: docids per transaction (0: signing's default) */
 } nd_hook_options;
 
-#define ND_HOOK_OPTIONS_INIT { 0.5, ND_VERIFY_OPTIONS_INIT }
+#define ND_HOOK_OPTIONS_INIT { 0.5, ND_VERIFY_OPTIONS_INIT, 0 }
 
 typedef struct {
 	nd_docid docid;

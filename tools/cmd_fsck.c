@@ -1,0 +1,169 @@
+/* neardup fsck: check a store's consistency (and, with --db, that it
+ * matches the database). */
+#include "tools/tool.h"
+#include "neardup/descriptor.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+	"usage: neardup fsck --store DIR [--db DIR] [--dump]\n"
+	"\n"
+	"Check that every document record decodes, that doc -> signature and\n"
+	"signature -> docs agree both ways, and with --db that every record equals\n"
+	"signing the document afresh and belongs to a document still there.\n"
+	"Read-only; safe while a writer works (it checks one snapshot).\n"
+	"\n"
+	"  --store DIR   neardup store\n"
+	"  --db DIR      Xapian database it was signed from\n"
+	"  --dump        also print 'docid key' for every record (for comparing stores)\n"
+	"  -h, --help    this text\n"
+	"\n"
+	"Exit status 0 when consistent, 1 when a problem was found (each printed).\n";
+
+typedef struct {
+	nd_store_txn *txn;
+	const nd_descriptor *d;
+	nd_xdb *db;
+	int dump;
+	uint64_t records, problems, keyed;
+} fsck_ctx;
+
+static void problem(fsck_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Print the first 20 problems; count all. */
+static void problem(fsck_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+	if (c->problems++ >= 20)
+		return;
+	va_start(ap, fmt);
+	printf("problem: ");
+	vprintf(fmt, ap);
+	putchar('\n');
+	va_end(ap);
+}
+
+static int on_record(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
+{
+	fsck_ctx *c = vctx;
+	nd_sig s = ND_SIG_INIT, fresh = ND_SIG_INIT;
+	c->records++;
+	if (c->dump)
+		printf("%u %016llx\n", docid, (unsigned long long)key);
+	if (nd_sig_decode(&s, payload, len, nd_descriptor_size(c->d)) < 0)
+		problem(c, "document %u: record does not decode (%zu bytes)", docid, len);
+	else if (s.key != key)
+		problem(c, "document %u: stored key %016llx is not its bits' key", docid, (unsigned long long)key);
+	if (key) {
+		nd_docid *m = NULL;
+		size_t n = 0, found = 0;
+		c->keyed++;
+		if (nd_store_key_docs(c->txn, key, &m, &n) == ND_OK)
+			for (size_t i = 0; i < n; i++)
+				found += m[i] == docid;
+		free(m);
+		if (found != 1)
+			problem(c, "document %u: not in its cluster %016llx", docid, (unsigned long long)key);
+	}
+	if (c->db) {
+		int rc = nd_sig_from_termlist(c->d, c->db, docid, &fresh);
+		if (rc == ND_ENOTFOUND)
+			problem(c, "document %u: recorded but not in the database", docid);
+		else if (rc < 0)
+			problem(c, "document %u: cannot sign it afresh: %s", docid, nd_error_last());
+		else if (fresh.key != key || fresh.fingerprint != s.fingerprint)
+			problem(c, "document %u: record differs from signing it afresh (key %016llx)", docid,
+				(unsigned long long)fresh.key);
+	}
+	nd_sig_clear(&s);
+	nd_sig_clear(&fresh);
+	return 0;
+}
+
+int nd_cmd_fsck(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"store", required_argument, NULL, 's'},
+		{"dump", no_argument, NULL, 'D'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	const char *dbpath = NULL, *storepath = NULL;
+	nd_store *st = NULL;
+	nd_descriptor *d = NULL;
+	fsck_ctx c = {NULL, NULL, NULL, 0, 0, 0, 0};
+	nd_store_keys *it = NULL;
+	uint64_t key, members = 0;
+	size_t count;
+	int opt, rc, ret = EXIT_ERR;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': dbpath = optarg; break;
+		case 's': storepath = optarg; break;
+		case 'D': c.dump = 1; break;
+		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		default: fputs(usage_text, stderr); return EXIT_USAGE;
+		}
+	}
+	if (!storepath || optind < argc) {
+		fprintf(stderr, "neardup fsck: %s\n", optind < argc ? "unexpected argument" : "--store is required");
+		fputs(usage_text, stderr);
+		return EXIT_USAGE;
+	}
+	if (dbpath && (rc = nd_xdb_open(&c.db, dbpath, ND_XDB_READ)) < 0) {
+		tool_fail("fsck", rc, dbpath);
+		goto cleanup;
+	}
+	if ((rc = nd_store_open(&st, storepath, ND_STORE_READ)) < 0 ||
+	    (rc = nd_descriptor_load(&d, st, c.db)) < 0 || (rc = nd_store_read_begin(st, &c.txn)) < 0) {
+		tool_fail("fsck", rc, storepath);
+		goto cleanup;
+	}
+	c.d = d;
+	if ((rc = nd_store_docs_each(c.txn, on_record, &c)) < 0 || (rc = nd_store_keys_open(c.txn, &it)) < 0) {
+		tool_fail("fsck", rc, storepath);
+		goto cleanup;
+	}
+	/* The other direction: every cluster member carries the cluster's key. */
+	while ((rc = nd_store_keys_next(it, &key, &count)) == 1) {
+		nd_docid *m = NULL;
+		size_t n = 0;
+		if (nd_store_key_docs(c.txn, key, &m, &n) < 0 || n != count || n == 0)
+			problem(&c, "cluster %016llx: %zu members listed, %zu found", (unsigned long long)key, count, n);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t k;
+			if (nd_store_doc_get(c.txn, m[i], &k, NULL, NULL) != ND_OK || k != key)
+				problem(&c, "document %u: in cluster %016llx without that key", m[i], (unsigned long long)key);
+		}
+		members += n;
+		free(m);
+	}
+	if (rc < 0) {
+		tool_fail("fsck", rc, storepath);
+		goto cleanup;
+	}
+	if (members != c.keyed)
+		problem(&c, "clusters hold %llu members but %llu records have a key",
+			(unsigned long long)members, (unsigned long long)c.keyed);
+	if (c.db) {
+		uint32_t doccount;
+		if (nd_xdb_doccount(c.db, &doccount) == ND_OK && doccount != c.records)
+			printf("note: %u documents in the database, %llu records (run 'neardup sign' or 'update')\n",
+			       doccount, (unsigned long long)c.records);
+	}
+	printf("%s: %llu records, %llu keyed, %llu problem%s\n", storepath, (unsigned long long)c.records,
+	       (unsigned long long)c.keyed, (unsigned long long)c.problems, c.problems == 1 ? "" : "s");
+	ret = c.problems ? EXIT_ERR : EXIT_OK;
+cleanup:
+	nd_store_keys_free(it);
+	nd_store_txn_end(c.txn);
+	nd_descriptor_free(d);
+	nd_store_close(st);
+	nd_xdb_close(c.db);
+	return ret;
+}
