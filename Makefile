@@ -4,7 +4,7 @@
 BUILD ?= build
 TESTBUILD ?= build-test
 
-.PHONY: all setup build run test bench clean
+.PHONY: all setup build run test slow fuzz bench clean
 
 all: build
 
@@ -27,9 +27,28 @@ $(TESTBUILD)/build.ninja:
 test: setup $(TESTBUILD)/build.ninja
 	ninja -C $(TESTBUILD)
 	@rc=0; ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		meson test -C $(TESTBUILD) --print-errorlogs || rc=$$?; \
+		meson test -C $(TESTBUILD) --no-suite slow --print-errorlogs || rc=$$?; \
 	python3 scripts/test-summary.py $(TESTBUILD)/meson-logs/testlog.json; \
 	exit $$rc
+
+# Long runs kept out of `make test`: 200 random kills (tests/kill.py).
+slow: setup $(TESTBUILD)/build.ninja
+	ninja -C $(TESTBUILD)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 meson test -C $(TESTBUILD) --suite slow --print-errorlogs
+
+# libFuzzer targets with clang (tests/fuzz): `make fuzz FUZZ_SECONDS=1800`
+# runs each in turn, growing its corpus in build-fuzz/corpora/<target>.
+FUZZ_SECONDS ?= 60
+fuzz: setup
+	@command -v clang >/dev/null || { echo "make fuzz needs clang: apt-get install clang"; exit 1; }
+	[ -f build-fuzz/build.ninja ] || CC=clang CXX=clang++ meson setup build-fuzz -Dfuzz=true \
+		-Db_sanitize=address,undefined -Db_lundef=false
+	ninja -C build-fuzz
+	for t in tokenizer html jsonl record; do \
+		mkdir -p build-fuzz/corpora/$$t && \
+		UBSAN_OPTIONS=halt_on_error=1 build-fuzz/tests/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
+			-max_len=8192 build-fuzz/corpora/$$t tests/fuzz/corpora/$$t || exit 1; \
+	done
 
 # Every benchmark at its registered size (bench/meson.build), figures printed.
 bench: build
