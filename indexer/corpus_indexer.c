@@ -22,6 +22,9 @@ struct nd_indexer {
 	nd_index_stats st;
 	size_t pending;
 	nd_docid last;   /* docid of the last document indexed, 0 if skipped */
+	nd_docid first;  /* docids above this were added by this indexer */
+	uint8_t *seen;   /* bit per docid <= first: replaced by this indexer */
+	int from_paths;  /* inputs came through add_path: an id twice is an input error */
 	nd_buf data;     /* document data being built */
 	nd_buf scratch;  /* decoded text */
 	nd_buf title;
@@ -84,6 +87,7 @@ int nd_indexer_open(nd_indexer **out, const char *path, const nd_index_options *
 	if (!ix->opts.batch_docs)
 		ix->opts.batch_docs = defaults.batch_docs;
 	if ((rc = nd_xdb_open(&ix->db, path, ND_XDB_WRITE)) < 0 ||
+	    (rc = nd_xdb_lastdocid(ix->db, &ix->first)) < 0 ||
 	    (rc = nd_tokenizer_new(&ix->tk)) < 0) {
 		nd_xdb_close(ix->db);
 		free(ix);
@@ -91,6 +95,20 @@ int nd_indexer_open(nd_indexer **out, const char *path, const nd_index_options *
 	}
 	*out = ix;
 	return ND_OK;
+}
+
+/* Has this indexer written docid d before (and note that it has now)?
+ * Docids past `first` are ours; older ones are remembered in a bitmap of
+ * first/8 bytes, allocated when the first old document is replaced. */
+static int seen_twice(nd_indexer *ix, nd_docid d)
+{
+	if (d > ix->first)
+		return 1;
+	if (!ix->seen && !(ix->seen = calloc(ix->first / 8 + 1, 1)))
+		return 0; /* out of memory only costs the warning */
+	int was = ix->seen[d / 8] >> (d % 8) & 1;
+	ix->seen[d / 8] |= (uint8_t)(1u << (d % 8));
+	return was;
 }
 
 /* omega document data is "name=value" lines; keep values on one line. */
@@ -166,7 +184,12 @@ int nd_indexer_add_text(nd_indexer *ix, const char *id, const char *text, size_t
 	    (rc = nd_xdb_termfreq(ix->db, uid, &tf, NULL)) < 0 ||
 	    (rc = nd_xdb_replace(ix->db, uid, doc, &ix->last)) < 0)
 		goto cleanup;
-	if (tf)
+	if (tf && ix->from_paths && seen_twice(ix, ix->last)) {
+		/* Replacing a document this run wrote: the input holds the id twice. */
+		ix->st.replaced++;
+		ix->st.duplicate_ids++;
+		warnf(ix, "%s: id given twice in this input; the later document replaces the earlier", id);
+	} else if (tf)
 		ix->st.replaced++;
 	else
 		ix->st.added++;
@@ -382,6 +405,7 @@ cleanup:
 int nd_indexer_add_path(nd_indexer *ix, const char *path)
 {
 	struct stat st;
+	ix->from_paths = 1; /* a crawler re-fetching through add_text replaces, silently */
 	if (stat(path, &st) < 0)
 		return nd_error_set(errno == ENOENT ? ND_ENOTFOUND : ND_EIO, "%s: %s", path,
 				    strerror(errno));
@@ -442,6 +466,7 @@ int nd_indexer_close(nd_indexer *ix)
 	nd_buf_free(&ix->scratch);
 	nd_buf_free(&ix->title);
 	nd_buf_free(&ix->words);
+	free(ix->seen);
 	free(ix);
 	return rc;
 }

@@ -105,11 +105,15 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 			}
 		}
 	}
+	/* XML_PARSE_HUGE lifts libxml2's nesting limit of 256 elements, past
+	 * which it drops the rest of the page silently, and its 10 MB cap on
+	 * one text node; our own max_doc_bytes bounds the input instead.  The
+	 * parse and our walk are iterative: depth costs linear time. */
 	xmlSetGenericErrorFunc(NULL, quiet);
 	xmlSetStructuredErrorFunc(NULL, NULL);
 	doc = htmlReadMemory(html, (int)len, NULL, encoding,
 			     HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
-			     HTML_PARSE_NONET | HTML_PARSE_COMPACT);
+			     HTML_PARSE_NONET | HTML_PARSE_COMPACT | XML_PARSE_HUGE);
 	if (!doc) {
 		nd_buf_free(&decoded);
 		return nd_error_set(ND_EPARSE, "%s: libxml2 could not parse the HTML", name);

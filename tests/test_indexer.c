@@ -212,6 +212,151 @@ static void test_long_id(void **state)
 	free(t2);
 }
 
+/* Count documents in db that hold `word`. */
+static uint32_t docs_with(const char *db, const char *word)
+{
+	nd_xdb *x;
+	uint32_t tf = 0;
+	assert_int_equal(nd_xdb_open(&x, db, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_xdb_termfreq(x, word, &tf, NULL), ND_OK);
+	nd_xdb_close(x);
+	return tf;
+}
+
+/* Big inputs: a 100 MB document is refused by the default 64 MiB limit
+ * with a warning naming it and the limit; a 10 MB JSONL line is indexed
+ * whole, and with a 1 MiB limit it is skipped by file:line while the
+ * records around it are kept. */
+static void test_large_inputs(void **state)
+{
+	(void)state;
+	nd_index_options o = ND_INDEX_OPTIONS_INIT;
+	nd_indexer *ix;
+	char *big = tu_join(dir, "big.txt"), *db = tu_join(dir, "db-large");
+	FILE *f = fopen(big, "wb");
+	assert_non_null(f);
+	/* Sparse: the size check must come before reading a byte. */
+	assert_int_equal(fseeko(f, (off_t)100 << 20, SEEK_SET), 0);
+	fputs("end\n", f);
+	fclose(f);
+	o.warn = on_warn;
+	warnings = 0;
+	assert_int_equal(nd_indexer_open(&ix, db, &o), ND_OK);
+	assert_int_equal(nd_indexer_add_path(ix, big), ND_OK);
+	assert_int_equal(nd_indexer_stats(ix)->skipped_large, 1);
+	assert_int_equal(warnings, 1);
+	assert_non_null(strstr(last_warning, "big.txt"));
+	assert_non_null(strstr(last_warning, "over the limit of 67108864"));
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+
+	/* A JSONL file with a 10 MB line of 1.5M words between two small records. */
+	char *jl = tu_join(dir, "huge-line.jsonl");
+	size_t words = 1500000, cap = words * 7 + 256, n = 0;
+	char *buf = malloc(cap);
+	n += (size_t)sprintf(buf + n, "{\"id\":\"before\",\"text\":\"small first record\"}\n"
+				       "{\"id\":\"huge\",\"text\":\"");
+	for (size_t i = 0; i < words; i++) {
+		memcpy(buf + n, i % 2 ? "bulk " : "hulk ", 5);
+		n += 5;
+	}
+	n += (size_t)sprintf(buf + n, "last\"}\n{\"id\":\"after\",\"text\":\"small trailing record\"}\n");
+	assert_true(n > (size_t)7 << 20);
+	tu_write_file(jl, buf, n);
+	free(buf);
+	assert_int_equal(nd_indexer_open(&ix, db, &o), ND_OK);
+	assert_int_equal(nd_indexer_add_path(ix, jl), ND_OK);
+	assert_int_equal(nd_indexer_stats(ix)->added, 3);
+	assert_int_equal(nd_indexer_stats(ix)->words, 3 + words + 1 + 3);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	assert_int_equal(docs_with(db, "last"), 1); /* the end of the long line */
+	assert_int_equal(docs_with(db, "trailing"), 1);
+
+	char *db2 = tu_join(dir, "db-line-limit");
+	o.max_line_bytes = 1 << 20;
+	warnings = 0;
+	assert_int_equal(nd_indexer_open(&ix, db2, &o), ND_OK);
+	assert_int_equal(nd_indexer_add_path(ix, jl), ND_OK);
+	assert_int_equal(nd_indexer_stats(ix)->added, 2);
+	assert_int_equal(nd_indexer_stats(ix)->skipped_large, 1);
+	assert_int_equal(warnings, 1);
+	assert_non_null(strstr(last_warning, "huge-line.jsonl:2"));
+	assert_non_null(strstr(last_warning, "1048576"));
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	assert_int_equal(docs_with(db2, "trailing"), 1);
+	assert_int_equal(docs_with(db2, "hulk"), 0);
+	free(big);
+	free(db);
+	free(db2);
+	free(jl);
+}
+
+/* HTML nested 100,000 elements deep, never closed: libxml2 alone stops at
+ * depth 256 and silently drops the rest of the page. */
+static void test_deep_html(void **state)
+{
+	(void)state;
+	char *p = tu_join(dir, "deep.html"), *db = tu_join(dir, "db-deep");
+	size_t depth = 100000, n = 0;
+	char *html = malloc(depth * 5 + 256);
+	n += (size_t)sprintf(html, "<html><body><p>surface words");
+	for (size_t i = 0; i < depth; i++) {
+		memcpy(html + n, "<div>", 5);
+		n += 5;
+	}
+	n += (size_t)sprintf(html + n, "abyssal text<p>bottom <b>unclosed");
+	tu_write_file(p, html, n);
+	free(html);
+	nd_indexer *ix;
+	assert_int_equal(nd_indexer_open(&ix, db, NULL), ND_OK);
+	assert_int_equal(nd_indexer_add_path(ix, p), ND_OK);
+	assert_int_equal(nd_indexer_stats(ix)->added, 1);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	assert_int_equal(docs_with(db, "surface"), 1);
+	assert_int_equal(docs_with(db, "abyssal"), 1);
+	assert_int_equal(docs_with(db, "unclosed"), 1);
+	free(p);
+	free(db);
+}
+
+/* An id given twice in one input: the later document wins, and the
+ * warning names the id, also when the id was already in the database. */
+static void test_duplicate_ids(void **state)
+{
+	(void)state;
+	char *p = tu_join(dir, "dup.jsonl"), *db = tu_join(dir, "db-dup");
+	const char *jl = "{\"id\":\"x\",\"text\":\"earlier version\"}\n"
+			 "{\"id\":\"y\",\"text\":\"another record\"}\n"
+			 "{\"id\":\"x\",\"text\":\"later version\"}\n";
+	tu_write_file(p, jl, strlen(jl));
+	nd_index_options o = ND_INDEX_OPTIONS_INIT;
+	nd_indexer *ix;
+	o.warn = on_warn;
+	for (int run = 0; run < 2; run++) {
+		warnings = 0;
+		assert_int_equal(nd_indexer_open(&ix, db, &o), ND_OK);
+		assert_int_equal(nd_indexer_add_path(ix, p), ND_OK);
+		const nd_index_stats *st = nd_indexer_stats(ix);
+		assert_int_equal(st->duplicate_ids, 1);
+		assert_int_equal(st->added + st->replaced, 3);
+		assert_int_equal(st->added, run ? 0 : 2);
+		assert_int_equal(warnings, 1);
+		assert_non_null(strstr(last_warning, "x: id given twice"));
+		assert_int_equal(nd_indexer_close(ix), ND_OK);
+		assert_int_equal(docs_with(db, "later"), 1);
+		assert_int_equal(docs_with(db, "earlier"), 0);
+	}
+	/* A crawler re-fetching through add_text replaces without a warning. */
+	warnings = 0;
+	assert_int_equal(nd_indexer_open(&ix, db, &o), ND_OK);
+	assert_int_equal(nd_indexer_add_text(ix, "x", "fetched once", 12, NULL, NULL), ND_OK);
+	assert_int_equal(nd_indexer_add_text(ix, "x", "fetched twice", 13, NULL, NULL), ND_OK);
+	assert_int_equal(nd_indexer_stats(ix)->duplicate_ids, 0);
+	assert_int_equal(warnings, 0);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	free(p);
+	free(db);
+}
+
 /* A database written by Debian's scriptindex (xapian-omega) must be
  * readable: unique ids through Q terms, word terms unprefixed. */
 static void test_scriptindex_db(void **state)
@@ -256,6 +401,9 @@ int main(void)
 		cmocka_unit_test(test_reindex_replaces),
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_long_id),
+		cmocka_unit_test(test_large_inputs),
+		cmocka_unit_test(test_deep_html),
+		cmocka_unit_test(test_duplicate_ids),
 		cmocka_unit_test(test_scriptindex_db),
 	};
 	return cmocka_run_group_tests_name("indexer", tests, setup, teardown);

@@ -18,8 +18,9 @@ static const char usage_text[] =
 	"\n"
 	"  --db DIR          Xapian database (required)\n"
 	"  --batch N         commit every N documents (default 1000)\n"
-	"  --max-doc-mb N    skip files larger than N MiB (default 256)\n"
-	"  --quiet           no warnings for skipped inputs, only the summary\n"
+	"  --max-doc-mb N    skip files and JSONL lines larger than N MiB\n"
+	"                    (default 64; peak memory is about 11x the largest)\n"
+	"  -q, --quiet       no warnings for skipped inputs, only the summary\n"
 	"  -h, --help        this text\n";
 
 typedef struct {
@@ -79,7 +80,7 @@ int nd_cmd_index(int argc, char **argv)
 	nd_indexer *ix = NULL;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': db = optarg; break;
 		case 'b':
@@ -143,6 +144,9 @@ int nd_cmd_index(int argc, char **argv)
 		       (unsigned long long)st.skipped, (unsigned long long)st.skipped_empty,
 		       (unsigned long long)st.skipped_binary, (unsigned long long)st.skipped_large,
 		       (unsigned long long)st.skipped_bad, (unsigned long long)st.skipped_type);
+	if (st.duplicate_ids)
+		printf("duplicate ids: %llu document%s replaced one given earlier in the same input\n",
+		       (unsigned long long)st.duplicate_ids, st.duplicate_ids == 1 ? "" : "s");
 	if (st.reencoded || st.invalid_utf8)
 		printf("encoding: %llu files read as windows-1252, %llu documents with invalid UTF-8\n",
 		       (unsigned long long)st.reencoded, (unsigned long long)st.invalid_utf8);

@@ -32,6 +32,8 @@ typedef struct {
 	uint64_t skipped_type;   /* file name not .txt/.text/.html/.htm/.jsonl */
 	uint64_t reencoded;      /* text files that were not UTF-8, read as windows-1252 */
 	uint64_t invalid_utf8;   /* documents with invalid UTF-8 bytes (split as separators) */
+	uint64_t duplicate_ids;  /* ids given twice through add_path on one indexer
+				    (the later replaced the earlier; also in replaced) */
 } nd_index_stats;
 
 typedef struct {
@@ -45,7 +47,10 @@ typedef struct {
 	void *ctx;
 } nd_index_options;
 
-#define ND_INDEX_OPTIONS_INIT { 1000, (size_t)256 << 20, (size_t)256 << 20, NULL, NULL, NULL }
+/* 64 MiB: indexing a document takes about 11 bytes of memory per input byte
+ * at peak (tokens and Xapian's in-memory postings), so ~700 MB for one at
+ * the limit.  Raise it for corpora known to hold bigger documents. */
+#define ND_INDEX_OPTIONS_INIT { 1000, (size_t)64 << 20, (size_t)64 << 20, NULL, NULL, NULL }
 
 /* Open (creating if needed) the database at path for writing. opts may be NULL. */
 ND_EXTERN int nd_indexer_open(nd_indexer **out, const char *path, const nd_index_options *opts);
