@@ -76,6 +76,8 @@ size_t nd__common_sorted(const uint64_t *a, size_t na, const uint64_t *b, size_t
  * sort-and-deduplicate for fingerprint sets; returns the new count. */
 uint64_t nd__shingle_fp(const uint32_t *ids, size_t n, size_t i, unsigned w);
 size_t nd__sort_unique_u64(uint64_t *v, size_t n);
+void nd__sort_u64(uint64_t *v, size_t n);
+size_t nd__unique_sorted_u64(uint64_t *v, size_t n);
 
 /* The record fingerprint (see nd_sig): a sum, so postings may arrive in
  * any order, of one hash per descriptive word present, mixed with len. */

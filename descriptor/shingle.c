@@ -22,14 +22,24 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-size_t nd__sort_unique_u64(uint64_t *v, size_t n)
+void nd__sort_u64(uint64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+}
+
+size_t nd__unique_sorted_u64(uint64_t *v, size_t n)
 {
 	size_t u = 0;
-	qsort(v, n, sizeof(*v), cmp_u64);
 	for (size_t i = 0; i < n; i++)
 		if (u == 0 || v[i] != v[u - 1])
 			v[u++] = v[i];
 	return u;
+}
+
+size_t nd__sort_unique_u64(uint64_t *v, size_t n)
+{
+	nd__sort_u64(v, n);
+	return nd__unique_sorted_u64(v, n);
 }
 
 int nd_shingles(const nd_token *tokens, size_t n, unsigned w, unsigned m,
@@ -67,6 +77,7 @@ int nd_shingles(const nd_token *tokens, size_t n, unsigned w, unsigned m,
 	return ND_OK;
 }
 
+/* Also right for sorted multisets: equal runs pair off one for one. */
 size_t nd__common_sorted(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
 {
 	size_t i = 0, j = 0, both = 0;

@@ -69,7 +69,11 @@ int nd_shingle_similarity(const uint32_t *a, size_t na, const uint32_t *b, size_
 		sa[i] = fa[i] = nd__shingle_fp(a, na, i, w);
 	for (size_t i = 0; i < wb; i++)
 		sb[i] = fb[i] = nd__shingle_fp(b, nb, i, w);
-	size_t ua = nd__sort_unique_u64(sa, wa), ub = nd__sort_unique_u64(sb, wb);
+	nd__sort_u64(sa, wa);
+	nd__sort_u64(sb, wb);
+	size_t bag = nd__common_sorted(sa, wa, sb, wb);
+	out->bag = (double)bag / (double)(wa + wb - bag);
+	size_t ua = nd__unique_sorted_u64(sa, wa), ub = nd__unique_sorted_u64(sb, wb);
 	size_t both = nd__common_sorted(sa, ua, sb, ub);
 	out->ssr = (double)both / (double)(ua + ub - both);
 	out->containment = (double)both / (double)(ua < ub ? ua : ub);

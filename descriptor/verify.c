@@ -197,8 +197,8 @@ int nd_verify_cluster(nd_xdb *db, nd_store *st, uint64_t key, const nd_docid *do
 					free(ids);
 					goto cleanup;
 				}
-				if (s.ssr >= o.min_resemblance) {
-					out[i] = (nd_verified){docs[i], L->group, 1 - s.ssr, ND_VERIFIED_SHINGLES};
+				if (s.bag >= o.min_resemblance) {
+					out[i] = (nd_verified){docs[i], L->group, 1 - s.bag, ND_VERIFIED_SHINGLES};
 					joined = 1;
 				}
 			} else {

@@ -130,6 +130,15 @@ static void test_seed004_example(void **state)
 	assert_true(fabs(s.sscr - 40.0 / 44.0) < 1e-9); /* 0.9091 */
 	assert_true(s.sscr >= s.ssr);
 	assert_true(fabs(s.containment - 8.0 / 18.0) < 1e-9);
+	assert_true(fabs(s.bag - 8.0 / 28.0) < 1e-9); /* no repeats: bag == set */
+	/* Repetition: "x" 1000 times against the same plus one word.  The sets
+	 * are {x^5} and {x^5, x^4 y}: ssr 1/2; the bags share 996 of 997. */
+	uint32_t *rep = calloc(1001, sizeof(uint32_t));
+	rep[1000] = 7;
+	assert_int_equal(nd_shingle_similarity(rep, 1000, rep, 1001, 5, &s), ND_OK);
+	assert_true(fabs(s.ssr - 0.5) < 1e-12);
+	assert_true(fabs(s.bag - 996.0 / 997.0) < 1e-12);
+	free(rep);
 	/* A text inside another is fully contained. */
 	assert_int_equal(nd_shingle_similarity(a, 12, a, 22, 5, &s), ND_OK);
 	assert_true(fabs(s.containment - 1.0) < 1e-12);

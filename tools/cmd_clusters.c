@@ -234,7 +234,7 @@ int nd_cmd_clusters(int argc, char **argv)
 					snprintf(dist, sizeof(dist), "no word sequence");
 				else
 					snprintf(dist, sizeof(dist), "%.3f%s", ver[k].distance,
-						 ver[k].how == ND_VERIFIED_SHINGLES ? " (1-ssr)" : "");
+						 ver[k].how == ND_VERIFIED_SHINGLES ? " (1-shingle resemblance)" : "");
 				printf("  group %-3u %8u  %-40s %s\n", ver[k].group + 1, ids[k],
 				       uid ? uid : "(no id)", dist);
 			} else if (db)

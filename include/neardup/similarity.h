@@ -24,9 +24,12 @@ ND_EXTERN void nd_word_ids(const nd_token *tokens, size_t n, uint32_t *out);
  *   ssr:  |S_A & S_B| / |S_A | S_B|  (Broder's resemblance; seed 004's "ssr")
  *   sscr: tokens of A and B covered by shared shingles / tokens of A and B
  *         (seed 004), which is kinder to short texts; sscr >= ssr
- *   containment: |S_A & S_B| / min(|S_A|, |S_B|) */
+ *   containment: |S_A & S_B| / min(|S_A|, |S_B|)
+ *   bag:  ssr over multisets (each shingle counted as often as it occurs):
+ *         a new shingle in text repeated a million times moves it by 1e-6,
+ *         where it halves ssr; the cross-check's measure for long pairs */
 typedef struct {
-	double ssr, sscr, containment;
+	double ssr, sscr, containment, bag;
 } nd_shingle_sim;
 
 ND_EXTERN int nd_shingle_similarity(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,

@@ -15,7 +15,7 @@ extern "C" {
 typedef struct {
 	double max_distance;     /* accept at normalized Levenshtein <= this (0.08, seed 001) */
 	size_t max_exact_words;  /* longer pairs are judged by shingle resemblance (20000) */
-	double min_resemblance;  /* ... accepted at ssr >= this (7/8, seed 001) */
+	double min_resemblance;  /* ... accepted at resemblance >= this (7/8, seed 001) */
 	unsigned shingle_width;  /* (10) */
 	unsigned max_leaders;    /* a member is compared with at most this many group
 				    representatives, so cost is linear in cluster size (8) */
@@ -26,7 +26,8 @@ typedef struct {
 typedef enum {
 	ND_VERIFIED_REPRESENTATIVE = 0, /* first member of its group */
 	ND_VERIFIED_LEVENSHTEIN = 1,    /* distance to the representative is exact, <= max */
-	ND_VERIFIED_SHINGLES = 2,       /* long pair: resemblance >= min_resemblance */
+	ND_VERIFIED_SHINGLES = 2,       /* long pair: multiset shingle resemblance
+					   (nd_shingle_sim.bag) >= min_resemblance */
 	ND_VERIFY_NO_WORDS = 3,         /* no word sequence: left alone in its group */
 } nd_verify_how;
 
