@@ -40,33 +40,36 @@ struct nd_xdb_doc {
 namespace {
 
 // Classify the exception being handled.  Must be called inside a catch.
-int xapian_error()
+// Writes pass their database, so a full disk names the database it filled.
+int xapian_error(const nd_xdb *db = nullptr)
 {
+	std::string where = db ? " " + db->path : std::string();
 	try {
 		throw;
 	} catch (const Xapian::DatabaseLockError &e) {
-		return nd_error_set(ND_ELOCKED, "xapian: %s", e.get_description().c_str());
+		return nd_error_set(ND_ELOCKED, "xapian%s: %s", where.c_str(), e.get_description().c_str());
 	} catch (const Xapian::DatabaseNotFoundError &e) {
-		return nd_error_set(ND_ENOTFOUND, "xapian: %s", e.get_description().c_str());
+		return nd_error_set(ND_ENOTFOUND, "xapian%s: %s", where.c_str(), e.get_description().c_str());
 	} catch (const Xapian::DatabaseVersionError &e) {
-		return nd_error_set(ND_EVERSION, "xapian: %s", e.get_description().c_str());
+		return nd_error_set(ND_EVERSION, "xapian%s: %s", where.c_str(), e.get_description().c_str());
 	} catch (const Xapian::DatabaseOpeningError &e) {
-		return nd_error_set(ND_ENOTFOUND, "xapian: %s", e.get_description().c_str());
+		return nd_error_set(ND_ENOTFOUND, "xapian%s: %s", where.c_str(), e.get_description().c_str());
 	} catch (const Xapian::DatabaseModifiedError &e) {
-		return nd_error_set(ND_ERETRY, "xapian: %s", e.get_description().c_str());
+		return nd_error_set(ND_ERETRY, "xapian%s: %s", where.c_str(), e.get_description().c_str());
 	} catch (const Xapian::DatabaseCorruptError &e) {
-		return nd_error_set(ND_ECORRUPT, "xapian: %s", e.get_description().c_str());
+		return nd_error_set(ND_ECORRUPT, "xapian%s: %s", where.c_str(), e.get_description().c_str());
 	} catch (const Xapian::DocNotFoundError &e) {
-		return nd_error_set(ND_ENOTFOUND, "xapian: %s", e.get_description().c_str());
+		return nd_error_set(ND_ENOTFOUND, "xapian%s: %s", where.c_str(), e.get_description().c_str());
 	} catch (const Xapian::InvalidArgumentError &e) {
-		return nd_error_set(ND_EINVAL, "xapian: %s", e.get_description().c_str());
+		return nd_error_set(ND_EINVAL, "xapian%s: %s", where.c_str(), e.get_description().c_str());
 	} catch (const Xapian::DatabaseError &e) {
 		const char *es = e.get_error_string();
-		if (es && (std::strstr(es, "No space left") || std::strstr(es, "quota")))
-			return nd_error_set(ND_EFULL, "xapian: %s", e.get_description().c_str());
-		return nd_error_set(ND_EIO, "xapian: %s", e.get_description().c_str());
+		if (es && (std::strstr(es, "No space left") || std::strstr(es, "quota") ||
+			   std::strstr(es, "File too large")))
+			return nd_error_set(ND_EFULL, "xapian%s: %s", where.c_str(), e.get_description().c_str());
+		return nd_error_set(ND_EIO, "xapian%s: %s", where.c_str(), e.get_description().c_str());
 	} catch (const Xapian::Error &e) {
-		return nd_error_set(ND_EXAPIAN, "xapian: %s", e.get_description().c_str());
+		return nd_error_set(ND_EXAPIAN, "xapian%s: %s", where.c_str(), e.get_description().c_str());
 	} catch (const std::bad_alloc &) {
 		return nd_error_set(ND_ENOMEM, "xapian: out of memory");
 	} catch (const std::exception &e) {
@@ -589,7 +592,7 @@ int nd_xdb_replace(nd_xdb *db, const char *uid_term, nd_xdb_doc *doc, nd_docid *
 			*docid = d;
 		return ND_OK;
 	} catch (...) {
-		return xapian_error();
+		return xapian_error(db);
 	}
 }
 
@@ -604,7 +607,7 @@ int nd_xdb_delete(nd_xdb *db, const char *uid_term)
 		db->wdb->delete_document(uid_term);
 		return ND_OK;
 	} catch (...) {
-		return xapian_error();
+		return xapian_error(db);
 	}
 }
 
@@ -616,7 +619,7 @@ int nd_xdb_commit(nd_xdb *db)
 		db->wdb->commit();
 		return ND_OK;
 	} catch (...) {
-		return xapian_error();
+		return xapian_error(db);
 	}
 }
 
@@ -633,7 +636,7 @@ int nd_xdb_set_value(nd_xdb *db, nd_docid docid, unsigned slot, const void *val,
 		db->wdb->replace_document(docid, doc);
 		return ND_OK;
 	} catch (...) {
-		return xapian_error();
+		return xapian_error(db);
 	}
 }
 

@@ -43,7 +43,7 @@ static int mdb_err(nd_store *st, int mrc, const char *what)
 		if (st)
 			st->map_full = 1;
 		break;
-	case ENOSPC: code = ND_EFULL; break;
+	case ENOSPC: case EFBIG: case EDQUOT: code = ND_EFULL; break;
 	case MDB_CORRUPTED: case MDB_INVALID: case MDB_PAGE_NOTFOUND: code = ND_ECORRUPT; break;
 	case MDB_VERSION_MISMATCH: code = ND_EVERSION; break;
 	case ENOMEM: code = ND_ENOMEM; break;
@@ -52,6 +52,12 @@ static int mdb_err(nd_store *st, int mrc, const char *what)
 	case MDB_INCOMPATIBLE: code = ND_ECORRUPT; break;
 	default: code = ND_EIO; break;
 	}
+	/* LMDB turns a short write (the disk or a file size limit reached
+	 * mid-page) into EIO; the commit did not happen either way. */
+	if (mrc == EIO)
+		return nd_error_set(code, "store %s: %s: %s (disk full, file size limit or device error; "
+				    "nothing of this transaction was stored)",
+				    st ? st->path : "?", what, mdb_strerror(mrc));
 	return nd_error_set(code, "store %s: %s: %s", st ? st->path : "?", what, mdb_strerror(mrc));
 }
 
