@@ -1,0 +1,65 @@
+/* Internal to eval/: the corpus every method reads, the method interface
+ * (document -> representation; candidate pairs from an index; pair ->
+ * score), and the set-similarity join that the set methods share. */
+#ifndef ND_EVAL_INTERNAL_H
+#define ND_EVAL_INTERNAL_H
+
+#include "neardup/eval.h"
+
+typedef struct {
+	nd_xdb *db;
+	nd_store *st;
+	const nd_truth *t;
+	const nd_eval_options *o;
+	size_t n;         /* labeled documents found in db */
+	uint32_t **ids;   /* their word ids in order (nd_words_get) */
+	size_t *len;
+	/* Document frequency of word ids over the n documents (ev_df). */
+	uint32_t *df_ids, *df;
+	size_t ndf;
+} ev_corpus;
+
+/* Load the labeled documents' word sequences (ev_corpus_free frees,
+ * also after an error). */
+int ev_corpus_load(ev_corpus *c, nd_xdb *db, nd_store *st, const nd_truth *t,
+		   const nd_eval_options *o);
+void ev_corpus_free(ev_corpus *c);
+
+/* A candidate pair of doc indexes a < b with its score; return non-zero to stop. */
+typedef int (*ev_emit)(size_t a, size_t b, double score, void *ctx);
+
+typedef struct {
+	const char *name;
+	const char *settings;
+	int verdict;
+	double threshold;
+	double floor;     /* candidates below max(floor, --min-score) are not generated */
+	int (*prepare)(void **state, ev_corpus *c);
+	int (*candidates)(void *state, ev_corpus *c, double min_score, ev_emit emit, void *ctx);
+	int (*score)(void *state, ev_corpus *c, size_t a, size_t b, double *out);
+	void (*release)(void *state);
+} ev_method;
+
+extern const ev_method *const ev_methods[];
+
+/* Sorted, distinct 64-bit tokens of one document. */
+typedef struct {
+	uint64_t *v;
+	size_t n;
+} ev_set;
+
+typedef double (*ev_set_sim)(const ev_set *a, const ev_set *b);
+
+double ev_jaccard(const ev_set *a, const ev_set *b);
+double ev_overlap_max(const ev_set *a, const ev_set *b); /* |A & B| / max(|A|, |B|) */
+
+/* Every pair with sim >= t, t > 0, for sim = Jaccard or overlap/max (both
+ * imply |A & B| >= t * max(|A|, |B|)): prefix filtering over tokens in
+ * rarest-first order, so only pairs sharing a rare token are compared. */
+int ev_set_join(const ev_set *sets, size_t n, double t, ev_set_sim sim, ev_emit emit, void *ctx);
+
+/* Document frequency of word id w over the corpus (built on first use). */
+int ev_df_build(ev_corpus *c);
+uint32_t ev_df(const ev_corpus *c, uint32_t w);
+
+#endif

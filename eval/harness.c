@@ -1,0 +1,255 @@
+/* The evaluation harness: load the labeled documents' word sequences
+ * once, then per method build representations, take its candidate pairs
+ * (clusters) or score the labeled pairs (pairs), compute the metrics, and
+ * measure a sample of the suggested pairs by word Levenshtein. */
+#include "eval/eval_internal.h"
+#include "common/nd_buf.h"
+#include "descriptor/desc_internal.h"
+#include "neardup/similarity.h"
+#include "neardup/words.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+const char *const *nd_eval_methods(void)
+{
+	static const char *names[16];
+	if (!names[0])
+		for (size_t i = 0; ev_methods[i]; i++)
+			names[i] = ev_methods[i]->name;
+	return names;
+}
+
+typedef struct {
+	uint32_t a, b;
+	double score;
+	int label;
+} ev_pair;
+
+typedef struct {
+	const nd_truth *t;
+	ev_pair *p;
+	size_t n, cap;
+} collect_ctx;
+
+static int collect(size_t a, size_t b, double score, void *vctx)
+{
+	collect_ctx *c = vctx;
+	int label = nd_truth_label(c->t, a, b);
+	if (label < 0)
+		return 0;
+	if (nd_array_reserve((void **)&c->p, &c->cap, c->n + 1, sizeof(ev_pair)) < 0)
+		return nd_error_set(ND_ENOMEM, "out of memory for candidate pairs");
+	c->p[c->n++] = (ev_pair){(uint32_t)a, (uint32_t)b, score, label};
+	return 0;
+}
+
+/* Levenshtein buckets of a seeded sample of pairs scoring >= threshold. */
+static int measure_suggested(const ev_corpus *c, const ev_pair *p, size_t n, double threshold,
+			     nd_eval_result *r)
+{
+	size_t want = c->o->lev_sample, kept = 0, seen = 0;
+	size_t *sample = want ? malloc(want * sizeof(*sample)) : NULL;
+	nd_rng rng = {c->o->seed * 0x2545f4914f6cdd1dULL + 3};
+	uint64_t within[3] = {0, 0, 0};
+	int rc = ND_OK;
+	if (want && !sample)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		if (p[i].score < threshold)
+			continue;
+		seen++;
+		if (kept < want)
+			sample[kept++] = i;
+		else {
+			uint64_t j = nd_rng_below(&rng, seen);
+			if (j < want)
+				sample[j] = i;
+		}
+	}
+	for (size_t k = 0; k < kept && rc == ND_OK; k++) {
+		const ev_pair *x = &p[sample[k]];
+		double d;
+		int exact;
+		rc = nd_levenshtein(c->ids[x->a], c->len[x->a], c->ids[x->b], c->len[x->b], 0.30, &d, &exact);
+		if (rc < 0)
+			break;
+		if (!exact || d > 0.30) {
+			r->lev_hist[ND_EVAL_LEV_BINS]++;
+			continue;
+		}
+		size_t bin = (size_t)(d / 0.02);
+		r->lev_hist[bin < ND_EVAL_LEV_BINS ? bin : ND_EVAL_LEV_BINS - 1]++;
+		within[0] += d <= 0.08;
+		within[1] += d <= 0.15;
+		within[2] += 1;
+	}
+	r->lev_measured = kept;
+	for (int i = 0; i < 3; i++)
+		r->within[i] = kept ? (double)within[i] / (double)kept : 0;
+	free(sample);
+	return rc;
+}
+
+static int run_method(ev_corpus *c, const ev_method *m, nd_eval_result *r)
+{
+	void *state = NULL;
+	collect_ctx cc = {c->t, NULL, 0, 0};
+	nd_scored_pair *sp = NULL;
+	double t0 = now();
+	int rc;
+
+	r->method = m->name;
+	r->settings = m->settings;
+	r->verdict = m->verdict;
+	r->threshold = m->threshold;
+	if (c->o->progress)
+		c->o->progress(m->name, "representations", c->o->ctx);
+	if ((rc = m->prepare(&state, c)) < 0)
+		return rc;
+	if (c->o->progress)
+		c->o->progress(m->name, "pairs", c->o->ctx);
+	if (nd_truth_kind_of(c->t) == ND_TRUTH_CLUSTERS) {
+		double floor = m->floor > c->o->min_score ? m->floor : c->o->min_score;
+		rc = m->candidates(state, c, floor, collect, &cc);
+		r->candidates = cc.n;
+	} else {
+		size_t np = nd_truth_npairs(c->t);
+		for (size_t k = 0; k < np && rc == ND_OK; k++) {
+			size_t a, b;
+			int label;
+			double s;
+			nd_truth_pair(c->t, k, &a, &b, &label);
+			if ((rc = m->score(state, c, a, b, &s)) == ND_OK)
+				rc = collect(a, b, s, &cc);
+		}
+		r->candidates = np;
+	}
+	m->release(state);
+	r->seconds = now() - t0;
+	r->docs_per_s = r->seconds > 0 ? (double)c->n / r->seconds : 0;
+	if (rc < 0)
+		goto cleanup;
+	if (cc.n && !(sp = malloc(cc.n * sizeof(*sp)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	for (size_t i = 0; i < cc.n; i++)
+		sp[i] = (nd_scored_pair){cc.p[i].score, cc.p[i].label};
+	for (size_t i = 0; i < cc.n; i++)
+		r->candidate_tp += cc.p[i].label == 1;
+	/* A verdict method has one operating point: pairs it rejects (score 0,
+	 * e.g. failed cross-checks) are not a lower threshold to sweep. */
+	if ((rc = nd_eval_metrics(sp, cc.n, nd_truth_positives(c->t), m->threshold, r)) < 0)
+		goto cleanup;
+	if (m->verdict) {
+		r->best = (nd_eval_point){m->threshold, r->precision, r->recall, r->f1};
+		if (r->curve)
+			r->curve[0] = r->best;
+		r->ncurve = r->curve ? 1 : 0;
+	}
+	if (c->o->progress)
+		c->o->progress(m->name, "Levenshtein", c->o->ctx);
+	rc = measure_suggested(c, cc.p, cc.n, m->threshold, r);
+cleanup:
+	free(sp);
+	free(cc.p);
+	return rc;
+}
+
+void ev_corpus_free(ev_corpus *c)
+{
+	for (size_t i = 0; c->ids && i < c->n; i++)
+		free(c->ids[i]);
+	free(c->ids);
+	free(c->len);
+	free(c->df_ids);
+	free(c->df);
+}
+
+int ev_corpus_load(ev_corpus *c, nd_xdb *db, nd_store *st, const nd_truth *t,
+		   const nd_eval_options *o)
+{
+	int rc = ND_OK;
+	memset(c, 0, sizeof(*c));
+	c->db = db;
+	c->st = st;
+	c->t = t;
+	c->o = o;
+	c->n = nd_truth_ndocs(t);
+	if (!(c->ids = calloc(c->n + 1, sizeof(*c->ids))) || !(c->len = calloc(c->n + 1, sizeof(*c->len))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t i = 0; i < c->n && rc == ND_OK; i++) {
+		rc = nd_words_get(db, nd_truth_docid(t, i), &c->ids[i], &c->len[i], NULL);
+		if (rc == ND_ENOTFOUND) { /* no words: every measure sees it empty */
+			c->len[i] = 0;
+			rc = ND_OK;
+		}
+	}
+	return rc;
+}
+
+int nd_eval_run(nd_xdb *db, nd_store *st, const nd_truth *t, const char *const *names,
+		const nd_eval_options *opts, nd_eval_result **out, size_t *nout)
+{
+	nd_eval_options defaults = ND_EVAL_OPTIONS_INIT;
+	const char *const *all = nd_eval_methods();
+	ev_corpus c;
+	nd_eval_result *res = NULL;
+	size_t nm = 0;
+	int rc = ND_OK;
+
+	*out = NULL;
+	*nout = 0;
+	if (!names)
+		names = all;
+	while (names[nm])
+		nm++;
+	const ev_method **ms = calloc(nm + 1, sizeof(*ms));
+	if (!ms)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t i = 0; i < nm; i++) {
+		for (size_t k = 0; ev_methods[k]; k++)
+			if (!strcmp(ev_methods[k]->name, names[i]))
+				ms[i] = ev_methods[k];
+		if (!ms[i]) {
+			free(ms);
+			return nd_error_set(ND_EINVAL, "no method '%s' (see neardup eval --help)", names[i]);
+		}
+	}
+	if (!(res = calloc(nm, sizeof(*res)))) {
+		free(ms);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
+	if (opts && opts->progress)
+		opts->progress("all", "word sequences", opts->ctx);
+	rc = ev_corpus_load(&c, db, st, t, opts ? opts : &defaults);
+	for (size_t i = 0; i < nm && rc == ND_OK; i++)
+		rc = run_method(&c, ms[i], &res[i]);
+	ev_corpus_free(&c);
+	free(ms);
+	if (rc < 0) {
+		nd_eval_results_free(res, nm);
+		return rc;
+	}
+	*out = res;
+	*nout = nm;
+	return ND_OK;
+}
+
+void nd_eval_results_free(nd_eval_result *r, size_t n)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(r[i].curve);
+	free(r);
+}

@@ -1,0 +1,765 @@
+/* The methods compared by `neardup eval`, each as representation +
+ * candidate index + pair score over the same word sequences:
+ *
+ *   descriptive         equal descriptive-words keys from the store (seed 001)
+ *   descriptive+xcheck  ... and word Levenshtein <= 8% (the cross-check)
+ *   shingles            Broder resemblance of all 10-word shingles (seed 001: 7/8)
+ *   shingles-mod16      ... of the sketch of shingles = 0 mod 16 (seed 001)
+ *   sscr                seed 004's shared-shingle coverage, 5-word shingles (0.9)
+ *   docq4               seed 000's q-gram measure, q = 4 on the text without
+ *                       spaces: |A & B| / max(|A|, |B|) (0.8).  Four-grams are
+ *                       shared by nearly every pair of pages, so below 0.5 the
+ *                       prefix filter would compare almost all pairs: its
+ *                       candidates start at 0.5
+ *   simhash             Charikar, 64 bits over tf-idf weighted words; Hamming <= 3
+ *   minhash             128 min-hashes of 5-word shingles, LSH 32 bands x 4 rows
+ *   imatch              I-Match (Chowdhury et al.): one hash of the document's
+ *                       distinct mid-idf words
+ *
+ * Candidates come from each method's own index (signature groups, prefix-
+ * filtered inverted index, LSH bands, permuted simhash blocks). */
+#include "eval/eval_internal.h"
+#include "common/nd_buf.h"
+#include "descriptor/desc_internal.h"
+#include "neardup/similarity.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- shared helpers ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static size_t unique_u64(uint64_t *v, size_t n)
+{
+	size_t u = 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!u || v[u - 1] != v[i])
+			v[u++] = v[i];
+	return u;
+}
+
+static void free_sets(ev_set *s, size_t n)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(s[i].v);
+	free(s);
+}
+
+/* Emit every pair within runs of equal nonzero keys (doc index order). */
+typedef struct {
+	uint64_t key;
+	uint32_t doc;
+} keyed;
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const keyed *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->doc < y->doc ? -1 : x->doc > y->doc;
+}
+
+static int emit_groups(const uint64_t *key, size_t n, ev_emit emit, void *ctx,
+		       int (*score)(void *, size_t, size_t, double *), void *sctx)
+{
+	keyed *k = malloc((n + 1) * sizeof(*k));
+	int rc = ND_OK;
+	if (!k)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		k[i] = (keyed){key[i], (uint32_t)i};
+	qsort(k, n, sizeof(*k), cmp_keyed);
+	for (size_t i = 0; i < n && rc == ND_OK;) {
+		size_t j = i;
+		while (j < n && k[j].key == k[i].key)
+			j++;
+		if (k[i].key)
+			for (size_t a = i; a < j && rc == ND_OK; a++)
+				for (size_t b = a + 1; b < j && rc == ND_OK; b++) {
+					double s = 1;
+					if (score && (rc = score(sctx, k[a].doc, k[b].doc, &s)) < 0)
+						break;
+					rc = emit(k[a].doc, k[b].doc, s, ctx);
+				}
+		i = j;
+	}
+	free(k);
+	return rc;
+}
+
+/* ---- descriptive words ---- */
+
+typedef struct {
+	uint64_t *key;
+	ev_corpus *c;
+	int xcheck;
+} desc_state;
+
+static int desc_prepare(void **state, ev_corpus *c, int xcheck)
+{
+	desc_state *s;
+	nd_store_txn *txn;
+	int rc;
+	if (!c->st)
+		return nd_error_set(ND_EINVAL, "the descriptive methods need --store");
+	if (!(s = calloc(1, sizeof(*s))) || !(s->key = calloc(c->n + 1, sizeof(uint64_t)))) {
+		free(s);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
+	s->c = c;
+	s->xcheck = xcheck;
+	if ((rc = nd_store_read_begin(c->st, &txn)) < 0) {
+		free(s->key);
+		free(s);
+		return rc;
+	}
+	for (size_t i = 0; i < c->n && rc == ND_OK; i++) {
+		rc = nd_store_doc_get(txn, nd_truth_docid(c->t, i), &s->key[i], NULL, NULL);
+		if (rc == ND_ENOTFOUND) {
+			s->key[i] = 0; /* not signed: no key */
+			rc = ND_OK;
+		}
+	}
+	nd_store_txn_end(txn);
+	if (rc < 0) {
+		free(s->key);
+		free(s);
+		return rc;
+	}
+	*state = s;
+	return ND_OK;
+}
+
+static int desc_prepare_plain(void **state, ev_corpus *c) { return desc_prepare(state, c, 0); }
+static int desc_prepare_x(void **state, ev_corpus *c) { return desc_prepare(state, c, 1); }
+
+static int desc_score_pair(void *vs, size_t a, size_t b, double *out)
+{
+	desc_state *s = vs;
+	*out = s->key[a] && s->key[a] == s->key[b];
+	if (*out && s->xcheck) {
+		double d;
+		int exact, rc;
+		if ((rc = nd_levenshtein(s->c->ids[a], s->c->len[a], s->c->ids[b], s->c->len[b], 0.08, &d,
+					 &exact)) < 0)
+			return rc;
+		*out = exact && d <= 0.08;
+	}
+	return ND_OK;
+}
+
+static int desc_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
+{
+	desc_state *s = vs;
+	(void)min_score;
+	return emit_groups(s->key, c->n, emit, ctx, s->xcheck ? desc_score_pair : NULL, s);
+}
+
+static int desc_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
+{
+	(void)c;
+	return desc_score_pair(vs, a, b, out);
+}
+
+static void desc_release(void *vs)
+{
+	desc_state *s = vs;
+	if (s)
+		free(s->key);
+	free(s);
+}
+
+/* ---- shingle sets: full, mod-16 sketch, sscr ---- */
+
+typedef struct {
+	ev_set *sets;
+	size_t n;
+	unsigned w;
+	int sscr;
+} shingle_state;
+
+static int shingle_prepare(void **state, ev_corpus *c, unsigned w, uint64_t mod, int sscr)
+{
+	shingle_state *s = calloc(1, sizeof(*s));
+	if (!s || !(s->sets = calloc(c->n + 1, sizeof(ev_set)))) {
+		free(s);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
+	s->n = c->n;
+	s->w = w;
+	s->sscr = sscr;
+	for (size_t i = 0; i < c->n; i++) {
+		size_t len = c->len[i], win = len >= w ? len - w + 1 : (len ? 1 : 0), k = 0;
+		if (!win)
+			continue;
+		if (!(s->sets[i].v = malloc(win * sizeof(uint64_t)))) {
+			free_sets(s->sets, c->n);
+			free(s);
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		}
+		for (size_t j = 0; j < win; j++) {
+			uint64_t h = nd__shingle_fp(c->ids[i], len, j, w);
+			if (h % mod == 0)
+				s->sets[i].v[k++] = h;
+		}
+		s->sets[i].n = unique_u64(s->sets[i].v, k);
+	}
+	*state = s;
+	return ND_OK;
+}
+
+static int shingles_prepare(void **state, ev_corpus *c) { return shingle_prepare(state, c, 10, 1, 0); }
+static int mod16_prepare(void **state, ev_corpus *c) { return shingle_prepare(state, c, 10, 16, 0); }
+static int sscr_prepare(void **state, ev_corpus *c) { return shingle_prepare(state, c, 5, 1, 1); }
+
+typedef struct {
+	shingle_state *s;
+	ev_corpus *c;
+	ev_emit emit;
+	void *ctx;
+	int rc;
+} sscr_ctx;
+
+static int sscr_of(ev_corpus *c, unsigned w, size_t a, size_t b, double *out)
+{
+	nd_shingle_sim sim;
+	int rc = nd_shingle_similarity(c->ids[a], c->len[a], c->ids[b], c->len[b], w, &sim);
+	*out = sim.sscr;
+	return rc;
+}
+
+/* sscr >= ssr, so its candidates are the pairs of ssr >= min_score. */
+static int sscr_emit(size_t a, size_t b, double ssr, void *vctx)
+{
+	sscr_ctx *x = vctx;
+	double s;
+	(void)ssr;
+	if ((x->rc = sscr_of(x->c, x->s->w, a, b, &s)) < 0)
+		return x->rc;
+	return x->emit(a, b, s, x->ctx);
+}
+
+static int shingle_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
+{
+	shingle_state *s = vs;
+	if (!s->sscr)
+		return ev_set_join(s->sets, s->n, min_score, ev_jaccard, emit, ctx);
+	sscr_ctx x = {s, c, emit, ctx, ND_OK};
+	int rc = ev_set_join(s->sets, s->n, min_score, ev_jaccard, sscr_emit, &x);
+	return x.rc < 0 ? x.rc : rc;
+}
+
+static int shingle_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
+{
+	shingle_state *s = vs;
+	if (s->sscr)
+		return sscr_of(c, s->w, a, b, out);
+	*out = ev_jaccard(&s->sets[a], &s->sets[b]);
+	return ND_OK;
+}
+
+static void shingle_release(void *vs)
+{
+	shingle_state *s = vs;
+	if (s)
+		free_sets(s->sets, s->n);
+	free(s);
+}
+
+/* ---- docq, q = 4 (seed 000) ---- */
+
+typedef struct {
+	char *term;
+	uint32_t *pos;
+	size_t npos;
+} term_pos;
+
+typedef struct {
+	term_pos *t;
+	size_t n, cap;
+} term_list;
+
+static int collect_term(const char *term, size_t len, uint32_t wdf, void *vctx)
+{
+	term_list *l = vctx;
+	(void)wdf;
+	if (!len || (term[0] >= 'A' && term[0] <= 'Z')) /* prefixed: ids, not words */
+		return 0;
+	if (nd_array_reserve((void **)&l->t, &l->cap, l->n + 1, sizeof(term_pos)) < 0)
+		return ND_ENOMEM;
+	if (!(l->t[l->n].term = strndup(term, len)))
+		return ND_ENOMEM;
+	l->t[l->n].pos = NULL;
+	l->t[l->n].npos = 0;
+	l->n++;
+	return 0;
+}
+
+/* The document's words in position order, concatenated without spaces
+ * (seed 000's normal form), rebuilt from the positional index. */
+static int doc_text(nd_xdb *db, nd_docid d, char **out, size_t *outlen)
+{
+	term_list l = {NULL, 0, 0};
+	uint64_t *order = NULL;
+	size_t total = 0, bytes = 0;
+	int rc = nd_xdb_termlist(db, d, collect_term, &l);
+	*out = NULL;
+	*outlen = 0;
+	if (rc > 0)
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t i = 0; i < l.n && rc == ND_OK; i++) {
+		rc = nd_xdb_positions(db, d, l.t[i].term, &l.t[i].pos, &l.t[i].npos);
+		total += l.t[i].npos;
+		bytes += l.t[i].npos * strlen(l.t[i].term);
+	}
+	if (rc == ND_OK && total) {
+		if (!(order = malloc(total * sizeof(*order))) || !(*out = malloc(bytes + 1)))
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+		else {
+			size_t k = 0;
+			for (size_t i = 0; i < l.n; i++)
+				for (size_t j = 0; j < l.t[i].npos; j++)
+					order[k++] = (uint64_t)l.t[i].pos[j] << 32 | i;
+			qsort(order, total, sizeof(*order), cmp_u64);
+			for (size_t j = 0; j < total; j++) {
+				const char *w = l.t[order[j] & 0xffffffffu].term;
+				size_t wl = strlen(w);
+				memcpy(*out + *outlen, w, wl);
+				*outlen += wl;
+			}
+			(*out)[*outlen] = '\0';
+		}
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		free(l.t[i].term);
+		free(l.t[i].pos);
+	}
+	free(l.t);
+	free(order);
+	if (rc < 0) {
+		free(*out);
+		*out = NULL;
+		*outlen = 0;
+	}
+	return rc;
+}
+
+/* Distinct q-grams of code points (UTF-8 sequences kept whole). */
+static int qgrams(const char *s, size_t len, unsigned q, ev_set *out)
+{
+	size_t *start = malloc((len + 2) * sizeof(size_t)), ncp = 0;
+	out->v = NULL;
+	out->n = 0;
+	if (!start)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t i = 0; i < len; i++)
+		if (((unsigned char)s[i] & 0xC0) != 0x80)
+			start[ncp++] = i;
+	start[ncp] = len;
+	if (ncp >= q) {
+		size_t n = ncp - q + 1;
+		if (!(out->v = malloc(n * sizeof(uint64_t)))) {
+			free(start);
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		}
+		for (size_t i = 0; i < n; i++)
+			out->v[i] = nd_hash_bytes(s + start[i], start[i + q] - start[i], 0x71);
+		out->n = unique_u64(out->v, n);
+	}
+	free(start);
+	return ND_OK;
+}
+
+static int docq_prepare(void **state, ev_corpus *c)
+{
+	shingle_state *s = calloc(1, sizeof(*s));
+	int rc = ND_OK;
+	if (!s || !(s->sets = calloc(c->n + 1, sizeof(ev_set)))) {
+		free(s);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
+	s->n = c->n;
+	for (size_t i = 0; i < c->n && rc == ND_OK; i++) {
+		char *text;
+		size_t len;
+		if ((rc = doc_text(c->db, nd_truth_docid(c->t, i), &text, &len)) < 0)
+			break;
+		rc = qgrams(text ? text : "", len, 4, &s->sets[i]);
+		free(text);
+	}
+	if (rc < 0) {
+		shingle_release(s);
+		return rc;
+	}
+	*state = s;
+	return ND_OK;
+}
+
+static int docq_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
+{
+	shingle_state *s = vs;
+	(void)c;
+	return ev_set_join(s->sets, s->n, min_score, ev_overlap_max, emit, ctx);
+}
+
+static int docq_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
+{
+	shingle_state *s = vs;
+	(void)c;
+	*out = ev_overlap_max(&s->sets[a], &s->sets[b]);
+	return ND_OK;
+}
+
+/* ---- simhash ---- */
+
+#define SIM_BLOCKS 8 /* 8-bit blocks: every pair within Hamming 7 shares one */
+
+typedef struct {
+	uint64_t *h;
+	size_t n;
+} simhash_state;
+
+static int simhash_prepare(void **state, ev_corpus *c)
+{
+	simhash_state *s = calloc(1, sizeof(*s));
+	uint32_t *tmp = NULL;
+	size_t maxlen = 0;
+	int rc;
+	if (!s || !(s->h = calloc(c->n + 1, sizeof(uint64_t)))) {
+		free(s);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
+	s->n = c->n;
+	if ((rc = ev_df_build(c)) < 0)
+		goto fail;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->len[i] > maxlen)
+			maxlen = c->len[i];
+	if (!(tmp = malloc((maxlen + 1) * sizeof(*tmp)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		double acc[64] = {0};
+		memcpy(tmp, c->ids[i], c->len[i] * sizeof(*tmp));
+		qsort(tmp, c->len[i], sizeof(*tmp), cmp_u32);
+		for (size_t j = 0; j < c->len[i];) {
+			size_t k = j;
+			while (k < c->len[i] && tmp[k] == tmp[j])
+				k++;
+			double wt = (1 + log((double)(k - j))) * log((double)c->n / (double)ev_df(c, tmp[j]) + 1);
+			uint64_t f = nd_mix64(tmp[j] + 0x51ULL);
+			for (int bit = 0; bit < 64; bit++)
+				acc[bit] += (f >> bit & 1) ? wt : -wt;
+			j = k;
+		}
+		uint64_t h = 0;
+		for (int bit = 0; bit < 64; bit++)
+			if (acc[bit] > 0)
+				h |= 1ULL << bit;
+		s->h[i] = h;
+	}
+	free(tmp);
+	*state = s;
+	return ND_OK;
+fail:
+	free(tmp);
+	free(s->h);
+	free(s);
+	return rc;
+}
+
+static double simhash_sim(uint64_t a, uint64_t b)
+{
+	return 1.0 - (double)__builtin_popcountll(a ^ b) / 64.0;
+}
+
+static int simhash_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
+{
+	simhash_state *s = vs;
+	keyed *k = malloc((s->n + 1) * sizeof(*k));
+	int rc = ND_OK;
+	(void)c;
+	if (!k)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (int blk = 0; blk < SIM_BLOCKS && rc == ND_OK; blk++) {
+		int shift = blk * (64 / SIM_BLOCKS);
+		for (size_t i = 0; i < s->n; i++)
+			k[i] = (keyed){s->h[i] >> shift & 0xff, (uint32_t)i};
+		qsort(k, s->n, sizeof(*k), cmp_keyed);
+		for (size_t i = 0; i < s->n && rc == ND_OK;) {
+			size_t j = i;
+			while (j < s->n && k[j].key == k[i].key)
+				j++;
+			for (size_t a = i; a < j && rc == ND_OK; a++)
+				for (size_t b = a + 1; b < j && rc == ND_OK; b++) {
+					uint64_t x = s->h[k[a].doc], y = s->h[k[b].doc];
+					/* Reported at the first block the pair shares. */
+					int earlier = 0;
+					for (int e = 0; e < blk && !earlier; e++)
+						earlier = ((x ^ y) >> (e * (64 / SIM_BLOCKS)) & 0xff) == 0;
+					double sim = simhash_sim(x, y);
+					if (!earlier && sim >= min_score)
+						rc = emit(k[a].doc, k[b].doc, sim, ctx);
+				}
+			i = j;
+		}
+	}
+	free(k);
+	return rc;
+}
+
+static int simhash_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
+{
+	simhash_state *s = vs;
+	(void)c;
+	*out = simhash_sim(s->h[a], s->h[b]);
+	return ND_OK;
+}
+
+static void simhash_release(void *vs)
+{
+	simhash_state *s = vs;
+	if (s)
+		free(s->h);
+	free(s);
+}
+
+/* ---- minhash + LSH ---- */
+
+#define MH_K 128
+#define MH_BANDS 32
+#define MH_ROWS 4
+
+typedef struct {
+	uint64_t *mh; /* n * MH_K */
+	uint8_t *empty;
+	size_t n;
+} minhash_state;
+
+static int minhash_prepare(void **state, ev_corpus *c)
+{
+	shingle_state *sh;
+	minhash_state *s = calloc(1, sizeof(*s));
+	int rc;
+	if (!s)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	if ((rc = shingle_prepare((void **)&sh, c, 5, 1, 0)) < 0) {
+		free(s);
+		return rc;
+	}
+	s->n = c->n;
+	if (!(s->mh = malloc((c->n + 1) * MH_K * sizeof(uint64_t))) || !(s->empty = calloc(c->n + 1, 1))) {
+		free(s->mh);
+		free(s);
+		shingle_release(sh);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		uint64_t *m = s->mh + i * MH_K;
+		for (int k = 0; k < MH_K; k++)
+			m[k] = UINT64_MAX;
+		s->empty[i] = sh->sets[i].n == 0;
+		for (size_t j = 0; j < sh->sets[i].n; j++)
+			for (int k = 0; k < MH_K; k++) {
+				uint64_t h = nd_mix64(sh->sets[i].v[j] ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(k + 1)));
+				if (h < m[k])
+					m[k] = h;
+			}
+	}
+	shingle_release(sh);
+	*state = s;
+	return ND_OK;
+}
+
+static double minhash_sim(const minhash_state *s, size_t a, size_t b)
+{
+	const uint64_t *x = s->mh + a * MH_K, *y = s->mh + b * MH_K;
+	int eq = 0;
+	if (s->empty[a] || s->empty[b])
+		return 0;
+	for (int k = 0; k < MH_K; k++)
+		eq += x[k] == y[k];
+	return (double)eq / MH_K;
+}
+
+static int minhash_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
+{
+	minhash_state *s = vs;
+	keyed *k = malloc((s->n + 1) * sizeof(*k));
+	uint64_t *pairs = NULL;
+	size_t np = 0, cap = 0;
+	int rc = ND_OK;
+	(void)c;
+	if (!k)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (int band = 0; band < MH_BANDS && rc == ND_OK; band++) {
+		size_t m = 0;
+		for (size_t i = 0; i < s->n; i++)
+			if (!s->empty[i])
+				k[m++] = (keyed){nd_hash_bytes(s->mh + i * MH_K + band * MH_ROWS,
+							       MH_ROWS * sizeof(uint64_t), (uint64_t)band),
+						 (uint32_t)i};
+		qsort(k, m, sizeof(*k), cmp_keyed);
+		for (size_t i = 0; i < m && rc == ND_OK;) {
+			size_t j = i;
+			while (j < m && k[j].key == k[i].key)
+				j++;
+			for (size_t a = i; a < j && rc == ND_OK; a++)
+				for (size_t b = a + 1; b < j; b++) {
+					if (nd_array_reserve((void **)&pairs, &cap, np + 1, sizeof(uint64_t)) < 0) {
+						rc = nd_error_set(ND_ENOMEM, "out of memory for LSH pairs");
+						break;
+					}
+					pairs[np++] = (uint64_t)k[a].doc << 32 | k[b].doc;
+				}
+			i = j;
+		}
+	}
+	if (rc == ND_OK)
+		np = unique_u64(pairs, np);
+	for (size_t i = 0; i < np && rc == ND_OK; i++) {
+		size_t a = (size_t)(pairs[i] >> 32), b = (size_t)(pairs[i] & 0xffffffffu);
+		double sim = minhash_sim(s, a, b);
+		if (sim >= min_score)
+			rc = emit(a, b, sim, ctx);
+	}
+	free(pairs);
+	free(k);
+	return rc;
+}
+
+static int minhash_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
+{
+	(void)c;
+	*out = minhash_sim(vs, a, b);
+	return ND_OK;
+}
+
+static void minhash_release(void *vs)
+{
+	minhash_state *s = vs;
+	if (s) {
+		free(s->mh);
+		free(s->empty);
+	}
+	free(s);
+}
+
+/* ---- I-Match ---- */
+
+#define IMATCH_MIN_WORDS 5
+
+typedef struct {
+	uint64_t *key;
+} imatch_state;
+
+static int imatch_prepare(void **state, ev_corpus *c)
+{
+	imatch_state *s = calloc(1, sizeof(*s));
+	uint32_t *tmp = NULL;
+	size_t maxlen = 0;
+	int rc;
+	if (!s || !(s->key = calloc(c->n + 1, sizeof(uint64_t)))) {
+		free(s);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
+	if ((rc = ev_df_build(c)) < 0)
+		goto fail;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->len[i] > maxlen)
+			maxlen = c->len[i];
+	if (!(tmp = malloc((maxlen + 1) * sizeof(*tmp)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto fail;
+	}
+	/* The lexicon: words of mid idf, between a quarter and 85% of log N
+	 * (neither in nearly every document nor in only a handful). */
+	double logn = log((double)(c->n > 1 ? c->n : 2)), lo = 0.25 * logn, hi = 0.85 * logn;
+	for (size_t i = 0; i < c->n; i++) {
+		size_t m = 0;
+		memcpy(tmp, c->ids[i], c->len[i] * sizeof(*tmp));
+		qsort(tmp, c->len[i], sizeof(*tmp), cmp_u32);
+		uint64_t h = 0x696d61746368ULL;
+		for (size_t j = 0; j < c->len[i]; j++) {
+			if (j && tmp[j] == tmp[j - 1])
+				continue;
+			double idf = log((double)c->n / (double)ev_df(c, tmp[j]));
+			if (idf < lo || idf > hi)
+				continue;
+			h = nd_mix64(h ^ tmp[j]) + 1;
+			m++;
+		}
+		s->key[i] = m >= IMATCH_MIN_WORDS ? (h ? h : 1) : 0;
+	}
+	free(tmp);
+	*state = s;
+	return ND_OK;
+fail:
+	free(tmp);
+	free(s->key);
+	free(s);
+	return rc;
+}
+
+static int imatch_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
+{
+	imatch_state *s = vs;
+	(void)min_score;
+	return emit_groups(s->key, c->n, emit, ctx, NULL, NULL);
+}
+
+static int imatch_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
+{
+	imatch_state *s = vs;
+	(void)c;
+	*out = s->key[a] && s->key[a] == s->key[b];
+	return ND_OK;
+}
+
+static void imatch_release(void *vs)
+{
+	imatch_state *s = vs;
+	if (s)
+		free(s->key);
+	free(s);
+}
+
+/* ---- the table ---- */
+
+static const ev_method m_desc = {"descriptive", "equal keys", 1, 1, 1, desc_prepare_plain,
+				 desc_candidates, desc_score, desc_release};
+static const ev_method m_descx = {"descriptive+xcheck", "equal keys, Levenshtein <= 0.08", 1, 1, 1,
+				  desc_prepare_x, desc_candidates, desc_score, desc_release};
+static const ev_method m_shingles = {"shingles", "w=10, resemblance >= 7/8", 0, 0.875, 0,
+				     shingles_prepare, shingle_candidates, shingle_score, shingle_release};
+static const ev_method m_mod16 = {"shingles-mod16", "w=10 mod 16, resemblance >= 7/8", 0, 0.875, 0,
+				  mod16_prepare, shingle_candidates, shingle_score, shingle_release};
+static const ev_method m_sscr = {"sscr", "w=5, sscr >= 0.9", 0, 0.9, 0, sscr_prepare, shingle_candidates,
+				 shingle_score, shingle_release};
+static const ev_method m_docq = {"docq4", "q=4, docq >= 0.8 (pairs >= 0.5)", 0, 0.8, 0.5, docq_prepare, docq_candidates,
+				 docq_score, shingle_release};
+static const ev_method m_simhash = {"simhash", "64 bits, tf-idf, Hamming <= 3 (pairs <= 7)", 0, 1.0 - 3.0 / 64, 0,
+				    simhash_prepare, simhash_candidates, simhash_score, simhash_release};
+static const ev_method m_minhash = {"minhash", "128 x w=5, LSH 32x4, estimate >= 0.8", 0, 0.8, 0,
+				    minhash_prepare, minhash_candidates, minhash_score, minhash_release};
+static const ev_method m_imatch = {"imatch", "mid-idf lexicon, one hash", 1, 1, 1, imatch_prepare,
+				   imatch_candidates, imatch_score, imatch_release};
+
+const ev_method *const ev_methods[] = {&m_desc, &m_descx, &m_shingles, &m_mod16, &m_sscr,
+				       &m_docq, &m_simhash, &m_minhash, &m_imatch, NULL};

@@ -1,0 +1,132 @@
+/* neardup: offline evaluation against labeled pairs or clusters, with
+ * every method in one harness, on one tokenization (the index's words).
+ *
+ * Ground truth names documents by their unique id in the Xapian database
+ * (for `neardup index DIR`, the path relative to DIR).  With labeled
+ * clusters every pair of labeled documents is judged (same cluster =
+ * duplicate) and each method proposes candidate pairs from an index of
+ * its own (inverted index, LSH tables, signature groups), never by
+ * comparing all pairs.  With labeled pairs each listed pair is scored. */
+#ifndef ND_EVAL_H
+#define ND_EVAL_H
+
+#include "neardup/common.h"
+#include "neardup/store.h"
+#include "neardup/xdb.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- ground truth ---- */
+
+typedef struct nd_truth nd_truth;
+
+typedef enum {
+	ND_TRUTH_AUTO = 0,     /* a directory: clusters; a file: by its column count */
+	ND_TRUTH_PAIRS = 1,    /* TSV "id_a id_b label", label 1 or 0 */
+	ND_TRUTH_CLUSTERS = 2, /* TSV "id cluster", or a directory of cluster directories */
+} nd_truth_kind;
+
+/* Load ground truth from path and resolve its ids in db.  An optional
+ * header line is skipped.  Ids not in db are kept in a list
+ * (nd_truth_unknown), not silently dropped; ND_EPARSE names the file and
+ * line of a malformed row.  With a directory, each subdirectory is a
+ * cluster and each file in it a document whose id is "subdir/file". */
+ND_EXTERN int nd_truth_load(nd_truth **out, nd_xdb *db, const char *path, nd_truth_kind kind);
+ND_EXTERN void nd_truth_free(nd_truth *t);
+ND_EXTERN nd_truth_kind nd_truth_kind_of(const nd_truth *t);
+
+/* Labeled documents found in db, as doc indexes 0..n-1 (docids ascending). */
+ND_EXTERN size_t nd_truth_ndocs(const nd_truth *t);
+ND_EXTERN nd_docid nd_truth_docid(const nd_truth *t, size_t doc);
+ND_EXTERN const char *nd_truth_id(const nd_truth *t, size_t doc);
+/* Ids of the ground truth that db does not hold. */
+ND_EXTERN size_t nd_truth_unknown(const nd_truth *t, const char *const **ids);
+/* Labeled pairs: positives and all pairs judged. */
+ND_EXTERN uint64_t nd_truth_positives(const nd_truth *t);
+ND_EXTERN uint64_t nd_truth_judged(const nd_truth *t);
+/* Label of the pair of doc indexes (a, b): 1 duplicate, 0 not, -1 unjudged. */
+ND_EXTERN int nd_truth_label(const nd_truth *t, size_t a, size_t b);
+/* Labeled pairs (pairs kind): pair k is (a, b) with label; ND_EINVAL for clusters. */
+ND_EXTERN size_t nd_truth_npairs(const nd_truth *t);
+ND_EXTERN void nd_truth_pair(const nd_truth *t, size_t k, size_t *a, size_t *b, int *label);
+/* Group of a document: its cluster, or for pairs its connected component
+ * of positive pairs.  Groups are numbered 0..ngroups-1. */
+ND_EXTERN uint32_t nd_truth_group(const nd_truth *t, size_t doc);
+ND_EXTERN uint32_t nd_truth_ngroups(const nd_truth *t);
+
+/* Split for learned methods, by group, never by pair: side[doc] = 1 for
+ * test, 0 for train; about test_share of the groups go to test (seeded).
+ * A group is never on both sides, so no duplicate pair straddles. */
+ND_EXTERN int nd_truth_split(const nd_truth *t, double test_share, uint64_t seed, uint8_t *side);
+
+/* ---- methods and the harness ---- */
+
+typedef struct {
+	double min_score;      /* candidate pairs below this score are not generated (0.05) */
+	size_t lev_sample;     /* suggested pairs per method measured by Levenshtein (1000) */
+	uint64_t seed;         /* sampling, hashing (1) */
+	void (*progress)(const char *method, const char *stage, void *ctx);
+	void *ctx;
+} nd_eval_options;
+
+#define ND_EVAL_OPTIONS_INIT { 0.05, 1000, 1, NULL, NULL }
+
+typedef struct {
+	double threshold, precision, recall, f1;
+} nd_eval_point;
+
+#define ND_EVAL_LEV_BINS 16 /* 0.00-0.02, ..., 0.28-0.30, then > 0.30 */
+
+typedef struct {
+	const char *method;      /* name, as given to nd_eval_run */
+	const char *settings;    /* parameters, e.g. "w=10, 7/8" */
+	int verdict;             /* 1: yes/no method (one operating point) */
+	double threshold;        /* the method's default operating threshold */
+	uint64_t candidates;     /* pairs its index proposed (among labeled documents) */
+	uint64_t candidate_tp;   /* of which duplicates: recall's ceiling is this / positives */
+	/* At the default threshold: */
+	uint64_t suggested, tp, fp, fn;
+	double precision, recall, f1;
+	double alpha;            /* seed 001: duplicates missed, fn / (tp + fn) */
+	double beta;             /* seed 001: false duplicates offered, fp / (tp + fp) */
+	/* Threshold sweep (scored methods; verdict methods repeat the point): */
+	nd_eval_point best;      /* max F1 */
+	nd_eval_point *curve;    /* descending thresholds, at most ~200 points */
+	size_t ncurve;
+	/* Normalized word Levenshtein of suggested pairs (a seeded sample): */
+	uint64_t lev_measured;
+	double within[3];        /* share within 8%, 15%, 30% */
+	uint64_t lev_hist[ND_EVAL_LEV_BINS + 1];
+	double seconds;          /* representations + candidates + scoring */
+	double docs_per_s;
+} nd_eval_result;
+
+/* The methods, by name: descriptive, descriptive+xcheck, shingles,
+ * shingles-mod16, sscr, docq4, simhash, minhash, imatch.  names[i] == NULL
+ * ends the list; NULL for all.  st may be NULL when no descriptive method
+ * is asked for.  *out (nd_eval_results_free) gets one result per method. */
+ND_EXTERN const char *const *nd_eval_methods(void);
+ND_EXTERN int nd_eval_run(nd_xdb *db, nd_store *st, const nd_truth *t, const char *const *names,
+			  const nd_eval_options *opts, nd_eval_result **out, size_t *nout);
+ND_EXTERN void nd_eval_results_free(nd_eval_result *r, size_t n);
+
+/* ---- metrics (exposed for tests and other harnesses) ---- */
+
+typedef struct {
+	double score;
+	int label; /* 1 duplicate, 0 not */
+} nd_scored_pair;
+
+/* Fill r's operating point, sweep and best F1 from scored pairs (any
+ * order; reordered) and the number of positives in the whole truth
+ * (positives never scored count as missed).  threshold is the operating
+ * point: pairs with score >= threshold are suggested. */
+ND_EXTERN int nd_eval_metrics(nd_scored_pair *pairs, size_t n, uint64_t positives,
+			      double threshold, nd_eval_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,345 @@
+/* neardup eval: metrics on a hand-computed toy set, the ground-truth
+ * loaders on fixtures, the split by group, each method's scores on known
+ * pairs, and candidates found through the methods' indexes. */
+#include "tests/test_util.h"
+#include "eval/eval_internal.h"
+#include "neardup/descriptor.h"
+#include "neardup/indexer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dir, *dbpath, *storepath;
+
+/* Documents: a base text, an identical copy, a one-word edit, a 30% edit,
+ * an unrelated text, and 40 filler texts for the statistics. */
+enum { BASE, COPY, EDIT1, FAR, OTHER, NROLES };
+static const char *role_id[] = {"base", "copy", "edit1", "far", "other"};
+
+static int setup(void **state)
+{
+	(void)state;
+	uint64_t rng = 3, e1 = 4, e2 = 5;
+	nd_indexer *ix;
+	dir = tu_tmpdir();
+	dbpath = tu_join(dir, "db");
+	storepath = tu_join(dir, "store");
+	char *base = tu_random_doc(&rng, 300, 2000);
+	char *texts[NROLES] = {base, strdup(base), tu_edit_doc(&e1, base, 1, 2000),
+			       tu_edit_doc(&e2, base, 90, 2000), tu_random_doc(&rng, 300, 2000)};
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	for (int i = 0; i < NROLES; i++) {
+		assert_int_equal(nd_indexer_add_text(ix, role_id[i], texts[i], strlen(texts[i]), NULL, NULL), ND_OK);
+		free(texts[i]);
+	}
+	for (int i = 0; i < 40; i++) {
+		char id[16], *t = tu_random_doc(&rng, 200, 2000);
+		snprintf(id, sizeof(id), "fill%d", i);
+		assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
+		free(t);
+	}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	/* A signed store for the descriptive methods. */
+	nd_xdb *db;
+	nd_store *st;
+	nd_descriptor *d;
+	nd_build_options o = ND_BUILD_OPTIONS_INIT;
+	o.words = 200;
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_descriptor_build(&d, db, &o, NULL), ND_OK);
+	assert_int_equal(nd_store_open(&st, storepath, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_descriptor_save(d, st, db, &o), ND_OK);
+	assert_int_equal(nd_sign_all(st, db, NULL, NULL), ND_OK);
+	nd_descriptor_free(d);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	tu_rmtree(dir);
+	free(dir);
+	free(dbpath);
+	free(storepath);
+	return 0;
+}
+
+static void near(double got, double want)
+{
+	if (fabs(got - want) > 1e-9)
+		fail_msg("got %.12f, want %.12f", got, want);
+}
+
+/* Scores 0.9 (dup), 0.8 (not), 0.7 (dup), 0.2 (dup); 4 duplicates in the
+ * truth, so one is never scored.  At threshold 0.75: tp 1, fp 1, fn 3. */
+static void test_metrics_toy(void **state)
+{
+	(void)state;
+	nd_scored_pair p[] = {{0.7, 1}, {0.9, 1}, {0.2, 1}, {0.8, 0}};
+	nd_eval_result r;
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(nd_eval_metrics(p, 4, 4, 0.75, &r), ND_OK);
+	assert_int_equal(r.suggested, 2);
+	assert_int_equal(r.tp, 1);
+	assert_int_equal(r.fp, 1);
+	assert_int_equal(r.fn, 3);
+	near(r.precision, 0.5);
+	near(r.recall, 0.25);
+	near(r.f1, 1.0 / 3);
+	near(r.alpha, 0.75);
+	near(r.beta, 0.5);
+	/* Sweep: 0.9 -> P 1 R .25; 0.8 -> .5/.25; 0.7 -> 2/3, .5; 0.2 -> .75/.75. */
+	assert_int_equal(r.ncurve, 4);
+	near(r.curve[0].threshold, 0.9);
+	near(r.curve[0].precision, 1.0);
+	near(r.curve[2].precision, 2.0 / 3);
+	near(r.curve[2].f1, 4.0 / 7);
+	near(r.best.threshold, 0.2);
+	near(r.best.f1, 0.75);
+	/* Ties are one threshold: two pairs at 0.5, one of them a duplicate. */
+	nd_scored_pair q[] = {{0.5, 1}, {0.5, 0}};
+	assert_int_equal(nd_eval_metrics(q, 2, 1, 0.5, &r), ND_OK);
+	assert_int_equal(r.ncurve, 1);
+	near(r.precision, 0.5);
+	near(r.recall, 1.0);
+	/* Nothing suggested: precision 0, every duplicate missed. */
+	assert_int_equal(nd_eval_metrics(q, 2, 1, 0.9, &r), ND_OK);
+	assert_int_equal(r.suggested, 0);
+	near(r.f1, 0);
+	near(r.alpha, 1);
+	free(r.curve);
+}
+
+static nd_xdb *open_db(void)
+{
+	nd_xdb *db;
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	return db;
+}
+
+static void test_loaders(void **state)
+{
+	(void)state;
+	nd_xdb *db = open_db();
+	nd_truth *t;
+	const char *const *unk;
+	char *p = tu_join(dir, "clusters.tsv");
+	const char *cl = "id\tcluster\nbase\tA\ncopy\tA\nedit1\tA\nfar\tB\nother\tC\nnot-there\tA\n";
+	tu_write_file(p, cl, strlen(cl));
+	assert_int_equal(nd_truth_load(&t, db, p, ND_TRUTH_AUTO), ND_OK);
+	assert_int_equal(nd_truth_kind_of(t), ND_TRUTH_CLUSTERS);
+	assert_int_equal(nd_truth_ndocs(t), 5);
+	assert_int_equal(nd_truth_ngroups(t), 3);
+	assert_int_equal(nd_truth_positives(t), 3); /* A: 3 members */
+	assert_int_equal(nd_truth_judged(t), 10);
+	assert_int_equal(nd_truth_unknown(t, &unk), 1);
+	assert_string_equal(unk[0], "not-there");
+	/* Docids ascend with the order indexed: base is doc 0, copy 1, far 3. */
+	assert_string_equal(nd_truth_id(t, 0), "base");
+	assert_int_equal(nd_truth_label(t, 0, 1), 1);
+	assert_int_equal(nd_truth_label(t, 0, 3), 0);
+	assert_int_equal(nd_truth_label(t, 2, 2), -1);
+	nd_truth_free(t);
+
+	/* Pairs, with a header; a conflict and a bad label name file and line. */
+	const char *pr = "a\tb\tlabel\nbase\tcopy\t1\nbase\tfar\t0\nedit1\tbase\t1\nother\tghost\t0\n";
+	tu_write_file(p, pr, strlen(pr));
+	assert_int_equal(nd_truth_load(&t, db, p, ND_TRUTH_AUTO), ND_OK);
+	assert_int_equal(nd_truth_kind_of(t), ND_TRUTH_PAIRS);
+	assert_int_equal(nd_truth_npairs(t), 3);
+	assert_int_equal(nd_truth_positives(t), 2);
+	assert_int_equal(nd_truth_unknown(t, &unk), 1);
+	assert_string_equal(unk[0], "ghost");
+	assert_int_equal(nd_truth_label(t, 2, 0), 1); /* edit1-base, either order */
+	/* base, copy, edit1 are one component; far another. */
+	assert_int_equal(nd_truth_group(t, 0), nd_truth_group(t, 1));
+	assert_int_equal(nd_truth_group(t, 0), nd_truth_group(t, 2));
+	assert_true(nd_truth_group(t, 0) != nd_truth_group(t, 3));
+	nd_truth_free(t);
+	const char *conflict = "base\tcopy\t1\ncopy\tbase\t0\n";
+	tu_write_file(p, conflict, strlen(conflict));
+	assert_int_equal(nd_truth_load(&t, db, p, ND_TRUTH_PAIRS), ND_EPARSE);
+	assert_non_null(strstr(nd_error_last(), "labeled both"));
+	const char *badlabel = "base\tcopy\t1\nbase\tfar\tyes\n";
+	tu_write_file(p, badlabel, strlen(badlabel));
+	assert_int_equal(nd_truth_load(&t, db, p, ND_TRUTH_PAIRS), ND_EPARSE);
+	assert_non_null(strstr(nd_error_last(), "clusters.tsv:2"));
+	const char *two = "base\tA\tx\tz\n";
+	tu_write_file(p, two, strlen(two));
+	assert_int_equal(nd_truth_load(&t, db, p, ND_TRUTH_CLUSTERS), ND_EPARSE);
+	assert_int_equal(nd_truth_load(&t, db, "/nonexistent/truth.tsv", ND_TRUTH_AUTO), ND_ENOTFOUND);
+	assert_non_null(strstr(nd_error_last(), "/nonexistent/truth.tsv"));
+
+	/* The gold set's layout: a directory per cluster; ids cluster/file.
+	 * The fixture database holds ids "base" etc., so index two files by
+	 * those paths first. */
+	nd_indexer *ix;
+	char *gold = tu_join(dir, "gold"), cmd[2048];
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/X' '%s/Y' && echo one two > '%s/X/a.txt' && "
+		 "echo one two three > '%s/X/b.txt' && echo four > '%s/Y/c.txt' && echo z > '%s/Y/.hidden'",
+		 gold, gold, gold, gold, gold, gold);
+	assert_int_equal(system(cmd), 0);
+	char *gdb = tu_join(dir, "gold-db");
+	assert_int_equal(nd_indexer_open(&ix, gdb, NULL), ND_OK);
+	assert_int_equal(nd_indexer_add_path(ix, gold), ND_OK);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	nd_xdb *g;
+	assert_int_equal(nd_xdb_open(&g, gdb, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_truth_load(&t, g, gold, ND_TRUTH_AUTO), ND_OK);
+	assert_int_equal(nd_truth_kind_of(t), ND_TRUTH_CLUSTERS);
+	assert_int_equal(nd_truth_ndocs(t), 3);
+	assert_int_equal(nd_truth_ngroups(t), 2);
+	assert_int_equal(nd_truth_positives(t), 1);
+	assert_string_equal(nd_truth_id(t, 0), "X/a.txt");
+	nd_truth_free(t);
+	nd_xdb_close(g);
+	free(gdb);
+	free(gold);
+	free(p);
+	nd_xdb_close(db);
+}
+
+/* 200 documents in 37 clusters: no cluster on both sides, about the share asked. */
+static void test_split(void **state)
+{
+	(void)state;
+	nd_xdb *db = open_db();
+	nd_truth *t;
+	char *p = tu_join(dir, "split.tsv");
+	/* Only 45 documents exist; give each a cluster of i % 7. */
+	char buf[4096];
+	size_t n = 0;
+	for (int i = 0; i < 40; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "fill%d\tc%d\n", i, i % 7);
+	tu_write_file(p, buf, n);
+	assert_int_equal(nd_truth_load(&t, db, p, ND_TRUTH_CLUSTERS), ND_OK);
+	assert_int_equal(nd_truth_ngroups(t), 7);
+	uint8_t side[64];
+	int both_seen = 0;
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		assert_int_equal(nd_truth_split(t, 0.5, seed, side), ND_OK);
+		int sides[7] = {0};
+		for (size_t i = 0; i < nd_truth_ndocs(t); i++)
+			sides[nd_truth_group(t, i)] |= 1 << side[i];
+		int test_groups = 0;
+		for (int g = 0; g < 7; g++) {
+			assert_true(sides[g] == 1 || sides[g] == 2); /* never both */
+			test_groups += sides[g] == 2;
+		}
+		both_seen |= test_groups > 0 && test_groups < 7;
+	}
+	assert_true(both_seen);
+	assert_int_equal(nd_truth_split(t, 1.5, 1, side), ND_EINVAL);
+	nd_truth_free(t);
+	free(p);
+	nd_xdb_close(db);
+}
+
+static const ev_method *method(const char *name)
+{
+	for (size_t i = 0; ev_methods[i]; i++)
+		if (!strcmp(ev_methods[i]->name, name))
+			return ev_methods[i];
+	fail_msg("no method %s", name);
+	return NULL;
+}
+
+/* Scores of (base, role) for one method. */
+static void scores(ev_corpus *c, const char *name, double out[NROLES])
+{
+	const ev_method *m = method(name);
+	void *s;
+	assert_int_equal(m->prepare(&s, c), ND_OK);
+	for (int r = 0; r < NROLES; r++)
+		assert_int_equal(m->score(s, c, BASE, (size_t)r, &out[r]), ND_OK);
+	m->release(s);
+}
+
+static void test_method_scores(void **state)
+{
+	(void)state;
+	nd_xdb *db = open_db();
+	nd_store *st;
+	nd_truth *t;
+	char *p = tu_join(dir, "roles.tsv");
+	const char *cl = "base\t1\ncopy\t1\nedit1\t1\nfar\t2\nother\t3\n";
+	tu_write_file(p, cl, strlen(cl));
+	assert_int_equal(nd_store_open(&st, storepath, ND_STORE_READ), ND_OK);
+	assert_int_equal(nd_truth_load(&t, db, p, ND_TRUTH_CLUSTERS), ND_OK);
+	for (int r = 0; r < NROLES; r++)
+		assert_string_equal(nd_truth_id(t, (size_t)r), role_id[r]);
+	nd_eval_options o = ND_EVAL_OPTIONS_INIT;
+	ev_corpus c;
+	assert_int_equal(ev_corpus_load(&c, db, st, t, &o), ND_OK);
+	double s[NROLES];
+	/* Resemblance-type scores: 1 for the copy, high for one word of 300
+	 * (10-word shingles: 290/310 shared), low for 30% edits, ~0 unrelated. */
+	const char *setlike[] = {"shingles", "shingles-mod16", "sscr", "docq4", "minhash"};
+	/* Character 4-grams of the fixture's words ("w0123a") are shared by
+	 * any two texts, so docq of unrelated ones is about 0.5 here. */
+	const double max_other[] = {0.2, 0.2, 0.2, 0.6, 0.2};
+	for (size_t k = 0; k < sizeof(setlike) / sizeof(*setlike); k++) {
+		scores(&c, setlike[k], s);
+		if (s[COPY] != 1.0)
+			fail_msg("%s: copy %.3f", setlike[k], s[COPY]);
+		if (!(s[EDIT1] >= 0.8 && s[EDIT1] < 1.0) && !(k == 1 && s[EDIT1] >= 0.8))
+			fail_msg("%s: one-word edit %.3f", setlike[k], s[EDIT1]);
+		if (!(s[FAR] < s[EDIT1] && s[OTHER] < max_other[k] && s[OTHER] <= s[FAR]))
+			fail_msg("%s: far %.3f other %.3f", setlike[k], s[FAR], s[OTHER]);
+	}
+	scores(&c, "shingles", s);
+	assert_true(fabs(s[EDIT1] - 290.0 / 310.0) < 0.02);
+	/* simhash: bit agreement; unrelated texts agree on about half. */
+	scores(&c, "simhash", s);
+	assert_true(s[COPY] == 1.0 && s[EDIT1] >= 0.9 && s[OTHER] > 0.25 && s[OTHER] < 0.75);
+	assert_true(s[FAR] > s[OTHER]);
+	/* Verdicts: equal signatures for the copy, none for unrelated text. */
+	const char *verdicts[] = {"descriptive", "descriptive+xcheck", "imatch"};
+	for (size_t k = 0; k < 3; k++) {
+		scores(&c, verdicts[k], s);
+		if (s[COPY] != 1.0 || s[OTHER] != 0.0)
+			fail_msg("%s: copy %.0f other %.0f", verdicts[k], s[COPY], s[OTHER]);
+	}
+	/* The cross-check refuses the 30% edit even if its key were equal. */
+	scores(&c, "descriptive+xcheck", s);
+	assert_true(s[FAR] == 0.0);
+	ev_corpus_free(&c);
+
+	/* Through the harness: every method's index proposes the copy pair
+	 * (base, copy); the scored ones also (base, edit1) and (copy, edit1). */
+	nd_eval_result *res;
+	size_t nres;
+	assert_int_equal(nd_eval_run(db, st, t, NULL, &o, &res, &nres), ND_OK);
+	assert_int_equal(nres, 9);
+	for (size_t i = 0; i < nres; i++) {
+		if (res[i].candidate_tp < 1)
+			fail_msg("%s proposed no duplicate pair", res[i].method);
+		if (!res[i].verdict && res[i].candidate_tp != 3)
+			fail_msg("%s proposed %llu of 3 duplicate pairs", res[i].method,
+				 (unsigned long long)res[i].candidate_tp);
+		assert_true(res[i].precision >= 0.0 && res[i].precision <= 1.0);
+		assert_int_equal(res[i].tp + res[i].fn, 3);
+	}
+	nd_eval_results_free(res, nres);
+	const char *bad[] = {"no-such-method", NULL};
+	assert_int_equal(nd_eval_run(db, st, t, bad, &o, &res, &nres), ND_EINVAL);
+	nd_truth_free(t);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_metrics_toy),
+		cmocka_unit_test(test_loaders),
+		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_method_scores),
+	};
+	return cmocka_run_group_tests_name("eval", tests, setup, teardown);
+}
