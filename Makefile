@@ -4,7 +4,7 @@
 BUILD ?= build
 TESTBUILD ?= build-test
 
-.PHONY: all setup build run test slow fuzz bench clean
+.PHONY: all setup build run test slow fuzz bench eval clean
 
 all: build
 
@@ -53,6 +53,11 @@ fuzz: setup
 # Every benchmark at its registered size (bench/meson.build), figures printed.
 bench: build
 	meson test -C $(BUILD) --benchmark --verbose
+
+# neardup eval on every labeled set in ../shared/data (or $$ND_DATA):
+# tables, JSON and SVG plots under build/eval/<set>/.
+eval: build
+	sh eval/datasets.sh $(BUILD)/tools/neardup $(BUILD)/eval
 
 clean:
 	rm -rf $(BUILD) $(TESTBUILD)

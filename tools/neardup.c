@@ -17,6 +17,7 @@ static const struct {
 	{"update", nd_cmd_update, "apply every add, replace and delete since the store last saw the database"},
 	{"search", nd_cmd_search, "ranked search with near-duplicates collapsed"},
 	{"fsck", nd_cmd_fsck, "check a store's consistency, and against its database"},
+	{"eval", nd_cmd_eval, "compare every method against labeled pairs or clusters"},
 };
 
 static void usage(FILE *f)

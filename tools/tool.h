@@ -16,6 +16,7 @@ int nd_cmd_check(int argc, char **argv);
 int nd_cmd_update(int argc, char **argv);
 int nd_cmd_search(int argc, char **argv);
 int nd_cmd_fsck(int argc, char **argv);
+int nd_cmd_eval(int argc, char **argv);
 
 /* Print "neardup <cmd>: <what>: <nd_strerror>\n  <detail>" to stderr; returns EXIT_ERR. */
 int tool_fail(const char *cmd, int rc, const char *what);

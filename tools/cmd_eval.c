@@ -1,0 +1,362 @@
+/* neardup eval: every method against labeled pairs or clusters. */
+#include "tools/tool.h"
+#include "neardup/eval.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char usage_text[] =
+	"usage: neardup eval --db DIR [--store DIR] (--pairs FILE | --clusters FILE|DIR) [OPTIONS]\n"
+	"\n"
+	"Compare near-duplicate methods on labeled data, all on the database's words.\n"
+	"Ids are the documents' unique ids in DIR (for 'neardup index DIR', paths\n"
+	"relative to it).  An optional header line is skipped; ids the database does\n"
+	"not hold are listed.\n"
+	"\n"
+	"  --db DIR          Xapian database holding the labeled documents\n"
+	"  --store DIR       neardup store signed from it (for the descriptive methods)\n"
+	"  --pairs FILE      TSV: id_a, id_b, label (1 duplicate, 0 not)\n"
+	"  --clusters F      TSV: id, cluster; or a directory of cluster directories\n"
+	"                    (each file's id is cluster/file); every pair is judged\n"
+	"  --methods LIST    comma-separated (default: all; see below)\n"
+	"  --min-score F     scored methods' candidate floor for the sweep (0.05)\n"
+	"  --lev-sample N    suggested pairs measured by Levenshtein per method (1000)\n"
+	"  --seed N          sampling seed (1)\n"
+	"  --json            one JSON object: truth, then per method every figure\n"
+	"  --plots DIR       write precision-recall, F1-threshold and Levenshtein\n"
+	"                    plots as SVG (gnuplot) with their data and script\n"
+	"  -q, --quiet       no progress\n"
+	"  -h, --help        this text\n"
+	"\n"
+	"Methods: descriptive (equal keys), descriptive+xcheck (and Levenshtein <= 8%),\n"
+	"shingles (w=10, 7/8), shingles-mod16, sscr (w=5, 0.9), docq4 (0.8),\n"
+	"simhash (64 bits, Hamming <= 3), minhash (128, LSH 32x4, 0.8), imatch.\n"
+	"alpha = duplicates missed (1 - recall), beta = false duplicates among those\n"
+	"offered (1 - precision), as named in seed 001.\n";
+
+static void progress(const char *method, const char *stage, void *ctx)
+{
+	tool_progress *p = ctx;
+	if (p->tty)
+		fprintf(stderr, "\r\033[K%s: %s", method, stage);
+}
+
+static void print_table(const nd_eval_result *r, size_t n)
+{
+	printf("\n%-19s %-44s %10s %7s %9s %6s %6s %6s %6s %6s\n", "method", "settings", "candidates",
+	       "ceiling", "suggested", "P", "R", "F1", "alpha", "beta");
+	for (size_t i = 0; i < n; i++) {
+		uint64_t pos = r[i].tp + r[i].fn;
+		printf("%-19s %-44s %10llu %7.3f %9llu %6.3f %6.3f %6.3f %6.3f %6.3f\n", r[i].method,
+		       r[i].settings, (unsigned long long)r[i].candidates,
+		       pos ? (double)r[i].candidate_tp / (double)pos : 0.0,
+		       (unsigned long long)r[i].suggested, r[i].precision, r[i].recall, r[i].f1,
+		       r[i].alpha, r[i].beta);
+	}
+	printf("(candidates: pairs the method's index proposed; ceiling: share of all duplicate pairs among them)\n");
+	printf("\n%-19s %7s %9s %6s %6s   %-26s %8s %9s\n", "method", "max-F1", "at", "P", "R",
+	       "suggested within 8/15/30%", "seconds", "docs/s");
+	for (size_t i = 0; i < n; i++) {
+		char lev[64];
+		if (r[i].lev_measured)
+			snprintf(lev, sizeof(lev), "%3.0f%% %3.0f%% %3.0f%% of %llu", 100 * r[i].within[0],
+				 100 * r[i].within[1], 100 * r[i].within[2],
+				 (unsigned long long)r[i].lev_measured);
+		else
+			snprintf(lev, sizeof(lev), "(none suggested)");
+		printf("%-19s %7.3f %9.4f %6.3f %6.3f   %-26s %8.2f %9.0f\n", r[i].method, r[i].best.f1,
+		       r[i].best.threshold, r[i].best.precision, r[i].best.recall, lev, r[i].seconds,
+		       r[i].docs_per_s);
+	}
+}
+
+static json_t *point_json(const nd_eval_point *p)
+{
+	return json_pack("{s:f,s:f,s:f,s:f}", "threshold", p->threshold, "precision", p->precision,
+			 "recall", p->recall, "f1", p->f1);
+}
+
+static void print_json(const char *truth_path, const nd_truth *t, const nd_eval_result *r, size_t n)
+{
+	json_t *root = json_object(), *methods = json_array(), *unknown = json_array();
+	const char *const *ids;
+	size_t nu = nd_truth_unknown(t, &ids);
+	for (size_t i = 0; i < nu; i++)
+		json_array_append_new(unknown, json_string(ids[i]));
+	json_object_set_new(root, "truth",
+			    json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:o}", "path", truth_path, "kind",
+				      nd_truth_kind_of(t) == ND_TRUTH_PAIRS ? "pairs" : "clusters", "documents",
+				      (json_int_t)nd_truth_ndocs(t), "groups", (json_int_t)nd_truth_ngroups(t),
+				      "positives", (json_int_t)nd_truth_positives(t), "judged",
+				      (json_int_t)nd_truth_judged(t), "unknown_ids", unknown));
+	for (size_t i = 0; i < n; i++) {
+		json_t *m = json_object(), *curve = json_array(), *hist = json_array();
+		for (size_t k = 0; k < r[i].ncurve; k++)
+			json_array_append_new(curve, point_json(&r[i].curve[k]));
+		for (size_t k = 0; k <= ND_EVAL_LEV_BINS; k++)
+			json_array_append_new(hist, json_integer((json_int_t)r[i].lev_hist[k]));
+		json_object_set_new(m, "method", json_string(r[i].method));
+		json_object_set_new(m, "settings", json_string(r[i].settings));
+		json_object_set_new(m, "verdict", json_boolean(r[i].verdict));
+		json_object_set_new(m, "threshold", json_real(r[i].threshold));
+		json_object_set_new(m, "candidates", json_integer((json_int_t)r[i].candidates));
+		json_object_set_new(m, "candidate_duplicates", json_integer((json_int_t)r[i].candidate_tp));
+		json_object_set_new(m, "suggested", json_integer((json_int_t)r[i].suggested));
+		json_object_set_new(m, "tp", json_integer((json_int_t)r[i].tp));
+		json_object_set_new(m, "fp", json_integer((json_int_t)r[i].fp));
+		json_object_set_new(m, "fn", json_integer((json_int_t)r[i].fn));
+		json_object_set_new(m, "precision", json_real(r[i].precision));
+		json_object_set_new(m, "recall", json_real(r[i].recall));
+		json_object_set_new(m, "f1", json_real(r[i].f1));
+		json_object_set_new(m, "alpha", json_real(r[i].alpha));
+		json_object_set_new(m, "beta", json_real(r[i].beta));
+		json_object_set_new(m, "max_f1", point_json(&r[i].best));
+		json_object_set_new(m, "curve", curve);
+		json_object_set_new(m, "levenshtein",
+				    json_pack("{s:I,s:f,s:f,s:f,s:f,s:o}", "measured",
+					      (json_int_t)r[i].lev_measured, "within_08", r[i].within[0],
+					      "within_15", r[i].within[1], "within_30", r[i].within[2],
+					      "bin_width", 0.02, "histogram", hist));
+		json_object_set_new(m, "seconds", json_real(r[i].seconds));
+		json_object_set_new(m, "docs_per_s", json_real(r[i].docs_per_s));
+		json_array_append_new(methods, m);
+	}
+	json_object_set_new(root, "methods", methods);
+	json_dumpf(root, stdout, JSON_INDENT(1));
+	putchar('\n');
+	json_decref(root);
+}
+
+/* Data files and a gnuplot script in dir; SVGs when gnuplot is there. */
+static int write_plots(const char *dir, const char *title, const nd_eval_result *r, size_t n)
+{
+	char path[4096];
+	FILE *f;
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+		fprintf(stderr, "neardup eval: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/curve-%s.dat", dir, r[i].method);
+		if (!(f = fopen(path, "w")))
+			goto io;
+		fprintf(f, "# threshold precision recall f1\n");
+		for (size_t k = 0; k < r[i].ncurve; k++)
+			fprintf(f, "%.6f %.6f %.6f %.6f\n", r[i].curve[k].threshold, r[i].curve[k].precision,
+				r[i].curve[k].recall, r[i].curve[k].f1);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/levenshtein.dat", dir);
+	if (!(f = fopen(path, "w")))
+		goto io;
+	fprintf(f, "# bin start, then per method the share of measured suggested pairs\nbin");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, " %s", r[i].method);
+	fputc('\n', f);
+	for (size_t b = 0; b <= ND_EVAL_LEV_BINS; b++) {
+		if (b < ND_EVAL_LEV_BINS)
+			fprintf(f, "%.2f", b * 0.02);
+		else
+			fprintf(f, ">0.30");
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, " %.4f", r[i].lev_measured ? (double)r[i].lev_hist[b] / r[i].lev_measured : 0);
+		fputc('\n', f);
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/plots.gp", dir);
+	if (!(f = fopen(path, "w")))
+		goto io;
+	fprintf(f, "set terminal svg size 900,600 dynamic\nset key outside right\nset grid\n");
+	fprintf(f, "set output 'precision-recall.svg'\nset title 'Precision-recall: %s'\n"
+		   "set xlabel 'recall'\nset ylabel 'precision'\nset xrange [0:1]\nset yrange [0:1.02]\nplot ",
+		title);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s'curve-%s.dat' using 3:2 with %s title '%s'", i ? ", " : "", r[i].method,
+			r[i].verdict ? "points pt 7 ps 1.2" : "lines lw 2", r[i].method);
+	fprintf(f, "\nset output 'f1-threshold.svg'\nset title 'F1 against threshold: %s'\n"
+		   "set xlabel 'threshold (score >= t is a duplicate)'\nset ylabel 'F1'\nset xrange [0:1]\nplot ",
+		title);
+	int first = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].verdict)
+			continue;
+		fprintf(f, "%s'curve-%s.dat' using 1:4 with lines lw 2 title '%s'", first ? "" : ", ",
+			r[i].method, r[i].method);
+		first = 0;
+	}
+	if (first)
+		fprintf(f, "0 notitle");
+	fprintf(f, "\nset output 'levenshtein.svg'\nset title 'Normalized word Levenshtein of suggested pairs: %s'\n"
+		   "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.8\n"
+		   "set xlabel 'distance bin (width 0.02)'\nset ylabel 'share of measured pairs'\n"
+		   "set xrange [*:*]\nset yrange [0:*]\nset xtics rotate by -45\nplot ",
+		title);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s'levenshtein.dat' using %zu:xtic(1) title columnheader", i ? ", " : "", i + 2);
+	fputc('\n', f);
+	fclose(f);
+	if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "neardup eval: gnuplot not found; wrote %s/plots.gp and its data "
+				"(apt-get install gnuplot-nox, then: cd %s && gnuplot plots.gp)\n", dir, dir);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "cd '%s' && gnuplot plots.gp", dir);
+	if (system(path) != 0) {
+		fprintf(stderr, "neardup eval: gnuplot failed on %s/plots.gp\n", dir);
+		return -1;
+	}
+	fprintf(stderr, "plots: %s/precision-recall.svg, f1-threshold.svg, levenshtein.svg\n", dir);
+	return 0;
+io:
+	fprintf(stderr, "neardup eval: %s: %s\n", path, strerror(errno));
+	return -1;
+}
+
+int nd_cmd_eval(int argc, char **argv)
+{
+	const char *dbpath = NULL, *storepath = NULL, *truth = NULL, *plots = NULL;
+	char *methods_arg = NULL;
+	nd_truth_kind kind = ND_TRUTH_AUTO;
+	nd_eval_options o = ND_EVAL_OPTIONS_INIT;
+	int json = 0, quiet = 0, c, rc, ret = EXIT_ERR;
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"store", required_argument, NULL, 's'},
+		{"pairs", required_argument, NULL, 'p'},
+		{"clusters", required_argument, NULL, 'c'},
+		{"methods", required_argument, NULL, 'm'},
+		{"min-score", required_argument, NULL, 'f'},
+		{"lev-sample", required_argument, NULL, 'l'},
+		{"seed", required_argument, NULL, 'S'},
+		{"json", no_argument, NULL, 'j'},
+		{"plots", required_argument, NULL, 'P'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		uint64_t v;
+		switch (c) {
+		case 'd': dbpath = optarg; break;
+		case 's': storepath = optarg; break;
+		case 'p': truth = optarg; kind = ND_TRUTH_PAIRS; break;
+		case 'c': truth = optarg; kind = ND_TRUTH_CLUSTERS; break;
+		case 'm': methods_arg = optarg; break;
+		case 'f': {
+			char *end;
+			o.min_score = strtod(optarg, &end);
+			if (*end || !(o.min_score > 0 && o.min_score <= 1)) {
+				fprintf(stderr, "neardup eval: --min-score needs a number in (0, 1], not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case 'l':
+			if (tool_parse_u64(optarg, &v) || v > 10000000) {
+				fprintf(stderr, "neardup eval: --lev-sample needs 0..10000000, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			o.lev_sample = (size_t)v;
+			break;
+		case 'S':
+			if (tool_parse_u64(optarg, &v)) {
+				fprintf(stderr, "neardup eval: --seed needs a number, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			o.seed = v;
+			break;
+		case 'j': json = 1; break;
+		case 'P': plots = optarg; break;
+		case 'q': quiet = 1; break;
+		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		default: fputs(usage_text, stderr); return EXIT_USAGE;
+		}
+	}
+	if (!dbpath || !truth || optind != argc) {
+		fprintf(stderr, "neardup eval: %s\n", !dbpath ? "--db is required"
+					: !truth ? "--pairs or --clusters is required" : "unexpected argument");
+		fputs(usage_text, stderr);
+		return EXIT_USAGE;
+	}
+
+	/* Methods: the list given, or all (the descriptive ones need a store). */
+	const char *names[32];
+	size_t nn = 0;
+	char *list = methods_arg ? strdup(methods_arg) : NULL;
+	if (list) {
+		for (char *tok = strtok(list, ","); tok && nn < 31; tok = strtok(NULL, ","))
+			names[nn++] = tok;
+	} else {
+		for (const char *const *m = nd_eval_methods(); *m; m++)
+			if (storepath || strncmp(*m, "descriptive", 11))
+				names[nn++] = *m;
+	}
+	names[nn] = NULL;
+
+	nd_xdb *db = NULL;
+	nd_store *st = NULL;
+	nd_truth *t = NULL;
+	nd_eval_result *res = NULL;
+	size_t nres = 0;
+	tool_progress prog;
+	tool_progress_init(&prog, 0);
+	if (quiet)
+		prog.tty = 0;
+	o.progress = progress;
+	o.ctx = &prog;
+	if ((rc = nd_xdb_open(&db, dbpath, ND_XDB_READ)) < 0) {
+		tool_fail("eval", rc, dbpath);
+		goto done;
+	}
+	if (storepath && (rc = nd_store_open(&st, storepath, ND_STORE_READ)) < 0) {
+		tool_fail("eval", rc, storepath);
+		goto done;
+	}
+	if ((rc = nd_truth_load(&t, db, truth, kind)) < 0) {
+		tool_fail("eval", rc, truth);
+		goto done;
+	}
+	const char *const *unknown;
+	size_t nu = nd_truth_unknown(t, &unknown);
+	if (!json) {
+		printf("ground truth %s (%s): %zu documents in %u %s, %llu duplicate pairs of %llu judged\n",
+		       truth, nd_truth_kind_of(t) == ND_TRUTH_PAIRS ? "pairs" : "clusters", nd_truth_ndocs(t),
+		       nd_truth_ngroups(t), nd_truth_kind_of(t) == ND_TRUTH_PAIRS ? "groups" : "clusters",
+		       (unsigned long long)nd_truth_positives(t), (unsigned long long)nd_truth_judged(t));
+		if (nu) {
+			printf("%zu id%s not in %s:", nu, nu == 1 ? "" : "s", dbpath);
+			for (size_t i = 0; i < nu && i < 10; i++)
+				printf(" %s", unknown[i]);
+			printf("%s\n", nu > 10 ? " ... (all of them with --json)" : "");
+		}
+	}
+	if (!nd_truth_ndocs(t)) {
+		fprintf(stderr, "neardup eval: %s: none of its ids is in %s\n", truth, dbpath);
+		goto done;
+	}
+	if ((rc = nd_eval_run(db, st, t, names, &o, &res, &nres)) < 0) {
+		tool_progress_end(&prog);
+		tool_fail("eval", rc, truth);
+		goto done;
+	}
+	tool_progress_end(&prog);
+	if (json)
+		print_json(truth, t, res, nres);
+	else
+		print_table(res, nres);
+	if (plots && write_plots(plots, truth, res, nres) < 0)
+		goto done;
+	ret = EXIT_OK;
+done:
+	nd_eval_results_free(res, nres);
+	nd_truth_free(t);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	free(list);
+	return ret;
+}
