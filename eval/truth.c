@@ -144,16 +144,18 @@ static int is_word(const char *s, const char *const *words)
 static int finish_clusters(nd_truth *t, const char *path)
 {
 	tdoc **by = NULL;
-	qsort(t->docs, t->ndocs, sizeof(tdoc), cmp_docid);
-	/* One document listed twice must agree with itself. */
+	if (t->ndocs > 1) /* docs is NULL when no id is in the database */
+		qsort(t->docs, t->ndocs, sizeof(tdoc), cmp_docid);
+	/* One document listed twice must agree with itself.  The compaction
+	 * runs to the end even after a conflict, so docs[0..ndocs) owns each
+	 * string once when nd_truth_free cleans up. */
 	size_t u = 0;
+	int rc = ND_OK;
 	for (size_t i = 0; i < t->ndocs; i++) {
 		if (u && t->docs[u - 1].docid == t->docs[i].docid) {
-			if (strcmp(t->docs[u - 1].cluster, t->docs[i].cluster)) {
-				return nd_error_set(ND_EPARSE, "%s: document '%s' is in two clusters, '%s' and '%s'",
-						    path, t->docs[i].id, t->docs[u - 1].cluster,
-						    t->docs[i].cluster);
-			}
+			if (rc == ND_OK && strcmp(t->docs[u - 1].cluster, t->docs[i].cluster))
+				rc = nd_error_set(ND_EPARSE, "%s: document '%s' is in two clusters, '%s' and '%s'",
+						  path, t->docs[i].id, t->docs[u - 1].cluster, t->docs[i].cluster);
 			free(t->docs[i].id);
 			free(t->docs[i].cluster);
 			continue;
@@ -161,11 +163,14 @@ static int finish_clusters(nd_truth *t, const char *path)
 		t->docs[u++] = t->docs[i];
 	}
 	t->ndocs = u;
+	if (rc < 0)
+		return rc;
 	if (t->ndocs && !(by = malloc(t->ndocs * sizeof(*by))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (size_t i = 0; i < t->ndocs; i++)
 		by[i] = &t->docs[i];
-	qsort(by, t->ndocs, sizeof(*by), cmp_cluster);
+	if (t->ndocs > 1)
+		qsort(by, t->ndocs, sizeof(*by), cmp_cluster);
 	uint64_t run = 0;
 	t->ngroups = 0;
 	for (size_t i = 0; i < t->ndocs; i++) {
@@ -198,7 +203,8 @@ static uint32_t root(uint32_t *parent, uint32_t x)
  * check conflicts, and number groups by positive-pair components. */
 static int finish_pairs(nd_truth *t, const char *path)
 {
-	qsort(t->docs, t->ndocs, sizeof(tdoc), cmp_docid);
+	if (t->ndocs > 1) /* docs is NULL when no id is in the database */
+		qsort(t->docs, t->ndocs, sizeof(tdoc), cmp_docid);
 	size_t u = 0;
 	for (size_t i = 0; i < t->ndocs; i++) {
 		if (u && t->docs[u - 1].docid == t->docs[i].docid) {
@@ -213,7 +219,8 @@ static int finish_pairs(nd_truth *t, const char *path)
 		uint64_t b = doc_index(t, (nd_docid)(t->pairs[k].ab & 0xffffffffu));
 		t->pairs[k].ab = a < b ? a << 32 | b : b << 32 | a;
 	}
-	qsort(t->pairs, t->npairs, sizeof(tpair), cmp_pair);
+	if (t->npairs > 1)
+		qsort(t->pairs, t->npairs, sizeof(tpair), cmp_pair);
 	u = 0;
 	for (size_t k = 0; k < t->npairs; k++) {
 		if (u && t->pairs[u - 1].ab == t->pairs[k].ab) {
@@ -376,7 +383,8 @@ static int list_dir(const char *dir, int want_dir, char ***out, size_t *n)
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
 	if (*n)
-		qsort(*out, *n, sizeof(char *), cmp_str);
+		if (*n > 1)
+			qsort(*out, *n, sizeof(char *), cmp_str);
 	return ND_OK;
 }
 
