@@ -29,6 +29,8 @@ struct nd_indexer {
 	nd_buf scratch;  /* decoded text */
 	nd_buf title;
 	nd_buf words;    /* word ids of the document being built */
+	nd_buf full;     /* an HTML page's whole visible text (ND_CONTENT_MAIN) */
+	nd_buf fullwords;
 };
 
 /* Xapian terms are at most 245 bytes. */
@@ -125,8 +127,10 @@ static int put_field(nd_buf *b, const char *name, const char *value)
 	return nd_buf_putc(b, '\n');
 }
 
-int nd_indexer_add_text(nd_indexer *ix, const char *id, const char *text, size_t len,
-			const char *url, const char *title)
+/* Index text under id; full (may be NULL) is the whole page when text is
+ * its main content, kept as word ids in ND_SLOT_FULL_WORDS. */
+static int index_doc(nd_indexer *ix, const char *id, const char *text, size_t len,
+		     const nd_buf *full, const char *url, const char *title)
 {
 	const nd_token *toks;
 	size_t ntok;
@@ -142,6 +146,17 @@ int nd_indexer_add_text(nd_indexer *ix, const char *id, const char *text, size_t
 		ix->st.skipped_bad++;
 		warnf(ix, "skipped a document with an empty id");
 		return ND_OK;
+	}
+	size_t nfull = 0;
+	if (full) {
+		/* Tokens are borrowed until the next call: keep these as ids first. */
+		if ((rc = nd_tokenize(ix->tk, full->ptr, full->len, 0, &toks, &ntok, NULL)) == ND_OK &&
+		    (rc = nd_buf_grow(&ix->fullwords, ntok * 4)) == ND_OK) {
+			nd_word_ids(toks, ntok, (uint32_t *)(void *)ix->fullwords.ptr);
+			nfull = ntok;
+		}
+		if (rc == ND_ENOMEM)
+			return rc;
 	}
 	if ((rc = nd_tokenize(ix->tk, text, len, 0, &toks, &ntok, &info)) < 0) {
 		ix->st.skipped++;
@@ -174,6 +189,8 @@ int nd_indexer_add_text(nd_indexer *ix, const char *id, const char *text, size_t
 			goto cleanup;
 	/* The word sequence for verification (see neardup/words.h). */
 	if ((rc = nd_xdb_doc_set_value(doc, ND_SLOT_WORDS, ix->words.ptr, ntok * 4)) < 0)
+		goto cleanup;
+	if (nfull && (rc = nd_xdb_doc_set_value(doc, ND_SLOT_FULL_WORDS, ix->fullwords.ptr, nfull * 4)) < 0)
 		goto cleanup;
 	ix->data.len = 0;
 	if ((rc = put_field(&ix->data, "id", id)) < 0 ||
@@ -209,6 +226,12 @@ cleanup:
 	nd_xdb_doc_free(doc);
 	free(uid);
 	return rc;
+}
+
+int nd_indexer_add_text(nd_indexer *ix, const char *id, const char *text, size_t len,
+			const char *url, const char *title)
+{
+	return index_doc(ix, id, text, len, NULL, url, title);
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -292,16 +315,25 @@ static int add_file(nd_indexer *ix, const char *path, const char *id)
 	ix->st.bytes += len;
 	ix->title.len = 0;
 	if (html) {
-		ix->scratch.len = 0;
-		if ((rc = nd_html_to_text(data, len, path, &ix->scratch, &ix->title)) < 0) {
+		nd_boilerplate_info bi;
+		int main = ix->opts.content == ND_CONTENT_MAIN;
+		ix->scratch.len = ix->full.len = 0;
+		if ((rc = nd_html_extract(ix->tk, data, len, path, ix->opts.content, &ix->scratch,
+					  main ? &ix->full : NULL, &ix->title, &bi)) < 0) {
+			if (rc == ND_ENOMEM)
+				goto cleanup;
 			ix->st.skipped++;
 			ix->st.skipped_bad++;
 			warnf(ix, "%s: skipped", nd_error_last());
 			rc = ND_OK;
 			goto cleanup;
 		}
-		rc = nd_indexer_add_text(ix, id, ix->scratch.ptr, ix->scratch.len, NULL,
-					 ix->title.len ? ix->title.ptr : NULL);
+		ix->st.html_pages++;
+		if (main && !bi.good_blocks)
+			ix->st.html_whole++;
+		rc = index_doc(ix, id, ix->scratch.ptr, ix->scratch.len,
+			       main && bi.good_blocks ? &ix->full : NULL, NULL,
+			       ix->title.len ? ix->title.ptr : NULL);
 	} else {
 		uint64_t first = 0;
 		if (memchr(data, '\0', len < 8192 ? len : 8192)) {
@@ -465,16 +497,25 @@ int nd_indexer_close(nd_indexer *ix)
 	nd_buf_free(&ix->data);
 	nd_buf_free(&ix->scratch);
 	nd_buf_free(&ix->title);
+	nd_buf_free(&ix->full);
+	nd_buf_free(&ix->fullwords);
 	nd_buf_free(&ix->words);
 	free(ix->seen);
 	free(ix);
 	return rc;
 }
 
-int nd_html_text(const char *html, size_t len, const char *name, char **text, size_t *text_len)
+int nd_html_text(const char *html, size_t len, const char *name, nd_content mode, char **text,
+		 size_t *text_len)
 {
 	nd_buf b = ND_BUF_INIT;
-	int rc = nd_html_to_text(html, len, name, &b, NULL);
+	nd_tokenizer *tk = NULL;
+	int rc = nd_tokenizer_new(&tk);
+	if (rc == ND_OK)
+		rc = nd_html_extract(tk, html, len, name, mode, &b, NULL, NULL, NULL);
+	nd_tokenizer_free(tk);
+	if (rc == ND_OK && !b.ptr)
+		rc = nd_buf_put(&b, "", 0);
 	if (rc < 0) {
 		nd_buf_free(&b);
 		*text = NULL;

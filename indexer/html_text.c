@@ -1,7 +1,10 @@
 #include "indexer/html_text.h"
+#include "indexer/boilerplate.h"
 #include "neardup/common.h"
 #include "neardup/tokenizer.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -41,6 +44,48 @@ static void collect_text(xmlNode *node, nd_buf *out, int *rc)
 		}
 }
 
+static int is_heading(const char *name)
+{
+	return (name[0] == 'h' || name[0] == 'H') && name[1] >= '1' && name[1] <= '6' && !name[2];
+}
+
+static int is_link(const char *name)
+{
+	return (name[0] == 'a' || name[0] == 'A') && !name[1];
+}
+
+/* Non-space characters of a UTF-8 string. */
+static size_t count_chars(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		n += (c & 0xC0) != 0x80 && c != ' ' && c != '\t' && c != '\n' && c != '\r';
+	}
+	return n;
+}
+
+/* Blocks of the walk: the text since the last boundary, if any shows. */
+typedef struct {
+	nd_buf *out;      /* nd_html_block array, or NULL when not wanted */
+	size_t start;     /* where the open block's text begins */
+	size_t link_chars;
+	uint8_t heading, visible;
+} block_cut;
+
+static int cut_block(block_cut *bc, const nd_buf *text)
+{
+	int rc = ND_OK;
+	if (bc->out && bc->visible) {
+		nd_html_block b = {bc->start, text->len, bc->link_chars, bc->heading};
+		rc = nd_buf_put(bc->out, &b, sizeof(b));
+	}
+	bc->start = text->len;
+	bc->link_chars = 0;
+	bc->heading = bc->visible = 0;
+	return rc;
+}
+
 static void quiet(void *ctx, const char *msg, ...)
 {
 	(void)ctx;
@@ -72,7 +117,8 @@ static int declares_other_charset(const char *html, size_t len)
 	return 0;
 }
 
-int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text, nd_buf *title)
+int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text, nd_buf *title,
+		    nd_buf *blocks)
 {
 	htmlDocPtr doc;
 	nd_buf decoded = ND_BUF_INIT;
@@ -139,20 +185,33 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 		}
 	}
 
-	/* Iterative depth-first walk. */
+	/* Iterative depth-first walk; in_link and in_heading count the open
+	 * <a> and <h1>..<h6> elements around the current node. */
 	xmlNode *n = root;
+	block_cut bc = {blocks, text->len, 0, 0, 0};
+	size_t in_link = 0, in_heading = 0;
 	while (n && rc == ND_OK) {
 		int descend = 0;
 		if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) {
-			if (n->content)
-				rc = nd_buf_put(text, (const char *)n->content,
-						strlen((const char *)n->content));
+			if (n->content) {
+				const char *s = (const char *)n->content;
+				size_t chars = count_chars(s);
+				rc = nd_buf_put(text, s, strlen(s));
+				bc.visible |= chars > 0;
+				bc.heading |= in_heading && chars;
+				if (in_link)
+					bc.link_chars += chars;
+			}
 		} else if (n->type == XML_ELEMENT_NODE) {
 			const char *nm = (const char *)n->name;
 			if (!is_skipped(nm)) {
-				if (is_block(nm))
+				if (is_block(nm) && (rc = cut_block(&bc, text)) == ND_OK)
 					rc = nd_buf_putc(text, '\n');
 				descend = n->children != NULL;
+				if (descend) {
+					in_link += is_link(nm);
+					in_heading += is_heading(nm);
+				}
 			}
 		}
 		if (descend) {
@@ -162,14 +221,67 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 		/* Climb until a sibling exists, closing blocks on the way. */
 		while (n && n != root && !n->next) {
 			n = n->parent;
-			if (n && n->type == XML_ELEMENT_NODE && is_block((const char *)n->name) && rc == ND_OK)
+			if (!n || n->type != XML_ELEMENT_NODE)
+				continue;
+			const char *nm = (const char *)n->name;
+			in_link -= in_link && is_link(nm);
+			in_heading -= in_heading && is_heading(nm);
+			if (is_block(nm) && rc == ND_OK && (rc = cut_block(&bc, text)) == ND_OK)
 				rc = nd_buf_putc(text, '\n');
 		}
 		n = (n && n != root) ? n->next : NULL;
 	}
+	if (rc == ND_OK)
+		rc = cut_block(&bc, text);
 	if (rc == ND_OK && !text->ptr)
 		rc = nd_buf_put(text, "", 0);
 	xmlFreeDoc(doc);
 	nd_buf_free(&decoded);
+	return rc;
+}
+
+int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *name,
+		    nd_content mode, nd_buf *text, nd_buf *full, nd_buf *title,
+		    nd_boilerplate_info *info)
+{
+	nd_buf all = ND_BUF_INIT, blocks = ND_BUF_INIT;
+	uint8_t *cls = NULL;
+	nd_boilerplate_info bi = {-1, 0, 0};
+	int rc;
+	if (mode == ND_CONTENT_FULL) {
+		if ((rc = nd_html_to_text(html, len, name, text, title, NULL)) == ND_OK && full)
+			rc = nd_buf_put(full, text->ptr, text->len);
+		goto done;
+	}
+	if ((rc = nd_html_to_text(html, len, name, &all, title, &blocks)) < 0)
+		goto done;
+	const nd_html_block *b = (const nd_html_block *)(void *)blocks.ptr;
+	size_t n = blocks.len / sizeof(*b);
+	if (n && !(cls = malloc(n))) {
+		rc = nd_error_set(ND_ENOMEM, "%s: out of memory", name);
+		goto done;
+	}
+	if ((rc = nd_boilerplate_classify(tk, all.ptr, all.len, b, n, cls, &bi)) < 0) {
+		char why[256];
+		snprintf(why, sizeof(why), "%s", nd_error_last());
+		nd_error_set(rc, "%s: %s", name, why);
+		goto done;
+	}
+	size_t start = text->len;
+	for (size_t i = 0; i < n && rc == ND_OK; i++)
+		if (cls[i] == ND_BLOCK_GOOD && (rc = nd_buf_put(text, all.ptr + b[i].start, b[i].end - b[i].start)) == ND_OK)
+			rc = nd_buf_putc(text, '\n');
+	if (rc == ND_OK && !bi.good_blocks) {
+		text->len = start; /* nothing read as content: keep the page whole */
+		rc = nd_buf_put(text, all.ptr, all.len);
+	}
+	if (rc == ND_OK && full)
+		rc = nd_buf_put(full, all.ptr, all.len);
+done:
+	if (info)
+		*info = bi;
+	free(cls);
+	nd_buf_free(&blocks);
+	nd_buf_free(&all);
 	return rc;
 }

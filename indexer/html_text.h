@@ -3,6 +3,8 @@
 #define ND_HTML_TEXT_H
 
 #include "common/nd_buf.h"
+#include "indexer/boilerplate.h"
+#include "neardup/indexer.h"
 
 /* Parse html[0..len) (charset from the document's meta tag or BOM; libxml2
  * falls back to ISO-8859-1 for undeclared non-UTF-8 bytes) and append its
@@ -10,6 +12,17 @@
  * script/style/noscript/template dropped.  The <title> goes to title (may
  * be NULL).  name is used in error messages.  Never recurses, so deeply
  * nested markup cannot exhaust the stack. */
-int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text, nd_buf *title);
+int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text, nd_buf *title,
+		    nd_buf *blocks);
+/* blocks (may be NULL) gets an nd_html_block per block with visible text. */
+
+/* The text to index: with ND_CONTENT_FULL all visible text, with
+ * ND_CONTENT_MAIN the blocks indexer/boilerplate.c keeps, or all visible
+ * text when it keeps none (a page in a language without a stopword list,
+ * or with no prose).  full (may be NULL) gets all visible text too; info
+ * (may be NULL) says what was kept. */
+int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *name,
+		    nd_content mode, nd_buf *text, nd_buf *full, nd_buf *title,
+		    nd_boilerplate_info *info);
 
 #endif

@@ -20,6 +20,8 @@ static const char usage_text[] =
 	"  --db DIR           Xapian database (built by 'neardup index')\n"
 	"  --store DIR        neardup store signed from it\n"
 	"  --format F         text, html or jsonl, for standard input (default text)\n"
+	"  --content MODE     of HTML: main or full, as the database was indexed\n"
+	"                     (default main, as 'neardup index')\n"
 	"  --max-distance F   duplicate at normalized word Levenshtein <= F (0.08)\n"
 	"  --compare N        compare with at most N cluster members (default 8)\n"
 	"  --json             one JSON object per input document\n"
@@ -35,6 +37,7 @@ typedef struct {
 	double max_distance;
 	size_t compare;
 	int json;
+	nd_content content;
 } ctx_t;
 
 static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
@@ -148,7 +151,7 @@ static int check_input(ctx_t *c, const char *path, const char *format)
 			len += got;
 		}
 		if (!strcmp(format, "html")) {
-			int hr = nd_html_text(data ? data : "", len, path, &text, &tlen);
+			int hr = nd_html_text(data ? data : "", len, path, c->content, &text, &tlen);
 			if (hr < 0) {
 				tool_fail("check", hr, path);
 				rc = -1;
@@ -171,13 +174,14 @@ int nd_cmd_check(int argc, char **argv)
 		{"db", required_argument, NULL, 'd'},
 		{"store", required_argument, NULL, 's'},
 		{"format", required_argument, NULL, 'f'},
+		{"content", required_argument, NULL, 'C'},
 		{"max-distance", required_argument, NULL, 'D'},
 		{"compare", required_argument, NULL, 'c'},
 		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	const char *dbpath = NULL, *storepath = NULL, *format = "text";
-	ctx_t c = {NULL, NULL, NULL, NULL, 0.08, 8, 0};
+	ctx_t c = {NULL, NULL, NULL, NULL, 0.08, 8, 0, ND_CONTENT_MAIN};
 	uint64_t v;
 	int opt, rc, ret = EXIT_ERR, failed = 0;
 
@@ -186,6 +190,12 @@ int nd_cmd_check(int argc, char **argv)
 		switch (opt) {
 		case 'd': dbpath = optarg; break;
 		case 's': storepath = optarg; break;
+		case 'C':
+			if (tool_parse_content(optarg, &c.content) < 0) {
+				fprintf(stderr, "neardup check: --content is main or full, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'f':
 			if (strcmp(optarg, "text") && strcmp(optarg, "html") && strcmp(optarg, "jsonl")) {
 				fprintf(stderr, "neardup check: --format is text, html or jsonl, not '%s'\n", optarg);

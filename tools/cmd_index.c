@@ -18,6 +18,8 @@ static const char usage_text[] =
 	"\n"
 	"  --db DIR          Xapian database (required)\n"
 	"  --batch N         commit every N documents (default 1000)\n"
+	"  --content MODE    of an HTML page: main (default; the article without\n"
+	"                    navigation, link lists and footers) or full (all text)\n"
 	"  --max-doc-mb N    skip files and JSONL lines larger than N MiB\n"
 	"                    (default 64; peak memory is about 11x the largest)\n"
 	"  -q, --quiet       no warnings for skipped inputs, only the summary\n"
@@ -69,6 +71,7 @@ int nd_cmd_index(int argc, char **argv)
 		{"db", required_argument, NULL, 'd'},
 		{"batch", required_argument, NULL, 'b'},
 		{"max-doc-mb", required_argument, NULL, 'm'},
+		{"content", required_argument, NULL, 'C'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
@@ -96,6 +99,12 @@ int nd_cmd_index(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			opts.max_doc_bytes = opts.max_line_bytes = (size_t)v << 20;
+			break;
+		case 'C':
+			if (tool_parse_content(optarg, &opts.content) < 0) {
+				fprintf(stderr, "neardup index: --content is main or full, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
 			break;
 		case 'q': ctx.quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
@@ -144,6 +153,10 @@ int nd_cmd_index(int argc, char **argv)
 		       (unsigned long long)st.skipped, (unsigned long long)st.skipped_empty,
 		       (unsigned long long)st.skipped_binary, (unsigned long long)st.skipped_large,
 		       (unsigned long long)st.skipped_bad, (unsigned long long)st.skipped_type);
+	if (st.html_whole)
+		printf("main content: %llu of %llu HTML pages kept whole (no block read as prose in "
+		       "a language with a stopword list)\n",
+		       (unsigned long long)st.html_whole, (unsigned long long)st.html_pages);
 	if (st.duplicate_ids)
 		printf("duplicate ids: %llu document%s replaced one given earlier in the same input\n",
 		       (unsigned long long)st.duplicate_ids, st.duplicate_ids == 1 ? "" : "s");

@@ -17,6 +17,7 @@ static const struct {
 	{"update", nd_cmd_update, "apply every add, replace and delete since the store last saw the database"},
 	{"search", nd_cmd_search, "ranked search with near-duplicates collapsed"},
 	{"fsck", nd_cmd_fsck, "check a store's consistency, and against its database"},
+	{"text", nd_cmd_text, "print the text indexed from HTML pages (main content or full)"},
 	{"eval", nd_cmd_eval, "compare every method against labeled pairs or clusters"},
 };
 

@@ -84,3 +84,47 @@ int tool_parse_u64(const char *s, uint64_t *out)
 	*out = v;
 	return 0;
 }
+
+int tool_parse_content(const char *s, nd_content *out)
+{
+	if (!strcmp(s, "main"))
+		*out = ND_CONTENT_MAIN;
+	else if (!strcmp(s, "full"))
+		*out = ND_CONTENT_FULL;
+	else
+		return -1;
+	return 0;
+}
+
+int tool_read_file(const char *path, char **data, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0, got;
+	if (!f)
+		return -1;
+	do {
+		if (cap - n < 65536) {
+			char *p = realloc(buf, cap = cap * 2 + 65536);
+			if (!p) {
+				free(buf);
+				fclose(f);
+				errno = ENOMEM;
+				return -1;
+			}
+			buf = p;
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+	} while (got);
+	int err = ferror(f) ? EIO : 0;
+	fclose(f);
+	if (err) {
+		free(buf);
+		errno = err;
+		return -1;
+	}
+	*data = buf;
+	*len = n;
+	return 0;
+}

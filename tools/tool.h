@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "neardup/indexer.h"
+
 /* Exit codes: ok / error / usage. */
 enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2 };
 
@@ -39,5 +41,10 @@ double tool_peak_rss_mb(void);
 
 /* Parse an unsigned decimal option; returns 0 on success. */
 int tool_parse_u64(const char *s, uint64_t *out);
+/* Read a whole file into *data (caller frees); -1 with errno on failure. */
+int tool_read_file(const char *path, char **data, size_t *len);
+int nd_cmd_text(int argc, char **argv);
+/* "main" or "full" (--content); -1 otherwise. */
+int tool_parse_content(const char *s, nd_content *out);
 
 #endif

@@ -4,8 +4,10 @@
  * tokenizer, a boolean unique-id term "Q<id>" (as scriptindex does, so
  * re-indexing an id replaces the document) and omega-style document data
  * ("id=", "url=", "caption=" lines), and the word-id sequence in value
- * slot ND_SLOT_WORDS (neardup/words.h).  No other term has a wdf, so
- * Xapian's document length is exactly the word count. */
+ * slot ND_SLOT_WORDS (neardup/words.h); for an HTML page indexed by its
+ * main content, the whole page's word ids too, in ND_SLOT_FULL_WORDS.
+ * No other term has a wdf, so Xapian's document length is exactly the word
+ * count. */
 #ifndef ND_INDEXER_H
 #define ND_INDEXER_H
 
@@ -34,7 +36,20 @@ typedef struct {
 	uint64_t invalid_utf8;   /* documents with invalid UTF-8 bytes (split as separators) */
 	uint64_t duplicate_ids;  /* ids given twice through add_path on one indexer
 				    (the later replaced the earlier; also in replaced) */
+	uint64_t html_pages;     /* HTML files indexed */
+	uint64_t html_whole;     /* of those, kept whole under ND_CONTENT_MAIN: no
+				    block read as content (no stopword list for
+				    the language, or no prose) */
 } nd_index_stats;
+
+/* What of an HTML page is indexed. */
+typedef enum {
+	/* The article: text blocks that read as prose, without navigation,
+	 * link lists and footers (indexer/boilerplate.h).  The default: the
+	 * same article inside different sites' templates then indexes alike. */
+	ND_CONTENT_MAIN = 0,
+	ND_CONTENT_FULL = 1, /* all visible text */
+} nd_content;
 
 typedef struct {
 	size_t batch_docs;       /* commit every this many documents */
@@ -45,12 +60,13 @@ typedef struct {
 	/* Called for every skipped input and warning, naming it (may be NULL). */
 	void (*warn)(const char *message, void *ctx);
 	void *ctx;
+	nd_content content;      /* for HTML (ND_CONTENT_MAIN) */
 } nd_index_options;
 
 /* 64 MiB: indexing a document takes about 11 bytes of memory per input byte
  * at peak (tokens and Xapian's in-memory postings), so ~700 MB for one at
  * the limit.  Raise it for corpora known to hold bigger documents. */
-#define ND_INDEX_OPTIONS_INIT { 1000, (size_t)64 << 20, (size_t)64 << 20, NULL, NULL, NULL }
+#define ND_INDEX_OPTIONS_INIT { 1000, (size_t)64 << 20, (size_t)64 << 20, NULL, NULL, NULL, ND_CONTENT_MAIN }
 
 /* Open (creating if needed) the database at path for writing. opts may be NULL. */
 ND_EXTERN int nd_indexer_open(nd_indexer **out, const char *path, const nd_index_options *opts);
@@ -85,11 +101,11 @@ ND_EXTERN int nd_indexer_commit(nd_indexer *ix);
 /* Commit and close; NULL is fine.  Returns the commit's result. */
 ND_EXTERN int nd_indexer_close(nd_indexer *ix);
 
-/* Visible text of an HTML page as UTF-8, as the indexer sees it (charset
- * handling, script/style dropped).  *text (caller frees) is NUL-terminated;
- * name is used in error messages. */
-ND_EXTERN int nd_html_text(const char *html, size_t len, const char *name, char **text,
-			   size_t *text_len);
+/* Text of an HTML page as UTF-8, as the indexer sees it under mode (charset
+ * handling, script/style dropped; with ND_CONTENT_MAIN, boilerplate too).
+ * *text (caller frees) is NUL-terminated; name is used in error messages. */
+ND_EXTERN int nd_html_text(const char *html, size_t len, const char *name, nd_content mode,
+			   char **text, size_t *text_len);
 
 /* The unique-id term for id: "Q" + id, or for ids too long for a Xapian
  * term, "Q" + a prefix of id + a hash of it.  Caller frees. */

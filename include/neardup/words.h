@@ -20,6 +20,8 @@ extern "C" {
 #endif
 
 #define ND_SLOT_WORDS 0x6e64u /* "nd" */
+/* The whole page's word ids when ND_SLOT_WORDS holds its main content. */
+#define ND_SLOT_FULL_WORDS 0x6e66u /* "nf" */
 
 typedef enum {
 	ND_WORDS_STORED = 1,    /* from the value slot */

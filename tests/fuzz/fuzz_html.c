@@ -1,23 +1,37 @@
-/* Fuzz target: HTML to visible text (charset sniffing, our cp1252 and
- * UTF-8 decoding, libxml2's parser).  Output must be valid UTF-8 of the
- * length reported. */
+/* Fuzz target: HTML to text (charset sniffing, our cp1252 and UTF-8
+ * decoding, libxml2's parser, block cutting and boilerplate removal).
+ * Both modes give valid UTF-8 of the length reported, and the main
+ * content is made of the page's blocks, so it is never longer than the
+ * whole text (plus the newline after its last block). */
 #include "neardup/indexer.h"
+#include "neardup/tokenizer.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
-int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+static size_t run(const unsigned char *data, size_t size, nd_content mode, int *ok)
 {
 	char *text = NULL;
 	size_t len = 0;
-	int rc = nd_html_text((const char *)data, size, "fuzz.html", &text, &len);
+	int rc = nd_html_text((const char *)data, size, "fuzz.html", mode, &text, &len);
+	*ok = rc == ND_OK;
 	if (rc == ND_OK) {
-		if (!text || strlen(text) > len)
+		if (!text || strlen(text) > len || nd_utf8_check(text, len, NULL))
 			abort();
 		free(text);
 	} else if (text) {
 		abort(); /* nothing handed out on error */
 	}
+	return len;
+}
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+	int ok_full, ok_main;
+	size_t full = run(data, size, ND_CONTENT_FULL, &ok_full);
+	size_t main = run(data, size, ND_CONTENT_MAIN, &ok_main);
+	if (ok_full != ok_main || (ok_main && main > full + 1))
+		abort();
 	return 0;
 }

@@ -1,0 +1,55 @@
+/* Internal: main content of a web page, told from boilerplate (navigation,
+ * link lists, footers, comments' chrome) block by block.
+ *
+ * The method is jusText's (Pomikálek 2011), which follows Kohlschütter et
+ * al.'s finding that shallow features separate the two: a block is
+ * boilerplate when much of its text is link text, and content when it is
+ * long and reads like prose, i.e. many of its words are stopwords of the
+ * page's language.  Short blocks and borderline ones then take the class
+ * of their neighbours, and a heading just before content is kept.  The
+ * language is the stopword list (indexer/stopwords/) that covers most of
+ * the page's words. */
+#ifndef ND_BOILERPLATE_H
+#define ND_BOILERPLATE_H
+
+#include "neardup/tokenizer.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+	const char *name;  /* language, e.g. "english" */
+	const char *words; /* one per line, NUL-terminated */
+} nd_stoplist;
+
+/* Every list, ended by {NULL, NULL} (generated: stopwords_data.c). */
+extern const nd_stoplist nd__stoplists[];
+
+/* One block of page text as the HTML walk cut it. */
+typedef struct {
+	size_t start, end;  /* bytes of its text in the page text */
+	size_t link_chars;  /* characters inside <a> */
+	uint8_t heading;    /* some text inside h1..h6 */
+} nd_html_block;
+
+typedef enum {
+	ND_BLOCK_BAD = 0,
+	ND_BLOCK_SHORT = 1,
+	ND_BLOCK_NEARGOOD = 2,
+	ND_BLOCK_GOOD = 3,
+} nd_block_class;
+
+typedef struct {
+	int language;        /* index into nd__stoplists, -1 when no list matched */
+	size_t good_blocks;  /* blocks kept */
+	size_t blocks;       /* blocks seen */
+} nd_boilerplate_info;
+
+/* Classify blocks[0..n) of text: cls[i] gets ND_BLOCK_GOOD for content and
+ * ND_BLOCK_BAD for boilerplate.  tk tokenizes and folds the words as the
+ * index does.  info may be NULL. */
+int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
+			    const nd_html_block *blocks, size_t n, uint8_t *cls,
+			    nd_boilerplate_info *info);
+
+#endif

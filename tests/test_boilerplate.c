@@ -1,0 +1,168 @@
+/* Main-content extraction: hand-made pages with navigation, link lists,
+ * a footer, comment chrome and an article body; what is kept, what is
+ * dropped, that the output is deterministic, and the fallbacks. */
+#include "tests/test_util.h"
+#include "indexer/html_text.h"
+#include "neardup/indexer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char article_p1[] =
+	"The city council voted on Tuesday to expand the bus network into the northern "
+	"districts, a plan that has been debated for more than three years and that will "
+	"cost about forty million over the next decade, according to the budget office.";
+static const char article_p2[] =
+	"Supporters of the plan said that it would cut commuting times for thousands of "
+	"residents who now have to change buses twice, while critics argued that the money "
+	"should be spent on repairing the roads that are already there.";
+
+static char *page(const char *title_site)
+{
+	char *p = malloc(8192);
+	snprintf(p, 8192,
+		 "<html><head><title>%s</title><style>p{color:red}</style></head><body>"
+		 "<div id=nav><ul><li><a href=/>Home</a></li><li><a href=/news>News</a></li>"
+		 "<li><a href=/sport>Sport</a></li><li><a href=/weather>Weather and travel</a></li></ul></div>"
+		 "<div class=menu><a href=/a>Business</a> | <a href=/b>Technology</a> | "
+		 "<a href=/c>Entertainment and arts</a> | <a href=/d>Health</a></div>"
+		 "<h1>Council expands bus network</h1>"
+		 "<p>%s</p><p>%s</p>"
+		 "<div class=related><h3>Related stories</h3><ul>"
+		 "<li><a href=/x>Mayor opens new library in the old market hall downtown</a></li>"
+		 "<li><a href=/y>Road repairs to start next spring, officials say today</a></li></ul></div>"
+		 "<div class=comments><h3>Comments</h3><p><a href=/login>Log in</a> to comment. "
+		 "<a href=/rules>Rules</a></p></div>"
+		 "<div id=footer><p>\xC2\xA9 2007 %s. All rights reserved. Terms of use, privacy "
+		 "policy and cookie settings apply to every page on this site.</p></div>"
+		 "<script>var x = 'not text';</script></body></html>",
+		 title_site, article_p1, article_p2, title_site);
+	return p;
+}
+
+static char *text_of(const char *html, nd_content mode)
+{
+	char *t = NULL;
+	size_t n;
+	assert_int_equal(nd_html_text(html, strlen(html), "fixture.html", mode, &t, &n), ND_OK);
+	assert_non_null(t);
+	assert_int_equal(strlen(t), n);
+	return t;
+}
+
+static void test_article_kept_chrome_dropped(void **state)
+{
+	(void)state;
+	char *html = page("Daily Example");
+	char *main = text_of(html, ND_CONTENT_MAIN), *full = text_of(html, ND_CONTENT_FULL);
+	/* The article body and its heading are content. */
+	assert_non_null(strstr(main, "expand the bus network into the northern"));
+	assert_non_null(strstr(main, "repairing the roads that are already there"));
+	assert_non_null(strstr(main, "Council expands bus network"));
+	/* Navigation, link lists, comment chrome and the footer are not. */
+	const char *dropped[] = {"Home", "Weather and travel", "Technology", "Mayor opens new library",
+				 "Log in", "All rights reserved", "Related stories"};
+	for (size_t i = 0; i < sizeof(dropped) / sizeof(*dropped); i++) {
+		if (strstr(main, dropped[i]))
+			fail_msg("main content kept boilerplate '%s':\n%s", dropped[i], main);
+		assert_non_null(strstr(full, dropped[i])); /* but full text has it */
+	}
+	assert_null(strstr(full, "not text")); /* scripts never */
+	free(main);
+	free(full);
+	free(html);
+}
+
+static void test_same_article_other_template(void **state)
+{
+	(void)state;
+	/* Two sites, one article: main content is identical where full text is not. */
+	char *a = page("Daily Example"), *b = page("The Other Courier Online");
+	char *ma = text_of(a, ND_CONTENT_MAIN), *mb = text_of(b, ND_CONTENT_MAIN);
+	char *fa = text_of(a, ND_CONTENT_FULL), *fb = text_of(b, ND_CONTENT_FULL);
+	assert_string_equal(ma, mb);
+	assert_string_not_equal(fa, fb);
+	/* Deterministic: the same page gives the same text again. */
+	char *ma2 = text_of(a, ND_CONTENT_MAIN);
+	assert_string_equal(ma, ma2);
+	free(ma2);
+	free(ma);
+	free(mb);
+	free(fa);
+	free(fb);
+	free(a);
+	free(b);
+}
+
+static void test_short_paragraph_page(void **state)
+{
+	(void)state;
+	/* A wire story cut into sentences, none over 200 characters: still read
+	 * as content, not kept whole with its menu. */
+	const char *html =
+		"<html><body><div><a href=/1>Home</a> <a href=/2>Local news</a> <a href=/3>Video</a></div>"
+		"<p>The museum will reopen on Saturday after two years of work on the roof and the walls.</p>"
+		"<p>Visitors will be able to see the new hall, which was built for the collection of old maps.</p>"
+		"<p>The director said that the entrance will be free for the first month of the year.</p>"
+		"</body></html>";
+	char *main = text_of(html, ND_CONTENT_MAIN);
+	assert_non_null(strstr(main, "reopen on Saturday"));
+	assert_non_null(strstr(main, "free for the first month"));
+	assert_null(strstr(main, "Local news"));
+	free(main);
+}
+
+static void test_other_language_and_fallback(void **state)
+{
+	(void)state;
+	/* German prose is found through the German list. */
+	const char *de =
+		"<html><body><div><a href=/>Startseite</a> <a href=/p>Politik</a> <a href=/w>Wirtschaft</a></div>"
+		"<p>Der Stadtrat hat am Dienstag beschlossen, das Busnetz in die n\xC3\xB6rdlichen Bezirke "
+		"auszubauen, nachdem \xC3\xBC" "ber den Plan mehr als drei Jahre lang gestritten worden war und "
+		"die Kosten in den n\xC3\xA4" "chsten zehn Jahren bei etwa vierzig Millionen liegen sollen.</p>"
+		"</body></html>";
+	char *main = text_of(de, ND_CONTENT_MAIN);
+	assert_non_null(strstr(main, "Der Stadtrat"));
+	assert_null(strstr(main, "Startseite"));
+	free(main);
+	/* No stopword list matches (digits and a link list only): the page is
+	 * kept whole rather than emptied. */
+	const char *none = "<html><body><p><a href=/a>1234</a> 5678 9012</p><p>3456 7890</p></body></html>";
+	char *m = text_of(none, ND_CONTENT_MAIN), *f = text_of(none, ND_CONTENT_FULL);
+	assert_string_equal(m, f);
+	assert_non_null(strstr(m, "7890"));
+	free(m);
+	free(f);
+}
+
+static void test_blocks_and_classes(void **state)
+{
+	(void)state;
+	/* The walk's blocks carry link characters and headings as marked up. */
+	const char *html = "<body><h2>A heading</h2><p>plain <a href=x>linked words</a> tail</p><p> </p></body>";
+	nd_buf text = ND_BUF_INIT, blocks = ND_BUF_INIT;
+	assert_int_equal(nd_html_to_text(html, strlen(html), "b.html", &text, NULL, &blocks), ND_OK);
+	const nd_html_block *b = (const nd_html_block *)(void *)blocks.ptr;
+	assert_int_equal(blocks.len / sizeof(*b), 2); /* the blank paragraph is no block */
+	assert_int_equal(b[0].heading, 1);
+	assert_int_equal(b[0].link_chars, 0);
+	assert_int_equal(b[1].heading, 0);
+	assert_int_equal(b[1].link_chars, strlen("linkedwords"));
+	assert_true(b[0].end <= b[1].start);
+	nd_buf_free(&text);
+	nd_buf_free(&blocks);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_article_kept_chrome_dropped),
+		cmocka_unit_test(test_same_article_other_template),
+		cmocka_unit_test(test_short_paragraph_page),
+		cmocka_unit_test(test_other_language_and_fallback),
+		cmocka_unit_test(test_blocks_and_classes),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,68 @@
+/* neardup text: what the indexer reads from an HTML page. */
+#include "tools/tool.h"
+#include "neardup/indexer.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+	"usage: neardup text [--content main|full] FILE.html...\n"
+	"\n"
+	"Print the text 'neardup index' indexes for each HTML page: with --content\n"
+	"main (the default) the article without navigation, link lists and\n"
+	"footers; with full, all visible text.  For checking what the\n"
+	"boilerplate removal keeps.\n"
+	"\n"
+	"  --content MODE   main or full (default main)\n"
+	"  -h, --help       this text\n";
+
+int nd_cmd_text(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"content", required_argument, NULL, 'C'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	nd_content mode = ND_CONTENT_MAIN;
+	int c, failed = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'C':
+			if (tool_parse_content(optarg, &mode) < 0) {
+				fprintf(stderr, "neardup text: --content is main or full, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		default: fputs(usage_text, stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "neardup text: no FILE given\n");
+		fputs(usage_text, stderr);
+		return EXIT_USAGE;
+	}
+	for (int i = optind; i < argc; i++) {
+		char *html = NULL, *text = NULL;
+		size_t len = 0, tlen = 0;
+		int rc;
+		if (tool_read_file(argv[i], &html, &len) < 0) {
+			fprintf(stderr, "neardup text: %s: %s\n", argv[i], strerror(errno));
+			failed = 1;
+		} else if ((rc = nd_html_text(html, len, argv[i], mode, &text, &tlen)) < 0) {
+			tool_fail("text", rc, argv[i]);
+			failed = 1;
+		} else {
+			if (argc - optind > 1)
+				printf("==> %s <==\n", argv[i]);
+			fwrite(text, 1, tlen, stdout);
+			if (tlen && text[tlen - 1] != '\n')
+				putchar('\n');
+		}
+		free(html);
+		free(text);
+	}
+	return failed ? EXIT_ERR : EXIT_OK;
+}
