@@ -58,6 +58,10 @@ double ev_overlap_max(const ev_set *a, const ev_set *b); /* |A & B| / max(|A|, |
  * rarest-first order, so only pairs sharing a rare token are compared. */
 int ev_set_join(const ev_set *sets, size_t n, double t, ev_set_sim sim, ev_emit emit, void *ctx);
 
+/* Every pair of sets at Hamming distance <= k, found by probing the
+ * postings of each set's k + 1 rarest elements; emits 1 / (1 + H). */
+int ev_hamming_join(const ev_set *sets, size_t n, unsigned k, ev_emit emit, void *ctx);
+
 /* Document frequency of word id w over the corpus (built on first use). */
 int ev_df_build(ev_corpus *c);
 uint32_t ev_df(const ev_corpus *c, uint32_t w);

@@ -21,6 +21,7 @@
 #include "eval/eval_internal.h"
 #include "common/nd_buf.h"
 #include "descriptor/desc_internal.h"
+#include "neardup/descriptor.h"
 #include "neardup/similarity.h"
 
 #include <math.h>
@@ -106,9 +107,37 @@ static int emit_groups(const uint64_t *key, size_t n, ev_emit emit, void *ctx,
 
 typedef struct {
 	uint64_t *key;
+	ev_set *bits;   /* each document's set bits (none below ND_MIN_BITS) */
 	ev_corpus *c;
 	int xcheck;
 } desc_state;
+
+static void desc_release(void *vs);
+
+/* The stored signature's bits, as a set, for the tolerant methods. */
+static int desc_bits(nd_store_txn *txn, uint32_t nwords, nd_docid d, ev_set *out)
+{
+	uint64_t key;
+	const void *pay;
+	size_t len;
+	nd_sig sig = ND_SIG_INIT;
+	int rc = nd_store_doc_get(txn, d, &key, &pay, &len);
+	if (rc == ND_ENOTFOUND)
+		return ND_OK;
+	if (rc < 0 || (rc = nd_sig_decode(&sig, pay, len, nwords)) < 0)
+		return rc;
+	if (sig.nbits >= ND_MIN_BITS) {
+		if (!(out->v = malloc(sig.nbits * sizeof(uint64_t)))) {
+			nd_sig_clear(&sig);
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		}
+		for (uint32_t i = 0; i < sig.nbits; i++)
+			out->v[i] = sig.bits[i];
+		out->n = sig.nbits;
+	}
+	nd_sig_clear(&sig);
+	return ND_OK;
+}
 
 static int desc_prepare(void **state, ev_corpus *c, int xcheck)
 {
@@ -117,15 +146,20 @@ static int desc_prepare(void **state, ev_corpus *c, int xcheck)
 	int rc;
 	if (!c->st)
 		return nd_error_set(ND_EINVAL, "the descriptive methods need --store");
-	if (!(s = calloc(1, sizeof(*s))) || !(s->key = calloc(c->n + 1, sizeof(uint64_t)))) {
-		free(s);
+	nd_descriptor *d;
+	if ((rc = nd_descriptor_load(&d, c->st, c->db)) < 0)
+		return rc;
+	uint32_t nwords = nd_descriptor_size(d);
+	nd_descriptor_free(d);
+	if (!(s = calloc(1, sizeof(*s))) || !(s->key = calloc(c->n + 1, sizeof(uint64_t))) ||
+	    !(s->bits = calloc(c->n + 1, sizeof(ev_set)))) {
+		desc_release(s);
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
 	s->c = c;
 	s->xcheck = xcheck;
 	if ((rc = nd_store_read_begin(c->st, &txn)) < 0) {
-		free(s->key);
-		free(s);
+		desc_release(s);
 		return rc;
 	}
 	for (size_t i = 0; i < c->n && rc == ND_OK; i++) {
@@ -133,12 +167,12 @@ static int desc_prepare(void **state, ev_corpus *c, int xcheck)
 		if (rc == ND_ENOTFOUND) {
 			s->key[i] = 0; /* not signed: no key */
 			rc = ND_OK;
-		}
+		} else if (rc == ND_OK)
+			rc = desc_bits(txn, nwords, nd_truth_docid(c->t, i), &s->bits[i]);
 	}
 	nd_store_txn_end(txn);
 	if (rc < 0) {
-		free(s->key);
-		free(s);
+		desc_release(s);
 		return rc;
 	}
 	*state = s;
@@ -179,9 +213,198 @@ static int desc_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
 static void desc_release(void *vs)
 {
 	desc_state *s = vs;
-	if (s)
+	if (s) {
 		free(s->key);
+		if (s->bits)
+			free_sets(s->bits, s->c ? s->c->n : 0);
+	}
 	free(s);
+}
+
+/* ---- tolerant descriptive matching (issue 8) ----
+ *
+ * descriptive-jaccard: Jaccard of the two documents' bit sets; candidates
+ * from the prefix-filtered inverted index over bits (ev_set_join).
+ *
+ * descriptive-hamming: Hamming distance H between the bit vectors, scored
+ * 1 / (1 + H) so the sweep runs over H.  Candidates by prefix filtering:
+ * H(A, B) <= k means at most k of A's bits are missing from B, so B holds
+ * one of any k + 1 bits of A; each document probes the postings of its k + 1
+ * rarest bits.  Exact, where Manku et al.'s block tables degenerate on
+ * vectors this sparse (about 10 of 2,000 bits): most blocks are all zero,
+ * and an all-zero block shared is no evidence.
+ *
+ * descriptive-tolerant+xcheck: neardup's pipeline for web pages: pairs of
+ * bit-set Jaccard >= 0.2 are candidates, scored by the cross-check's word
+ * shingle resemblance (multiset, w = XCHECK_W). */
+
+#define HAMMING_MAX_K 8
+#define TOLERANT_MIN_JACCARD 0.2
+#define XCHECK_W 3
+
+static double hamming_score(const ev_set *a, const ev_set *b)
+{
+	size_t common = 0, i = 0, j = 0;
+	while (i < a->n && j < b->n) {
+		if (a->v[i] == b->v[j])
+			common++, i++, j++;
+		else if (a->v[i] < b->v[j])
+			i++;
+		else
+			j++;
+	}
+	return 1.0 / (1.0 + (double)(a->n + b->n - 2 * common));
+}
+
+static int descj_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
+{
+	desc_state *s = vs;
+	return ev_set_join(s->bits, c->n, min_score, ev_jaccard, emit, ctx);
+}
+
+static int descj_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
+{
+	desc_state *s = vs;
+	(void)c;
+	*out = ev_jaccard(&s->bits[a], &s->bits[b]);
+	return ND_OK;
+}
+
+static int desch_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
+{
+	desc_state *s = vs;
+	(void)c;
+	*out = s->bits[a].n && s->bits[b].n ? hamming_score(&s->bits[a], &s->bits[b]) : 0;
+	return ND_OK;
+}
+
+static const uint32_t *rarity_df;
+static int cmp_rarer(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	if (rarity_df[a] != rarity_df[b])
+		return rarity_df[a] < rarity_df[b] ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+int ev_hamming_join(const ev_set *sets, size_t n, unsigned k, ev_emit emit, void *ctx)
+{
+	uint64_t maxbit = 0;
+	for (size_t i = 0; i < n; i++)
+		if (sets[i].n && sets[i].v[sets[i].n - 1] > maxbit)
+			maxbit = sets[i].v[sets[i].n - 1];
+	size_t nb = (size_t)maxbit + 1;
+	uint32_t *df = calloc(nb + 1, sizeof(*df)), *start = calloc(nb + 2, sizeof(*start));
+	uint32_t *post = NULL, *seen = calloc(n + 1, sizeof(*seen));
+	uint64_t *prefix = malloc((k + 1) * sizeof(uint64_t));
+	size_t total = 0;
+	int rc = ND_OK;
+	if (!df || !start || !seen || !prefix)
+		goto oom;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < sets[i].n; j++)
+			df[sets[i].v[j]]++, total++;
+	for (size_t b = 0; b < nb; b++)
+		start[b + 1] = start[b] + df[b];
+	if (!(post = malloc((total + 1) * sizeof(*post))))
+		goto oom;
+	{
+		uint32_t *fill = calloc(nb + 1, sizeof(*fill));
+		if (!fill)
+			goto oom;
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < sets[i].n; j++) {
+				uint64_t b = sets[i].v[j];
+				post[start[b] + fill[b]++] = (uint32_t)i;
+			}
+		free(fill);
+	}
+	rarity_df = df;
+	for (size_t a = 0; a < n && rc == ND_OK; a++) {
+		size_t m = sets[a].n;
+		if (!m)
+			continue;
+		/* A's k + 1 rarest bits (all of them when it has fewer). */
+		uint64_t *tmp = malloc(m * sizeof(uint64_t));
+		if (!tmp)
+			goto oom;
+		memcpy(tmp, sets[a].v, m * sizeof(uint64_t));
+		qsort(tmp, m, sizeof(uint64_t), cmp_rarer);
+		size_t p = m < k + 1 ? m : k + 1;
+		memcpy(prefix, tmp, p * sizeof(uint64_t));
+		free(tmp);
+		for (size_t q = 0; q < p && rc == ND_OK; q++)
+			for (uint32_t r = start[prefix[q]]; r < start[prefix[q] + 1] && rc == ND_OK; r++) {
+				uint32_t b = post[r];
+				if (b <= a || seen[b] == a + 1)
+					continue;
+				seen[b] = (uint32_t)(a + 1);
+				double sc = hamming_score(&sets[a], &sets[b]);
+				if (sc >= 1.0 / (1.0 + k))
+					rc = emit(a, b, sc, ctx);
+			}
+	}
+	goto done;
+oom:
+	rc = nd_error_set(ND_ENOMEM, "out of memory");
+done:
+	free(df);
+	free(start);
+	free(post);
+	free(seen);
+	free(prefix);
+	return rc;
+}
+
+static int desch_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
+{
+	desc_state *s = vs;
+	double k = floor(1.0 / (min_score > 0 ? min_score : 1e-9) - 1.0 + 1e-9);
+	return ev_hamming_join(s->bits, c->n, k > HAMMING_MAX_K ? HAMMING_MAX_K : (unsigned)k, emit, ctx);
+}
+
+typedef struct {
+	ev_corpus *c;
+	ev_emit emit;
+	void *ctx;
+	double min_score;
+	int rc;
+} xcheck_ctx;
+
+static int xcheck_of(ev_corpus *c, size_t a, size_t b, double *out)
+{
+	nd_shingle_sim sim;
+	int rc = nd_shingle_similarity(c->ids[a], c->len[a], c->ids[b], c->len[b], XCHECK_W, &sim);
+	*out = sim.bag;
+	return rc;
+}
+
+static int xcheck_emit(size_t a, size_t b, double jac, void *vctx)
+{
+	xcheck_ctx *x = vctx;
+	double s;
+	(void)jac;
+	if ((x->rc = xcheck_of(x->c, a, b, &s)) < 0)
+		return x->rc;
+	return s >= x->min_score ? x->emit(a, b, s, x->ctx) : 0;
+}
+
+static int desct_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
+{
+	desc_state *s = vs;
+	xcheck_ctx x = {c, emit, ctx, min_score, ND_OK};
+	int rc = ev_set_join(s->bits, c->n, TOLERANT_MIN_JACCARD, ev_jaccard, xcheck_emit, &x);
+	return x.rc < 0 ? x.rc : rc;
+}
+
+static int desct_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
+{
+	desc_state *s = vs;
+	if (ev_jaccard(&s->bits[a], &s->bits[b]) < TOLERANT_MIN_JACCARD) {
+		*out = 0;
+		return ND_OK;
+	}
+	return xcheck_of(c, a, b, out);
 }
 
 /* ---- shingle sets: full, mod-16 sketch, sscr ---- */
@@ -746,6 +969,13 @@ static const ev_method m_desc = {"descriptive", "equal keys", 1, 1, 1, desc_prep
 				 desc_candidates, desc_score, desc_release};
 static const ev_method m_descx = {"descriptive+xcheck", "equal keys, Levenshtein <= 0.08", 1, 1, 1,
 				  desc_prepare_x, desc_candidates, desc_score, desc_release};
+static const ev_method m_descj = {"descriptive-jaccard", "bit-set Jaccard >= 0.5", 0, 0.5, 0,
+				  desc_prepare_plain, descj_candidates, descj_score, desc_release};
+static const ev_method m_desch = {"descriptive-hamming", "Hamming <= 2 (score 1/(1+H); pairs <= 8)", 0,
+				  1.0 / 3.0, 1.0 / 9.0, desc_prepare_plain, desch_candidates, desch_score,
+				  desc_release};
+static const ev_method m_desct = {"descriptive-tolerant+xcheck", "bits Jaccard >= 0.2, then shingles w=3 >= 0.5", 0,
+				  0.5, 0, desc_prepare_plain, desct_candidates, desct_score, desc_release};
 static const ev_method m_shingles = {"shingles", "w=10, resemblance >= 7/8", 0, 0.875, 0,
 				     shingles_prepare, shingle_candidates, shingle_score, shingle_release};
 static const ev_method m_mod16 = {"shingles-mod16", "w=10 mod 16, resemblance >= 7/8", 0, 0.875, 0,
@@ -761,5 +991,5 @@ static const ev_method m_minhash = {"minhash", "128 x w=5, LSH 32x4, estimate >=
 static const ev_method m_imatch = {"imatch", "mid-idf lexicon, one hash", 1, 1, 1, imatch_prepare,
 				   imatch_candidates, imatch_score, imatch_release};
 
-const ev_method *const ev_methods[] = {&m_desc, &m_descx, &m_shingles, &m_mod16, &m_sscr,
+const ev_method *const ev_methods[] = {&m_desc, &m_descx, &m_descj, &m_desch, &m_desct, &m_shingles, &m_mod16, &m_sscr,
 				       &m_docq, &m_simhash, &m_minhash, &m_imatch, NULL};

@@ -314,7 +314,7 @@ static void test_method_scores(void **state)
 	nd_eval_result *res;
 	size_t nres;
 	assert_int_equal(nd_eval_run(db, st, t, NULL, &o, &res, &nres), ND_OK);
-	assert_int_equal(nres, 9);
+	assert_int_equal(nres, 12);
 	for (size_t i = 0; i < nres; i++) {
 		if (res[i].candidate_tp < 1)
 			fail_msg("%s proposed no duplicate pair", res[i].method);
@@ -333,6 +333,79 @@ static void test_method_scores(void **state)
 	free(p);
 }
 
+typedef struct {
+	size_t pairs[16][2];
+	double score[16];
+	size_t n;
+} found_t;
+
+static int collect(size_t a, size_t b, double score, void *ctx)
+{
+	found_t *f = ctx;
+	if (f->n < 16) {
+		f->pairs[f->n][0] = a;
+		f->pairs[f->n][1] = b;
+		f->score[f->n++] = score;
+	}
+	return 0;
+}
+
+static int found(const found_t *f, size_t a, size_t b)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (f->pairs[i][0] == a && f->pairs[i][1] == b)
+			return 1;
+	return 0;
+}
+
+/* Tolerant descriptive matching: a pair whose bit vectors differ in k bits
+ * is found at Hamming <= k and not at k - 1, for every k up to the limit,
+ * whichever bits differ (the rarest, the commonest). */
+static void test_hamming_join(void **state)
+{
+	(void)state;
+	for (unsigned k = 1; k <= 8; k++)
+		for (int rare = 0; rare < 2; rare++) {
+			/* Doc 0: bits 100..119.  Doc 1: k of them changed.  Docs 2..5:
+			 * fillers holding bits 100..109, so those are the common ones. */
+			uint64_t v[6][40];
+			ev_set sets[6];
+			for (int d = 0; d < 6; d++) {
+				size_t m = 0;
+				for (uint64_t b = 100; b < (d >= 2 ? 110 : 120); b++)
+					v[d][m++] = b;
+				sets[d].v = v[d];
+				sets[d].n = m;
+			}
+			/* Doc 1 drops k - k/2 of doc 0's bits (from the rare end 119..
+			 * or the common end 100..) and adds k/2 new ones (200..): both
+			 * kinds of difference, Hamming distance k. */
+			unsigned drop = k - k / 2;
+			size_t m = 0;
+			uint64_t w[40];
+			for (uint64_t b = 100; b < 120; b++)
+				if (!(rare ? b >= 120 - drop : b < 100 + drop))
+					w[m++] = b;
+			for (unsigned j = 0; j < k / 2; j++)
+				w[m++] = 200 + j;
+			memcpy(v[1], w, m * sizeof(uint64_t));
+			sets[1].n = m;
+			found_t f = {0};
+			assert_int_equal(ev_hamming_join(sets, 6, k, collect, &f), ND_OK);
+			if (!found(&f, 0, 1))
+				fail_msg("k=%u rare=%d: pair at Hamming %u not found", k, rare, k);
+			for (size_t i = 0; i < f.n; i++)
+				if (f.pairs[i][0] == 0 && f.pairs[i][1] == 1 && fabs(f.score[i] - 1.0 / (1 + k)) > 1e-12)
+					fail_msg("k=%u: score %f", k, f.score[i]);
+			f.n = 0;
+			assert_int_equal(ev_hamming_join(sets, 6, k - 1, collect, &f), ND_OK);
+			if (found(&f, 0, 1))
+				fail_msg("k=%u rare=%d: pair at Hamming %u found at <= %u", k, rare, k, k - 1);
+			/* The fillers are 10 bits from doc 0: never at k < 10. */
+			assert_false(found(&f, 0, 2));
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -340,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_loaders),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_method_scores),
+		cmocka_unit_test(test_hamming_join),
 	};
 	return cmocka_run_group_tests_name("eval", tests, setup, teardown);
 }
