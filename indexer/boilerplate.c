@@ -18,6 +18,7 @@
 #define STOPWORDS_HIGH 0.22  /* and of clear prose */
 #define MAX_LINK_DENSITY 0.2 /* share of characters in links */
 #define MAX_HEADING_DISTANCE 200
+#define RUN_SPAN 2           /* a run of near-good blocks this many LENGTH_HIGHs long is good */
 
 /* ---- stopword table: folded word -> bit set of languages ---- */
 
@@ -211,10 +212,27 @@ int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 		else
 			cf[i] = ND_BLOCK_BAD;
 	}
-	/* Pages of short paragraphs (wire stories cut at every sentence) have
-	 * prose but no block over LENGTH_HIGH to anchor it: there, prose-dense
-	 * blocks are good on their own, where jusText would drop the article
-	 * and we would keep the page whole. */
+	/* Wire stories are often cut at every sentence: paragraphs of 70-200
+	 * characters, none long enough to be good on its own, so jusText drops
+	 * the article when boilerplate surrounds it.  A run of near-good
+	 * blocks (short ones may sit between) holding LENGTH_HIGH * RUN_SPAN
+	 * characters is prose as a whole, and good. */
+	for (size_t i = 0; i < n;) {
+		if (cf[i] != ND_BLOCK_NEARGOOD) {
+			i++;
+			continue;
+		}
+		size_t j = i, chars = 0, near = 0;
+		for (; j < n && (cf[j] == ND_BLOCK_NEARGOOD || cf[j] == ND_BLOCK_SHORT); j++)
+			if (cf[j] == ND_BLOCK_NEARGOOD)
+				chars += bs[j].chars, near++;
+		if (near >= 2 && chars >= LENGTH_HIGH * RUN_SPAN)
+			for (size_t k = i; k < j; k++)
+				if (cf[k] == ND_BLOCK_NEARGOOD)
+					cf[k] = ND_BLOCK_GOOD;
+		i = j;
+	}
+	/* A page with prose but no run of it: its prose-dense blocks. */
 	size_t good = 0;
 	for (size_t i = 0; i < n; i++)
 		good += cf[i] == ND_BLOCK_GOOD;

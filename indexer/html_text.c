@@ -13,8 +13,9 @@
 
 static int is_skipped(const char *name)
 {
-	static const char *const skip[] = {"script", "style", "noscript", "template",
-					   "head", "svg", "object", NULL};
+	/* Form controls too: a <select> of 500 film titles is never content. */
+	static const char *const skip[] = {"script", "style", "noscript", "template", "head", "svg",
+					   "object", "select", "option", "button", "textarea", NULL};
 	for (int i = 0; skip[i]; i++)
 		if (!strcasecmp(name, skip[i]))
 			return 1;

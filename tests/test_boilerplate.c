@@ -113,6 +113,36 @@ static void test_short_paragraph_page(void **state)
 	free(main);
 }
 
+static void test_sentence_paragraphs_beside_long_boilerplate(void **state)
+{
+	(void)state;
+	/* A wire story in one-sentence paragraphs, between a film menu (a
+	 * <select>) and a long legal disclaimer that reads as prose: the run
+	 * of near-good paragraphs is the article, the menu is never text. */
+	const char *html =
+		"<html><body><form><select><option>A Good Year</option><option>Children of Men</option>"
+		"<option>Curse of the Golden Flower</option></select></form>"
+		"<div><a href=/1>Events</a> <a href=/2>Movies</a> <a href=/3>Bars</a></div>"
+		"<p>The daughter of the late wildlife presenter appeared on stage on Saturday in New York.</p>"
+		"<p>She was there as part of the annual tourism week, where she sang and danced for the crowd.</p>"
+		"<p>At least one young member of the audience said that she was inspired by the show.</p>"
+		"<p>Her father was killed by a stingray last year while he was filming one of his programmes.</p>"
+		"<p>She said on Friday that she is ready to carry on with the work that he had started.</p>"
+		"<div><a href=/4>Site map</a> <a href=/5>Contact</a></div>"
+		"<p>Disclaimer: many of the stories on this site may or may not contain copyrighted material "
+		"whose use has not been specifically authorized by the owner, and we make such material "
+		"available in our efforts to advance the understanding of the issues that are in the news.</p>"
+		"</body></html>";
+	char *main = text_of(html, ND_CONTENT_MAIN), *full = text_of(html, ND_CONTENT_FULL);
+	assert_non_null(strstr(main, "appeared on stage on Saturday"));
+	assert_non_null(strstr(main, "killed by a stingray"));
+	assert_non_null(strstr(main, "carry on with the work"));
+	assert_null(strstr(full, "Children of Men")); /* form controls are never text */
+	assert_null(strstr(main, "Site map"));
+	free(main);
+	free(full);
+}
+
 static void test_other_language_and_fallback(void **state)
 {
 	(void)state;
@@ -161,6 +191,7 @@ int main(void)
 		cmocka_unit_test(test_article_kept_chrome_dropped),
 		cmocka_unit_test(test_same_article_other_template),
 		cmocka_unit_test(test_short_paragraph_page),
+		cmocka_unit_test(test_sentence_paragraphs_beside_long_boilerplate),
 		cmocka_unit_test(test_other_language_and_fallback),
 		cmocka_unit_test(test_blocks_and_classes),
 	};
