@@ -7,7 +7,8 @@
 # NEARDUP defaults to build/tools/neardup, OUT to build/eval; the data
 # directory is $ND_DATA or ../shared/data next to this repository.  For
 # each set: index, build, sign, the ground truth as neardup reads it, then
-# OUT/<set>/table.txt, eval.json and plots/*.svg.
+# OUT/<set>/table.txt, eval.json and plots/*.svg; for the human-labeled sets
+# also table-split.txt (learned methods, measured on a held-out half).
 #
 #   spotsigs   68 human-made clusters of news pages (directory per cluster)
 #   clough     graded plagiarism answers: each answer paired with its task's
@@ -38,13 +39,20 @@ prepare() { # name input... : index, build, sign into $out/name
 	"$nd" sign --db "$out/$name/db" --store "$out/$name/store" | head -n 1 >&2
 }
 
-evaluate() { # name --clusters|--pairs truth
+evaluate() { # name --clusters|--pairs truth [learn]
 	name=$1
-	"$nd" eval --db "$out/$name/db" --store "$out/$name/store" "$2" "$3" \
-		--plots "$out/$name/plots" > "$out/$name/table.txt"
-	"$nd" eval -q --db "$out/$name/db" --store "$out/$name/store" "$2" "$3" --json \
-		> "$out/$name/eval.json"
+	"$nd" eval -q --db "$out/$name/db" --store "$out/$name/store" "$2" "$3" \
+		--plots "$out/$name/plots" --json > "$out/$name/eval.json"
+	"$nd" eval -q --db "$out/$name/db" --store "$out/$name/store" "$2" "$3" \
+		> "$out/$name/table.txt"
 	cat "$out/$name/table.txt"
+	if [ "${4:-}" = learn ]; then
+		# Human labels: also train the learned methods on half of the
+		# groups and measure every method on the other half.
+		"$nd" eval -q --db "$out/$name/db" --store "$out/$name/store" "$2" "$3" \
+			--test-share 0.5 > "$out/$name/table-split.txt"
+		cat "$out/$name/table-split.txt"
+	fi
 	ran=$((ran + 1))
 }
 
@@ -63,7 +71,7 @@ EOF
 
 if [ -d "$data/spotsigs-goldset/GoldSetOfDuplicates" ]; then
 	prepare spotsigs "$data/spotsigs-goldset/GoldSetOfDuplicates"
-	evaluate spotsigs --clusters "$data/spotsigs-goldset/GoldSetOfDuplicates"
+	evaluate spotsigs --clusters "$data/spotsigs-goldset/GoldSetOfDuplicates" learn
 fi
 
 if [ -f "$data/clough-stevenson/file_information.csv" ]; then
@@ -71,7 +79,7 @@ if [ -f "$data/clough-stevenson/file_information.csv" ]; then
 	awk -F, 'NR > 1 && $3 != "orig" {
 		print $1 "\torig_task" $2 ".txt\t" (($3 == "cut" || $3 == "light") ? 1 : 0) }' \
 		"$data/clough-stevenson/file_information.csv" > "$out/clough/pairs.tsv"
-	evaluate clough --pairs "$out/clough/pairs.tsv"
+	evaluate clough --pairs "$out/clough/pairs.tsv" learn
 fi
 
 if [ -d "$data/bbc-news/bbc" ]; then

@@ -14,6 +14,11 @@ typedef struct {
 	size_t n;         /* labeled documents found in db */
 	uint32_t **ids;   /* their word ids in order (nd_words_get) */
 	size_t *len;
+	/* The split, when options ask for one: side[i] 1 test, 0 train
+	 * (NULL: no split, everything is measured), and the positives that
+	 * the measured pairs hold. */
+	uint8_t *side;
+	uint64_t positives;
 	/* Document frequency of word ids over the n documents (ev_df). */
 	uint32_t *df_ids, *df;
 	size_t ndf;
@@ -38,6 +43,7 @@ typedef struct {
 	int (*candidates)(void *state, ev_corpus *c, double min_score, ev_emit emit, void *ctx);
 	int (*score)(void *state, ev_corpus *c, size_t a, size_t b, double *out);
 	void (*release)(void *state);
+	int learned;      /* trains on the split's train side (ev_training pairs) */
 } ev_method;
 
 extern const ev_method *const ev_methods[];
@@ -57,6 +63,19 @@ double ev_overlap_max(const ev_set *a, const ev_set *b); /* |A & B| / max(|A|, |
  * imply |A & B| >= t * max(|A|, |B|)): prefix filtering over tokens in
  * rarest-first order, so only pairs sharing a rare token are compared. */
 int ev_set_join(const ev_set *sets, size_t n, double t, ev_set_sim sim, ev_emit emit, void *ctx);
+
+/* Is the pair (a, b) measured: both on the test side, or no split. */
+static inline int ev_measured(const ev_corpus *c, size_t a, size_t b)
+{
+	return !c->side || (c->side[a] && c->side[b]);
+}
+/* Is the pair (a, b) for training: both on the train side of a split. */
+static inline int ev_training(const ev_corpus *c, size_t a, size_t b)
+{
+	return c->side && !c->side[a] && !c->side[b];
+}
+
+extern const ev_method ev_m_svm, ev_m_weights;
 
 /* Every pair of sets at Hamming distance <= k, found by probing the
  * postings of each set's k + 1 rarest elements; emits 1 / (1 + H). */

@@ -21,11 +21,19 @@ static double now(void)
 
 const char *const *nd_eval_methods(void)
 {
-	static const char *names[16];
+	static const char *names[32];
 	if (!names[0])
 		for (size_t i = 0; ev_methods[i]; i++)
 			names[i] = ev_methods[i]->name;
 	return names;
+}
+
+int nd_eval_method_learned(const char *name)
+{
+	for (size_t i = 0; ev_methods[i]; i++)
+		if (!strcmp(ev_methods[i]->name, name))
+			return ev_methods[i]->learned;
+	return 0;
 }
 
 typedef struct {
@@ -35,6 +43,7 @@ typedef struct {
 } ev_pair;
 
 typedef struct {
+	const ev_corpus *c;
 	const nd_truth *t;
 	ev_pair *p;
 	size_t n, cap;
@@ -43,6 +52,8 @@ typedef struct {
 static int collect(size_t a, size_t b, double score, void *vctx)
 {
 	collect_ctx *c = vctx;
+	if (!ev_measured(c->c, a, b))
+		return 0;
 	int label = nd_truth_label(c->t, a, b);
 	if (label < 0)
 		return 0;
@@ -102,7 +113,7 @@ static int measure_suggested(const ev_corpus *c, const ev_pair *p, size_t n, dou
 static int run_method(ev_corpus *c, const ev_method *m, nd_eval_result *r)
 {
 	void *state = NULL;
-	collect_ctx cc = {c->t, NULL, 0, 0};
+	collect_ctx cc = {c, c->t, NULL, 0, 0};
 	nd_scored_pair *sp = NULL;
 	double t0 = now();
 	int rc;
@@ -110,7 +121,11 @@ static int run_method(ev_corpus *c, const ev_method *m, nd_eval_result *r)
 	r->method = m->name;
 	r->settings = m->settings;
 	r->verdict = m->verdict;
+	r->learned = m->learned;
 	r->threshold = m->threshold;
+	if (m->learned && !c->side)
+		return nd_error_set(ND_EINVAL, "%s is trained on labeled data: it needs a train/test split "
+				    "(--test-share, e.g. 0.5)", m->name);
 	if (c->o->progress)
 		c->o->progress(m->name, "representations", c->o->ctx);
 	if ((rc = m->prepare(&state, c)) < 0)
@@ -128,10 +143,12 @@ static int run_method(ev_corpus *c, const ev_method *m, nd_eval_result *r)
 			int label;
 			double s;
 			nd_truth_pair(c->t, k, &a, &b, &label);
+			if (!ev_measured(c, a, b))
+				continue;
 			if ((rc = m->score(state, c, a, b, &s)) == ND_OK)
 				rc = collect(a, b, s, &cc);
 		}
-		r->candidates = np;
+		r->candidates = cc.n;
 	}
 	m->release(state);
 	r->seconds = now() - t0;
@@ -148,7 +165,7 @@ static int run_method(ev_corpus *c, const ev_method *m, nd_eval_result *r)
 		r->candidate_tp += cc.p[i].label == 1;
 	/* A verdict method has one operating point: pairs it rejects (score 0,
 	 * e.g. failed cross-checks) are not a lower threshold to sweep. */
-	if ((rc = nd_eval_metrics(sp, cc.n, nd_truth_positives(c->t), m->threshold, r)) < 0)
+	if ((rc = nd_eval_metrics(sp, cc.n, c->positives, m->threshold, r)) < 0)
 		goto cleanup;
 	if (m->verdict) {
 		r->best = (nd_eval_point){m->threshold, r->precision, r->recall, r->f1};
@@ -173,6 +190,41 @@ void ev_corpus_free(ev_corpus *c)
 	free(c->len);
 	free(c->df_ids);
 	free(c->df);
+	free(c->side);
+}
+
+/* The split and the positives it leaves to measure. */
+static int split(ev_corpus *c)
+{
+	const nd_truth *t = c->t;
+	int rc;
+	c->positives = nd_truth_positives(t);
+	if (c->o->test_share <= 0)
+		return ND_OK;
+	if (!(c->side = calloc(c->n + 1, 1)))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	if ((rc = nd_truth_split(t, c->o->test_share, c->o->seed, c->side)) < 0)
+		return rc;
+	c->positives = 0;
+	if (nd_truth_kind_of(t) == ND_TRUTH_PAIRS) {
+		for (size_t k = 0; k < nd_truth_npairs(t); k++) {
+			size_t a, b;
+			int label;
+			nd_truth_pair(t, k, &a, &b, &label);
+			c->positives += label == 1 && ev_measured(c, a, b);
+		}
+		return ND_OK;
+	}
+	uint32_t g = nd_truth_ngroups(t);
+	uint64_t *size = calloc(g + 1, sizeof(*size));
+	if (!size)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t i = 0; i < c->n; i++)
+		size[nd_truth_group(t, i)] += c->side[i];
+	for (uint32_t k = 0; k < g; k++)
+		c->positives += size[k] * (size[k] ? size[k] - 1 : 0) / 2;
+	free(size);
+	return ND_OK;
 }
 
 int ev_corpus_load(ev_corpus *c, nd_xdb *db, nd_store *st, const nd_truth *t,
@@ -201,7 +253,6 @@ int nd_eval_run(nd_xdb *db, nd_store *st, const nd_truth *t, const char *const *
 		const nd_eval_options *opts, nd_eval_result **out, size_t *nout)
 {
 	nd_eval_options defaults = ND_EVAL_OPTIONS_INIT;
-	const char *const *all = nd_eval_methods();
 	ev_corpus c;
 	nd_eval_result *res = NULL;
 	size_t nm = 0;
@@ -209,20 +260,29 @@ int nd_eval_run(nd_xdb *db, nd_store *st, const nd_truth *t, const char *const *
 
 	*out = NULL;
 	*nout = 0;
-	if (!names)
-		names = all;
-	while (names[nm])
-		nm++;
-	const ev_method **ms = calloc(nm + 1, sizeof(*ms));
+	if (!opts)
+		opts = &defaults;
+	const ev_method **ms = calloc(32, sizeof(*ms));
 	if (!ms)
 		return nd_error_set(ND_ENOMEM, "out of memory");
-	for (size_t i = 0; i < nm; i++) {
-		for (size_t k = 0; ev_methods[k]; k++)
-			if (!strcmp(ev_methods[k]->name, names[i]))
-				ms[i] = ev_methods[k];
-		if (!ms[i]) {
-			free(ms);
-			return nd_error_set(ND_EINVAL, "no method '%s' (see neardup eval --help)", names[i]);
+	if (!names) {
+		/* All methods; the learned ones only when there is a split to learn on. */
+		for (size_t k = 0; ev_methods[k] && nm < 31; k++)
+			if (!ev_methods[k]->learned || opts->test_share > 0)
+				ms[nm++] = ev_methods[k];
+	} else {
+		for (; names[nm]; nm++) {
+			const ev_method *m = NULL;
+			for (size_t k = 0; ev_methods[k]; k++)
+				if (!strcmp(ev_methods[k]->name, names[nm]))
+					m = ev_methods[k];
+			if (!m || nm >= 31) {
+				free(ms);
+				return m ? nd_error_set(ND_EINVAL, "too many methods")
+					 : nd_error_set(ND_EINVAL, "no method '%s' (see neardup eval --help)",
+							names[nm]);
+			}
+			ms[nm] = m;
 		}
 	}
 	if (!(res = calloc(nm, sizeof(*res)))) {
@@ -231,7 +291,9 @@ int nd_eval_run(nd_xdb *db, nd_store *st, const nd_truth *t, const char *const *
 	}
 	if (opts && opts->progress)
 		opts->progress("all", "word sequences", opts->ctx);
-	rc = ev_corpus_load(&c, db, st, t, opts ? opts : &defaults);
+	rc = ev_corpus_load(&c, db, st, t, opts);
+	if (rc == ND_OK)
+		rc = split(&c);
 	for (size_t i = 0; i < nm && rc == ND_OK; i++)
 		rc = run_method(&c, ms[i], &res[i]);
 	ev_corpus_free(&c);

@@ -966,30 +966,30 @@ static void imatch_release(void *vs)
 /* ---- the table ---- */
 
 static const ev_method m_desc = {"descriptive", "equal keys", 1, 1, 1, desc_prepare_plain,
-				 desc_candidates, desc_score, desc_release};
+				 desc_candidates, desc_score, desc_release, 0};
 static const ev_method m_descx = {"descriptive+xcheck", "equal keys, Levenshtein <= 0.08", 1, 1, 1,
-				  desc_prepare_x, desc_candidates, desc_score, desc_release};
+				  desc_prepare_x, desc_candidates, desc_score, desc_release, 0};
 static const ev_method m_descj = {"descriptive-jaccard", "bit-set Jaccard >= 0.5", 0, 0.5, 0,
-				  desc_prepare_plain, descj_candidates, descj_score, desc_release};
+				  desc_prepare_plain, descj_candidates, descj_score, desc_release, 0};
 static const ev_method m_desch = {"descriptive-hamming", "Hamming <= 2 (score 1/(1+H); pairs <= 8)", 0,
 				  1.0 / 3.0, 1.0 / 9.0, desc_prepare_plain, desch_candidates, desch_score,
-				  desc_release};
+				  desc_release, 0};
 static const ev_method m_desct = {"descriptive-tolerant+xcheck", "bits Jaccard >= 0.2, then shingles w=3 >= 0.5", 0,
-				  0.5, 0, desc_prepare_plain, desct_candidates, desct_score, desc_release};
+				  0.5, 0, desc_prepare_plain, desct_candidates, desct_score, desc_release, 0};
 static const ev_method m_shingles = {"shingles", "w=10, resemblance >= 7/8", 0, 0.875, 0,
-				     shingles_prepare, shingle_candidates, shingle_score, shingle_release};
+				     shingles_prepare, shingle_candidates, shingle_score, shingle_release, 0};
 static const ev_method m_mod16 = {"shingles-mod16", "w=10 mod 16, resemblance >= 7/8", 0, 0.875, 0,
-				  mod16_prepare, shingle_candidates, shingle_score, shingle_release};
+				  mod16_prepare, shingle_candidates, shingle_score, shingle_release, 0};
 static const ev_method m_sscr = {"sscr", "w=5, sscr >= 0.9", 0, 0.9, 0, sscr_prepare, shingle_candidates,
-				 shingle_score, shingle_release};
+				 shingle_score, shingle_release, 0};
 static const ev_method m_docq = {"docq4", "q=4, docq >= 0.8 (pairs >= 0.5)", 0, 0.8, 0.5, docq_prepare, docq_candidates,
-				 docq_score, shingle_release};
+				 docq_score, shingle_release, 0};
 static const ev_method m_simhash = {"simhash", "64 bits, tf-idf, Hamming <= 3 (pairs <= 7)", 0, 1.0 - 3.0 / 64, 0,
-				    simhash_prepare, simhash_candidates, simhash_score, simhash_release};
+				    simhash_prepare, simhash_candidates, simhash_score, simhash_release, 0};
 static const ev_method m_minhash = {"minhash", "128 x w=5, LSH 32x4, estimate >= 0.8", 0, 0.8, 0,
-				    minhash_prepare, minhash_candidates, minhash_score, minhash_release};
+				    minhash_prepare, minhash_candidates, minhash_score, minhash_release, 0};
 static const ev_method m_imatch = {"imatch", "mid-idf lexicon, one hash", 1, 1, 1, imatch_prepare,
-				   imatch_candidates, imatch_score, imatch_release};
+				   imatch_candidates, imatch_score, imatch_release, 0};
 
 const ev_method *const ev_methods[] = {&m_desc, &m_descx, &m_descj, &m_desch, &m_desct, &m_shingles, &m_mod16, &m_sscr,
-				       &m_docq, &m_simhash, &m_minhash, &m_imatch, NULL};
+				       &m_docq, &m_simhash, &m_minhash, &m_imatch, &ev_m_svm, &ev_m_weights, NULL};

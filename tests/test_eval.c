@@ -3,6 +3,7 @@
  * pairs, and candidates found through the methods' indexes. */
 #include "tests/test_util.h"
 #include "eval/eval_internal.h"
+#include "common/nd_buf.h"
 #include "neardup/descriptor.h"
 #include "neardup/indexer.h"
 
@@ -333,6 +334,74 @@ static void test_method_scores(void **state)
 	free(p);
 }
 
+/* The learned methods on a corpus of 40 clusters of edited copies: they
+ * need a split, train on one side, are measured on pairs within the other
+ * (whose positives the result counts), and rank duplicates first. */
+static void test_learned(void **state)
+{
+	(void)state;
+	char *ldir = tu_tmpdir(), *ldb = tu_join(ldir, "db"), *tsv = tu_join(ldir, "truth.tsv");
+	nd_indexer *ix;
+	nd_buf truth = ND_BUF_INIT;
+	uint64_t rng = 42;
+	assert_int_equal(nd_indexer_open(&ix, ldb, NULL), ND_OK);
+	for (int k = 0; k < 40; k++) {
+		char *base = tu_random_doc(&rng, 150 + 10 * (size_t)(k % 7), 3000);
+		for (int m = 0; m < 4; m++) {
+			char id[32], line[64];
+			char *t = m ? tu_edit_doc(&rng, base, (size_t)(3 * m + k % 5), 3000) : strdup(base);
+			snprintf(id, sizeof(id), "c%d-%d", k, m);
+			assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
+			snprintf(line, sizeof(line), "%s\tc%d\n", id, k);
+			assert_int_equal(nd_buf_put(&truth, line, strlen(line)), ND_OK);
+			free(t);
+		}
+		free(base);
+	}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	tu_write_file(tsv, truth.ptr, truth.len);
+	nd_buf_free(&truth);
+
+	nd_xdb *db;
+	nd_truth *t;
+	nd_eval_result *res;
+	size_t nres;
+	assert_int_equal(nd_xdb_open(&db, ldb, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_truth_load(&t, db, tsv, ND_TRUTH_CLUSTERS), ND_OK);
+	const char *learned[] = {"svm", "weights", NULL};
+	nd_eval_options o = ND_EVAL_OPTIONS_INIT;
+	assert_true(nd_eval_method_learned("svm") && nd_eval_method_learned("weights"));
+	assert_false(nd_eval_method_learned("shingles"));
+	/* No split, no learning. */
+	assert_int_equal(nd_eval_run(db, NULL, t, learned, &o, &res, &nres), ND_EINVAL);
+	o.test_share = 0.5;
+	uint8_t side[160];
+	assert_int_equal(nd_truth_split(t, o.test_share, o.seed, side), ND_OK);
+	uint64_t test_pos = 0, sizes[40] = {0};
+	for (size_t i = 0; i < nd_truth_ndocs(t); i++)
+		sizes[nd_truth_group(t, i)] += side[i];
+	for (int k = 0; k < 40; k++)
+		test_pos += sizes[k] * (sizes[k] ? sizes[k] - 1 : 0) / 2;
+	assert_true(test_pos > 0 && test_pos < nd_truth_positives(t));
+	int lrc = nd_eval_run(db, NULL, t, learned, &o, &res, &nres);
+	if (lrc != ND_OK)
+		fail_msg("learned: %s", nd_error_last());
+	assert_int_equal(nres, 2);
+	for (size_t i = 0; i < nres; i++) {
+		assert_true(res[i].learned);
+		assert_int_equal(res[i].tp + res[i].fn, test_pos);
+		if (res[i].best.f1 < 0.9)
+			fail_msg("%s: max-F1 %.3f on easy clusters", res[i].method, res[i].best.f1);
+	}
+	nd_eval_results_free(res, nres);
+	nd_truth_free(t);
+	nd_xdb_close(db);
+	tu_rmtree(ldir);
+	free(ldir);
+	free(ldb);
+	free(tsv);
+}
+
 typedef struct {
 	size_t pairs[16][2];
 	double score[16];
@@ -414,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_method_scores),
 		cmocka_unit_test(test_hamming_join),
+		cmocka_unit_test(test_learned),
 	};
 	return cmocka_run_group_tests_name("eval", tests, setup, teardown);
 }

@@ -26,6 +26,9 @@ static const char usage_text[] =
 	"  --min-score F     scored methods' candidate floor for the sweep (0.05)\n"
 	"  --lev-sample N    suggested pairs measured by Levenshtein per method (1000)\n"
 	"  --seed N          sampling seed (1)\n"
+	"  --test-share F    split the clusters (or pairs' groups): train the learned\n"
+	"                    methods on 1-F of them, measure every method on the\n"
+	"                    other F (default 0: measure all pairs, no learned methods)\n"
 	"  --json            one JSON object: truth, then per method every figure\n"
 	"  --plots DIR       write precision-recall, F1-threshold and Levenshtein\n"
 	"                    plots as SVG (gnuplot) with their data and script\n"
@@ -34,7 +37,10 @@ static const char usage_text[] =
 	"\n"
 	"Methods: descriptive (equal keys), descriptive+xcheck (and Levenshtein <= 8%),\n"
 	"shingles (w=10, 7/8), shingles-mod16, sscr (w=5, 0.9), docq4 (0.8),\n"
-	"simhash (64 bits, Hamming <= 3), minhash (128, LSH 32x4, 0.8), imatch.\n"
+	"simhash (64 bits, Hamming <= 3), minhash (128, LSH 32x4, 0.8), imatch;\n"
+	"tolerant descriptive: descriptive-jaccard, descriptive-hamming,\n"
+	"descriptive-tolerant+xcheck; learned (need --test-share): svm (seed 002),\n"
+	"weights (seed 003).\n"
 	"alpha = duplicates missed (1 - recall), beta = false duplicates among those\n"
 	"offered (1 - precision), as named in seed 001.\n";
 
@@ -102,6 +108,7 @@ static void print_json(const char *truth_path, const nd_truth *t, const nd_eval_
 		json_object_set_new(m, "method", json_string(r[i].method));
 		json_object_set_new(m, "settings", json_string(r[i].settings));
 		json_object_set_new(m, "verdict", json_boolean(r[i].verdict));
+		json_object_set_new(m, "learned", json_boolean(r[i].learned));
 		json_object_set_new(m, "threshold", json_real(r[i].threshold));
 		json_object_set_new(m, "candidates", json_integer((json_int_t)r[i].candidates));
 		json_object_set_new(m, "candidate_duplicates", json_integer((json_int_t)r[i].candidate_tp));
@@ -232,6 +239,7 @@ int nd_cmd_eval(int argc, char **argv)
 		{"min-score", required_argument, NULL, 'f'},
 		{"lev-sample", required_argument, NULL, 'l'},
 		{"seed", required_argument, NULL, 'S'},
+		{"test-share", required_argument, NULL, 'T'},
 		{"json", no_argument, NULL, 'j'},
 		{"plots", required_argument, NULL, 'P'},
 		{"quiet", no_argument, NULL, 'q'},
@@ -270,6 +278,15 @@ int nd_cmd_eval(int argc, char **argv)
 			}
 			o.seed = v;
 			break;
+		case 'T': {
+			char *end;
+			o.test_share = strtod(optarg, &end);
+			if (*end || !(o.test_share >= 0 && o.test_share < 1)) {
+				fprintf(stderr, "neardup eval: --test-share needs a number in [0, 1), not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
 		case 'j': json = 1; break;
 		case 'P': plots = optarg; break;
 		case 'q': quiet = 1; break;
@@ -293,7 +310,8 @@ int nd_cmd_eval(int argc, char **argv)
 			names[nn++] = tok;
 	} else {
 		for (const char *const *m = nd_eval_methods(); *m; m++)
-			if (storepath || strncmp(*m, "descriptive", 11))
+			if ((storepath || strncmp(*m, "descriptive", 11)) &&
+			    (o.test_share > 0 || !nd_eval_method_learned(*m)))
 				names[nn++] = *m;
 	}
 	names[nn] = NULL;
@@ -345,6 +363,10 @@ int nd_cmd_eval(int argc, char **argv)
 		goto done;
 	}
 	tool_progress_end(&prog);
+	if (!json && o.test_share > 0 && nres)
+		printf("split by group (seed %llu): measured on the test side's %llu duplicate pairs; "
+		       "learned methods trained on the rest\n",
+		       (unsigned long long)o.seed, (unsigned long long)(res[0].tp + res[0].fn));
 	if (json)
 		print_json(truth, t, res, nres);
 	else

@@ -69,9 +69,14 @@ typedef struct {
 	uint64_t seed;         /* sampling, hashing (1) */
 	void (*progress)(const char *method, const char *stage, void *ctx);
 	void *ctx;
+	/* With test_share > 0 the groups are split (nd_truth_split, seeded):
+	 * learned methods train on pairs within the train side, and every
+	 * method is measured on pairs within the test side only.  Learned
+	 * methods need it (ND_EINVAL without). */
+	double test_share;     /* (0) */
 } nd_eval_options;
 
-#define ND_EVAL_OPTIONS_INIT { 0.05, 1000, 1, NULL, NULL }
+#define ND_EVAL_OPTIONS_INIT { 0.05, 1000, 1, NULL, NULL, 0 }
 
 typedef struct {
 	double threshold, precision, recall, f1;
@@ -84,6 +89,7 @@ typedef struct {
 	const char *settings;    /* parameters, e.g. "w=10, 7/8" */
 	int verdict;             /* 1: yes/no method (one operating point) */
 	double threshold;        /* the method's default operating threshold */
+	int learned;             /* 1: trained on the train side (seeds 002, 003) */
 	uint64_t candidates;     /* pairs its index proposed (among labeled documents) */
 	uint64_t candidate_tp;   /* of which duplicates: recall's ceiling is this / positives */
 	/* At the default threshold: */
@@ -111,6 +117,8 @@ ND_EXTERN const char *const *nd_eval_methods(void);
 ND_EXTERN int nd_eval_run(nd_xdb *db, nd_store *st, const nd_truth *t, const char *const *names,
 			  const nd_eval_options *opts, nd_eval_result **out, size_t *nout);
 ND_EXTERN void nd_eval_results_free(nd_eval_result *r, size_t n);
+/* Is the named method trained on labeled data (needs test_share > 0)? */
+ND_EXTERN int nd_eval_method_learned(const char *name);
 
 /* ---- metrics (exposed for tests and other harnesses) ---- */
 
