@@ -76,7 +76,7 @@ fi
 
 if [ -f "$data/clough-stevenson/file_information.csv" ]; then
 	prepare clough "$data/clough-stevenson"
-	awk -F, 'NR > 1 && $3 != "orig" {
+	awk -F, '{ gsub(/\r/, "") } NR > 1 && $3 != "orig" {
 		print $1 "\torig_task" $2 ".txt\t" (($3 == "cut" || $3 == "light") ? 1 : 0) }' \
 		"$data/clough-stevenson/file_information.csv" > "$out/clough/pairs.tsv"
 	evaluate clough --pairs "$out/clough/pairs.tsv" learn
