@@ -475,6 +475,90 @@ static void test_hamming_join(void **state)
 		}
 }
 
+/* Documents with fewer than ND_MIN_BITS bits get no key, so exact equality
+ * never pairs them; the tolerant methods still use their bits (the score
+ * decides there), and --bits-floor bounds descriptive-tolerant+xcheck's
+ * candidates.  Set: "zebra" and "yak" above 1%. */
+static void test_few_bits(void **state)
+{
+	(void)state;
+	char *fdir = tu_tmpdir(), *fdb = tu_join(fdir, "db"), *fst = tu_join(fdir, "st"),
+	     *tsv = tu_join(fdir, "truth.tsv");
+	uint64_t rng = 9;
+	char *filler = tu_random_doc(&rng, 60, 2000), *other = tu_random_doc(&rng, 60, 2000);
+	size_t flen = strlen(filler) + 32;
+	char *two = malloc(flen), *one = malloc(flen);
+	snprintf(two, flen, "zebra yak %s", filler);   /* bits {yak, zebra} */
+	snprintf(one, flen, "zebra moth %s", filler);  /* bits {zebra}: Jaccard 1/2 */
+	const char *ids[] = {"two", "twin", "one", "other"};
+	const char *texts[] = {two, two, one, other};
+	nd_indexer *ix;
+	assert_int_equal(nd_indexer_open(&ix, fdb, NULL), ND_OK);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(nd_indexer_add_text(ix, ids[i], texts[i], strlen(texts[i]), NULL, NULL), ND_OK);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	const char *cl = "two\t1\ntwin\t1\none\t1\nother\t2\n";
+	tu_write_file(tsv, cl, strlen(cl));
+
+	nd_xdb *db;
+	nd_store *st;
+	nd_descriptor *d;
+	nd_truth *t;
+	const char *words[] = {"zebra", "yak"};
+	const double th[] = {0.01, 0.01};
+	assert_int_equal(nd_xdb_open(&db, fdb, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_descriptor_from_words(&d, words, th, 2, 0), ND_OK);
+	assert_int_equal(nd_store_open(&st, fst, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_descriptor_save(d, st, db, NULL), ND_OK);
+	assert_int_equal(nd_sign_all(st, db, NULL, NULL), ND_OK);
+	nd_descriptor_free(d);
+	assert_int_equal(nd_truth_load(&t, db, tsv, ND_TRUTH_CLUSTERS), ND_OK);
+
+	nd_eval_options o = ND_EVAL_OPTIONS_INIT;
+	ev_corpus c;
+	assert_int_equal(ev_corpus_load(&c, db, st, t, &o), ND_OK);
+	double s[4];
+	size_t two_i = 4, twin_i = 4, one_i = 4, other_i = 4;
+	for (size_t i = 0; i < 4; i++) {
+		const char *id = nd_truth_id(t, i);
+		size_t *slot = !strcmp(id, "two") ? &two_i : !strcmp(id, "twin") ? &twin_i
+			       : !strcmp(id, "one") ? &one_i : &other_i;
+		*slot = i;
+	}
+	const char *names[] = {"descriptive", "descriptive-jaccard", "descriptive-tolerant+xcheck"};
+	for (int k = 0; k < 3; k++) {
+		const ev_method *m = method(names[k]);
+		void *ms;
+		assert_int_equal(m->prepare(&ms, &c), ND_OK);
+		assert_int_equal(m->score(ms, &c, two_i, twin_i, &s[0]), ND_OK);
+		assert_int_equal(m->score(ms, &c, two_i, one_i, &s[1]), ND_OK);
+		assert_int_equal(m->score(ms, &c, two_i, other_i, &s[2]), ND_OK);
+		o.bits_floor = 0.6;
+		assert_int_equal(m->score(ms, &c, two_i, one_i, &s[3]), ND_OK);
+		o.bits_floor = 0.05;
+		m->release(ms);
+		if (k == 0)
+			assert_true(s[0] == 0.0 && s[1] == 0.0); /* two bits: no key */
+		else {
+			if (s[0] != 1.0)
+				fail_msg("%s: identical two-bit documents score %.3f", names[k], s[0]);
+			assert_true(s[1] > 0.3 && s[1] < 1.0);
+			assert_true(s[2] == 0.0);
+		}
+		if (k == 1)
+			assert_true(fabs(s[1] - 0.5) < 1e-12 && s[3] == s[1]);
+		if (k == 2)
+			assert_true(s[3] == 0.0); /* Jaccard 1/2 below the floor */
+	}
+	ev_corpus_free(&c);
+	nd_truth_free(t);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	free(two), free(one), free(filler), free(other);
+	tu_rmtree(fdir);
+	free(fdir), free(fdb), free(fst), free(tsv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -483,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_method_scores),
 		cmocka_unit_test(test_hamming_join),
+		cmocka_unit_test(test_few_bits),
 		cmocka_unit_test(test_learned),
 	};
 	return cmocka_run_group_tests_name("eval", tests, setup, teardown);

@@ -24,6 +24,9 @@ static const char usage_text[] =
 	"                    (each file's id is cluster/file); every pair is judged\n"
 	"  --methods LIST    comma-separated (default: all; see below)\n"
 	"  --min-score F     scored methods' candidate floor for the sweep (0.05)\n"
+	"  --bits-floor F    descriptive-tolerant+xcheck: candidate pairs share at\n"
+	"                    least this bit-set Jaccard (0.05; lower finds more,\n"
+	"                    and costs more on a large corpus)\n"
 	"  --lev-sample N    suggested pairs measured by Levenshtein per method (1000)\n"
 	"  --seed N          sampling seed (1)\n"
 	"  --test-share F    split the clusters (or pairs' groups): train the learned\n"
@@ -237,6 +240,7 @@ int nd_cmd_eval(int argc, char **argv)
 		{"clusters", required_argument, NULL, 'c'},
 		{"methods", required_argument, NULL, 'm'},
 		{"min-score", required_argument, NULL, 'f'},
+		{"bits-floor", required_argument, NULL, 'b'},
 		{"lev-sample", required_argument, NULL, 'l'},
 		{"seed", required_argument, NULL, 'S'},
 		{"test-share", required_argument, NULL, 'T'},
@@ -260,6 +264,15 @@ int nd_cmd_eval(int argc, char **argv)
 			o.min_score = strtod(optarg, &end);
 			if (*end || !(o.min_score > 0 && o.min_score <= 1)) {
 				fprintf(stderr, "neardup eval: --min-score needs a number in (0, 1], not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case 'b': {
+			char *end;
+			o.bits_floor = strtod(optarg, &end);
+			if (*end || !(o.bits_floor > 0 && o.bits_floor <= 1)) {
+				fprintf(stderr, "neardup eval: --bits-floor needs a number in (0, 1], not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;

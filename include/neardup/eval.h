@@ -74,9 +74,13 @@ typedef struct {
 	 * method is measured on pairs within the test side only.  Learned
 	 * methods need it (ND_EINVAL without). */
 	double test_share;     /* (0) */
+	/* descriptive-tolerant+xcheck's candidates: bit-set Jaccard at least
+	 * this (0.05).  Lower finds more pairs whose few bits barely overlap;
+	 * on a large corpus the candidate count grows fast below about 0.1. */
+	double bits_floor;
 } nd_eval_options;
 
-#define ND_EVAL_OPTIONS_INIT { 0.05, 1000, 1, NULL, NULL, 0 }
+#define ND_EVAL_OPTIONS_INIT { 0.05, 1000, 1, NULL, NULL, 0, 0.05 }
 
 typedef struct {
 	double threshold, precision, recall, f1;
