@@ -29,11 +29,11 @@ static int save_fn(nd_store_txn *txn, void *vctx)
 		snprintf(opt, sizeof(opt),
 			 "words=%u\ntarget_bits=%u\nmin_df=%u\nmin_df_frac=%g\nmax_df_frac=%g\n"
 			 "max_candidates=%u\nsample_docs=%u\nedits=%u\nmax_edit=%g\nmax_above=%g\n"
-			 "min_sample_df=%u\nseed=%llu\n",
+			 "min_sample_df=%u\nseed=%llu\nword_share=%g\n",
 			 c->opts->words, c->opts->target_bits, c->opts->min_df, c->opts->min_df_frac,
 			 c->opts->max_df_frac, c->opts->max_candidates, c->opts->sample_docs,
 			 c->opts->edits, c->opts->max_edit, c->opts->max_above, c->opts->min_sample_df,
-			 (unsigned long long)c->opts->seed);
+			 (unsigned long long)c->opts->seed, c->opts->word_share);
 	if ((rc = nd_store_clear(txn)) < 0 ||
 	    (rc = nd_store_meta_put(txn, "set.words", c->words.ptr, c->words.len)) < 0 ||
 	    (rc = nd_store_meta_put(txn, "set.thresholds", d->thresholds, d->n * sizeof(double))) < 0 ||

@@ -90,6 +90,9 @@ int nd_candidates_collect(nd_candidates *c, nd_xdb *db, const nd_build_options *
 			continue; /* prefixed: not a word */
 		if (tf < lo || tf > hi || poor_candidate(term, len))
 			continue;
+		if (o->word_share < 1.0 &&
+		    (double)(nd_hash_bytes(term, len, o->seed) >> 11) * 0x1p-53 >= o->word_share)
+			continue;
 		if ((rc = push_candidate(c, term, len, tf)) < 0)
 			goto cleanup;
 	}

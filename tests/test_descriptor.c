@@ -116,6 +116,44 @@ static void test_selection_known(void **state)
 	nd_xdb_close(db);
 }
 
+/* --word-share: each set draws from its seed's share of the candidates, so
+ * sets of different seeds differ, and rep.candidates shrinks to about that
+ * share; out-of-range shares are refused. */
+static void test_word_share(void **state)
+{
+	(void)state;
+	nd_xdb *db;
+	nd_descriptor *all, *h1, *h2;
+	nd_build_report ra, r1, r2;
+	nd_build_options o = opts();
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_descriptor_build(&all, db, &o, &ra), ND_OK);
+	o.word_share = 0.5;
+	assert_int_equal(nd_descriptor_build(&h1, db, &o, &r1), ND_OK);
+	o.seed = 2;
+	assert_int_equal(nd_descriptor_build(&h2, db, &o, &r2), ND_OK);
+	for (int k = 0; k < 2; k++) {
+		const nd_build_report *r = k ? &r2 : &r1;
+		if (!(r->candidates > ra.candidates * 0.35 && r->candidates < ra.candidates * 0.65))
+			fail_msg("share 0.5 kept %u of %u candidates", r->candidates, ra.candidates);
+	}
+	/* Each half-set's words are candidates of the full run; the halves differ. */
+	uint32_t shared = 0;
+	for (uint32_t i = 0; i < nd_descriptor_size(h1); i++)
+		shared += find_word(h2, nd_descriptor_word(h1, i)) >= 0;
+	assert_true(shared < nd_descriptor_size(h1));
+	assert_true(nd_descriptor_version(h1) != nd_descriptor_version(h2));
+	nd_descriptor *bad;
+	o.word_share = 0;
+	assert_int_equal(nd_descriptor_build(&bad, db, &o, NULL), ND_EINVAL);
+	o.word_share = 1.5;
+	assert_int_equal(nd_descriptor_build(&bad, db, &o, NULL), ND_EINVAL);
+	nd_descriptor_free(all);
+	nd_descriptor_free(h1);
+	nd_descriptor_free(h2);
+	nd_xdb_close(db);
+}
+
 static nd_store *build_and_sign(const char *name, nd_xdb *db, nd_sign_report *rep)
 {
 	nd_descriptor *d;
@@ -481,6 +519,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_selection_known),
+		cmocka_unit_test(test_word_share),
 		cmocka_unit_test(test_sign_matches_termlist),
 		cmocka_unit_test(test_edit_stability),
 		cmocka_unit_test(test_crash_resume),

@@ -21,6 +21,9 @@ static const char usage_text[] =
 	"  --edits N          simulated edits per sampled document (default 4)\n"
 	"  --max-edit F       an edit changes up to this fraction of words (default 0.08)\n"
 	"  --seed N           random seed (default 1)\n"
+	"  --word-share F     choose from this random fraction of the candidate words\n"
+	"                     (by --seed; default 1: all), for several sets that differ\n"
+	"                     (Kolcz's randomized lexicons)\n"
 	"  --show N           print the N most stable chosen words\n"
 	"  -h, --help         this text\n";
 
@@ -59,6 +62,7 @@ int nd_cmd_build(int argc, char **argv)
 		{"edits", required_argument, NULL, 'e'},
 		{"max-edit", required_argument, NULL, 'm'},
 		{"seed", required_argument, NULL, 'r'},
+		{"word-share", required_argument, NULL, 'W'},
 		{"show", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
@@ -87,6 +91,15 @@ int nd_cmd_build(int argc, char **argv)
 			o.max_edit = strtod(optarg, &end);
 			if (*end || o.max_edit <= 0 || o.max_edit > 0.5) {
 				fprintf(stderr, "neardup build: --max-edit needs a fraction in (0, 0.5], not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case 'W': {
+			char *end;
+			o.word_share = strtod(optarg, &end);
+			if (*end || !(o.word_share > 0 && o.word_share <= 1)) {
+				fprintf(stderr, "neardup build: --word-share needs a fraction in (0, 1], not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;

@@ -42,9 +42,13 @@ typedef struct {
 				  documents (0.5): a bit set everywhere says nothing */
 	uint32_t min_sample_df;/* and in at least this many sampled documents (3) */
 	uint64_t seed;         /* sampling and edit simulation (1) */
+	double word_share;     /* candidates: keep this fraction of them, chosen by a
+				  hash of the word and seed (1: all).  Sets built
+				  with different seeds differ in their words, as
+				  Kołcz's randomized lexicons for I-Match do. */
 } nd_build_options;
 
-#define ND_BUILD_OPTIONS_INIT { 2000, 6, 3, 0.0005, 0.2, 60000, 5000, 4, 0.08, 0.5, 3, 1 }
+#define ND_BUILD_OPTIONS_INIT { 2000, 6, 3, 0.0005, 0.2, 60000, 5000, 4, 0.08, 0.5, 3, 1, 1.0 }
 
 typedef struct {
 	uint32_t doccount;       /* documents in the database */
