@@ -411,6 +411,119 @@ static int desct_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
 	return xcheck_of(c, a, b, out);
 }
 
+/* ---- randomized descriptive sets (issue 8) ----
+ *
+ * Kołcz's lexicon randomization for I-Match, applied to descriptive sets:
+ * MULTI_SETS sets, each chosen by nd_descriptor_build from its own seeded
+ * MULTI_SHARE of the candidate words, and every labeled document signed by
+ * each from its termlist.  A pair is a candidate when any set gives both
+ * the same key.  descriptive-multi calls it a duplicate then;
+ * descriptive-multi+xcheck scores it by the cross-check's shingle
+ * resemblance, as descriptive-tolerant+xcheck does. */
+
+#define MULTI_SETS 4
+#define MULTI_SHARE 0.5
+
+typedef struct {
+	uint64_t *key[MULTI_SETS];
+	int xcheck;
+} multi_state;
+
+static void multi_release(void *vs)
+{
+	multi_state *s = vs;
+	if (s)
+		for (int k = 0; k < MULTI_SETS; k++)
+			free(s->key[k]);
+	free(s);
+}
+
+static int multi_prepare(void **state, ev_corpus *c, int xcheck)
+{
+	multi_state *s = calloc(1, sizeof(*s));
+	int rc = ND_OK;
+	if (!s)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	s->xcheck = xcheck;
+	for (int k = 0; k < MULTI_SETS && rc == ND_OK; k++) {
+		nd_build_options bo = ND_BUILD_OPTIONS_INIT;
+		nd_descriptor *d;
+		bo.word_share = MULTI_SHARE;
+		bo.seed = c->o->seed * 1000003 + (uint64_t)k;
+		if (!(s->key[k] = calloc(c->n + 1, sizeof(uint64_t)))) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+			break;
+		}
+		if ((rc = nd_descriptor_build(&d, c->db, &bo, NULL)) < 0)
+			break;
+		for (size_t i = 0; i < c->n && rc == ND_OK; i++) {
+			nd_sig sig = ND_SIG_INIT;
+			if ((rc = nd_sig_from_termlist(d, c->db, nd_truth_docid(c->t, i), &sig)) == ND_OK)
+				s->key[k][i] = sig.key;
+			nd_sig_clear(&sig);
+		}
+		nd_descriptor_free(d);
+	}
+	if (rc < 0) {
+		multi_release(s);
+		return rc;
+	}
+	*state = s;
+	return ND_OK;
+}
+
+static int multi_prepare_plain(void **state, ev_corpus *c) { return multi_prepare(state, c, 0); }
+static int multi_prepare_x(void **state, ev_corpus *c) { return multi_prepare(state, c, 1); }
+
+static int multi_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
+{
+	multi_state *s = vs;
+	*out = 0;
+	for (int k = 0; k < MULTI_SETS; k++)
+		if (s->key[k][a] && s->key[k][a] == s->key[k][b])
+			return s->xcheck ? xcheck_of(c, a, b, out) : (*out = 1, ND_OK);
+	return ND_OK;
+}
+
+/* Each set's groups, pooled and deduplicated, then scored once. */
+typedef struct {
+	uint64_t *v;
+	size_t n, cap;
+} pair_buf;
+
+static int push_pair(size_t a, size_t b, double score, void *ctx)
+{
+	pair_buf *p = ctx;
+	(void)score;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 1024;
+		uint64_t *v = realloc(p->v, cap * sizeof(*v));
+		if (!v)
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		p->v = v, p->cap = cap;
+	}
+	p->v[p->n++] = (uint64_t)a << 32 | (uint64_t)b;
+	return ND_OK;
+}
+
+static int multi_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
+{
+	multi_state *s = vs;
+	pair_buf p = {0};
+	int rc = ND_OK;
+	for (int k = 0; k < MULTI_SETS && rc == ND_OK; k++)
+		rc = emit_groups(s->key[k], c->n, push_pair, &p, NULL, NULL);
+	size_t n = rc == ND_OK && p.n ? unique_u64(p.v, p.n) : 0;
+	for (size_t i = 0; i < n && rc == ND_OK; i++) {
+		size_t a = (size_t)(p.v[i] >> 32), b = (size_t)(p.v[i] & 0xffffffffu);
+		double score;
+		if ((rc = multi_score(s, c, a, b, &score)) == ND_OK && score >= min_score)
+			rc = emit(a, b, score, ctx);
+	}
+	free(p.v);
+	return rc;
+}
+
 /* ---- shingle sets: full, mod-16 sketch, sscr ---- */
 
 typedef struct {
@@ -978,8 +1091,12 @@ static const ev_method m_descj = {"descriptive-jaccard", "bit-set Jaccard >= 0.5
 static const ev_method m_desch = {"descriptive-hamming", "Hamming <= 2 (score 1/(1+H); pairs <= 8)", 0,
 				  1.0 / 3.0, 1.0 / 9.0, desc_prepare_plain, desch_candidates, desch_score,
 				  desc_release, 0};
-static const ev_method m_desct = {"descriptive-tolerant+xcheck", "bits Jaccard >= --bits-floor, then shingles w=3 >= 0.5", 0,
+static const ev_method m_desct = {"descriptive-tolerant+xcheck", "bits Jaccard >= floor, shingles w=3 >= 0.5", 0,
 				  0.5, 0, desc_prepare_plain, desct_candidates, desct_score, desc_release, 0};
+static const ev_method m_descm = {"descriptive-multi", "4 sets of 50% of the words, any key equal", 1, 1,
+				  1, multi_prepare_plain, multi_candidates, multi_score, multi_release, 0};
+static const ev_method m_descmx = {"descriptive-multi+xcheck", "4 sets, any key equal, shingles w=3 >= 0.5",
+				   0, 0.5, 0, multi_prepare_x, multi_candidates, multi_score, multi_release, 0};
 static const ev_method m_shingles = {"shingles", "w=10, resemblance >= 7/8", 0, 0.875, 0,
 				     shingles_prepare, shingle_candidates, shingle_score, shingle_release, 0};
 static const ev_method m_mod16 = {"shingles-mod16", "w=10 mod 16, resemblance >= 7/8", 0, 0.875, 0,
@@ -995,5 +1112,5 @@ static const ev_method m_minhash = {"minhash", "128 x w=5, LSH 32x4, estimate >=
 static const ev_method m_imatch = {"imatch", "mid-idf lexicon, one hash", 1, 1, 1, imatch_prepare,
 				   imatch_candidates, imatch_score, imatch_release, 0};
 
-const ev_method *const ev_methods[] = {&m_desc, &m_descx, &m_descj, &m_desch, &m_desct, &m_shingles, &m_mod16, &m_sscr,
+const ev_method *const ev_methods[] = {&m_desc, &m_descx, &m_descj, &m_desch, &m_desct, &m_descm, &m_descmx, &m_shingles, &m_mod16, &m_sscr,
 				       &m_docq, &m_simhash, &m_minhash, &m_imatch, &ev_m_svm, &ev_m_weights, NULL};

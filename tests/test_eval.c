@@ -299,8 +299,9 @@ static void test_method_scores(void **state)
 	assert_true(s[COPY] == 1.0 && s[EDIT1] >= 0.9 && s[OTHER] > 0.25 && s[OTHER] < 0.75);
 	assert_true(s[FAR] > s[OTHER]);
 	/* Verdicts: equal signatures for the copy, none for unrelated text. */
-	const char *verdicts[] = {"descriptive", "descriptive+xcheck", "imatch"};
-	for (size_t k = 0; k < 3; k++) {
+	const char *verdicts[] = {"descriptive", "descriptive+xcheck", "imatch", "descriptive-multi",
+				  "descriptive-multi+xcheck"};
+	for (size_t k = 0; k < 5; k++) {
 		scores(&c, verdicts[k], s);
 		if (s[COPY] != 1.0 || s[OTHER] != 0.0)
 			fail_msg("%s: copy %.0f other %.0f", verdicts[k], s[COPY], s[OTHER]);
@@ -315,7 +316,7 @@ static void test_method_scores(void **state)
 	nd_eval_result *res;
 	size_t nres;
 	assert_int_equal(nd_eval_run(db, st, t, NULL, &o, &res, &nres), ND_OK);
-	assert_int_equal(nres, 12);
+	assert_int_equal(nres, 14);
 	for (size_t i = 0; i < nres; i++) {
 		if (res[i].candidate_tp < 1)
 			fail_msg("%s proposed no duplicate pair", res[i].method);

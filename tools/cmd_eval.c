@@ -42,7 +42,8 @@ static const char usage_text[] =
 	"shingles (w=10, 7/8), shingles-mod16, sscr (w=5, 0.9), docq4 (0.8),\n"
 	"simhash (64 bits, Hamming <= 3), minhash (128, LSH 32x4, 0.8), imatch;\n"
 	"tolerant descriptive: descriptive-jaccard, descriptive-hamming,\n"
-	"descriptive-tolerant+xcheck; learned (need --test-share): svm (seed 002),\n"
+	"descriptive-tolerant+xcheck; randomized sets: descriptive-multi,\n"
+	"descriptive-multi+xcheck; learned (need --test-share): svm (seed 002),\n"
 	"weights (seed 003).\n"
 	"alpha = duplicates missed (1 - recall), beta = false duplicates among those\n"
 	"offered (1 - precision), as named in seed 001.\n";
@@ -56,18 +57,25 @@ static void progress(const char *method, const char *stage, void *ctx)
 
 static void print_table(const nd_eval_result *r, size_t n)
 {
-	printf("\n%-19s %-44s %10s %7s %9s %6s %6s %6s %6s %6s\n", "method", "settings", "candidates",
+	int mw = 6, sw = 8; /* widest method name and settings, for aligned columns */
+	for (size_t i = 0; i < n; i++) {
+		if ((int)strlen(r[i].method) > mw)
+			mw = (int)strlen(r[i].method);
+		if ((int)strlen(r[i].settings) > sw)
+			sw = (int)strlen(r[i].settings);
+	}
+	printf("\n%-*s %-*s %10s %7s %9s %6s %6s %6s %6s %6s\n", mw, "method", sw, "settings", "candidates",
 	       "ceiling", "suggested", "P", "R", "F1", "alpha", "beta");
 	for (size_t i = 0; i < n; i++) {
 		uint64_t pos = r[i].tp + r[i].fn;
-		printf("%-19s %-44s %10llu %7.3f %9llu %6.3f %6.3f %6.3f %6.3f %6.3f\n", r[i].method,
-		       r[i].settings, (unsigned long long)r[i].candidates,
+		printf("%-*s %-*s %10llu %7.3f %9llu %6.3f %6.3f %6.3f %6.3f %6.3f\n", mw, r[i].method,
+		       sw, r[i].settings, (unsigned long long)r[i].candidates,
 		       pos ? (double)r[i].candidate_tp / (double)pos : 0.0,
 		       (unsigned long long)r[i].suggested, r[i].precision, r[i].recall, r[i].f1,
 		       r[i].alpha, r[i].beta);
 	}
 	printf("(candidates: pairs the method's index proposed; ceiling: share of all duplicate pairs among them)\n");
-	printf("\n%-19s %7s %9s %6s %6s   %-26s %8s %9s\n", "method", "max-F1", "at", "P", "R",
+	printf("\n%-*s %7s %9s %6s %6s   %-26s %8s %9s\n", mw, "method", "max-F1", "at", "P", "R",
 	       "suggested within 8/15/30%", "seconds", "docs/s");
 	for (size_t i = 0; i < n; i++) {
 		char lev[64];
@@ -77,7 +85,7 @@ static void print_table(const nd_eval_result *r, size_t n)
 				 (unsigned long long)r[i].lev_measured);
 		else
 			snprintf(lev, sizeof(lev), "(none suggested)");
-		printf("%-19s %7.3f %9.4f %6.3f %6.3f   %-26s %8.2f %9.0f\n", r[i].method, r[i].best.f1,
+		printf("%-*s %7.3f %9.4f %6.3f %6.3f   %-26s %8.2f %9.0f\n", mw, r[i].method, r[i].best.f1,
 		       r[i].best.threshold, r[i].best.precision, r[i].best.recall, lev, r[i].seconds,
 		       r[i].docs_per_s);
 	}
