@@ -15,9 +15,10 @@
 
 struct nd_store {
 	MDB_env *env;
-	MDB_dbi meta, docs, clusters, verified, words;
+	MDB_dbi meta, docs, clusters, verified, words, bits;
 	char *path;
 	int writable;
+	int has_bits;   /* 0: a format-2 store opened read-only (no bit postings) */
 	int map_full;   /* set when LMDB said MDB_MAP_FULL in the current write */
 	size_t mapsize;
 };
@@ -61,6 +62,67 @@ static int mdb_err(nd_store *st, int mrc, const char *what)
 	return nd_error_set(code, "store %s: %s: %s", st ? st->path : "?", what, mdb_strerror(mrc));
 }
 
+/* A record's payload begins with its bit list: u16 count, then the bits
+ * (u16, ascending).  Copies them to bits[] (room for 65,535) and returns
+ * the count, or -1 when the payload does not hold one. */
+static int payload_bits(const void *payload, size_t len, uint16_t *bits)
+{
+	uint16_t n;
+	if (len < 2)
+		return -1;
+	memcpy(&n, payload, 2);
+	if (len < 2 + 2 * (size_t)n)
+		return -1;
+	memcpy(bits, (const char *)payload + 2, 2 * (size_t)n);
+	return n;
+}
+
+static int bits_change(nd_store *st, MDB_txn *txn, uint32_t docid, const uint16_t *bits, int n, int add)
+{
+	unsigned int id = docid;
+	for (int i = 0; i < n; i++) {
+		unsigned int b = bits[i];
+		MDB_val k = {sizeof(b), &b}, v = {sizeof(id), &id};
+		int mrc = add ? mdb_put(txn, st->bits, &k, &v, MDB_NODUPDATA) : mdb_del(txn, st->bits, &k, &v);
+		if (mrc && mrc != MDB_KEYEXIST && mrc != MDB_NOTFOUND)
+			return mdb_err(st, mrc, add ? "add bit posting" : "remove bit posting");
+	}
+	return ND_OK;
+}
+
+/* Format 2 -> 3: post every record's bits. */
+static int upgrade_bits(nd_store *st, MDB_txn *txn)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	uint16_t *bits = malloc(65536 * sizeof(uint16_t));
+	int mrc, rc = ND_OK;
+	if (!bits)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	if ((mrc = mdb_cursor_open(txn, st->docs, &cur))) {
+		free(bits);
+		return mdb_err(st, mrc, "cursor");
+	}
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); !mrc && rc == ND_OK;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		unsigned int id;
+		int n;
+		if (k.mv_size != sizeof(id) || v.mv_size < 8 ||
+		    (n = payload_bits((const char *)v.mv_data + 8, v.mv_size - 8, bits)) < 0) {
+			rc = nd_error_set(ND_ECORRUPT, "store %s: a document record is damaged; "
+					  "rebuild the store with 'neardup build'", st->path);
+			break;
+		}
+		memcpy(&id, k.mv_data, sizeof(id));
+		rc = bits_change(st, txn, id, bits, n, 1);
+	}
+	mdb_cursor_close(cur);
+	free(bits);
+	if (rc == ND_OK && mrc && mrc != MDB_NOTFOUND)
+		rc = mdb_err(st, mrc, "upgrade to format 3");
+	return rc;
+}
+
 static int open_dbis(nd_store *st)
 {
 	MDB_txn *txn;
@@ -95,20 +157,19 @@ static int open_dbis(nd_store *st)
 
 	/* Format version: written on creation, checked on every open. */
 	MDB_val k = {6, "format"}, v;
-	uint32_t fmt = ND_STORE_FORMAT;
+	uint32_t fmt = ND_STORE_FORMAT, have = ND_STORE_FORMAT;
 	mrc = mdb_get(txn, st->meta, &k, &v);
 	if (mrc == MDB_NOTFOUND && st->writable) {
 		v.mv_size = sizeof(fmt);
 		v.mv_data = &fmt;
 		mrc = mdb_put(txn, st->meta, &k, &v, 0);
 	} else if (mrc == 0) {
-		uint32_t have;
 		if (v.mv_size != sizeof(have)) {
 			mdb_txn_abort(txn);
 			return nd_error_set(ND_ECORRUPT, "store %s: format record is damaged", st->path);
 		}
 		memcpy(&have, v.mv_data, sizeof(have));
-		if (have != ND_STORE_FORMAT) {
+		if (have != ND_STORE_FORMAT && have != 2) {
 			mdb_txn_abort(txn);
 			return nd_error_set(ND_EVERSION, "store %s: format %u, this neardup reads format %u"
 					    " (rebuild it with 'neardup build')", st->path, have,
@@ -122,6 +183,27 @@ static int open_dbis(nd_store *st)
 	if (mrc) {
 		mdb_txn_abort(txn);
 		return mdb_err(st, mrc, "format record");
+	}
+	/* Format 3 added the bit postings.  A writer upgrades a format-2 store
+	 * in this one transaction; a reader of one does without them. */
+	mrc = mdb_dbi_open(txn, "bits", wflag | MDB_INTEGERKEY | MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP,
+			   &st->bits);
+	st->has_bits = !mrc;
+	if (mrc == MDB_NOTFOUND && !st->writable && have == 2)
+		mrc = 0;
+	if (!mrc && st->writable && have == 2) {
+		int rc = upgrade_bits(st, txn);
+		if (rc < 0) {
+			mdb_txn_abort(txn);
+			return rc;
+		}
+		v.mv_size = sizeof(fmt);
+		v.mv_data = &fmt;
+		mrc = mdb_put(txn, st->meta, &k, &v, 0);
+	}
+	if (mrc) {
+		mdb_txn_abort(txn);
+		return mdb_err(st, mrc, "open bit postings");
 	}
 	/* Commit, even read-only: handles opened in an aborted txn are closed. */
 	if ((mrc = mdb_txn_commit(txn)))
@@ -345,27 +427,61 @@ static int invalidate(nd_store_txn *txn, uint32_t docid, uint64_t oldkey, uint64
 	return ND_OK;
 }
 
+/* The bits of docid's current record into *bits (NULL, 0 if none); the
+ * copy outlives the writes that follow. */
+static int old_bits(nd_store_txn *txn, uint32_t docid, uint64_t *key, uint16_t **bits, int *n)
+{
+	const void *pay;
+	size_t len;
+	int rc = nd_store_doc_get(txn, docid, key, &pay, &len);
+	*bits = NULL;
+	*n = 0;
+	if (rc < 0)
+		return rc;
+	if (!(*bits = malloc(len + 2)))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	if ((*n = payload_bits(pay, len, *bits)) < 0) {
+		free(*bits);
+		*bits = NULL;
+		return nd_error_set(ND_ECORRUPT, "store %s: record of document %u has no bit list",
+				    txn->st->path, docid);
+	}
+	return ND_OK;
+}
+
 int nd_store_doc_put(nd_store_txn *txn, uint32_t docid, uint64_t key,
 		     const void *payload, size_t len)
 {
 	uint64_t old;
-	int rc, mrc;
+	uint16_t *obits = NULL, *nbits = NULL;
+	int on = 0, nn, rc, mrc;
 
-	rc = nd_store_doc_get(txn, docid, &old, NULL, NULL);
+	if (!(nbits = malloc(len + 2)))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	if ((nn = payload_bits(payload, len, nbits)) < 0) {
+		free(nbits);
+		return nd_error_set(ND_EINVAL, "store %s: record of document %u must begin with its bit list",
+				    txn->st->path, docid);
+	}
+	rc = old_bits(txn, docid, &old, &obits, &on);
 	if (rc == ND_OK) {
 		if (old && old != key && (rc = cluster_del(txn, old, docid)) < 0)
-			return rc;
+			goto out;
 	} else if (rc == ND_ENOTFOUND)
 		old = 0;
 	else
-		return rc;
-	if ((rc = invalidate(txn, docid, old, key)) < 0)
-		return rc;
+		goto out;
+	if ((rc = invalidate(txn, docid, old, key)) < 0 ||
+	    (rc = bits_change(txn->st, txn->txn, docid, obits, on, 0)) < 0 ||
+	    (rc = bits_change(txn->st, txn->txn, docid, nbits, nn, 1)) < 0)
+		goto out;
 
 	unsigned int id = docid;
 	MDB_val k = {sizeof(id), &id}, v = {sizeof(uint64_t) + len, NULL};
-	if ((mrc = mdb_put(txn->txn, txn->st->docs, &k, &v, MDB_RESERVE)))
-		return mdb_err(txn->st, mrc, "write document");
+	if ((mrc = mdb_put(txn->txn, txn->st->docs, &k, &v, MDB_RESERVE))) {
+		rc = mdb_err(txn->st, mrc, "write document");
+		goto out;
+	}
 	memcpy(v.mv_data, &key, sizeof(key));
 	if (len)
 		memcpy((char *)v.mv_data + sizeof(key), payload, len);
@@ -373,22 +489,32 @@ int nd_store_doc_put(nd_store_txn *txn, uint32_t docid, uint64_t key,
 		size_t k64 = (size_t)key;
 		MDB_val ck = {sizeof(k64), &k64}, cv = {sizeof(id), &id};
 		mrc = mdb_put(txn->txn, txn->st->clusters, &ck, &cv, MDB_NODUPDATA);
-		if (mrc && mrc != MDB_KEYEXIST)
-			return mdb_err(txn->st, mrc, "add to cluster");
+		if (mrc && mrc != MDB_KEYEXIST) {
+			rc = mdb_err(txn->st, mrc, "add to cluster");
+			goto out;
+		}
 	}
-	return ND_OK;
+	rc = ND_OK;
+out:
+	free(obits);
+	free(nbits);
+	return rc;
 }
 
 int nd_store_doc_del(nd_store_txn *txn, uint32_t docid)
 {
 	uint64_t old;
-	int rc, mrc;
-	if ((rc = nd_store_doc_get(txn, docid, &old, NULL, NULL)) < 0)
+	uint16_t *obits;
+	int on, rc, mrc;
+	if ((rc = old_bits(txn, docid, &old, &obits, &on)) < 0)
 		return rc;
-	if (old && (rc = cluster_del(txn, old, docid)) < 0)
+	if ((old && (rc = cluster_del(txn, old, docid)) < 0) ||
+	    (rc = invalidate(txn, docid, old, 0)) < 0 ||
+	    (rc = bits_change(txn->st, txn->txn, docid, obits, on, 0)) < 0) {
+		free(obits);
 		return rc;
-	if ((rc = invalidate(txn, docid, old, 0)) < 0)
-		return rc;
+	}
+	free(obits);
 	unsigned int id = docid;
 	MDB_val k = {sizeof(id), &id};
 	if ((mrc = mdb_del(txn->txn, txn->st->docs, &k, NULL)))
@@ -446,7 +572,8 @@ int nd_store_clear(nd_store_txn *txn)
 	if ((mrc = mdb_drop(txn->txn, txn->st->docs, 0)) ||
 	    (mrc = mdb_drop(txn->txn, txn->st->clusters, 0)) ||
 	    (mrc = mdb_drop(txn->txn, txn->st->verified, 0)) ||
-	    (mrc = mdb_drop(txn->txn, txn->st->words, 0)))
+	    (mrc = mdb_drop(txn->txn, txn->st->words, 0)) ||
+	    (mrc = mdb_drop(txn->txn, txn->st->bits, 0)))
 		return mdb_err(txn->st, mrc, "clear");
 	return ND_OK;
 }
@@ -478,19 +605,20 @@ int nd_store_counts(nd_store_txn *txn, uint64_t *docs, uint64_t *keys)
 	return ND_OK;
 }
 
-int nd_store_key_docs(nd_store_txn *txn, uint64_t key, uint32_t **out, size_t *n)
+/* Every value under k in a DUPFIXED table of unsigned ints, ascending. */
+static int dup_list(nd_store_txn *txn, MDB_dbi dbi, MDB_val *k, uint32_t **out, size_t *n, const char *what)
 {
 	MDB_cursor *cur;
-	size_t k64 = (size_t)key, cnt = 0;
-	MDB_val k = {sizeof(k64), &k64}, v;
+	MDB_val v;
+	size_t cnt = 0;
 	uint32_t *ids = NULL;
 	int mrc;
 
 	*out = NULL;
 	*n = 0;
-	if ((mrc = mdb_cursor_open(txn->txn, txn->st->clusters, &cur)))
+	if ((mrc = mdb_cursor_open(txn->txn, dbi, &cur)))
 		return mdb_err(txn->st, mrc, "cursor");
-	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET);
+	mrc = mdb_cursor_get(cur, k, &v, MDB_SET);
 	if (mrc == MDB_NOTFOUND) {
 		mdb_cursor_close(cur);
 		return ND_OK;
@@ -502,7 +630,7 @@ int nd_store_key_docs(nd_store_txn *txn, uint64_t key, uint32_t **out, size_t *n
 		}
 		/* DUPFIXED: fetch the sorted docids a page at a time. */
 		size_t got = 0;
-		mrc = mdb_cursor_get(cur, &k, &v, MDB_GET_MULTIPLE);
+		mrc = mdb_cursor_get(cur, k, &v, MDB_GET_MULTIPLE);
 		while (!mrc) {
 			size_t m = v.mv_size / sizeof(unsigned int);
 			if (got + m > cnt) {
@@ -511,7 +639,7 @@ int nd_store_key_docs(nd_store_txn *txn, uint64_t key, uint32_t **out, size_t *n
 			}
 			memcpy(ids + got, v.mv_data, m * sizeof(unsigned int));
 			got += m;
-			mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_MULTIPLE);
+			mrc = mdb_cursor_get(cur, k, &v, MDB_NEXT_MULTIPLE);
 		}
 		if (mrc == MDB_NOTFOUND && got == cnt)
 			mrc = 0;
@@ -521,10 +649,85 @@ int nd_store_key_docs(nd_store_txn *txn, uint64_t key, uint32_t **out, size_t *n
 	mdb_cursor_close(cur);
 	if (mrc) {
 		free(ids);
-		return mdb_err(txn->st, mrc, "read cluster");
+		return mdb_err(txn->st, mrc, what);
 	}
 	*out = ids;
 	*n = cnt;
+	return ND_OK;
+}
+
+int nd_store_key_docs(nd_store_txn *txn, uint64_t key, uint32_t **out, size_t *n)
+{
+	size_t k64 = (size_t)key;
+	MDB_val k = {sizeof(k64), &k64};
+	return dup_list(txn, txn->st->clusters, &k, out, n, "read cluster");
+}
+
+static int need_bits(nd_store_txn *txn)
+{
+	if (txn->st->has_bits)
+		return ND_OK;
+	return nd_error_set(ND_EVERSION, "store %s: format 2 has no bit postings; run 'neardup update' "
+			    "once to upgrade it", txn->st->path);
+}
+
+int nd_store_bit_docs(nd_store_txn *txn, uint16_t bit, uint32_t **out, size_t *n)
+{
+	unsigned int b = bit;
+	MDB_val k = {sizeof(b), &b};
+	int rc;
+	*out = NULL;
+	*n = 0;
+	if ((rc = need_bits(txn)) < 0)
+		return rc;
+	return dup_list(txn, txn->st->bits, &k, out, n, "read bit postings");
+}
+
+int nd_store_bit_count(nd_store_txn *txn, uint16_t bit, size_t *n)
+{
+	unsigned int b = bit;
+	MDB_val k = {sizeof(b), &b}, v;
+	MDB_cursor *cur;
+	int rc, mrc;
+	*n = 0;
+	if ((rc = need_bits(txn)) < 0)
+		return rc;
+	if ((mrc = mdb_cursor_open(txn->txn, txn->st->bits, &cur)))
+		return mdb_err(txn->st, mrc, "cursor");
+	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET);
+	if (!mrc)
+		mrc = mdb_cursor_count(cur, n);
+	mdb_cursor_close(cur);
+	return mrc && mrc != MDB_NOTFOUND ? mdb_err(txn->st, mrc, "count bit postings") : ND_OK;
+}
+
+int nd_store_bit_has(nd_store_txn *txn, uint16_t bit, uint32_t docid)
+{
+	unsigned int b = bit, id = docid;
+	MDB_val k = {sizeof(b), &b}, v = {sizeof(id), &id};
+	MDB_cursor *cur;
+	int rc, mrc;
+	if ((rc = need_bits(txn)) < 0)
+		return rc;
+	if ((mrc = mdb_cursor_open(txn->txn, txn->st->bits, &cur)))
+		return mdb_err(txn->st, mrc, "cursor");
+	mrc = mdb_cursor_get(cur, &k, &v, MDB_GET_BOTH);
+	mdb_cursor_close(cur);
+	if (mrc == MDB_NOTFOUND)
+		return 0;
+	return mrc ? mdb_err(txn->st, mrc, "read bit postings") : 1;
+}
+
+int nd_store_bit_postings(nd_store_txn *txn, uint64_t *n)
+{
+	MDB_stat s;
+	int rc, mrc;
+	*n = 0;
+	if ((rc = need_bits(txn)) < 0)
+		return rc;
+	if ((mrc = mdb_stat(txn->txn, txn->st->bits, &s)))
+		return mdb_err(txn->st, mrc, "stat");
+	*n = s.ms_entries;
 	return ND_OK;
 }
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lmdb.h>
+
 static char *dir;
 
 static int setup(void **state)
@@ -32,7 +34,7 @@ static int put_fn(nd_store_txn *txn, void *ctx)
 {
 	const put *p = ctx;
 	for (; p->docid; p++) {
-		int rc = nd_store_doc_put(txn, p->docid, p->key, "xy", 2);
+		int rc = nd_store_doc_put(txn, p->docid, p->key, "\0\0xy", 4); /* no bits, then "xy" */
 		if (rc < 0)
 			return rc;
 	}
@@ -88,8 +90,8 @@ static void test_records_and_clusters(void **state)
 	assert_int_equal(keys, 2);
 	assert_int_equal(nd_store_doc_get(txn, 4, &key, &payload, &len), ND_OK);
 	assert_int_equal(key, 0);
-	assert_int_equal(len, 2);
-	assert_memory_equal(payload, "xy", 2);
+	assert_int_equal(len, 4);
+	assert_memory_equal(payload, "\0\0xy", 4);
 	assert_int_equal(nd_store_doc_get(txn, 9, &key, &payload, &len), ND_ENOTFOUND);
 	nd_store_txn_end(txn);
 	nd_store_close(st);
@@ -139,6 +141,7 @@ static int many_fn(nd_store_txn *txn, void *vctx)
 	many_ctx *c = vctx;
 	char payload[200];
 	memset(payload, 'p', sizeof(payload));
+	memset(payload, 0, 2); /* an empty bit list */
 	c->attempts++;
 	for (uint32_t i = 1; i <= c->n; i++) {
 		int rc = nd_store_doc_put(txn, i, 1 + i % 97, payload, sizeof(payload));
@@ -212,6 +215,122 @@ static void test_bad_stores(void **state)
 	free(old);
 }
 
+/* Bit postings follow the records: put, replace and delete keep bit ->
+ * docs equal to the records' bits; a payload without a bit list is
+ * refused; a format-2 store (no postings) is read without them and
+ * upgraded by the first writer. */
+typedef struct {
+	uint32_t docid;
+	uint16_t n, bits[4];
+} bitrec;
+
+static int bits_put_fn(nd_store_txn *txn, void *ctx)
+{
+	const bitrec *r = ctx;
+	for (; r->docid; r++) {
+		uint8_t pay[2 + 8 + 8];
+		memcpy(pay, &r->n, 2);
+		memcpy(pay + 2, r->bits, 2 * (size_t)r->n);
+		memset(pay + 2 + 2 * r->n, 0xab, 8); /* what follows is the caller's */
+		int rc = nd_store_doc_put(txn, r->docid, 0, pay, 2 + 2 * (size_t)r->n + 8);
+		if (rc < 0)
+			return rc;
+	}
+	return ND_OK;
+}
+
+static int bad_payload_fn(nd_store_txn *txn, void *ctx)
+{
+	(void)ctx;
+	return nd_store_doc_put(txn, 77, 0, "\x05\x00ab", 4); /* claims 5 bits, holds 1 */
+}
+
+static void expect_bit(nd_store *st, uint16_t bit, const uint32_t *ids, size_t n)
+{
+	nd_store_txn *txn;
+	uint32_t *got;
+	size_t m, c;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_bit_docs(txn, bit, &got, &m), ND_OK);
+	assert_int_equal(nd_store_bit_count(txn, bit, &c), ND_OK);
+	if (m != n || c != n)
+		fail_msg("bit %u: %zu postings (count %zu), want %zu", bit, m, c, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(got[i], ids[i]);
+		assert_int_equal(nd_store_bit_has(txn, bit, ids[i]), 1);
+	}
+	free(got);
+	nd_store_txn_end(txn);
+}
+
+static void test_bit_postings(void **state)
+{
+	(void)state;
+	char *path = tu_join(dir, "bits");
+	nd_store *st;
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
+	bitrec a[] = {{1, 2, {3, 7}}, {2, 3, {3, 7, 9}}, {3, 1, {9}}, {0, 0, {0}}};
+	assert_int_equal(nd_store_write(st, bits_put_fn, a), ND_OK);
+	expect_bit(st, 3, (uint32_t[]){1, 2}, 2);
+	expect_bit(st, 7, (uint32_t[]){1, 2}, 2);
+	expect_bit(st, 9, (uint32_t[]){2, 3}, 2);
+	/* Replace 2's bits {3, 7, 9} by {4}; delete 3. */
+	bitrec b[] = {{2, 1, {4}}, {0, 0, {0}}};
+	uint32_t three = 3;
+	assert_int_equal(nd_store_write(st, bits_put_fn, b), ND_OK);
+	assert_int_equal(nd_store_write(st, del_fn, &three), ND_OK);
+	expect_bit(st, 3, (uint32_t[]){1}, 1);
+	expect_bit(st, 4, (uint32_t[]){2}, 1);
+	expect_bit(st, 9, NULL, 0);
+	nd_store_txn *txn;
+	uint64_t total;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_bit_has(txn, 9, 2), 0);
+	assert_int_equal(nd_store_bit_postings(txn, &total), ND_OK);
+	assert_int_equal(total, 3); /* 1: {3, 7}; 2: {4} */
+	nd_store_txn_end(txn);
+	assert_int_equal(nd_store_write(st, bad_payload_fn, NULL), ND_EINVAL);
+	assert_non_null(strstr(nd_error_last(), "document 77"));
+	expect_bit(st, 3, (uint32_t[]){1}, 1);
+	nd_store_close(st);
+
+	/* Make it a format-2 store: no bit table, format record 2. */
+	MDB_env *env;
+	MDB_txn *t;
+	MDB_dbi dbi;
+	uint32_t two = 2;
+	MDB_val k = {6, "format"}, v = {sizeof(two), &two};
+	assert_int_equal(mdb_env_create(&env), 0);
+	assert_int_equal(mdb_env_set_maxdbs(env, 16), 0);
+	assert_int_equal(mdb_env_open(env, path, 0, 0644), 0);
+	assert_int_equal(mdb_txn_begin(env, NULL, 0, &t), 0);
+	assert_int_equal(mdb_dbi_open(t, "bits", 0, &dbi), 0);
+	assert_int_equal(mdb_drop(t, dbi, 1), 0);
+	assert_int_equal(mdb_dbi_open(t, "meta", 0, &dbi), 0);
+	assert_int_equal(mdb_put(t, dbi, &k, &v, 0), 0);
+	assert_int_equal(mdb_txn_commit(t), 0);
+	mdb_env_close(env);
+
+	uint32_t *ids;
+	size_t n;
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_READ), ND_OK);
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_bit_docs(txn, 3, &ids, &n), ND_EVERSION);
+	assert_non_null(strstr(nd_error_last(), "neardup update"));
+	assert_int_equal(nd_store_counts(txn, &total, NULL), ND_OK); /* the rest reads */
+	assert_int_equal(total, 2);
+	nd_store_txn_end(txn);
+	nd_store_close(st);
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
+	nd_store_close(st);
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_READ), ND_OK);
+	expect_bit(st, 3, (uint32_t[]){1}, 1);
+	expect_bit(st, 7, (uint32_t[]){1}, 1);
+	expect_bit(st, 4, (uint32_t[]){2}, 1);
+	nd_store_close(st);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -219,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot),
 		cmocka_unit_test(test_map_grows),
 		cmocka_unit_test(test_bad_stores),
+		cmocka_unit_test(test_bit_postings),
 	};
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
 }

@@ -161,7 +161,7 @@ static void test_verify_splits(void **state)
 
 static int touch_fn(nd_store_txn *txn, void *ctx)
 {
-	return nd_store_doc_put(txn, *(nd_docid *)ctx, 123, "", 0);
+	return nd_store_doc_put(txn, *(nd_docid *)ctx, 123, "\0", 2); /* no bits */
 }
 
 /* Results and rebuilt sequences are cached in the store, and dropped when

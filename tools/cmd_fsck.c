@@ -12,8 +12,9 @@ static const char usage_text[] =
 	"usage: neardup fsck --store DIR [--db DIR] [--dump]\n"
 	"\n"
 	"Check that every document record decodes, that doc -> signature and\n"
-	"signature -> docs agree both ways, and with --db that every record equals\n"
-	"signing the document afresh and belongs to a document still there.\n"
+	"signature -> docs agree both ways, as do doc -> bits and bit -> docs, and\n"
+	"with --db that every record equals signing the document afresh and\n"
+	"belongs to a document still there.\n"
 	"Read-only; safe while a writer works (it checks one snapshot).\n"
 	"\n"
 	"  --store DIR   neardup store\n"
@@ -28,7 +29,8 @@ typedef struct {
 	const nd_descriptor *d;
 	nd_xdb *db;
 	int dump;
-	uint64_t records, problems, keyed;
+	int bits;             /* the store has bit postings (format 3) */
+	uint64_t records, problems, keyed, posted;
 } fsck_ctx;
 
 static void problem(fsck_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -57,6 +59,11 @@ static int on_record(uint32_t docid, uint64_t key, const void *payload, size_t l
 		problem(c, "document %u: record does not decode (%zu bytes)", docid, len);
 	else if (s.key != key)
 		problem(c, "document %u: stored key %016llx is not its bits' key", docid, (unsigned long long)key);
+	for (uint32_t i = 0; c->bits && i < s.nbits; i++) {
+		if (nd_store_bit_has(c->txn, s.bits[i], docid) != 1)
+			problem(c, "document %u: not posted under its bit %u", docid, s.bits[i]);
+		c->posted++;
+	}
 	if (key) {
 		nd_docid *m = NULL;
 		size_t n = 0, found = 0;
@@ -94,7 +101,8 @@ int nd_cmd_fsck(int argc, char **argv)
 	const char *dbpath = NULL, *storepath = NULL;
 	nd_store *st = NULL;
 	nd_descriptor *d = NULL;
-	fsck_ctx c = {NULL, NULL, NULL, 0, 0, 0, 0};
+	fsck_ctx c = {NULL, NULL, NULL, 0, 1, 0, 0, 0, 0};
+	uint64_t postings = 0;
 	nd_store_keys *it = NULL;
 	uint64_t key, members = 0;
 	size_t count;
@@ -125,6 +133,13 @@ int nd_cmd_fsck(int argc, char **argv)
 		goto cleanup;
 	}
 	c.d = d;
+	if ((rc = nd_store_bit_postings(c.txn, &postings)) == ND_EVERSION) {
+		printf("note: %s\n", nd_error_last());
+		c.bits = 0;
+	} else if (rc < 0) {
+		tool_fail("fsck", rc, storepath);
+		goto cleanup;
+	}
 	if ((rc = nd_store_docs_each(c.txn, on_record, &c)) < 0 || (rc = nd_store_keys_open(c.txn, &it)) < 0) {
 		tool_fail("fsck", rc, storepath);
 		goto cleanup;
@@ -147,6 +162,10 @@ int nd_cmd_fsck(int argc, char **argv)
 		tool_fail("fsck", rc, storepath);
 		goto cleanup;
 	}
+	/* Every record's bits are posted; equal totals: nothing else is. */
+	if (c.bits && postings != c.posted)
+		problem(&c, "bit postings hold %llu entries but records have %llu bits",
+			(unsigned long long)postings, (unsigned long long)c.posted);
 	if (members != c.keyed)
 		problem(&c, "clusters hold %llu members but %llu records have a key",
 			(unsigned long long)members, (unsigned long long)c.keyed);

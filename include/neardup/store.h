@@ -1,16 +1,19 @@
 /* neardup: the LMDB store.
  *
- * One LMDB environment (a directory) with five named databases:
+ * One LMDB environment (a directory) with six named databases:
  *   meta      name -> bytes (format version, descriptive set, options, ...)
  *   docs      docid -> (64-bit key, payload bytes)
  *   clusters  key -> sorted docids (every document whose record has that key)
  *   verified  key -> bytes: a cached result about the cluster (verification)
  *   words     docid -> bytes: a cached per-document value (rebuilt words)
- * The store keeps clusters in step with docs inside the same transaction,
- * and any write to a document's record drops the cached values of the
- * document and of its old and new cluster, so caches cannot go stale.
- * It does not know what a key, payload or cached value means.  Key 0 means
- * "no key": the document is recorded but belongs to no cluster.
+ *   bits      bit -> sorted docids (every document whose record has that bit)
+ * The store keeps clusters and bits in step with docs inside the same
+ * transaction, and any write to a document's record drops the cached
+ * values of the document and of its old and new cluster, so caches cannot
+ * go stale.  It does not know what a key or cached value means; of a
+ * payload it reads only the bit list it begins with (u16 count, then u16
+ * bits, ascending).  Key 0 means "no key": the document is recorded but
+ * belongs to no cluster.
  *
  * One writer at a time (across processes, LMDB's lock); any number of
  * readers, in other processes too, each seeing the last committed state.
@@ -25,7 +28,9 @@
 extern "C" {
 #endif
 
-#define ND_STORE_FORMAT 2
+/* 3 added the bit postings; a format-2 store is upgraded when opened for
+ * writing and read without them otherwise. */
+#define ND_STORE_FORMAT 3
 
 typedef struct nd_store nd_store;
 typedef struct nd_store_txn nd_store_txn;
@@ -66,6 +71,16 @@ ND_EXTERN int nd_store_doc_put(nd_store_txn *txn, uint32_t docid, uint64_t key,
 			       const void *payload, size_t len);
 /* ND_ENOTFOUND if the document has no record. */
 ND_EXTERN int nd_store_doc_del(nd_store_txn *txn, uint32_t docid);
+
+/* Bit postings, for matching signatures that differ in a few bits
+ * (ND_EVERSION on a format-2 store opened read-only).  Docids ascending;
+ * the caller frees *out. */
+ND_EXTERN int nd_store_bit_docs(nd_store_txn *txn, uint16_t bit, uint32_t **out, size_t *n);
+ND_EXTERN int nd_store_bit_count(nd_store_txn *txn, uint16_t bit, size_t *n);
+/* 1 if docid is posted under bit, 0 if not. */
+ND_EXTERN int nd_store_bit_has(nd_store_txn *txn, uint16_t bit, uint32_t docid);
+/* Postings in all. */
+ND_EXTERN int nd_store_bit_postings(nd_store_txn *txn, uint64_t *n);
 
 /* Cached values (borrowed until the transaction ends; ND_ENOTFOUND when
  * absent).  Invalidated automatically, see above. */
