@@ -5,6 +5,7 @@
 #include "neardup/words.h"
 #include "descriptor/desc_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,13 +49,144 @@ void nd_check_result_clear(nd_check_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int nd_check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store *st,
-		  const char *text, size_t len, double max_distance, size_t max_compare,
-		  nd_check_result *out)
+/* Candidates sharing bits with sig: documents with bit-set Jaccard >=
+ * t, by prefix filtering (a document with Jaccard >= t holds at least
+ * ceil(t |A|) of A's bits, so one of A's |A| - ceil(t |A|) + 1 rarest).
+ * Sorted by Jaccard, then docid. */
+typedef struct {
+	uint32_t docid;
+	double jaccard;
+} cand;
+
+static int cmp_cand(const void *x, const void *y)
+{
+	const cand *a = x, *b = y;
+	if (a->jaccard != b->jaccard)
+		return a->jaccard > b->jaccard ? -1 : 1;
+	return a->docid < b->docid ? -1 : a->docid > b->docid;
+}
+
+typedef struct {
+	uint16_t bit;
+	size_t df;
+} bit_df;
+
+static int cmp_bit_df(const void *x, const void *y)
+{
+	const bit_df *a = x, *b = y;
+	if (a->df != b->df)
+		return a->df < b->df ? -1 : 1;
+	return a->bit < b->bit ? -1 : a->bit > b->bit;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+static int tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_sig *sig, double t,
+			       cand **out, size_t *nout)
+{
+	uint32_t na = sig->nbits, need = (uint32_t)ceil(t * na - 1e-9), probe;
+	bit_df *order = NULL;
+	uint32_t *all = NULL;
+	size_t nall = 0, cap = 0, nc = 0;
+	cand *c = NULL;
+	int rc = ND_OK;
+
+	*out = NULL;
+	*nout = 0;
+	if (!na)
+		return ND_OK;
+	probe = na - (need ? need : 1) + 1;
+	if (!(order = malloc(na * sizeof(*order))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < na && rc == ND_OK; i++) {
+		order[i].bit = sig->bits[i];
+		rc = nd_store_bit_count(txn, sig->bits[i], &order[i].df);
+	}
+	if (rc < 0)
+		goto done;
+	qsort(order, na, sizeof(*order), cmp_bit_df);
+	for (uint32_t i = 0; i < probe && rc == ND_OK; i++) {
+		uint32_t *docs;
+		size_t n;
+		if ((rc = nd_store_bit_docs(txn, order[i].bit, &docs, &n)) < 0)
+			break;
+		if (nall + n > cap) {
+			size_t ncap = (nall + n) * 2 + 16;
+			uint32_t *v = realloc(all, ncap * sizeof(*v));
+			if (!v) {
+				free(docs);
+				rc = nd_error_set(ND_ENOMEM, "out of memory");
+				break;
+			}
+			all = v, cap = ncap;
+		}
+		if (n)
+			memcpy(all + nall, docs, n * sizeof(*docs));
+		nall += n;
+		free(docs);
+	}
+	if (rc < 0)
+		goto done;
+	if (nall)
+		qsort(all, nall, sizeof(*all), cmp_u32);
+	if (!(c = malloc((nall + 1) * sizeof(*c)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
+	}
+	/* Exact Jaccard of each distinct candidate, from its record. */
+	for (size_t i = 0; i < nall && rc == ND_OK; i++) {
+		if (i && all[i] == all[i - 1])
+			continue;
+		uint64_t key;
+		const void *pay;
+		size_t len;
+		nd_sig b = ND_SIG_INIT;
+		if ((rc = nd_store_doc_get(txn, all[i], &key, &pay, &len)) < 0 ||
+		    (rc = nd_sig_decode(&b, pay, len, d->n)) < 0) {
+			nd_sig_clear(&b);
+			break;
+		}
+		uint32_t common = 0;
+		for (uint32_t x = 0, y = 0; x < na && y < b.nbits;) {
+			if (sig->bits[x] == b.bits[y])
+				common++, x++, y++;
+			else if (sig->bits[x] < b.bits[y])
+				x++;
+			else
+				y++;
+		}
+		double j = (double)common / (double)(na + b.nbits - common);
+		if (j >= t - 1e-12)
+			c[nc++] = (cand){all[i], j};
+		nd_sig_clear(&b);
+	}
+	if (rc == ND_OK) {
+		qsort(c, nc, sizeof(*c), cmp_cand);
+		*out = c;
+		*nout = nc;
+		c = NULL;
+	}
+done:
+	free(order);
+	free(all);
+	free(c);
+	return rc;
+}
+
+/* tolerant < 0: the members of the text's exact key; else candidates of
+ * bit-set Jaccard >= tolerant. */
+static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store *st,
+		      const char *text, size_t len, double tolerant, double max_distance,
+		      size_t max_compare, nd_check_result *out)
 {
 	const nd_token *t;
 	size_t n;
 	uint32_t *ids = NULL, *docs = NULL;
+	cand *cands = NULL;
 	size_t ndocs = 0;
 	nd_store_txn *txn = NULL;
 	int rc;
@@ -67,10 +199,15 @@ int nd_check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store
 	if ((rc = nd_tokenize(tk, text, len, 0, &t, &n, NULL)) < 0 ||
 	    (rc = nd_sig_from_tokens(d, t, n, &out->sig)) < 0)
 		return rc;
-	if (!out->sig.key)
+	if (tolerant < 0 ? !out->sig.key : !out->sig.nbits)
 		return ND_OK;
-	if ((rc = nd_store_read_begin(st, &txn)) < 0 ||
-	    (rc = nd_store_key_docs(txn, out->sig.key, &docs, &ndocs)) < 0)
+	if ((rc = nd_store_read_begin(st, &txn)) < 0)
+		goto cleanup;
+	if (tolerant < 0)
+		rc = nd_store_key_docs(txn, out->sig.key, &docs, &ndocs);
+	else
+		rc = tolerant_candidates(txn, d, &out->sig, tolerant, &cands, &ndocs);
+	if (rc < 0)
 		goto cleanup;
 	nd_store_txn_end(txn);
 	txn = NULL;
@@ -89,11 +226,11 @@ int nd_check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store
 		goto cleanup;
 	}
 	for (size_t i = 0; i < m; i++) {
-		uint32_t *w = NULL;
+		uint32_t *w = NULL, docid = cands ? cands[i].docid : docs[i];
 		size_t nw;
 		double dist = 1;
 		int exact = 0;
-		rc = nd_words_get(db, docs[i], &w, &nw, NULL);
+		rc = nd_words_get(db, docid, &w, &nw, NULL);
 		if (rc == ND_OK)
 			rc = nd_levenshtein(ids, n, w, nw, max_distance, &dist, &exact);
 		free(w);
@@ -102,14 +239,32 @@ int nd_check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store
 		else if (rc < 0)
 			goto cleanup;
 		nd_check_member *cm = &out->members[out->nmembers++];
-		cm->docid = docs[i];
+		cm->docid = docid;
 		cm->distance = dist;
 		cm->duplicate = exact && dist <= max_distance;
+		cm->jaccard = cands ? cands[i].jaccard : 1.0;
 		out->duplicates += cm->duplicate;
 	}
 cleanup:
 	nd_store_txn_end(txn);
 	free(docs);
+	free(cands);
 	free(ids);
 	return rc;
+}
+
+int nd_check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store *st,
+		  const char *text, size_t len, double max_distance, size_t max_compare,
+		  nd_check_result *out)
+{
+	return check_text(tk, d, db, st, text, len, -1, max_distance, max_compare, out);
+}
+
+int nd_check_text_tolerant(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store *st,
+			   const char *text, size_t len, double min_jaccard, double max_distance,
+			   size_t max_compare, nd_check_result *out)
+{
+	if (!(min_jaccard > 0 && min_jaccard <= 1))
+		return nd_error_set(ND_EINVAL, "min_jaccard must be in (0, 1], not %g", min_jaccard);
+	return check_text(tk, d, db, st, text, len, min_jaccard, max_distance, max_compare, out);
 }

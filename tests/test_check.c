@@ -3,6 +3,7 @@
 #include "tests/test_util.h"
 #include "neardup/check.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,11 +173,92 @@ static void test_check_finds_original(void **state)
 	free(edited);
 }
 
+/* Tolerant check: a copy whose signature lost one of six bits has no
+ * equal key, but shares 5 of 6 bits (Jaccard 5/6): found at --tolerant
+ * 0.5 and verified, not at 0.9.  A text with only two bits (no key) is
+ * still matched.  The set is made by hand: s1..s6 above 1%. */
+static void test_check_tolerant(void **state)
+{
+	(void)state;
+	char *tdir = tu_tmpdir(), *tdb = tu_join(tdir, "db"), *tst = tu_join(tdir, "st");
+	uint64_t rng = 5;
+	char *filler = tu_random_doc(&rng, 200, VOCAB), *other = tu_random_doc(&rng, 200, VOCAB);
+	size_t cap = strlen(filler) + 200;
+	char *a = malloc(cap), *b = malloc(cap), *two = malloc(cap);
+	/* a: s1..s6 twice each; b: s6 replaced by s7 (not in the set). */
+	snprintf(a, cap, "s1 s2 s3 s4 s5 s6 %s s1 s2 s3 s4 s5 s6", filler);
+	snprintf(b, cap, "s1 s2 s3 s4 s5 s7 %s s1 s2 s3 s4 s5 s7", filler);
+	snprintf(two, cap, "s1 s2 %s s1 s2", other);
+	nd_indexer *ix;
+	assert_int_equal(nd_indexer_open(&ix, tdb, NULL), ND_OK);
+	assert_int_equal(nd_indexer_add_text(ix, "a", a, strlen(a), NULL, NULL), ND_OK);
+	assert_int_equal(nd_indexer_add_text(ix, "two", two, strlen(two), NULL, NULL), ND_OK);
+	assert_int_equal(nd_indexer_add_text(ix, "other", other, strlen(other), NULL, NULL), ND_OK);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	const char *words[] = {"s1", "s2", "s3", "s4", "s5", "s6"};
+	const double th[] = {0.005, 0.005, 0.005, 0.005, 0.005, 0.005};
+	nd_xdb *db;
+	nd_store *st;
+	nd_descriptor *d;
+	nd_tokenizer *tk;
+	assert_int_equal(nd_xdb_open(&db, tdb, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_descriptor_from_words(&d, words, th, 6, 0), ND_OK);
+	assert_int_equal(nd_store_open(&st, tst, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_descriptor_save(d, st, db, NULL), ND_OK);
+	assert_int_equal(nd_sign_all(st, db, NULL, NULL), ND_OK);
+	assert_int_equal(nd_tokenizer_new(&tk), ND_OK);
+
+	nd_check_result r = ND_CHECK_RESULT_INIT;
+	/* Exact: b's key (5 bits) is nobody's. */
+	assert_int_equal(nd_check_text(tk, d, db, st, b, strlen(b), 0.08, 8, &r), ND_OK);
+	assert_int_equal(r.sig.nbits, 5);
+	assert_true(r.sig.key != 0);
+	assert_int_equal(r.cluster_size, 0);
+	nd_check_result_clear(&r);
+	/* Tolerant 0.5: a (5 of 6 shared) and two ({s1, s2}: 2/5) -> only a. */
+	assert_int_equal(nd_check_text_tolerant(tk, d, db, st, b, strlen(b), 0.5, 0.08, 8, &r), ND_OK);
+	assert_int_equal(r.cluster_size, 1);
+	assert_int_equal(r.nmembers, 1);
+	assert_int_equal(r.duplicates, 1);
+	assert_true(fabs(r.members[0].jaccard - 5.0 / 6.0) < 1e-9);
+	assert_true(r.members[0].duplicate && r.members[0].distance <= 0.08);
+	nd_check_result_clear(&r);
+	/* At 0.3 "two" joins as a candidate, ranked after a, and differs. */
+	assert_int_equal(nd_check_text_tolerant(tk, d, db, st, b, strlen(b), 0.3, 0.08, 8, &r), ND_OK);
+	assert_int_equal(r.cluster_size, 2);
+	assert_true(r.members[0].jaccard > r.members[1].jaccard);
+	assert_true(r.members[0].duplicate && !r.members[1].duplicate);
+	nd_check_result_clear(&r);
+	assert_int_equal(nd_check_text_tolerant(tk, d, db, st, b, strlen(b), 0.9, 0.08, 8, &r), ND_OK);
+	assert_int_equal(r.cluster_size, 0);
+	nd_check_result_clear(&r);
+	/* Two bits: no key, so exact finds nothing; tolerant finds "two". */
+	assert_int_equal(nd_check_text(tk, d, db, st, two, strlen(two), 0.08, 8, &r), ND_OK);
+	assert_int_equal(r.sig.key, 0);
+	assert_int_equal(r.cluster_size, 0);
+	nd_check_result_clear(&r);
+	assert_int_equal(nd_check_text_tolerant(tk, d, db, st, two, strlen(two), 1.0, 0.08, 8, &r), ND_OK);
+	assert_int_equal(r.cluster_size, 1);
+	assert_int_equal(r.duplicates, 1);
+	nd_check_result_clear(&r);
+	assert_int_equal(nd_check_text_tolerant(tk, d, db, st, b, strlen(b), 0, 0.08, 8, &r), ND_EINVAL);
+	nd_check_result_clear(&r);
+
+	nd_tokenizer_free(tk);
+	nd_descriptor_free(d);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	free(a), free(b), free(two), free(filler), free(other);
+	tu_rmtree(tdir);
+	free(tdir), free(tdb), free(tst);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_check_equals_index_then_sign),
 		cmocka_unit_test(test_check_finds_original),
+		cmocka_unit_test(test_check_tolerant),
 	};
 	return cmocka_run_group_tests_name("check", tests, setup, teardown);
 }

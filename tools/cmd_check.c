@@ -24,6 +24,10 @@ static const char usage_text[] =
 	"                     (default main, as 'neardup index')\n"
 	"  --max-distance F   duplicate at normalized word Levenshtein <= F (0.08)\n"
 	"  --compare N        compare with at most N cluster members (default 8)\n"
+	"  --tolerant J       candidates are the documents whose descriptive bit sets\n"
+	"                     have Jaccard >= J with the input's (e.g. 0.5), most\n"
+	"                     similar first, not only those with an equal key: finds\n"
+	"                     copies whose signature changed in a few bits\n"
 	"  --json             one JSON object per input document\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -38,12 +42,15 @@ typedef struct {
 	size_t compare;
 	int json;
 	nd_content content;
+	double tolerant;   /* 0: exact key */
 } ctx_t;
 
 static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 {
 	nd_check_result r = ND_CHECK_RESULT_INIT;
-	int rc = nd_check_text(c->tk, c->d, c->db, c->st, text, len, c->max_distance, c->compare, &r);
+	int rc = c->tolerant > 0 ? nd_check_text_tolerant(c->tk, c->d, c->db, c->st, text, len, c->tolerant,
+							 c->max_distance, c->compare, &r)
+				 : nd_check_text(c->tk, c->d, c->db, c->st, text, len, c->max_distance, c->compare, &r);
 	if (rc < 0) {
 		tool_fail("check", rc, name);
 		nd_check_result_clear(&r);
@@ -58,7 +65,11 @@ static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 		json_object_set_new(jo, "key", r.sig.key ? json_string(key) : json_null());
 		json_object_set_new(jo, "cluster_size", json_integer((json_int_t)r.cluster_size));
 		json_object_set_new(jo, "duplicates", json_integer((json_int_t)r.duplicates));
-	} else if (!r.sig.key)
+	} else if (c->tolerant > 0)
+		printf("%s: %u bits, %zu candidate%s at bit-set Jaccard >= %g, %zu verified duplicate%s\n", name,
+		       r.sig.nbits, r.cluster_size, r.cluster_size == 1 ? "" : "s", c->tolerant, r.duplicates,
+		       r.duplicates == 1 ? "" : "s");
+	else if (!r.sig.key)
 		printf("%s: no signature (%u bits; at least %d needed)\n", name, r.sig.nbits, ND_MIN_BITS);
 	else
 		printf("%s: key %s, cluster of %zu, %zu verified duplicate%s\n", name, key,
@@ -74,10 +85,12 @@ static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 				json_object_set_new(m, "id", json_string(uid));
 			json_object_set_new(m, "distance", json_real(r.members[i].distance));
 			json_object_set_new(m, "duplicate", json_boolean(r.members[i].duplicate));
+			json_object_set_new(m, "jaccard", json_real(r.members[i].jaccard));
 			json_array_append_new(jm, m);
 		} else
-			printf("  %8u  %-40s %s %.3f\n", r.members[i].docid, uid ? uid : "(no id)",
-			       r.members[i].duplicate ? "duplicate" : "differs  ", r.members[i].distance);
+			printf("  %8u  %-40s %s %.3f  bits %.2f\n", r.members[i].docid, uid ? uid : "(no id)",
+			       r.members[i].duplicate ? "duplicate" : "differs  ", r.members[i].distance,
+			       r.members[i].jaccard);
 		free(uid);
 	}
 	if (c->json) {
@@ -178,10 +191,11 @@ int nd_cmd_check(int argc, char **argv)
 		{"max-distance", required_argument, NULL, 'D'},
 		{"compare", required_argument, NULL, 'c'},
 		{"json", no_argument, NULL, 'j'},
+		{"tolerant", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	const char *dbpath = NULL, *storepath = NULL, *format = "text";
-	ctx_t c = {NULL, NULL, NULL, NULL, 0.08, 8, 0, ND_CONTENT_MAIN};
+	ctx_t c = {NULL, NULL, NULL, NULL, 0.08, 8, 0, ND_CONTENT_MAIN, 0};
 	uint64_t v;
 	int opt, rc, ret = EXIT_ERR, failed = 0;
 
@@ -220,6 +234,16 @@ int nd_cmd_check(int argc, char **argv)
 			c.compare = (size_t)v;
 			break;
 		case 'j': c.json = 1; break;
+		case 't': {
+			char *end;
+			c.tolerant = strtod(optarg, &end);
+			if (*end || !(c.tolerant > 0 && c.tolerant <= 1)) {
+				fprintf(stderr, "neardup check: --tolerant needs a bit-set Jaccard in (0, 1], not '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}

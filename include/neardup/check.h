@@ -22,11 +22,13 @@ typedef struct {
 	nd_docid docid;
 	double distance;   /* normalized word Levenshtein to the checked text */
 	int duplicate;     /* distance <= max_distance (exact) */
+	double jaccard;    /* of the two bit sets (1 for an equal key) */
 } nd_check_member;
 
 typedef struct {
 	nd_sig sig;                /* the text's signature; key 0: no cluster */
-	size_t cluster_size;       /* documents with the same key */
+	size_t cluster_size;       /* documents with the same key (tolerant:
+				      with bit-set Jaccard >= min_jaccard) */
 	nd_check_member *members;  /* the first max_compare of them, compared */
 	size_t nmembers;
 	size_t duplicates;         /* of those, within max_distance */
@@ -43,6 +45,17 @@ void nd_check_result_clear(nd_check_result *r);
 ND_EXTERN int nd_check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store *st,
 			    const char *text, size_t len, double max_distance, size_t max_compare,
 			    nd_check_result *out);
+
+/* The same, tolerant of a few changed bits: the candidates are the
+ * documents whose bit sets have Jaccard >= min_jaccard (in (0, 1]) with the
+ * text's, found through the store's bit postings, most similar first; the
+ * first max_compare are compared.  Works for texts with 1-3 bits too (no
+ * key).  The cross-check decides, as for exact keys.  A low min_jaccard
+ * reads long postings: the rarest |A| - ceil(min_jaccard |A|) + 1 of the
+ * text's bits are probed. */
+ND_EXTERN int nd_check_text_tolerant(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db,
+				     nd_store *st, const char *text, size_t len, double min_jaccard,
+				     double max_distance, size_t max_compare, nd_check_result *out);
 
 #ifdef __cplusplus
 }
