@@ -85,4 +85,14 @@ grep -q "$t/nope" "$t/err" || fail "error does not name the database: $(cat "$t/
 if "$nd" search --db "$t/db" --store "$t/store2" --collapse native x 2> "$t/err"; then fail "native without a slot"; fi
 grep -q -- "--value-slot" "$t/err" || fail "native without slot: $(cat "$t/err")"
 if "$nd" update --db "$t/db" --store "$t/store" --max-drift x 2>/dev/null; then fail "bad --max-drift accepted"; fi
+
+# fsck: clean after all of the above, and it notices a stray bit posting
+# (bit 999 -> docid 12345, written behind neardup's back with mdb_load).
+"$nd" fsck --store "$t/store" --db "$t/db" > "$t/fsck.out" || fail "fsck: $(cat "$t/fsck.out")"
+if command -v mdb_load > /dev/null; then
+	printf 'VERSION=3\nformat=bytevalue\ntype=btree\ndupsort=1\nintegerkey=1\ndupfixed=1\nintegerdup=1\nHEADER=END\n e7030000\n 39300000\nDATA=END\n' |
+		mdb_load -s bits "$t/store2"
+	if "$nd" fsck --store "$t/store2" > "$t/fsck.out"; then fail "fsck missed a stray bit posting"; fi
+	grep -q "bit postings hold" "$t/fsck.out" || fail "fsck: $(cat "$t/fsck.out")"
+fi
 echo "cli: all checks passed"
