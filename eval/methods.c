@@ -367,11 +367,14 @@ static int desch_candidates(void *vs, ev_corpus *c, double min_score, ev_emit em
 	return ev_hamming_join(s->bits, c->n, k > HAMMING_MAX_K ? HAMMING_MAX_K : (unsigned)k, emit, ctx);
 }
 
+typedef int (*pair_scorer)(ev_corpus *c, size_t a, size_t b, double *out);
+
 typedef struct {
 	ev_corpus *c;
 	ev_emit emit;
 	void *ctx;
 	double min_score;
+	pair_scorer of;
 	int rc;
 } xcheck_ctx;
 
@@ -383,32 +386,66 @@ static int xcheck_of(ev_corpus *c, size_t a, size_t b, double *out)
 	return rc;
 }
 
+/* The product's verdict: normalized word Levenshtein within 8%. */
+static int lev_of(ev_corpus *c, size_t a, size_t b, double *out)
+{
+	double d;
+	int exact, rc = nd_levenshtein(c->ids[a], c->len[a], c->ids[b], c->len[b], 0.08, &d, &exact);
+	*out = rc == ND_OK && exact && d <= 0.08;
+	return rc;
+}
+
 static int xcheck_emit(size_t a, size_t b, double jac, void *vctx)
 {
 	xcheck_ctx *x = vctx;
 	double s;
 	(void)jac;
-	if ((x->rc = xcheck_of(x->c, a, b, &s)) < 0)
+	if ((x->rc = x->of(x->c, a, b, &s)) < 0)
 		return x->rc;
 	return s >= x->min_score ? x->emit(a, b, s, x->ctx) : 0;
 }
 
+/* Pairs of bit-set Jaccard >= floor, scored by of. */
+static int tolerant_join(desc_state *s, ev_corpus *c, double floor_, pair_scorer of, double min_score,
+			 ev_emit emit, void *ctx)
+{
+	xcheck_ctx x = {c, emit, ctx, min_score, of, ND_OK};
+	int rc = ev_set_join(s->bits, c->n, floor_, ev_jaccard, xcheck_emit, &x);
+	return x.rc < 0 ? x.rc : rc;
+}
+
+static int tolerant_score(desc_state *s, ev_corpus *c, double floor_, pair_scorer of, size_t a, size_t b,
+			  double *out)
+{
+	if (ev_jaccard(&s->bits[a], &s->bits[b]) < floor_) {
+		*out = 0;
+		return ND_OK;
+	}
+	return of(c, a, b, out);
+}
+
 static int desct_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
 {
-	desc_state *s = vs;
-	xcheck_ctx x = {c, emit, ctx, min_score, ND_OK};
-	int rc = ev_set_join(s->bits, c->n, c->o->bits_floor, ev_jaccard, xcheck_emit, &x);
-	return x.rc < 0 ? x.rc : rc;
+	return tolerant_join(vs, c, c->o->bits_floor, xcheck_of, min_score, emit, ctx);
 }
 
 static int desct_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
 {
-	desc_state *s = vs;
-	if (ev_jaccard(&s->bits[a], &s->bits[b]) < c->o->bits_floor) {
-		*out = 0;
-		return ND_OK;
-	}
-	return xcheck_of(c, a, b, out);
+	return tolerant_score(vs, c, c->o->bits_floor, xcheck_of, a, b, out);
+}
+
+/* descriptive-tolerant+lev: what `neardup check --tolerant 0.5` decides. */
+#define CHECK_TOLERANT 0.5
+
+static int desctl_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
+{
+	(void)min_score; /* a verdict: every candidate counts, refused ones too */
+	return tolerant_join(vs, c, CHECK_TOLERANT, lev_of, 0, emit, ctx);
+}
+
+static int desctl_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
+{
+	return tolerant_score(vs, c, CHECK_TOLERANT, lev_of, a, b, out);
 }
 
 /* ---- randomized descriptive sets (issue 8) ----
@@ -1093,6 +1130,9 @@ static const ev_method m_desch = {"descriptive-hamming", "Hamming <= 2 (score 1/
 				  desc_release, 0};
 static const ev_method m_desct = {"descriptive-tolerant+xcheck", "bits Jaccard >= floor, shingles w=3 >= 0.5", 0,
 				  0.5, 0, desc_prepare_plain, desct_candidates, desct_score, desc_release, 0};
+static const ev_method m_desctl = {"descriptive-tolerant+lev",
+				   "bits Jaccard >= 0.5, Levenshtein <= 0.08 (check --tolerant 0.5)", 1, 1, 1,
+				   desc_prepare_plain, desctl_candidates, desctl_score, desc_release, 0};
 static const ev_method m_descm = {"descriptive-multi", "4 sets of 50% of the words, any key equal", 1, 1,
 				  1, multi_prepare_plain, multi_candidates, multi_score, multi_release, 0};
 static const ev_method m_descmx = {"descriptive-multi+xcheck", "4 sets, any key equal, shingles w=3 >= 0.5",
@@ -1112,5 +1152,5 @@ static const ev_method m_minhash = {"minhash", "128 x w=5, LSH 32x4, estimate >=
 static const ev_method m_imatch = {"imatch", "mid-idf lexicon, one hash", 1, 1, 1, imatch_prepare,
 				   imatch_candidates, imatch_score, imatch_release, 0};
 
-const ev_method *const ev_methods[] = {&m_desc, &m_descx, &m_descj, &m_desch, &m_desct, &m_descm, &m_descmx, &m_shingles, &m_mod16, &m_sscr,
+const ev_method *const ev_methods[] = {&m_desc, &m_descx, &m_descj, &m_desch, &m_desct, &m_desctl, &m_descm, &m_descmx, &m_shingles, &m_mod16, &m_sscr,
 				       &m_docq, &m_simhash, &m_minhash, &m_imatch, &ev_m_svm, &ev_m_weights, NULL};

@@ -300,8 +300,8 @@ static void test_method_scores(void **state)
 	assert_true(s[FAR] > s[OTHER]);
 	/* Verdicts: equal signatures for the copy, none for unrelated text. */
 	const char *verdicts[] = {"descriptive", "descriptive+xcheck", "imatch", "descriptive-multi",
-				  "descriptive-multi+xcheck"};
-	for (size_t k = 0; k < 5; k++) {
+				  "descriptive-multi+xcheck", "descriptive-tolerant+lev"};
+	for (size_t k = 0; k < 6; k++) {
 		scores(&c, verdicts[k], s);
 		if (s[COPY] != 1.0 || s[OTHER] != 0.0)
 			fail_msg("%s: copy %.0f other %.0f", verdicts[k], s[COPY], s[OTHER]);
@@ -309,6 +309,8 @@ static void test_method_scores(void **state)
 	/* The cross-check refuses the 30% edit even if its key were equal. */
 	scores(&c, "descriptive+xcheck", s);
 	assert_true(s[FAR] == 0.0);
+	scores(&c, "descriptive-tolerant+lev", s);
+	assert_true(s[FAR] == 0.0 && s[EDIT1] == 1.0);
 	ev_corpus_free(&c);
 
 	/* Through the harness: every method's index proposes the copy pair
@@ -316,7 +318,7 @@ static void test_method_scores(void **state)
 	nd_eval_result *res;
 	size_t nres;
 	assert_int_equal(nd_eval_run(db, st, t, NULL, &o, &res, &nres), ND_OK);
-	assert_int_equal(nres, 14);
+	assert_int_equal(nres, 15);
 	for (size_t i = 0; i < nres; i++) {
 		if (res[i].candidate_tp < 1)
 			fail_msg("%s proposed no duplicate pair", res[i].method);
