@@ -8,6 +8,8 @@
 #include "descriptor/desc_internal.h"
 #include "common/nd_buf.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -357,20 +359,125 @@ static int read_through(nd_store *st, uint32_t *through)
 	return rc;
 }
 
+/* One share of the descriptive words, scanned for a block of documents:
+ * with --jobs N, N workers each walk the postlists of a contiguous range of
+ * words through their own database handle (Xapian handles are not shared
+ * between threads), and their outputs, concatenated in word order, give
+ * exactly the single-threaded bits. */
+typedef struct {
+	const nd_descriptor *d;
+	nd_xdb *db;               /* owned unless worker 0 */
+	nd_xdb_postlist **pl;     /* words w0..w1 */
+	uint32_t w0, w1;
+	nd_posting *buf;
+	uint32_t *pair_off;       /* (document offset, bit) pairs in word order */
+	uint16_t *pair_bit;
+	size_t npairs, off_cap, bit_cap;
+	uint64_t *fp;             /* fingerprint sums of this share */
+	uint64_t postings;
+	/* the block */
+	nd_docid lo, hi;
+	const uint32_t *len;
+	int rc;
+	char err[512];
+} sign_worker;
+
+#define SIGN_BUFCAP 4096
+
+static void *scan_words(void *vw)
+{
+	sign_worker *w = vw;
+	uint32_t nb = w->hi - w->lo;
+	w->npairs = 0;
+	memset(w->fp, 0, nb * sizeof(uint64_t));
+	for (uint32_t i = w->w0; i < w->w1; i++) {
+		size_t n;
+		double b = w->d->thresholds[i];
+		do {
+			if ((w->rc = nd_xdb_postlist_next(w->pl[i - w->w0], w->hi, w->buf, SIGN_BUFCAP, &n)) < 0)
+				goto fail;
+			w->postings += n;
+			void *p1 = w->pair_off, *p2 = w->pair_bit;
+			if ((w->rc = nd_array_reserve(&p1, &w->off_cap, w->npairs + n, sizeof(uint32_t))) < 0)
+				goto fail;
+			w->pair_off = p1;
+			if ((w->rc = nd_array_reserve(&p2, &w->bit_cap, w->npairs + n, sizeof(uint16_t))) < 0)
+				goto fail;
+			w->pair_bit = p2;
+			for (size_t k = 0; k < n; k++) {
+				uint32_t off = w->buf[k].docid - w->lo;
+				w->fp[off] += nd_fp_word(i, w->buf[k].wdf);
+				if (nd_bit_above(w->buf[k].wdf, w->len[off], b)) {
+					w->pair_off[w->npairs] = off;
+					w->pair_bit[w->npairs++] = (uint16_t)i;
+				}
+			}
+		} while (n == SIGN_BUFCAP);
+	}
+	w->rc = ND_OK;
+	return NULL;
+fail:
+	snprintf(w->err, sizeof(w->err), "%s", nd_error_last());
+	return NULL;
+}
+
+static void worker_free(sign_worker *w, int owns_db)
+{
+	for (uint32_t i = 0; w->pl && i < w->w1 - w->w0; i++)
+		nd_xdb_postlist_free(w->pl[i]);
+	free(w->pl);
+	free(w->buf);
+	free(w->pair_off);
+	free(w->pair_bit);
+	free(w->fp);
+	if (owns_db)
+		nd_xdb_close(w->db);
+}
+
+/* Worker t of jobs: its words, handle and postlists, skipped past through. */
+static int worker_init(sign_worker *w, const nd_descriptor *d, nd_xdb *db, unsigned t, unsigned jobs,
+		       uint32_t block_docs, uint32_t through, uint64_t revision)
+{
+	int rc;
+	memset(w, 0, sizeof(*w));
+	w->d = d;
+	w->w0 = (uint32_t)((uint64_t)d->n * t / jobs);
+	w->w1 = (uint32_t)((uint64_t)d->n * (t + 1) / jobs);
+	if (t == 0)
+		w->db = db;
+	else {
+		uint64_t rev;
+		if ((rc = nd_xdb_open(&w->db, nd_xdb_path(db), ND_XDB_READ)) < 0 ||
+		    (rc = nd_xdb_revision(w->db, &rev)) < 0)
+			return rc;
+		if (rev != revision) /* a commit in between: the caller retries */
+			return nd_error_set(ND_ERETRY, "%s changed while signing started", nd_xdb_path(db));
+	}
+	if (!(w->pl = calloc(w->w1 - w->w0 + 1, sizeof(*w->pl))) ||
+	    !(w->buf = malloc(SIGN_BUFCAP * sizeof(nd_posting))) ||
+	    !(w->fp = malloc(block_docs * sizeof(uint64_t))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (uint32_t i = w->w0; i < w->w1; i++) {
+		if ((rc = nd_xdb_postlist_open(&w->pl[i - w->w0], w->db, d->words[i])) < 0)
+			return rc;
+		if (through && (rc = nd_xdb_postlist_skip(w->pl[i - w->w0], through + 1)) < 0)
+			return rc;
+	}
+	return ND_OK;
+}
+
 int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_report *rep)
 {
 	nd_sign_options o = ND_SIGN_OPTIONS_INIT;
 	nd_sign_report r;
 	nd_descriptor *d = NULL;
-	nd_xdb_postlist **pl = NULL;
 	uint32_t *len = NULL, *present = NULL, *count = NULL, *row = NULL;
-	uint32_t *pair_off = NULL;
 	uint64_t *fp = NULL;
 	block_ctx bc;
-	uint16_t *pair_bit = NULL, *bits = NULL;
-	size_t npairs = 0, off_cap = 0, bit_cap = 0, bits_cap = 0;
-	nd_posting *buf = NULL;
-	const size_t bufcap = 4096;
+	uint16_t *bits = NULL;
+	size_t bits_cap = 0;
+	sign_worker *w = NULL;
+	unsigned jobs = 1, started = 0;
 	uint32_t through;
 	nd_docid last;
 	uint64_t revision;
@@ -404,60 +511,65 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 		goto cleanup;
 	}
 
-	if (!(pl = calloc(d->n, sizeof(*pl))) ||
+	jobs = o.jobs == 0 ? 1 : o.jobs > ND_SIGN_MAX_JOBS ? ND_SIGN_MAX_JOBS : o.jobs;
+	if (jobs > d->n)
+		jobs = d->n ? d->n : 1;
+	if (!(w = calloc(jobs, sizeof(*w))) ||
 	    !(len = malloc(o.block_docs * sizeof(uint32_t))) ||
 	    !(present = malloc(o.block_docs * sizeof(uint32_t))) ||
 	    !(count = malloc((o.block_docs + 1) * sizeof(uint32_t))) ||
 	    !(row = malloc((o.block_docs + 1) * sizeof(uint32_t))) ||
-	    !(fp = malloc(o.block_docs * sizeof(uint64_t))) ||
-	    !(buf = malloc(bufcap * sizeof(nd_posting)))) {
+	    !(fp = malloc(o.block_docs * sizeof(uint64_t)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
-	for (uint32_t i = 0; i < d->n; i++) {
-		if ((rc = nd_xdb_postlist_open(&pl[i], db, d->words[i])) < 0)
+	for (; started < jobs; started++)
+		if ((rc = worker_init(&w[started], d, db, started, jobs, o.block_docs, through, revision)) < 0) {
+			started++; /* partly set up: freed below */
 			goto cleanup;
-		if (through && (rc = nd_xdb_postlist_skip(pl[i], through + 1)) < 0)
-			goto cleanup;
-	}
+		}
 
 	for (uint64_t lo64 = (uint64_t)through + 1; lo64 <= last; lo64 += o.block_docs) {
 		nd_docid lo = (nd_docid)lo64;
 		nd_docid hi = (nd_docid)(lo64 + o.block_docs > (uint64_t)last + 1 ? (uint64_t)last + 1
 										 : lo64 + o.block_docs);
 		uint32_t nb = hi - lo;
+		pthread_t tid[ND_SIGN_MAX_JOBS];
+		unsigned nthreads = 0;
 		if ((rc = nd_desc_lengths(db, d->word_lengths, lo, hi, len, present)) < 0)
 			goto cleanup;
-		npairs = 0;
-		memset(fp, 0, nb * sizeof(uint64_t));
-		for (uint32_t i = 0; i < d->n; i++) {
-			size_t n;
-			double b = d->thresholds[i];
-			do {
-				if ((rc = nd_xdb_postlist_next(pl[i], hi, buf, bufcap, &n)) < 0)
-					goto cleanup;
-				rep->postings += n;
-				void *p1 = pair_off, *p2 = pair_bit;
-				if ((rc = nd_array_reserve(&p1, &off_cap, npairs + n, sizeof(uint32_t))) < 0)
-					goto cleanup;
-				pair_off = p1;
-				if ((rc = nd_array_reserve(&p2, &bit_cap, npairs + n, sizeof(uint16_t))) < 0)
-					goto cleanup;
-				pair_bit = p2;
-				for (size_t k = 0; k < n; k++) {
-					uint32_t off = buf[k].docid - lo;
-					fp[off] += nd_fp_word(i, buf[k].wdf);
-					if (nd_bit_above(buf[k].wdf, len[off], b)) {
-						pair_off[npairs] = off;
-						pair_bit[npairs++] = (uint16_t)i;
-					}
-				}
-			} while (n == bufcap);
+		for (unsigned t = 0; t < jobs; t++) {
+			w[t].lo = lo, w[t].hi = hi, w[t].len = len;
 		}
-		/* Counting sort by document; stable, so bits stay ascending. */
+		/* Workers 1.. on threads, worker 0 here. */
+		for (unsigned t = 1; t < jobs; t++) {
+			if (pthread_create(&tid[t], NULL, scan_words, &w[t]) != 0) {
+				w[t].rc = nd_error_set(ND_ENOMEM, "cannot start a signing thread");
+				snprintf(w[t].err, sizeof(w[t].err), "%s", nd_error_last());
+				break;
+			}
+			nthreads = t;
+		}
+		scan_words(&w[0]);
+		for (unsigned t = 1; t <= nthreads; t++)
+			pthread_join(tid[t], NULL);
+		for (unsigned t = 0; t < jobs; t++)
+			if (w[t].rc < 0) {
+				rc = nd_error_set(w[t].rc, "%s", w[t].err);
+				goto cleanup;
+			}
+		/* Counting sort by document over the workers' pairs in word
+		 * order; stable, so bits stay ascending. */
+		size_t npairs = 0;
 		memset(count, 0, (nb + 1) * sizeof(uint32_t));
-		for (size_t k = 0; k < npairs; k++)
-			count[pair_off[k] + 1]++;
+		memset(fp, 0, nb * sizeof(uint64_t));
+		for (unsigned t = 0; t < jobs; t++) {
+			for (size_t k = 0; k < w[t].npairs; k++)
+				count[w[t].pair_off[k] + 1]++;
+			for (uint32_t k = 0; k < nb; k++)
+				fp[k] += w[t].fp[k];
+			npairs += w[t].npairs;
+		}
 		for (uint32_t k = 0; k < nb; k++)
 			count[k + 1] += count[k];
 		memcpy(row, count, (nb + 1) * sizeof(uint32_t));
@@ -465,8 +577,9 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 		if ((rc = nd_array_reserve(&pb, &bits_cap, npairs + 1, sizeof(uint16_t))) < 0)
 			goto cleanup;
 		bits = pb;
-		for (size_t k = 0; k < npairs; k++)
-			bits[count[pair_off[k]]++] = pair_bit[k];
+		for (unsigned t = 0; t < jobs; t++)
+			for (size_t k = 0; k < w[t].npairs; k++)
+				bits[count[w[t].pair_off[k]]++] = w[t].pair_bit[k];
 
 		bc.path = nd_store_path(st);
 		bc.lo = lo;
@@ -499,17 +612,15 @@ cleanup:
 	if (rc == ND_OK)
 		rc = nd_drift(st, &rep->drift);
 	rep->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	if (pl)
-		for (uint32_t i = 0; i < d->n; i++)
-			nd_xdb_postlist_free(pl[i]);
-	free(pl);
+	for (unsigned t = 0; w && t < started; t++) {
+		rep->postings += w[t].postings;
+		worker_free(&w[t], t > 0);
+	}
+	free(w);
 	free(len);
 	free(present);
 	free(count);
 	free(row);
-	free(buf);
-	free(pair_off);
-	free(pair_bit);
 	free(bits);
 	free(fp);
 	free(bc.changes);

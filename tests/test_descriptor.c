@@ -515,11 +515,77 @@ static void test_sig_decode_rejects(void **state)
 	nd_sig_clear(&s);
 }
 
+/* --jobs: signing with 1, 2 and 7 threads (uneven word shares) writes the
+ * same records, byte for byte, and reads the same postings. */
+typedef struct {
+	nd_store_txn *other;
+	uint64_t n, differ;
+} same_ctx;
+
+static int same_record(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
+{
+	same_ctx *c = vctx;
+	uint64_t k2;
+	const void *p2;
+	size_t l2;
+	c->n++;
+	if (nd_store_doc_get(c->other, docid, &k2, &p2, &l2) != ND_OK || k2 != key || l2 != len ||
+	    memcmp(p2, payload, len))
+		c->differ++;
+	return 0;
+}
+
+static void test_sign_jobs(void **state)
+{
+	(void)state;
+	nd_xdb *db;
+	nd_descriptor *d;
+	nd_build_options o = opts();
+	const unsigned jobs[] = {1, 2, 7};
+	nd_store *st[3];
+	nd_sign_report rep[3];
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_descriptor_build(&d, db, &o, NULL), ND_OK);
+	for (int k = 0; k < 3; k++) {
+		char name[32];
+		snprintf(name, sizeof(name), "jobs%u", jobs[k]);
+		char *path = tu_join(dir, name);
+		nd_sign_options so = ND_SIGN_OPTIONS_INIT;
+		so.block_docs = 50; /* several blocks, the last one short */
+		so.jobs = jobs[k];
+		assert_int_equal(nd_store_open(&st[k], path, ND_STORE_WRITE), ND_OK);
+		assert_int_equal(nd_descriptor_save(d, st[k], db, &o), ND_OK);
+		assert_int_equal(nd_sign_all(st[k], db, &so, &rep[k]), ND_OK);
+		free(path);
+	}
+	for (int k = 1; k < 3; k++) {
+		nd_store_txn *a, *b;
+		same_ctx c = {NULL, 0, 0};
+		assert_int_equal(rep[k].docs, rep[0].docs);
+		assert_int_equal(rep[k].keyed, rep[0].keyed);
+		assert_int_equal(rep[k].postings, rep[0].postings);
+		assert_int_equal(nd_store_read_begin(st[0], &a), ND_OK);
+		assert_int_equal(nd_store_read_begin(st[k], &b), ND_OK);
+		c.other = b;
+		assert_int_equal(nd_store_docs_each(a, same_record, &c), ND_OK);
+		if (c.differ || c.n != rep[0].docs)
+			fail_msg("jobs %u: %llu of %llu records differ", jobs[k], (unsigned long long)c.differ,
+				 (unsigned long long)c.n);
+		nd_store_txn_end(a);
+		nd_store_txn_end(b);
+	}
+	for (int k = 0; k < 3; k++)
+		nd_store_close(st[k]);
+	nd_descriptor_free(d);
+	nd_xdb_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_selection_known),
 		cmocka_unit_test(test_word_share),
+		cmocka_unit_test(test_sign_jobs),
 		cmocka_unit_test(test_sign_matches_termlist),
 		cmocka_unit_test(test_edit_stability),
 		cmocka_unit_test(test_crash_resume),

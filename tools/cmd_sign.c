@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include <getopt.h>
+#include <unistd.h>
 
 static const char usage_text[] =
 	"usage: neardup sign --db DIR --store DIR [OPTIONS]\n"
@@ -18,6 +19,8 @@ static const char usage_text[] =
 	"  --store DIR     neardup store (required)\n"
 	"  --restart       drop all signatures and sign from the first document\n"
 	"  --block N       documents per block and per store transaction (default 16384)\n"
+	"  --jobs N        threads reading postlists (default: the number of cores);\n"
+	"                  one writer; the records are the same for any N\n"
 	"  --max-drift F   refuse to sign past this drift since 'neardup build' (0.5;\n"
 	"                  0 = no limit): documents added after it count\n"
 	"  --value-slot N  also keep each document's collapse id (first docid of its\n"
@@ -93,6 +96,7 @@ int nd_cmd_sign(int argc, char **argv)
 		{"store", required_argument, NULL, 's'},
 		{"restart", no_argument, NULL, 'r'},
 		{"block", required_argument, NULL, 'b'},
+		{"jobs", required_argument, NULL, 'j'},
 		{"max-drift", required_argument, NULL, 'm'},
 		{"value-slot", required_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
@@ -107,6 +111,8 @@ int nd_cmd_sign(int argc, char **argv)
 	uint64_t v, docs = 0, keys = 0;
 	int c, rc, ret = EXIT_ERR, slot = -1;
 
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	o.jobs = cores < 1 ? 1 : cores > ND_SIGN_MAX_JOBS ? ND_SIGN_MAX_JOBS : (unsigned)cores;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -119,6 +125,13 @@ int nd_cmd_sign(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			o.block_docs = (uint32_t)v;
+			break;
+		case 'j':
+			if (tool_parse_u64(optarg, &v) || v == 0 || v > ND_SIGN_MAX_JOBS) {
+				fprintf(stderr, "neardup sign: --jobs needs 1..%d, not '%s'\n", ND_SIGN_MAX_JOBS, optarg);
+				return EXIT_USAGE;
+			}
+			o.jobs = (unsigned)v;
 			break;
 		case 'm': {
 			char *end;

@@ -140,9 +140,14 @@ typedef struct {
 	void (*progress)(nd_docid done, nd_docid last, void *ctx);
 	nd_change_fn changed;  /* update: called for each change (may be NULL) */
 	void *ctx;
+	unsigned jobs;         /* threads reading postlists, each through its own
+				  handle on the database (1; at most ND_SIGN_MAX_JOBS).
+				  The store has one writer, and the records are the
+				  same for any number. */
 } nd_sign_options;
 
-#define ND_SIGN_OPTIONS_INIT { 16384, 0, 0, 0.5, NULL, NULL, NULL }
+#define ND_SIGN_MAX_JOBS 64
+#define ND_SIGN_OPTIONS_INIT { 16384, 0, 0, 0.5, NULL, NULL, NULL, 1 }
 
 typedef struct {
 	uint64_t docs;       /* documents signed in this run */
