@@ -159,6 +159,14 @@ int nd_cmd_clusters(int argc, char **argv)
 		goto cleanup;
 	}
 	qsort(cls, ncl, sizeof(*cls), cmp_cl);
+	/* No snapshot held from here: a long read transaction pins every page
+	 * that later writes (the verification cache here, or another process's
+	 * signing) free, so the file and its mapped pages would grow with each
+	 * write.  Each cluster is read in its own short transaction. */
+	nd_store_keys_free(it);
+	it = NULL;
+	nd_store_txn_end(txn);
+	txn = NULL;
 	if (json) {
 		out = json_object();
 		arr = json_array();
@@ -176,10 +184,13 @@ int nd_cmd_clusters(int argc, char **argv)
 		int show = i < limit;
 		char keyhex[17];
 		snprintf(keyhex, sizeof(keyhex), "%016llx", (unsigned long long)cls[i].key);
-		if ((rc = nd_store_key_docs(txn, cls[i].key, &ids, &n)) < 0) {
+		if ((rc = nd_store_read_begin(st, &txn)) < 0 ||
+		    (rc = nd_store_key_docs(txn, cls[i].key, &ids, &n)) < 0) {
 			tool_fail("clusters", rc, storepath);
 			goto cleanup;
 		}
+		nd_store_txn_end(txn);
+		txn = NULL;
 		if (verify) {
 			nd_verified *p = realloc(ver, (n + 1) * sizeof(*ver));
 			if (!p) {
