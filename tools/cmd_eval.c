@@ -193,9 +193,11 @@ static int write_plots(const char *dir, const char *title, const nd_eval_result 
 	fprintf(f, "set output 'precision-recall.svg'\nset title 'Precision-recall: %s'\n"
 		   "set xlabel 'recall'\nset ylabel 'precision'\nset xrange [0:1]\nset yrange [0:1.02]\nplot ",
 		title);
+	/* Colours repeat after eight methods: the next eight are dashed. */
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s'curve-%s.dat' using 3:2 with %s title '%s'", i ? ", " : "", r[i].method,
-			r[i].verdict ? "points pt 7 ps 1.2" : "lines lw 2", r[i].method);
+		fprintf(f, "%s'curve-%s.dat' using 3:2 with %s lt %zu dt %zu title '%s'", i ? ", " : "",
+			r[i].method, r[i].verdict ? "points pt 7 ps 1.2" : "lines lw 2", i + 1, i / 8 + 1,
+			r[i].method);
 	fprintf(f, "\nset output 'f1-threshold.svg'\nset title 'F1 against threshold: %s'\n"
 		   "set xlabel 'threshold (score >= t is a duplicate)'\nset ylabel 'F1'\nset xrange [0:1]\nplot ",
 		title);
@@ -203,8 +205,8 @@ static int write_plots(const char *dir, const char *title, const nd_eval_result 
 	for (size_t i = 0; i < n; i++) {
 		if (r[i].verdict)
 			continue;
-		fprintf(f, "%s'curve-%s.dat' using 1:4 with lines lw 2 title '%s'", first ? "" : ", ",
-			r[i].method, r[i].method);
+		fprintf(f, "%s'curve-%s.dat' using 1:4 with lines lw 2 lt %zu dt %zu title '%s'", first ? "" : ", ",
+			r[i].method, i + 1, i / 8 + 1, r[i].method);
 		first = 0;
 	}
 	if (first)
