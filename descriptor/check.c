@@ -1,6 +1,7 @@
 /* Crawl-time check: sign text as if it were indexed, then verify it
  * against the members of the cluster it would join. */
 #include "neardup/check.h"
+#include "neardup/shards.h"
 #include "neardup/similarity.h"
 #include "neardup/words.h"
 #include "descriptor/desc_internal.h"
@@ -178,18 +179,20 @@ done:
 }
 
 /* tolerant < 0: the members of the text's exact key; else candidates of
- * bit-set Jaccard >= tolerant. */
-static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store *st,
-		      const char *text, size_t len, double tolerant, double max_distance,
-		      size_t max_compare, nd_check_result *out)
+ * bit-set Jaccard >= tolerant.  Over every store given; sh (NULL: one
+ * unsharded store) turns each store's docids into the combined
+ * database's. */
+static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store *const *stores,
+		      const nd_shards *sh, size_t nstores, const char *text, size_t len, double tolerant,
+		      double max_distance, size_t max_compare, nd_check_result *out)
 {
 	const nd_token *t;
 	size_t n;
-	uint32_t *ids = NULL, *docs = NULL;
-	cand *cands = NULL;
-	size_t ndocs = 0;
+	uint32_t *ids = NULL;
+	cand *all = NULL;
+	size_t nall = 0;
 	nd_store_txn *txn = NULL;
-	int rc;
+	int rc = ND_OK;
 
 	out->cluster_size = out->nmembers = out->duplicates = 0;
 	if (d->word_lengths)
@@ -201,18 +204,38 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 		return rc;
 	if (tolerant < 0 ? !out->sig.key : !out->sig.nbits)
 		return ND_OK;
-	if ((rc = nd_store_read_begin(st, &txn)) < 0)
-		goto cleanup;
-	if (tolerant < 0)
-		rc = nd_store_key_docs(txn, out->sig.key, &docs, &ndocs);
-	else
-		rc = tolerant_candidates(txn, d, &out->sig, tolerant, &cands, &ndocs);
-	if (rc < 0)
-		goto cleanup;
-	nd_store_txn_end(txn);
-	txn = NULL;
-	out->cluster_size = ndocs;
-	if (!ndocs)
+	for (size_t s = 0; s < nstores; s++) {
+		uint32_t *docs = NULL;
+		cand *c = NULL;
+		size_t nd = 0;
+		if ((rc = nd_store_read_begin(stores[s], &txn)) < 0)
+			goto cleanup;
+		if (tolerant < 0)
+			rc = nd_store_key_docs(txn, out->sig.key, &docs, &nd);
+		else
+			rc = tolerant_candidates(txn, d, &out->sig, tolerant, &c, &nd);
+		nd_store_txn_end(txn);
+		txn = NULL;
+		cand *p = rc == ND_OK ? realloc(all, (nall + nd + 1) * sizeof(*all)) : NULL;
+		if (rc == ND_OK && !p)
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+		if (rc == ND_OK) {
+			all = p;
+			for (size_t i = 0; i < nd; i++) {
+				cand x = docs ? (cand){docs[i], 1.0} : c[i];
+				if (sh)
+					x.docid = nd_shards_docid(sh, s, x.docid);
+				all[nall++] = x;
+			}
+		}
+		free(docs);
+		free(c);
+		if (rc < 0)
+			goto cleanup;
+	}
+	qsort(all, nall, sizeof(*all), cmp_cand); /* most similar, then docid */
+	out->cluster_size = nall;
+	if (!nall)
 		goto cleanup;
 	/* Word ids of the text, to compare with the members' sequences. */
 	if (!(ids = malloc((n + 1) * sizeof(uint32_t)))) {
@@ -220,13 +243,13 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 		goto cleanup;
 	}
 	nd_word_ids(t, n, ids);
-	size_t m = ndocs < max_compare ? ndocs : max_compare;
+	size_t m = nall < max_compare ? nall : max_compare;
 	if (!(out->members = calloc(m + 1, sizeof(nd_check_member)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
 	for (size_t i = 0; i < m; i++) {
-		uint32_t *w = NULL, docid = cands ? cands[i].docid : docs[i];
+		uint32_t *w = NULL, docid = all[i].docid;
 		size_t nw;
 		double dist = 1;
 		int exact = 0;
@@ -242,13 +265,12 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 		cm->docid = docid;
 		cm->distance = dist;
 		cm->duplicate = exact && dist <= max_distance;
-		cm->jaccard = cands ? cands[i].jaccard : 1.0;
+		cm->jaccard = all[i].jaccard;
 		out->duplicates += cm->duplicate;
 	}
 cleanup:
 	nd_store_txn_end(txn);
-	free(docs);
-	free(cands);
+	free(all);
 	free(ids);
 	return rc;
 }
@@ -257,7 +279,7 @@ int nd_check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store
 		  const char *text, size_t len, double max_distance, size_t max_compare,
 		  nd_check_result *out)
 {
-	return check_text(tk, d, db, st, text, len, -1, max_distance, max_compare, out);
+	return check_text(tk, d, db, &st, NULL, 1, text, len, -1, max_distance, max_compare, out);
 }
 
 int nd_check_text_tolerant(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store *st,
@@ -266,5 +288,25 @@ int nd_check_text_tolerant(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db,
 {
 	if (!(min_jaccard > 0 && min_jaccard <= 1))
 		return nd_error_set(ND_EINVAL, "min_jaccard must be in (0, 1], not %g", min_jaccard);
-	return check_text(tk, d, db, st, text, len, min_jaccard, max_distance, max_compare, out);
+	return check_text(tk, d, db, &st, NULL, 1, text, len, min_jaccard, max_distance, max_compare, out);
+}
+
+int nd_check_text_shards(nd_tokenizer *tk, const nd_shards *sh, nd_xdb *db, const char *text, size_t len,
+			 double min_jaccard, double max_distance, size_t max_compare, nd_check_result *out)
+{
+	size_t n = nd_shards_stores(sh);
+	nd_store **st = malloc(n * sizeof(*st));
+	int rc;
+	if (min_jaccard < 0 || min_jaccard > 1) {
+		free(st);
+		return nd_error_set(ND_EINVAL, "min_jaccard must be in [0, 1], not %g", min_jaccard);
+	}
+	if (!st)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		st[i] = nd_shards_store(sh, i);
+	rc = check_text(tk, nd_shards_descriptor(sh), db, st, sh, n, text, len, min_jaccard > 0 ? min_jaccard : -1,
+			max_distance, max_compare, out);
+	free(st);
+	return rc;
 }

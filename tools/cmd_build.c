@@ -25,6 +25,9 @@ static const char usage_text[] =
 	"                     (by --seed; default 1: all), for several sets that differ\n"
 	"                     (Kolcz's randomized lexicons)\n"
 	"  --show N           print the N most stable chosen words\n"
+	"  --from-store DIR   do not choose: copy the set of the store DIR (for\n"
+	"                     shards: choose once over a stub database listing them\n"
+	"                     all, then copy the set to each shard's own store)\n"
 	"  -h, --help         this text\n";
 
 static int parse_u32(const char *opt, const char *s, uint32_t *out, uint32_t min)
@@ -51,6 +54,42 @@ static int cmp_lambda(const void *a, const void *b)
 	return x->i < y->i ? -1 : 1;
 }
 
+/* Ship a set: the same words and thresholds, so keys agree across shards;
+ * the copy is bound to this shard's database. */
+static int copy_set(const char *dbpath, const char *storepath, const char *from)
+{
+	nd_xdb *db = NULL;
+	nd_store *src = NULL, *st = NULL;
+	nd_descriptor *d = NULL;
+	int rc, ret = EXIT_ERR;
+	if (!strcmp(from, storepath)) {
+		fprintf(stderr, "neardup build: --from-store is the store itself\n");
+		return EXIT_USAGE;
+	}
+	if ((rc = nd_xdb_open(&db, dbpath, ND_XDB_READ)) < 0) {
+		tool_fail("build", rc, dbpath);
+		goto cleanup;
+	}
+	if ((rc = nd_store_open(&src, from, ND_STORE_READ)) < 0 || (rc = nd_descriptor_load(&d, src, NULL)) < 0) {
+		tool_fail("build", rc, from);
+		goto cleanup;
+	}
+	if ((rc = nd_store_open(&st, storepath, ND_STORE_WRITE)) < 0 ||
+	    (rc = nd_descriptor_save(d, st, db, NULL)) < 0) {
+		tool_fail("build", rc, storepath);
+		goto cleanup;
+	}
+	printf("descriptive set: %u words copied from %s (version %016llx), bound to %s\n",
+	       nd_descriptor_size(d), from, (unsigned long long)nd_descriptor_version(d), dbpath);
+	ret = EXIT_OK;
+cleanup:
+	nd_descriptor_free(d);
+	nd_store_close(src);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	return ret;
+}
+
 int nd_cmd_build(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -64,11 +103,12 @@ int nd_cmd_build(int argc, char **argv)
 		{"seed", required_argument, NULL, 'r'},
 		{"word-share", required_argument, NULL, 'W'},
 		{"show", required_argument, NULL, 'S'},
+		{"from-store", required_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	nd_build_options o = ND_BUILD_OPTIONS_INIT;
 	nd_build_report rep;
-	const char *dbpath = NULL, *storepath = NULL;
+	const char *dbpath = NULL, *storepath = NULL, *from = NULL;
 	uint32_t show = 0;
 	uint64_t seed;
 	nd_xdb *db = NULL;
@@ -111,10 +151,13 @@ int nd_cmd_build(int argc, char **argv)
 			}
 			o.seed = seed;
 			break;
+		case 'F': from = optarg; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
 	}
+	if (from && dbpath && storepath && optind == argc)
+		return copy_set(dbpath, storepath, from);
 	if (!dbpath || !storepath || optind < argc) {
 		fprintf(stderr, "neardup build: %s\n", optind < argc ? "unexpected argument" :
 			"--db and --store are required");

@@ -18,7 +18,9 @@ static const char usage_text[] =
 	"standard input in the --format given.\n"
 	"\n"
 	"  --db DIR           Xapian database (built by 'neardup index')\n"
-	"  --store DIR        neardup store signed from it\n"
+	"  --store DIR        neardup store signed from it; for a sharded database\n"
+	"                     (a stub listing local and remote shards) one --store\n"
+	"                     per shard, each matched to its shard by database UUID\n"
 	"  --format F         text, html or jsonl, for standard input (default text)\n"
 	"  --content MODE     of HTML: main or full, as the database was indexed\n"
 	"                     (default main, as 'neardup index')\n"
@@ -43,14 +45,17 @@ typedef struct {
 	int json;
 	nd_content content;
 	double tolerant;   /* 0: exact key */
+	nd_shards *sh;     /* several stores: one per shard of a combined db */
 } ctx_t;
 
 static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 {
 	nd_check_result r = ND_CHECK_RESULT_INIT;
-	int rc = c->tolerant > 0 ? nd_check_text_tolerant(c->tk, c->d, c->db, c->st, text, len, c->tolerant,
-							 c->max_distance, c->compare, &r)
-				 : nd_check_text(c->tk, c->d, c->db, c->st, text, len, c->max_distance, c->compare, &r);
+	int rc = c->sh ? nd_check_text_shards(c->tk, c->sh, c->db, text, len, c->tolerant, c->max_distance,
+					      c->compare, &r)
+		 : c->tolerant > 0 ? nd_check_text_tolerant(c->tk, c->d, c->db, c->st, text, len, c->tolerant,
+							   c->max_distance, c->compare, &r)
+				   : nd_check_text(c->tk, c->d, c->db, c->st, text, len, c->max_distance, c->compare, &r);
 	if (rc < 0) {
 		tool_fail("check", rc, name);
 		nd_check_result_clear(&r);
@@ -194,8 +199,9 @@ int nd_cmd_check(int argc, char **argv)
 		{"tolerant", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
-	const char *dbpath = NULL, *storepath = NULL, *format = "text";
-	ctx_t c = {NULL, NULL, NULL, NULL, 0.08, 8, 0, ND_CONTENT_MAIN, 0};
+	const char *dbpath = NULL, *storepath = NULL, *format = "text", *stores[ND_MAX_SHARD_STORES];
+	size_t nstores = 0;
+	ctx_t c = {NULL, NULL, NULL, NULL, 0.08, 8, 0, ND_CONTENT_MAIN, 0, NULL};
 	uint64_t v;
 	int opt, rc, ret = EXIT_ERR, failed = 0;
 
@@ -203,7 +209,13 @@ int nd_cmd_check(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd': dbpath = optarg; break;
-		case 's': storepath = optarg; break;
+		case 's':
+			if (nstores == ND_MAX_SHARD_STORES) {
+				fprintf(stderr, "neardup check: at most %d --store\n", ND_MAX_SHARD_STORES);
+				return EXIT_USAGE;
+			}
+			storepath = stores[nstores++] = optarg;
+			break;
 		case 'C':
 			if (tool_parse_content(optarg, &c.content) < 0) {
 				fprintf(stderr, "neardup check: --content is main or full, not '%s'\n", optarg);
@@ -258,8 +270,13 @@ int nd_cmd_check(int argc, char **argv)
 		tool_fail("check", rc, dbpath);
 		goto cleanup;
 	}
-	if ((rc = nd_store_open(&c.st, storepath, ND_STORE_READ)) < 0 ||
-	    (rc = nd_descriptor_load(&c.d, c.st, c.db)) < 0) {
+	if (nstores > 1) {
+		if ((rc = nd_shards_open(&c.sh, c.db, stores, nstores)) < 0) {
+			tool_fail("check", rc, dbpath);
+			goto cleanup;
+		}
+	} else if ((rc = nd_store_open(&c.st, storepath, ND_STORE_READ)) < 0 ||
+		   (rc = nd_descriptor_load(&c.d, c.st, c.db)) < 0) {
 		tool_fail("check", rc, storepath);
 		goto cleanup;
 	}
@@ -272,6 +289,7 @@ int nd_cmd_check(int argc, char **argv)
 	ret = failed ? EXIT_ERR : EXIT_OK;
 cleanup:
 	nd_tokenizer_free(c.tk);
+	nd_shards_close(c.sh);
 	nd_descriptor_free(c.d);
 	nd_store_close(c.st);
 	nd_xdb_close(c.db);

@@ -6,6 +6,7 @@
 #define ND_CHECK_H
 
 #include "neardup/descriptor.h"
+#include "neardup/shards.h"
 #include "neardup/tokenizer.h"
 #include "neardup/verify.h"
 
@@ -56,6 +57,14 @@ ND_EXTERN int nd_check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db
 ND_EXTERN int nd_check_text_tolerant(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db,
 				     nd_store *st, const char *text, size_t len, double min_jaccard,
 				     double max_distance, size_t max_compare, nd_check_result *out);
+
+/* Either check over a sharded database: the candidates of every shard's
+ * store (min_jaccard 0: equal keys; else tolerant), compared through db,
+ * the combined database (a stub; remote shards are read over the network),
+ * whose docids the members carry. */
+ND_EXTERN int nd_check_text_shards(nd_tokenizer *tk, const nd_shards *sh, nd_xdb *db, const char *text,
+				   size_t len, double min_jaccard, double max_distance, size_t max_compare,
+				   nd_check_result *out);
 
 #ifdef __cplusplus
 }

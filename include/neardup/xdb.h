@@ -48,6 +48,7 @@ ND_EXTERN int nd_xdb_avglength(nd_xdb *db, double *out);
 /* The database UUID (for a stub or multi-shard database, the shards' UUIDs
  * joined by ':'); "" when the backend has none.  Caller frees *out. */
 ND_EXTERN int nd_xdb_uuid(nd_xdb *db, char **out);
+/* The revision; 0 for a database of several shards, which has none. */
 ND_EXTERN int nd_xdb_revision(nd_xdb *db, uint64_t *out);
 
 /* Document frequency and collection frequency of a term (0, 0 if absent). */

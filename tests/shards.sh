@@ -1,0 +1,87 @@
+#!/bin/sh
+# A sharded database: two shards, the second served by xapian-tcpsrv on
+# 127.0.0.1 (Xapian's remote backend), one store per shard signed where
+# the shard lives, one descriptive set chosen over a stub listing both and
+# copied to each store.  check (exact and tolerant) and clusters over the
+# stub must equal the same over one local database holding every document.
+#   shards.sh NEARDUP
+set -eu
+nd=$1
+command -v xapian-tcpsrv > /dev/null || { echo "shards: no xapian-tcpsrv (apt-get install xapian-tools)"; exit 77; }
+t=$(mktemp -d)
+srv=
+# The server gets a session of its own: on SIGTERM it signals its whole
+# process group, which would otherwise be this script and its caller.
+cleanup() { [ -n "$srv" ] && kill -- "-$srv" 2> /dev/null; rm -rf "$t"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# 300 documents in families of 1-4; families split across the shards.
+python3 - "$t" <<'EOF'
+import json, random, sys
+d = sys.argv[1]
+vocab = ["w%04da" % i for i in range(3000)]
+out = [open(d + "/a.jsonl", "w"), open(d + "/b.jsonl", "w")]
+r = random.Random(11)
+n = 0
+for fam in range(120):
+    base = [r.choice(vocab) for _ in range(120 + fam % 7 * 20)]
+    for c in range(1 + fam % 4):
+        w = list(base)
+        for _ in range(c):  # 0-3 one-word edits
+            w[r.randrange(len(w))] = r.choice(vocab)
+        out[n % 2].write(json.dumps({"id": "f%d-%d" % (fam, c), "text": " ".join(w)}) + "\n")
+        n += 1
+EOF
+"$nd" index -q --db "$t/dba" "$t/a.jsonl" > /dev/null
+"$nd" index -q --db "$t/dbb" "$t/b.jsonl" > /dev/null
+"$nd" index -q --db "$t/all" "$t/a.jsonl" "$t/b.jsonl" > /dev/null
+
+# Serve shard b on a free port.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+srv=$(python3 -c 'import subprocess, sys
+p = subprocess.Popen(sys.argv[2:], start_new_session=True, stdout=open(sys.argv[1], "w"), stderr=subprocess.STDOUT)
+print(p.pid)' "$t/srv.log" xapian-tcpsrv --quiet --interface 127.0.0.1 --port "$port" "$t/dbb")
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" 2> /dev/null && break
+	sleep 0.3
+done
+printf 'auto %s\nremote 127.0.0.1:%s\n' "$t/dba" "$port" > "$t/stub"
+
+# One set over both shards (global statistics summed by Xapian), copied
+# to each shard's store and to the single database's; sign where each lives.
+"$nd" build --db "$t/stub" --store "$t/set" --words 400 > /dev/null
+for s in dba dbb all; do
+	"$nd" build --db "$t/$s" --store "$t/st-$s" --from-store "$t/set" > /dev/null
+	"$nd" sign --db "$t/$s" --store "$t/st-$s" > /dev/null
+done
+grep -q "^error" "$t/srv.log" && fail "tcpsrv: $(cat "$t/srv.log")"
+
+# check: every family's first document, exact and tolerant.
+ids() { awk '$3 == "duplicate" {print $2}' | sort; }
+python3 - "$t" <<'EOF'
+import json, sys
+d = sys.argv[1]
+docs = [json.loads(l) for f in ("a", "b") for l in open("%s/%s.jsonl" % (d, f))]
+for doc in docs:
+    if doc["id"].endswith("-0") and int(doc["id"][1:].split("-")[0]) % 10 == 0:
+        open("%s/q-%s.txt" % (d, doc["id"]), "w").write(doc["text"])
+EOF
+n=0
+for q in "$t"/q-*.txt; do
+	for mode in "" "--tolerant 0.5"; do
+		"$nd" check --db "$t/stub" --store "$t/st-dba" --store "$t/st-dbb" $mode --compare 50 "$q" | ids > "$t/sharded"
+		"$nd" check --db "$t/all" --store "$t/st-all" $mode --compare 50 "$q" | ids > "$t/single"
+		cmp -s "$t/sharded" "$t/single" || fail "check $mode $q: sharded $(cat "$t/sharded") single $(cat "$t/single")"
+		[ -s "$t/single" ] || fail "check $mode $q found nothing"
+		n=$((n + 1))
+	done
+done
+[ "$n" -ge 10 ] || fail "only $n checks"
+
+# A store of another database is refused by name.
+if "$nd" check --db "$t/stub" --store "$t/st-dba" --store "$t/st-all" "$q" 2> "$t/err"; then
+	fail "a store of another database was accepted"
+fi
+grep -q "not a shard" "$t/err" || fail "mismatch: $(cat "$t/err")"
+echo "shards: $n checks equal over a local + remote stub and one database"
