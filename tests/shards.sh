@@ -79,9 +79,30 @@ for q in "$t"/q-*.txt; do
 done
 [ "$n" -ge 10 ] || fail "only $n checks"
 
+# clusters, by key and verified: the same groups of ids.
+canon() { # clusters --json on stdin -> one sorted line per group
+	python3 -c '
+import json, sys
+out = set()
+for c in json.load(sys.stdin)["clusters"]:
+    groups = {}
+    for m in c["documents"]:
+        groups.setdefault(m.get("group", 0), []).append(m["id"])
+    out.update(" ".join(sorted(g)) for g in groups.values() if len(g) > 1)
+print("\n".join(sorted(out)))'
+}
+for v in "" "--verify"; do
+	"$nd" clusters --db "$t/stub" --store "$t/st-dba" --store "$t/st-dbb" $v --json | canon > "$t/sharded"
+	"$nd" clusters --db "$t/all" --store "$t/st-all" $v --json | canon > "$t/single"
+	cmp -s "$t/sharded" "$t/single" || fail "clusters $v differ: $(diff "$t/sharded" "$t/single" | head -5)"
+	[ "$(wc -l < "$t/single")" -ge 50 ] || fail "clusters $v: only $(wc -l < "$t/single") groups"
+done
+# Clusters do span the shards (families alternate between them).
+grep -q "f1-0 f1-1" "$t/single" || fail "no cross-shard family: $(head -3 "$t/single")"
+
 # A store of another database is refused by name.
 if "$nd" check --db "$t/stub" --store "$t/st-dba" --store "$t/st-all" "$q" 2> "$t/err"; then
 	fail "a store of another database was accepted"
 fi
 grep -q "not a shard" "$t/err" || fail "mismatch: $(cat "$t/err")"
-echo "shards: $n checks equal over a local + remote stub and one database"
+echo "shards: $n checks and clusters (by key, verified) equal over a local + remote stub and one database"

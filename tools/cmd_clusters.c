@@ -1,6 +1,7 @@
 /* neardup clusters: candidate duplicate clusters from the store. */
 #include "tools/tool.h"
 #include "neardup/descriptor.h"
+#include "neardup/shards.h"
 #include "neardup/verify.h"
 
 #include <getopt.h>
@@ -15,7 +16,9 @@ static const char usage_text[] =
 	"cluster first.  With --db, documents are shown by their unique id (the Q\n"
 	"term, or omindex's U term) and the store is checked against the database.\n"
 	"\n"
-	"  --store DIR      neardup store (required)\n"
+	"  --store DIR      neardup store (required); for a sharded database (a stub\n"
+	"                   listing local and remote shards, given as --db) one\n"
+	"                   --store per shard: clusters merge across shards by key\n"
 	"  --db DIR         Xapian database, for document ids\n"
 	"  --min-size N     smallest cluster shown (default 2)\n"
 	"  --limit N        show at most N clusters (default all)\n"
@@ -29,6 +32,52 @@ typedef struct {
 	uint64_t key;
 	size_t size;
 } cl;
+
+static int cmp_key(const void *a, const void *b)
+{
+	const cl *x = a, *y = b;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The members of key in every store, as the combined database's docids
+ * (sh NULL: one store, its own docids), ascending. */
+static int members(nd_store *const *sts, size_t nst, const nd_shards *sh, uint64_t key, uint32_t **out,
+		   size_t *nout)
+{
+	uint32_t *all = NULL;
+	size_t n = 0;
+	int rc = ND_OK;
+	for (size_t s = 0; s < nst && rc == ND_OK; s++) {
+		nd_store_txn *txn;
+		uint32_t *ids = NULL;
+		size_t m = 0;
+		if ((rc = nd_store_read_begin(sts[s], &txn)) < 0)
+			break;
+		rc = nd_store_key_docs(txn, key, &ids, &m);
+		nd_store_txn_end(txn);
+		uint32_t *p = rc == ND_OK ? realloc(all, (n + m + 1) * sizeof(*all)) : NULL;
+		if (rc == ND_OK && !p)
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+		if (rc == ND_OK) {
+			all = p;
+			for (size_t k = 0; k < m; k++)
+				all[n++] = sh ? nd_shards_docid(sh, s, ids[k]) : ids[k];
+		}
+		free(ids);
+	}
+	if (rc < 0) {
+		free(all);
+		return rc;
+	}
+	for (size_t i = 1; i < n; i++) /* insertion sort: shards interleave, runs are short */
+		for (size_t j = i; j > 0 && all[j - 1] > all[j]; j--) {
+			uint32_t t = all[j];
+			all[j] = all[j - 1], all[j - 1] = t;
+		}
+	*out = all;
+	*nout = n;
+	return ND_OK;
+}
 
 static int cmp_cl(const void *a, const void *b)
 {
@@ -58,7 +107,10 @@ int nd_cmd_clusters(int argc, char **argv)
 	nd_verified *ver = NULL;
 	uint64_t verified_docs = 0, verified_groups = 0;
 	nd_xdb *db = NULL;
-	nd_store *st = NULL;
+	nd_store *st = NULL, *sts[ND_MAX_SHARD_STORES];
+	const char *stores[ND_MAX_SHARD_STORES];
+	size_t nst = 0;
+	nd_shards *sh = NULL;
 	nd_store_txn *txn = NULL;
 	nd_store_keys *it = NULL;
 	nd_descriptor *d = NULL;
@@ -70,7 +122,13 @@ int nd_cmd_clusters(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 's': storepath = optarg; break;
+		case 's':
+			if (nst == ND_MAX_SHARD_STORES) {
+				fprintf(stderr, "neardup clusters: at most %d --store\n", ND_MAX_SHARD_STORES);
+				return EXIT_USAGE;
+			}
+			storepath = stores[nst++] = optarg;
+			break;
 		case 'd': dbpath = optarg; break;
 		case 'm':
 			if (tool_parse_u64(optarg, &min_size) || min_size < 1) {
@@ -110,63 +168,104 @@ int nd_cmd_clusters(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return EXIT_USAGE;
 	}
-	/* The store must exist; --verify then caches its results in it when it
-	 * may write there (a read-only store still verifies). */
-	rc = nd_store_open(&st, storepath, ND_STORE_READ);
-	if (rc == ND_OK && verify) {
-		nd_store_close(st);
-		if (nd_store_open(&st, storepath, ND_STORE_WRITE) < 0)
-			rc = nd_store_open(&st, storepath, ND_STORE_READ);
+	if (nst > 1 && !dbpath) {
+		fprintf(stderr, "neardup clusters: several --store need --db, the database combining their shards\n");
+		return EXIT_USAGE;
 	}
-	if (rc < 0) {
-		tool_fail("clusters", rc, storepath);
-		goto cleanup;
-	}
-	if (dbpath) {
+	if (nst > 1) {
+		/* Shards: stores read-only, results not cached (a cluster spans
+		 * stores). */
 		if ((rc = nd_xdb_open(&db, dbpath, ND_XDB_READ)) < 0) {
 			tool_fail("clusters", rc, dbpath);
 			goto cleanup;
 		}
-		if ((rc = nd_descriptor_load(&d, st, db)) < 0) {
+		if ((rc = nd_shards_open(&sh, db, stores, nst)) < 0) {
+			tool_fail("clusters", rc, dbpath);
+			goto cleanup;
+		}
+		for (size_t i = 0; i < nst; i++)
+			sts[i] = nd_shards_store(sh, i);
+	} else {
+		/* The store must exist; --verify then caches its results in it
+		 * when it may write there (a read-only store still verifies). */
+		rc = nd_store_open(&st, storepath, ND_STORE_READ);
+		if (rc == ND_OK && verify) {
+			nd_store_close(st);
+			if (nd_store_open(&st, storepath, ND_STORE_WRITE) < 0)
+				rc = nd_store_open(&st, storepath, ND_STORE_READ);
+		}
+		if (rc < 0) {
 			tool_fail("clusters", rc, storepath);
 			goto cleanup;
 		}
-	}
-	if ((rc = nd_store_read_begin(st, &txn)) < 0 || (rc = nd_store_keys_open(txn, &it)) < 0 ||
-	    (rc = nd_store_counts(txn, &docs, NULL)) < 0) {
-		tool_fail("clusters", rc, storepath);
-		goto cleanup;
-	}
-	uint64_t key;
-	size_t size;
-	while ((got = nd_store_keys_next(it, &key, &size)) == 1) {
-		if (size < min_size)
-			continue;
-		if (ncl == cap) {
-			cap = cap ? cap * 2 : 256;
-			cl *p = realloc(cls, cap * sizeof(*cls));
-			if (!p) {
-				fprintf(stderr, "neardup clusters: out of memory\n");
+		sts[0] = st;
+		if (dbpath) {
+			if ((rc = nd_xdb_open(&db, dbpath, ND_XDB_READ)) < 0) {
+				tool_fail("clusters", rc, dbpath);
 				goto cleanup;
 			}
-			cls = p;
+			if ((rc = nd_descriptor_load(&d, st, db)) < 0) {
+				tool_fail("clusters", rc, storepath);
+				goto cleanup;
+			}
 		}
-		cls[ncl++] = (cl){key, size};
-		in_clusters += size;
 	}
-	if (got < 0) {
-		tool_fail("clusters", got, storepath);
-		goto cleanup;
+	for (size_t s = 0; s < nst; s++) {
+		uint64_t sdocs;
+		if ((rc = nd_store_read_begin(sts[s], &txn)) < 0 || (rc = nd_store_keys_open(txn, &it)) < 0 ||
+		    (rc = nd_store_counts(txn, &sdocs, NULL)) < 0) {
+			tool_fail("clusters", rc, stores[s]);
+			goto cleanup;
+		}
+		docs += sdocs;
+		uint64_t key;
+		size_t size;
+		while ((got = nd_store_keys_next(it, &key, &size)) == 1) {
+			if (ncl == cap) {
+				cap = cap ? cap * 2 : 256;
+				cl *p = realloc(cls, cap * sizeof(*cls));
+				if (!p) {
+					fprintf(stderr, "neardup clusters: out of memory\n");
+					goto cleanup;
+				}
+				cls = p;
+			}
+			cls[ncl++] = (cl){key, size};
+		}
+		if (got < 0) {
+			tool_fail("clusters", got, stores[s]);
+			goto cleanup;
+		}
+		nd_store_keys_free(it);
+		it = NULL;
+		nd_store_txn_end(txn);
+		txn = NULL;
+	}
+	/* One cluster per key across stores; then the size filter. */
+	if (nst > 1 && ncl) {
+		size_t u = 0;
+		qsort(cls, ncl, sizeof(*cls), cmp_key);
+		for (size_t i = 0; i < ncl; i++)
+			if (u && cls[u - 1].key == cls[i].key)
+				cls[u - 1].size += cls[i].size;
+			else
+				cls[u++] = cls[i];
+		ncl = u;
+	}
+	{
+		size_t u = 0;
+		for (size_t i = 0; i < ncl; i++)
+			if (cls[i].size >= min_size) {
+				in_clusters += cls[i].size;
+				cls[u++] = cls[i];
+			}
+		ncl = u;
 	}
 	qsort(cls, ncl, sizeof(*cls), cmp_cl);
-	/* No snapshot held from here: a long read transaction pins every page
-	 * that later writes (the verification cache here, or another process's
-	 * signing) free, so the file and its mapped pages would grow with each
-	 * write.  Each cluster is read in its own short transaction. */
-	nd_store_keys_free(it);
-	it = NULL;
-	nd_store_txn_end(txn);
-	txn = NULL;
+	/* No snapshot is held from here: a long read transaction pins every
+	 * page that later writes (the verification cache here, or another
+	 * process's signing) free, so the file and its mapped pages would grow
+	 * with each write.  Each cluster is read in its own short transaction. */
 	if (json) {
 		out = json_object();
 		arr = json_array();
@@ -184,13 +283,10 @@ int nd_cmd_clusters(int argc, char **argv)
 		int show = i < limit;
 		char keyhex[17];
 		snprintf(keyhex, sizeof(keyhex), "%016llx", (unsigned long long)cls[i].key);
-		if ((rc = nd_store_read_begin(st, &txn)) < 0 ||
-		    (rc = nd_store_key_docs(txn, cls[i].key, &ids, &n)) < 0) {
+		if ((rc = members(sts, nst, sh, cls[i].key, &ids, &n)) < 0) {
 			tool_fail("clusters", rc, storepath);
 			goto cleanup;
 		}
-		nd_store_txn_end(txn);
-		txn = NULL;
 		if (verify) {
 			nd_verified *p = realloc(ver, (n + 1) * sizeof(*ver));
 			if (!p) {
@@ -199,7 +295,8 @@ int nd_cmd_clusters(int argc, char **argv)
 				goto cleanup;
 			}
 			ver = p;
-			if ((rc = nd_verify_cluster(db, st, cls[i].key, ids, n, &vo, ver, &ngroups, &vs)) < 0) {
+			if ((rc = nd_verify_cluster(db, sh ? NULL : st, cls[i].key, ids, n, &vo, ver, &ngroups,
+						    &vs)) < 0) {
 				free(ids);
 				tool_fail("clusters", rc, dbpath);
 				goto cleanup;
@@ -305,6 +402,7 @@ cleanup:
 	nd_store_txn_end(txn);
 	nd_descriptor_free(d);
 	nd_store_close(st);
+	nd_shards_close(sh);
 	nd_xdb_close(db);
 	return ret;
 }
