@@ -1,8 +1,10 @@
 /* Collapse ids from verified groups, for filtering ranked lists and for
  * Xapian's collapse key. */
 #include "neardup/collapse.h"
+#include "neardup/shards.h"
 #include "neardup/words.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,30 +67,86 @@ cleanup:
 	return rc;
 }
 
-int nd_collapse_ids(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const nd_docid *docs,
-		    size_t n, nd_docid *ids)
+/* The stores that hold the documents: one store and the database's own
+ * docids (sh NULL), or one store per shard of a combined database, whose
+ * docids are computed from each store's (nd_shards). */
+typedef struct {
+	nd_store *const *st;
+	const nd_shards *sh;
+	size_t n;
+} store_set;
+
+/* The record's key of a (combined) docid: 0 when unsigned. */
+static int key_of(const store_set *ss, nd_store_txn *const *txn, nd_docid docid, uint64_t *key)
 {
-	nd_store_txn *txn = NULL;
+	size_t s = 0;
+	nd_docid local = docid;
+	int rc;
+	*key = 0;
+	if (ss->sh && (local = nd_shards_local(ss->sh, docid, &s), s == SIZE_MAX))
+		return ND_OK; /* a shard without a store: never collapsed */
+	rc = nd_store_doc_get(txn[s], local, key, NULL, NULL);
+	if (rc == ND_ENOTFOUND) {
+		*key = 0; /* not signed: never collapsed */
+		return ND_OK;
+	}
+	return rc;
+}
+
+/* Every store's members of key, as combined docids, ascending. */
+static int key_members(const store_set *ss, nd_store_txn *const *txn, uint64_t key, nd_docid **out, size_t *nout)
+{
+	nd_docid *all = NULL;
+	size_t n = 0;
+	int rc = ND_OK;
+	for (size_t s = 0; s < ss->n && rc == ND_OK; s++) {
+		nd_docid *m = NULL;
+		size_t k = 0;
+		if ((rc = nd_store_key_docs(txn[s], key, &m, &k)) < 0)
+			break;
+		nd_docid *p = realloc(all, (n + k + 1) * sizeof(*all));
+		if (!p)
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+		else {
+			all = p;
+			for (size_t i = 0; i < k; i++)
+				all[n++] = ss->sh ? nd_shards_docid(ss->sh, s, m[i]) : m[i];
+		}
+		free(m);
+	}
+	if (rc < 0) {
+		free(all);
+		return rc;
+	}
+	if (ss->sh && n > 1)
+		qsort(all, n, sizeof(*all), cmp_docid);
+	*out = all;
+	*nout = n;
+	return ND_OK;
+}
+
+static int collapse_ids(nd_xdb *db, const store_set *ss, const nd_verify_options *vo, const nd_docid *docs,
+			size_t n, nd_docid *ids)
+{
+	nd_store_txn **txn = NULL;
 	key_ref *refs = NULL;
 	nd_docid **members = NULL;
 	size_t *nmembers = NULL, m = 0, nkeys = 0;
-	int rc;
+	int rc = ND_OK;
 
 	memset(ids, 0, n * sizeof(*ids));
 	if (n == 0)
 		return ND_OK;
-	if (!(refs = malloc(n * sizeof(*refs)))) {
+	if (!(refs = malloc(n * sizeof(*refs))) || !(txn = calloc(ss->n, sizeof(*txn)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
-	if ((rc = nd_store_read_begin(st, &txn)) < 0)
-		goto cleanup;
+	for (size_t s = 0; s < ss->n; s++)
+		if ((rc = nd_store_read_begin(ss->st[s], &txn[s])) < 0)
+			goto cleanup;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t key;
-		rc = nd_store_doc_get(txn, docs[i], &key, NULL, NULL);
-		if (rc == ND_ENOTFOUND)
-			continue; /* not signed: never collapsed */
-		if (rc < 0)
+		if ((rc = key_of(ss, txn, docs[i], &key)) < 0)
 			goto cleanup;
 		if (key)
 			refs[m++] = (key_ref){key, i};
@@ -101,28 +159,33 @@ int nd_collapse_ids(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
-	/* Every cluster from one snapshot, then verify outside it. */
+	/* Every cluster from one snapshot (per store), then verify outside it. */
 	for (size_t r = 0, k = 0; r < m; r++) {
 		if (r > 0 && refs[r].key == refs[r - 1].key)
 			continue;
-		if ((rc = nd_store_key_docs(txn, refs[r].key, &members[k], &nmembers[k])) < 0)
+		if ((rc = key_members(ss, txn, refs[r].key, &members[k], &nmembers[k])) < 0)
 			goto cleanup;
 		k++;
 	}
-	nd_store_txn_end(txn);
-	txn = NULL;
+	for (size_t s = 0; s < ss->n; s++) {
+		nd_store_txn_end(txn[s]);
+		txn[s] = NULL;
+	}
+	/* Results are cached in a store only when it holds the whole cluster. */
 	for (size_t r = 0, k = 0; r < m; k++) {
 		size_t e = r;
 		while (e < m && refs[e].key == refs[r].key)
 			e++;
-		if ((rc = ids_for_cluster(db, st, vo, refs[r].key, members[k], nmembers[k], docs,
-					  refs + r, e - r, ids)) < 0)
+		if ((rc = ids_for_cluster(db, ss->sh ? NULL : ss->st[0], vo, refs[r].key, members[k], nmembers[k],
+					  docs, refs + r, e - r, ids)) < 0)
 			goto cleanup;
 		r = e;
 	}
 	rc = ND_OK;
 cleanup:
-	nd_store_txn_end(txn);
+	for (size_t s = 0; txn && s < ss->n; s++)
+		nd_store_txn_end(txn[s]);
+	free(txn);
 	for (size_t k = 0; members && k < nkeys; k++)
 		free(members[k]);
 	free(members);
@@ -131,8 +194,15 @@ cleanup:
 	return rc;
 }
 
-int nd_collapse(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const nd_docid *ranked,
-		size_t n, nd_collapsed *out, size_t *nkept)
+int nd_collapse_ids(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const nd_docid *docs,
+		    size_t n, nd_docid *ids)
+{
+	store_set ss = {&st, NULL, 1};
+	return collapse_ids(db, &ss, vo, docs, n, ids);
+}
+
+static int collapse(nd_xdb *db, const store_set *ss, const nd_verify_options *vo, const nd_docid *ranked,
+		    size_t n, nd_collapsed *out, size_t *nkept)
 {
 	nd_docid *ids = NULL;
 	key_ref *byid = NULL;
@@ -148,7 +218,7 @@ int nd_collapse(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const nd_
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
-	if ((rc = nd_collapse_ids(db, st, vo, ranked, n, ids)) < 0)
+	if ((rc = collapse_ids(db, ss, vo, ranked, n, ids)) < 0)
 		goto cleanup;
 	/* Group positions by id; the best-ranked position of each id keeps it. */
 	for (size_t i = 0; i < n; i++)
@@ -173,6 +243,13 @@ cleanup:
 	free(byid);
 	free(count);
 	return rc;
+}
+
+int nd_collapse(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const nd_docid *ranked,
+		size_t n, nd_collapsed *out, size_t *nkept)
+{
+	store_set ss = {&st, NULL, 1};
+	return collapse(db, &ss, vo, ranked, n, out, nkept);
 }
 
 int nd_collapse_write_slot(nd_xdb *db, nd_store *st, const nd_verify_options *vo, unsigned slot,
@@ -256,14 +333,49 @@ int nd_collapse_slot_set(nd_store *st, int slot)
 	return nd_store_write(st, slot_put, &s);
 }
 
-int nd_search(nd_xdb *db, nd_store *st, const char *query, nd_collapse_mode mode, uint32_t offset,
-	      uint32_t max, uint32_t depth, nd_xdb_hit *hits, size_t *n, uint32_t *estimated)
+/* Filter: rank `depth` results uncollapsed, keep the first of each group. */
+static int search_filter(nd_xdb *db, const store_set *ss, const char *query, uint32_t offset, uint32_t max,
+			 uint32_t depth, nd_xdb_hit *hits, size_t *n, uint32_t *estimated)
 {
-	nd_xdb_query q = {offset, max, -1, 0};
+	nd_xdb_query q = {0, depth, -1, depth};
 	nd_xdb_hit *all = NULL;
 	nd_docid *ranked = NULL;
 	nd_collapsed *kept = NULL;
 	size_t nall = 0, nkept = 0;
+	int rc;
+
+	if (!(all = malloc((size_t)depth * sizeof(*all))) || !(ranked = malloc((size_t)depth * sizeof(*ranked))) ||
+	    !(kept = malloc((size_t)depth * sizeof(*kept)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	if ((rc = nd_xdb_search(db, query, &q, all, &nall, estimated)) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < nall; i++)
+		ranked[i] = all[i].docid;
+	if ((rc = collapse(db, ss, NULL, ranked, nall, kept, &nkept)) < 0)
+		goto cleanup;
+	/* kept is in rank order, a subsequence of all: weights follow along. */
+	for (size_t i = offset, j = 0; i < nkept && *n < max; i++) {
+		while (all[j].docid != kept[i].docid)
+			j++;
+		hits[*n] = (nd_xdb_hit){kept[i].docid, all[j].weight, kept[i].collapsed};
+		++*n;
+	}
+	if (estimated && nall < depth)
+		*estimated = (uint32_t)nkept; /* every match was seen: exact */
+cleanup:
+	free(all);
+	free(ranked);
+	free(kept);
+	return rc;
+}
+
+int nd_search(nd_xdb *db, nd_store *st, const char *query, nd_collapse_mode mode, uint32_t offset,
+	      uint32_t max, uint32_t depth, nd_xdb_hit *hits, size_t *n, uint32_t *estimated)
+{
+	nd_xdb_query q = {offset, max, -1, 0};
+	store_set ss = {&st, NULL, 1};
 	int rc;
 
 	*n = 0;
@@ -281,32 +393,23 @@ int nd_search(nd_xdb *db, nd_store *st, const char *query, nd_collapse_mode mode
 					    nd_store_path(st));
 		return nd_xdb_search(db, query, &q, hits, n, estimated);
 	}
-	/* Filter: rank `depth` results uncollapsed, keep the first of each group. */
-	q.offset = 0;
-	q.max = depth;
-	if (!(all = malloc((size_t)depth * sizeof(*all))) || !(ranked = malloc((size_t)depth * sizeof(*ranked))) ||
-	    !(kept = malloc((size_t)depth * sizeof(*kept)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
-		goto cleanup;
-	}
-	if ((rc = nd_xdb_search(db, query, &q, all, &nall, estimated)) < 0)
-		goto cleanup;
-	for (size_t i = 0; i < nall; i++)
-		ranked[i] = all[i].docid;
-	if ((rc = nd_collapse(db, st, NULL, ranked, nall, kept, &nkept)) < 0)
-		goto cleanup;
-	/* kept is in rank order, a subsequence of all: weights follow along. */
-	for (size_t i = offset, j = 0; i < nkept && *n < max; i++) {
-		while (all[j].docid != kept[i].docid)
-			j++;
-		hits[*n] = (nd_xdb_hit){kept[i].docid, all[j].weight, kept[i].collapsed};
-		++*n;
-	}
-	if (estimated && nall < depth)
-		*estimated = (uint32_t)nkept; /* every match was seen: exact */
-cleanup:
-	free(all);
-	free(ranked);
-	free(kept);
+	return search_filter(db, &ss, query, offset, max, depth, hits, n, estimated);
+}
+
+int nd_search_shards(nd_xdb *db, const nd_shards *sh, const char *query, uint32_t offset, uint32_t max,
+		     uint32_t depth, nd_xdb_hit *hits, size_t *n, uint32_t *estimated)
+{
+	size_t ns = nd_shards_stores(sh);
+	nd_store **st = malloc((ns + 1) * sizeof(*st));
+	int rc;
+	*n = 0;
+	if (!st)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t i = 0; i < ns; i++)
+		st[i] = nd_shards_store(sh, i);
+	store_set ss = {st, sh, ns};
+	rc = search_filter(db, &ss, query, offset, max, depth < offset + max ? offset + max : depth, hits, n,
+			   estimated);
+	free(st);
 	return rc;
 }

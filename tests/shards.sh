@@ -100,9 +100,26 @@ done
 # Clusters do span the shards (families alternate between them).
 grep -q "f1-0 f1-1" "$t/single" || fail "no cross-shard family: $(head -3 "$t/single")"
 
+# Collapsed search (by filter): the same families, each folded as much.
+fams() { # search --json on stdin -> "family folded" per kept result, sorted
+	python3 -c '
+import json, sys
+r = json.load(sys.stdin)["results"]
+print("\n".join(sorted("%s %d" % (h["label"].split("-")[0], h["collapsed"]) for h in r)))'
+}
+for q in "w0001a w0002a" "w0100a OR w0200a OR w0300a" "w0042a"; do
+	"$nd" search --db "$t/stub" --store "$t/st-dba" --store "$t/st-dbb" --limit 50 --json $q | fams > "$t/sharded"
+	"$nd" search --db "$t/all" --store "$t/st-all" --collapse filter --limit 50 --json $q | fams > "$t/single"
+	cmp -s "$t/sharded" "$t/single" || fail "search '$q': $(diff "$t/sharded" "$t/single" | head -5)"
+	grep -q " [1-9]" "$t/single" || fail "search '$q' folded nothing: $(head -3 "$t/single")"
+done
+if "$nd" search --db "$t/stub" --store "$t/st-dba" --store "$t/st-dbb" --collapse native x 2> "$t/err"; then
+	fail "native collapse over shards accepted"
+fi
+
 # A store of another database is refused by name.
 if "$nd" check --db "$t/stub" --store "$t/st-dba" --store "$t/st-all" "$q" 2> "$t/err"; then
 	fail "a store of another database was accepted"
 fi
 grep -q "not a shard" "$t/err" || fail "mismatch: $(cat "$t/err")"
-echo "shards: $n checks and clusters (by key, verified) equal over a local + remote stub and one database"
+echo "shards: $n checks, clusters (by key, verified) and collapsed searches equal over a local + remote stub and one database"

@@ -15,7 +15,9 @@ static const char usage_text[] =
 	"each result shows how many were folded into it.\n"
 	"\n"
 	"  --db DIR          Xapian database\n"
-	"  --store DIR       neardup store signed from it\n"
+	"  --store DIR       neardup store signed from it; for a sharded database (a\n"
+	"                    stub listing local and remote shards) one per shard,\n"
+	"                    and collapsing is by filter\n"
 	"  --collapse MODE   native: Xapian collapses on the value slot written by\n"
 	"                    'sign --value-slot' (exact pages and counts);\n"
 	"                    filter: the ranked list is filtered through the store\n"
@@ -80,7 +82,9 @@ int nd_cmd_search(int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
-	const char *dbpath = NULL, *storepath = NULL;
+	const char *dbpath = NULL, *storepath = NULL, *stores[ND_MAX_SHARD_STORES];
+	size_t nst = 0;
+	nd_shards *sh = NULL;
 	nd_collapse_mode mode = ND_COLLAPSE_NONE;
 	int mode_given = 0, json = 0, opt, rc, ret = EXIT_ERR, slot;
 	uint64_t limit = 10, offset = 0, depth = 1000, *target;
@@ -95,7 +99,13 @@ int nd_cmd_search(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd': dbpath = optarg; break;
-		case 's': storepath = optarg; break;
+		case 's':
+			if (nst == ND_MAX_SHARD_STORES) {
+				fprintf(stderr, "neardup search: at most %d --store\n", ND_MAX_SHARD_STORES);
+				return EXIT_USAGE;
+			}
+			storepath = stores[nst++] = optarg;
+			break;
 		case 'c':
 			if (parse_mode(optarg, &mode)) {
 				fprintf(stderr, "neardup search: --collapse is native, filter or none, not '%s'\n", optarg);
@@ -138,16 +148,35 @@ int nd_cmd_search(int argc, char **argv)
 		tool_fail("search", rc, dbpath);
 		goto cleanup;
 	}
-	if ((rc = nd_store_open(&st, storepath, ND_STORE_READ)) < 0 ||
-	    (rc = nd_collapse_slot_get(st, &slot)) < 0) {
-		tool_fail("search", rc, storepath);
-		goto cleanup;
+	if (nst > 1) {
+		if (mode_given && mode == ND_COLLAPSE_NATIVE) {
+			fprintf(stderr, "neardup search: --collapse native needs one database and store; "
+				"over shards, collapsing is by filter\n");
+			ret = EXIT_USAGE;
+			goto cleanup;
+		}
+		if ((rc = nd_shards_open(&sh, db, stores, nst)) < 0) {
+			tool_fail("search", rc, dbpath);
+			goto cleanup;
+		}
+		if (!mode_given)
+			mode = ND_COLLAPSE_FILTER;
+	} else {
+		if ((rc = nd_store_open(&st, storepath, ND_STORE_READ)) < 0 ||
+		    (rc = nd_collapse_slot_get(st, &slot)) < 0) {
+			tool_fail("search", rc, storepath);
+			goto cleanup;
+		}
+		if (!mode_given)
+			mode = slot >= 0 ? ND_COLLAPSE_NATIVE : ND_COLLAPSE_FILTER;
 	}
-	if (!mode_given)
-		mode = slot >= 0 ? ND_COLLAPSE_NATIVE : ND_COLLAPSE_FILTER;
 	double t0 = tool_now();
-	rc = nd_search(db, st, query, mode, (uint32_t)offset, (uint32_t)limit, (uint32_t)depth, hits, &n,
-		       &estimated);
+	if (sh && mode == ND_COLLAPSE_FILTER)
+		rc = nd_search_shards(db, sh, query, (uint32_t)offset, (uint32_t)limit, (uint32_t)depth, hits, &n,
+				      &estimated);
+	else
+		rc = nd_search(db, st, query, mode, (uint32_t)offset, (uint32_t)limit, (uint32_t)depth, hits, &n,
+			       &estimated);
 	double ms = (tool_now() - t0) * 1000;
 	if (rc < 0) {
 		tool_fail("search", rc, query);
@@ -191,6 +220,7 @@ cleanup:
 	free(query);
 	free(hits);
 	nd_store_close(st);
+	nd_shards_close(sh);
 	nd_xdb_close(db);
 	return ret;
 }

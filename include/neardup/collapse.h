@@ -16,6 +16,7 @@
 #define ND_COLLAPSE_H
 
 #include "neardup/common.h"
+#include "neardup/shards.h"
 #include "neardup/store.h"
 #include "neardup/verify.h"
 #include "neardup/xdb.h"
@@ -70,6 +71,12 @@ typedef enum {
 ND_EXTERN int nd_search(nd_xdb *db, nd_store *st, const char *query, nd_collapse_mode mode,
 			uint32_t offset, uint32_t max, uint32_t depth, nd_xdb_hit *hits, size_t *n,
 			uint32_t *estimated);
+
+/* The same over a sharded database (db: the stub combining the shards of
+ * sh's stores), collapsing by filter: a group may span shards, and a
+ * value slot in each shard could only name its own documents. */
+ND_EXTERN int nd_search_shards(nd_xdb *db, const nd_shards *sh, const char *query, uint32_t offset,
+			       uint32_t max, uint32_t depth, nd_xdb_hit *hits, size_t *n, uint32_t *estimated);
 
 #ifdef __cplusplus
 }
