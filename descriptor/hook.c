@@ -235,6 +235,7 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 	so.max_drift = h->o.max_drift;
 	if (h->o.block_docs)
 		so.block_docs = h->o.block_docs;
+	so.jobs = h->o.jobs;
 	so.changed = collect;
 	so.ctx = &c;
 	signrc = nd_sign_all(h->st, h->db, &so, rep);

@@ -514,6 +514,8 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 	jobs = o.jobs == 0 ? 1 : o.jobs > ND_SIGN_MAX_JOBS ? ND_SIGN_MAX_JOBS : o.jobs;
 	if (jobs > d->n)
 		jobs = d->n ? d->n : 1;
+	if (nd_xdb_writable(db))
+		jobs = 1; /* other handles would not see its uncommitted changes */
 	if (!(w = calloc(jobs, sizeof(*w))) ||
 	    !(len = malloc(o.block_docs * sizeof(uint32_t))) ||
 	    !(present = malloc(o.block_docs * sizeof(uint32_t))) ||

@@ -182,6 +182,7 @@ static void test_hook_random_operations(void **state)
 	nd_hook *h;
 	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
 	ho.max_drift = 0;
+	ho.jobs = 3; /* asked for; the indexer's handle is writable, so signing uses one */
 	assert_int_equal(nd_store_open(&st, storepath, ND_STORE_WRITE), ND_OK);
 	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
 	nd_xdb *db = nd_indexer_db(ix);

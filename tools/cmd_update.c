@@ -4,6 +4,7 @@
 #include "neardup/hook.h"
 
 #include <getopt.h>
+#include <unistd.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ static const char usage_text[] =
 	"  --store DIR       neardup store signed from it\n"
 	"  --max-drift F     refuse once changes since 'neardup build' exceed this\n"
 	"                    fraction of the documents it was built from (0.5; 0 = no limit)\n"
+	"  --jobs N          threads reading postlists (default: the number of cores)\n"
 	"  --block N         documents per store transaction (16384); each commits\n"
 	"                    on its own, so a killed run keeps what it finished\n"
 	"  --json            one JSON object per change\n"
@@ -89,6 +91,7 @@ int nd_cmd_update(int argc, char **argv)
 		{"store", required_argument, NULL, 's'},
 		{"max-drift", required_argument, NULL, 'm'},
 		{"block", required_argument, NULL, 'b'},
+		{"jobs", required_argument, NULL, 'J'},
 		{"json", no_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -101,6 +104,8 @@ int nd_cmd_update(int argc, char **argv)
 	nd_hook *h = NULL;
 	int opt, rc, slot, ret = EXIT_ERR;
 
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	ho.jobs = cores < 1 ? 1 : cores > ND_SIGN_MAX_JOBS ? ND_SIGN_MAX_JOBS : (unsigned)cores;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -122,6 +127,15 @@ int nd_cmd_update(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			ho.block_docs = (uint32_t)v;
+			break;
+		}
+		case 'J': {
+			uint64_t v;
+			if (tool_parse_u64(optarg, &v) || v == 0 || v > ND_SIGN_MAX_JOBS) {
+				fprintf(stderr, "neardup update: --jobs needs 1..%d, not '%s'\n", ND_SIGN_MAX_JOBS, optarg);
+				return EXIT_USAGE;
+			}
+			ho.jobs = (unsigned)v;
 			break;
 		}
 		case 'j': c.json = 1; break;

@@ -141,9 +141,10 @@ typedef struct {
 	nd_change_fn changed;  /* update: called for each change (may be NULL) */
 	void *ctx;
 	unsigned jobs;         /* threads reading postlists, each through its own
-				  handle on the database (1; at most ND_SIGN_MAX_JOBS).
-				  The store has one writer, and the records are the
-				  same for any number. */
+				  handle on the database (1; at most ND_SIGN_MAX_JOBS;
+				  1 for a writable db, whose uncommitted changes
+				  other handles cannot see).  The store has one
+				  writer, and the records are the same for any number. */
 } nd_sign_options;
 
 #define ND_SIGN_MAX_JOBS 64

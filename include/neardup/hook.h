@@ -30,9 +30,10 @@ typedef struct {
 	double max_drift;          /* refuse changes past this drift (0.5; 0 = no limit) */
 	nd_verify_options verify;
 	uint32_t block_docs;       /* nd_hook_update: docids per transaction (0: signing's default) */
+	unsigned jobs;             /* nd_hook_update: threads reading postlists (nd_sign_options.jobs; 1) */
 } nd_hook_options;
 
-#define ND_HOOK_OPTIONS_INIT { 0.5, ND_VERIFY_OPTIONS_INIT, 0 }
+#define ND_HOOK_OPTIONS_INIT { 0.5, ND_VERIFY_OPTIONS_INIT, 0, 1 }
 
 typedef struct {
 	nd_docid docid;
