@@ -23,9 +23,17 @@ struct nd_store {
 	size_t mapsize;
 };
 
+/* A bit posting to add or remove, queued by a write transaction. */
+typedef struct {
+	uint32_t bit, docid, seq;
+	uint32_t add;
+} bit_op;
+
 struct nd_store_txn {
 	nd_store *st;
 	MDB_txn *txn;
+	bit_op *ops;       /* applied, sorted by bit, just before commit */
+	size_t nops, opcap;
 };
 
 struct nd_store_keys {
@@ -87,6 +95,49 @@ static int bits_change(nd_store *st, MDB_txn *txn, uint32_t docid, const uint16_
 		if (mrc && mrc != MDB_KEYEXIST && mrc != MDB_NOTFOUND)
 			return mdb_err(st, mrc, add ? "add bit posting" : "remove bit posting");
 	}
+	return ND_OK;
+}
+
+/* Queue a document's bit postings.  Applied at commit in bit order: four
+ * or so random inserts per document into one table cost more than all
+ * the rest of signing, and sorted they touch each page once. */
+static int queue_bits(nd_store_txn *txn, uint32_t docid, const uint16_t *bits, int n, int add)
+{
+	if (txn->nops + (size_t)n > txn->opcap) {
+		size_t cap = (txn->nops + (size_t)n) * 2 + 1024;
+		bit_op *p = realloc(txn->ops, cap * sizeof(*p));
+		if (!p)
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		txn->ops = p, txn->opcap = cap;
+	}
+	for (int i = 0; i < n; i++, txn->nops++)
+		txn->ops[txn->nops] = (bit_op){bits[i], docid, (uint32_t)txn->nops, (uint32_t)add};
+	return ND_OK;
+}
+
+/* By bit, then document, then queue order: a document's removals come
+ * before its additions, as they were queued. */
+static int cmp_bit_op(const void *a, const void *b)
+{
+	const bit_op *x = a, *y = b;
+	if (x->bit != y->bit)
+		return x->bit < y->bit ? -1 : 1;
+	if (x->docid != y->docid)
+		return x->docid < y->docid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int apply_bits(nd_store_txn *txn)
+{
+	if (txn->nops > 1)
+		qsort(txn->ops, txn->nops, sizeof(*txn->ops), cmp_bit_op);
+	for (size_t i = 0; i < txn->nops; i++) {
+		uint16_t b = (uint16_t)txn->ops[i].bit;
+		int rc = bits_change(txn->st, txn->txn, txn->ops[i].docid, &b, 1, (int)txn->ops[i].add);
+		if (rc < 0)
+			return rc;
+	}
+	txn->nops = 0;
 	return ND_OK;
 }
 
@@ -322,31 +373,40 @@ void nd_store_txn_end(nd_store_txn *txn)
 
 int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 {
-	nd_store_txn t = {st, NULL};
+	nd_store_txn t = {st, NULL, NULL, 0, 0};
 	int rc, mrc;
 
 	if (!st->writable)
 		return nd_error_set(ND_EINVAL, "store %s: opened read-only", st->path);
 	for (;;) {
 		st->map_full = 0;
+		t.nops = 0;
 		if ((rc = txn_begin(st, 0, &t.txn)) < 0)
-			return rc;
+			break;
 		rc = fn(&t, ctx);
+		if (rc >= 0)
+			rc = apply_bits(&t);
 		if (rc >= 0) {
 			mrc = mdb_txn_commit(t.txn);
 			rc = mrc ? mdb_err(st, mrc, "commit") : ND_OK;
 			if (mrc != MDB_MAP_FULL)
-				return rc;
+				break;
 		} else
 			mdb_txn_abort(t.txn);
 		if (!st->map_full)
-			return rc;
-		if (st->mapsize >= MAX_MAP)
-			return nd_error_set(ND_EFULL, "store %s: map reached %zu bytes", st->path, st->mapsize);
+			break;
+		if (st->mapsize >= MAX_MAP) {
+			rc = nd_error_set(ND_EFULL, "store %s: map reached %zu bytes", st->path, st->mapsize);
+			break;
+		}
 		st->mapsize *= 2;
-		if ((mrc = mdb_env_set_mapsize(st->env, st->mapsize)))
-			return mdb_err(st, mrc, "grow map");
+		if ((mrc = mdb_env_set_mapsize(st->env, st->mapsize))) {
+			rc = mdb_err(st, mrc, "grow map");
+			break;
+		}
 	}
+	free(t.ops);
+	return rc;
 }
 
 int nd_store_meta_get(nd_store_txn *txn, const char *name, const void **val, size_t *len)
@@ -472,8 +532,8 @@ int nd_store_doc_put(nd_store_txn *txn, uint32_t docid, uint64_t key,
 	else
 		goto out;
 	if ((rc = invalidate(txn, docid, old, key)) < 0 ||
-	    (rc = bits_change(txn->st, txn->txn, docid, obits, on, 0)) < 0 ||
-	    (rc = bits_change(txn->st, txn->txn, docid, nbits, nn, 1)) < 0)
+	    (rc = queue_bits(txn, docid, obits, on, 0)) < 0 ||
+	    (rc = queue_bits(txn, docid, nbits, nn, 1)) < 0)
 		goto out;
 
 	unsigned int id = docid;
@@ -510,7 +570,7 @@ int nd_store_doc_del(nd_store_txn *txn, uint32_t docid)
 		return rc;
 	if ((old && (rc = cluster_del(txn, old, docid)) < 0) ||
 	    (rc = invalidate(txn, docid, old, 0)) < 0 ||
-	    (rc = bits_change(txn->st, txn->txn, docid, obits, on, 0)) < 0) {
+	    (rc = queue_bits(txn, docid, obits, on, 0)) < 0) {
 		free(obits);
 		return rc;
 	}
