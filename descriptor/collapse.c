@@ -96,33 +96,7 @@ static int key_of(const store_set *ss, nd_store_txn *const *txn, nd_docid docid,
 /* Every store's members of key, as combined docids, ascending. */
 static int key_members(const store_set *ss, nd_store_txn *const *txn, uint64_t key, nd_docid **out, size_t *nout)
 {
-	nd_docid *all = NULL;
-	size_t n = 0;
-	int rc = ND_OK;
-	for (size_t s = 0; s < ss->n && rc == ND_OK; s++) {
-		nd_docid *m = NULL;
-		size_t k = 0;
-		if ((rc = nd_store_key_docs(txn[s], key, &m, &k)) < 0)
-			break;
-		nd_docid *p = realloc(all, (n + k + 1) * sizeof(*all));
-		if (!p)
-			rc = nd_error_set(ND_ENOMEM, "out of memory");
-		else {
-			all = p;
-			for (size_t i = 0; i < k; i++)
-				all[n++] = ss->sh ? nd_shards_docid(ss->sh, s, m[i]) : m[i];
-		}
-		free(m);
-	}
-	if (rc < 0) {
-		free(all);
-		return rc;
-	}
-	if (ss->sh && n > 1)
-		qsort(all, n, sizeof(*all), cmp_docid);
-	*out = all;
-	*nout = n;
-	return ND_OK;
+	return ss->sh ? nd_shards_key_docs(ss->sh, txn, key, out, nout) : nd_store_key_docs(txn[0], key, out, nout);
 }
 
 static int collapse_ids(nd_xdb *db, const store_set *ss, const nd_verify_options *vo, const nd_docid *docs,

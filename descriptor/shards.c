@@ -145,3 +145,43 @@ nd_docid nd_shards_local(const nd_shards *s, nd_docid docid, size_t *store)
 			*store = i;
 	return (docid - 1) / s->nshards + 1;
 }
+
+static int cmp_docid(const void *a, const void *b)
+{
+	nd_docid x = *(const nd_docid *)a, y = *(const nd_docid *)b;
+	return x < y ? -1 : x > y;
+}
+
+int nd_shards_key_docs(const nd_shards *s, nd_store_txn *const *txn, uint64_t key, nd_docid **out, size_t *nout)
+{
+	nd_docid *all = NULL;
+	size_t n = 0;
+	int rc = ND_OK;
+	*out = NULL;
+	*nout = 0;
+	for (size_t i = 0; i < s->nstores && rc == ND_OK; i++) {
+		nd_docid *m = NULL;
+		size_t k = 0;
+		if ((rc = nd_store_key_docs(txn[i], key, &m, &k)) < 0)
+			break;
+		nd_docid *p = realloc(all, (n + k + 1) * sizeof(*all));
+		if (!p)
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+		else {
+			all = p;
+			for (size_t j = 0; j < k; j++)
+				all[n++] = nd_shards_docid(s, i, m[j]);
+		}
+		free(m);
+	}
+	if (rc < 0) {
+		free(all);
+		return rc;
+	}
+	/* Shards interleave: each store's run is ascending, the whole is not. */
+	if (n > 1)
+		qsort(all, n, sizeof(*all), cmp_docid);
+	*out = all;
+	*nout = n;
+	return ND_OK;
+}

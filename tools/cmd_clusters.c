@@ -39,44 +39,21 @@ static int cmp_key(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* The members of key in every store, as the combined database's docids
- * (sh NULL: one store, its own docids), ascending. */
+/* The members of key (sh NULL: of the one store, its own docids; else of
+ * every shard's store, as the combined database's docids), ascending, each
+ * store read in its own short transaction. */
 static int members(nd_store *const *sts, size_t nst, const nd_shards *sh, uint64_t key, uint32_t **out,
 		   size_t *nout)
 {
-	uint32_t *all = NULL;
-	size_t n = 0;
+	nd_store_txn *txn[ND_MAX_SHARD_STORES] = {NULL};
 	int rc = ND_OK;
-	for (size_t s = 0; s < nst && rc == ND_OK; s++) {
-		nd_store_txn *txn;
-		uint32_t *ids = NULL;
-		size_t m = 0;
-		if ((rc = nd_store_read_begin(sts[s], &txn)) < 0)
-			break;
-		rc = nd_store_key_docs(txn, key, &ids, &m);
-		nd_store_txn_end(txn);
-		uint32_t *p = rc == ND_OK ? realloc(all, (n + m + 1) * sizeof(*all)) : NULL;
-		if (rc == ND_OK && !p)
-			rc = nd_error_set(ND_ENOMEM, "out of memory");
-		if (rc == ND_OK) {
-			all = p;
-			for (size_t k = 0; k < m; k++)
-				all[n++] = sh ? nd_shards_docid(sh, s, ids[k]) : ids[k];
-		}
-		free(ids);
-	}
-	if (rc < 0) {
-		free(all);
-		return rc;
-	}
-	for (size_t i = 1; i < n; i++) /* insertion sort: shards interleave, runs are short */
-		for (size_t j = i; j > 0 && all[j - 1] > all[j]; j--) {
-			uint32_t t = all[j];
-			all[j] = all[j - 1], all[j - 1] = t;
-		}
-	*out = all;
-	*nout = n;
-	return ND_OK;
+	for (size_t s = 0; s < nst && rc == ND_OK; s++)
+		rc = nd_store_read_begin(sts[s], &txn[s]);
+	if (rc == ND_OK)
+		rc = sh ? nd_shards_key_docs(sh, txn, key, out, nout) : nd_store_key_docs(txn[0], key, out, nout);
+	for (size_t s = 0; s < nst; s++)
+		nd_store_txn_end(txn[s]);
+	return rc;
 }
 
 static int cmp_cl(const void *a, const void *b)

@@ -35,6 +35,10 @@ ND_EXTERN const nd_descriptor *nd_shards_descriptor(const nd_shards *s);
  * (*store = SIZE_MAX when no store holds that shard). */
 ND_EXTERN nd_docid nd_shards_docid(const nd_shards *s, size_t i, nd_docid local);
 ND_EXTERN nd_docid nd_shards_local(const nd_shards *s, nd_docid docid, size_t *store);
+/* Every store's documents with key, as combined docids, ascending (caller
+ * frees *out); txn[i] is a read transaction on store i. */
+ND_EXTERN int nd_shards_key_docs(const nd_shards *s, nd_store_txn *const *txn, uint64_t key, nd_docid **out,
+				 size_t *n);
 
 #ifdef __cplusplus
 }
