@@ -74,7 +74,9 @@ ND_EXTERN int nd_store_doc_del(nd_store_txn *txn, uint32_t docid);
 
 /* Bit postings, for matching signatures that differ in a few bits
  * (ND_EVERSION on a format-2 store opened read-only).  Docids ascending;
- * the caller frees *out. */
+ * the caller frees *out.  A write transaction applies the postings of its
+ * own puts and deletes just before it commits (sorted: far fewer page
+ * visits), so inside it these read the state before it. */
 ND_EXTERN int nd_store_bit_docs(nd_store_txn *txn, uint16_t bit, uint32_t **out, size_t *n);
 ND_EXTERN int nd_store_bit_count(nd_store_txn *txn, uint16_t bit, size_t *n);
 /* 1 if docid is posted under bit, 0 if not. */
