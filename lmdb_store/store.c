@@ -25,8 +25,8 @@ struct nd_store {
 
 /* A bit posting to add or remove, queued by a write transaction. */
 typedef struct {
-	uint32_t bit, docid, seq;
-	uint32_t add;
+	uint32_t docid;
+	uint16_t bit, add;
 } bit_op;
 
 struct nd_store_txn {
@@ -111,30 +111,42 @@ static int queue_bits(nd_store_txn *txn, uint32_t docid, const uint16_t *bits, i
 		txn->ops = p, txn->opcap = cap;
 	}
 	for (int i = 0; i < n; i++, txn->nops++)
-		txn->ops[txn->nops] = (bit_op){bits[i], docid, (uint32_t)txn->nops, (uint32_t)add};
+		txn->ops[txn->nops] = (bit_op){docid, bits[i], (uint16_t)add};
 	return ND_OK;
 }
 
-/* By bit, then document, then queue order: a document's removals come
- * before its additions, as they were queued. */
-static int cmp_bit_op(const void *a, const void *b)
+/* Stable radix sort by bit, two bytes: queue order survives within a bit,
+ * so a document's removals still come before its additions, and signing,
+ * which queues documents in docid order, appends each bit's postings in
+ * order.  Linear, where qsort cost a tenth of signing. */
+static int sort_bit_ops(nd_store_txn *txn)
 {
-	const bit_op *x = a, *y = b;
-	if (x->bit != y->bit)
-		return x->bit < y->bit ? -1 : 1;
-	if (x->docid != y->docid)
-		return x->docid < y->docid ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	bit_op *tmp = malloc(txn->nops * sizeof(*tmp)), *from = txn->ops, *to = tmp;
+	if (!tmp)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (int shift = 0; shift < 16; shift += 8) {
+		size_t start[257] = {0};
+		for (size_t i = 0; i < txn->nops; i++)
+			start[((from[i].bit >> shift) & 0xff) + 1]++;
+		for (int b = 0; b < 256; b++)
+			start[b + 1] += start[b];
+		for (size_t i = 0; i < txn->nops; i++)
+			to[start[(from[i].bit >> shift) & 0xff]++] = from[i];
+		bit_op *t = from;
+		from = to, to = t;
+	}
+	free(tmp); /* two passes: the sorted ops are back in txn->ops */
+	return ND_OK;
 }
 
 static int apply_bits(nd_store_txn *txn)
 {
-	if (txn->nops > 1)
-		qsort(txn->ops, txn->nops, sizeof(*txn->ops), cmp_bit_op);
+	int rc;
+	if (txn->nops > 1 && (rc = sort_bit_ops(txn)) < 0)
+		return rc;
 	for (size_t i = 0; i < txn->nops; i++) {
 		uint16_t b = (uint16_t)txn->ops[i].bit;
-		int rc = bits_change(txn->st, txn->txn, txn->ops[i].docid, &b, 1, (int)txn->ops[i].add);
-		if (rc < 0)
+		if ((rc = bits_change(txn->st, txn->txn, txn->ops[i].docid, &b, 1, (int)txn->ops[i].add)) < 0)
 			return rc;
 	}
 	txn->nops = 0;
@@ -465,7 +477,11 @@ static int cluster_del(nd_store_txn *txn, uint64_t key, uint32_t docid)
 static int drop(nd_store_txn *txn, MDB_dbi dbi, void *k, size_t klen)
 {
 	MDB_val mk = {klen, k};
-	int mrc = mdb_del(txn->txn, dbi, &mk, NULL);
+	MDB_stat ms;
+	int mrc = mdb_stat(txn->txn, dbi, &ms);
+	if (mrc == 0 && ms.ms_entries == 0)
+		return ND_OK; /* signing a fresh store: nothing cached, no lookup */
+	mrc = mdb_del(txn->txn, dbi, &mk, NULL);
 	if (mrc && mrc != MDB_NOTFOUND)
 		return mdb_err(txn->st, mrc, "drop cached value");
 	return ND_OK;
