@@ -366,7 +366,8 @@ static int read_through(nd_store *st, uint32_t *through)
  * exactly the single-threaded bits. */
 typedef struct {
 	const nd_descriptor *d;
-	nd_xdb *db;               /* owned unless worker 0 */
+	nd_xdb *db;
+	int owns_db;              /* not the caller's handle */
 	nd_xdb_postlist **pl;     /* words w0..w1 */
 	uint32_t w0, w1;
 	nd_posting *buf;
@@ -421,7 +422,7 @@ fail:
 	return NULL;
 }
 
-static void worker_free(sign_worker *w, int owns_db)
+static void worker_free(sign_worker *w)
 {
 	for (uint32_t i = 0; w->pl && i < w->w1 - w->w0; i++)
 		nd_xdb_postlist_free(w->pl[i]);
@@ -430,25 +431,29 @@ static void worker_free(sign_worker *w, int owns_db)
 	free(w->pair_off);
 	free(w->pair_bit);
 	free(w->fp);
-	if (owns_db)
+	if (w->owns_db)
 		nd_xdb_close(w->db);
 }
 
-/* Worker t of jobs: its words, handle and postlists, skipped past through. */
+/* Worker t of jobs: its words, handle and postlists, skipped past through.
+ * Worker 0 reads through the caller's handle unless own_db (a reader
+ * thread then uses it while the caller's thread writes). */
 static int worker_init(sign_worker *w, const nd_descriptor *d, nd_xdb *db, unsigned t, unsigned jobs,
-		       uint32_t block_docs, uint32_t through, uint64_t revision)
+		       int own_db, uint32_t block_docs, uint32_t through, uint64_t revision)
 {
 	int rc;
 	memset(w, 0, sizeof(*w));
 	w->d = d;
 	w->w0 = (uint32_t)((uint64_t)d->n * t / jobs);
 	w->w1 = (uint32_t)((uint64_t)d->n * (t + 1) / jobs);
-	if (t == 0)
+	if (t == 0 && !own_db)
 		w->db = db;
 	else {
 		uint64_t rev;
-		if ((rc = nd_xdb_open(&w->db, nd_xdb_path(db), ND_XDB_READ)) < 0 ||
-		    (rc = nd_xdb_revision(w->db, &rev)) < 0)
+		if ((rc = nd_xdb_open(&w->db, nd_xdb_path(db), ND_XDB_READ)) < 0)
+			return rc;
+		w->owns_db = 1;
+		if ((rc = nd_xdb_revision(w->db, &rev)) < 0)
 			return rc;
 		if (rev != revision) /* a commit in between: the caller retries */
 			return nd_error_set(ND_ERETRY, "%s changed while signing started", nd_xdb_path(db));
@@ -466,26 +471,129 @@ static int worker_init(sign_worker *w, const nd_descriptor *d, nd_xdb *db, unsig
 	return ND_OK;
 }
 
+/* One block of documents as read: lengths, presence, and each document's
+ * bits (row[off]..row[off+1] in bits) and fingerprint sum. */
+typedef struct {
+	nd_docid lo, hi;
+	uint32_t *len, *present, *count, *row;
+	uint64_t *fp;
+	uint16_t *bits;
+	size_t bits_cap;
+} sign_block;
+
+static int block_alloc(sign_block *b, uint32_t block_docs)
+{
+	memset(b, 0, sizeof(*b));
+	if (!(b->len = malloc(block_docs * sizeof(uint32_t))) ||
+	    !(b->present = malloc(block_docs * sizeof(uint32_t))) ||
+	    !(b->count = malloc((block_docs + 1) * sizeof(uint32_t))) ||
+	    !(b->row = malloc((block_docs + 1) * sizeof(uint32_t))) ||
+	    !(b->fp = malloc(block_docs * sizeof(uint64_t))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	return ND_OK;
+}
+
+static void block_free(sign_block *b)
+{
+	free(b->len);
+	free(b->present);
+	free(b->count);
+	free(b->row);
+	free(b->fp);
+	free(b->bits);
+}
+
+/* Reads blocks: the workers' shares of the words, then a counting sort by
+ * document over their pairs in word order (stable, so bits stay
+ * ascending).  With --jobs 2 or more it runs on a thread of its own, one
+ * block ahead of the writer, whose commits it would otherwise wait for. */
+typedef struct {
+	sign_worker *w;
+	unsigned jobs;
+	sign_block *b;     /* to fill, lo and hi set */
+	int rc;
+	char err[512];
+} block_reader;
+
+static int read_block(block_reader *r)
+{
+	sign_block *b = r->b;
+	sign_worker *w = r->w;
+	uint32_t nb = b->hi - b->lo;
+	pthread_t tid[ND_SIGN_MAX_JOBS];
+	unsigned nthreads = 0;
+	size_t npairs = 0;
+	int rc;
+	if ((rc = nd_desc_lengths(w[0].db, w[0].d->word_lengths, b->lo, b->hi, b->len, b->present)) < 0)
+		return rc;
+	for (unsigned t = 0; t < r->jobs; t++) {
+		w[t].lo = b->lo, w[t].hi = b->hi, w[t].len = b->len;
+	}
+	/* Workers 1.. on threads, worker 0 here. */
+	for (unsigned t = 1; t < r->jobs; t++) {
+		if (pthread_create(&tid[t], NULL, scan_words, &w[t]) != 0) {
+			w[t].rc = nd_error_set(ND_ENOMEM, "cannot start a signing thread");
+			snprintf(w[t].err, sizeof(w[t].err), "%s", nd_error_last());
+			break;
+		}
+		nthreads = t;
+	}
+	scan_words(&w[0]);
+	for (unsigned t = 1; t <= nthreads; t++)
+		pthread_join(tid[t], NULL);
+	for (unsigned t = 0; t < r->jobs; t++)
+		if (w[t].rc < 0)
+			return nd_error_set(w[t].rc, "%s", w[t].err);
+	memset(b->count, 0, (nb + 1) * sizeof(uint32_t));
+	memset(b->fp, 0, nb * sizeof(uint64_t));
+	for (unsigned t = 0; t < r->jobs; t++) {
+		for (size_t k = 0; k < w[t].npairs; k++)
+			b->count[w[t].pair_off[k] + 1]++;
+		for (uint32_t k = 0; k < nb; k++)
+			b->fp[k] += w[t].fp[k];
+		npairs += w[t].npairs;
+	}
+	for (uint32_t k = 0; k < nb; k++)
+		b->count[k + 1] += b->count[k];
+	memcpy(b->row, b->count, (nb + 1) * sizeof(uint32_t));
+	void *pb = b->bits;
+	if ((rc = nd_array_reserve(&pb, &b->bits_cap, npairs + 1, sizeof(uint16_t))) < 0)
+		return rc;
+	b->bits = pb;
+	for (unsigned t = 0; t < r->jobs; t++)
+		for (size_t k = 0; k < w[t].npairs; k++)
+			b->bits[b->count[w[t].pair_off[k]]++] = w[t].pair_bit[k];
+	return ND_OK;
+}
+
+static void *read_block_thread(void *vr)
+{
+	block_reader *r = vr;
+	if ((r->rc = read_block(r)) < 0)
+		snprintf(r->err, sizeof(r->err), "%s", nd_error_last());
+	return NULL;
+}
+
 int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_report *rep)
 {
 	nd_sign_options o = ND_SIGN_OPTIONS_INIT;
 	nd_sign_report r;
 	nd_descriptor *d = NULL;
-	uint32_t *len = NULL, *present = NULL, *count = NULL, *row = NULL;
-	uint64_t *fp = NULL;
 	block_ctx bc;
-	uint16_t *bits = NULL;
-	size_t bits_cap = 0;
+	sign_block blk[2];
+	block_reader rd;
 	sign_worker *w = NULL;
 	unsigned jobs = 1, started = 0;
+	int ahead;         /* reader one block ahead, on a thread */
 	uint32_t through;
 	nd_docid last;
-	uint64_t revision;
+	uint64_t revision, nblocks;
 	struct timespec t0, t1;
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(&bc, 0, sizeof(bc));
+	memset(blk, 0, sizeof(blk));
 	if (opts)
 		o = *opts;
 	if (!rep)
@@ -516,85 +624,67 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 		jobs = d->n ? d->n : 1;
 	if (nd_xdb_writable(db))
 		jobs = 1; /* other handles would not see its uncommitted changes */
+	nblocks = ((uint64_t)last - through + o.block_docs - 1) / o.block_docs;
+	ahead = jobs > 1 && nblocks > 1;
 	if (!(w = calloc(jobs, sizeof(*w))) ||
-	    !(len = malloc(o.block_docs * sizeof(uint32_t))) ||
-	    !(present = malloc(o.block_docs * sizeof(uint32_t))) ||
-	    !(count = malloc((o.block_docs + 1) * sizeof(uint32_t))) ||
-	    !(row = malloc((o.block_docs + 1) * sizeof(uint32_t))) ||
-	    !(fp = malloc(o.block_docs * sizeof(uint64_t)))) {
+	    (rc = block_alloc(&blk[0], o.block_docs)) < 0 ||
+	    (ahead && (rc = block_alloc(&blk[1], o.block_docs)) < 0)) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
 	for (; started < jobs; started++)
-		if ((rc = worker_init(&w[started], d, db, started, jobs, o.block_docs, through, revision)) < 0) {
+		if ((rc = worker_init(&w[started], d, db, started, jobs, ahead, o.block_docs, through,
+				      revision)) < 0) {
 			started++; /* partly set up: freed below */
 			goto cleanup;
 		}
 
-	for (uint64_t lo64 = (uint64_t)through + 1; lo64 <= last; lo64 += o.block_docs) {
-		nd_docid lo = (nd_docid)lo64;
-		nd_docid hi = (nd_docid)(lo64 + o.block_docs > (uint64_t)last + 1 ? (uint64_t)last + 1
-										 : lo64 + o.block_docs);
-		uint32_t nb = hi - lo;
-		pthread_t tid[ND_SIGN_MAX_JOBS];
-		unsigned nthreads = 0;
-		if ((rc = nd_desc_lengths(db, d->word_lengths, lo, hi, len, present)) < 0)
-			goto cleanup;
-		for (unsigned t = 0; t < jobs; t++) {
-			w[t].lo = lo, w[t].hi = hi, w[t].len = len;
+	rd.w = w;
+	rd.jobs = jobs;
+	for (uint64_t i = 0; i < nblocks; i++) {
+		sign_block *b = &blk[ahead ? i & 1 : 0];
+		pthread_t tid;
+		int reading = 0, wrc;
+		if (i == 0 || !ahead) {
+			uint64_t lo64 = (uint64_t)through + 1 + i * o.block_docs;
+			b->lo = (nd_docid)lo64;
+			b->hi = (nd_docid)(lo64 + o.block_docs > (uint64_t)last + 1 ? (uint64_t)last + 1
+										  : lo64 + o.block_docs);
+			rd.b = b;
+			if ((rc = read_block(&rd)) < 0)
+				goto cleanup;
 		}
-		/* Workers 1.. on threads, worker 0 here. */
-		for (unsigned t = 1; t < jobs; t++) {
-			if (pthread_create(&tid[t], NULL, scan_words, &w[t]) != 0) {
-				w[t].rc = nd_error_set(ND_ENOMEM, "cannot start a signing thread");
-				snprintf(w[t].err, sizeof(w[t].err), "%s", nd_error_last());
-				break;
-			}
-			nthreads = t;
-		}
-		scan_words(&w[0]);
-		for (unsigned t = 1; t <= nthreads; t++)
-			pthread_join(tid[t], NULL);
-		for (unsigned t = 0; t < jobs; t++)
-			if (w[t].rc < 0) {
-				rc = nd_error_set(w[t].rc, "%s", w[t].err);
+		if (ahead && i + 1 < nblocks) {
+			sign_block *nx = &blk[(i + 1) & 1];
+			nx->lo = b->hi;
+			nx->hi = (nd_docid)((uint64_t)nx->lo + o.block_docs > (uint64_t)last + 1
+						    ? (uint64_t)last + 1 : (uint64_t)nx->lo + o.block_docs);
+			rd.b = nx;
+			if (pthread_create(&tid, NULL, read_block_thread, &rd) != 0) {
+				rc = nd_error_set(ND_ENOMEM, "cannot start the reading thread");
 				goto cleanup;
 			}
-		/* Counting sort by document over the workers' pairs in word
-		 * order; stable, so bits stay ascending. */
-		size_t npairs = 0;
-		memset(count, 0, (nb + 1) * sizeof(uint32_t));
-		memset(fp, 0, nb * sizeof(uint64_t));
-		for (unsigned t = 0; t < jobs; t++) {
-			for (size_t k = 0; k < w[t].npairs; k++)
-				count[w[t].pair_off[k] + 1]++;
-			for (uint32_t k = 0; k < nb; k++)
-				fp[k] += w[t].fp[k];
-			npairs += w[t].npairs;
+			reading = 1;
 		}
-		for (uint32_t k = 0; k < nb; k++)
-			count[k + 1] += count[k];
-		memcpy(row, count, (nb + 1) * sizeof(uint32_t));
-		void *pb = bits;
-		if ((rc = nd_array_reserve(&pb, &bits_cap, npairs + 1, sizeof(uint16_t))) < 0)
-			goto cleanup;
-		bits = pb;
-		for (unsigned t = 0; t < jobs; t++)
-			for (size_t k = 0; k < w[t].npairs; k++)
-				bits[count[w[t].pair_off[k]]++] = w[t].pair_bit[k];
 
 		bc.path = nd_store_path(st);
-		bc.lo = lo;
-		bc.hi = hi;
-		bc.present = present;
-		bc.row = row;
-		bc.bits = bits;
-		bc.fp = fp;
-		bc.len = len;
+		bc.lo = b->lo;
+		bc.hi = b->hi;
+		bc.present = b->present;
+		bc.row = b->row;
+		bc.bits = b->bits;
+		bc.fp = b->fp;
+		bc.len = b->len;
 		bc.revision = revision;
 		bc.max_drift = o.max_drift;
 		bc.keep_changes = o.changed != NULL;
-		if ((rc = nd_store_write(st, write_block, &bc)) < 0)
+		wrc = nd_store_write(st, write_block, &bc);
+		if (reading) {
+			pthread_join(tid, NULL);
+			if (wrc >= 0 && rd.rc < 0)
+				wrc = nd_error_set(rd.rc, "%s", rd.err);
+		}
+		if ((rc = wrc) < 0)
 			goto cleanup;
 		rep->docs += bc.docs;
 		rep->keyed += bc.keyed;
@@ -606,7 +696,7 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 			o.changed(bc.changes[k].docid, bc.changes[k].change, bc.changes[k].old_key,
 				  bc.changes[k].new_key, o.ctx);
 		if (o.progress)
-			o.progress(hi - 1, last, o.ctx);
+			o.progress(b->hi - 1, last, o.ctx);
 	}
 	rc = ND_OK;
 cleanup:
@@ -616,15 +706,11 @@ cleanup:
 	rep->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	for (unsigned t = 0; w && t < started; t++) {
 		rep->postings += w[t].postings;
-		worker_free(&w[t], t > 0);
+		worker_free(&w[t]);
 	}
 	free(w);
-	free(len);
-	free(present);
-	free(count);
-	free(row);
-	free(bits);
-	free(fp);
+	block_free(&blk[0]);
+	block_free(&blk[1]);
 	free(bc.changes);
 	nd_descriptor_free(d);
 	return rc;

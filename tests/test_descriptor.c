@@ -515,6 +515,42 @@ static void test_sig_decode_rejects(void **state)
 	nd_sig_clear(&s);
 }
 
+/* build --jobs: the edit simulation, thresholds and coverage split over
+ * 1, 2 and 5 threads choose the same words, thresholds and Lambdas, and
+ * report the same figures. */
+static void test_build_jobs(void **state)
+{
+	(void)state;
+	nd_xdb *db;
+	nd_descriptor *d[3];
+	nd_build_report rep[3];
+	const unsigned jobs[] = {1, 2, 5};
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	for (int k = 0; k < 3; k++) {
+		nd_build_options o = opts();
+		o.jobs = jobs[k];
+		assert_int_equal(nd_descriptor_build(&d[k], db, &o, &rep[k]), ND_OK);
+	}
+	assert_true(nd_descriptor_size(d[0]) > 10);
+	for (int k = 1; k < 3; k++) {
+		assert_int_equal(nd_descriptor_size(d[k]), nd_descriptor_size(d[0]));
+		assert_true(nd_descriptor_version(d[k]) == nd_descriptor_version(d[0]));
+		for (uint32_t i = 0; i < nd_descriptor_size(d[0]); i++) {
+			assert_string_equal(nd_descriptor_word(d[k], i), nd_descriptor_word(d[0], i));
+			assert_true(nd_descriptor_threshold(d[k], i) == nd_descriptor_threshold(d[0], i));
+			assert_true(nd_descriptor_lambda(d[k], i) == nd_descriptor_lambda(d[0], i));
+		}
+		assert_int_equal(rep[k].rated, rep[0].rated);
+		assert_true(rep[k].coverage == rep[0].coverage);
+		assert_true(rep[k].mean_bits == rep[0].mean_bits);
+		assert_true(rep[k].key_change == rep[0].key_change);
+	}
+	assert_true(rep[0].key_change > 0); /* the edits were simulated */
+	for (int k = 0; k < 3; k++)
+		nd_descriptor_free(d[k]);
+	nd_xdb_close(db);
+}
+
 /* --jobs: signing with 1, 2 and 7 threads (uneven word shares) writes the
  * same records, byte for byte, and reads the same postings. */
 typedef struct {
@@ -571,6 +607,19 @@ static void test_sign_jobs(void **state)
 		if (c.differ || c.n != rep[0].docs)
 			fail_msg("jobs %u: %llu of %llu records differ", jobs[k], (unsigned long long)c.differ,
 				 (unsigned long long)c.n);
+		/* and the same bit postings, each in docid order */
+		for (uint32_t bit = 0; bit < nd_descriptor_size(d); bit++) {
+			uint32_t *x, *y;
+			size_t nx, ny;
+			assert_int_equal(nd_store_bit_docs(a, (uint16_t)bit, &x, &nx), ND_OK);
+			assert_int_equal(nd_store_bit_docs(b, (uint16_t)bit, &y, &ny), ND_OK);
+			if (nx != ny || (nx && memcmp(x, y, nx * sizeof(*x))))
+				fail_msg("jobs %u: postings of bit %u differ", jobs[k], bit);
+			for (size_t i = 1; i < nx; i++)
+				assert_true(x[i - 1] < x[i]);
+			free(x);
+			free(y);
+		}
 		nd_store_txn_end(a);
 		nd_store_txn_end(b);
 	}
@@ -586,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_selection_known),
 		cmocka_unit_test(test_word_share),
 		cmocka_unit_test(test_sign_jobs),
+		cmocka_unit_test(test_build_jobs),
 		cmocka_unit_test(test_sign_matches_termlist),
 		cmocka_unit_test(test_edit_stability),
 		cmocka_unit_test(test_crash_resume),
