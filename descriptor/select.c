@@ -18,6 +18,7 @@
  *    documents still short of target_bits, per unit of Lambda. */
 #include "descriptor/stats.h"
 #include "common/nd_buf.h"
+#include "common/nd_parallel.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -319,6 +320,186 @@ int nd_descriptor_from_words(nd_descriptor **out, const char *const *words,
 	return ND_OK;
 }
 
+/* Simulated edits of sample documents [from, to): their flip intervals,
+ * per share, concatenated in share order by the caller. */
+typedef struct {
+	flip_iv *iv;
+	size_t n, cap;
+} iv_list;
+
+typedef struct {
+	const nd_sample *s;
+	const uint64_t *prefix;
+	const nd_build_options *o;
+	iv_list *out;       /* one per share */
+} sim_ctx;
+
+static int sim_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
+{
+	sim_ctx *x = vctx;
+	const nd_sample *s = x->s;
+	iv_list *out = &x->out[t];
+	edit_ws ws = {0};
+	int rc = ND_OK;
+	for (uint32_t j = from; j < to && rc == ND_OK; j++) {
+		const nd_sample_doc *doc = &s->docs[j];
+		if (!doc->len)
+			continue;
+		for (uint32_t rr = 0; rr < x->o->edits; rr++) {
+			if ((rc = simulate(&ws, s, x->prefix, j, rr, x->o)) < 0)
+				break;
+			void *p = out->iv;
+			if ((rc = nd_array_reserve(&p, &out->cap, out->n + doc->m + ws.nextra, sizeof(flip_iv))) < 0)
+				break;
+			out->iv = p;
+			for (uint32_t i = 0; i < doc->m; i++) {
+				float a = (float)s->ent[doc->off + i].wdf / (float)doc->len;
+				float c = ws.len ? (float)ws.w[i] / (float)ws.len : 0.0f;
+				if (a != c)
+					out->iv[out->n++] = (flip_iv){s->ent[doc->off + i].cand, a < c ? a : c, a < c ? c : a};
+			}
+			for (size_t i = 0; i < ws.nextra; i++)
+				if (ws.extra[i].wdf && ws.len)
+					out->iv[out->n++] = (flip_iv){ws.extra[i].cand, 0.0f,
+								      (float)ws.extra[i].wdf / (float)ws.len};
+		}
+	}
+	edit_ws_free(&ws);
+	return rc;
+}
+
+/* Threshold, Lambda (-1: no feasible threshold) and initial gain of
+ * candidates [from, to).  Each sorts only its own slices of los and his. */
+typedef struct {
+	const nd_build_options *o;
+	const uint32_t *ent_start, *iv_start;
+	const float *f0;
+	float *los, *his;
+	double nonempty, trials;
+	double *b, *lam;
+	uint32_t *gain;
+} thr_ctx;
+
+static int thr_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
+{
+	thr_ctx *x = vctx;
+	const nd_build_options *o = x->o;
+	float *vals = NULL;
+	size_t vals_cap = 0;
+	int rc = ND_OK;
+	(void)t;
+	for (uint32_t c = from; c < to; c++) {
+		uint32_t e0 = x->ent_start[c], e1 = x->ent_start[c + 1], m = e1 - e0;
+		x->lam[c] = -1;
+		x->gain[c] = 0;
+		if (m < o->min_sample_df)
+			continue;
+		void *p = vals;
+		if ((rc = nd_array_reserve(&p, &vals_cap, m, sizeof(float))) < 0)
+			break;
+		vals = p;
+		memcpy(vals, x->f0 + e0, m * sizeof(float));
+		qsort(vals, m, sizeof(float), cmp_float);
+		float *lo = x->los + x->iv_start[c], *hi = x->his + x->iv_start[c];
+		size_t nv = x->iv_start[c + 1] - x->iv_start[c];
+		qsort(lo, nv, sizeof(float), cmp_float);
+		qsort(hi, nv, sizeof(float), cmp_float);
+		double best = -1, best_above = 0, best_b = 0;
+		/* i = -1: between 0 and the smallest value, i.e. "w occurs". */
+		for (int64_t i = -1; i + 1 < (int64_t)m; i++) {
+			if (i >= 0 && vals[i] == vals[i + 1])
+				continue;
+			double above = (double)(m - (i + 1));
+			if (above < o->min_sample_df || above > o->max_above * x->nonempty)
+				continue;
+			float th = i < 0 ? vals[0] / 2 : (vals[i] + vals[i + 1]) / 2;
+			double flips = (double)(count_le(lo, nv, th) - count_le(hi, nv, th));
+			/* Ties go to the threshold that sets more bits: more coverage. */
+			if (best < 0 || flips < best || (flips == best && above > best_above)) {
+				best = flips;
+				best_above = above;
+				best_b = th;
+			}
+		}
+		if (best < 0)
+			continue;
+		x->b[c] = best_b;
+		x->lam[c] = best / x->trials;
+		for (uint32_t i = e0; i < e1; i++)
+			x->gain[c] += x->f0[i] > (float)x->b[c];
+	}
+	free(vals);
+	return rc;
+}
+
+/* Coverage and key changes of the chosen set over sample documents
+ * [from, to); sums, so the order of shares does not matter. */
+typedef struct {
+	uint64_t covered, bits, changed, edited;
+} cov_counts;
+
+typedef struct {
+	const nd_sample *s;
+	const uint64_t *prefix;
+	const nd_build_options *o;
+	const int32_t *chosen_of;
+	const nd_descriptor *d;
+	cov_counts *out;    /* one per share */
+} cov_ctx;
+
+static int cov_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
+{
+	cov_ctx *x = vctx;
+	const nd_sample *s = x->s;
+	cov_counts *n = &x->out[t];
+	nd_sig s0 = ND_SIG_INIT, s1 = ND_SIG_INIT;
+	edit_ws ws = {0};
+	int rc = ND_OK;
+	for (uint32_t j = from; j < to; j++) {
+		const nd_sample_doc *doc = &s->docs[j];
+		s0.nbits = 0;
+		for (uint32_t i = 0; i < doc->m; i++) {
+			const nd_sample_ent *e = &s->ent[doc->off + i];
+			int32_t w = x->chosen_of[e->cand];
+			if (w >= 0 && nd_bit_above(e->wdf, doc->len, x->d->thresholds[w]) &&
+			    (rc = nd_sig_push(&s0, (uint16_t)w)) < 0)
+				goto out;
+		}
+		n->bits += s0.nbits;
+		if (s0.nbits < ND_MIN_BITS)
+			continue;
+		n->covered++;
+		/* Bits were pushed in candidate order = word order: sorted. */
+		uint64_t key0 = nd_sig_key(s0.bits, s0.nbits);
+		for (uint32_t rr = 0; rr < x->o->edits; rr++) {
+			if ((rc = simulate(&ws, s, x->prefix, j, rr, x->o)) < 0)
+				goto out;
+			s1.nbits = 0;
+			for (uint32_t i = 0; i < doc->m; i++) {
+				int32_t w = x->chosen_of[s->ent[doc->off + i].cand];
+				if (w >= 0 && nd_bit_above(ws.w[i], ws.len, x->d->thresholds[w]) &&
+				    (rc = nd_sig_push(&s1, (uint16_t)w)) < 0)
+					goto out;
+			}
+			for (size_t i = 0; i < ws.nextra; i++) {
+				int32_t w = x->chosen_of[ws.extra[i].cand];
+				if (w >= 0 && nd_bit_above(ws.extra[i].wdf, ws.len, x->d->thresholds[w]) &&
+				    (rc = nd_sig_push(&s1, (uint16_t)w)) < 0)
+					goto out;
+			}
+			/* Extras are unsorted: the key must not depend on order. */
+			qsort(s1.bits, s1.nbits, sizeof(uint16_t), nd__cmp_u16);
+			n->edited++;
+			n->changed += nd_sig_key(s1.bits, s1.nbits) != key0;
+		}
+	}
+out:
+	nd_sig_clear(&s0);
+	nd_sig_clear(&s1);
+	edit_ws_free(&ws);
+	return rc;
+}
+
 int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options *opts,
 			nd_build_report *rep)
 {
@@ -326,11 +507,12 @@ int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options 
 	nd_build_report r;
 	nd_candidates cands = {0};
 	nd_sample s = {0};
-	edit_ws ws = {0};
+	sim_ctx sim = {0};
 	flip_iv *iv = NULL;
-	size_t niv = 0, iv_cap = 0;
+	size_t niv = 0;
+	unsigned jobs;
 	uint64_t *prefix = NULL, prefixed = 0;
-	uint32_t *iv_start = NULL, *ent_start = NULL, *ent_doc = NULL, *bitcount = NULL;
+	uint32_t *iv_start = NULL, *ent_start = NULL, *ent_doc = NULL, *bitcount = NULL, *gains = NULL;
 	double *b = NULL, *lam = NULL;
 	float *f0 = NULL, *los = NULL, *his = NULL;
 	heap_ent *heap = NULL;
@@ -353,6 +535,7 @@ int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options 
 	    o.max_edit <= 0 || o.max_edit > 0.5 || o.max_above <= 0 || o.max_above > 1 ||
 	    o.target_bits < ND_MIN_BITS || !(o.word_share > 0 && o.word_share <= 1))
 		return nd_error_set(ND_EINVAL, "descriptor options out of range");
+	jobs = o.jobs == 0 ? 1 : o.jobs > ND_SIGN_MAX_JOBS ? ND_SIGN_MAX_JOBS : o.jobs;
 
 	if ((rc = nd_xdb_doccount(db, &rep->doccount)) < 0 ||
 	    (rc = nd_xdb_prefixed_wdf(db, &prefixed)) < 0)
@@ -388,30 +571,28 @@ int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options 
 	for (uint32_t j = 0; j < s.n; j++)
 		prefix[j + 1] = prefix[j] + s.docs[j].len;
 
-	/* Flip intervals from simulated edits. */
-	for (uint32_t j = 0; j < s.n; j++) {
-		const nd_sample_doc *doc = &s.docs[j];
-		if (!doc->len)
-			continue;
-		for (uint32_t rr = 0; rr < o.edits; rr++) {
-			if ((rc = simulate(&ws, &s, prefix, j, rr, &o)) < 0)
-				goto cleanup;
-			void *p = iv;
-			if ((rc = nd_array_reserve(&p, &iv_cap, niv + doc->m + ws.nextra, sizeof(flip_iv))) < 0)
-				goto cleanup;
-			iv = p;
-			for (uint32_t i = 0; i < doc->m; i++) {
-				float a = (float)s.ent[doc->off + i].wdf / (float)doc->len;
-				float c = ws.len ? (float)ws.w[i] / (float)ws.len : 0.0f;
-				if (a != c)
-					iv[niv++] = (flip_iv){s.ent[doc->off + i].cand, a < c ? a : c, a < c ? c : a};
-			}
-			for (size_t i = 0; i < ws.nextra; i++)
-				if (ws.extra[i].wdf && ws.len)
-					iv[niv++] = (flip_iv){ws.extra[i].cand, 0.0f,
-							      (float)ws.extra[i].wdf / (float)ws.len};
-		}
+	/* Flip intervals from simulated edits, by shares of the sample. */
+	sim.s = &s;
+	sim.prefix = prefix;
+	sim.o = &o;
+	if (!(sim.out = calloc(jobs, sizeof(*sim.out)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
 	}
+	rc = nd_parallel_shares(jobs, s.n, sim_share, &sim);
+	for (unsigned t = 0; t < jobs; t++)
+		niv += sim.out[t].n;
+	if (rc == ND_OK && !(iv = malloc((niv + 1) * sizeof(*iv))))
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t t = 0, at = 0; t < jobs; t++) {
+		if (rc == ND_OK)
+			memcpy(iv + at, sim.out[t].iv, sim.out[t].n * sizeof(*iv));
+		at += sim.out[t].n;
+		free(sim.out[t].iv);
+	}
+	free(sim.out);
+	if (rc < 0)
+		goto cleanup;
 
 	/* Group intervals and sample entries by candidate (counting sort). */
 	if (!(iv_start = calloc(cands.n + 1, sizeof(uint32_t))) ||
@@ -421,6 +602,7 @@ int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options 
 	    !(los = malloc((niv + 1) * sizeof(float))) || !(his = malloc((niv + 1) * sizeof(float))) ||
 	    !(b = calloc(cands.n, sizeof(double))) || !(lam = calloc(cands.n, sizeof(double))) ||
 	    !(heap = malloc((cands.n + 1) * sizeof(heap_ent))) ||
+	    !(gains = calloc(cands.n, sizeof(uint32_t))) ||
 	    !(bitcount = calloc(s.n + 1, sizeof(uint32_t)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
@@ -457,7 +639,8 @@ int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options 
 	free(iv);
 	iv = NULL;
 
-	/* Threshold and Lambda per candidate; seed the greedy heap. */
+	/* Threshold and Lambda per candidate, by shares of the candidates;
+	 * then seed the greedy heap in candidate order. */
 	double trials = 0, nonempty = 0;
 	for (uint32_t j = 0; j < s.n; j++)
 		if (s.docs[j].len) {
@@ -465,53 +648,14 @@ int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options 
 			nonempty++;
 		}
 	double eps = 1.0 / trials;
-	float *vals = NULL;
-	size_t vals_cap = 0;
+	thr_ctx th = {&o, ent_start, iv_start, f0, los, his, nonempty, trials, b, lam, gains};
+	if ((rc = nd_parallel_shares(jobs, cands.n, thr_share, &th)) < 0)
+		goto cleanup;
 	for (uint32_t c = 0; c < cands.n; c++) {
-		uint32_t e0 = ent_start[c], e1 = ent_start[c + 1], m = e1 - e0;
-		if (m < o.min_sample_df)
-			continue;
-		void *p = vals;
-		if ((rc = nd_array_reserve(&p, &vals_cap, m, sizeof(float))) < 0) {
-			free(vals);
-			goto cleanup;
-		}
-		vals = p;
-		memcpy(vals, f0 + e0, m * sizeof(float));
-		qsort(vals, m, sizeof(float), cmp_float);
-		float *lo = los + iv_start[c], *hi = his + iv_start[c];
-		size_t nv = iv_start[c + 1] - iv_start[c];
-		qsort(lo, nv, sizeof(float), cmp_float);
-		qsort(hi, nv, sizeof(float), cmp_float);
-		double best = -1, best_above = 0, best_b = 0;
-		/* i = -1: between 0 and the smallest value, i.e. "w occurs". */
-		for (int64_t i = -1; i + 1 < (int64_t)m; i++) {
-			if (i >= 0 && vals[i] == vals[i + 1])
-				continue;
-			double above = (double)(m - (i + 1));
-			if (above < o.min_sample_df || above > o.max_above * nonempty)
-				continue;
-			float t = i < 0 ? vals[0] / 2 : (vals[i] + vals[i + 1]) / 2;
-			double flips = (double)(count_le(lo, nv, t) - count_le(hi, nv, t));
-			/* Ties go to the threshold that sets more bits: more coverage. */
-			if (best < 0 || flips < best || (flips == best && above > best_above)) {
-				best = flips;
-				best_above = above;
-				best_b = t;
-			}
-		}
-		if (best < 0)
-			continue;
-		b[c] = best_b;
-		lam[c] = best / trials;
-		rep->rated++;
-		uint32_t gain = 0;
-		for (uint32_t i = e0; i < e1; i++)
-			gain += f0[i] > (float)b[c];
-		if (gain)
-			heap_push(heap, &nheap, (heap_ent){gain / (lam[c] + eps), c});
+		rep->rated += lam[c] >= 0;
+		if (gains[c])
+			heap_push(heap, &nheap, (heap_ent){gains[c] / (lam[c] + eps), c});
 	}
-	free(vals);
 
 	/* Lazy greedy: gains only fall as documents fill up. */
 	if (!(chosen = calloc(o.words, sizeof(*chosen))) ||
@@ -567,58 +711,28 @@ int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options 
 
 	/* Coverage, bits per document and the measured key change rate, with
 	 * the same bit test as signing. */
-	uint64_t covered = 0, bits_total = 0, changed = 0, edited = 0;
-	nd_sig s0 = ND_SIG_INIT, s1 = ND_SIG_INIT;
-	for (uint32_t j = 0; j < s.n; j++) {
-		const nd_sample_doc *doc = &s.docs[j];
-		s0.nbits = 0;
-		for (uint32_t i = 0; i < doc->m; i++) {
-			const nd_sample_ent *e = &s.ent[doc->off + i];
-			int32_t w = chosen_of[e->cand];
-			if (w >= 0 && nd_bit_above(e->wdf, doc->len, d->thresholds[w]) &&
-			    (rc = nd_sig_push(&s0, (uint16_t)w)) < 0)
-				goto sig_fail;
-		}
-		bits_total += s0.nbits;
-		if (s0.nbits < ND_MIN_BITS)
-			continue;
-		covered++;
-		/* Bits were pushed in candidate order = word order: sorted. */
-		uint64_t key0 = nd_sig_key(s0.bits, s0.nbits);
-		for (uint32_t rr = 0; rr < o.edits; rr++) {
-			if ((rc = simulate(&ws, &s, prefix, j, rr, &o)) < 0)
-				goto sig_fail;
-			s1.nbits = 0;
-			for (uint32_t i = 0; i < doc->m; i++) {
-				int32_t w = chosen_of[s.ent[doc->off + i].cand];
-				if (w >= 0 && nd_bit_above(ws.w[i], ws.len, d->thresholds[w]) &&
-				    (rc = nd_sig_push(&s1, (uint16_t)w)) < 0)
-					goto sig_fail;
-			}
-			for (size_t i = 0; i < ws.nextra; i++) {
-				int32_t w = chosen_of[ws.extra[i].cand];
-				if (w >= 0 && nd_bit_above(ws.extra[i].wdf, ws.len, d->thresholds[w]) &&
-				    (rc = nd_sig_push(&s1, (uint16_t)w)) < 0)
-					goto sig_fail;
-			}
-			/* Extras are unsorted: the key must not depend on order. */
-			qsort(s1.bits, s1.nbits, sizeof(uint16_t), nd__cmp_u16);
-			edited++;
-			changed += nd_sig_key(s1.bits, s1.nbits) != key0;
-		}
+	cov_ctx cv = {&s, prefix, &o, chosen_of, d, NULL};
+	if (!(cv.out = calloc(jobs, sizeof(*cv.out)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
 	}
-	nd_sig_clear(&s0);
-	nd_sig_clear(&s1);
+	rc = nd_parallel_shares(jobs, s.n, cov_share, &cv);
+	uint64_t covered = 0, bits_total = 0, changed = 0, edited = 0;
+	for (unsigned t = 0; t < jobs; t++) {
+		covered += cv.out[t].covered;
+		bits_total += cv.out[t].bits;
+		changed += cv.out[t].changed;
+		edited += cv.out[t].edited;
+	}
+	free(cv.out);
+	if (rc < 0)
+		goto cleanup;
 	rep->coverage = s.n ? (double)covered / s.n : 0;
 	rep->mean_bits = s.n ? (double)bits_total / s.n : 0;
 	rep->key_change = edited ? (double)changed / edited : 0;
 	*out = d;
 	d = NULL;
 	rc = ND_OK;
-	goto cleanup;
-sig_fail:
-	nd_sig_clear(&s0);
-	nd_sig_clear(&s1);
 cleanup:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	rep->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
@@ -637,7 +751,7 @@ cleanup:
 	free(iv_start);
 	free(iv);
 	free(prefix);
-	edit_ws_free(&ws);
+	free(gains);
 	nd_sample_free(&s);
 	nd_candidates_free(&cands);
 	return rc;

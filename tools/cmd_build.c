@@ -24,6 +24,8 @@ static const char usage_text[] =
 	"  --word-share F     choose from this random fraction of the candidate words\n"
 	"                     (by --seed; default 1: all), for several sets that differ\n"
 	"                     (Kolcz's randomized lexicons)\n"
+	"  --jobs N           threads for the edit simulation and thresholds (default:\n"
+	"                     the number of cores); the set is the same for any N\n"
 	"  --show N           print the N most stable chosen words\n"
 	"  --from-store DIR   do not choose: copy the set of the store DIR (for\n"
 	"                     shards: choose once over a stub database listing them\n"
@@ -103,6 +105,7 @@ int nd_cmd_build(int argc, char **argv)
 		{"seed", required_argument, NULL, 'r'},
 		{"word-share", required_argument, NULL, 'W'},
 		{"show", required_argument, NULL, 'S'},
+		{"jobs", required_argument, NULL, 'j'},
 		{"from-store", required_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
@@ -116,9 +119,11 @@ int nd_cmd_build(int argc, char **argv)
 	nd_descriptor *d = NULL;
 	int c, rc, ret = EXIT_ERR;
 
+	o.jobs = tool_default_jobs();
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'j': if (tool_parse_jobs("build", optarg, &o.jobs)) return EXIT_USAGE; break;
 		case 'd': dbpath = optarg; break;
 		case 's': storepath = optarg; break;
 		case 'w': if (parse_u32("--words", optarg, &o.words, 1)) return EXIT_USAGE; break;

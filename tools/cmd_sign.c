@@ -111,8 +111,7 @@ int nd_cmd_sign(int argc, char **argv)
 	uint64_t v, docs = 0, keys = 0;
 	int c, rc, ret = EXIT_ERR, slot = -1;
 
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	o.jobs = cores < 1 ? 1 : cores > ND_SIGN_MAX_JOBS ? ND_SIGN_MAX_JOBS : (unsigned)cores;
+	o.jobs = tool_default_jobs();
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -127,11 +126,8 @@ int nd_cmd_sign(int argc, char **argv)
 			o.block_docs = (uint32_t)v;
 			break;
 		case 'j':
-			if (tool_parse_u64(optarg, &v) || v == 0 || v > ND_SIGN_MAX_JOBS) {
-				fprintf(stderr, "neardup sign: --jobs needs 1..%d, not '%s'\n", ND_SIGN_MAX_JOBS, optarg);
+			if (tool_parse_jobs("sign", optarg, &o.jobs))
 				return EXIT_USAGE;
-			}
-			o.jobs = (unsigned)v;
 			break;
 		case 'm': {
 			char *end;

@@ -104,8 +104,7 @@ int nd_cmd_update(int argc, char **argv)
 	nd_hook *h = NULL;
 	int opt, rc, slot, ret = EXIT_ERR;
 
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	ho.jobs = cores < 1 ? 1 : cores > ND_SIGN_MAX_JOBS ? ND_SIGN_MAX_JOBS : (unsigned)cores;
+	ho.jobs = tool_default_jobs();
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -129,15 +128,10 @@ int nd_cmd_update(int argc, char **argv)
 			ho.block_docs = (uint32_t)v;
 			break;
 		}
-		case 'J': {
-			uint64_t v;
-			if (tool_parse_u64(optarg, &v) || v == 0 || v > ND_SIGN_MAX_JOBS) {
-				fprintf(stderr, "neardup update: --jobs needs 1..%d, not '%s'\n", ND_SIGN_MAX_JOBS, optarg);
+		case 'J':
+			if (tool_parse_jobs("update", optarg, &ho.jobs))
 				return EXIT_USAGE;
-			}
-			ho.jobs = (unsigned)v;
 			break;
-		}
 		case 'j': c.json = 1; break;
 		case 'q': c.quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;

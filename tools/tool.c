@@ -1,5 +1,6 @@
 #include "tools/tool.h"
 #include "neardup/common.h"
+#include "neardup/descriptor.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -126,5 +127,22 @@ int tool_read_file(const char *path, char **data, size_t *len)
 	}
 	*data = buf;
 	*len = n;
+	return 0;
+}
+
+unsigned tool_default_jobs(void)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	return cores < 1 ? 1 : cores > ND_SIGN_MAX_JOBS ? ND_SIGN_MAX_JOBS : (unsigned)cores;
+}
+
+int tool_parse_jobs(const char *cmd, const char *s, unsigned *out)
+{
+	uint64_t v;
+	if (tool_parse_u64(s, &v) || v == 0 || v > ND_SIGN_MAX_JOBS) {
+		fprintf(stderr, "neardup %s: --jobs needs 1..%d, not '%s'\n", cmd, ND_SIGN_MAX_JOBS, s);
+		return -1;
+	}
+	*out = (unsigned)v;
 	return 0;
 }

@@ -41,6 +41,10 @@ double tool_peak_rss_mb(void);
 
 /* Parse an unsigned decimal option; returns 0 on success. */
 int tool_parse_u64(const char *s, uint64_t *out);
+/* --jobs: the number of cores by default, 1..ND_SIGN_MAX_JOBS. */
+unsigned tool_default_jobs(void);
+/* Parse --jobs for cmd; 0 on success, else prints why and returns -1. */
+int tool_parse_jobs(const char *cmd, const char *s, unsigned *out);
 /* Read a whole file into *data (caller frees); -1 with errno on failure. */
 int tool_read_file(const char *path, char **data, size_t *len);
 int nd_cmd_text(int argc, char **argv);

@@ -46,9 +46,12 @@ typedef struct {
 				  hash of the word and seed (1: all).  Sets built
 				  with different seeds differ in their words, as
 				  Kołcz's randomized lexicons for I-Match do. */
+	unsigned jobs;         /* threads for the edit simulation and thresholds
+				  (1; at most ND_SIGN_MAX_JOBS); the set is the
+				  same for any number */
 } nd_build_options;
 
-#define ND_BUILD_OPTIONS_INIT { 2000, 6, 3, 0.0005, 0.2, 60000, 5000, 4, 0.08, 0.5, 3, 1, 1.0 }
+#define ND_BUILD_OPTIONS_INIT { 2000, 6, 3, 0.0005, 0.2, 60000, 5000, 4, 0.08, 0.5, 3, 1, 1.0, 1 }
 
 typedef struct {
 	uint32_t doccount;       /* documents in the database */
