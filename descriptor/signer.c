@@ -600,7 +600,7 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 		rep = &r;
 	memset(rep, 0, sizeof(*rep));
 	if (o.block_docs == 0)
-		o.block_docs = 16384;
+		o.block_docs = 131072;
 
 	if ((rc = nd_descriptor_load(&d, st, db)) < 0)
 		goto cleanup;

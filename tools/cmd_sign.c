@@ -18,7 +18,7 @@ static const char usage_text[] =
 	"  --db DIR        Xapian database the set was built from (required)\n"
 	"  --store DIR     neardup store (required)\n"
 	"  --restart       drop all signatures and sign from the first document\n"
-	"  --block N       documents per block and per store transaction (default 16384)\n"
+	"  --block N       documents per block and per store transaction (default 131072)\n"
 	"  --jobs N        threads reading postlists (default: the number of cores);\n"
 	"                  one writer; the records are the same for any N\n"
 	"  --max-drift F   refuse to sign past this drift since 'neardup build' (0.5;\n"

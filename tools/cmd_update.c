@@ -27,7 +27,7 @@ static const char usage_text[] =
 	"  --max-drift F     refuse once changes since 'neardup build' exceed this\n"
 	"                    fraction of the documents it was built from (0.5; 0 = no limit)\n"
 	"  --jobs N          threads reading postlists (default: the number of cores)\n"
-	"  --block N         documents per store transaction (16384); each commits\n"
+	"  --block N         documents per store transaction (131072); each commits\n"
 	"                    on its own, so a killed run keeps what it finished\n"
 	"  --json            one JSON object per change\n"
 	"  -q, --quiet       only the summary line\n"

@@ -135,7 +135,9 @@ typedef void (*nd_change_fn)(nd_docid docid, nd_change change, uint64_t old_key,
 			     uint64_t new_key, void *ctx);
 
 typedef struct {
-	uint32_t block_docs;   /* docids per block and per write transaction (16384) */
+	uint32_t block_docs;   /* docids per block and per write transaction (131072):
+				  every commit rewrites the tree pages its block
+				  touched, so larger blocks write less */
 	int restart;           /* re-sign everything, not only docids past the last signed */
 	int update;            /* compare every document with its record: sign new and
 				  changed ones, drop records of deleted ones */
@@ -151,7 +153,7 @@ typedef struct {
 } nd_sign_options;
 
 #define ND_SIGN_MAX_JOBS 64
-#define ND_SIGN_OPTIONS_INIT { 16384, 0, 0, 0.5, NULL, NULL, NULL, 1 }
+#define ND_SIGN_OPTIONS_INIT { 131072, 0, 0, 0.5, NULL, NULL, NULL, 1 }
 
 typedef struct {
 	uint64_t docs;       /* documents signed in this run */
