@@ -68,35 +68,117 @@ typedef struct {
 	size_t n;
 } rebuilt_seq;
 
+/* One cluster's cache writes: its result and the sequences rebuilt from
+ * positions, computed from a snapshot at records generation gen. */
 typedef struct {
-	uint64_t key;
-	const nd_verified *res;
-	size_t n;
-	cache_head head;
-	rebuilt_seq *rebuilt;       /* sequences rebuilt from positions, to cache */
+	uint64_t gen, key;
+	char *val;
+	size_t len;
+	rebuilt_seq *rebuilt;
 	size_t nrebuilt, rebuilt_cap;
 } cache_write;
 
+static void cache_write_clear(cache_write *c)
+{
+	free(c->val);
+	for (size_t i = 0; i < c->nrebuilt; i++)
+		free(c->rebuilt[i].ids);
+	free(c->rebuilt);
+	memset(c, 0, sizeof(*c));
+}
+
+static int cache_encode(cache_write *c, const cache_head *head, const nd_verified *res, size_t n)
+{
+	c->len = sizeof(cache_head) + n * sizeof(cache_ent);
+	if (!(c->val = malloc(c->len)))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	memcpy(c->val, head, sizeof(*head));
+	for (size_t i = 0; i < n; i++) {
+		cache_ent e = {res[i].docid, res[i].group, (uint32_t)res[i].how, 0, res[i].distance};
+		memcpy(c->val + sizeof(cache_head) + i * sizeof(e), &e, sizeof(e));
+	}
+	return ND_OK;
+}
+
+typedef struct {
+	const cache_write *w;
+	size_t n;
+} cache_set;
+
+/* Writes those computed at the current generation; the others may hold
+ * what a record change since would have dropped. */
 static int cache_write_fn(nd_store_txn *txn, void *vctx)
 {
-	cache_write *c = vctx;
-	size_t len = sizeof(cache_head) + c->n * sizeof(cache_ent);
-	char *buf = malloc(len);
-	int rc;
-	if (!buf)
-		return nd_error_set(ND_ENOMEM, "out of memory");
-	memcpy(buf, &c->head, sizeof(c->head));
-	for (size_t i = 0; i < c->n; i++) {
-		cache_ent e = {c->res[i].docid, c->res[i].group, (uint32_t)c->res[i].how, 0,
-			       c->res[i].distance};
-		memcpy(buf + sizeof(cache_head) + i * sizeof(e), &e, sizeof(e));
+	const cache_set *cs = vctx;
+	uint64_t gen;
+	int rc = nd_store_records_gen(txn, &gen);
+	for (size_t k = 0; rc == ND_OK && k < cs->n; k++) {
+		const cache_write *c = &cs->w[k];
+		if (c->gen != gen)
+			continue;
+		rc = nd_store_cluster_cache_put(txn, c->key, c->val, c->len);
+		for (size_t i = 0; rc == ND_OK && i < c->nrebuilt; i++)
+			rc = nd_store_doc_cache_put(txn, c->rebuilt[i].docid, c->rebuilt[i].ids,
+						    c->rebuilt[i].n * sizeof(uint32_t));
 	}
-	rc = nd_store_cluster_cache_put(txn, c->key, buf, len);
-	free(buf);
-	for (size_t i = 0; rc == ND_OK && i < c->nrebuilt; i++)
-		rc = nd_store_doc_cache_put(txn, c->rebuilt[i].docid, c->rebuilt[i].ids,
-					    c->rebuilt[i].n * sizeof(uint32_t));
 	return rc;
+}
+
+/* Caching is best effort: a read-only store (ND_EINVAL) still verifies. */
+static int cache_commit(nd_store *st, const cache_write *w, size_t n)
+{
+	cache_set cs = {w, n};
+	int rc = n ? nd_store_write(st, cache_write_fn, &cs) : ND_OK;
+	return rc == ND_EINVAL ? ND_OK : rc;
+}
+
+struct nd_verify_batch {
+	nd_store *st;
+	cache_write *w;
+	size_t n, cap, max;
+};
+
+int nd_verify_batch_new(nd_verify_batch **out, nd_store *st, size_t max_clusters)
+{
+	nd_verify_batch *b = calloc(1, sizeof(*b));
+	*out = NULL;
+	if (!b)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	b->st = st;
+	b->max = max_clusters ? max_clusters : 4096;
+	*out = b;
+	return ND_OK;
+}
+
+int nd_verify_batch_flush(nd_verify_batch *b)
+{
+	int rc = cache_commit(b->st, b->w, b->n);
+	for (size_t i = 0; i < b->n; i++)
+		cache_write_clear(&b->w[i]);
+	b->n = 0;
+	return rc;
+}
+
+void nd_verify_batch_free(nd_verify_batch *b)
+{
+	if (!b)
+		return;
+	(void)nd_verify_batch_flush(b);
+	free(b->w);
+	free(b);
+}
+
+/* Hand c to the batch (which then owns it), flushing when full. */
+static int batch_add(nd_verify_batch *b, cache_write *c)
+{
+	void *p = b->w;
+	int rc = nd_array_reserve(&p, &b->cap, b->n + 1, sizeof(*b->w));
+	if (rc < 0)
+		return rc;
+	b->w = p;
+	b->w[b->n++] = *c;
+	memset(c, 0, sizeof(*c));
+	return b->n >= b->max ? nd_verify_batch_flush(b) : ND_OK;
 }
 
 /* Words from the store's cache (txn may be NULL), else from the database. */
@@ -142,9 +224,13 @@ int nd_verify_cluster(nd_xdb *db, nd_store *st, uint64_t key, const nd_docid *do
 		stats = &local;
 	if (o.max_leaders == 0)
 		o.max_leaders = 1;
-	/* One snapshot for every cache read of this cluster. */
-	if (st && nd_store_read_begin(st, &txn) < 0)
+	/* One snapshot for every cache read of this cluster; its records
+	 * generation decides whether the result may still be cached. */
+	if (st && (nd_store_read_begin(st, &txn) < 0 || nd_store_records_gen(txn, &cw.gen) < 0)) {
+		nd_store_txn_end(txn);
 		txn = NULL; /* caches are an optimisation: verify without them */
+		st = NULL;
+	}
 	if (txn && cache_lookup(txn, key, docs, n, &o, out, &groups)) {
 		nd_store_txn_end(txn);
 		stats->cached_clusters++;
@@ -229,23 +315,21 @@ int nd_verify_cluster(nd_xdb *db, nd_store *st, uint64_t key, const nd_docid *do
 	nd_store_txn_end(txn); /* a held snapshot would pin pages the write could reuse */
 	txn = NULL;
 	if (st) {
-		/* Caching is best effort: a read-only store still verifies. */
+		cache_head head = head_for(&o, n, groups);
 		cw.key = key;
-		cw.res = out;
-		cw.n = n;
-		cw.head = head_for(&o, n, groups);
-		int wrc = nd_store_write(st, cache_write_fn, &cw);
-		if (wrc < 0 && wrc != ND_EINVAL)
-			rc = wrc;
+		if ((rc = cache_encode(&cw, &head, out, n)) < 0)
+			goto cleanup;
+		if (o.batch && o.batch->st == st)
+			rc = batch_add(o.batch, &cw);
+		else
+			rc = cache_commit(st, &cw, 1);
 	}
 cleanup:
 	for (size_t l = 0; l < nleaders; l++)
 		free(leaders[l].ids);
 	free(leaders);
 	nd_store_txn_end(txn);
-	for (size_t i = 0; i < cw.nrebuilt; i++)
-		free(cw.rebuilt[i].ids);
-	free(cw.rebuilt);
+	cache_write_clear(&cw);
 	if (ngroups)
 		*ngroups = groups;
 	return rc;

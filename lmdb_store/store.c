@@ -34,6 +34,7 @@ struct nd_store_txn {
 	MDB_txn *txn;
 	bit_op *ops;       /* applied, sorted by bit, just before commit */
 	size_t nops, opcap;
+	int changed;       /* a record was put, deleted or cleared: bump records.gen */
 };
 
 struct nd_store_keys {
@@ -383,9 +384,37 @@ void nd_store_txn_end(nd_store_txn *txn)
 	free(txn);
 }
 
+#define GEN_NAME "records.gen"
+
+int nd_store_records_gen(nd_store_txn *txn, uint64_t *gen)
+{
+	const void *v;
+	size_t n;
+	int rc = nd_store_meta_get(txn, GEN_NAME, &v, &n);
+	*gen = 0;
+	if (rc == ND_ENOTFOUND)
+		return ND_OK;
+	if (rc < 0)
+		return rc;
+	if (n != sizeof(*gen))
+		return nd_error_set(ND_ECORRUPT, "store %s: %s record is damaged", txn->st->path, GEN_NAME);
+	memcpy(gen, v, n);
+	return ND_OK;
+}
+
+static int bump_gen(nd_store_txn *txn)
+{
+	uint64_t gen;
+	int rc = nd_store_records_gen(txn, &gen);
+	if (rc < 0)
+		return rc;
+	gen++;
+	return nd_store_meta_put(txn, GEN_NAME, &gen, sizeof(gen));
+}
+
 int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 {
-	nd_store_txn t = {st, NULL, NULL, 0, 0};
+	nd_store_txn t = {st, NULL, NULL, 0, 0, 0};
 	int rc, mrc;
 
 	if (!st->writable)
@@ -393,11 +422,14 @@ int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 	for (;;) {
 		st->map_full = 0;
 		t.nops = 0;
+		t.changed = 0;
 		if ((rc = txn_begin(st, 0, &t.txn)) < 0)
 			break;
 		rc = fn(&t, ctx);
 		if (rc >= 0)
 			rc = apply_bits(&t);
+		if (rc >= 0 && t.changed)
+			rc = bump_gen(&t);
 		if (rc >= 0) {
 			mrc = mdb_txn_commit(t.txn);
 			rc = mrc ? mdb_err(st, mrc, "commit") : ND_OK;
@@ -532,6 +564,8 @@ int nd_store_doc_put(nd_store_txn *txn, uint32_t docid, uint64_t key,
 	uint16_t *obits = NULL, *nbits = NULL;
 	int on = 0, nn, rc, mrc;
 
+	txn->changed = 1;
+
 	if (!(nbits = malloc(len + 2)))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	if ((nn = payload_bits(payload, len, nbits)) < 0) {
@@ -582,6 +616,7 @@ int nd_store_doc_del(nd_store_txn *txn, uint32_t docid)
 	uint64_t old;
 	uint16_t *obits;
 	int on, rc, mrc;
+	txn->changed = 1;
 	if ((rc = old_bits(txn, docid, &old, &obits, &on)) < 0)
 		return rc;
 	if ((old && (rc = cluster_del(txn, old, docid)) < 0) ||
@@ -645,6 +680,7 @@ int nd_store_doc_cache_put(nd_store_txn *txn, uint32_t docid, const void *val, s
 int nd_store_clear(nd_store_txn *txn)
 {
 	int mrc;
+	txn->changed = 1;
 	if ((mrc = mdb_drop(txn->txn, txn->st->docs, 0)) ||
 	    (mrc = mdb_drop(txn->txn, txn->st->clusters, 0)) ||
 	    (mrc = mdb_drop(txn->txn, txn->st->verified, 0)) ||

@@ -214,6 +214,68 @@ static void test_verify_cache(void **state)
 	free(sp);
 }
 
+static int cached(nd_store *st, uint64_t key)
+{
+	nd_store_txn *txn;
+	const void *v;
+	size_t n;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	int rc = nd_store_cluster_cache_get(txn, key, &v, &n);
+	nd_store_txn_end(txn);
+	assert_true(rc == ND_OK || rc == ND_ENOTFOUND);
+	return rc == ND_OK;
+}
+
+static uint64_t gen_of(nd_store *st)
+{
+	nd_store_txn *txn;
+	uint64_t g;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_records_gen(txn, &g), ND_OK);
+	nd_store_txn_end(txn);
+	return g;
+}
+
+/* A batch writes results when full, flushed or freed, and never writes a
+ * result computed before a member's record changed. */
+static void test_verify_batch(void **state)
+{
+	(void)state;
+	nd_xdb *db;
+	nd_store *st;
+	nd_verify_batch *b;
+	nd_verified v[NROLES];
+	nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
+	char *sp = tu_join(dir, "batch-store");
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_store_open(&st, sp, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_verify_batch_new(&b, st, 2), ND_OK);
+	o.batch = b;
+	uint64_t g0 = gen_of(st);
+	assert_int_equal(nd_verify_cluster(db, st, 7, ids, NROLES, &o, v, NULL, NULL), ND_OK);
+	assert_false(cached(st, 7)); /* queued */
+	assert_int_equal(nd_verify_batch_flush(b), ND_OK);
+	assert_true(cached(st, 7));
+	assert_true(gen_of(st) == g0); /* caching changes no record */
+	/* Computed, then a member changes before the flush: dropped. */
+	assert_int_equal(nd_verify_cluster(db, st, 8, ids, NROLES, &o, v, NULL, NULL), ND_OK);
+	assert_int_equal(nd_store_write(st, touch_fn, &ids[ONE_WORD]), ND_OK);
+	assert_true(gen_of(st) == g0 + 1);
+	assert_int_equal(nd_verify_batch_flush(b), ND_OK);
+	assert_false(cached(st, 8));
+	/* Two results fill it: written without a flush. */
+	assert_int_equal(nd_verify_cluster(db, st, 9, ids, NROLES, &o, v, NULL, NULL), ND_OK);
+	assert_false(cached(st, 9));
+	assert_int_equal(nd_verify_cluster(db, st, 10, ids, NROLES, &o, v, NULL, NULL), ND_OK);
+	assert_true(cached(st, 9) && cached(st, 10));
+	assert_int_equal(nd_verify_cluster(db, st, 11, ids, NROLES, &o, v, NULL, NULL), ND_OK);
+	nd_verify_batch_free(b);
+	assert_true(cached(st, 11));
+	nd_store_close(st);
+	nd_xdb_close(db);
+	free(sp);
+}
+
 /* Unrelated members never make verification all-pairs. */
 static void test_verify_bounded(void **state)
 {
@@ -251,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_words_both_routes),
 		cmocka_unit_test(test_verify_splits),
 		cmocka_unit_test(test_verify_cache),
+		cmocka_unit_test(test_verify_batch),
 		cmocka_unit_test(test_verify_bounded),
 	};
 	return cmocka_run_group_tests_name("verify", tests, setup, teardown);

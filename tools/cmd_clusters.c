@@ -253,6 +253,11 @@ int nd_cmd_clusters(int argc, char **argv)
 	} else
 		printf("%zu clusters of >= %llu documents, holding %zu of %llu signed documents\n",
 		       ncl, (unsigned long long)min_size, in_clusters, (unsigned long long)docs);
+	/* Results are cached a few thousand clusters to a commit, not one. */
+	if (verify && !sh && (rc = nd_verify_batch_new(&vo.batch, st, 0)) < 0) {
+		tool_fail("clusters", rc, storepath);
+		goto cleanup;
+	}
 	for (size_t i = 0; i < ncl && (i < limit || verify); i++) {
 		uint32_t *ids = NULL;
 		size_t n;
@@ -339,6 +344,10 @@ int nd_cmd_clusters(int argc, char **argv)
 			json_array_append_new(arr, jc);
 		}
 	}
+	if (vo.batch && (rc = nd_verify_batch_flush(vo.batch)) < 0) {
+		tool_fail("clusters", rc, storepath);
+		goto cleanup;
+	}
 	if (verify) {
 		if (json) {
 			json_t *jv = json_object();
@@ -378,6 +387,7 @@ cleanup:
 	nd_store_keys_free(it);
 	nd_store_txn_end(txn);
 	nd_descriptor_free(d);
+	nd_verify_batch_free(vo.batch);
 	nd_store_close(st);
 	nd_shards_close(sh);
 	nd_xdb_close(db);

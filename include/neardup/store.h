@@ -91,6 +91,13 @@ ND_EXTERN int nd_store_cluster_cache_put(nd_store_txn *txn, uint64_t key, const 
 ND_EXTERN int nd_store_doc_cache_get(nd_store_txn *txn, uint32_t docid, const void **val, size_t *len);
 ND_EXTERN int nd_store_doc_cache_put(nd_store_txn *txn, uint32_t docid, const void *val, size_t len);
 
+/* A number that changes with every committed transaction that puts,
+ * deletes or clears document records (0 before the first).  A value
+ * computed from a snapshot may be cached later, in another transaction,
+ * only if this number is still the snapshot's: invalidation only drops
+ * what was already cached. */
+ND_EXTERN int nd_store_records_gen(nd_store_txn *txn, uint64_t *gen);
+
 /* Remove every document record, cluster and cached value (meta stays). */
 ND_EXTERN int nd_store_clear(nd_store_txn *txn);
 

@@ -12,6 +12,10 @@
 extern "C" {
 #endif
 
+/* Cache writes of many clusters gathered into few transactions (see
+ * nd_verify_batch_new). */
+typedef struct nd_verify_batch nd_verify_batch;
+
 typedef struct {
 	double max_distance;     /* accept at normalized Levenshtein <= this (0.08, seed 001) */
 	size_t max_exact_words;  /* longer pairs are judged by shingle resemblance (20000) */
@@ -19,9 +23,11 @@ typedef struct {
 	unsigned shingle_width;  /* (10) */
 	unsigned max_leaders;    /* a member is compared with at most this many group
 				    representatives, so cost is linear in cluster size (8) */
+	nd_verify_batch *batch;  /* gather cache writes here (NULL: each cluster's
+				    in a transaction of its own) */
 } nd_verify_options;
 
-#define ND_VERIFY_OPTIONS_INIT { 0.08, 20000, 0.875, 10, 8 }
+#define ND_VERIFY_OPTIONS_INIT { 0.08, 20000, 0.875, 10, 8, NULL }
 
 typedef enum {
 	ND_VERIFIED_REPRESENTATIVE = 0, /* first member of its group */
@@ -61,6 +67,18 @@ typedef struct {
 ND_EXTERN int nd_verify_cluster(nd_xdb *db, nd_store *st, uint64_t key, const nd_docid *docs,
 				size_t n, const nd_verify_options *opts, nd_verified *out,
 				uint32_t *ngroups, nd_verify_stats *stats);
+
+/* For verifying many clusters: one commit, and its sync, per cluster is
+ * most of the time of 'clusters --verify' on a large store.  A batch
+ * holds cache writes for st and commits them together when it holds
+ * max_clusters (0: 4096) clusters' results, on nd_verify_batch_flush and
+ * on nd_verify_batch_free.  Results computed before a record changed are
+ * dropped, not written (nd_store_records_gen).  Until written they are not
+ * found by lookups, which only costs recomputation. */
+ND_EXTERN int nd_verify_batch_new(nd_verify_batch **out, nd_store *st, size_t max_clusters);
+ND_EXTERN int nd_verify_batch_flush(nd_verify_batch *b);
+/* Flushes (errors ignored: it is a cache) and frees; b may be NULL. */
+ND_EXTERN void nd_verify_batch_free(nd_verify_batch *b);
 
 #ifdef __cplusplus
 }
