@@ -2,7 +2,7 @@
 """Benchmark: how each neardup step's cost grows with the corpus, to a
 million documents.  Prints a table; no pass/fail.
 
-    scale.py NEARDUP [--sizes 100000,300000,1000000] [--data DIR] [--keep DIR]
+    scale.py NEARDUP [--sizes 100000,300000,1000000] [--data DIR] [--keep DIR [--reuse]]
 
 For each size a JSONL corpus is made from real text by seeded
 perturbation, with known duplicate groups:
@@ -15,6 +15,10 @@ perturbation, with known duplicate groups:
   - Each original has 1-4 versions (2.5 on average): the first as drawn,
     the others with 0-5% of the words substituted, inserted or deleted, and
     often inside one of 20 site templates (a header and footer block).
+
+--keep DIR keeps each size's corpus, database and store under DIR; with
+--reuse a later run measures a kept database again from build on (index
+skipped), e.g. after a change to signing or clustering.
 
 Every step runs as its own process (peak RSS from os.wait4): index, build,
 sign, clusters and clusters --verify.  Per step: wall seconds, documents/s,
@@ -174,7 +178,12 @@ def main():
     sizes = [100000, 300000, 1000000]
     data = os.environ.get("ND_DATA", os.path.join(HERE, "..", "..", "shared", "data"))
     keep = None
+    reuse = False
     while args:
+        if args[0] == "--reuse":
+            reuse = True
+            args = args[1:]
+            continue
         if args[0] == "--sizes" and len(args) > 1:
             sizes = [int(x) for x in args[1].split(",")]
         elif args[0] == "--data" and len(args) > 1:
@@ -190,8 +199,13 @@ def main():
     try:
         for n in sizes:
             d = os.path.join(tmp, str(n))
-            shutil.rmtree(d, ignore_errors=True)
-            os.makedirs(d)
+            # --reuse: a database kept by an earlier run (same seed, so the
+            # same corpus) is measured again from build on; index is skipped.
+            reused = reuse and os.path.isdir(os.path.join(d, "db"))
+            if not reused:
+                shutil.rmtree(d, ignore_errors=True)
+                os.makedirs(d)
+            shutil.rmtree(os.path.join(d, "store"), ignore_errors=True)  # build starts afresh
             src = os.path.join(d, "corpus.jsonl")
             t0 = time.monotonic()
             g = json.loads(subprocess.run([sys.executable, os.path.abspath(__file__), "--generate", src,
@@ -207,8 +221,10 @@ def main():
                 true_pairs), flush=True)
             db, st = os.path.join(d, "db"), os.path.join(d, "store")
             keys_json, ver_json = os.path.join(d, "keys.json"), os.path.join(d, "verified.json")
-            steps = [
-                ("index", [nd, "index", "-q", "--db", db, src], None),
+            steps = [] if reused else [("index", [nd, "index", "-q", "--db", db, src], None)]
+            if reused:
+                print("%9d %-19s (database kept from an earlier run)" % (n, "index"), flush=True)
+            steps += [
                 ("build", [nd, "build", "--db", db, "--store", st], None),
                 ("sign", [nd, "sign", "--db", db, "--store", st], None),
                 ("clusters", [nd, "clusters", "--store", st, "--db", db, "--json"], keys_json),
