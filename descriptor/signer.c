@@ -626,12 +626,13 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 		jobs = 1; /* other handles would not see its uncommitted changes */
 	nblocks = ((uint64_t)last - through + o.block_docs - 1) / o.block_docs;
 	ahead = jobs > 1 && nblocks > 1;
-	if (!(w = calloc(jobs, sizeof(*w))) ||
-	    (rc = block_alloc(&blk[0], o.block_docs)) < 0 ||
-	    (ahead && (rc = block_alloc(&blk[1], o.block_docs)) < 0)) {
+	if (!(w = calloc(jobs, sizeof(*w)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
+	if ((rc = block_alloc(&blk[0], o.block_docs)) < 0 ||
+	    (ahead && (rc = block_alloc(&blk[1], o.block_docs)) < 0))
+		goto cleanup;
 	for (; started < jobs; started++)
 		if ((rc = worker_init(&w[started], d, db, started, jobs, ahead, o.block_docs, through,
 				      revision)) < 0) {

@@ -136,9 +136,10 @@ struct nd_verify_batch {
 	nd_store *st;
 	cache_write *w;
 	size_t n, cap, max;
+	size_t bytes, max_bytes;   /* held results and rebuilt sequences */
 };
 
-int nd_verify_batch_new(nd_verify_batch **out, nd_store *st, size_t max_clusters)
+int nd_verify_batch_new(nd_verify_batch **out, nd_store *st, size_t max_clusters, size_t max_bytes)
 {
 	nd_verify_batch *b = calloc(1, sizeof(*b));
 	*out = NULL;
@@ -146,6 +147,7 @@ int nd_verify_batch_new(nd_verify_batch **out, nd_store *st, size_t max_clusters
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	b->st = st;
 	b->max = max_clusters ? max_clusters : 4096;
+	b->max_bytes = max_bytes ? max_bytes : (size_t)64 << 20;
 	*out = b;
 	return ND_OK;
 }
@@ -156,6 +158,7 @@ int nd_verify_batch_flush(nd_verify_batch *b)
 	for (size_t i = 0; i < b->n; i++)
 		cache_write_clear(&b->w[i]);
 	b->n = 0;
+	b->bytes = 0;
 	return rc;
 }
 
@@ -176,9 +179,12 @@ static int batch_add(nd_verify_batch *b, cache_write *c)
 	if (rc < 0)
 		return rc;
 	b->w = p;
+	b->bytes += c->len;
+	for (size_t i = 0; i < c->nrebuilt; i++)
+		b->bytes += c->rebuilt[i].n * sizeof(uint32_t);
 	b->w[b->n++] = *c;
 	memset(c, 0, sizeof(*c));
-	return b->n >= b->max ? nd_verify_batch_flush(b) : ND_OK;
+	return b->n >= b->max || b->bytes >= b->max_bytes ? nd_verify_batch_flush(b) : ND_OK;
 }
 
 /* Words from the store's cache (txn may be NULL), else from the database. */

@@ -249,7 +249,7 @@ static void test_verify_batch(void **state)
 	char *sp = tu_join(dir, "batch-store");
 	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
 	assert_int_equal(nd_store_open(&st, sp, ND_STORE_WRITE), ND_OK);
-	assert_int_equal(nd_verify_batch_new(&b, st, 2), ND_OK);
+	assert_int_equal(nd_verify_batch_new(&b, st, 2, 0), ND_OK);
 	o.batch = b;
 	uint64_t g0 = gen_of(st);
 	assert_int_equal(nd_verify_cluster(db, st, 7, ids, NROLES, &o, v, NULL, NULL), ND_OK);
@@ -271,6 +271,12 @@ static void test_verify_batch(void **state)
 	assert_int_equal(nd_verify_cluster(db, st, 11, ids, NROLES, &o, v, NULL, NULL), ND_OK);
 	nd_verify_batch_free(b);
 	assert_true(cached(st, 11));
+	/* A byte bound below one result: each is written at once. */
+	assert_int_equal(nd_verify_batch_new(&b, st, 100, 1), ND_OK);
+	o.batch = b;
+	assert_int_equal(nd_verify_cluster(db, st, 12, ids, NROLES, &o, v, NULL, NULL), ND_OK);
+	assert_true(cached(st, 12));
+	nd_verify_batch_free(b);
 	nd_store_close(st);
 	nd_xdb_close(db);
 	free(sp);

@@ -254,7 +254,7 @@ int nd_cmd_clusters(int argc, char **argv)
 		printf("%zu clusters of >= %llu documents, holding %zu of %llu signed documents\n",
 		       ncl, (unsigned long long)min_size, in_clusters, (unsigned long long)docs);
 	/* Results are cached a few thousand clusters to a commit, not one. */
-	if (verify && !sh && (rc = nd_verify_batch_new(&vo.batch, st, 0)) < 0) {
+	if (verify && !sh && (rc = nd_verify_batch_new(&vo.batch, st, 0, 0)) < 0) {
 		tool_fail("clusters", rc, storepath);
 		goto cleanup;
 	}

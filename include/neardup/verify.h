@@ -71,11 +71,13 @@ ND_EXTERN int nd_verify_cluster(nd_xdb *db, nd_store *st, uint64_t key, const nd
 /* For verifying many clusters: one commit, and its sync, per cluster is
  * most of the time of 'clusters --verify' on a large store.  A batch
  * holds cache writes for st and commits them together when it holds
- * max_clusters (0: 4096) clusters' results, on nd_verify_batch_flush and
- * on nd_verify_batch_free.  Results computed before a record changed are
+ * max_clusters (0: 4096) clusters' results or max_bytes (0: 64 MiB) of
+ * them and of sequences rebuilt from positions, on nd_verify_batch_flush
+ * and on nd_verify_batch_free.  Results computed before a record changed are
  * dropped, not written (nd_store_records_gen).  Until written they are not
  * found by lookups, which only costs recomputation. */
-ND_EXTERN int nd_verify_batch_new(nd_verify_batch **out, nd_store *st, size_t max_clusters);
+ND_EXTERN int nd_verify_batch_new(nd_verify_batch **out, nd_store *st, size_t max_clusters,
+				 size_t max_bytes);
 ND_EXTERN int nd_verify_batch_flush(nd_verify_batch *b);
 /* Flushes (errors ignored: it is a cache) and frees; b may be NULL. */
 ND_EXTERN void nd_verify_batch_free(nd_verify_batch *b);
