@@ -19,6 +19,7 @@ typedef struct {
 	 * the measured pairs hold. */
 	uint8_t *side;
 	uint64_t positives;
+	uint64_t seed;    /* the split's seed (o->seed but under splits), for sampling */
 	/* Document frequency of word ids over the n documents (ev_df). */
 	uint32_t *df_ids, *df;
 	size_t ndf;

@@ -69,7 +69,7 @@ static int measure_suggested(const ev_corpus *c, const ev_pair *p, size_t n, dou
 {
 	size_t want = c->o->lev_sample, kept = 0, seen = 0;
 	size_t *sample = want ? malloc(want * sizeof(*sample)) : NULL;
-	nd_rng rng = {c->o->seed * 0x2545f4914f6cdd1dULL + 3};
+	nd_rng rng = {c->seed * 0x2545f4914f6cdd1dULL + 3};
 	uint64_t within[3] = {0, 0, 0};
 	int rc = ND_OK;
 	if (want && !sample)
@@ -110,11 +110,11 @@ static int measure_suggested(const ev_corpus *c, const ev_pair *p, size_t n, dou
 	return rc;
 }
 
-static int run_method(ev_corpus *c, const ev_method *m, nd_eval_result *r)
+/* The method's scored pairs among the measured documents (all of them
+ * when c has no split), with the result's name and timing filled. */
+static int score_pairs(ev_corpus *c, const ev_method *m, nd_eval_result *r, collect_ctx *cc)
 {
 	void *state = NULL;
-	collect_ctx cc = {c, c->t, NULL, 0, 0};
-	nd_scored_pair *sp = NULL;
 	double t0 = now();
 	int rc;
 
@@ -134,8 +134,7 @@ static int run_method(ev_corpus *c, const ev_method *m, nd_eval_result *r)
 		c->o->progress(m->name, "pairs", c->o->ctx);
 	if (nd_truth_kind_of(c->t) == ND_TRUTH_CLUSTERS) {
 		double floor = m->floor > c->o->min_score ? m->floor : c->o->min_score;
-		rc = m->candidates(state, c, floor, collect, &cc);
-		r->candidates = cc.n;
+		rc = m->candidates(state, c, floor, collect, cc);
 	} else {
 		size_t np = nd_truth_npairs(c->t);
 		for (size_t k = 0; k < np && rc == ND_OK; k++) {
@@ -146,27 +145,42 @@ static int run_method(ev_corpus *c, const ev_method *m, nd_eval_result *r)
 			if (!ev_measured(c, a, b))
 				continue;
 			if ((rc = m->score(state, c, a, b, &s)) == ND_OK)
-				rc = collect(a, b, s, &cc);
+				rc = collect(a, b, s, cc);
 		}
-		r->candidates = cc.n;
 	}
 	m->release(state);
 	r->seconds = now() - t0;
 	r->docs_per_s = r->seconds > 0 ? (double)c->n / r->seconds : 0;
-	if (rc < 0)
-		goto cleanup;
-	if (cc.n && !(sp = malloc(cc.n * sizeof(*sp)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
-		goto cleanup;
+	return rc;
+}
+
+/* Metrics of the scored pairs that c measures (c's split, if any). */
+static int measure(ev_corpus *c, const ev_method *m, const ev_pair *p, size_t n, nd_eval_result *r)
+{
+	nd_scored_pair *sp = malloc((n + 1) * sizeof(*sp));
+	ev_pair *kept = malloc((n + 1) * sizeof(*kept));
+	size_t nk = 0;
+	int rc;
+	if (!sp || !kept) {
+		free(sp);
+		free(kept);
+		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < cc.n; i++)
-		sp[i] = (nd_scored_pair){cc.p[i].score, cc.p[i].label};
-	for (size_t i = 0; i < cc.n; i++)
-		r->candidate_tp += cc.p[i].label == 1;
+	for (size_t i = 0; i < n; i++)
+		if (ev_measured(c, p[i].a, p[i].b))
+			kept[nk++] = p[i];
+	r->candidates = nk;
+	r->candidate_tp = 0;
+	for (size_t i = 0; i < nk; i++) {
+		sp[i] = (nd_scored_pair){kept[i].score, kept[i].label};
+		r->candidate_tp += kept[i].label == 1;
+	}
 	/* A verdict method has one operating point: pairs it rejects (score 0,
 	 * e.g. failed cross-checks) are not a lower threshold to sweep. */
-	if ((rc = nd_eval_metrics(sp, cc.n, c->positives, m->threshold, r)) < 0)
-		goto cleanup;
+	free(r->curve);
+	r->curve = NULL;
+	if ((rc = nd_eval_metrics(sp, nk, c->positives, m->threshold, r)) < 0)
+		goto done;
 	if (m->verdict) {
 		r->best = (nd_eval_point){m->threshold, r->precision, r->recall, r->f1};
 		if (r->curve)
@@ -175,9 +189,19 @@ static int run_method(ev_corpus *c, const ev_method *m, nd_eval_result *r)
 	}
 	if (c->o->progress)
 		c->o->progress(m->name, "Levenshtein", c->o->ctx);
-	rc = measure_suggested(c, cc.p, cc.n, m->threshold, r);
-cleanup:
+	rc = measure_suggested(c, kept, nk, m->threshold, r);
+done:
 	free(sp);
+	free(kept);
+	return rc;
+}
+
+static int run_method(ev_corpus *c, const ev_method *m, nd_eval_result *r)
+{
+	collect_ctx cc = {c, c->t, NULL, 0, 0};
+	int rc = score_pairs(c, m, r, &cc);
+	if (rc == ND_OK)
+		rc = measure(c, m, cc.p, cc.n, r);
 	free(cc.p);
 	return rc;
 }
@@ -193,17 +217,18 @@ void ev_corpus_free(ev_corpus *c)
 	free(c->side);
 }
 
-/* The split and the positives it leaves to measure. */
-static int split(ev_corpus *c)
+/* The split of this seed and the positives it leaves to measure. */
+static int split(ev_corpus *c, uint64_t seed)
 {
 	const nd_truth *t = c->t;
 	int rc;
+	c->seed = seed;
 	c->positives = nd_truth_positives(t);
 	if (c->o->test_share <= 0)
 		return ND_OK;
-	if (!(c->side = calloc(c->n + 1, 1)))
+	if (!c->side && !(c->side = calloc(c->n + 1, 1)))
 		return nd_error_set(ND_ENOMEM, "out of memory");
-	if ((rc = nd_truth_split(t, c->o->test_share, c->o->seed, c->side)) < 0)
+	if ((rc = nd_truth_split(t, c->o->test_share, seed, c->side)) < 0)
 		return rc;
 	c->positives = 0;
 	if (nd_truth_kind_of(t) == ND_TRUTH_PAIRS) {
@@ -227,6 +252,37 @@ static int split(ev_corpus *c)
 	return ND_OK;
 }
 
+/* Every split of opts->splits, seeds seed.. seed + splits - 1; r keeps
+ * the first split's figures.  A method that does not learn is scored once,
+ * over all pairs, and each split measures its share of them; a learned one
+ * is trained again on each split's other side. */
+static int run_splits(ev_corpus *c, const ev_method *m, nd_eval_result *r)
+{
+	size_t k = c->o->splits;
+	int rc = ND_OK;
+	if (!(r->split_best = calloc(k, sizeof(*r->split_best))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	r->nsplits = k;
+	collect_ctx cc = {c, c->t, NULL, 0, 0};
+	if (!m->learned) {
+		uint8_t *side = c->side;
+		c->side = NULL;
+		rc = score_pairs(c, m, r, &cc);
+		c->side = side;
+	}
+	/* Last split first, so c is left on the first one for the next method. */
+	while (k-- > 0 && rc == ND_OK) {
+		if (c->o->progress)
+			c->o->progress(m->name, "split", c->o->ctx);
+		if ((rc = split(c, c->o->seed + k)) < 0)
+			break;
+		rc = m->learned ? run_method(c, m, r) : measure(c, m, cc.p, cc.n, r);
+		r->split_best[k] = r->best;
+	}
+	free(cc.p);
+	return rc;
+}
+
 int ev_corpus_load(ev_corpus *c, nd_xdb *db, nd_store *st, const nd_truth *t,
 		   const nd_eval_options *o)
 {
@@ -236,6 +292,7 @@ int ev_corpus_load(ev_corpus *c, nd_xdb *db, nd_store *st, const nd_truth *t,
 	c->st = st;
 	c->t = t;
 	c->o = o;
+	c->seed = o->seed;
 	c->n = nd_truth_ndocs(t);
 	if (!(c->ids = calloc(c->n + 1, sizeof(*c->ids))) || !(c->len = calloc(c->n + 1, sizeof(*c->len))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
@@ -253,7 +310,7 @@ int nd_eval_run(nd_xdb *db, nd_store *st, const nd_truth *t, const char *const *
 		const nd_eval_options *opts, nd_eval_result **out, size_t *nout)
 {
 	nd_eval_options defaults = ND_EVAL_OPTIONS_INIT;
-	ev_corpus c;
+	ev_corpus c = {0};
 	nd_eval_result *res = NULL;
 	size_t nm = 0;
 	int rc = ND_OK;
@@ -291,11 +348,14 @@ int nd_eval_run(nd_xdb *db, nd_store *st, const nd_truth *t, const char *const *
 	}
 	if (opts && opts->progress)
 		opts->progress("all", "word sequences", opts->ctx);
-	rc = ev_corpus_load(&c, db, st, t, opts);
+	if (opts->splits && opts->test_share <= 0)
+		rc = nd_error_set(ND_EINVAL, "%zu splits need a test share in (0, 1)", opts->splits);
 	if (rc == ND_OK)
-		rc = split(&c);
+		rc = ev_corpus_load(&c, db, st, t, opts);
+	if (rc == ND_OK)
+		rc = split(&c, opts->seed);
 	for (size_t i = 0; i < nm && rc == ND_OK; i++)
-		rc = run_method(&c, ms[i], &res[i]);
+		rc = opts->splits ? run_splits(&c, ms[i], &res[i]) : run_method(&c, ms[i], &res[i]);
 	ev_corpus_free(&c);
 	free(ms);
 	if (rc < 0) {
@@ -311,7 +371,9 @@ void nd_eval_results_free(nd_eval_result *r, size_t n)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(r[i].curve);
+		free(r[i].split_best);
+	}
 	free(r);
 }

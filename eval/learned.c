@@ -274,7 +274,7 @@ static int training_pairs(lrn *s, double floor, pair_list *l)
 	for (size_t i = 0; i < l->n; i++)
 		pos += l->p[i].label == 1;
 	neg = l->n - pos;
-	nd_rng rng = {c->o->seed * 0x9e3779b97f4a7c15ULL + 5};
+	nd_rng rng = {c->seed * 0x9e3779b97f4a7c15ULL + 5};
 	while (neg < pos && c->n > 1 && tries++ < 20 * pos) {
 		size_t a = (size_t)nd_rng_below(&rng, c->n), b = (size_t)nd_rng_below(&rng, c->n);
 		if (a == b || !ev_training(c, a, b) || nd_truth_label(c->t, a, b) != 0)
@@ -360,7 +360,7 @@ static int svm_prepare(void **state, ev_corpus *c)
 {
 	lrn *s;
 	pair_list l;
-	nd_rng rng = {c->o->seed * 0x9e3779b97f4a7c15ULL + 11};
+	nd_rng rng = {c->seed * 0x9e3779b97f4a7c15ULL + 11};
 	int rc = lrn_prepare(&s, c);
 	if (rc < 0)
 		return rc;
@@ -544,7 +544,7 @@ static int weights_prepare(void **state, ev_corpus *c)
 {
 	lrn *s;
 	pair_list l;
-	nd_rng rng = {c->o->seed * 0x9e3779b97f4a7c15ULL + 17};
+	nd_rng rng = {c->seed * 0x9e3779b97f4a7c15ULL + 17};
 	uint8_t *touched = NULL;
 	lpair *pos = NULL, *neg = NULL;
 	order_problem op = {0};

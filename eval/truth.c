@@ -516,9 +516,30 @@ int nd_truth_split(const nd_truth *t, double test_share, uint64_t seed, uint8_t 
 {
 	if (test_share < 0 || test_share > 1)
 		return nd_error_set(ND_EINVAL, "test share %g is not in [0, 1]", test_share);
-	for (size_t i = 0; i < t->ndocs; i++) {
-		uint64_t h = nd_mix64(seed ^ (0x9e3779b97f4a7c15ULL * (t->docs[i].group + 1ULL)));
-		side[i] = (double)(h >> 11) * (1.0 / 9007199254740992.0) < test_share;
+	/* Exactly round(share * groups) groups on the test side, as seed 003
+	 * halves the clusters: a seeded shuffle of the groups, first ones test.
+	 * A per-group coin would leave the halves' sizes to chance too. */
+	uint32_t g = t->ngroups, ntest = (uint32_t)(test_share * g + 0.5);
+	uint32_t *order = malloc((g + 1) * sizeof(*order));
+	uint8_t *test = calloc(g + 1, 1);
+	if (!order || !test) {
+		free(order);
+		free(test);
+		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
+	nd_rng rng = {nd_mix64(seed ^ 0x9e3779b97f4a7c15ULL)};
+	for (uint32_t k = 0; k < g; k++)
+		order[k] = k;
+	for (uint32_t k = g; k > 1; k--) {
+		uint32_t j = (uint32_t)nd_rng_below(&rng, k), x = order[k - 1];
+		order[k - 1] = order[j];
+		order[j] = x;
+	}
+	for (uint32_t k = 0; k < ntest; k++)
+		test[order[k]] = 1;
+	for (size_t i = 0; i < t->ndocs; i++)
+		side[i] = test[t->docs[i].group];
+	free(order);
+	free(test);
 	return ND_OK;
 }

@@ -117,4 +117,28 @@ before=$(stat -c %s "$t/mstore/data.mdb")
 after=$(stat -c %s "$t/mstore/data.mdb")
 grep -q "verified" "$t/mver.out" || fail "clusters --verify: $(head -3 "$t/mver.out")"
 [ $((after - before)) -lt 2000000 ] || fail "clusters --verify grew the store from $before to $after bytes"
+# eval --splits: seed 003's protocol (halves of the families, K times);
+# the JSON's mean is the mean of the per-split bests it lists.
+python3 - "$t/corpus.jsonl" > "$t/families.tsv" <<'EOF'
+import json, sys
+for line in open(sys.argv[1]):
+    i = json.loads(line)["id"]
+    print("%s\t%s" % (i, i.split(".")[0]))
+EOF
+"$nd" eval -q --db "$t/db" --store "$t/store" --clusters "$t/families.tsv" --splits 3 \
+	--methods shingles,descriptive-jaccard --json > "$t/splits.json" || fail "eval --splits"
+python3 - "$t/splits.json" <<'EOF' || fail "eval --splits: $(head -c 600 "$t/splits.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["splits"]["count"] == 3 and j["splits"]["test_share"] == 0.5, j["splits"]
+assert [m["method"] for m in j["methods"]] == ["shingles", "descriptive-jaccard"]
+for m in j["methods"]:
+    f1 = [p["f1"] for p in m["max_f1"]]
+    assert len(f1) == 3 and all(0 < x <= 1 for x in f1), m
+    assert abs(m["max_f1_mean"] - sum(f1) / 3) < 1e-9, m
+    assert m["max_f1_min"] == min(f1) and m["max_f1_max"] == max(f1), m
+EOF
+rc=0
+"$nd" eval -q --db "$t/db" --clusters "$t/families.tsv" --splits 2 --plots "$t/p" 2>/dev/null || rc=$?
+[ "$rc" = 2 ] || fail "eval --splits with --plots: exit $rc, not a usage error"
 echo "cli: all checks passed"

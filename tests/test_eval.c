@@ -220,20 +220,26 @@ static void test_split(void **state)
 	assert_int_equal(nd_truth_load(&t, db, p, ND_TRUTH_CLUSTERS), ND_OK);
 	assert_int_equal(nd_truth_ngroups(t), 7);
 	uint8_t side[64];
-	int both_seen = 0;
-	for (uint64_t seed = 1; seed <= 20; seed++) {
-		assert_int_equal(nd_truth_split(t, 0.5, seed, side), ND_OK);
-		int sides[7] = {0};
-		for (size_t i = 0; i < nd_truth_ndocs(t); i++)
-			sides[nd_truth_group(t, i)] |= 1 << side[i];
-		int test_groups = 0;
-		for (int g = 0; g < 7; g++) {
-			assert_true(sides[g] == 1 || sides[g] == 2); /* never both */
-			test_groups += sides[g] == 2;
+	int first = -1, differs = 0;
+	const double shares[] = {0.5, 0.3, 1.0};
+	const int want[] = {4, 2, 7}; /* round(share * 7) */
+	for (int k = 0; k < 3; k++)
+		for (uint64_t seed = 1; seed <= 20; seed++) {
+			assert_int_equal(nd_truth_split(t, shares[k], seed, side), ND_OK);
+			int sides[7] = {0}, test_groups = 0, mask = 0;
+			for (size_t i = 0; i < nd_truth_ndocs(t); i++)
+				sides[nd_truth_group(t, i)] |= 1 << side[i];
+			for (int g = 0; g < 7; g++) {
+				assert_true(sides[g] == 1 || sides[g] == 2); /* never both */
+				test_groups += sides[g] == 2;
+				mask |= (sides[g] == 2) << g;
+			}
+			assert_int_equal(test_groups, want[k]); /* the halves' sizes are not left to chance */
+			if (k == 0 && first < 0)
+				first = mask;
+			differs |= k == 0 && mask != first; /* another seed, another split */
 		}
-		both_seen |= test_groups > 0 && test_groups < 7;
-	}
-	assert_true(both_seen);
+	assert_true(differs);
 	assert_int_equal(nd_truth_split(t, 1.5, 1, side), ND_EINVAL);
 	nd_truth_free(t);
 	free(p);
@@ -397,6 +403,43 @@ static void test_learned(void **state)
 			fail_msg("%s: max-F1 %.3f on easy clusters", res[i].method, res[i].best.f1);
 	}
 	nd_eval_results_free(res, nres);
+
+	/* Splits: each split's best is what a run with that seed alone gives,
+	 * for a method scored once (shingles) and one trained per split. */
+	const char *both[] = {"shingles", "weights", NULL};
+	o.splits = 3;
+	o.seed = 5;
+	assert_int_equal(nd_eval_run(db, NULL, t, both, &o, &res, &nres), ND_OK);
+	assert_int_equal(nres, 2);
+	int differ = 0;
+	for (size_t k = 0; k < 3; k++) {
+		nd_eval_options one = o;
+		nd_eval_result *r1;
+		size_t n1;
+		one.splits = 0;
+		one.seed = 5 + k;
+		assert_int_equal(nd_eval_run(db, NULL, t, both, &one, &r1, &n1), ND_OK);
+		for (size_t i = 0; i < 2; i++) {
+			assert_int_equal(res[i].nsplits, 3);
+			if (fabs(res[i].split_best[k].f1 - r1[i].best.f1) > 1e-12 ||
+			    fabs(res[i].split_best[k].threshold - r1[i].best.threshold) > 1e-12)
+				fail_msg("%s split %zu: %.6f, alone %.6f", res[i].method, k, res[i].split_best[k].f1,
+					 r1[i].best.f1);
+			if (k == 0) /* the result's own figures are the first split's */
+				assert_true(res[i].best.f1 == r1[i].best.f1 && res[i].tp + res[i].fn == r1[i].tp + r1[i].fn);
+		}
+		nd_eval_results_free(r1, n1);
+	}
+	uint8_t side2[160];
+	assert_int_equal(nd_truth_split(t, 0.5, 5, side), ND_OK);
+	for (uint64_t seed = 6; seed <= 7; seed++) {
+		assert_int_equal(nd_truth_split(t, 0.5, seed, side2), ND_OK);
+		differ |= memcmp(side, side2, nd_truth_ndocs(t)) != 0; /* the seeds give other splits */
+	}
+	assert_true(differ);
+	nd_eval_results_free(res, nres);
+	o.test_share = 0;
+	assert_int_equal(nd_eval_run(db, NULL, t, both, &o, &res, &nres), ND_EINVAL);
 	nd_truth_free(t);
 	nd_xdb_close(db);
 	tu_rmtree(ldir);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -32,6 +33,11 @@ static const char usage_text[] =
 	"  --test-share F    split the clusters (or pairs' groups): train the learned\n"
 	"                    methods on 1-F of them, measure every method on the\n"
 	"                    other F (default 0: measure all pairs, no learned methods)\n"
+	"  --splits K        K such splits (seeds N..N+K-1; --test-share 0.5 unless\n"
+	"                    given): each method's max-F1 averaged over them, with\n"
+	"                    its spread -- seed 003's protocol for the news gold set\n"
+	"                    (five halvings), so its figures compare; no Levenshtein\n"
+	"                    sample, no plots\n"
 	"  --json            one JSON object: truth, then per method every figure\n"
 	"  --plots DIR       write precision-recall, F1-threshold and Levenshtein\n"
 	"                    plots as SVG (gnuplot) with their data and script\n"
@@ -237,6 +243,71 @@ io:
 	return -1;
 }
 
+/* Mean, sample deviation and range of a result's max-F1 over its splits;
+ * P and R at each split's best, averaged. */
+typedef struct {
+	double mean, sd, lo, hi, p, r;
+} split_stats;
+
+static split_stats stats_of(const nd_eval_result *r)
+{
+	split_stats s = {0, 0, 1, 0, 0, 0};
+	size_t k = r->nsplits;
+	for (size_t i = 0; i < k; i++) {
+		const nd_eval_point *b = &r->split_best[i];
+		s.mean += b->f1 / (double)k;
+		s.p += b->precision / (double)k;
+		s.r += b->recall / (double)k;
+		s.lo = b->f1 < s.lo ? b->f1 : s.lo;
+		s.hi = b->f1 > s.hi ? b->f1 : s.hi;
+	}
+	for (size_t i = 0; i < k; i++)
+		s.sd += (r->split_best[i].f1 - s.mean) * (r->split_best[i].f1 - s.mean);
+	s.sd = k > 1 ? sqrt(s.sd / (double)(k - 1)) : 0;
+	return s;
+}
+
+static void print_splits(const nd_eval_result *r, size_t n, double share, uint64_t seed, int json)
+{
+	size_t k = n ? r[0].nsplits : 0;
+	if (json) {
+		json_t *root = json_object(), *methods = json_array();
+		json_object_set_new(root, "splits", json_pack("{s:I,s:f,s:I}", "count", (json_int_t)k,
+							      "test_share", share, "first_seed", (json_int_t)seed));
+		for (size_t i = 0; i < n; i++) {
+			json_t *each = json_array();
+			for (size_t j = 0; j < k; j++)
+				json_array_append_new(each, point_json(&r[i].split_best[j]));
+			split_stats s = stats_of(&r[i]);
+			json_array_append_new(methods,
+					      json_pack("{s:s,s:s,s:b,s:f,s:f,s:f,s:f,s:f,s:f,s:o}", "method", r[i].method,
+							"settings", r[i].settings, "learned", r[i].learned,
+							"max_f1_mean", s.mean, "max_f1_sd", s.sd, "max_f1_min", s.lo,
+							"max_f1_max", s.hi, "precision_mean", s.p, "recall_mean", s.r,
+							"max_f1", each));
+		}
+		json_object_set_new(root, "methods", methods);
+		json_dumpf(root, stdout, JSON_INDENT(1));
+		putchar('\n');
+		json_decref(root);
+		return;
+	}
+	int mw = 6;
+	for (size_t i = 0; i < n; i++)
+		if ((int)strlen(r[i].method) > mw)
+			mw = (int)strlen(r[i].method);
+	printf("\n%zu splits by group (seeds %llu..%llu): %.0f%% of the groups measured each time, "
+	       "learned methods trained on the rest\n", k, (unsigned long long)seed,
+	       (unsigned long long)(seed + k - 1), 100 * share);
+	printf("%-*s %8s %6s %6s %6s %7s %7s\n", mw, "method", "max-F1", "sd", "min", "max", "P", "R");
+	for (size_t i = 0; i < n; i++) {
+		split_stats s = stats_of(&r[i]);
+		printf("%-*s %8.3f %6.3f %6.3f %6.3f %7.3f %7.3f\n", mw, r[i].method, s.mean, s.sd, s.lo,
+		       s.hi, s.p, s.r);
+	}
+	printf("(max-F1: mean of each split's best F1, sd over the splits; P and R at each best, averaged)\n");
+}
+
 int nd_cmd_eval(int argc, char **argv)
 {
 	const char *dbpath = NULL, *storepath = NULL, *truth = NULL, *plots = NULL;
@@ -244,6 +315,7 @@ int nd_cmd_eval(int argc, char **argv)
 	nd_truth_kind kind = ND_TRUTH_AUTO;
 	nd_eval_options o = ND_EVAL_OPTIONS_INIT;
 	int json = 0, quiet = 0, c, rc, ret = EXIT_ERR;
+	size_t splits = 0;
 	static const struct option longopts[] = {
 		{"db", required_argument, NULL, 'd'},
 		{"store", required_argument, NULL, 's'},
@@ -255,6 +327,7 @@ int nd_cmd_eval(int argc, char **argv)
 		{"lev-sample", required_argument, NULL, 'l'},
 		{"seed", required_argument, NULL, 'S'},
 		{"test-share", required_argument, NULL, 'T'},
+		{"splits", required_argument, NULL, 'K'},
 		{"json", no_argument, NULL, 'j'},
 		{"plots", required_argument, NULL, 'P'},
 		{"quiet", no_argument, NULL, 'q'},
@@ -311,6 +384,13 @@ int nd_cmd_eval(int argc, char **argv)
 			}
 			break;
 		}
+		case 'K':
+			if (tool_parse_u64(optarg, &v) || v < 1 || v > 1000) {
+				fprintf(stderr, "neardup eval: --splits needs 1..1000, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			splits = (size_t)v;
+			break;
 		case 'j': json = 1; break;
 		case 'P': plots = optarg; break;
 		case 'q': quiet = 1; break;
@@ -323,6 +403,16 @@ int nd_cmd_eval(int argc, char **argv)
 					: !truth ? "--pairs or --clusters is required" : "unexpected argument");
 		fputs(usage_text, stderr);
 		return EXIT_USAGE;
+	}
+	if (splits && plots) {
+		fprintf(stderr, "neardup eval: --plots draws one measurement; leave it out with --splits\n");
+		return EXIT_USAGE;
+	}
+	if (splits) {
+		if (o.test_share == 0)
+			o.test_share = 0.5;
+		o.lev_sample = 0; /* only max-F1 is averaged */
+		o.splits = splits;
 	}
 
 	/* Methods: the list given, or all (the descriptive ones need a store). */
@@ -387,6 +477,11 @@ int nd_cmd_eval(int argc, char **argv)
 		goto done;
 	}
 	tool_progress_end(&prog);
+	if (splits) {
+		print_splits(res, nres, o.test_share, o.seed, json);
+		ret = EXIT_OK;
+		goto done;
+	}
 	if (!json && o.test_share > 0 && nres)
 		printf("split by group (seed %llu): measured on the test side's %llu duplicate pairs; "
 		       "learned methods trained on the rest\n",

@@ -57,7 +57,8 @@ ND_EXTERN uint32_t nd_truth_group(const nd_truth *t, size_t doc);
 ND_EXTERN uint32_t nd_truth_ngroups(const nd_truth *t);
 
 /* Split for learned methods, by group, never by pair: side[doc] = 1 for
- * test, 0 for train; about test_share of the groups go to test (seeded).
+ * test, 0 for train; round(test_share * groups) of the groups go to test
+ * (a seeded shuffle, so each seed gives another split of the same sizes).
  * A group is never on both sides, so no duplicate pair straddles. */
 ND_EXTERN int nd_truth_split(const nd_truth *t, double test_share, uint64_t seed, uint8_t *side);
 
@@ -78,9 +79,14 @@ typedef struct {
 	 * this (0.05).  Lower finds more pairs whose few bits barely overlap;
 	 * on a large corpus the candidate count grows fast below about 0.1. */
 	double bits_floor;
+	/* With splits = K > 0 (and test_share > 0): K splits, seeds seed ..
+	 * seed + K - 1, each method's best point on each (split_best); the
+	 * rest of a result is the first split's.  Methods that do not learn
+	 * are scored once and measured on each split. */
+	size_t splits;         /* (0) */
 } nd_eval_options;
 
-#define ND_EVAL_OPTIONS_INIT { 0.05, 1000, 1, NULL, NULL, 0, 0.05 }
+#define ND_EVAL_OPTIONS_INIT { 0.05, 1000, 1, NULL, NULL, 0, 0.05, 0 }
 
 typedef struct {
 	double threshold, precision, recall, f1;
@@ -109,6 +115,8 @@ typedef struct {
 	uint64_t lev_measured;
 	double within[3];        /* share within 8%, 15%, 30% */
 	uint64_t lev_hist[ND_EVAL_LEV_BINS + 1];
+	nd_eval_point *split_best; /* max F1 of each split (options' splits) */
+	size_t nsplits;
 	double seconds;          /* representations + candidates + scoring */
 	double docs_per_s;
 } nd_eval_result;
