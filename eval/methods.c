@@ -107,7 +107,8 @@ static int emit_groups(const uint64_t *key, size_t n, ev_emit emit, void *ctx,
 
 typedef struct {
 	uint64_t *key;
-	ev_set *bits;   /* each document's set bits, however few */
+	ev_set *bits;    /* each document's set bits, however few */
+	ev_set *present; /* the descriptive words it holds at all, as indexes */
 	ev_corpus *c;
 	int xcheck;
 } desc_state;
@@ -139,6 +140,44 @@ static int desc_bits(nd_store_txn *txn, uint32_t nwords, nd_docid d, ev_set *out
 	return ND_OK;
 }
 
+/* Each document's descriptive words present at any frequency (indexes
+ * into the set): the same words as the signature, without thresholds. */
+static int desc_present(const nd_descriptor *d, const ev_corpus *c, ev_set *out)
+{
+	uint32_t nw = nd_descriptor_size(d);
+	uint64_t *word = malloc((nw + 1) * sizeof(*word)); /* word id << 32 | index, sorted */
+	if (!word)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < nw; i++) {
+		const char *w = nd_descriptor_word(d, i);
+		word[i] = (uint64_t)nd_word_id(w, strlen(w)) << 32 | i;
+	}
+	qsort(word, nw, sizeof(*word), cmp_u64);
+	for (size_t i = 0; i < c->n; i++) {
+		if (!(out[i].v = malloc((c->len[i] + 1) * sizeof(uint64_t)))) {
+			free(word);
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		}
+		for (size_t k = 0; k < c->len[i]; k++) {
+			/* First entry with this word id (ids of two words may collide). */
+			uint64_t id = c->ids[i][k];
+			size_t lo = 0, hi = nw;
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				if (word[mid] >> 32 < id)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (; lo < nw && word[lo] >> 32 == id; lo++)
+				out[i].v[out[i].n++] = word[lo] & 0xffffffffu;
+		}
+		out[i].n = unique_u64(out[i].v, out[i].n);
+	}
+	free(word);
+	return ND_OK;
+}
+
 static int desc_prepare(void **state, ev_corpus *c, int xcheck)
 {
 	desc_state *s;
@@ -150,13 +189,19 @@ static int desc_prepare(void **state, ev_corpus *c, int xcheck)
 	if ((rc = nd_descriptor_load(&d, c->st, c->db)) < 0)
 		return rc;
 	uint32_t nwords = nd_descriptor_size(d);
-	nd_descriptor_free(d);
 	if (!(s = calloc(1, sizeof(*s))) || !(s->key = calloc(c->n + 1, sizeof(uint64_t))) ||
-	    !(s->bits = calloc(c->n + 1, sizeof(ev_set)))) {
+	    !(s->bits = calloc(c->n + 1, sizeof(ev_set))) || !(s->present = calloc(c->n + 1, sizeof(ev_set)))) {
+		nd_descriptor_free(d);
 		desc_release(s);
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
 	s->c = c;
+	rc = desc_present(d, c, s->present);
+	nd_descriptor_free(d);
+	if (rc < 0) {
+		desc_release(s);
+		return rc;
+	}
 	s->xcheck = xcheck;
 	if ((rc = nd_store_read_begin(c->st, &txn)) < 0) {
 		desc_release(s);
@@ -217,6 +262,8 @@ static void desc_release(void *vs)
 		free(s->key);
 		if (s->bits)
 			free_sets(s->bits, s->c ? s->c->n : 0);
+		if (s->present)
+			free_sets(s->present, s->c ? s->c->n : 0);
 	}
 	free(s);
 }
@@ -235,8 +282,11 @@ static void desc_release(void *vs)
  * and an all-zero block shared is no evidence.
  *
  * descriptive-tolerant+xcheck: neardup's pipeline for web pages: pairs of
- * bit-set Jaccard >= bits_floor are candidates, scored by the cross-check's
- * word shingle resemblance (multiset, w = XCHECK_W).
+ * bit-set Jaccard >= bits_floor, or whose sets of descriptive words present
+ * at any frequency have Jaccard >= presence_floor, are candidates, scored
+ * by the cross-check's word shingle resemblance (multiset, w = XCHECK_W).
+ * On the news gold set 7% of duplicate pairs share no bit; the present
+ * words lift the candidates' ceiling from 0.93 to 0.98 for 15% more pairs.
  *
  * All three use every set bit, also of documents with fewer than
  * ND_MIN_BITS: that minimum keeps short vectors from sharing an exact key by
@@ -405,19 +455,44 @@ static int xcheck_emit(size_t a, size_t b, double jac, void *vctx)
 	return s >= x->min_score ? x->emit(a, b, s, x->ctx) : 0;
 }
 
-/* Pairs of bit-set Jaccard >= floor, scored by of. */
-static int tolerant_join(desc_state *s, ev_corpus *c, double floor_, pair_scorer of, double min_score,
-			 ev_emit emit, void *ctx)
+typedef struct {
+	uint64_t *v;
+	size_t n, cap;
+} pair_list;
+
+static int add_pair(size_t a, size_t b, double sim, void *vctx)
 {
+	pair_list *l = vctx;
+	(void)sim;
+	if (nd_array_reserve((void **)&l->v, &l->cap, l->n + 1, sizeof(uint64_t)) < 0)
+		return nd_error_set(ND_ENOMEM, "out of memory for candidate pairs");
+	l->v[l->n++] = (uint64_t)a << 32 | b;
+	return 0;
+}
+
+/* Pairs of bit-set Jaccard >= floor, or (pfloor > 0) of present-word
+ * Jaccard >= pfloor, each scored once by of. */
+static int tolerant_join(desc_state *s, ev_corpus *c, double floor_, double pfloor, pair_scorer of,
+			 double min_score, ev_emit emit, void *ctx)
+{
+	pair_list l = {NULL, 0, 0};
+	int rc = ev_set_join(s->bits, c->n, floor_, ev_jaccard, add_pair, &l);
+	if (rc == ND_OK && pfloor > 0)
+		rc = ev_set_join(s->present, c->n, pfloor, ev_jaccard, add_pair, &l);
+	if (rc == ND_OK)
+		l.n = unique_u64(l.v, l.n);
 	xcheck_ctx x = {c, emit, ctx, min_score, of, ND_OK};
-	int rc = ev_set_join(s->bits, c->n, floor_, ev_jaccard, xcheck_emit, &x);
+	for (size_t i = 0; i < l.n && rc == ND_OK; i++)
+		rc = xcheck_emit((size_t)(l.v[i] >> 32), (size_t)(l.v[i] & 0xffffffffu), 0, &x);
+	free(l.v);
 	return x.rc < 0 ? x.rc : rc;
 }
 
-static int tolerant_score(desc_state *s, ev_corpus *c, double floor_, pair_scorer of, size_t a, size_t b,
-			  double *out)
+static int tolerant_score(desc_state *s, ev_corpus *c, double floor_, double pfloor, pair_scorer of,
+			  size_t a, size_t b, double *out)
 {
-	if (ev_jaccard(&s->bits[a], &s->bits[b]) < floor_) {
+	if (ev_jaccard(&s->bits[a], &s->bits[b]) < floor_ &&
+	    !(pfloor > 0 && ev_jaccard(&s->present[a], &s->present[b]) >= pfloor)) {
 		*out = 0;
 		return ND_OK;
 	}
@@ -426,12 +501,12 @@ static int tolerant_score(desc_state *s, ev_corpus *c, double floor_, pair_score
 
 static int desct_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
 {
-	return tolerant_join(vs, c, c->o->bits_floor, xcheck_of, min_score, emit, ctx);
+	return tolerant_join(vs, c, c->o->bits_floor, c->o->presence_floor, xcheck_of, min_score, emit, ctx);
 }
 
 static int desct_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
 {
-	return tolerant_score(vs, c, c->o->bits_floor, xcheck_of, a, b, out);
+	return tolerant_score(vs, c, c->o->bits_floor, c->o->presence_floor, xcheck_of, a, b, out);
 }
 
 /* descriptive-tolerant+lev: what `neardup check --tolerant 0.5` decides. */
@@ -440,12 +515,12 @@ static int desct_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
 static int desctl_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
 {
 	(void)min_score; /* a verdict: every candidate counts, refused ones too */
-	return tolerant_join(vs, c, CHECK_TOLERANT, lev_of, 0, emit, ctx);
+	return tolerant_join(vs, c, CHECK_TOLERANT, 0, lev_of, 0, emit, ctx);
 }
 
 static int desctl_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
 {
-	return tolerant_score(vs, c, CHECK_TOLERANT, lev_of, a, b, out);
+	return tolerant_score(vs, c, CHECK_TOLERANT, 0, lev_of, a, b, out);
 }
 
 /* ---- randomized descriptive sets (issue 8) ----
@@ -1128,7 +1203,7 @@ static const ev_method m_descj = {"descriptive-jaccard", "bit-set Jaccard >= 0.5
 static const ev_method m_desch = {"descriptive-hamming", "Hamming <= 2 (score 1/(1+H); pairs <= 8)", 0,
 				  1.0 / 3.0, 1.0 / 9.0, desc_prepare_plain, desch_candidates, desch_score,
 				  desc_release, 0};
-static const ev_method m_desct = {"descriptive-tolerant+xcheck", "bits Jaccard >= floor, shingles w=3 >= 0.5", 0,
+static const ev_method m_desct = {"descriptive-tolerant+xcheck", "bits J >= floor or present words J >= floor, shingles w=3 >= 0.5", 0,
 				  0.5, 0, desc_prepare_plain, desct_candidates, desct_score, desc_release, 0};
 static const ev_method m_desctl = {"descriptive-tolerant+lev",
 				   "bits Jaccard >= 0.5, Levenshtein <= 0.08 (check --tolerant 0.5)", 1, 1, 1,

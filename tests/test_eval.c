@@ -536,14 +536,18 @@ static void test_few_bits(void **state)
 	char *two = malloc(flen), *one = malloc(flen);
 	snprintf(two, flen, "zebra yak %s", filler);   /* bits {yak, zebra} */
 	snprintf(one, flen, "zebra moth %s", filler);  /* bits {zebra}: Jaccard 1/2 */
-	const char *ids[] = {"two", "twin", "one", "other"};
-	const char *texts[] = {two, two, one, other};
+	/* Both words once in 182: below 1%, no bit, but both present. */
+	size_t glen = 3 * strlen(filler) + 32;
+	char *faint = malloc(glen);
+	snprintf(faint, glen, "zebra yak %s %s %s", filler, filler, filler);
+	const char *ids[] = {"two", "twin", "one", "other", "faint"};
+	const char *texts[] = {two, two, one, other, faint};
 	nd_indexer *ix;
 	assert_int_equal(nd_indexer_open(&ix, fdb, NULL), ND_OK);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		assert_int_equal(nd_indexer_add_text(ix, ids[i], texts[i], strlen(texts[i]), NULL, NULL), ND_OK);
 	assert_int_equal(nd_indexer_close(ix), ND_OK);
-	const char *cl = "two\t1\ntwin\t1\none\t1\nother\t2\n";
+	const char *cl = "two\t1\ntwin\t1\none\t1\nother\t2\nfaint\t1\n";
 	tu_write_file(tsv, cl, strlen(cl));
 
 	nd_xdb *db;
@@ -564,11 +568,11 @@ static void test_few_bits(void **state)
 	ev_corpus c;
 	assert_int_equal(ev_corpus_load(&c, db, st, t, &o), ND_OK);
 	double s[4];
-	size_t two_i = 4, twin_i = 4, one_i = 4, other_i = 4;
-	for (size_t i = 0; i < 4; i++) {
+	size_t two_i = 5, twin_i = 5, one_i = 5, other_i = 5, faint_i = 5;
+	for (size_t i = 0; i < 5; i++) {
 		const char *id = nd_truth_id(t, i);
 		size_t *slot = !strcmp(id, "two") ? &two_i : !strcmp(id, "twin") ? &twin_i
-			       : !strcmp(id, "one") ? &one_i : &other_i;
+			       : !strcmp(id, "one") ? &one_i : !strcmp(id, "faint") ? &faint_i : &other_i;
 		*slot = i;
 	}
 	const char *names[] = {"descriptive", "descriptive-jaccard", "descriptive-tolerant+xcheck"};
@@ -580,8 +584,10 @@ static void test_few_bits(void **state)
 		assert_int_equal(m->score(ms, &c, two_i, one_i, &s[1]), ND_OK);
 		assert_int_equal(m->score(ms, &c, two_i, other_i, &s[2]), ND_OK);
 		o.bits_floor = 0.6;
+		o.presence_floor = 0; /* both hold zebra: the present words would pair them */
 		assert_int_equal(m->score(ms, &c, two_i, one_i, &s[3]), ND_OK);
 		o.bits_floor = 0.05;
+		o.presence_floor = 0.2;
 		m->release(ms);
 		if (k == 0)
 			assert_true(s[0] == 0.0 && s[1] == 0.0); /* two bits: no key */
@@ -596,11 +602,38 @@ static void test_few_bits(void **state)
 		if (k == 2)
 			assert_true(s[3] == 0.0); /* Jaccard 1/2 below the floor */
 	}
+	/* faint shares no bit with two, but both of its descriptive words:
+	 * a candidate of the pipeline through the present words, scored by the
+	 * cross-check, and not without them. */
+	{
+		const ev_method *m = method("descriptive-tolerant+xcheck");
+		void *ms;
+		found_t f = {0};
+		double with, without;
+		assert_int_equal(m->prepare(&ms, &c), ND_OK);
+		assert_int_equal(m->score(ms, &c, two_i, faint_i, &with), ND_OK);
+		assert_int_equal(m->candidates(ms, &c, 0.05, collect, &f), ND_OK);
+		o.presence_floor = 0;
+		assert_int_equal(m->score(ms, &c, two_i, faint_i, &without), ND_OK);
+		found_t g = {0};
+		assert_int_equal(m->candidates(ms, &c, 0.05, collect, &g), ND_OK);
+		o.presence_floor = 0.2;
+		m->release(ms);
+		int found = 0, found_without = 0;
+		size_t lo = two_i < faint_i ? two_i : faint_i, hi = two_i ^ faint_i ^ lo;
+		for (size_t i = 0; i < f.n; i++)
+			found |= f.pairs[i][0] == lo && f.pairs[i][1] == hi && f.score[i] == with;
+		for (size_t i = 0; i < g.n; i++)
+			found_without |= g.pairs[i][0] == lo && g.pairs[i][1] == hi;
+		if (!(with > 0.05 && without == 0.0 && found && !found_without))
+			fail_msg("faint: score %.3f with present words, %.3f without; candidate %d, %d", with,
+				 without, found, found_without);
+	}
 	ev_corpus_free(&c);
 	nd_truth_free(t);
 	nd_store_close(st);
 	nd_xdb_close(db);
-	free(two), free(one), free(filler), free(other);
+	free(two), free(one), free(filler), free(other), free(faint);
 	tu_rmtree(fdir);
 	free(fdir), free(fdb), free(fst), free(tsv);
 }

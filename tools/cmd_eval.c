@@ -28,6 +28,8 @@ static const char usage_text[] =
 	"  --bits-floor F    descriptive-tolerant+xcheck: candidate pairs share at\n"
 	"                    least this bit-set Jaccard (0.05; lower finds more,\n"
 	"                    and costs more on a large corpus)\n"
+	"  --presence-floor F  ... or share at least this Jaccard of the descriptive\n"
+	"                    words they hold at any frequency (0.2; 0: bits only)\n"
 	"  --lev-sample N    suggested pairs measured by Levenshtein per method (1000)\n"
 	"  --seed N          sampling seed (1)\n"
 	"  --test-share F    split the clusters (or pairs' groups): train the learned\n"
@@ -324,6 +326,7 @@ int nd_cmd_eval(int argc, char **argv)
 		{"methods", required_argument, NULL, 'm'},
 		{"min-score", required_argument, NULL, 'f'},
 		{"bits-floor", required_argument, NULL, 'b'},
+		{"presence-floor", required_argument, NULL, 'r'},
 		{"lev-sample", required_argument, NULL, 'l'},
 		{"seed", required_argument, NULL, 'S'},
 		{"test-share", required_argument, NULL, 'T'},
@@ -357,6 +360,16 @@ int nd_cmd_eval(int argc, char **argv)
 			o.bits_floor = strtod(optarg, &end);
 			if (*end || !(o.bits_floor > 0 && o.bits_floor <= 1)) {
 				fprintf(stderr, "neardup eval: --bits-floor needs a number in (0, 1], not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case 'r': {
+			char *end;
+			o.presence_floor = strtod(optarg, &end);
+			if (*end || !(o.presence_floor >= 0 && o.presence_floor <= 1)) {
+				fprintf(stderr, "neardup eval: --presence-floor needs a number in [0, 1], not '%s'\n",
+					optarg);
 				return EXIT_USAGE;
 			}
 			break;

@@ -79,6 +79,11 @@ typedef struct {
 	 * this (0.05).  Lower finds more pairs whose few bits barely overlap;
 	 * on a large corpus the candidate count grows fast below about 0.1. */
 	double bits_floor;
+	/* ... or present-word Jaccard at least this (0.2; 0: bits only): the
+	 * Jaccard of the sets of descriptive words two documents hold at any
+	 * frequency.  Pairs whose few thresholded bits miss each other (7% of
+	 * the news gold set's duplicates) still share most of those words. */
+	double presence_floor;
 	/* With splits = K > 0 (and test_share > 0): K splits, seeds seed ..
 	 * seed + K - 1, each method's best point on each (split_best); the
 	 * rest of a result is the first split's.  Methods that do not learn
@@ -86,7 +91,7 @@ typedef struct {
 	size_t splits;         /* (0) */
 } nd_eval_options;
 
-#define ND_EVAL_OPTIONS_INIT { 0.05, 1000, 1, NULL, NULL, 0, 0.05, 0 }
+#define ND_EVAL_OPTIONS_INIT { 0.05, 1000, 1, NULL, NULL, 0, 0.05, 0.2, 0 }
 
 typedef struct {
 	double threshold, precision, recall, f1;
