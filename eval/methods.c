@@ -908,7 +908,8 @@ static int simhash_prepare(void **state, ev_corpus *c)
 	}
 	for (size_t i = 0; i < c->n; i++) {
 		double acc[64] = {0};
-		memcpy(tmp, c->ids[i], c->len[i] * sizeof(*tmp));
+		if (c->len[i]) /* a document without words may have no array */
+			memcpy(tmp, c->ids[i], c->len[i] * sizeof(*tmp));
 		qsort(tmp, c->len[i], sizeof(*tmp), cmp_u32);
 		for (size_t j = 0; j < c->len[i];) {
 			size_t k = j;
@@ -1145,7 +1146,8 @@ static int imatch_prepare(void **state, ev_corpus *c)
 	double logn = log((double)(c->n > 1 ? c->n : 2)), lo = 0.25 * logn, hi = 0.85 * logn;
 	for (size_t i = 0; i < c->n; i++) {
 		size_t m = 0;
-		memcpy(tmp, c->ids[i], c->len[i] * sizeof(*tmp));
+		if (c->len[i]) /* a document without words may have no array */
+			memcpy(tmp, c->ids[i], c->len[i] * sizeof(*tmp));
 		qsort(tmp, c->len[i], sizeof(*tmp), cmp_u32);
 		uint64_t h = 0x696d61746368ULL;
 		for (size_t j = 0; j < c->len[i]; j++) {

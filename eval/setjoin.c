@@ -81,7 +81,8 @@ int ev_set_join(const ev_set *sets, size_t n, double t, ev_set_sim sim, ev_emit 
 		goto cleanup;
 	}
 	for (size_t i = 0, k = 0; i < n; i++) {
-		memcpy(tok + k, sets[i].v, sets[i].n * sizeof(*tok));
+		if (sets[i].n) /* an empty set may have no array */
+			memcpy(tok + k, sets[i].v, sets[i].n * sizeof(*tok));
 		k += sets[i].n;
 	}
 	qsort(tok, total, sizeof(*tok), cmp_u64);
@@ -204,7 +205,8 @@ int ev_df_build(ev_corpus *c)
 	/* Distinct ids per document, then counted across documents. */
 	for (size_t i = 0; i < c->n; i++) {
 		size_t start = k, u = k;
-		memcpy(all + k, c->ids[i], c->len[i] * sizeof(*all));
+		if (c->len[i]) /* a document without words may have no array */
+			memcpy(all + k, c->ids[i], c->len[i] * sizeof(*all));
 		qsort(all + start, c->len[i], sizeof(*all), cmp_u32);
 		for (size_t j = start; j < start + c->len[i]; j++)
 			if (u == start || all[u - 1] != all[j])
