@@ -462,51 +462,100 @@ static void apply_weights(lrn *s, size_t d, const double *lambda)
 	v->norm2 = norm2(v);
 }
 
-/* Cosine of documents a and b under the current weights, and its gradient
- * with respect to lambda (grad may be NULL). */
-static double cosine_grad(const lrn *s, size_t a, size_t b, double *grad)
+/* Cosine of documents a and b under the current weights. */
+static double weighted_cosine(const lrn *s, size_t a, size_t b)
 {
 	const tvec *x = &s->docs[a], *y = &s->docs[b];
-	double dS[NF] = {0}, dA[NF] = {0}, dB[NF] = {0}, S = 0;
+	double S = 0;
 	size_t i = 0, j = 0;
-	if (x->norm2 <= 0 || y->norm2 <= 0) {
-		if (grad)
-			memset(grad, 0, NF * sizeof(double));
+	if (x->norm2 <= 0 || y->norm2 <= 0)
 		return 0;
+	while (i < x->n && j < y->n) {
+		if (x->t[i].id == y->t[j].id)
+			S += x->w[i++] * y->w[j++];
+		else if (x->t[i].id < y->t[j].id)
+			i++;
+		else
+			j++;
 	}
+	return S / sqrt(x->norm2 * y->norm2);
+}
+
+/* Weights are linear in lambda (w = lambda . phi), so a pair's dot product
+ * is lambda' M lambda with M summed over shared terms, and a document's
+ * squared norm lambda' Q lambda.  Training computes M and Q once; each
+ * step of the optimizer is then NF x NF work per pair, not a merge of two
+ * documents' terms. */
+typedef double quad[NF][NF];
+
+static void quad_pair(const lrn *s, size_t a, size_t b, quad m)
+{
+	const tvec *x = &s->docs[a], *y = &s->docs[b];
+	size_t i = 0, j = 0;
+	memset(m, 0, sizeof(quad));
 	while (i < x->n && j < y->n) {
 		if (x->t[i].id == y->t[j].id) {
-			S += x->w[i] * y->w[j];
-			if (grad)
-				for (int k = 0; k < NF; k++)
-					dS[k] += y->w[j] * x->phi[i * NF + k] + x->w[i] * y->phi[j * NF + k];
+			const double *p = x->phi + i * NF, *q = y->phi + j * NF;
+			for (int k = 0; k < NF; k++)
+				for (int l = 0; l < NF; l++)
+					m[k][l] += 0.5 * (p[k] * q[l] + q[k] * p[l]);
 			i++, j++;
 		} else if (x->t[i].id < y->t[j].id)
 			i++;
 		else
 			j++;
 	}
-	double na = sqrt(x->norm2), nb = sqrt(y->norm2), cos = S / (na * nb);
-	if (grad) {
-		for (size_t p = 0; p < x->n; p++)
-			for (int k = 0; k < NF; k++)
-				dA[k] += 2 * x->w[p] * x->phi[p * NF + k];
-		for (size_t p = 0; p < y->n; p++)
-			for (int k = 0; k < NF; k++)
-				dB[k] += 2 * y->w[p] * y->phi[p * NF + k];
+}
+
+static void quad_doc(const lrn *s, size_t d, quad m)
+{
+	const tvec *v = &s->docs[d];
+	memset(m, 0, sizeof(quad));
+	for (size_t j = 0; j < v->n; j++) {
+		const double *p = v->phi + j * NF;
 		for (int k = 0; k < NF; k++)
-			grad[k] = dS[k] / (na * nb) - 0.5 * cos * (dA[k] / x->norm2 + dB[k] / y->norm2);
+			for (int l = 0; l < NF; l++)
+				m[k][l] += p[k] * p[l];
 	}
-	return cos;
+}
+
+/* lambda' m lambda, and its gradient 2 m lambda. */
+static double quad_eval(const quad m, const double *lambda, double *grad)
+{
+	double v = 0;
+	for (int k = 0; k < NF; k++) {
+		double r = 0;
+		for (int l = 0; l < NF; l++)
+			r += m[k][l] * lambda[l];
+		grad[k] = 2 * r;
+		v += lambda[k] * r;
+	}
+	return v;
 }
 
 typedef struct {
-	lrn *s;
-	const lpair *pos, *neg; /* ORDERINGS pairs each: pos[k] should outrank neg[k] */
-	size_t n;
-	size_t *docs;           /* documents the pairs touch */
-	size_t ndocs;
+	size_t n;             /* ORDERINGS couples: pair pos[k] should outrank neg[k] */
+	const lpair *pos, *neg;
+	quad *mpos, *mneg;    /* per couple, the pairs' shared-term forms */
+	quad *q;              /* per document, its norm form (touched ones filled) */
 } order_problem;
+
+/* Cosine of a pair under lambda from its forms, and its gradient. */
+static double quad_cosine(const order_problem *op, const quad m, const lpair *pr, const double *lambda,
+			  double *grad)
+{
+	double dS[NF], dA[NF], dB[NF];
+	double S = quad_eval(m, lambda, dS), A = quad_eval(op->q[pr->a], lambda, dA),
+	       B = quad_eval(op->q[pr->b], lambda, dB);
+	if (A <= 0 || B <= 0) {
+		memset(grad, 0, NF * sizeof(double));
+		return 0;
+	}
+	double cos = S / sqrt(A * B);
+	for (int k = 0; k < NF; k++)
+		grad[k] = dS[k] / sqrt(A * B) - 0.5 * cos * (dA[k] / A + dB[k] / B);
+	return cos;
+}
 
 #define L2 1e-3
 /* Cosines differ by tenths: scaled so the logistic loss is not flat. */
@@ -519,13 +568,11 @@ static lbfgsfloatval_t order_loss(void *inst, const lbfgsfloatval_t *lambda, lbf
 	double loss = 0, gp[NF], gn[NF];
 	(void)n;
 	(void)step;
-	for (size_t i = 0; i < op->ndocs; i++)
-		apply_weights(op->s, op->docs[i], lambda);
 	for (int k = 0; k < NF; k++)
 		g[k] = 0;
 	for (size_t e = 0; e < op->n; e++) {
-		double cp = cosine_grad(op->s, op->pos[e].a, op->pos[e].b, gp);
-		double cn = cosine_grad(op->s, op->neg[e].a, op->neg[e].b, gn);
+		double cp = quad_cosine(op, op->mpos[e], &op->pos[e], lambda, gp);
+		double cn = quad_cosine(op, op->mneg[e], &op->neg[e], lambda, gn);
 		double delta = ORDER_SCALE * (cp - cn);
 		loss += log1p(exp(-delta));
 		double sig = 1.0 / (1.0 + exp(delta)); /* -d loss / d delta */
@@ -569,21 +616,23 @@ static int weights_prepare(void **state, ev_corpus *c)
 		goto done;
 	}
 	/* ORDERINGS random (duplicate, other) couples. */
-	op.s = s;
 	op.n = ORDERINGS;
 	if (!(pos = malloc(op.n * sizeof(*pos))) || !(neg = malloc(op.n * sizeof(*neg))) ||
-	    !(touched = calloc(c->n + 1, 1)) || !(op.docs = malloc((c->n + 1) * sizeof(size_t)))) {
+	    !(op.mpos = malloc(op.n * sizeof(quad))) || !(op.mneg = malloc(op.n * sizeof(quad))) ||
+	    !(touched = calloc(c->n + 1, 1)) || !(op.q = malloc((c->n + 1) * sizeof(quad)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
 	}
 	for (size_t e = 0; e < op.n; e++) {
 		pos[e] = l.p[nd_rng_below(&rng, npos)];
 		neg[e] = l.p[npos + nd_rng_below(&rng, nneg)];
+		quad_pair(s, pos[e].a, pos[e].b, op.mpos[e]);
+		quad_pair(s, neg[e].a, neg[e].b, op.mneg[e]);
 		uint32_t d4[4] = {pos[e].a, pos[e].b, neg[e].a, neg[e].b};
 		for (int k = 0; k < 4; k++)
 			if (!touched[d4[k]]) {
 				touched[d4[k]] = 1;
-				op.docs[op.ndocs++] = d4[k];
+				quad_doc(s, d4[k], op.q[d4[k]]);
 			}
 	}
 	op.pos = pos;
@@ -614,7 +663,9 @@ done:
 	free(pos);
 	free(neg);
 	free(touched);
-	free(op.docs);
+	free(op.mpos);
+	free(op.mneg);
+	free(op.q);
 	if (rc < 0) {
 		lrn_release(s);
 		return rc;
@@ -626,7 +677,7 @@ done:
 static int weights_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
 {
 	(void)c;
-	*out = cosine_grad(vs, a, b, NULL);
+	*out = weighted_cosine(vs, a, b);
 	return ND_OK;
 }
 
