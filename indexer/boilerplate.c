@@ -17,6 +17,7 @@
 #define STOPWORDS_LOW 0.18   /* stopword density of borderline prose */
 #define STOPWORDS_HIGH 0.22  /* and of clear prose */
 #define MAX_LINK_DENSITY 0.2 /* share of characters in links */
+#define MAX_LINK_DENSITY_PROSE 0.34 /* ... in long stopword-dense text */
 #define MAX_HEADING_DISTANCE 200
 #define RUN_SPAN 2           /* a run of near-good blocks this many LENGTH_HIGHs long is good */
 
@@ -199,7 +200,7 @@ int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 		size_t len = bs[i].chars = visible_chars(text, blocks[i].start, blocks[i].end);
 		double link = len ? (double)blocks[i].link_chars / (double)len : 0;
 		double stop = bs[i].words ? (double)bs[i].stops / (double)bs[i].words : 0;
-		if (link > MAX_LINK_DENSITY)
+		if (link > (len > LENGTH_HIGH && stop >= STOPWORDS_HIGH ? MAX_LINK_DENSITY_PROSE : MAX_LINK_DENSITY))
 			cf[i] = ND_BLOCK_BAD;
 		else if (has_copyright(text, blocks[i].start, blocks[i].end))
 			cf[i] = ND_BLOCK_BAD; /* a copyright line */

@@ -13,9 +13,12 @@
 
 static int is_skipped(const char *name)
 {
-	/* Form controls too: a <select> of 500 film titles is never content. */
+	/* Form controls too: a <select> of 500 film titles is never content.
+	 * An <iframe>'s children are the fallback for browsers without frames
+	 * (often an advert's markup as escaped text), never shown. */
 	static const char *const skip[] = {"script", "style", "noscript", "template", "head", "svg",
-					   "object", "select", "option", "button", "textarea", NULL};
+					   "object", "select", "option", "button", "textarea", "iframe",
+					   NULL};
 	for (int i = 0; skip[i]; i++)
 		if (!strcasecmp(name, skip[i]))
 			return 1;
