@@ -78,6 +78,14 @@ static inline int ev_training(const ev_corpus *c, size_t a, size_t b)
 
 extern const ev_method ev_m_svm, ev_m_weights;
 
+/* Learned term weights (seed 003): a term's weight is lambda . phi over
+ * EV_NF features, so a pair's dot product is lambda' M lambda and a
+ * document's squared norm lambda' Q lambda.  The cosine from the pair's M
+ * and its documents' Q, and its gradient in lambda (what training follows). */
+#define EV_NF 5
+double ev_quad_cosine(const double m[EV_NF][EV_NF], const double qa[EV_NF][EV_NF],
+		      const double qb[EV_NF][EV_NF], const double *lambda, double *grad);
+
 /* Every pair of sets at Hamming distance <= k, found by probing the
  * postings of each set's k + 1 rarest elements; emits 1 / (1 + H). */
 int ev_hamming_join(const ev_set *sets, size_t n, unsigned k, ev_emit emit, void *ctx);

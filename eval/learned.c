@@ -33,7 +33,6 @@
 #define TOPK 32
 #define TRAIN_PAIRS 2000   /* per class for the SVM */
 #define ORDERINGS 20000    /* (duplicate, non-duplicate) pairs for the weights */
-#define NF 5               /* term features */
 #define NS 7               /* similarity features */
 
 typedef struct {
@@ -45,7 +44,7 @@ typedef struct {
 	size_t n;
 	double *w;    /* weight per term (tf-idf, or learned) */
 	double norm2; /* sum of squared weights */
-	double *phi;  /* NF features per term (weights method) */
+	double *phi;  /* EV_NF features per term (weights method) */
 } tvec;
 
 typedef struct {
@@ -59,7 +58,7 @@ typedef struct {
 	struct svm_node *svm_nodes; /* the model's support vectors point here */
 	double sign;
 	/* weights */
-	double lambda[NF];
+	double lambda[EV_NF];
 } lrn;
 
 static int cmp_term(const void *x, const void *y)
@@ -455,8 +454,8 @@ static void apply_weights(lrn *s, size_t d, const double *lambda)
 	tvec *v = &s->docs[d];
 	for (size_t j = 0; j < v->n; j++) {
 		double w = 0;
-		for (int k = 0; k < NF; k++)
-			w += lambda[k] * v->phi[j * NF + k];
+		for (int k = 0; k < EV_NF; k++)
+			w += lambda[k] * v->phi[j * EV_NF + k];
 		v->w[j] = w;
 	}
 	v->norm2 = norm2(v);
@@ -466,27 +465,15 @@ static void apply_weights(lrn *s, size_t d, const double *lambda)
 static double weighted_cosine(const lrn *s, size_t a, size_t b)
 {
 	const tvec *x = &s->docs[a], *y = &s->docs[b];
-	double S = 0;
-	size_t i = 0, j = 0;
-	if (x->norm2 <= 0 || y->norm2 <= 0)
-		return 0;
-	while (i < x->n && j < y->n) {
-		if (x->t[i].id == y->t[j].id)
-			S += x->w[i++] * y->w[j++];
-		else if (x->t[i].id < y->t[j].id)
-			i++;
-		else
-			j++;
-	}
-	return S / sqrt(x->norm2 * y->norm2);
+	return x->norm2 > 0 && y->norm2 > 0 ? dot(x, y, NULL) / sqrt(x->norm2 * y->norm2) : 0;
 }
 
 /* Weights are linear in lambda (w = lambda . phi), so a pair's dot product
  * is lambda' M lambda with M summed over shared terms, and a document's
  * squared norm lambda' Q lambda.  Training computes M and Q once; each
- * step of the optimizer is then NF x NF work per pair, not a merge of two
+ * step of the optimizer is then EV_NF x EV_NF work per pair, not a merge of two
  * documents' terms. */
-typedef double quad[NF][NF];
+typedef double quad[EV_NF][EV_NF];
 
 static void quad_pair(const lrn *s, size_t a, size_t b, quad m)
 {
@@ -495,9 +482,9 @@ static void quad_pair(const lrn *s, size_t a, size_t b, quad m)
 	memset(m, 0, sizeof(quad));
 	while (i < x->n && j < y->n) {
 		if (x->t[i].id == y->t[j].id) {
-			const double *p = x->phi + i * NF, *q = y->phi + j * NF;
-			for (int k = 0; k < NF; k++)
-				for (int l = 0; l < NF; l++)
+			const double *p = x->phi + i * EV_NF, *q = y->phi + j * EV_NF;
+			for (int k = 0; k < EV_NF; k++)
+				for (int l = 0; l < EV_NF; l++)
 					m[k][l] += 0.5 * (p[k] * q[l] + q[k] * p[l]);
 			i++, j++;
 		} else if (x->t[i].id < y->t[j].id)
@@ -512,9 +499,9 @@ static void quad_doc(const lrn *s, size_t d, quad m)
 	const tvec *v = &s->docs[d];
 	memset(m, 0, sizeof(quad));
 	for (size_t j = 0; j < v->n; j++) {
-		const double *p = v->phi + j * NF;
-		for (int k = 0; k < NF; k++)
-			for (int l = 0; l < NF; l++)
+		const double *p = v->phi + j * EV_NF;
+		for (int k = 0; k < EV_NF; k++)
+			for (int l = 0; l < EV_NF; l++)
 				m[k][l] += p[k] * p[l];
 	}
 }
@@ -523,9 +510,9 @@ static void quad_doc(const lrn *s, size_t d, quad m)
 static double quad_eval(const quad m, const double *lambda, double *grad)
 {
 	double v = 0;
-	for (int k = 0; k < NF; k++) {
+	for (int k = 0; k < EV_NF; k++) {
 		double r = 0;
-		for (int l = 0; l < NF; l++)
+		for (int l = 0; l < EV_NF; l++)
 			r += m[k][l] * lambda[l];
 		grad[k] = 2 * r;
 		v += lambda[k] * r;
@@ -533,28 +520,52 @@ static double quad_eval(const quad m, const double *lambda, double *grad)
 	return v;
 }
 
-typedef struct {
-	size_t n;             /* ORDERINGS couples: pair pos[k] should outrank neg[k] */
-	const lpair *pos, *neg;
-	quad *mpos, *mneg;    /* per couple, the pairs' shared-term forms */
-	quad *q;              /* per document, its norm form (touched ones filled) */
-} order_problem;
-
-/* Cosine of a pair under lambda from its forms, and its gradient. */
-static double quad_cosine(const order_problem *op, const quad m, const lpair *pr, const double *lambda,
-			  double *grad)
+double ev_quad_cosine(const quad m, const quad qa, const quad qb, const double *lambda, double *grad)
 {
-	double dS[NF], dA[NF], dB[NF];
-	double S = quad_eval(m, lambda, dS), A = quad_eval(op->q[pr->a], lambda, dA),
-	       B = quad_eval(op->q[pr->b], lambda, dB);
+	double dS[EV_NF], dA[EV_NF], dB[EV_NF];
+	double S = quad_eval(m, lambda, dS), A = quad_eval(qa, lambda, dA), B = quad_eval(qb, lambda, dB);
 	if (A <= 0 || B <= 0) {
-		memset(grad, 0, NF * sizeof(double));
+		memset(grad, 0, EV_NF * sizeof(double));
 		return 0;
 	}
 	double cos = S / sqrt(A * B);
-	for (int k = 0; k < NF; k++)
+	for (int k = 0; k < EV_NF; k++)
 		grad[k] = dS[k] / sqrt(A * B) - 0.5 * cos * (dA[k] / A + dB[k] / B);
 	return cos;
+}
+
+/* A training pair as the optimizer sees it: its shared-term form and the
+ * slots of its documents' norm forms. */
+typedef struct {
+	quad m;
+	uint32_t qa, qb;
+} pair_form;
+
+typedef struct {
+	size_t n;             /* ORDERINGS couples: pos[k] should outrank neg[k] */
+	pair_form *pos, *neg;
+	quad *q;              /* norm forms of the documents the pairs touch */
+} order_problem;
+
+/* The forms of pair pr; a document's norm form is made the first time a
+ * pair touches it (slot: document -> 1 + its index in op->q, 0 if none). */
+static void form_pair(const lrn *s, const lpair *pr, uint32_t *slot, order_problem *op, size_t *nq,
+		      pair_form *f)
+{
+	uint32_t d2[2] = {pr->a, pr->b}, *q2[2] = {&f->qa, &f->qb};
+	quad_pair(s, pr->a, pr->b, f->m);
+	for (int k = 0; k < 2; k++) {
+		if (!slot[d2[k]]) {
+			quad_doc(s, d2[k], op->q[*nq]);
+			slot[d2[k]] = (uint32_t)++*nq;
+		}
+		*q2[k] = slot[d2[k]] - 1;
+	}
+}
+
+static double pair_cosine(const order_problem *op, const pair_form *p, const double *lambda, double *grad)
+{
+	return ev_quad_cosine(p->m, op->q[p->qa], op->q[p->qb], lambda, grad);
 }
 
 #define L2 1e-3
@@ -565,22 +576,22 @@ static lbfgsfloatval_t order_loss(void *inst, const lbfgsfloatval_t *lambda, lbf
 				  const int n, const lbfgsfloatval_t step)
 {
 	order_problem *op = inst;
-	double loss = 0, gp[NF], gn[NF];
+	double loss = 0, gp[EV_NF], gn[EV_NF];
 	(void)n;
 	(void)step;
-	for (int k = 0; k < NF; k++)
+	for (int k = 0; k < EV_NF; k++)
 		g[k] = 0;
 	for (size_t e = 0; e < op->n; e++) {
-		double cp = quad_cosine(op, op->mpos[e], &op->pos[e], lambda, gp);
-		double cn = quad_cosine(op, op->mneg[e], &op->neg[e], lambda, gn);
+		double cp = pair_cosine(op, &op->pos[e], lambda, gp);
+		double cn = pair_cosine(op, &op->neg[e], lambda, gn);
 		double delta = ORDER_SCALE * (cp - cn);
 		loss += log1p(exp(-delta));
 		double sig = 1.0 / (1.0 + exp(delta)); /* -d loss / d delta */
-		for (int k = 0; k < NF; k++)
+		for (int k = 0; k < EV_NF; k++)
 			g[k] -= sig * ORDER_SCALE * (gp[k] - gn[k]);
 	}
 	loss /= (double)op->n;
-	for (int k = 0; k < NF; k++) {
+	for (int k = 0; k < EV_NF; k++) {
 		g[k] = g[k] / (double)op->n + L2 * lambda[k];
 		loss += 0.5 * L2 * lambda[k] * lambda[k];
 	}
@@ -592,8 +603,8 @@ static int weights_prepare(void **state, ev_corpus *c)
 	lrn *s;
 	pair_list l;
 	nd_rng rng = {c->seed * 0x9e3779b97f4a7c15ULL + 17};
-	uint8_t *touched = NULL;
-	lpair *pos = NULL, *neg = NULL;
+	uint32_t *slot = NULL;
+	size_t nq = 0;
 	order_problem op = {0};
 	int rc = lrn_prepare(&s, c);
 	if (rc < 0)
@@ -601,10 +612,10 @@ static int weights_prepare(void **state, ev_corpus *c)
 	memset(&l, 0, sizeof(l));
 	for (size_t i = 0; i < c->n && rc == ND_OK; i++) {
 		tvec *v = &s->docs[i];
-		if (v->n && !(v->phi = malloc(v->n * NF * sizeof(double))))
+		if (v->n && !(v->phi = malloc(v->n * EV_NF * sizeof(double))))
 			rc = nd_error_set(ND_ENOMEM, "out of memory");
 		for (size_t j = 0; j < v->n && rc == ND_OK; j++)
-			term_features(s, i, j, v->phi + j * NF);
+			term_features(s, i, j, v->phi + j * EV_NF);
 	}
 	if (rc < 0 || (rc = training_pairs(s, c->o->min_score, &l)) < 0)
 		goto done;
@@ -617,42 +628,32 @@ static int weights_prepare(void **state, ev_corpus *c)
 	}
 	/* ORDERINGS random (duplicate, other) couples. */
 	op.n = ORDERINGS;
-	if (!(pos = malloc(op.n * sizeof(*pos))) || !(neg = malloc(op.n * sizeof(*neg))) ||
-	    !(op.mpos = malloc(op.n * sizeof(quad))) || !(op.mneg = malloc(op.n * sizeof(quad))) ||
-	    !(touched = calloc(c->n + 1, 1)) || !(op.q = malloc((c->n + 1) * sizeof(quad)))) {
+	size_t maxq = 4 * op.n < c->n ? 4 * op.n : c->n; /* the couples touch at most this many documents */
+	if (!(op.pos = malloc(op.n * sizeof(pair_form))) || !(op.neg = malloc(op.n * sizeof(pair_form))) ||
+	    !(slot = calloc(c->n + 1, sizeof(*slot))) || !(op.q = malloc((maxq + 1) * sizeof(quad)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
 	}
 	for (size_t e = 0; e < op.n; e++) {
-		pos[e] = l.p[nd_rng_below(&rng, npos)];
-		neg[e] = l.p[npos + nd_rng_below(&rng, nneg)];
-		quad_pair(s, pos[e].a, pos[e].b, op.mpos[e]);
-		quad_pair(s, neg[e].a, neg[e].b, op.mneg[e]);
-		uint32_t d4[4] = {pos[e].a, pos[e].b, neg[e].a, neg[e].b};
-		for (int k = 0; k < 4; k++)
-			if (!touched[d4[k]]) {
-				touched[d4[k]] = 1;
-				quad_doc(s, d4[k], op.q[d4[k]]);
-			}
+		form_pair(s, &l.p[nd_rng_below(&rng, npos)], slot, &op, &nq, &op.pos[e]);
+		form_pair(s, &l.p[npos + nd_rng_below(&rng, nneg)], slot, &op, &nq, &op.neg[e]);
 	}
-	op.pos = pos;
-	op.neg = neg;
 	/* Start from idf alone, near tf-idf. */
-	lbfgsfloatval_t *x = lbfgs_malloc(NF), fx;
+	lbfgsfloatval_t *x = lbfgs_malloc(EV_NF), fx;
 	lbfgs_parameter_t par;
 	if (!x) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
 	}
-	for (int k = 0; k < NF; k++)
+	for (int k = 0; k < EV_NF; k++)
 		x[k] = k == 2 ? 1 : 0;
 	lbfgs_parameter_init(&par);
 	par.max_iterations = 100;
-	int lr = lbfgs(NF, x, &fx, order_loss, NULL, &op, &par);
+	int lr = lbfgs(EV_NF, x, &fx, order_loss, NULL, &op, &par);
 	if (lr < 0 && lr != LBFGSERR_MAXIMUMITERATION && lr != LBFGSERR_ROUNDING_ERROR &&
 	    lr != LBFGSERR_MAXIMUMLINESEARCH && lr != LBFGSERR_MINIMUMSTEP && lr != LBFGSERR_MAXIMUMSTEP)
 		rc = nd_error_set(ND_EINVAL, "weights: L-BFGS failed (liblbfgs status %d)", lr);
-	for (int k = 0; k < NF; k++)
+	for (int k = 0; k < EV_NF; k++)
 		s->lambda[k] = x[k];
 	lbfgs_free(x);
 	/* Every document under the learned weights. */
@@ -660,11 +661,9 @@ static int weights_prepare(void **state, ev_corpus *c)
 		apply_weights(s, i, s->lambda);
 done:
 	free(l.p);
-	free(pos);
-	free(neg);
-	free(touched);
-	free(op.mpos);
-	free(op.mneg);
+	free(op.pos);
+	free(op.neg);
+	free(slot);
 	free(op.q);
 	if (rc < 0) {
 		lrn_release(s);

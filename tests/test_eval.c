@@ -476,6 +476,60 @@ static int found(const found_t *f, size_t a, size_t b)
 /* Tolerant descriptive matching: a pair whose bit vectors differ in k bits
  * is found at Hamming <= k and not at k - 1, for every k up to the limit,
  * whichever bits differ (the rarest, the commonest). */
+/* The learned weights' training follows ev_quad_cosine's gradient: it is
+ * checked against central differences, and its cosine against the one of
+ * the weight vectors themselves, on random documents. */
+static void test_weights_gradient(void **state)
+{
+	(void)state;
+	enum { TERMS = 12, SHARED = 5 };
+	uint64_t rng = 42;
+	for (int round = 0; round < 20; round++) {
+		double pa[TERMS][EV_NF], pb[TERMS][EV_NF], lambda[EV_NF];
+		double m[EV_NF][EV_NF] = {{0}}, qa[EV_NF][EV_NF] = {{0}}, qb[EV_NF][EV_NF] = {{0}};
+		for (int t = 0; t < TERMS; t++)
+			for (int k = 0; k < EV_NF; k++) {
+				pa[t][k] = (double)(tu_rand(&rng) % 1000) / 500.0;
+				pb[t][k] = (double)(tu_rand(&rng) % 1000) / 500.0;
+			}
+		for (int k = 0; k < EV_NF; k++)
+			lambda[k] = (double)(tu_rand(&rng) % 1000) / 250.0 - 1.0;
+		/* Terms 0..SHARED-1 are in both documents; the forms as training builds them. */
+		for (int k = 0; k < EV_NF; k++)
+			for (int l = 0; l < EV_NF; l++)
+				for (int t = 0; t < TERMS; t++) {
+					qa[k][l] += pa[t][k] * pa[t][l];
+					qb[k][l] += pb[t][k] * pb[t][l];
+					if (t < SHARED)
+						m[k][l] += 0.5 * (pa[t][k] * pb[t][l] + pb[t][k] * pa[t][l]);
+				}
+		double wa[TERMS], wb[TERMS], ab = 0, aa = 0, bb = 0;
+		for (int t = 0; t < TERMS; t++) {
+			wa[t] = wb[t] = 0;
+			for (int k = 0; k < EV_NF; k++)
+				wa[t] += lambda[k] * pa[t][k], wb[t] += lambda[k] * pb[t][k];
+			aa += wa[t] * wa[t];
+			bb += wb[t] * wb[t];
+			if (t < SHARED)
+				ab += wa[t] * wb[t];
+		}
+		double grad[EV_NF], g2[EV_NF];
+		double cos = ev_quad_cosine(m, qa, qb, lambda, grad);
+		assert_true(fabs(cos - ab / sqrt(aa * bb)) < 1e-12);
+		for (int k = 0; k < EV_NF; k++) {
+			const double h = 1e-6;
+			double up[EV_NF], down[EV_NF];
+			memcpy(up, lambda, sizeof(up));
+			memcpy(down, lambda, sizeof(down));
+			up[k] += h;
+			down[k] -= h;
+			double fd = (ev_quad_cosine(m, qa, qb, up, g2) - ev_quad_cosine(m, qa, qb, down, g2)) / (2 * h);
+			if (fabs(grad[k] - fd) > 1e-6 * (1 + fabs(fd)))
+				fail_msg("round %d, d cos / d lambda[%d]: %.9f, by differences %.9f", round, k, grad[k], fd);
+		}
+	}
+}
+
 static void test_hamming_join(void **state)
 {
 	(void)state;
@@ -648,6 +702,7 @@ int main(void)
 		cmocka_unit_test(test_hamming_join),
 		cmocka_unit_test(test_few_bits),
 		cmocka_unit_test(test_learned),
+		cmocka_unit_test(test_weights_gradient),
 	};
 	return cmocka_run_group_tests_name("eval", tests, setup, teardown);
 }
