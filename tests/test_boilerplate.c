@@ -167,43 +167,61 @@ static void test_other_language_and_fallback(void **state)
 	free(f);
 }
 
+/* The one block of a fixture: its link characters over its visible ones,
+ * bounded without repeating the classifier's count (which lies between
+ * the block's non-space characters and all of them), and those counts. */
+static void one_block(const char *html, double *lo, double *hi, size_t *nonspace, size_t *all)
+{
+	nd_buf text = ND_BUF_INIT, blocks = ND_BUF_INIT;
+	assert_int_equal(nd_html_to_text(html, strlen(html), "block.html", &text, NULL, &blocks), ND_OK);
+	const nd_html_block *b = (const nd_html_block *)(void *)blocks.ptr;
+	assert_int_equal(blocks.len / sizeof(*b), 1);
+	*nonspace = 0;
+	for (size_t i = b[0].start; i < b[0].end; i++)
+		*nonspace += text.ptr[i] != ' ';
+	*all = b[0].end - b[0].start;
+	*lo = (double)b[0].link_chars / (double)*all;
+	*hi = (double)b[0].link_chars / (double)*nonspace;
+	nd_buf_free(&text);
+	nd_buf_free(&blocks);
+}
+
 static void test_linked_prose_and_iframe_fallback(void **state)
 {
 	(void)state;
 	/* An article lead whose names are links (a quarter of its characters):
 	 * long stopword-dense prose keeps Kohlschuetter's 1/3 link-density
-	 * bound, where a short link-heavy line gets jusText's 0.2. An
-	 * <iframe>'s children are fallback markup for frameless browsers
-	 * (here an advert's escaped HTML), never shown. */
+	 * bound, where a paragraph under 200 characters with as many links
+	 * gets jusText's 0.2, good text on both sides or not. An <iframe>'s
+	 * children are fallback markup for frameless browsers (here an
+	 * advert's escaped HTML), never shown. */
 	const char *lead =
 		"<p>The <a href=/p/1>Prime Minister</a> said on Monday that <a href=/p/2>the Treasury</a> "
 		"would not raise the tax on fuel this year, and that the <a href=/o/3>Bank of England</a> "
 		"was right to hold interest rates where they were while the price of oil is still this "
 		"high, in a speech to the <a href=/o/4>Confederation of Industry</a> in London.</p>";
+	const char *linked =
+		"<p>See also our report on <a href=/t>the price of oil and gas</a> and what it means for "
+		"you, and <a href=/g>our guide to fuel</a> for all of you who drive to work every day.</p>";
+	/* The fixtures are what they claim: both link densities lie between
+	 * the bounds; the lead is over 200 characters, the other under. */
+	double lo, hi;
+	size_t chars, all;
+	one_block(lead, &lo, &hi, &chars, &all);
+	assert_true(lo > 0.2 && hi < 0.34 && chars > 200);
+	one_block(linked, &lo, &hi, &chars, &all);
+	assert_true(lo > 0.2 && hi < 0.34 && chars >= 70 && all <= 200);
+
 	char html[4096];
 	snprintf(html, sizeof(html),
-		 "<html><body><div><a href=/>Home</a> <a href=/w>World</a> <a href=/b>Business</a></div>%s"
-		 "<p>See also: <a href=/t>oil prices</a> and the news today</p>"
+		 "<html><body><div><a href=/>Home</a> <a href=/w>World</a> <a href=/b>Business</a></div>%s%s"
 		 "<iframe src=/ad>&lt;A HREF=\"http://ads.example/click\"&gt;Advertisement fallback "
 		 "text&lt;/A&gt;</iframe>"
 		 "<p>Business leaders welcomed the decision, which they said would help the firms that "
 		 "have been hit hardest by the rise in the cost of transport over the last two years, and "
 		 "that they hoped it would be the first of many such steps.</p>"
 		 "</body></html>",
-		 lead);
-	/* The fixture is what it claims: the lead's link density lies between the bounds. */
-	nd_buf text = ND_BUF_INIT, blocks = ND_BUF_INIT;
-	assert_int_equal(nd_html_to_text(lead, strlen(lead), "lead.html", &text, NULL, &blocks), ND_OK);
-	const nd_html_block *b = (const nd_html_block *)(void *)blocks.ptr;
-	assert_int_equal(blocks.len / sizeof(*b), 1);
-	size_t visible = 0; /* characters, a run of spaces counting as one, as the classifier counts */
-	for (size_t i = b[0].start; i < b[0].end; i++)
-		visible += text.ptr[i] != ' ' || (i > b[0].start && text.ptr[i - 1] != ' ');
-	double density = (double)b[0].link_chars / (double)visible;
-	assert_true(density > 0.2 && density < 0.34);
-	nd_buf_free(&text);
-	nd_buf_free(&blocks);
-
+		 lead, linked);
 	char *main = text_of(html, ND_CONTENT_MAIN), *full = text_of(html, ND_CONTENT_FULL);
 	assert_non_null(strstr(main, "would not raise the tax on fuel"));
 	assert_non_null(strstr(main, "Business leaders welcomed"));
