@@ -17,7 +17,7 @@
 #define STOPWORDS_LOW 0.18   /* stopword density of borderline prose */
 #define STOPWORDS_HIGH 0.22  /* and of clear prose */
 #define MAX_LINK_DENSITY 0.2 /* share of characters in links */
-#define MAX_LINK_DENSITY_PROSE 0.34 /* ... in long stopword-dense text */
+#define MAX_LINK_DENSITY_PROSE 0.34 /* ... in long prose: Kohlschuetter's 1/3, rounded up */
 #define MAX_HEADING_DISTANCE 200
 #define RUN_SPAN 2           /* a run of near-good blocks this many LENGTH_HIGHs long is good */
 

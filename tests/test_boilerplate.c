@@ -190,7 +190,7 @@ static void test_linked_prose_and_iframe_fallback(void **state)
 {
 	(void)state;
 	/* An article lead whose names are links (a quarter of its characters):
-	 * long stopword-dense prose keeps Kohlschuetter's 1/3 link-density
+	 * long stopword-dense prose keeps Kohlschuetter's 1/3 (0.34) link-density
 	 * bound, where a paragraph under 200 characters with as many links
 	 * gets jusText's 0.2, good text on both sides or not. An <iframe>'s
 	 * children are fallback markup for frameless browsers (here an
