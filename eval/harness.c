@@ -133,8 +133,8 @@ static int score_pairs(ev_corpus *c, const ev_method *m, nd_eval_result *r, coll
 	if (c->o->progress)
 		c->o->progress(m->name, "pairs", c->o->ctx);
 	if (nd_truth_kind_of(c->t) == ND_TRUTH_CLUSTERS) {
-		double floor = m->floor > c->o->min_score ? m->floor : c->o->min_score;
-		rc = m->candidates(state, c, floor, collect, cc);
+		r->floor = m->floor > c->o->min_score ? m->floor : c->o->min_score;
+		rc = m->candidates(state, c, r->floor, collect, cc);
 	} else {
 		size_t np = nd_truth_npairs(c->t);
 		for (size_t k = 0; k < np && rc == ND_OK; k++) {
@@ -182,7 +182,7 @@ static int measure(ev_corpus *c, const ev_method *m, const ev_pair *p, size_t n,
 	if ((rc = nd_eval_metrics(sp, nk, c->positives, m->threshold, r)) < 0)
 		goto done;
 	if (m->verdict) {
-		r->best = (nd_eval_point){m->threshold, r->precision, r->recall, r->f1};
+		r->best = (nd_eval_point){m->threshold, r->precision, r->recall, r->f1, 0};
 		if (r->curve)
 			r->curve[0] = r->best;
 		r->ncurve = r->curve ? 1 : 0;

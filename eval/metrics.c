@@ -15,7 +15,7 @@ static int by_score_desc(const void *a, const void *b)
 
 static nd_eval_point point(double threshold, uint64_t tp, uint64_t fp, uint64_t positives)
 {
-	nd_eval_point p = {threshold, 0, 0, 0};
+	nd_eval_point p = {threshold, 0, 0, 0, 0};
 	if (tp + fp)
 		p.precision = (double)tp / (double)(tp + fp);
 	if (positives)
@@ -62,6 +62,8 @@ int nd_eval_metrics(nd_scored_pair *pairs, size_t n, uint64_t positives, double 
 	r->f1 = op.f1;
 	r->alpha = positives ? (double)r->fn / (double)positives : 0;
 	r->beta = r->suggested ? (double)r->fp / (double)r->suggested : 0;
+	if (nall)
+		all[nall - 1].lowest = 1;
 	for (size_t i = 0; i < nall; i++)
 		if (all[i].f1 > r->best.f1)
 			r->best = all[i];
@@ -73,4 +75,9 @@ int nd_eval_metrics(nd_scored_pair *pairs, size_t n, uint64_t positives, double 
 	r->curve = all;
 	r->ncurve = k;
 	return ND_OK;
+}
+
+int nd_eval_cut(const nd_eval_result *r, const nd_eval_point *p)
+{
+	return !r->verdict && r->floor > 0 && p->lowest && p->recall < 1;
 }

@@ -137,6 +137,10 @@ for m in j["methods"]:
     assert len(f1) == 3 and all(0 < x <= 1 for x in f1), m
     assert abs(m["max_f1_mean"] - sum(f1) / 3) < 1e-9, m
     assert m["max_f1_min"] == min(f1) and m["max_f1_max"] == max(f1), m
+    # cut: the splits whose best is the sweep's last point, duplicates missed
+    assert m["candidate_floor"] == 0.01, m
+    cut = sum(1 for p in m["max_f1"] if p["lowest"] and p["recall"] < 1)
+    assert m["cut_splits"] == cut, m
 EOF
 rc=0
 "$nd" eval -q --db "$t/db" --clusters "$t/families.tsv" --splits 2 --plots "$t/p" 2>/dev/null || rc=$?

@@ -101,6 +101,25 @@ static void test_metrics_toy(void **state)
 	near(r.curve[2].f1, 4.0 / 7);
 	near(r.best.threshold, 0.2);
 	near(r.best.f1, 0.75);
+	/* The best is the sweep's last point: cut when candidates had a floor,
+	 * duplicates are still missed and the method is scored, not a verdict. */
+	assert_true(r.best.lowest && !r.curve[0].lowest && r.curve[3].lowest);
+	r.verdict = 0;
+	r.floor = 0.1;
+	assert_true(nd_eval_cut(&r, &r.best));
+	assert_false(nd_eval_cut(&r, &r.curve[2]));
+	r.floor = 0; /* labeled pairs: every one was scored */
+	assert_false(nd_eval_cut(&r, &r.best));
+	r.floor = 0.1;
+	r.verdict = 1;
+	assert_false(nd_eval_cut(&r, &r.best));
+	r.verdict = 0;
+	nd_scored_pair all[] = {{0.9, 1}, {0.8, 1}, {0.3, 0}}; /* every duplicate found */
+	assert_int_equal(nd_eval_metrics(all, 3, 2, 0.5, &r), ND_OK);
+	assert_true(!r.best.lowest && r.best.threshold == 0.8 && !nd_eval_cut(&r, &r.best));
+	nd_scored_pair low[] = {{0.9, 1}, {0.8, 1}}; /* found at the last point, none missed */
+	assert_int_equal(nd_eval_metrics(low, 2, 2, 0.5, &r), ND_OK);
+	assert_true(r.best.lowest && !nd_eval_cut(&r, &r.best));
 	/* Ties are one threshold: two pairs at 0.5, one of them a duplicate. */
 	nd_scored_pair q[] = {{0.5, 1}, {0.5, 0}};
 	assert_int_equal(nd_eval_metrics(q, 2, 1, 0.5, &r), ND_OK);
@@ -335,6 +354,30 @@ static void test_method_scores(void **state)
 		assert_int_equal(res[i].tp + res[i].fn, 3);
 	}
 	nd_eval_results_free(res, nres);
+
+	/* The candidate floor: with the 30% edit in the copies' cluster, a floor
+	 * above its score cuts shingles' sweep (recall 1/2 at its last point);
+	 * a floor below it finds all six duplicate pairs.  docq4 keeps its own
+	 * floor of 0.5 whatever min_score says. */
+	nd_truth *t4;
+	const char *cl4 = "base\t1\ncopy\t1\nedit1\t1\nfar\t1\nother\t3\n";
+	tu_write_file(p, cl4, strlen(cl4));
+	assert_int_equal(nd_truth_load(&t4, db, p, ND_TRUTH_CLUSTERS), ND_OK);
+	const char *sh[] = {"shingles", "docq4", NULL};
+	nd_eval_options hi = o, lo = o;
+	hi.min_score = 0.5;
+	lo.min_score = 0.001;
+	assert_int_equal(nd_eval_run(db, st, t4, sh, &hi, &res, &nres), ND_OK);
+	assert_true(res[0].floor == 0.5 && res[1].floor == 0.5);
+	near(res[0].best.recall, 0.5);
+	assert_true(nd_eval_cut(&res[0], &res[0].best));
+	nd_eval_results_free(res, nres);
+	assert_int_equal(nd_eval_run(db, st, t4, sh, &lo, &res, &nres), ND_OK);
+	assert_true(res[0].floor == 0.001 && res[1].floor == 0.5);
+	near(res[0].best.recall, 1.0);
+	assert_false(nd_eval_cut(&res[0], &res[0].best));
+	nd_eval_results_free(res, nres);
+	nd_truth_free(t4);
 	const char *bad[] = {"no-such-method", NULL};
 	assert_int_equal(nd_eval_run(db, st, t, bad, &o, &res, &nres), ND_EINVAL);
 	nd_truth_free(t);

@@ -24,7 +24,7 @@ static const char usage_text[] =
 	"  --clusters F      TSV: id, cluster; or a directory of cluster directories\n"
 	"                    (each file's id is cluster/file); every pair is judged\n"
 	"  --methods LIST    comma-separated (default: all; see below)\n"
-	"  --min-score F     scored methods' candidate floor for the sweep (0.05)\n"
+	"  --min-score F     scored methods' candidate floor for the sweep (0.01)\n"
 	"  --bits-floor F    descriptive-tolerant+xcheck: candidate pairs share at\n"
 	"                    least this bit-set Jaccard (0.05; lower finds more,\n"
 	"                    and costs more on a large corpus)\n"
@@ -86,24 +86,30 @@ static void print_table(const nd_eval_result *r, size_t n)
 	printf("(candidates: pairs the method's index proposed; ceiling: share of all duplicate pairs among them)\n");
 	printf("\n%-*s %7s %9s %6s %6s   %-26s %8s %9s\n", mw, "method", "max-F1", "at", "P", "R",
 	       "suggested within 8/15/30%", "seconds", "docs/s");
+	int any_cut = 0;
 	for (size_t i = 0; i < n; i++) {
 		char lev[64];
+		int cut = nd_eval_cut(&r[i], &r[i].best);
+		any_cut |= cut;
 		if (r[i].lev_measured)
 			snprintf(lev, sizeof(lev), "%3.0f%% %3.0f%% %3.0f%% of %llu", 100 * r[i].within[0],
 				 100 * r[i].within[1], 100 * r[i].within[2],
 				 (unsigned long long)r[i].lev_measured);
 		else
 			snprintf(lev, sizeof(lev), "(none suggested)");
-		printf("%-*s %7.3f %9.4f %6.3f %6.3f   %-26s %8.2f %9.0f\n", mw, r[i].method, r[i].best.f1,
-		       r[i].best.threshold, r[i].best.precision, r[i].best.recall, lev, r[i].seconds,
-		       r[i].docs_per_s);
+		printf("%-*s %6.3f%c %9.4f %6.3f %6.3f   %-26s %8.2f %9.0f\n", mw, r[i].method, r[i].best.f1,
+		       cut ? '*' : ' ', r[i].best.threshold, r[i].best.precision, r[i].best.recall, lev,
+		       r[i].seconds, r[i].docs_per_s);
 	}
+	if (any_cut)
+		printf("(*: best at the lowest score swept, duplicates still missed: pairs below the\n"
+		       " candidate floor, --min-score or the method's own, were never generated)\n");
 }
 
 static json_t *point_json(const nd_eval_point *p)
 {
-	return json_pack("{s:f,s:f,s:f,s:f}", "threshold", p->threshold, "precision", p->precision,
-			 "recall", p->recall, "f1", p->f1);
+	return json_pack("{s:f,s:f,s:f,s:f,s:b}", "threshold", p->threshold, "precision", p->precision,
+			 "recall", p->recall, "f1", p->f1, "lowest", p->lowest);
 }
 
 static void print_json(const char *truth_path, const nd_truth *t, const nd_eval_result *r, size_t n)
@@ -142,6 +148,8 @@ static void print_json(const char *truth_path, const nd_truth *t, const nd_eval_
 		json_object_set_new(m, "alpha", json_real(r[i].alpha));
 		json_object_set_new(m, "beta", json_real(r[i].beta));
 		json_object_set_new(m, "max_f1", point_json(&r[i].best));
+		json_object_set_new(m, "candidate_floor", json_real(r[i].floor));
+		json_object_set_new(m, "max_f1_cut", json_boolean(nd_eval_cut(&r[i], &r[i].best)));
 		json_object_set_new(m, "curve", curve);
 		json_object_set_new(m, "levenshtein",
 				    json_pack("{s:I,s:f,s:f,s:f,s:f,s:o}", "measured",
@@ -249,14 +257,16 @@ io:
  * P and R at each split's best, averaged. */
 typedef struct {
 	double mean, sd, lo, hi, p, r;
+	size_t cut; /* splits whose best is cut by the candidate floor */
 } split_stats;
 
 static split_stats stats_of(const nd_eval_result *r)
 {
-	split_stats s = {0, 0, 1, 0, 0, 0};
+	split_stats s = {0, 0, 1, 0, 0, 0, 0};
 	size_t k = r->nsplits;
 	for (size_t i = 0; i < k; i++) {
 		const nd_eval_point *b = &r->split_best[i];
+		s.cut += (size_t)nd_eval_cut(r, b);
 		s.mean += b->f1 / (double)k;
 		s.p += b->precision / (double)k;
 		s.r += b->recall / (double)k;
@@ -282,10 +292,11 @@ static void print_splits(const nd_eval_result *r, size_t n, double share, uint64
 				json_array_append_new(each, point_json(&r[i].split_best[j]));
 			split_stats s = stats_of(&r[i]);
 			json_array_append_new(methods,
-					      json_pack("{s:s,s:s,s:b,s:f,s:f,s:f,s:f,s:f,s:f,s:o}", "method", r[i].method,
-							"settings", r[i].settings, "learned", r[i].learned,
+					      json_pack("{s:s,s:s,s:b,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I,s:o}", "method",
+							r[i].method, "settings", r[i].settings, "learned", r[i].learned,
 							"max_f1_mean", s.mean, "max_f1_sd", s.sd, "max_f1_min", s.lo,
 							"max_f1_max", s.hi, "precision_mean", s.p, "recall_mean", s.r,
+							"candidate_floor", r[i].floor, "cut_splits", (json_int_t)s.cut,
 							"max_f1", each));
 		}
 		json_object_set_new(root, "methods", methods);
@@ -301,13 +312,18 @@ static void print_splits(const nd_eval_result *r, size_t n, double share, uint64
 	printf("\n%zu splits by group (seeds %llu..%llu): %.0f%% of the groups measured each time, "
 	       "learned methods trained on the rest\n", k, (unsigned long long)seed,
 	       (unsigned long long)(seed + k - 1), 100 * share);
-	printf("%-*s %8s %6s %6s %6s %7s %7s\n", mw, "method", "max-F1", "sd", "min", "max", "P", "R");
+	printf("%-*s %8s %6s %6s %6s %7s %7s %5s\n", mw, "method", "max-F1", "sd", "min", "max", "P", "R", "cut");
+	size_t any_cut = 0;
 	for (size_t i = 0; i < n; i++) {
 		split_stats s = stats_of(&r[i]);
-		printf("%-*s %8.3f %6.3f %6.3f %6.3f %7.3f %7.3f\n", mw, r[i].method, s.mean, s.sd, s.lo,
-		       s.hi, s.p, s.r);
+		any_cut += s.cut;
+		printf("%-*s %8.3f %6.3f %6.3f %6.3f %7.3f %7.3f %5zu\n", mw, r[i].method, s.mean, s.sd, s.lo,
+		       s.hi, s.p, s.r, s.cut);
 	}
 	printf("(max-F1: mean of each split's best F1, sd over the splits; P and R at each best, averaged)\n");
+	if (any_cut)
+		printf("(cut: splits whose best is the lowest score swept, duplicates still missed; pairs\n"
+		       " below the candidate floor, --min-score or the method's own, were never generated)\n");
 }
 
 int nd_cmd_eval(int argc, char **argv)
