@@ -64,6 +64,10 @@ static void progress(const char *method, const char *stage, void *ctx)
 		fprintf(stderr, "\r\033[K%s: %s", method, stage);
 }
 
+/* What nd_eval_cut means, for both tables' footnotes. */
+static const char cut_note[] = "the best is the lowest score swept, duplicates still missed:\n"
+			       " pairs below the candidate floor, --min-score or the method's own, were never generated";
+
 static void print_table(const nd_eval_result *r, size_t n)
 {
 	int mw = 6, sw = 8; /* widest method name and settings, for aligned columns */
@@ -102,8 +106,7 @@ static void print_table(const nd_eval_result *r, size_t n)
 		       r[i].seconds, r[i].docs_per_s);
 	}
 	if (any_cut)
-		printf("(*: best at the lowest score swept, duplicates still missed: pairs below the\n"
-		       " candidate floor, --min-score or the method's own, were never generated)\n");
+		printf("(*: %s)\n", cut_note);
 }
 
 static json_t *point_json(const nd_eval_point *p)
@@ -322,8 +325,7 @@ static void print_splits(const nd_eval_result *r, size_t n, double share, uint64
 	}
 	printf("(max-F1: mean of each split's best F1, sd over the splits; P and R at each best, averaged)\n");
 	if (any_cut)
-		printf("(cut: splits whose best is the lowest score swept, duplicates still missed; pairs\n"
-		       " below the candidate floor, --min-score or the method's own, were never generated)\n");
+		printf("(cut: splits where %s)\n", cut_note);
 }
 
 int nd_cmd_eval(int argc, char **argv)
