@@ -241,6 +241,15 @@ int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 		if (cf[i] == ND_BLOCK_NEARGOOD && bs[i].words &&
 		    (double)bs[i].stops / (double)bs[i].words >= STOPWORDS_HIGH)
 			cf[i] = ND_BLOCK_GOOD; /* good stays 0: every such block is promoted */
+	/* Readers' comments follow the article they are about: inside a
+	 * container marked as comments (html_text.c), after good text outside
+	 * one, they are boilerplate however much they read like prose.  The
+	 * order matters: some sites call the article's own table "Comment". */
+	for (size_t i = 0, seen = 0; i < n; i++) {
+		if (blocks[i].comments && seen)
+			cf[i] = ND_BLOCK_BAD;
+		seen |= cf[i] == ND_BLOCK_GOOD && !blocks[i].comments;
+	}
 	/* A short heading shortly before good text becomes near-good. */
 	for (size_t i = 0; i < n; i++) {
 		if (!blocks[i].heading || cf[i] != ND_BLOCK_SHORT)

@@ -30,6 +30,7 @@ typedef struct {
 	size_t start, end;  /* bytes of its text in the page text */
 	size_t link_chars;  /* characters inside <a> */
 	uint8_t heading;    /* some text inside h1..h6 */
+	uint8_t comments;   /* some text inside readers' comments (class or id) */
 } nd_html_block;
 
 typedef enum {

@@ -53,6 +53,25 @@ static int is_heading(const char *name)
 	return (name[0] == 'h' || name[0] == 'H') && name[1] >= '1' && name[1] <= '6' && !name[2];
 }
 
+/* Readers' comments under an article are prose, so jusText keeps them,
+ * and they can outgrow the article tenfold.  Sites mark their containers:
+ * a class or id with "comment" in it ("comments", "commentBody",
+ * "blog_comments"), but not "commentary", which is an article kind. */
+static int is_comments(xmlNode *n)
+{
+	static const char *const attrs[] = {"class", "id", NULL};
+	for (int a = 0; attrs[a]; a++) {
+		xmlChar *v = xmlGetNoNsProp(n, (const xmlChar *)attrs[a]);
+		int hit = 0;
+		for (const char *p = (const char *)v; p && *p && !hit; p++)
+			hit = !strncasecmp(p, "comment", 7) && strncasecmp(p + 7, "ary", 3);
+		xmlFree(v);
+		if (hit)
+			return 1;
+	}
+	return 0;
+}
+
 static int is_link(const char *name)
 {
 	return (name[0] == 'a' || name[0] == 'A') && !name[1];
@@ -74,19 +93,19 @@ typedef struct {
 	nd_buf *out;      /* nd_html_block array, or NULL when not wanted */
 	size_t start;     /* where the open block's text begins */
 	size_t link_chars;
-	uint8_t heading, visible;
+	uint8_t heading, visible, comments;
 } block_cut;
 
 static int cut_block(block_cut *bc, const nd_buf *text)
 {
 	int rc = ND_OK;
 	if (bc->out && bc->visible) {
-		nd_html_block b = {bc->start, text->len, bc->link_chars, bc->heading};
+		nd_html_block b = {bc->start, text->len, bc->link_chars, bc->heading, bc->comments};
 		rc = nd_buf_put(bc->out, &b, sizeof(b));
 	}
 	bc->start = text->len;
 	bc->link_chars = 0;
-	bc->heading = bc->visible = 0;
+	bc->heading = bc->visible = bc->comments = 0;
 	return rc;
 }
 
@@ -192,8 +211,8 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 	/* Iterative depth-first walk; in_link and in_heading count the open
 	 * <a> and <h1>..<h6> elements around the current node. */
 	xmlNode *n = root;
-	block_cut bc = {blocks, text->len, 0, 0, 0};
-	size_t in_link = 0, in_heading = 0;
+	block_cut bc = {blocks, text->len, 0, 0, 0, 0};
+	size_t in_link = 0, in_heading = 0, in_comments = 0;
 	while (n && rc == ND_OK) {
 		int descend = 0;
 		if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) {
@@ -203,6 +222,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 				rc = nd_buf_put(text, s, strlen(s));
 				bc.visible |= chars > 0;
 				bc.heading |= in_heading && chars;
+				bc.comments |= in_comments && chars;
 				if (in_link)
 					bc.link_chars += chars;
 			}
@@ -215,6 +235,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 				if (descend) {
 					in_link += is_link(nm);
 					in_heading += is_heading(nm);
+					in_comments += is_comments(n);
 				}
 			}
 		}
@@ -230,6 +251,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 			const char *nm = (const char *)n->name;
 			in_link -= in_link && is_link(nm);
 			in_heading -= in_heading && is_heading(nm);
+			in_comments -= in_comments && is_comments(n);
 			if (is_block(nm) && rc == ND_OK && (rc = cut_block(&bc, text)) == ND_OK)
 				rc = nd_buf_putc(text, '\n');
 		}

@@ -233,20 +233,90 @@ static void test_linked_prose_and_iframe_fallback(void **state)
 	free(full);
 }
 
+/* Two readers' comments: prose, longer than the article, stopword-dense. */
+static const char comment_p1[] =
+	"I have lived in the northern districts for twenty years and I can tell you that "
+	"nobody there asked for this, because what we need is for the roads to be fixed "
+	"before anything else is done with the money that we all pay every year.";
+static const char comment_p2[] =
+	"The buses that we have now are empty most of the day, so I do not see why they "
+	"would be full when there are more of them, and I think that the council should "
+	"have listened to the people who wrote to them about it last year.";
+
+static char *page_with(const char *before, const char *wrap_open, const char *wrap_close)
+{
+	char *p = malloc(8192);
+	snprintf(p, 8192,
+		 "<html><body><div id=nav><a href=/>Home</a> <a href=/news>News</a></div>%s"
+		 "%s<h3>Readers' comments</h3><p>%s</p><p>%s</p>%s</body></html>",
+		 before, wrap_open, comment_p1, comment_p2, wrap_close);
+	return p;
+}
+
+static void test_readers_comments(void **state)
+{
+	(void)state;
+	char article[1024];
+	snprintf(article, sizeof(article), "<h1>Council expands bus network</h1><p>%s</p><p>%s</p>",
+		 article_p1, article_p2);
+	/* After the article, a container whose class or id says "comment"
+	 * holds boilerplate however much it reads like prose. */
+	const char *marked[][2] = {{"<div id=comments>", "</div>"},
+				   {"<div class=\"blog_Comments box\"><div class=commentBody>", "</div></div>"},
+				   {"<table id=CommentsTable><tr><td>", "</td></tr></table>"}};
+	for (size_t i = 0; i < sizeof(marked) / sizeof(*marked); i++) {
+		char *html = page_with(article, marked[i][0], marked[i][1]);
+		char *main = text_of(html, ND_CONTENT_MAIN), *full = text_of(html, ND_CONTENT_FULL);
+		assert_non_null(strstr(main, "expand the bus network"));
+		assert_non_null(strstr(main, "already there"));
+		if (strstr(main, "nobody there asked") || strstr(main, "empty most of the day"))
+			fail_msg("%s: comments kept as content:\n%s", marked[i][0], main);
+		assert_non_null(strstr(full, "nobody there asked"));
+		free(main);
+		free(full);
+		free(html);
+	}
+	/* The same prose unmarked, or in a "commentary", is content. */
+	const char *unmarked[][2] = {{"<div class=story>", "</div>"}, {"<div class=commentary>", "</div>"}};
+	for (size_t i = 0; i < sizeof(unmarked) / sizeof(*unmarked); i++) {
+		char *html = page_with(article, unmarked[i][0], unmarked[i][1]);
+		char *main = text_of(html, ND_CONTENT_MAIN);
+		assert_non_null(strstr(main, "expand the bus network"));
+		if (!strstr(main, "nobody there asked") || !strstr(main, "empty most of the day"))
+			fail_msg("%s: prose dropped:\n%s", unmarked[i][0], main);
+		free(main);
+		free(html);
+	}
+	/* A site that lays its article out in a "CommentTable": with no
+	 * content before it, the marked text is the article and is kept. */
+	char *html = page_with("", "<table class=CommentTable><tr><td>", "</td></tr></table>");
+	char *main = text_of(html, ND_CONTENT_MAIN);
+	assert_non_null(strstr(main, "nobody there asked"));
+	assert_non_null(strstr(main, "empty most of the day"));
+	assert_null(strstr(main, "Home"));
+	free(main);
+	free(html);
+}
+
 static void test_blocks_and_classes(void **state)
 {
 	(void)state;
 	/* The walk's blocks carry link characters and headings as marked up. */
-	const char *html = "<body><h2>A heading</h2><p>plain <a href=x>linked words</a> tail</p><p> </p></body>";
+	const char *html = "<body><h2>A heading</h2><p>plain <a href=x>linked words</a> tail</p><p> </p>"
+			   "<div id=comments><p>said</p></div><p>after</p></body>";
 	nd_buf text = ND_BUF_INIT, blocks = ND_BUF_INIT;
 	assert_int_equal(nd_html_to_text(html, strlen(html), "b.html", &text, NULL, &blocks), ND_OK);
 	const nd_html_block *b = (const nd_html_block *)(void *)blocks.ptr;
-	assert_int_equal(blocks.len / sizeof(*b), 2); /* the blank paragraph is no block */
+	assert_int_equal(blocks.len / sizeof(*b), 4); /* the blank paragraph is no block */
 	assert_int_equal(b[0].heading, 1);
 	assert_int_equal(b[0].link_chars, 0);
 	assert_int_equal(b[1].heading, 0);
 	assert_int_equal(b[1].link_chars, strlen("linkedwords"));
 	assert_true(b[0].end <= b[1].start);
+	/* Inside a comments container, and no longer once it closes. */
+	assert_int_equal(b[0].comments + b[1].comments, 0);
+	assert_int_equal(b[2].comments, 1);
+	assert_int_equal(b[3].comments, 0);
 	nd_buf_free(&text);
 	nd_buf_free(&blocks);
 }
@@ -260,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_sentence_paragraphs_beside_long_boilerplate),
 		cmocka_unit_test(test_other_language_and_fallback),
 		cmocka_unit_test(test_linked_prose_and_iframe_fallback),
+		cmocka_unit_test(test_readers_comments),
 		cmocka_unit_test(test_blocks_and_classes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
