@@ -4,6 +4,7 @@
 #define ND_DESC_INTERNAL_H
 
 #include "neardup/descriptor.h"
+#include "neardup/verify.h"
 
 struct nd_descriptor {
 	uint32_t n;
@@ -100,6 +101,13 @@ int nd__sig_apply(nd_store_txn *txn, nd_docid docid, int present, const uint16_t
 int nd__drift_counts(nd_store_txn *txn, nd_docid docid, nd_change change);
 /* Add changes to the drift; ND_ESTATE when that would pass max_drift (> 0). */
 int nd__drift_add(nd_store_txn *txn, uint64_t changes, double max_drift, const char *path);
+
+/* The cross-check of one pair, as nd_verify_cluster decides it: word
+ * Levenshtein within o->max_distance, or for a pair longer than
+ * o->max_exact_words, shingle resemblance of at least o->min_resemblance.
+ * 1 duplicate, 0 not (how and distance say by what), or an error. */
+int nd__verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
+		    const nd_verify_options *o, nd_verify_how *how, double *distance);
 
 /* Append bit to a signature. */
 int nd_sig_push(nd_sig *s, uint16_t bit);

@@ -1,6 +1,7 @@
 /* Leader clustering inside a candidate cluster: bounded comparisons, exact
  * distances where they matter (<= the bound), cut-off elsewhere. */
 #include "neardup/verify.h"
+#include "descriptor/desc_internal.h"
 #include "neardup/similarity.h"
 #include "neardup/words.h"
 #include "common/nd_buf.h"
@@ -205,6 +206,25 @@ static int get_words(nd_xdb *db, nd_store_txn *txn, nd_docid docid, uint32_t **i
 	return nd_words_get(db, docid, ids, n, src);
 }
 
+int nd__verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
+		    const nd_verify_options *o, nd_verify_how *how, double *distance)
+{
+	int rc;
+	if ((na > nb ? na : nb) > o->max_exact_words) {
+		nd_shingle_sim s;
+		if ((rc = nd_shingle_similarity(a, na, b, nb, o->shingle_width, &s)) < 0)
+			return rc;
+		*how = ND_VERIFIED_SHINGLES;
+		*distance = 1 - s.bag;
+		return s.bag >= o->min_resemblance;
+	}
+	int exact;
+	if ((rc = nd_levenshtein(a, na, b, nb, o->max_distance, distance, &exact)) < 0)
+		return rc;
+	*how = ND_VERIFIED_LEVENSHTEIN;
+	return exact && *distance <= o->max_distance;
+}
+
 typedef struct {
 	uint32_t *ids;
 	size_t n;
@@ -281,32 +301,19 @@ int nd_verify_cluster(nd_xdb *db, nd_store *st, uint64_t key, const nd_docid *do
 		int joined = 0;
 		for (size_t l = 0; l < nleaders && !joined; l++) {
 			const leader *L = &leaders[l];
-			size_t longer = nw > L->n ? nw : L->n;
+			nd_verify_how how;
+			double d;
 			stats->compared++;
-			if (longer > o.max_exact_words) {
-				nd_shingle_sim s;
-				if ((rc = nd_shingle_similarity(L->ids, L->n, ids, nw, o.shingle_width, &s)) < 0) {
-					free(ids);
-					goto cleanup;
-				}
-				if (s.bag >= o.min_resemblance) {
-					out[i] = (nd_verified){docs[i], L->group, 1 - s.bag, ND_VERIFIED_SHINGLES};
-					joined = 1;
-				}
-			} else {
-				double d;
-				int exact;
-				if ((rc = nd_levenshtein(L->ids, L->n, ids, nw, o.max_distance, &d, &exact)) < 0) {
-					free(ids);
-					goto cleanup;
-				}
-				if (exact && d <= o.max_distance) {
-					out[i] = (nd_verified){docs[i], L->group, d, ND_VERIFIED_LEVENSHTEIN};
-					joined = 1;
-				}
+			if ((rc = nd__verify_pair(L->ids, L->n, ids, nw, &o, &how, &d)) < 0) {
+				free(ids);
+				goto cleanup;
 			}
-			if (!joined)
+			if (rc) {
+				out[i] = (nd_verified){docs[i], L->group, d, how};
+				joined = 1;
+			} else
 				stats->rejected++;
+			rc = ND_OK;
 		}
 		if (joined) {
 			free(ids);
