@@ -3,6 +3,7 @@
 #include "neardup/collapse.h"
 #include "neardup/shards.h"
 #include "neardup/words.h"
+#include "descriptor/desc_internal.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -226,6 +227,124 @@ int nd_collapse(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const nd_
 	return collapse(db, &ss, vo, ranked, n, out, nkept);
 }
 
+/* One result of a tolerant collapse: its bits, and its words once read. */
+typedef struct {
+	nd_sig sig;
+	uint32_t *words;
+	size_t nwords;
+	int read;         /* 0 not yet, 1 words, -1 none (deleted, or no words) */
+	uint32_t folded;  /* results collapsed into it; UINT32_MAX: itself collapsed */
+} tol_doc;
+
+static int tol_words(nd_xdb *db, nd_docid docid, tol_doc *t)
+{
+	int rc;
+	if (t->read)
+		return ND_OK;
+	rc = nd_words_get(db, docid, &t->words, &t->nwords, NULL);
+	t->read = rc == ND_OK ? 1 : -1;
+	return rc == ND_ENOTFOUND ? ND_OK : rc;
+}
+
+static double bits_jaccard(const nd_sig *a, const nd_sig *b)
+{
+	uint32_t common = 0;
+	for (uint32_t x = 0, y = 0; x < a->nbits && y < b->nbits;) {
+		if (a->bits[x] == b->bits[y])
+			common++, x++, y++;
+		else if (a->bits[x] < b->bits[y])
+			x++;
+		else
+			y++;
+	}
+	return (double)common / (double)(a->nbits + b->nbits - common);
+}
+
+int nd_collapse_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, double min_jaccard,
+			 const nd_docid *ranked, size_t n, nd_collapsed *out, size_t *nkept)
+{
+	nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
+	nd_store_txn *txn = NULL;
+	tol_doc *t = NULL;
+	size_t *kept = NULL, nk = 0;
+	int rc = ND_OK;
+
+	*nkept = 0;
+	if (!(min_jaccard > 0 && min_jaccard <= 1))
+		return nd_error_set(ND_EINVAL, "min_jaccard must be in (0, 1], not %g", min_jaccard);
+	if (vo)
+		o = *vo;
+	if (o.max_leaders == 0)
+		o.max_leaders = 1;
+	if (n == 0)
+		return ND_OK;
+	if (!(t = calloc(n, sizeof(*t))) || !(kept = malloc(n * sizeof(*kept)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	/* Every result's bits from one snapshot; no words are read inside it. */
+	if ((rc = nd_store_read_begin(st, &txn)) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < n; i++) {
+		const void *pay;
+		size_t len;
+		uint64_t key;
+		rc = nd_store_doc_get(txn, ranked[i], &key, &pay, &len);
+		if (rc == ND_ENOTFOUND)
+			continue; /* not signed: never collapsed */
+		if (rc < 0 || (rc = nd_sig_decode(&t[i].sig, pay, len, UINT16_MAX + 1u)) < 0)
+			goto cleanup;
+	}
+	nd_store_txn_end(txn);
+	txn = NULL;
+	/* Rank order: a result folds into the best-ranked kept one it matches.
+	 * Of the kept results whose bit sets are similar enough, the first
+	 * max_leaders are compared, so a result costs a bounded number of
+	 * comparisons however many results share its bits. */
+	for (size_t i = 0; i < n; i++) {
+		size_t compared = 0;
+		for (size_t k = 0; k < nk && t[i].sig.nbits && compared < o.max_leaders; k++) {
+			tol_doc *K = &t[kept[k]];
+			if (!K->sig.nbits || bits_jaccard(&t[i].sig, &K->sig) < min_jaccard - 1e-12)
+				continue;
+			if ((rc = tol_words(db, ranked[i], &t[i])) < 0 || (rc = tol_words(db, ranked[kept[k]], K)) < 0)
+				goto cleanup;
+			if (t[i].read < 0)
+				break; /* no words: nothing to verify it by */
+			if (K->read < 0)
+				continue;
+			compared++;
+			nd_verify_how how;
+			double d;
+			if ((rc = nd__verify_pair(K->words, K->nwords, t[i].words, t[i].nwords, &o, &how, &d)) < 0)
+				goto cleanup;
+			if (rc) {
+				K->folded++;
+				t[i].folded = UINT32_MAX;
+				break;
+			}
+		}
+		rc = ND_OK;
+		if (t[i].folded != UINT32_MAX)
+			kept[nk++] = i;
+		else {
+			free(t[i].words); /* never compared again */
+			t[i].words = NULL;
+		}
+	}
+	for (size_t k = 0; k < nk; k++)
+		out[(*nkept)++] = (nd_collapsed){ranked[kept[k]], t[kept[k]].folded};
+cleanup:
+	nd_store_txn_end(txn);
+	for (size_t i = 0; t && i < n; i++) {
+		nd_sig_clear(&t[i].sig);
+		free(t[i].words);
+	}
+	free(t);
+	free(kept);
+	return rc;
+}
+
 int nd_collapse_write_slot(nd_xdb *db, nd_store *st, const nd_verify_options *vo, unsigned slot,
 			   const nd_docid *docs, size_t n, size_t *written)
 {
@@ -307,9 +426,10 @@ int nd_collapse_slot_set(nd_store *st, int slot)
 	return nd_store_write(st, slot_put, &s);
 }
 
-/* Filter: rank `depth` results uncollapsed, keep the first of each group. */
-static int search_filter(nd_xdb *db, const store_set *ss, const char *query, uint32_t offset, uint32_t max,
-			 uint32_t depth, nd_xdb_hit *hits, size_t *n, uint32_t *estimated)
+/* Filter: rank `depth` results uncollapsed, keep the first of each group
+ * (tolerant > 0: nd_collapse_tolerant at that Jaccard, one store only). */
+static int search_filter(nd_xdb *db, const store_set *ss, double tolerant, const char *query, uint32_t offset,
+			 uint32_t max, uint32_t depth, nd_xdb_hit *hits, size_t *n, uint32_t *estimated)
 {
 	nd_xdb_query q = {0, depth, -1, depth};
 	nd_xdb_hit *all = NULL;
@@ -327,7 +447,9 @@ static int search_filter(nd_xdb *db, const store_set *ss, const char *query, uin
 		goto cleanup;
 	for (size_t i = 0; i < nall; i++)
 		ranked[i] = all[i].docid;
-	if ((rc = collapse(db, ss, NULL, ranked, nall, kept, &nkept)) < 0)
+	rc = tolerant > 0 ? nd_collapse_tolerant(db, ss->st[0], NULL, tolerant, ranked, nall, kept, &nkept)
+			  : collapse(db, ss, NULL, ranked, nall, kept, &nkept);
+	if (rc < 0)
 		goto cleanup;
 	/* kept is in rank order, a subsequence of all: weights follow along. */
 	for (size_t i = offset, j = 0; i < nkept && *n < max; i++) {
@@ -367,7 +489,8 @@ int nd_search(nd_xdb *db, nd_store *st, const char *query, nd_collapse_mode mode
 					    nd_store_path(st));
 		return nd_xdb_search(db, query, &q, hits, n, estimated);
 	}
-	return search_filter(db, &ss, query, offset, max, depth, hits, n, estimated);
+	return search_filter(db, &ss, mode == ND_COLLAPSE_TOLERANT ? ND_COLLAPSE_TOLERANT_JACCARD : 0, query,
+			     offset, max, depth, hits, n, estimated);
 }
 
 int nd_search_shards(nd_xdb *db, const nd_shards *sh, const char *query, uint32_t offset, uint32_t max,
@@ -382,7 +505,7 @@ int nd_search_shards(nd_xdb *db, const nd_shards *sh, const char *query, uint32_
 	for (size_t i = 0; i < ns; i++)
 		st[i] = nd_shards_store(sh, i);
 	store_set ss = {st, sh, ns};
-	rc = search_filter(db, &ss, query, offset, max, depth < offset + max ? offset + max : depth, hits, n,
+	rc = search_filter(db, &ss, 0, query, offset, max, depth < offset + max ? offset + max : depth, hits, n,
 			   estimated);
 	free(st);
 	return rc;

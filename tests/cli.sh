@@ -48,6 +48,10 @@ done
 cmp -s "$t/native.out" "$t/filter.out" || fail "native and filter differ: $(diff "$t/native.out" "$t/filter.out" | head)"
 grep -Eq " \+[0-9]+  " "$t/native.out" || fail "nothing collapsed"
 [ "$(wc -l < "$t/none.out")" -gt "$(wc -l < "$t/native.out")" ] || fail "collapsing removed nothing"
+# Tolerant folds what equal keys do here (1-2 word edits), and more when a bit moved.
+"$nd" search --db "$t/db" --store "$t/store" --collapse tolerant --limit 1000 w0007a w0014a | tail -n +3 > "$t/tolerant.out"
+grep -Eq " \+[0-9]+  " "$t/tolerant.out" || fail "tolerant collapsed nothing"
+[ "$(wc -l < "$t/tolerant.out")" -le "$(wc -l < "$t/filter.out")" ] || fail "tolerant kept more than filter"
 
 # Crawl-time check of a 1-word edit of family 3 (4 members): duplicates found.
 "$nd" check --db "$t/db" --store "$t/store" "$t/copy3.txt" > "$t/check.out"

@@ -116,6 +116,10 @@ done
 if "$nd" search --db "$t/stub" --store "$t/st-dba" --store "$t/st-dbb" --collapse native x 2> "$t/err"; then
 	fail "native collapse over shards accepted"
 fi
+if "$nd" search --db "$t/stub" --store "$t/st-dba" --store "$t/st-dbb" --collapse tolerant x 2> "$t/err"; then
+	fail "tolerant collapse over shards accepted"
+fi
+grep -q "collapse tolerant needs one database" "$t/err" || fail "tolerant over shards: $(cat "$t/err")"
 
 # A store of another database is refused by name.
 if "$nd" check --db "$t/stub" --store "$t/st-dba" --store "$t/st-all" "$q" 2> "$t/err"; then

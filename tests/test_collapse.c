@@ -165,12 +165,121 @@ static void test_native_needs_slot(void **state)
 	free(p);
 }
 
+/* Tolerant collapse, on a hand-made set (s1..s6 above 0.5%): b is a with
+ * s6 replaced by s7, so it has 5 of a's 6 bits (Jaccard 5/6), another key,
+ * and 2 words changed of about 210; c has b's bits but other text.  Equal
+ * keys fold none of them; tolerant folds b into a, or a into b, whichever
+ * ranks first, and never c. */
+static void test_tolerant(void **state)
+{
+	(void)state;
+	char *tdir = tu_tmpdir(), *tdb = tu_join(tdir, "db"), *tst = tu_join(tdir, "st");
+	uint64_t rng = 11;
+	char *filler = tu_random_doc(&rng, 200, VOCAB), *other = tu_random_doc(&rng, 200, VOCAB),
+	     *other2 = tu_random_doc(&rng, 200, VOCAB);
+	size_t cap = strlen(filler) + strlen(other) + 200;
+	char *text[4];
+	const char *ids[4] = {"a", "b", "c", "far"};
+	for (int i = 0; i < 4; i++)
+		text[i] = malloc(cap);
+	snprintf(text[0], cap, "s1 s2 s3 s4 s5 s6 %s s1 s2 s3 s4 s5 s6", filler);
+	snprintf(text[1], cap, "s1 s2 s3 s4 s5 s7 %s s1 s2 s3 s4 s5 s7", filler);
+	snprintf(text[2], cap, "s1 s2 s3 s4 s5 s7 %s s1 s2 s3 s4 s5 s7", other);
+	snprintf(text[3], cap, "s1 s2 %s s1 s2", other2);
+	nd_indexer *ix;
+	assert_int_equal(nd_indexer_open(&ix, tdb, NULL), ND_OK);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(nd_indexer_add_text(ix, ids[i], text[i], strlen(text[i]), NULL, NULL), ND_OK);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	const char *words[] = {"s1", "s2", "s3", "s4", "s5", "s6"};
+	const double th[] = {0.005, 0.005, 0.005, 0.005, 0.005, 0.005};
+	nd_xdb *tx;
+	nd_store *ts;
+	nd_descriptor *d;
+	assert_int_equal(nd_xdb_open(&tx, tdb, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_descriptor_from_words(&d, words, th, 6, 0), ND_OK);
+	assert_int_equal(nd_store_open(&ts, tst, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_descriptor_save(d, ts, tx, NULL), ND_OK);
+	assert_int_equal(nd_sign_all(ts, tx, NULL, NULL), ND_OK);
+	nd_docid a, b, c, far;
+	assert_int_equal(nd_xdb_find_uid(tx, "a", &a), ND_OK);
+	assert_int_equal(nd_xdb_find_uid(tx, "b", &b), ND_OK);
+	assert_int_equal(nd_xdb_find_uid(tx, "c", &c), ND_OK);
+	assert_int_equal(nd_xdb_find_uid(tx, "far", &far), ND_OK);
+
+	nd_collapsed out[8];
+	size_t nk;
+	/* Equal keys: a's key is its own; b and c share one but differ. */
+	nd_docid r1[] = {a, b, c, far};
+	assert_int_equal(nd_collapse(tx, ts, NULL, r1, 4, out, &nk), ND_OK);
+	assert_int_equal(nk, 4);
+	/* Tolerant: b folds into a; c matches a's and b's bits but not their text. */
+	assert_int_equal(nd_collapse_tolerant(tx, ts, NULL, 0.5, r1, 4, out, &nk), ND_OK);
+	assert_int_equal(nk, 3);
+	assert_int_equal(out[0].docid, a);
+	assert_int_equal(out[0].collapsed, 1);
+	assert_int_equal(out[1].docid, c);
+	assert_int_equal(out[1].collapsed, 0);
+	assert_int_equal(out[2].docid, far);
+	/* The ranking decides which of the two is kept. */
+	nd_docid r2[] = {b, far, a, c};
+	assert_int_equal(nd_collapse_tolerant(tx, ts, NULL, 0.5, r2, 4, out, &nk), ND_OK);
+	assert_int_equal(nk, 3);
+	assert_int_equal(out[0].docid, b);
+	assert_int_equal(out[0].collapsed, 1);
+	assert_int_equal(out[2].docid, c);
+	/* 5/6 is under 0.9: nothing folds. */
+	assert_int_equal(nd_collapse_tolerant(tx, ts, NULL, 0.9, r1, 4, out, &nk), ND_OK);
+	assert_int_equal(nk, 4);
+	/* At most max_leaders kept results are compared: with one, b meets c
+	 * (Jaccard 1, ranked first) and stops there. */
+	nd_verify_options one = ND_VERIFY_OPTIONS_INIT;
+	one.max_leaders = 1;
+	nd_docid r3[] = {c, a, b};
+	assert_int_equal(nd_collapse_tolerant(tx, ts, &one, 0.5, r3, 3, out, &nk), ND_OK);
+	assert_int_equal(nk, 3);
+	assert_int_equal(nd_collapse_tolerant(tx, ts, NULL, 0.5, r3, 3, out, &nk), ND_OK);
+	assert_int_equal(nk, 2);
+	assert_int_equal(out[1].docid, a);
+	assert_int_equal(out[1].collapsed, 1);
+	/* A docid without a record is kept; a floor outside (0, 1] is refused. */
+	nd_docid r4[] = {a, 999, b};
+	assert_int_equal(nd_collapse_tolerant(tx, ts, NULL, 0.5, r4, 3, out, &nk), ND_OK);
+	assert_int_equal(nk, 2);
+	assert_int_equal(out[1].docid, 999);
+	assert_int_equal(nd_collapse_tolerant(tx, ts, NULL, 0, r1, 4, out, &nk), ND_EINVAL);
+	/* Through nd_search: every document has s1; one of a and b is folded. */
+	nd_xdb_hit h[8];
+	size_t nh;
+	uint32_t est;
+	assert_int_equal(nd_search(tx, ts, "s1", ND_COLLAPSE_TOLERANT, 0, 8, 100, h, &nh, &est), ND_OK);
+	assert_int_equal(nh, 3);
+	assert_int_equal(est, 3);
+	assert_int_equal(h[0].collapsed + h[1].collapsed + h[2].collapsed, 1);
+	assert_int_equal(nd_search(tx, ts, "s1", ND_COLLAPSE_FILTER, 0, 8, 100, h, &nh, NULL), ND_OK);
+	assert_int_equal(nh, 4);
+
+	nd_descriptor_free(d);
+	nd_store_close(ts);
+	nd_xdb_close(tx);
+	for (int i = 0; i < 4; i++)
+		free(text[i]);
+	free(filler);
+	free(other);
+	free(other2);
+	tu_rmtree(tdir);
+	free(tdir);
+	free(tdb);
+	free(tst);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_native_equals_filter),
 		cmocka_unit_test(test_filter_keeps_one_per_group),
 		cmocka_unit_test(test_native_needs_slot),
+		cmocka_unit_test(test_tolerant),
 	};
 	return cmocka_run_group_tests_name("collapse", tests, setup, teardown);
 }

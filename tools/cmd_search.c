@@ -21,8 +21,12 @@ static const char usage_text[] =
 	"  --collapse MODE   native: Xapian collapses on the value slot written by\n"
 	"                    'sign --value-slot' (exact pages and counts);\n"
 	"                    filter: the ranked list is filtered through the store\n"
-	"                    (works on a read-only index); none.  Default: native\n"
-	"                    when the store keeps a slot, else filter\n"
+	"                    (works on a read-only index); tolerant: filtered\n"
+	"                    too, but a result also folds into a better-ranked one\n"
+	"                    whose bit set has Jaccard >= 0.5 with its own, when\n"
+	"                    verified (for web pages, whose keys often differ in a\n"
+	"                    bit; one store); none.  Default: native when the\n"
+	"                    store keeps a slot, else filter\n"
 	"  --limit N         results per page (10)\n"
 	"  --offset N        skip this many (collapsed) results (0)\n"
 	"  --depth N         matches looked at for collapsing and counts (1000)\n"
@@ -35,6 +39,8 @@ static int parse_mode(const char *s, nd_collapse_mode *m)
 		*m = ND_COLLAPSE_NATIVE;
 	else if (!strcmp(s, "filter"))
 		*m = ND_COLLAPSE_FILTER;
+	else if (!strcmp(s, "tolerant"))
+		*m = ND_COLLAPSE_TOLERANT;
 	else if (!strcmp(s, "none"))
 		*m = ND_COLLAPSE_NONE;
 	else
@@ -44,7 +50,8 @@ static int parse_mode(const char *s, nd_collapse_mode *m)
 
 static const char *mode_name(nd_collapse_mode m)
 {
-	return m == ND_COLLAPSE_NATIVE ? "native" : m == ND_COLLAPSE_FILTER ? "filter" : "none";
+	return m == ND_COLLAPSE_NATIVE ? "native" : m == ND_COLLAPSE_FILTER ? "filter" :
+	       m == ND_COLLAPSE_TOLERANT ? "tolerant" : "none";
 }
 
 /* "caption=" from omega-style document data, else the unique id. */
@@ -108,7 +115,7 @@ int nd_cmd_search(int argc, char **argv)
 			break;
 		case 'c':
 			if (parse_mode(optarg, &mode)) {
-				fprintf(stderr, "neardup search: --collapse is native, filter or none, not '%s'\n", optarg);
+				fprintf(stderr, "neardup search: --collapse is native, filter, tolerant or none, not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			mode_given = 1;
@@ -149,9 +156,9 @@ int nd_cmd_search(int argc, char **argv)
 		goto cleanup;
 	}
 	if (nst > 1) {
-		if (mode_given && mode == ND_COLLAPSE_NATIVE) {
-			fprintf(stderr, "neardup search: --collapse native needs one database and store; "
-				"over shards, collapsing is by filter\n");
+		if (mode_given && (mode == ND_COLLAPSE_NATIVE || mode == ND_COLLAPSE_TOLERANT)) {
+			fprintf(stderr, "neardup search: --collapse %s needs one database and store; "
+				"over shards, collapsing is by filter\n", mode_name(mode));
 			ret = EXIT_USAGE;
 			goto cleanup;
 		}
