@@ -4,7 +4,9 @@
 #include "neardup/shards.h"
 #include "neardup/words.h"
 #include "descriptor/desc_internal.h"
+#include "common/nd_buf.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,13 +262,34 @@ static double bits_jaccard(const nd_sig *a, const nd_sig *b)
 	return (double)common / (double)(a->nbits + b->nbits - common);
 }
 
+/* Prefix filtering: two sets with Jaccard >= t share an element among the
+ * first |x| - ceil(t |x|) + 1 of each, in any one global order. */
+static uint32_t prefix_len(uint32_t nbits, double t)
+{
+	uint32_t need = (uint32_t)ceil(t * nbits - 1e-9);
+	return nbits ? nbits - (need ? need : 1) + 1 : 0;
+}
+
+typedef struct {
+	size_t *k;
+	size_t n, cap;
+} posting;
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 int nd_collapse_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, double min_jaccard,
 			 const nd_docid *ranked, size_t n, nd_collapsed *out, size_t *nkept)
 {
 	nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
 	nd_store_txn *txn = NULL;
 	tol_doc *t = NULL;
-	size_t *kept = NULL, nk = 0;
+	size_t *kept = NULL, nk = 0, *cands = NULL, ccap = 0;
+	posting *post = NULL; /* bit -> kept results (positions in kept) with it in their prefix */
+	uint32_t nbitv = 0;   /* bits are below this */
 	int rc = ND_OK;
 
 	*nkept = 0;
@@ -300,12 +323,36 @@ int nd_collapse_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, 
 	/* Rank order: a result folds into the best-ranked kept one it matches.
 	 * Of the kept results whose bit sets are similar enough, the first
 	 * max_leaders are compared, so a result costs a bounded number of
-	 * comparisons however many results share its bits. */
+	 * comparisons however many results share its bits.  Kept results are
+	 * found by prefix filtering (as tolerant_candidates in check.c, with
+	 * bit order for the global order), not by a scan of all kept ones:
+	 * --depth may be a million. */
+	for (size_t i = 0; i < n; i++)
+		if (t[i].sig.nbits && t[i].sig.bits[t[i].sig.nbits - 1] >= nbitv)
+			nbitv = t[i].sig.bits[t[i].sig.nbits - 1] + 1u;
+	if (!(post = calloc(nbitv + 1, sizeof(*post)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
 	for (size_t i = 0; i < n; i++) {
-		size_t compared = 0;
-		for (size_t k = 0; k < nk && t[i].sig.nbits && compared < o.max_leaders; k++) {
+		size_t compared = 0, nc = 0;
+		uint32_t nb = t[i].sig.nbits, pre = prefix_len(nb, min_jaccard);
+		for (uint32_t p = 0; p < pre; p++) {
+			const posting *P = &post[t[i].sig.bits[p]];
+			if ((rc = nd_array_reserve((void **)&cands, &ccap, nc + P->n + 1, sizeof(*cands))) < 0)
+				goto cleanup;
+			if (P->n)
+				memcpy(cands + nc, P->k, P->n * sizeof(*cands));
+			nc += P->n;
+		}
+		if (nc)
+			qsort(cands, nc, sizeof(*cands), cmp_size);
+		for (size_t c = 0; c < nc && compared < o.max_leaders; c++) {
+			if (c && cands[c] == cands[c - 1])
+				continue;
+			size_t k = cands[c];
 			tol_doc *K = &t[kept[k]];
-			if (!K->sig.nbits || bits_jaccard(&t[i].sig, &K->sig) < min_jaccard - 1e-12)
+			if (bits_jaccard(&t[i].sig, &K->sig) < min_jaccard - 1e-12)
 				continue;
 			if ((rc = tol_words(db, ranked[i], &t[i])) < 0 || (rc = tol_words(db, ranked[kept[k]], K)) < 0)
 				goto cleanup;
@@ -325,9 +372,15 @@ int nd_collapse_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, 
 			}
 		}
 		rc = ND_OK;
-		if (t[i].folded != UINT32_MAX)
+		if (t[i].folded != UINT32_MAX) {
+			for (uint32_t p = 0; p < pre; p++) {
+				posting *P = &post[t[i].sig.bits[p]];
+				if ((rc = nd_array_reserve((void **)&P->k, &P->cap, P->n + 1, sizeof(*P->k))) < 0)
+					goto cleanup;
+				P->k[P->n++] = nk;
+			}
 			kept[nk++] = i;
-		else {
+		} else {
 			free(t[i].words); /* never compared again */
 			t[i].words = NULL;
 		}
@@ -340,6 +393,10 @@ cleanup:
 		nd_sig_clear(&t[i].sig);
 		free(t[i].words);
 	}
+	for (size_t b = 0; post && b < nbitv; b++)
+		free(post[b].k);
+	free(post);
+	free(cands);
 	free(t);
 	free(kept);
 	return rc;
