@@ -4,6 +4,8 @@
 #include "tests/test_util.h"
 #include "neardup/collapse.h"
 #include "neardup/hook.h"
+#include "neardup/similarity.h"
+#include "neardup/words.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,8 +167,88 @@ static void test_native_needs_slot(void **state)
 	free(p);
 }
 
+/* The prefix-filtered collapse equals the definition, computed here by
+ * scanning every kept result, on a ranked list of the family corpus. */
+static void test_tolerant_equals_scan(void **state)
+{
+	(void)state;
+	nd_xdb_query q = {0, 0, -1, 0};
+	nd_xdb_hit *hits = malloc(ndocs * sizeof(*hits));
+	nd_docid *ranked = malloc(ndocs * sizeof(*ranked));
+	nd_collapsed *out = malloc(ndocs * sizeof(*out));
+	nd_sig *sig = calloc(ndocs, sizeof(*sig));
+	size_t *kept = malloc(ndocs * sizeof(*kept)), *folded = calloc(ndocs, sizeof(*folded)), n, nk;
+	nd_store_txn *txn;
+	q.max = ndocs;
+	assert_int_equal(nd_xdb_search(db, "w0001a OR w0002a OR w0003a OR w0004a", &q, hits, &n, NULL), ND_OK);
+	assert_true(n > 100);
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	for (size_t i = 0; i < n; i++) {
+		const void *pay;
+		size_t len;
+		uint64_t key;
+		ranked[i] = hits[i].docid;
+		assert_int_equal(nd_store_doc_get(txn, ranked[i], &key, &pay, &len), ND_OK);
+		assert_int_equal(nd_sig_decode(&sig[i], pay, len, VOCAB * 10), ND_OK);
+	}
+	nd_store_txn_end(txn);
+	const double floors[] = {0.2, 0.5, 0.8, 1.0};
+	size_t similar = 0;
+	for (size_t f = 0; f < sizeof(floors) / sizeof(*floors); f++) {
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t compared = 0, into = SIZE_MAX;
+			for (size_t k = 0; k < m && compared < 8 && into == SIZE_MAX; k++) {
+				const nd_sig *a = &sig[i], *b = &sig[kept[k]];
+				uint32_t common = 0;
+				for (uint32_t x = 0; x < a->nbits; x++)
+					for (uint32_t y = 0; y < b->nbits; y++)
+						common += a->bits[x] == b->bits[y];
+				if (!a->nbits || !b->nbits ||
+				    (double)common / (a->nbits + b->nbits - common) < floors[f] - 1e-12)
+					continue;
+				compared++;
+				similar++;
+				uint32_t *wa, *wb;
+				size_t na, nb;
+				double dist;
+				int exact;
+				assert_int_equal(nd_words_get(db, ranked[kept[k]], &wa, &na, NULL), ND_OK);
+				assert_int_equal(nd_words_get(db, ranked[i], &wb, &nb, NULL), ND_OK);
+				assert_int_equal(nd_levenshtein(wa, na, wb, nb, 0.08, &dist, &exact), ND_OK);
+				if (exact && dist <= 0.08)
+					into = k;
+				free(wa);
+				free(wb);
+			}
+			if (into == SIZE_MAX) {
+				folded[m] = 0;
+				kept[m++] = i;
+			} else
+				folded[into]++;
+		}
+		assert_int_equal(nd_collapse_tolerant(db, st, NULL, floors[f], ranked, n, out, &nk), ND_OK);
+		assert_int_equal(nk, m);
+		for (size_t k = 0; k < m; k++) {
+			assert_int_equal(out[k].docid, ranked[kept[k]]);
+			assert_int_equal(out[k].collapsed, folded[k]);
+		}
+		assert_true(m < n);
+	}
+	assert_true(similar > n); /* the floors were met often, not just by copies */
+	for (size_t i = 0; i < n; i++)
+		nd_sig_clear(&sig[i]);
+	free(sig);
+	free(hits);
+	free(ranked);
+	free(out);
+	free(kept);
+	free(folded);
+}
+
 /* Tolerant collapse, on a hand-made set (s1..s6 above 0.5%): b is a with
- * s6 replaced by s7, so it has 5 of a's 6 bits (Jaccard 5/6), another key,
+ * s1 replaced by s7, so it has 5 of a's 6 bits (Jaccard 5/6; not the
+ * first, which a too short prefix would miss), another key,
  * and 2 words changed of about 210; c has b's bits but other text.  Equal
  * keys fold none of them; tolerant folds b into a, or a into b, whichever
  * ranks first, and never c. */
@@ -183,8 +265,8 @@ static void test_tolerant(void **state)
 	for (int i = 0; i < 4; i++)
 		text[i] = malloc(cap);
 	snprintf(text[0], cap, "s1 s2 s3 s4 s5 s6 %s s1 s2 s3 s4 s5 s6", filler);
-	snprintf(text[1], cap, "s1 s2 s3 s4 s5 s7 %s s1 s2 s3 s4 s5 s7", filler);
-	snprintf(text[2], cap, "s1 s2 s3 s4 s5 s7 %s s1 s2 s3 s4 s5 s7", other);
+	snprintf(text[1], cap, "s7 s2 s3 s4 s5 s6 %s s7 s2 s3 s4 s5 s6", filler);
+	snprintf(text[2], cap, "s7 s2 s3 s4 s5 s6 %s s7 s2 s3 s4 s5 s6", other);
 	snprintf(text[3], cap, "s1 s2 %s s1 s2", other2);
 	nd_indexer *ix;
 	assert_int_equal(nd_indexer_open(&ix, tdb, NULL), ND_OK);
@@ -248,15 +330,15 @@ static void test_tolerant(void **state)
 	assert_int_equal(nk, 2);
 	assert_int_equal(out[1].docid, 999);
 	assert_int_equal(nd_collapse_tolerant(tx, ts, NULL, 0, r1, 4, out, &nk), ND_EINVAL);
-	/* Through nd_search: every document has s1; one of a and b is folded. */
+	/* Through nd_search: every document has s2; one of a and b is folded. */
 	nd_xdb_hit h[8];
 	size_t nh;
 	uint32_t est;
-	assert_int_equal(nd_search(tx, ts, "s1", ND_COLLAPSE_TOLERANT, 0, 8, 100, h, &nh, &est), ND_OK);
+	assert_int_equal(nd_search(tx, ts, "s2", ND_COLLAPSE_TOLERANT, 0, 8, 100, h, &nh, &est), ND_OK);
 	assert_int_equal(nh, 3);
 	assert_int_equal(est, 3);
 	assert_int_equal(h[0].collapsed + h[1].collapsed + h[2].collapsed, 1);
-	assert_int_equal(nd_search(tx, ts, "s1", ND_COLLAPSE_FILTER, 0, 8, 100, h, &nh, NULL), ND_OK);
+	assert_int_equal(nd_search(tx, ts, "s2", ND_COLLAPSE_FILTER, 0, 8, 100, h, &nh, NULL), ND_OK);
 	assert_int_equal(nh, 4);
 
 	nd_descriptor_free(d);
@@ -280,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_filter_keeps_one_per_group),
 		cmocka_unit_test(test_native_needs_slot),
 		cmocka_unit_test(test_tolerant),
+		cmocka_unit_test(test_tolerant_equals_scan),
 	};
 	return cmocka_run_group_tests_name("collapse", tests, setup, teardown);
 }
