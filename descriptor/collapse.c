@@ -339,7 +339,10 @@ int nd_collapse_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, 
 		uint32_t nb = t[i].sig.nbits, pre = prefix_len(nb, min_jaccard);
 		for (uint32_t p = 0; p < pre; p++) {
 			const posting *P = &post[t[i].sig.bits[p]];
-			if ((rc = nd_array_reserve((void **)&cands, &ccap, nc + P->n + 1, sizeof(*cands))) < 0)
+			void *v = cands;
+			rc = nd_array_reserve(&v, &ccap, nc + P->n + 1, sizeof(*cands));
+			cands = v;
+			if (rc < 0)
 				goto cleanup;
 			if (P->n)
 				memcpy(cands + nc, P->k, P->n * sizeof(*cands));
@@ -354,10 +357,12 @@ int nd_collapse_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, 
 			tol_doc *K = &t[kept[k]];
 			if (bits_jaccard(&t[i].sig, &K->sig) < min_jaccard - 1e-12)
 				continue;
-			if ((rc = tol_words(db, ranked[i], &t[i])) < 0 || (rc = tol_words(db, ranked[kept[k]], K)) < 0)
+			if ((rc = tol_words(db, ranked[i], &t[i])) < 0)
 				goto cleanup;
 			if (t[i].read < 0)
 				break; /* no words: nothing to verify it by */
+			if ((rc = tol_words(db, ranked[kept[k]], K)) < 0)
+				goto cleanup;
 			if (K->read < 0)
 				continue;
 			compared++;
@@ -375,7 +380,10 @@ int nd_collapse_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, 
 		if (t[i].folded != UINT32_MAX) {
 			for (uint32_t p = 0; p < pre; p++) {
 				posting *P = &post[t[i].sig.bits[p]];
-				if ((rc = nd_array_reserve((void **)&P->k, &P->cap, P->n + 1, sizeof(*P->k))) < 0)
+				void *v = P->k;
+				rc = nd_array_reserve(&v, &P->cap, P->n + 1, sizeof(*P->k));
+				P->k = v;
+				if (rc < 0)
 					goto cleanup;
 				P->k[P->n++] = nk;
 			}
