@@ -6,6 +6,7 @@
 #include "neardup/words.h"
 #include "common/nd_buf.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -345,5 +346,206 @@ cleanup:
 	cache_write_clear(&cw);
 	if (ngroups)
 		*ngroups = groups;
+	return rc;
+}
+
+/* ---- tolerant groups: candidates by bit-set Jaccard, not by key ---- */
+
+/* One document of a tolerant grouping: its bits, and its words once read. */
+typedef struct {
+	nd_sig sig;
+	uint32_t *words;
+	size_t nwords;
+	int read;         /* 0 not yet, 1 words, -1 none (deleted, or no words) */
+} tol_doc;
+
+static int tol_words(nd_xdb *db, nd_docid docid, tol_doc *t)
+{
+	int rc;
+	if (t->read)
+		return ND_OK;
+	rc = nd_words_get(db, docid, &t->words, &t->nwords, NULL);
+	t->read = rc == ND_OK ? 1 : -1;
+	return rc == ND_ENOTFOUND ? ND_OK : rc;
+}
+
+static double bits_jaccard(const nd_sig *a, const nd_sig *b)
+{
+	uint32_t common = 0;
+	for (uint32_t x = 0, y = 0; x < a->nbits && y < b->nbits;) {
+		if (a->bits[x] == b->bits[y])
+			common++, x++, y++;
+		else if (a->bits[x] < b->bits[y])
+			x++;
+		else
+			y++;
+	}
+	return (double)common / (double)(a->nbits + b->nbits - common);
+}
+
+/* Prefix filtering: two sets with Jaccard >= t share an element among the
+ * first |x| - ceil(t |x|) + 1 of each, in any one global order. */
+static uint32_t prefix_len(uint32_t nbits, double t)
+{
+	uint32_t need = (uint32_t)ceil(t * nbits - 1e-9);
+	return nbits ? nbits - (need ? need : 1) + 1 : 0;
+}
+
+typedef struct {
+	size_t *k;
+	size_t n, cap;
+} posting;
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, double min_jaccard,
+		       const nd_docid *docs, size_t n, size_t *into, double *distance)
+{
+	nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
+	nd_store_txn *txn = NULL;
+	tol_doc *t = NULL;
+	size_t *kept = NULL, nk = 0, *cands = NULL, ccap = 0;
+	posting *post = NULL; /* bit -> leaders (positions in kept) with it in their prefix */
+	uint32_t nbitv = 0;   /* bits are below this */
+	size_t cached = 0;    /* bytes of leaders' words held */
+	int rc = ND_OK;
+
+	if (!(min_jaccard > 0 && min_jaccard <= 1))
+		return nd_error_set(ND_EINVAL, "min_jaccard must be in (0, 1], not %g", min_jaccard);
+	if (vo)
+		o = *vo;
+	if (o.max_leaders == 0)
+		o.max_leaders = 1;
+	if (o.max_held_bytes == 0)
+		o.max_held_bytes = (size_t)256 << 20;
+	if (n == 0)
+		return ND_OK;
+	if (!(t = calloc(n, sizeof(*t))) || !(kept = malloc(n * sizeof(*kept)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	/* Every document's bits from one snapshot; no words are read inside it. */
+	if ((rc = nd_store_read_begin(st, &txn)) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < n; i++) {
+		const void *pay;
+		size_t len;
+		uint64_t key;
+		rc = nd_store_doc_get(txn, docs[i], &key, &pay, &len);
+		if (rc == ND_ENOTFOUND)
+			continue; /* not signed: a group of its own */
+		if (rc < 0 || (rc = nd_sig_decode(&t[i].sig, pay, len, UINT16_MAX + 1u)) < 0)
+			goto cleanup;
+	}
+	nd_store_txn_end(txn);
+	txn = NULL;
+	/* In order: a document joins the first leader it matches.  Of the
+	 * leaders whose bit sets are similar enough, the first max_leaders
+	 * are compared, so a document costs a bounded number of comparisons
+	 * however many share its bits.  Leaders are found by prefix filtering
+	 * (as tolerant_candidates in check.c, with bit order for the global
+	 * order), not by a scan of all of them: n may be in the millions. */
+	for (size_t i = 0; i < n; i++)
+		if (t[i].sig.nbits && t[i].sig.bits[t[i].sig.nbits - 1] >= nbitv)
+			nbitv = t[i].sig.bits[t[i].sig.nbits - 1] + 1u;
+	if (!(post = calloc(nbitv + 1, sizeof(*post)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t compared = 0, nc = 0;
+		into[i] = i;
+		if (distance)
+			distance[i] = 0;
+		uint32_t nb = t[i].sig.nbits, pre = prefix_len(nb, min_jaccard);
+		for (uint32_t p = 0; p < pre; p++) {
+			const posting *P = &post[t[i].sig.bits[p]];
+			void *v = cands;
+			rc = nd_array_reserve(&v, &ccap, nc + P->n + 1, sizeof(*cands));
+			cands = v;
+			if (rc < 0)
+				goto cleanup;
+			if (P->n)
+				memcpy(cands + nc, P->k, P->n * sizeof(*cands));
+			nc += P->n;
+		}
+		if (nc)
+			qsort(cands, nc, sizeof(*cands), cmp_size);
+		for (size_t c = 0; c < nc && compared < o.max_leaders; c++) {
+			if (c && cands[c] == cands[c - 1])
+				continue;
+			size_t k = cands[c];
+			tol_doc *K = &t[kept[k]];
+			if (bits_jaccard(&t[i].sig, &K->sig) < min_jaccard - 1e-12)
+				continue;
+			if ((rc = tol_words(db, docs[i], &t[i])) < 0)
+				goto cleanup;
+			if (t[i].read < 0)
+				break; /* no words: nothing to verify it by */
+			int was_read = K->read;
+			if ((rc = tol_words(db, docs[kept[k]], K)) < 0)
+				goto cleanup;
+			if (K->read < 0)
+				continue;
+			compared++;
+			nd_verify_how how;
+			double d;
+			rc = nd__verify_pair(K->words, K->nwords, t[i].words, t[i].nwords, &o, &how, &d);
+			if (!was_read && K->read > 0) {
+				if (cached + K->nwords * sizeof(uint32_t) > o.max_held_bytes) {
+					free(K->words); /* over the budget: read again next time */
+					K->words = NULL;
+					K->read = 0;
+				} else
+					cached += K->nwords * sizeof(uint32_t);
+			}
+			if (rc < 0)
+				goto cleanup;
+			if (rc) {
+				into[i] = kept[k];
+				if (distance)
+					distance[i] = d;
+				break;
+			}
+		}
+		rc = ND_OK;
+		if (into[i] == i) {
+			for (uint32_t p = 0; p < pre; p++) {
+				posting *P = &post[t[i].sig.bits[p]];
+				void *v = P->k;
+				rc = nd_array_reserve(&v, &P->cap, P->n + 1, sizeof(*P->k));
+				P->k = v;
+				if (rc < 0)
+					goto cleanup;
+				P->k[P->n++] = nk;
+			}
+			kept[nk++] = i;
+			if (t[i].read > 0 && cached + t[i].nwords * sizeof(uint32_t) > o.max_held_bytes) {
+				free(t[i].words); /* over the budget: read again when compared */
+				t[i].words = NULL;
+				t[i].read = 0;
+			} else if (t[i].read > 0)
+				cached += t[i].nwords * sizeof(uint32_t);
+		} else {
+			free(t[i].words); /* never compared again */
+			t[i].words = NULL;
+		}
+	}
+cleanup:
+	nd_store_txn_end(txn);
+	for (size_t i = 0; t && i < n; i++) {
+		nd_sig_clear(&t[i].sig);
+		free(t[i].words);
+	}
+	for (size_t b = 0; post && b < nbitv; b++)
+		free(post[b].k);
+	free(post);
+	free(cands);
+	free(t);
+	free(kept);
 	return rc;
 }

@@ -53,6 +53,25 @@ grep -Eq " \+[0-9]+  " "$t/native.out" || fail "nothing collapsed"
 grep -Eq " \+[0-9]+  " "$t/tolerant.out" || fail "tolerant collapsed nothing"
 [ "$(wc -l < "$t/tolerant.out")" -le "$(wc -l < "$t/filter.out")" ] || fail "tolerant kept more than filter"
 
+# Tolerant groups hold at least the documents of verified equal-key groups here.
+"$nd" clusters --db "$t/db" --store "$t/store" --verify --json > "$t/vg.json"
+"$nd" clusters --db "$t/db" --store "$t/store" --tolerant 0.5 --json > "$t/tg.json"
+python3 - "$t/vg.json" "$t/tg.json" <<'EOF' || fail "clusters --tolerant"
+import json, sys
+v, t = (json.load(open(p)) for p in sys.argv[1:])
+held = v["verification"]["verified_documents"]
+assert t["documents_in_groups"] >= held > 0, (t["documents_in_groups"], held)
+assert sum(g["size"] for g in t["groups"]) == t["documents_in_groups"]
+for g in t["groups"]:
+    d = g["documents"]
+    assert d[0]["distance"] == 0 and all(0 <= x["distance"] <= 0.08 for x in d), d
+    assert [x["docid"] for x in d[1:]] == sorted(x["docid"] for x in d[1:]) and d[0]["docid"] < d[1]["docid"]
+EOF
+rc=0; "$nd" clusters --db "$t/db" --store "$t/store" --tolerant 1.5 2> "$t/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "tolerant needs" "$t/err" || fail "clusters --tolerant 1.5: exit $rc"
+rc=0; "$nd" clusters --store "$t/store" --tolerant 0.5 2> "$t/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "needs --db" "$t/err" || fail "clusters --tolerant without --db: exit $rc"
+
 # Crawl-time check of a 1-word edit of family 3 (4 members): duplicates found.
 "$nd" check --db "$t/db" --store "$t/store" "$t/copy3.txt" > "$t/check.out"
 grep -Eq "[1-9][0-9]* verified duplicate" "$t/check.out" || fail "check: $(cat "$t/check.out")"

@@ -120,6 +120,9 @@ if "$nd" search --db "$t/stub" --store "$t/st-dba" --store "$t/st-dbb" --collaps
 	fail "tolerant collapse over shards accepted"
 fi
 grep -q "collapse tolerant needs one database" "$t/err" || fail "tolerant over shards: $(cat "$t/err")"
+if "$nd" clusters --db "$t/stub" --store "$t/st-dba" --store "$t/st-dbb" --tolerant 0.5 2> "$t/err"; then
+	fail "tolerant clusters over shards accepted"
+fi
 
 # A store of another database is refused by name.
 if "$nd" check --db "$t/stub" --store "$t/st-dba" --store "$t/st-all" "$q" 2> "$t/err"; then

@@ -227,11 +227,16 @@ static void test_tolerant_equals_scan(void **state)
 			} else
 				folded[into]++;
 		}
-		assert_int_equal(nd_collapse_tolerant(db, st, NULL, floors[f], ranked, n, out, &nk), ND_OK);
-		assert_int_equal(nk, m);
-		for (size_t k = 0; k < m; k++) {
-			assert_int_equal(out[k].docid, ranked[kept[k]]);
-			assert_int_equal(out[k].collapsed, folded[k]);
+		/* The same when no leader's words may be held (each read again). */
+		nd_verify_options held[2] = {ND_VERIFY_OPTIONS_INIT, ND_VERIFY_OPTIONS_INIT};
+		held[1].max_held_bytes = 1;
+		for (int h = 0; h < 2; h++) {
+			assert_int_equal(nd_collapse_tolerant(db, st, &held[h], floors[f], ranked, n, out, &nk), ND_OK);
+			assert_int_equal(nk, m);
+			for (size_t k = 0; k < m; k++) {
+				assert_int_equal(out[k].docid, ranked[kept[k]]);
+				assert_int_equal(out[k].collapsed, folded[k]);
+			}
 		}
 		assert_true(m < n);
 	}
@@ -303,6 +308,16 @@ static void test_tolerant(void **state)
 	assert_int_equal(out[1].docid, c);
 	assert_int_equal(out[1].collapsed, 0);
 	assert_int_equal(out[2].docid, far);
+	/* The grouping underneath: b's leader is a, at its word distance. */
+	size_t into[4];
+	double dist[4];
+	assert_int_equal(nd_verify_tolerant(tx, ts, NULL, 0.5, r1, 4, into, dist), ND_OK);
+	assert_int_equal(into[0], 0);
+	assert_int_equal(into[1], 0);
+	assert_int_equal(into[2], 2);
+	assert_int_equal(into[3], 3);
+	assert_true(dist[0] == 0 && dist[2] == 0);
+	assert_true(dist[1] > 0 && dist[1] <= 0.08); /* 2 of about 212 words */
 	/* The ranking decides which of the two is kept. */
 	nd_docid r2[] = {b, far, a, c};
 	assert_int_equal(nd_collapse_tolerant(tx, ts, NULL, 0.5, r2, 4, out, &nk), ND_OK);

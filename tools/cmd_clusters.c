@@ -1,5 +1,6 @@
 /* neardup clusters: candidate duplicate clusters from the store. */
 #include "tools/tool.h"
+#include "common/nd_buf.h"
 #include "neardup/descriptor.h"
 #include "neardup/shards.h"
 #include "neardup/verify.h"
@@ -25,6 +26,11 @@ static const char usage_text[] =
 	"  --verify         cross-check members by normalized word Levenshtein\n"
 	"                   (needs --db) and split clusters into verified groups\n"
 	"  --max-distance F accept at distance <= F (default 0.08)\n"
+	"  --tolerant J     group by bit-set Jaccard >= J (0 < J <= 1) instead of\n"
+	"                   equal keys, verified as with --verify (implies it; one\n"
+	"                   store): documents in docid order each join the first\n"
+	"                   earlier group leader they match.  For web pages, whose\n"
+	"                   keys often differ in a bit; 0.5 is check's advice\n"
 	"  --json           one JSON object on stdout\n"
 	"  -h, --help       this text\n";
 
@@ -56,6 +62,141 @@ static int members(nd_store *const *sts, size_t nst, const nd_shards *sh, uint64
 	return rc;
 }
 
+typedef struct {
+	nd_docid *docs;
+	size_t n, cap;
+} doc_list;
+
+static int add_doc(uint32_t docid, uint64_t key, const void *payload, size_t len, void *ctx)
+{
+	(void)key, (void)payload, (void)len;
+	doc_list *l = ctx;
+	void *p = l->docs;
+	if (nd_array_reserve(&p, &l->cap, l->n + 1, sizeof(*l->docs)) < 0)
+		return ND_ENOMEM;
+	l->docs = p;
+	l->docs[l->n++] = docid;
+	return 0;
+}
+
+typedef struct {
+	size_t lead, size; /* index of the leader in the document list; members */
+} tgroup;
+
+static int cmp_tgroup(const void *a, const void *b)
+{
+	const tgroup *x = a, *y = b;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->lead < y->lead ? -1 : x->lead > y->lead;
+}
+
+/* --tolerant: every signed document, grouped by nd_verify_tolerant. */
+static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, const nd_verify_options *vo,
+			   double j, uint64_t min_size, uint64_t limit, int json)
+{
+	doc_list l = {NULL, 0, 0};
+	size_t *into = NULL, *order = NULL, *start = NULL, ng = 0, in_groups = 0;
+	double *dist = NULL;
+	tgroup *g = NULL;
+	nd_store_txn *txn = NULL;
+	int rc, ret = EXIT_ERR;
+
+	if ((rc = nd_store_read_begin(st, &txn)) == ND_OK)
+		rc = nd_store_docs_each(txn, add_doc, &l);
+	nd_store_txn_end(txn);
+	if (rc != ND_OK) {
+		tool_fail("clusters", rc < 0 ? rc : ND_ENOMEM, storepath);
+		goto cleanup;
+	}
+	if (l.n && (!(into = malloc(l.n * sizeof(*into))) || !(dist = malloc(l.n * sizeof(*dist))) ||
+		    !(g = malloc(l.n * sizeof(*g))) || !(order = malloc(l.n * sizeof(*order))) ||
+		    !(start = calloc(l.n + 1, sizeof(*start))))) {
+		tool_fail("clusters", ND_ENOMEM, storepath);
+		goto cleanup;
+	}
+	double t0 = tool_now();
+	if ((rc = nd_verify_tolerant(db, st, vo, j, l.docs, l.n, into, dist)) < 0) {
+		tool_fail("clusters", rc, storepath);
+		goto cleanup;
+	}
+	/* Members by leader (counting sort): start[L] is where leader L's
+	 * begin in order, the leader first (a leader precedes its members). */
+	for (size_t i = 0; i < l.n; i++)
+		start[into[i] + 1]++;
+	for (size_t i = 0; i < l.n; i++) {
+		size_t size = start[i + 1];
+		if (size >= min_size) {
+			g[ng++] = (tgroup){i, size};
+			in_groups += size;
+		}
+		start[i + 1] += start[i];
+	}
+	for (size_t i = 0; i < l.n; i++)
+		order[start[into[i]]++] = i;
+	for (size_t i = l.n; i > 0; i--) /* back to the beginnings */
+		start[i] = start[i - 1];
+	start[0] = 0;
+	qsort(g, ng, sizeof(*g), cmp_tgroup);
+	json_t *out = json ? json_object() : NULL, *arr = json ? json_array() : NULL;
+	if (json) {
+		json_object_set_new(out, "documents_signed", json_integer((json_int_t)l.n));
+		json_object_set_new(out, "tolerant", json_real(j));
+		json_object_set_new(out, "groups_total", json_integer((json_int_t)ng));
+		json_object_set_new(out, "documents_in_groups", json_integer((json_int_t)in_groups));
+		json_object_set_new(out, "min_size", json_integer((json_int_t)min_size));
+	} else
+		printf("%zu verified groups of >= %llu documents at bit-set Jaccard >= %g, holding %zu of %zu "
+		       "signed documents (%.1f s)\n", ng, (unsigned long long)min_size, j, in_groups, l.n,
+		       tool_now() - t0);
+	for (size_t k = 0; k < ng && k < limit; k++) {
+		size_t m = g[k].size, lead = g[k].lead;
+		const size_t *mem = order + start[lead];
+		json_t *jdocs = json ? json_array() : NULL;
+		if (!json)
+			printf("\ngroup %zu: %zu documents\n", k + 1, m);
+		for (size_t x = 0; x < m; x++) {
+			size_t i = mem[x];
+			char *uid = NULL;
+			if (nd_xdb_doc_uid(db, l.docs[i], &uid) < 0)
+				uid = NULL; /* deleted since signing, or no id term */
+			if (json) {
+				json_t *jd = json_object();
+				json_object_set_new(jd, "docid", json_integer(l.docs[i]));
+				if (uid)
+					json_object_set_new(jd, "id", json_string(uid));
+				json_object_set_new(jd, "distance", json_real(dist[i]));
+				json_array_append_new(jdocs, jd);
+			} else if (i == lead)
+				printf("  %8u  %-40s representative\n", l.docs[i], uid ? uid : "(no id)");
+			else
+				printf("  %8u  %-40s %.3f\n", l.docs[i], uid ? uid : "(no id)", dist[i]);
+			free(uid);
+		}
+		if (json) {
+			json_t *jg = json_object();
+			json_object_set_new(jg, "size", json_integer((json_int_t)m));
+			json_object_set_new(jg, "documents", jdocs);
+			json_array_append_new(arr, jg);
+		}
+	}
+	if (json) {
+		json_object_set_new(out, "groups", arr);
+		json_dumpf(out, stdout, JSON_INDENT(1));
+		putchar('\n');
+		json_decref(out);
+	}
+	ret = EXIT_OK;
+cleanup:
+	free(l.docs);
+	free(into);
+	free(dist);
+	free(g);
+	free(order);
+	free(start);
+	return ret;
+}
+
 static int cmp_cl(const void *a, const void *b)
 {
 	const cl *x = a, *y = b;
@@ -74,6 +215,7 @@ int nd_cmd_clusters(int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},
 		{"verify", no_argument, NULL, 'v'},
 		{"max-distance", required_argument, NULL, 'D'},
+		{"tolerant", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	const char *dbpath = NULL, *storepath = NULL;
@@ -83,6 +225,7 @@ int nd_cmd_clusters(int argc, char **argv)
 	nd_verify_stats vs = {0};
 	nd_verified *ver = NULL;
 	uint64_t verified_docs = 0, verified_groups = 0;
+	double tolerant = 0;
 	nd_xdb *db = NULL;
 	nd_store *st = NULL, *sts[ND_MAX_SHARD_STORES];
 	const char *stores[ND_MAX_SHARD_STORES];
@@ -131,12 +274,29 @@ int nd_cmd_clusters(int argc, char **argv)
 			}
 			break;
 		}
+		case 't': {
+			char *end;
+			tolerant = strtod(optarg, &end);
+			if (*end || !(tolerant > 0 && tolerant <= 1)) {
+				fprintf(stderr, "neardup clusters: --tolerant needs a bit-set Jaccard in (0, 1], not '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			verify = 1;
+			break;
+		}
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
 	}
+	if (tolerant > 0 && nst > 1) {
+		fprintf(stderr, "neardup clusters: --tolerant needs one store (groups by equal key span shards; "
+			"tolerant ones do not yet)\n");
+		return EXIT_USAGE;
+	}
 	if (verify && !dbpath) {
-		fprintf(stderr, "neardup clusters: --verify needs --db (the words come from the database)\n");
+		fprintf(stderr, "neardup clusters: --%s needs --db (the words come from the database)\n",
+			tolerant > 0 ? "tolerant" : "verify");
 		return EXIT_USAGE;
 	}
 	if (!storepath || optind < argc) {
@@ -186,6 +346,10 @@ int nd_cmd_clusters(int argc, char **argv)
 				goto cleanup;
 			}
 		}
+	}
+	if (tolerant > 0) {
+		ret = tolerant_groups(db, st, storepath, &vo, tolerant, min_size, limit, json);
+		goto cleanup;
 	}
 	for (size_t s = 0; s < nst; s++) {
 		uint64_t sdocs;

@@ -25,9 +25,12 @@ typedef struct {
 				    representatives, so cost is linear in cluster size (8) */
 	nd_verify_batch *batch;  /* gather cache writes here (NULL: each cluster's
 				    in a transaction of its own) */
+	size_t max_held_bytes;   /* nd_verify_tolerant: leaders' words held in memory
+				    up to this, then read again when compared
+				    (256 MiB; 0 too) */
 } nd_verify_options;
 
-#define ND_VERIFY_OPTIONS_INIT { 0.08, 20000, 0.875, 10, 8, NULL }
+#define ND_VERIFY_OPTIONS_INIT { 0.08, 20000, 0.875, 10, 8, NULL, (size_t)256 << 20 }
 
 typedef enum {
 	ND_VERIFIED_REPRESENTATIVE = 0, /* first member of its group */
@@ -67,6 +70,20 @@ typedef struct {
 ND_EXTERN int nd_verify_cluster(nd_xdb *db, nd_store *st, uint64_t key, const nd_docid *docs,
 				size_t n, const nd_verify_options *opts, nd_verified *out,
 				uint32_t *ngroups, nd_verify_stats *stats);
+
+/* Tolerant grouping, for documents whose signatures differ in a bit or two
+ * (web pages' often do): docs[0..n) are taken in the order given (rank
+ * order for collapsing results, docid order for a listing), and each joins
+ * the first earlier leader whose bit set has Jaccard >= min_jaccard (in
+ * (0, 1]) with its own and that verification accepts (as in a cluster:
+ * Levenshtein, or shingles for long pairs; of the similar leaders the
+ * first opts->max_leaders are compared), or leads a group itself.  into[i]
+ * gets the index in docs of docs[i]'s leader (i for a leader), distance
+ * (may be NULL) the distance to it (0 for a leader).  Documents without a
+ * record, a set bit or words lead groups of their own. */
+ND_EXTERN int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *opts,
+				 double min_jaccard, const nd_docid *docs, size_t n, size_t *into,
+				 double *distance);
 
 /* For verifying many clusters: one commit, and its sync, per cluster is
  * most of the time of 'clusters --verify' on a large store.  A batch
