@@ -6,7 +6,6 @@
 #include "neardup/words.h"
 #include "descriptor/desc_internal.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,7 +88,7 @@ static int cmp_u32(const void *x, const void *y)
 static int tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_sig *sig, double t,
 			       cand **out, size_t *nout)
 {
-	uint32_t na = sig->nbits, need = (uint32_t)ceil(t * na - 1e-9), probe;
+	uint32_t na = sig->nbits, probe = nd__jaccard_prefix(na, t);
 	bit_df *order = NULL;
 	uint32_t *all = NULL;
 	size_t nall = 0, cap = 0, nc = 0;
@@ -100,7 +99,6 @@ static int tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const 
 	*nout = 0;
 	if (!na)
 		return ND_OK;
-	probe = na - (need ? need : 1) + 1;
 	if (!(order = malloc(na * sizeof(*order))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < na && rc == ND_OK; i++) {
@@ -151,16 +149,7 @@ static int tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const 
 			nd_sig_clear(&b);
 			break;
 		}
-		uint32_t common = 0;
-		for (uint32_t x = 0, y = 0; x < na && y < b.nbits;) {
-			if (sig->bits[x] == b.bits[y])
-				common++, x++, y++;
-			else if (sig->bits[x] < b.bits[y])
-				x++;
-			else
-				y++;
-		}
-		double j = (double)common / (double)(na + b.nbits - common);
+		double j = nd__sig_jaccard(sig, &b);
 		if (j >= t - 1e-12)
 			c[nc++] = (cand){all[i], j};
 		nd_sig_clear(&b);

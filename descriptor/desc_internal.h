@@ -6,6 +6,8 @@
 #include "neardup/descriptor.h"
 #include "neardup/verify.h"
 
+#include <math.h>
+
 struct nd_descriptor {
 	uint32_t n;
 	char **words;        /* sorted in byte order: a termlist merge-joins with them */
@@ -108,6 +110,30 @@ int nd__drift_add(nd_store_txn *txn, uint64_t changes, double max_drift, const c
  * 1 duplicate, 0 not (how and distance say by what), or an error. */
 int nd__verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
 		    const nd_verify_options *o, nd_verify_how *how, double *distance);
+
+/* Jaccard of two signatures' bit sets (sorted, as nd_sig keeps them). */
+static inline double nd__sig_jaccard(const nd_sig *a, const nd_sig *b)
+{
+	uint32_t common = 0;
+	for (uint32_t x = 0, y = 0; x < a->nbits && y < b->nbits;) {
+		if (a->bits[x] == b->bits[y])
+			common++, x++, y++;
+		else if (a->bits[x] < b->bits[y])
+			x++;
+		else
+			y++;
+	}
+	return a->nbits + b->nbits ? (double)common / (double)(a->nbits + b->nbits - common) : 0;
+}
+
+/* Prefix filtering for Jaccard >= t: two sets that similar share an
+ * element among the first n - ceil(t n) + 1 of each (n its size), in any
+ * one order of the elements (the "probe" prefix; 0 for an empty set). */
+static inline uint32_t nd__jaccard_prefix(uint32_t n, double t)
+{
+	uint32_t need = (uint32_t)ceil(t * n - 1e-9);
+	return n ? n - (need ? need : 1) + 1 : 0;
+}
 
 /* Append bit to a signature. */
 int nd_sig_push(nd_sig *s, uint16_t bit);

@@ -6,7 +6,6 @@
 #include "neardup/words.h"
 #include "common/nd_buf.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -369,28 +368,6 @@ static int tol_words(nd_xdb *db, nd_docid docid, tol_doc *t)
 	return rc == ND_ENOTFOUND ? ND_OK : rc;
 }
 
-static double bits_jaccard(const nd_sig *a, const nd_sig *b)
-{
-	uint32_t common = 0;
-	for (uint32_t x = 0, y = 0; x < a->nbits && y < b->nbits;) {
-		if (a->bits[x] == b->bits[y])
-			common++, x++, y++;
-		else if (a->bits[x] < b->bits[y])
-			x++;
-		else
-			y++;
-	}
-	return (double)common / (double)(a->nbits + b->nbits - common);
-}
-
-/* Prefix filtering: two sets with Jaccard >= t share an element among the
- * first |x| - ceil(t |x|) + 1 of each, in any one global order. */
-static uint32_t prefix_len(uint32_t nbits, double t)
-{
-	uint32_t need = (uint32_t)ceil(t * nbits - 1e-9);
-	return nbits ? nbits - (need ? need : 1) + 1 : 0;
-}
-
 typedef struct {
 	size_t *k;
 	size_t n, cap;
@@ -461,7 +438,7 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 		into[i] = i;
 		if (distance)
 			distance[i] = 0;
-		uint32_t nb = t[i].sig.nbits, pre = prefix_len(nb, min_jaccard);
+		uint32_t nb = t[i].sig.nbits, pre = nd__jaccard_prefix(nb, min_jaccard);
 		for (uint32_t p = 0; p < pre; p++) {
 			const posting *P = &post[t[i].sig.bits[p]];
 			void *v = cands;
@@ -480,7 +457,7 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 				continue;
 			size_t k = cands[c];
 			tol_doc *K = &t[kept[k]];
-			if (bits_jaccard(&t[i].sig, &K->sig) < min_jaccard - 1e-12)
+			if (nd__sig_jaccard(&t[i].sig, &K->sig) < min_jaccard - 1e-12)
 				continue;
 			if ((rc = tol_words(db, docs[i], &t[i])) < 0)
 				goto cleanup;
