@@ -189,23 +189,13 @@ static void test_check_tolerant(void **state)
 	snprintf(a, cap, "s1 s2 s3 s4 s5 s6 %s s1 s2 s3 s4 s5 s6", filler);
 	snprintf(b, cap, "s1 s2 s3 s4 s5 s7 %s s1 s2 s3 s4 s5 s7", filler);
 	snprintf(two, cap, "s1 s2 %s s1 s2", other);
-	nd_indexer *ix;
-	assert_int_equal(nd_indexer_open(&ix, tdb, NULL), ND_OK);
-	assert_int_equal(nd_indexer_add_text(ix, "a", a, strlen(a), NULL, NULL), ND_OK);
-	assert_int_equal(nd_indexer_add_text(ix, "two", two, strlen(two), NULL, NULL), ND_OK);
-	assert_int_equal(nd_indexer_add_text(ix, "other", other, strlen(other), NULL, NULL), ND_OK);
-	assert_int_equal(nd_indexer_close(ix), ND_OK);
-	const char *words[] = {"s1", "s2", "s3", "s4", "s5", "s6"};
-	const double th[] = {0.005, 0.005, 0.005, 0.005, 0.005, 0.005};
+	const char *ids[] = {"a", "two", "other"};
+	char *texts[] = {a, two, other};
 	nd_xdb *db;
 	nd_store *st;
 	nd_descriptor *d;
 	nd_tokenizer *tk;
-	assert_int_equal(nd_xdb_open(&db, tdb, ND_XDB_READ), ND_OK);
-	assert_int_equal(nd_descriptor_from_words(&d, words, th, 6, 0), ND_OK);
-	assert_int_equal(nd_store_open(&st, tst, ND_STORE_WRITE), ND_OK);
-	assert_int_equal(nd_descriptor_save(d, st, db, NULL), ND_OK);
-	assert_int_equal(nd_sign_all(st, db, NULL, NULL), ND_OK);
+	tu_handmade_set(tdb, tst, ids, texts, 3, 6, &db, &st, &d);
 	assert_int_equal(nd_tokenizer_new(&tk), ND_OK);
 
 	nd_check_result r = ND_CHECK_RESULT_INIT;

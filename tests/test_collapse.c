@@ -273,21 +273,10 @@ static void test_tolerant(void **state)
 	snprintf(text[1], cap, "s7 s2 s3 s4 s5 s6 %s s7 s2 s3 s4 s5 s6", filler);
 	snprintf(text[2], cap, "s7 s2 s3 s4 s5 s6 %s s7 s2 s3 s4 s5 s6", other);
 	snprintf(text[3], cap, "s1 s2 %s s1 s2", other2);
-	nd_indexer *ix;
-	assert_int_equal(nd_indexer_open(&ix, tdb, NULL), ND_OK);
-	for (int i = 0; i < 4; i++)
-		assert_int_equal(nd_indexer_add_text(ix, ids[i], text[i], strlen(text[i]), NULL, NULL), ND_OK);
-	assert_int_equal(nd_indexer_close(ix), ND_OK);
-	const char *words[] = {"s1", "s2", "s3", "s4", "s5", "s6"};
-	const double th[] = {0.005, 0.005, 0.005, 0.005, 0.005, 0.005};
 	nd_xdb *tx;
 	nd_store *ts;
 	nd_descriptor *d;
-	assert_int_equal(nd_xdb_open(&tx, tdb, ND_XDB_READ), ND_OK);
-	assert_int_equal(nd_descriptor_from_words(&d, words, th, 6, 0), ND_OK);
-	assert_int_equal(nd_store_open(&ts, tst, ND_STORE_WRITE), ND_OK);
-	assert_int_equal(nd_descriptor_save(d, ts, tx, NULL), ND_OK);
-	assert_int_equal(nd_sign_all(ts, tx, NULL, NULL), ND_OK);
+	tu_handmade_set(tdb, tst, ids, text, 4, 6, &tx, &ts, &d);
 	nd_docid a, b, c, far;
 	assert_int_equal(nd_xdb_find_uid(tx, "a", &a), ND_OK);
 	assert_int_equal(nd_xdb_find_uid(tx, "b", &b), ND_OK);

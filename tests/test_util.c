@@ -75,3 +75,28 @@ char *tu_edit_doc(uint64_t *rng, const char *doc, size_t edits, size_t vocab)
 	}
 	return out;
 }
+
+void tu_handmade_set(const char *dbpath, const char *storepath, const char *const *ids,
+		     char *const *texts, size_t n, uint32_t nwords, nd_xdb **db, nd_store **st,
+		     nd_descriptor **d)
+{
+	nd_indexer *ix;
+	char names[32][8];
+	const char *words[32];
+	double th[32];
+	assert_true(nwords <= 32);
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(nd_indexer_add_text(ix, ids[i], texts[i], strlen(texts[i]), NULL, NULL), ND_OK);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	for (uint32_t w = 0; w < nwords; w++) {
+		snprintf(names[w], sizeof(names[w]), "s%u", w + 1);
+		words[w] = names[w];
+		th[w] = 0.005;
+	}
+	assert_int_equal(nd_xdb_open(db, dbpath, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_descriptor_from_words(d, words, th, nwords, 0), ND_OK);
+	assert_int_equal(nd_store_open(st, storepath, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_descriptor_save(*d, *st, *db, NULL), ND_OK);
+	assert_int_equal(nd_sign_all(*st, *db, NULL, NULL), ND_OK);
+}

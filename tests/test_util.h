@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "neardup/descriptor.h"
 #include "neardup/indexer.h"
+#include "neardup/store.h"
 
 /* A fresh temporary directory (removed by tu_rmtree); caller frees. */
 char *tu_tmpdir(void);
@@ -23,5 +25,13 @@ char *tu_random_doc(uint64_t *rng, size_t n, size_t vocab);
 /* Replace `edits` random words of doc with random vocabulary words. */
 char *tu_edit_doc(uint64_t *rng, const char *doc, size_t edits, size_t vocab);
 uint64_t tu_rand(uint64_t *rng);
+
+/* A hand-made set for exact bit tests: texts[i] indexed as ids[i] into a
+ * new database at dbpath (*db, read-only), signed into a new store at
+ * storepath (*st) with the descriptive words "s1".."s<nwords>", each set
+ * above a relative frequency of 0.005 (*d).  Caller closes and frees. */
+void tu_handmade_set(const char *dbpath, const char *storepath, const char *const *ids,
+		     char *const *texts, size_t n, uint32_t nwords, nd_xdb **db, nd_store **st,
+		     nd_descriptor **d);
 
 #endif
