@@ -49,18 +49,9 @@ void nd_check_result_clear(nd_check_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* Candidates sharing bits with sig: documents with bit-set Jaccard >=
- * t, by prefix filtering (a document with Jaccard >= t holds at least
- * ceil(t |A|) of A's bits, so one of A's |A| - ceil(t |A|) + 1 rarest).
- * Sorted by Jaccard, then docid. */
-typedef struct {
-	uint32_t docid;
-	double jaccard;
-} cand;
-
 static int cmp_cand(const void *x, const void *y)
 {
-	const cand *a = x, *b = y;
+	const nd__cand *a = x, *b = y;
 	if (a->jaccard != b->jaccard)
 		return a->jaccard > b->jaccard ? -1 : 1;
 	return a->docid < b->docid ? -1 : a->docid > b->docid;
@@ -85,14 +76,14 @@ static int cmp_u32(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-static int tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_sig *sig, double t,
-			       cand **out, size_t *nout)
+int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_sig *sig, double t,
+			       nd__cand **out, size_t *nout)
 {
 	uint32_t na = sig->nbits, probe = nd__jaccard_prefix(na, t);
 	bit_df *order = NULL;
 	uint32_t *all = NULL;
 	size_t nall = 0, cap = 0, nc = 0;
-	cand *c = NULL;
+	nd__cand *c = NULL;
 	int rc = ND_OK;
 
 	*out = NULL;
@@ -151,7 +142,7 @@ static int tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const 
 		}
 		double j = nd__sig_jaccard(sig, &b);
 		if (j >= t - 1e-12)
-			c[nc++] = (cand){all[i], j};
+			c[nc++] = (nd__cand){all[i], j};
 		nd_sig_clear(&b);
 	}
 	if (rc == ND_OK) {
@@ -178,7 +169,7 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 	const nd_token *t;
 	size_t n;
 	uint32_t *ids = NULL;
-	cand *all = NULL;
+	nd__cand *all = NULL;
 	size_t nall = 0;
 	nd_store_txn *txn = NULL;
 	int rc = ND_OK;
@@ -195,23 +186,23 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 		return ND_OK;
 	for (size_t s = 0; s < nstores; s++) {
 		uint32_t *docs = NULL;
-		cand *c = NULL;
+		nd__cand *c = NULL;
 		size_t nd = 0;
 		if ((rc = nd_store_read_begin(stores[s], &txn)) < 0)
 			goto cleanup;
 		if (tolerant < 0)
 			rc = nd_store_key_docs(txn, out->sig.key, &docs, &nd);
 		else
-			rc = tolerant_candidates(txn, d, &out->sig, tolerant, &c, &nd);
+			rc = nd__tolerant_candidates(txn, d, &out->sig, tolerant, &c, &nd);
 		nd_store_txn_end(txn);
 		txn = NULL;
-		cand *p = rc == ND_OK ? realloc(all, (nall + nd + 1) * sizeof(*all)) : NULL;
+		nd__cand *p = rc == ND_OK ? realloc(all, (nall + nd + 1) * sizeof(*all)) : NULL;
 		if (rc == ND_OK && !p)
 			rc = nd_error_set(ND_ENOMEM, "out of memory");
 		if (rc == ND_OK) {
 			all = p;
 			for (size_t i = 0; i < nd; i++) {
-				cand x = docs ? (cand){docs[i], 1.0} : c[i];
+				nd__cand x = docs ? (nd__cand){docs[i], 1.0} : c[i];
 				if (sh)
 					x.docid = nd_shards_docid(sh, s, x.docid);
 				all[nall++] = x;

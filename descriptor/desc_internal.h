@@ -135,6 +135,18 @@ static inline uint32_t nd__jaccard_prefix(uint32_t n, double t)
 	return n ? n - (need ? need : 1) + 1 : 0;
 }
 
+/* Candidates sharing bits with sig: documents with bit-set Jaccard >= t
+ * in the store, by prefix filtering over the bit postings (a document
+ * with Jaccard >= t holds at least ceil(t |A|) of A's bits, so one of A's
+ * |A| - ceil(t |A|) + 1 rarest).  Sorted by Jaccard, then docid; *out
+ * (caller frees) may be NULL when *nout is 0. */
+typedef struct {
+	uint32_t docid;
+	double jaccard;
+} nd__cand;
+int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_sig *sig, double t,
+			    nd__cand **out, size_t *nout);
+
 /* Append bit to a signature. */
 int nd_sig_push(nd_sig *s, uint16_t bit);
 

@@ -2,6 +2,7 @@
  * last saw the database, applied without re-clustering anything else. */
 #include "neardup/hook.h"
 #include "neardup/collapse.h"
+#include "neardup/words.h"
 #include "descriptor/desc_internal.h"
 #include "common/nd_buf.h"
 
@@ -35,6 +36,12 @@ int nd_hook_open(nd_hook **out, nd_xdb *db, nd_store *st, const nd_hook_options 
 	h->db = db;
 	h->st = st;
 	h->o = opts ? *opts : (nd_hook_options)ND_HOOK_OPTIONS_INIT;
+	if (h->o.tolerant < 0 || h->o.tolerant > 1) {
+		nd_hook_free(h);
+		return nd_error_set(ND_EINVAL, "tolerant must be in [0, 1], not %g", h->o.tolerant);
+	}
+	if (!h->o.max_compare)
+		h->o.max_compare = 64;
 	if ((rc = nd_descriptor_load(&h->d, st, db)) < 0 || (rc = nd_collapse_slot_get(st, &h->slot)) < 0 ||
 	    (rc = nd_drift(st, &drift)) < 0)
 		goto fail;
@@ -135,6 +142,64 @@ cleanup:
 	return rc;
 }
 
+/* Tolerant: its candidates by bit-set Jaccard, each compared with it. */
+static int tolerant_duplicates_of(nd_hook *h, nd_hook_result *res)
+{
+	nd_store_txn *txn;
+	nd_sig sig = ND_SIG_INIT;
+	nd__cand *c = NULL;
+	uint32_t *mine = NULL;
+	size_t nc = 0, nmine = 0, compared = 0;
+	const void *pay;
+	size_t len;
+	uint64_t key;
+	int rc;
+
+	if ((rc = nd_store_read_begin(h->st, &txn)) < 0)
+		return rc;
+	rc = nd_store_doc_get(txn, res->docid, &key, &pay, &len);
+	if (rc == ND_OK && (rc = nd_sig_decode(&sig, pay, len, h->d->n)) == ND_OK && sig.nbits)
+		rc = nd__tolerant_candidates(txn, h->d, &sig, h->o.tolerant, &c, &nc);
+	nd_store_txn_end(txn); /* no snapshot held while words are read */
+	if (rc == ND_ENOTFOUND || (rc == ND_OK && !nc)) {
+		rc = ND_OK; /* deleted, or nothing similar */
+		goto cleanup;
+	}
+	if (rc < 0)
+		goto cleanup;
+	for (size_t i = 0; i < nc; i++)
+		res->candidates += c[i].docid != res->docid; /* itself is among them */
+	if (!(res->duplicates = malloc(nc * sizeof(*res->duplicates)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	rc = nd_words_get(h->db, res->docid, &mine, &nmine, NULL);
+	if (rc == ND_ENOTFOUND) {
+		rc = ND_OK; /* no words to verify by */
+		goto cleanup;
+	}
+	for (size_t i = 0; i < nc && rc == ND_OK && compared < h->o.max_compare; i++) {
+		uint32_t *w = NULL;
+		size_t nw;
+		nd_verify_how how;
+		double dist;
+		if (c[i].docid == res->docid)
+			continue;
+		compared++;
+		rc = nd_words_get(h->db, c[i].docid, &w, &nw, NULL);
+		if (rc == ND_OK && (rc = nd__verify_pair(mine, nmine, w, nw, &h->o.verify, &how, &dist)) == 1)
+			res->duplicates[res->nduplicates++] = (nd_verified){c[i].docid, 0, dist, how};
+		free(w);
+		if (rc == ND_ENOTFOUND || rc == 1)
+			rc = ND_OK; /* deleted since signing; or verified */
+	}
+cleanup:
+	nd_sig_clear(&sig);
+	free(c);
+	free(mine);
+	return rc;
+}
+
 /* The verified duplicates of res->docid in its cluster res->key. */
 static int duplicates_of(nd_hook *h, nd_hook_result *res)
 {
@@ -145,6 +210,8 @@ static int duplicates_of(nd_hook *h, nd_hook_result *res)
 	int rc;
 
 	res->candidates = res->nduplicates = 0;
+	if (h->o.tolerant > 0)
+		return tolerant_duplicates_of(h, res);
 	if (!res->key)
 		return ND_OK;
 	if ((rc = nd_store_read_begin(h->st, &txn)) < 0)

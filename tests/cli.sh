@@ -34,6 +34,7 @@ with open(d + "/corpus.jsonl", "w") as f:
 open(d + "/copy3.txt", "w").write(edit(text(3), 999, 1))
 open(d + "/new.txt", "w").write(edit(text(5000), 1, 0))
 open(d + "/f5.0.jsonl", "w").write(json.dumps({"id": "f5.0", "text": edit(text(6000), 2, 0)}) + "\n")
+open(d + "/copy7.jsonl", "w").write(json.dumps({"id": "copy7", "text": edit(text(7), 998, 1)}) + "\n")
 EOF
 
 "$nd" index --quiet --db "$t/db" "$t/corpus.jsonl"
@@ -99,6 +100,19 @@ grep -q "^0 added, 0 replaced, 0 deleted" "$t/upd0.out" || fail "update after ho
 "$nd" update --db "$t/db" --store "$t/store" --json > "$t/upd1.out" 2> "$t/upd1.err"
 grep -q '"change":"replaced"' "$t/upd1.out" || fail "update: $(cat "$t/upd1.out")"
 grep -q "^0 added, 1 replaced, 0 deleted" "$t/upd1.err" || fail "update: $(cat "$t/upd1.err")"
+# A copy of family 7 (4 members) indexed behind neardup's back: update
+# --tolerant reports it with verified duplicates among its candidates.
+"$nd" index --quiet --db "$t/db" "$t/copy7.jsonl"
+"$nd" update --db "$t/db" --store "$t/store" --tolerant 0.5 --json > "$t/upd2.out" 2>/dev/null
+python3 - "$t/upd2.out" <<'EOF' || fail "update --tolerant: $(cat "$t/upd2.out")"
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert len(r) == 1 and r[0]["change"] == "added", r
+assert 1 <= len(r[0]["duplicates"]) <= r[0]["candidates"], r
+assert all(0 <= x["distance"] <= 0.08 for x in r[0]["duplicates"]), r
+EOF
+rc=0; "$nd" update --db "$t/db" --store "$t/store" --tolerant 0 2> "$t/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "tolerant needs" "$t/err" || fail "update --tolerant 0: exit $rc"
 
 # Clear errors naming the input.
 if "$nd" search --db "$t/nope" --store "$t/store" x 2> "$t/err"; then fail "missing db accepted"; fi

@@ -447,12 +447,94 @@ static void test_update_after_omindex(void **state)
 	free(storepath);
 }
 
+/* Tolerant duplicates: b is a with its first descriptive word replaced,
+ * so it has 5 of a's 6 bits and c's key; c has b's bits but other text.
+ * By key, b's only candidate is c, which differs; tolerant at 0.5 finds a
+ * as well, verified, and c as a candidate only. */
+static void test_hook_tolerant(void **state)
+{
+	(void)state;
+	char *tdb = tu_join(dir, "tol-db"), *tst = tu_join(dir, "tol-st");
+	uint64_t rng = 21;
+	char *filler = tu_random_doc(&rng, 200, VOCAB), *other = tu_random_doc(&rng, 200, VOCAB);
+	size_t cap = strlen(filler) + strlen(other) + 100;
+	char *a = malloc(cap), *b = malloc(cap), *c = malloc(cap);
+	snprintf(a, cap, "s1 s2 s3 s4 s5 s6 %s s1 s2 s3 s4 s5 s6", filler);
+	snprintf(b, cap, "s7 s2 s3 s4 s5 s6 %s s7 s2 s3 s4 s5 s6", filler);
+	snprintf(c, cap, "s7 s2 s3 s4 s5 s6 %s s7 s2 s3 s4 s5 s6", other);
+	const char *ids[] = {"a", "c"};
+	char *texts[] = {a, c};
+	nd_xdb *ro;
+	nd_store *st;
+	nd_descriptor *d;
+	tu_handmade_set(tdb, tst, ids, texts, 2, 6, &ro, &st, &d);
+	nd_docid da, dc;
+	assert_int_equal(nd_xdb_find_uid(ro, "a", &da), ND_OK);
+	assert_int_equal(nd_xdb_find_uid(ro, "c", &dc), ND_OK);
+	nd_xdb_close(ro);
+
+	nd_indexer *ix;
+	nd_hook *exact, *tol;
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+	ho.max_drift = 0; /* a set of two documents: every change is half of it */
+	assert_int_equal(nd_indexer_open(&ix, tdb, NULL), ND_OK);
+	assert_int_equal(nd_hook_open(&exact, nd_indexer_db(ix), st, &ho), ND_OK);
+	ho.tolerant = 0.5;
+	assert_int_equal(nd_hook_open(&tol, nd_indexer_db(ix), st, &ho), ND_OK);
+	assert_int_equal(nd_indexer_add_text(ix, "b", b, strlen(b), NULL, NULL), ND_OK);
+	nd_docid db_ = nd_indexer_last_docid(ix);
+	nd_hook_result r = ND_HOOK_RESULT_INIT;
+	assert_int_equal(nd_hook_changed(exact, db_, &r), ND_OK);
+	assert_int_equal(r.change, ND_CHANGE_ADDED);
+	assert_int_equal(r.candidates, 1); /* c, by key */
+	assert_int_equal(r.nduplicates, 0);
+	assert_int_equal(nd_hook_changed(tol, db_, &r), ND_OK);
+	assert_int_equal(r.candidates, 2); /* a (5/6) and c (1) */
+	assert_int_equal(r.nduplicates, 1);
+	assert_int_equal(r.duplicates[0].docid, da);
+	assert_true(r.duplicates[0].distance > 0 && r.duplicates[0].distance <= 0.08);
+	/* Compared most similar first: with one comparison, c (Jaccard 1) is it. */
+	nd_hook *one;
+	ho.max_compare = 1;
+	assert_int_equal(nd_hook_open(&one, nd_indexer_db(ix), st, &ho), ND_OK);
+	assert_int_equal(nd_hook_changed(one, db_, &r), ND_OK);
+	assert_int_equal(r.candidates, 2);
+	assert_int_equal(r.nduplicates, 0);
+	/* Deleted: no record, nothing to report. */
+	assert_int_equal(nd_indexer_delete(ix, "b", NULL), ND_OK);
+	assert_int_equal(nd_hook_changed(tol, db_, &r), ND_OK);
+	assert_int_equal(r.change, ND_CHANGE_DELETED);
+	assert_int_equal(r.candidates, 0);
+	assert_int_equal(r.nduplicates, 0);
+	nd_hook_result_clear(&r);
+	ho.tolerant = 1.5;
+	nd_hook *bad = NULL;
+	assert_int_equal(nd_hook_open(&bad, nd_indexer_db(ix), st, &ho), ND_EINVAL);
+	assert_null(bad);
+	(void)dc;
+
+	nd_hook_free(one);
+	nd_hook_free(tol);
+	nd_hook_free(exact);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	nd_descriptor_free(d);
+	nd_store_close(st);
+	free(a);
+	free(b);
+	free(c);
+	free(filler);
+	free(other);
+	free(tdb);
+	free(tst);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hook_random_operations),
 		cmocka_unit_test(test_hook_drift_limit),
 		cmocka_unit_test(test_update_after_omindex),
+		cmocka_unit_test(test_hook_tolerant),
 	};
 	return cmocka_run_group_tests_name("hook", tests, setup, teardown);
 }

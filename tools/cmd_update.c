@@ -26,6 +26,9 @@ static const char usage_text[] =
 	"  --store DIR       neardup store signed from it\n"
 	"  --max-drift F     refuse once changes since 'neardup build' exceed this\n"
 	"                    fraction of the documents it was built from (0.5; 0 = no limit)\n"
+	"  --tolerant J      duplicates among the documents whose descriptive bit\n"
+	"                    sets have Jaccard >= J (0 < J <= 1) with the changed\n"
+	"                    one's, not only its key's (web pages; 0.5 as check)\n"
 	"  --jobs N          threads reading postlists (default: the number of cores)\n"
 	"  --block N         documents per store transaction (131072); each commits\n"
 	"                    on its own, so a killed run keeps what it finished\n"
@@ -39,6 +42,7 @@ static const char usage_text[] =
 typedef struct {
 	nd_xdb *db;
 	int json, quiet;
+	double tolerant;
 } upd_ctx;
 
 static void on_change(const nd_hook_result *r, void *vctx)
@@ -70,7 +74,10 @@ static void on_change(const nd_hook_result *r, void *vctx)
 	if (r->change == ND_CHANGE_DELETED || nd_xdb_doc_uid(c->db, r->docid, &uid) < 0)
 		uid = NULL;
 	printf("%-9s %8u  %-40s", nd_change_name(r->change), r->docid, uid ? uid : "");
-	if (r->key)
+	if (c->tolerant > 0 && r->change != ND_CHANGE_DELETED)
+		printf(" %zu candidate%s at bit-set Jaccard >= %g, %zu verified duplicate%s", r->candidates,
+		       r->candidates == 1 ? "" : "s", c->tolerant, r->nduplicates, r->nduplicates == 1 ? "" : "s");
+	else if (r->key)
 		printf(" key %s, %zu candidate%s, %zu verified duplicate%s", key, r->candidates,
 		       r->candidates == 1 ? "" : "s", r->nduplicates, r->nduplicates == 1 ? "" : "s");
 	putchar('\n');
@@ -92,6 +99,7 @@ int nd_cmd_update(int argc, char **argv)
 		{"max-drift", required_argument, NULL, 'm'},
 		{"block", required_argument, NULL, 'b'},
 		{"jobs", required_argument, NULL, 'J'},
+		{"tolerant", required_argument, NULL, 't'},
 		{"json", no_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -99,7 +107,7 @@ int nd_cmd_update(int argc, char **argv)
 	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
 	nd_sign_report rep;
 	const char *dbpath = NULL, *storepath = NULL;
-	upd_ctx c = {NULL, 0, 0};
+	upd_ctx c = {NULL, 0, 0, 0};
 	nd_store *st = NULL;
 	nd_hook *h = NULL;
 	int opt, rc, slot, ret = EXIT_ERR;
@@ -132,6 +140,16 @@ int nd_cmd_update(int argc, char **argv)
 			if (tool_parse_jobs("update", optarg, &ho.jobs))
 				return EXIT_USAGE;
 			break;
+		case 't': {
+			char *end;
+			ho.tolerant = c.tolerant = strtod(optarg, &end);
+			if (*end || end == optarg || !(ho.tolerant > 0 && ho.tolerant <= 1)) {
+				fprintf(stderr, "neardup update: --tolerant needs a bit-set Jaccard in (0, 1], not '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
 		case 'j': c.json = 1; break;
 		case 'q': c.quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;

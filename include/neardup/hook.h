@@ -31,17 +31,23 @@ typedef struct {
 	nd_verify_options verify;
 	uint32_t block_docs;       /* nd_hook_update: docids per transaction (0: signing's default) */
 	unsigned jobs;             /* nd_hook_update: threads reading postlists (nd_sign_options.jobs; 1) */
+	double tolerant;           /* > 0: duplicates among the documents whose bit sets have
+				      Jaccard >= this with the document's, not its key's (0) */
+	size_t max_compare;        /* tolerant: the most similar this many are compared (0: 64) */
 } nd_hook_options;
 
-#define ND_HOOK_OPTIONS_INIT { 0.5, ND_VERIFY_OPTIONS_INIT, 0, 1 }
+#define ND_HOOK_OPTIONS_INIT { 0.5, ND_VERIFY_OPTIONS_INIT, 0, 1, 0, 64 }
 
 typedef struct {
 	nd_docid docid;
 	nd_change change;
 	uint64_t key, old_key;     /* cluster keys after and before (0: none) */
-	size_t candidates;         /* other documents with the same key */
+	size_t candidates;         /* other documents with the same key (tolerant: with
+				      bit-set Jaccard >= tolerant) */
 	nd_verified *duplicates;   /* of those, the ones verified as its near-duplicates
-				      (distance: to their group's first member) */
+				      (distance: to their group's first member; tolerant:
+				      to the document itself, group 0, most similar
+				      bits first, among the first max_compare) */
 	size_t nduplicates;
 } nd_hook_result;
 
