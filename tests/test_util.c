@@ -81,7 +81,7 @@ void tu_handmade_set(const char *dbpath, const char *storepath, const char *cons
 		     nd_descriptor **d)
 {
 	nd_indexer *ix;
-	char names[32][8];
+	char names[32][12];
 	const char *words[32];
 	double th[32];
 	assert_true(nwords <= 32);
