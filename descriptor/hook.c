@@ -37,8 +37,8 @@ int nd_hook_open(nd_hook **out, nd_xdb *db, nd_store *st, const nd_hook_options 
 	h->st = st;
 	h->o = opts ? *opts : (nd_hook_options)ND_HOOK_OPTIONS_INIT;
 	if (h->o.tolerant < 0 || h->o.tolerant > 1) {
-		nd_hook_free(h);
-		return nd_error_set(ND_EINVAL, "tolerant must be in [0, 1], not %g", h->o.tolerant);
+		rc = nd_error_set(ND_EINVAL, "tolerant must be in [0, 1], not %g", h->o.tolerant);
+		goto fail;
 	}
 	if (!h->o.max_compare)
 		h->o.max_compare = 64;
