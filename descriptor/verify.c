@@ -353,6 +353,7 @@ cleanup:
 /* One document of a tolerant grouping: its bits, and its words once read. */
 typedef struct {
 	nd_sig sig;
+	uint16_t *rare;   /* its bits, rarest in the list first: the prefix order */
 	uint32_t *words;
 	size_t nwords;
 	int read;         /* 0 not yet, 1 words, -1 none (deleted, or no words) */
@@ -388,6 +389,7 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 	size_t *kept = NULL, nk = 0, *cands = NULL, ccap = 0;
 	posting *post = NULL; /* bit -> leaders (positions in kept) with it in their prefix */
 	uint32_t nbitv = 0;   /* bits are below this */
+	size_t *df = NULL;    /* documents of the list with each bit */
 	size_t cached = 0;    /* bytes of leaders' words held */
 	int rc = ND_OK;
 
@@ -424,14 +426,32 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 	 * leaders whose bit sets are similar enough, the first max_leaders
 	 * are compared, so a document costs a bounded number of comparisons
 	 * however many share its bits.  Leaders are found by prefix filtering
-	 * (as tolerant_candidates in check.c, with bit order for the global
-	 * order), not by a scan of all of them: n may be in the millions. */
+	 * (as tolerant_candidates in check.c), not by a scan of all of them:
+	 * n may be in the millions.  The order is rarest bit first, counted in
+	 * this list, so that the postings probed are short. */
 	for (size_t i = 0; i < n; i++)
 		if (t[i].sig.nbits && t[i].sig.bits[t[i].sig.nbits - 1] >= nbitv)
 			nbitv = t[i].sig.bits[t[i].sig.nbits - 1] + 1u;
-	if (!(post = calloc(nbitv + 1, sizeof(*post)))) {
+	if (!(post = calloc(nbitv + 1, sizeof(*post))) || !(df = calloc(nbitv + 1, sizeof(*df)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t b = 0; b < t[i].sig.nbits; b++)
+			df[t[i].sig.bits[b]]++;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t nb = t[i].sig.nbits;
+		if (nb && !(t[i].rare = malloc(nb * sizeof(*t[i].rare)))) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+			goto cleanup;
+		}
+		for (uint32_t b = 0; b < nb; b++) { /* insertion sort by (count, bit) */
+			uint16_t x = t[i].sig.bits[b];
+			uint32_t k = b;
+			for (; k > 0 && df[t[i].rare[k - 1]] > df[x]; k--)
+				t[i].rare[k] = t[i].rare[k - 1];
+			t[i].rare[k] = x;
+		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t compared = 0, nc = 0;
@@ -440,7 +460,7 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 			distance[i] = 0;
 		uint32_t nb = t[i].sig.nbits, pre = nd__jaccard_prefix(nb, min_jaccard);
 		for (uint32_t p = 0; p < pre; p++) {
-			const posting *P = &post[t[i].sig.bits[p]];
+			const posting *P = &post[t[i].rare[p]];
 			void *v = cands;
 			rc = nd_array_reserve(&v, &ccap, nc + P->n + 1, sizeof(*cands));
 			cands = v;
@@ -492,7 +512,7 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 		rc = ND_OK;
 		if (into[i] == i) {
 			for (uint32_t p = 0; p < pre; p++) {
-				posting *P = &post[t[i].sig.bits[p]];
+				posting *P = &post[t[i].rare[p]];
 				void *v = P->k;
 				rc = nd_array_reserve(&v, &P->cap, P->n + 1, sizeof(*P->k));
 				P->k = v;
@@ -516,8 +536,10 @@ cleanup:
 	nd_store_txn_end(txn);
 	for (size_t i = 0; t && i < n; i++) {
 		nd_sig_clear(&t[i].sig);
+		free(t[i].rare);
 		free(t[i].words);
 	}
+	free(df);
 	for (size_t b = 0; post && b < nbitv; b++)
 		free(post[b].k);
 	free(post);
