@@ -230,15 +230,20 @@ int nd_collapse_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, 
 			 const nd_docid *ranked, size_t n, nd_collapsed *out, size_t *nkept)
 {
 	size_t *into = n ? malloc(n * sizeof(*into)) : NULL, *pos = n ? malloc(n * sizeof(*pos)) : NULL;
+	nd_docid *ids = n ? malloc(n * sizeof(*ids)) : NULL;
 	int rc;
 
 	*nkept = 0;
-	if (n && (!into || !pos)) {
+	if (n && (!into || !pos || !ids)) {
 		free(into);
 		free(pos);
+		free(ids);
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
-	if ((rc = nd_verify_tolerant(db, st, vo, min_jaccard, ranked, n, into, NULL)) == ND_OK)
+	/* What filtering folds (cached verifications of equal keys) is folded
+	 * without comparing again; the Levenshtein runs across keys only. */
+	if ((rc = nd_collapse_ids(db, st, vo, ranked, n, ids)) == ND_OK &&
+	    (rc = nd_verify_tolerant(db, st, vo, min_jaccard, ranked, n, ids, into, NULL)) == ND_OK)
 		/* A result folds into a better-ranked one: that one is out already. */
 		for (size_t i = 0; i < n; i++) {
 			if (into[i] == i) {
@@ -249,6 +254,7 @@ int nd_collapse_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, 
 		}
 	free(into);
 	free(pos);
+	free(ids);
 	return rc;
 }
 

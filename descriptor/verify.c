@@ -380,8 +380,21 @@ static int cmp_size(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+typedef struct {
+	nd_docid id;
+	size_t i;
+} id_ref;
+
+static int cmp_id_ref(const void *a, const void *b)
+{
+	const id_ref *x = a, *y = b;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
 int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, double min_jaccard,
-		       const nd_docid *docs, size_t n, size_t *into, double *distance)
+		       const nd_docid *docs, size_t n, const nd_docid *groups, size_t *into, double *distance)
 {
 	nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
 	nd_store_txn *txn = NULL;
@@ -390,6 +403,8 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 	posting *post = NULL; /* bit -> leaders (positions in kept) with it in their prefix */
 	uint32_t nbitv = 0;   /* bits are below this */
 	size_t *df = NULL;    /* documents of the list with each bit */
+	size_t *first = NULL; /* groups: index of the first document with the same id */
+	id_ref *refs = NULL;
 	size_t cached = 0;    /* bytes of leaders' words held */
 	int rc = ND_OK;
 
@@ -439,6 +454,22 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 	for (size_t i = 0; i < n; i++)
 		for (uint32_t b = 0; b < t[i].sig.nbits; b++)
 			df[t[i].sig.bits[b]]++;
+	if (groups) {
+		size_t m = 0;
+		if (!(first = malloc(n * sizeof(*first))) || !(refs = malloc(n * sizeof(*refs)))) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+			goto cleanup;
+		}
+		for (size_t i = 0; i < n; i++) {
+			first[i] = i;
+			if (groups[i])
+				refs[m++] = (id_ref){groups[i], i};
+		}
+		qsort(refs, m, sizeof(*refs), cmp_id_ref);
+		for (size_t r = 1; r < m; r++)
+			if (refs[r].id == refs[r - 1].id)
+				first[refs[r].i] = first[refs[r - 1].i];
+	}
 	for (size_t i = 0; i < n; i++) {
 		uint32_t nb = t[i].sig.nbits;
 		if (nb && !(t[i].rare = malloc(nb * sizeof(*t[i].rare)))) {
@@ -455,6 +486,12 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t compared = 0, nc = 0;
+		if (first && first[i] != i) {
+			into[i] = into[first[i]]; /* verified with it already, by key */
+			if (distance)
+				distance[i] = -1;
+			continue;
+		}
 		into[i] = i;
 		if (distance)
 			distance[i] = 0;
@@ -540,6 +577,8 @@ cleanup:
 		free(t[i].words);
 	}
 	free(df);
+	free(first);
+	free(refs);
 	for (size_t b = 0; post && b < nbitv; b++)
 		free(post[b].k);
 	free(post);

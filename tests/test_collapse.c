@@ -192,13 +192,26 @@ static void test_tolerant_equals_scan(void **state)
 		assert_int_equal(nd_sig_decode(&sig[i], pay, len, VOCAB * 10), ND_OK);
 	}
 	nd_store_txn_end(txn);
+	/* What equal-key filtering folds: nd_collapse_tolerant starts from it. */
+	nd_docid *ids = malloc(n * sizeof(*ids));
+	size_t *lk = malloc(n * sizeof(*lk)), *into = malloc(n * sizeof(*into));
+	assert_int_equal(nd_collapse_ids(db, st, NULL, ranked, n, ids), ND_OK);
 	const double floors[] = {0.2, 0.5, 0.8, 1.0};
-	size_t similar = 0;
-	for (size_t f = 0; f < sizeof(floors) / sizeof(*floors); f++) {
+	size_t similar = 0, by_key = 0;
+	for (size_t f = 0; f < sizeof(floors) / sizeof(*floors); f++)
+	for (int g = 0; g < 2; g++) { /* g: with the equal-key groups */
 		size_t m = 0;
 		for (size_t i = 0; i < n; i++) {
-			size_t compared = 0, into = SIZE_MAX;
-			for (size_t k = 0; k < m && compared < 8 && into == SIZE_MAX; k++) {
+			size_t compared = 0, to = SIZE_MAX, j = 0;
+			while (g && ids[i] && j < i && ids[j] != ids[i])
+				j++;
+			if (g && ids[i] && j < i) { /* joins the leader of the first of its group */
+				lk[i] = lk[j];
+				folded[lk[j]]++;
+				by_key++;
+				continue;
+			}
+			for (size_t k = 0; k < m && compared < 8 && to == SIZE_MAX; k++) {
 				const nd_sig *a = &sig[i], *b = &sig[kept[k]];
 				uint32_t common = 0;
 				for (uint32_t x = 0; x < a->nbits; x++)
@@ -217,21 +230,37 @@ static void test_tolerant_equals_scan(void **state)
 				assert_int_equal(nd_words_get(db, ranked[i], &wb, &nb, NULL), ND_OK);
 				assert_int_equal(nd_levenshtein(wa, na, wb, nb, 0.08, &dist, &exact), ND_OK);
 				if (exact && dist <= 0.08)
-					into = k;
+					to = k;
 				free(wa);
 				free(wb);
 			}
-			if (into == SIZE_MAX) {
+			if (to == SIZE_MAX) {
 				folded[m] = 0;
+				lk[i] = m;
 				kept[m++] = i;
-			} else
-				folded[into]++;
+			} else {
+				folded[to]++;
+				lk[i] = to;
+			}
 		}
 		/* The same when no leader's words may be held (each read again). */
 		nd_verify_options held[2] = {ND_VERIFY_OPTIONS_INIT, ND_VERIFY_OPTIONS_INIT};
 		held[1].max_held_bytes = 1;
 		for (int h = 0; h < 2; h++) {
-			assert_int_equal(nd_collapse_tolerant(db, st, &held[h], floors[f], ranked, n, out, &nk), ND_OK);
+			if (g) {
+				assert_int_equal(nd_collapse_tolerant(db, st, &held[h], floors[f], ranked, n, out, &nk),
+						 ND_OK);
+			} else { /* the grouping alone, counted here */
+				assert_int_equal(nd_verify_tolerant(db, st, &held[h], floors[f], ranked, n, NULL, into, NULL),
+						 ND_OK);
+				nk = 0;
+				for (size_t i = 0; i < n; i++)
+					if (into[i] == i) {
+						lk[i] = nk;
+						out[nk++] = (nd_collapsed){ranked[i], 0};
+					} else
+						out[lk[into[i]]].collapsed++;
+			}
 			assert_int_equal(nk, m);
 			for (size_t k = 0; k < m; k++) {
 				assert_int_equal(out[k].docid, ranked[kept[k]]);
@@ -240,6 +269,10 @@ static void test_tolerant_equals_scan(void **state)
 		}
 		assert_true(m < n);
 	}
+	assert_true(by_key > 0); /* the corpus's copies share keys: the group rule was used */
+	free(ids);
+	free(lk);
+	free(into);
 	assert_true(similar > n); /* the floors were met often, not just by copies */
 	for (size_t i = 0; i < n; i++)
 		nd_sig_clear(&sig[i]);
@@ -300,13 +333,21 @@ static void test_tolerant(void **state)
 	/* The grouping underneath: b's leader is a, at its word distance. */
 	size_t into[4];
 	double dist[4];
-	assert_int_equal(nd_verify_tolerant(tx, ts, NULL, 0.5, r1, 4, into, dist), ND_OK);
+	assert_int_equal(nd_verify_tolerant(tx, ts, NULL, 0.5, r1, 4, NULL, into, dist), ND_OK);
 	assert_int_equal(into[0], 0);
 	assert_int_equal(into[1], 0);
 	assert_int_equal(into[2], 2);
 	assert_int_equal(into[3], 3);
 	assert_true(dist[0] == 0 && dist[2] == 0);
 	assert_true(dist[1] > 0 && dist[1] <= 0.08); /* 2 of about 212 words */
+	/* Known groups are taken as verified: c said to be b's joins a too,
+	 * uncompared (distance -1). */
+	nd_docid known[4] = {0, 7, 7, 0};
+	assert_int_equal(nd_verify_tolerant(tx, ts, NULL, 0.5, r1, 4, known, into, dist), ND_OK);
+	assert_int_equal(into[1], 0);
+	assert_int_equal(into[2], 0);
+	assert_true(dist[2] == -1);
+	assert_int_equal(into[3], 3);
 	/* The ranking decides which of the two is kept. */
 	nd_docid r2[] = {b, far, a, c};
 	assert_int_equal(nd_collapse_tolerant(tx, ts, NULL, 0.5, r2, 4, out, &nk), ND_OK);

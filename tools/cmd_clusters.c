@@ -1,6 +1,7 @@
 /* neardup clusters: candidate duplicate clusters from the store. */
 #include "tools/tool.h"
 #include "common/nd_buf.h"
+#include "neardup/collapse.h"
 #include "neardup/descriptor.h"
 #include "neardup/shards.h"
 #include "neardup/verify.h"
@@ -97,6 +98,7 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 {
 	doc_list l = {NULL, 0, 0};
 	size_t *into = NULL, *order = NULL, *start = NULL, ng = 0, in_groups = 0;
+	nd_docid *ids = NULL;
 	double *dist = NULL;
 	tgroup *g = NULL;
 	nd_store_txn *txn = NULL;
@@ -116,8 +118,12 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 		goto cleanup;
 	}
 	double t0 = tool_now();
-	if ((rc = nd_verify_tolerant(db, st, vo, j, l.docs, l.n, into, dist)) < 0) {
-		tool_fail("clusters", rc, storepath);
+	/* Equal-key verified groups first (cached by --verify), so the result
+	 * holds them all and Levenshtein runs only across keys. */
+	if ((l.n && !(ids = malloc(l.n * sizeof(*ids)))) ||
+	    (rc = nd_collapse_ids(db, st, vo, l.docs, l.n, ids)) < 0 ||
+	    (rc = nd_verify_tolerant(db, st, vo, j, l.docs, l.n, ids, into, dist)) < 0) {
+		tool_fail("clusters", l.n && !ids ? ND_ENOMEM : rc, storepath);
 		goto cleanup;
 	}
 	/* Members by leader (counting sort): start[L] is where leader L's
@@ -165,10 +171,12 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 				json_object_set_new(jd, "docid", json_integer(l.docs[i]));
 				if (uid)
 					json_object_set_new(jd, "id", json_string(uid));
-				json_object_set_new(jd, "distance", json_real(dist[i]));
+				json_object_set_new(jd, "distance", dist[i] < 0 ? json_null() : json_real(dist[i]));
 				json_array_append_new(jdocs, jd);
 			} else if (i == lead)
 				printf("  %8u  %-40s representative\n", l.docs[i], uid ? uid : "(no id)");
+			else if (dist[i] < 0)
+				printf("  %8u  %-40s with its key's verified group\n", l.docs[i], uid ? uid : "(no id)");
 			else
 				printf("  %8u  %-40s %.3f\n", l.docs[i], uid ? uid : "(no id)", dist[i]);
 			free(uid);
@@ -194,6 +202,7 @@ cleanup:
 	free(g);
 	free(order);
 	free(start);
+	free(ids);
 	return ret;
 }
 

@@ -80,10 +80,17 @@ ND_EXTERN int nd_verify_cluster(nd_xdb *db, nd_store *st, uint64_t key, const nd
  * first opts->max_leaders are compared), or leads a group itself.  into[i]
  * gets the index in docs of docs[i]'s leader (i for a leader), distance
  * (may be NULL) the distance to it (0 for a leader).  Documents without a
- * record, a set bit or words lead groups of their own. */
+ * record, a set bit or words lead groups of their own.
+ *
+ * groups (may be NULL) gives what is already known, as nd_collapse_ids
+ * does: docs with the same non-zero id are verified near-duplicates of
+ * one equal-key group.  A document whose id an earlier one has joins that
+ * one's leader without a comparison (distance -1), so the result holds
+ * every equal-key verified group, and the Levenshtein runs only across
+ * keys (most of the cost saved where copies keep their key). */
 ND_EXTERN int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *opts,
-				 double min_jaccard, const nd_docid *docs, size_t n, size_t *into,
-				 double *distance);
+				 double min_jaccard, const nd_docid *docs, size_t n, const nd_docid *groups,
+				 size_t *into, double *distance);
 
 /* For verifying many clusters: one commit, and its sync, per cluster is
  * most of the time of 'clusters --verify' on a large store.  A batch
