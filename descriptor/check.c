@@ -158,6 +158,32 @@ done:
 	return rc;
 }
 
+int nd__compare_candidates(nd_xdb *db, const uint32_t *ids, size_t n, const nd__cand *c, size_t nc,
+			   nd_docid self, size_t max_compare, double max_distance, nd_check_member *out,
+			   size_t *nout)
+{
+	int rc = ND_OK;
+	*nout = 0;
+	for (size_t i = 0; i < nc && *nout < max_compare; i++) {
+		uint32_t *w = NULL;
+		size_t nw;
+		double dist = 1;
+		int exact = 0;
+		if (c[i].docid == self)
+			continue;
+		rc = nd_words_get(db, c[i].docid, &w, &nw, NULL);
+		if (rc == ND_OK)
+			rc = nd_levenshtein(ids, n, w, nw, max_distance, &dist, &exact);
+		free(w);
+		if (rc == ND_ENOTFOUND) /* deleted since signing, or no words */
+			rc = ND_OK;
+		else if (rc < 0)
+			return rc;
+		out[(*nout)++] = (nd_check_member){c[i].docid, dist, exact && dist <= max_distance, c[i].jaccard};
+	}
+	return rc;
+}
+
 /* tolerant < 0: the members of the text's exact key; else candidates of
  * bit-set Jaccard >= tolerant.  Over every store given; sh (NULL: one
  * unsharded store) turns each store's docids into the combined
@@ -228,26 +254,11 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
-	for (size_t i = 0; i < m; i++) {
-		uint32_t *w = NULL, docid = all[i].docid;
-		size_t nw;
-		double dist = 1;
-		int exact = 0;
-		rc = nd_words_get(db, docid, &w, &nw, NULL);
-		if (rc == ND_OK)
-			rc = nd_levenshtein(ids, n, w, nw, max_distance, &dist, &exact);
-		free(w);
-		if (rc == ND_ENOTFOUND) /* deleted since signing, or no words */
-			rc = ND_OK;
-		else if (rc < 0)
-			goto cleanup;
-		nd_check_member *cm = &out->members[out->nmembers++];
-		cm->docid = docid;
-		cm->distance = dist;
-		cm->duplicate = exact && dist <= max_distance;
-		cm->jaccard = all[i].jaccard;
-		out->duplicates += cm->duplicate;
-	}
+	if ((rc = nd__compare_candidates(db, ids, n, all, nall, 0, m, max_distance, out->members,
+					 &out->nmembers)) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < out->nmembers; i++)
+		out->duplicates += out->members[i].duplicate;
 cleanup:
 	nd_store_txn_end(txn);
 	free(all);

@@ -4,6 +4,7 @@
 #define ND_DESC_INTERNAL_H
 
 #include "neardup/descriptor.h"
+#include "neardup/check.h"
 #include "neardup/verify.h"
 
 #include <math.h>
@@ -146,6 +147,15 @@ typedef struct {
 } nd__cand;
 int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_sig *sig, double t,
 			    nd__cand **out, size_t *nout);
+
+/* Compare word ids[0..n) with the words of c[0..nc) in that order (most
+ * similar first), skipping docid self (0: none), at most max_compare of
+ * them, by word Levenshtein with the cut-off max_distance: out (room for
+ * max_compare) gets *nout members.  A candidate without words (deleted
+ * since signing) is a member at distance 1.  check and tolerant hooks. */
+int nd__compare_candidates(nd_xdb *db, const uint32_t *ids, size_t n, const nd__cand *c, size_t nc,
+			   nd_docid self, size_t max_compare, double max_distance, nd_check_member *out,
+			   size_t *nout);
 
 /* Append bit to a signature. */
 int nd_sig_push(nd_sig *s, uint16_t bit);

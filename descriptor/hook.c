@@ -142,14 +142,16 @@ cleanup:
 	return rc;
 }
 
-/* Tolerant: its candidates by bit-set Jaccard, each compared with it. */
+/* Tolerant: its candidates by bit-set Jaccard, compared with it as
+ * check --tolerant compares a text. */
 static int tolerant_duplicates_of(nd_hook *h, nd_hook_result *res)
 {
 	nd_store_txn *txn;
 	nd_sig sig = ND_SIG_INIT;
 	nd__cand *c = NULL;
+	nd_check_member *m = NULL;
 	uint32_t *mine = NULL;
-	size_t nc = 0, nmine = 0, compared = 0;
+	size_t nc = 0, nmine = 0, nm = 0;
 	const void *pay;
 	size_t len;
 	uint64_t key;
@@ -169,7 +171,8 @@ static int tolerant_duplicates_of(nd_hook *h, nd_hook_result *res)
 		goto cleanup;
 	for (size_t i = 0; i < nc; i++)
 		res->candidates += c[i].docid != res->docid; /* itself is among them */
-	if (!(res->duplicates = malloc(nc * sizeof(*res->duplicates)))) {
+	size_t most = h->o.max_compare < nc ? h->o.max_compare : nc;
+	if (!(res->duplicates = malloc(most * sizeof(*res->duplicates))) || !(m = malloc(most * sizeof(*m)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
@@ -178,24 +181,17 @@ static int tolerant_duplicates_of(nd_hook *h, nd_hook_result *res)
 		rc = ND_OK; /* no words to verify by */
 		goto cleanup;
 	}
-	for (size_t i = 0; i < nc && rc == ND_OK && compared < h->o.max_compare; i++) {
-		uint32_t *w = NULL;
-		size_t nw;
-		nd_verify_how how;
-		double dist;
-		if (c[i].docid == res->docid)
-			continue;
-		compared++;
-		rc = nd_words_get(h->db, c[i].docid, &w, &nw, NULL);
-		if (rc == ND_OK && (rc = nd__verify_pair(mine, nmine, w, nw, &h->o.verify, &how, &dist)) == 1)
-			res->duplicates[res->nduplicates++] = (nd_verified){c[i].docid, 0, dist, how};
-		free(w);
-		if (rc == ND_ENOTFOUND || rc == 1)
-			rc = ND_OK; /* deleted since signing; or verified */
-	}
+	if (rc < 0 || (rc = nd__compare_candidates(h->db, mine, nmine, c, nc, res->docid, h->o.max_compare,
+						   h->o.verify.max_distance, m, &nm)) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < nm; i++)
+		if (m[i].duplicate)
+			res->duplicates[res->nduplicates++] =
+				(nd_verified){m[i].docid, 0, m[i].distance, ND_VERIFIED_LEVENSHTEIN};
 cleanup:
 	nd_sig_clear(&sig);
 	free(c);
+	free(m);
 	free(mine);
 	return rc;
 }

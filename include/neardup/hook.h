@@ -46,8 +46,9 @@ typedef struct {
 				      bit-set Jaccard >= tolerant) */
 	nd_verified *duplicates;   /* of those, the ones verified as its near-duplicates
 				      (distance: to their group's first member; tolerant:
-				      to the document itself, group 0, most similar
-				      bits first, among the first max_compare) */
+				      word Levenshtein to the document itself, as check
+				      --tolerant measures it, group 0, most similar bits
+				      first, among the first max_compare) */
 	size_t nduplicates;
 } nd_hook_result;
 
