@@ -369,8 +369,23 @@ static int tol_words(nd_xdb *db, nd_docid docid, tol_doc *t)
 	return rc == ND_ENOTFOUND ? ND_OK : rc;
 }
 
+/* Keep t's words just read while the leaders' words held stay within
+ * budget; else drop them, to be read again when next compared. */
+static void hold_words(tol_doc *t, size_t *held, size_t budget)
+{
+	size_t bytes = t->nwords * sizeof(uint32_t);
+	if (t->read <= 0)
+		return;
+	if (*held + bytes > budget) {
+		free(t->words);
+		t->words = NULL;
+		t->read = 0;
+	} else
+		*held += bytes;
+}
+
 typedef struct {
-	size_t *k;
+	size_t *k; /* leaders, as indices into docs: ascending, the order they lead in */
 	size_t n, cap;
 } posting;
 
@@ -399,13 +414,13 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 	nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
 	nd_store_txn *txn = NULL;
 	tol_doc *t = NULL;
-	size_t *kept = NULL, nk = 0, *cands = NULL, ccap = 0;
-	posting *post = NULL; /* bit -> leaders (positions in kept) with it in their prefix */
+	size_t *cands = NULL, ccap = 0;
+	posting *post = NULL; /* bit -> leaders with it in their prefix */
 	uint32_t nbitv = 0;   /* bits are below this */
 	size_t *df = NULL;    /* documents of the list with each bit */
 	size_t *first = NULL; /* groups: index of the first document with the same id */
 	id_ref *refs = NULL;
-	size_t cached = 0;    /* bytes of leaders' words held */
+	size_t held = 0;      /* bytes of leaders' words held */
 	int rc = ND_OK;
 
 	if (!(min_jaccard > 0 && min_jaccard <= 1))
@@ -418,7 +433,7 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 		o.max_held_bytes = (size_t)256 << 20;
 	if (n == 0)
 		return ND_OK;
-	if (!(t = calloc(n, sizeof(*t))) || !(kept = malloc(n * sizeof(*kept)))) {
+	if (!(t = calloc(n, sizeof(*t)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
@@ -513,7 +528,7 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 			if (c && cands[c] == cands[c - 1])
 				continue;
 			size_t k = cands[c];
-			tol_doc *K = &t[kept[k]];
+			tol_doc *K = &t[k];
 			if (nd__sig_jaccard(&t[i].sig, &K->sig) < min_jaccard - 1e-12)
 				continue;
 			if ((rc = tol_words(db, docs[i], &t[i])) < 0)
@@ -521,7 +536,7 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 			if (t[i].read < 0)
 				break; /* no words: nothing to verify it by */
 			int was_read = K->read;
-			if ((rc = tol_words(db, docs[kept[k]], K)) < 0)
+			if ((rc = tol_words(db, docs[k], K)) < 0)
 				goto cleanup;
 			if (K->read < 0)
 				continue;
@@ -529,18 +544,12 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 			nd_verify_how how;
 			double d;
 			rc = nd__verify_pair(K->words, K->nwords, t[i].words, t[i].nwords, &o, &how, &d);
-			if (!was_read && K->read > 0) {
-				if (cached + K->nwords * sizeof(uint32_t) > o.max_held_bytes) {
-					free(K->words); /* over the budget: read again next time */
-					K->words = NULL;
-					K->read = 0;
-				} else
-					cached += K->nwords * sizeof(uint32_t);
-			}
+			if (!was_read)
+				hold_words(K, &held, o.max_held_bytes);
 			if (rc < 0)
 				goto cleanup;
 			if (rc) {
-				into[i] = kept[k];
+				into[i] = k;
 				if (distance)
 					distance[i] = d;
 				break;
@@ -555,15 +564,9 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 				P->k = v;
 				if (rc < 0)
 					goto cleanup;
-				P->k[P->n++] = nk;
+				P->k[P->n++] = i;
 			}
-			kept[nk++] = i;
-			if (t[i].read > 0 && cached + t[i].nwords * sizeof(uint32_t) > o.max_held_bytes) {
-				free(t[i].words); /* over the budget: read again when compared */
-				t[i].words = NULL;
-				t[i].read = 0;
-			} else if (t[i].read > 0)
-				cached += t[i].nwords * sizeof(uint32_t);
+			hold_words(&t[i], &held, o.max_held_bytes);
 		} else {
 			free(t[i].words); /* never compared again */
 			t[i].words = NULL;
@@ -584,6 +587,5 @@ cleanup:
 	free(post);
 	free(cands);
 	free(t);
-	free(kept);
 	return rc;
 }

@@ -47,10 +47,12 @@ typedef struct {
 ND_EXTERN int nd_collapse(nd_xdb *db, nd_store *st, const nd_verify_options *vo,
 			  const nd_docid *ranked, size_t n, nd_collapsed *out, size_t *nkept);
 
-/* Tolerant filter: results are taken in rank order, and one is collapsed
- * into the best-ranked kept result whose bit set has Jaccard >=
- * min_jaccard (in (0, 1]) with its own and that verification accepts
- * (nd_verify_options: word Levenshtein, or shingles for long pairs).  Of
+/* Tolerant filter: everything nd_collapse folds is folded, and more.
+ * Results are taken in rank order; one is collapsed into the best-ranked
+ * kept result of its verified equal-key group (nd_collapse_ids), else into
+ * the best-ranked kept result whose bit set has Jaccard >= min_jaccard (in
+ * (0, 1]) with its own and that verification accepts (nd_verify_options:
+ * word Levenshtein, or shingles for long pairs; nd_verify_tolerant).  Of
  * those kept results, the first vo->max_leaders are compared.  Documents
  * without a record or without words are kept.  Which of two duplicates is
  * kept depends on the ranking, not on docids; there is no collapse id, and
