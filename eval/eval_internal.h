@@ -34,6 +34,19 @@ void ev_corpus_free(ev_corpus *c);
 /* A candidate pair of doc indexes a < b with its score; return non-zero to stop. */
 typedef int (*ev_emit)(size_t a, size_t b, double score, void *ctx);
 
+/* A scored pair of doc indexes and its label (1 duplicate, 0 not). */
+typedef struct {
+	uint32_t a, b;
+	double score;
+	int label;
+} ev_pair;
+
+/* Average linkage (UPGMA) of n documents over the pairs' scores, a missing
+ * pair counting 0 (labels unused; a pair listed twice keeps its higher
+ * score): emits every pair of documents that join at an average similarity
+ * >= floor, scored by that level, until no clusters join at floor or more. */
+int ev_average_linkage(size_t n, const ev_pair *p, size_t np, double floor, ev_emit emit, void *ctx);
+
 typedef struct {
 	const char *name;
 	const char *settings;

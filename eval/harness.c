@@ -37,12 +37,6 @@ int nd_eval_method_learned(const char *name)
 }
 
 typedef struct {
-	uint32_t a, b;
-	double score;
-	int label;
-} ev_pair;
-
-typedef struct {
 	const ev_corpus *c;
 	const nd_truth *t;
 	ev_pair *p;
@@ -154,27 +148,46 @@ static int score_pairs(ev_corpus *c, const ev_method *m, nd_eval_result *r, coll
 	return rc;
 }
 
+/* Replace the pairs by their average-linkage levels (c's options ask for
+ * it): what cutting the clusters at a threshold says of each pair. */
+static int link_pairs(ev_corpus *c, double floor_, ev_pair **p, size_t *n)
+{
+	collect_ctx cc = {c, c->t, NULL, 0, 0};
+	int rc = ev_average_linkage(c->n, *p, *n, floor_, collect, &cc);
+	if (rc < 0) {
+		free(cc.p);
+		return rc;
+	}
+	free(*p);
+	*p = cc.p;
+	*n = cc.n;
+	return ND_OK;
+}
+
 /* Metrics of the scored pairs that c measures (c's split, if any). */
 static int measure(ev_corpus *c, const ev_method *m, const ev_pair *p, size_t n, nd_eval_result *r)
 {
-	nd_scored_pair *sp = malloc((n + 1) * sizeof(*sp));
+	nd_scored_pair *sp = NULL;
 	ev_pair *kept = malloc((n + 1) * sizeof(*kept));
 	size_t nk = 0;
 	int rc;
-	if (!sp || !kept) {
-		free(sp);
-		free(kept);
+	if (!kept)
 		return nd_error_set(ND_ENOMEM, "out of memory");
-	}
 	for (size_t i = 0; i < n; i++)
 		if (ev_measured(c, p[i].a, p[i].b))
 			kept[nk++] = p[i];
 	r->candidates = nk;
 	r->candidate_tp = 0;
-	for (size_t i = 0; i < nk; i++) {
-		sp[i] = (nd_scored_pair){kept[i].score, kept[i].label};
+	for (size_t i = 0; i < nk; i++)
 		r->candidate_tp += kept[i].label == 1;
+	if (c->o->linkage == ND_EVAL_LINK_AVERAGE && (rc = link_pairs(c, r->floor, &kept, &nk)) < 0)
+		goto done;
+	if (!(sp = malloc((nk + 1) * sizeof(*sp)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
 	}
+	for (size_t i = 0; i < nk; i++)
+		sp[i] = (nd_scored_pair){kept[i].score, kept[i].label};
 	/* A verdict method has one operating point: pairs it rejects (score 0,
 	 * e.g. failed cross-checks) are not a lower threshold to sweep. */
 	free(r->curve);
@@ -350,6 +363,9 @@ int nd_eval_run(nd_xdb *db, nd_store *st, const nd_truth *t, const char *const *
 		opts->progress("all", "word sequences", opts->ctx);
 	if (opts->splits && opts->test_share <= 0)
 		rc = nd_error_set(ND_EINVAL, "%zu splits need a test share in (0, 1)", opts->splits);
+	if (opts->linkage && nd_truth_kind_of(t) != ND_TRUTH_CLUSTERS)
+		rc = nd_error_set(ND_EINVAL, "linkage needs clusters as ground truth: with labeled pairs "
+				  "there are no clusters to cut");
 	if (rc == ND_OK)
 		rc = ev_corpus_load(&c, db, st, t, opts);
 	if (rc == ND_OK)

@@ -183,4 +183,25 @@ EOF
 rc=0
 "$nd" eval -q --db "$t/db" --clusters "$t/families.tsv" --splits 2 --plots "$t/p" 2>/dev/null || rc=$?
 [ "$rc" = 2 ] || fail "eval --splits with --plots: exit $rc, not a usage error"
+# eval --linkage average: the same candidates, each pair scored by the level
+# at which its documents' clusters join; clusters as truth only.
+"$nd" eval -q --db "$t/db" --clusters "$t/families.tsv" --methods shingles --json > "$t/nolink.json" ||
+	fail "eval --methods shingles"
+"$nd" eval -q --db "$t/db" --clusters "$t/families.tsv" --methods shingles --linkage average --json \
+	> "$t/link.json" || fail "eval --linkage average"
+python3 - "$t/nolink.json" "$t/link.json" <<'EOF' || fail "eval --linkage: $(head -c 600 "$t/link.json")"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["linkage"] == "none" and b["linkage"] == "average", (a["linkage"], b["linkage"])
+ma, mb = a["methods"][0], b["methods"][0]
+assert ma["candidates"] == mb["candidates"] > 0, (ma["candidates"], mb["candidates"])
+assert 0 < mb["max_f1"]["f1"] <= 1, mb["max_f1"]
+EOF
+printf 'x\ty\t1\n' > "$t/pairs.tsv"
+rc=0
+"$nd" eval -q --db "$t/db" --pairs "$t/pairs.tsv" --linkage average 2> "$t/link.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "clusters" "$t/link.err" || fail "eval --linkage with --pairs: exit $rc, $(cat "$t/link.err")"
+rc=0
+"$nd" eval -q --db "$t/db" --clusters "$t/families.tsv" --linkage single 2> "$t/link.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "none or average" "$t/link.err" || fail "eval --linkage single: exit $rc"
 echo "cli: all checks passed"

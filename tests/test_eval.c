@@ -618,6 +618,114 @@ static void test_hamming_join(void **state)
 		}
 }
 
+/* Average linkage: a hand-worked case where it differs from single
+ * linkage, then random graphs against a dense, obvious UPGMA. */
+#define LN 12
+
+static int level_of(size_t a, size_t b, double score, void *ctx)
+{
+	double *lv = ctx; /* LN x LN, -1 where not emitted */
+	if (a >= b || b >= LN)
+		fail_msg("pair (%zu, %zu) out of order or range", a, b);
+	if (lv[a * LN + b] >= 0)
+		fail_msg("pair (%zu, %zu) emitted twice", a, b);
+	lv[a * LN + b] = score;
+	return 0;
+}
+
+static void linkage_levels(const ev_pair *p, size_t np, double floor_, double *lv)
+{
+	for (size_t i = 0; i < LN * LN; i++)
+		lv[i] = -1;
+	assert_int_equal(ev_average_linkage(LN, p, np, floor_, level_of, lv), ND_OK);
+}
+
+/* The dense reference: merge the two clusters of highest mean similarity
+ * (missing pairs 0) until none reaches floor or above 0. */
+static void dense_upgma(const double *s, double floor_, double *lv)
+{
+	int cl[LN];
+	for (int i = 0; i < LN; i++)
+		cl[i] = i;
+	for (size_t i = 0; i < LN * LN; i++)
+		lv[i] = -1;
+	for (;;) {
+		double best = 0;
+		int ba = -1, bb = -1;
+		for (int x = 0; x < LN; x++)
+			for (int y = x + 1; y < LN; y++) {
+				if (cl[x] != x || cl[y] != y)
+					continue;
+				double sum = 0;
+				int nx = 0, ny = 0;
+				for (int i = 0; i < LN; i++) {
+					nx += cl[i] == x;
+					ny += cl[i] == y;
+					for (int j = 0; j < LN; j++)
+						if (cl[i] == x && cl[j] == y)
+							sum += s[i < j ? i * LN + j : j * LN + i];
+				}
+				if (sum / (nx * ny) > best) {
+					best = sum / (nx * ny);
+					ba = x;
+					bb = y;
+				}
+			}
+		if (ba < 0 || best < floor_)
+			return;
+		for (int i = 0; i < LN; i++)
+			for (int j = 0; j < LN; j++)
+				if (cl[i] == ba && cl[j] == bb)
+					lv[i < j ? i * LN + j : j * LN + i] = best;
+		for (int i = 0; i < LN; i++)
+			if (cl[i] == bb)
+				cl[i] = ba;
+	}
+}
+
+static void test_average_linkage(void **state)
+{
+	(void)state;
+	double lv[LN * LN], ref[LN * LN];
+
+	/* 0-1 at 0.9 and 1-2 at 0.6, 0-2 missing: {0, 1} forms at 0.9, and 2
+	 * joins it at (0 + 0.6) / 2 = 0.3, not at single linkage's 0.6.  A
+	 * pair listed twice keeps its higher score; doc 3 has no pairs. */
+	ev_pair hand[] = {{0, 1, 0.9, 1}, {1, 2, 0.6, 1}, {1, 2, 0.2, 1}, {4, 5, 0, 1}};
+	linkage_levels(hand, 4, 0.01, lv);
+	near(lv[0 * LN + 1], 0.9);
+	near(lv[0 * LN + 2], 0.3);
+	near(lv[1 * LN + 2], 0.3);
+	assert_true(lv[0 * LN + 3] < 0 && lv[4 * LN + 5] < 0);
+	linkage_levels(hand, 4, 0.35, lv); /* the floor stops the second merge */
+	near(lv[0 * LN + 1], 0.9);
+	assert_true(lv[0 * LN + 2] < 0 && lv[1 * LN + 2] < 0);
+
+	uint64_t rng = 11;
+	for (int round = 0; round < 300; round++) {
+		double s[LN * LN] = {0}, floor_ = round % 3 ? 0.01 : 0.2;
+		ev_pair p[LN * LN];
+		size_t np = 0;
+		int density = 20 + round % 60; /* percent of pairs present */
+		for (uint32_t i = 0; i < LN; i++)
+			for (uint32_t j = i + 1; j < LN; j++) {
+				rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+				if ((int)(rng >> 33) % 100 >= density)
+					continue;
+				s[i * LN + j] = (double)((rng >> 11) % 1000000 + 1) / 1000001.0;
+				/* Either order: the function takes a pair as given. */
+				p[np++] = round % 2 ? (ev_pair){j, i, s[i * LN + j], 0} : (ev_pair){i, j, s[i * LN + j], 0};
+			}
+		linkage_levels(p, np, floor_, lv);
+		dense_upgma(s, floor_, ref);
+		for (int i = 0; i < LN; i++)
+			for (int j = i + 1; j < LN; j++)
+				if (fabs(lv[i * LN + j] - ref[i * LN + j]) > 1e-12)
+					fail_msg("round %d, pair (%d, %d): level %.6f, reference %.6f", round, i, j,
+						 lv[i * LN + j], ref[i * LN + j]);
+	}
+}
+
 /* Documents with fewer than ND_MIN_BITS bits get no key, so exact equality
  * never pairs them; the tolerant methods still use their bits (the score
  * decides there), and --bits-floor bounds descriptive-tolerant+xcheck's
@@ -743,6 +851,7 @@ int main(void)
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_method_scores),
 		cmocka_unit_test(test_hamming_join),
+		cmocka_unit_test(test_average_linkage),
 		cmocka_unit_test(test_few_bits),
 		cmocka_unit_test(test_learned),
 		cmocka_unit_test(test_weights_gradient),

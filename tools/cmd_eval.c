@@ -30,6 +30,10 @@ static const char usage_text[] =
 	"                    and costs more on a large corpus)\n"
 	"  --presence-floor F  ... or share at least this Jaccard of the descriptive\n"
 	"                    words they hold at any frequency (0.2; 0: bits only)\n"
+	"  --linkage average score each pair by the average-linkage level at which its\n"
+	"                    documents join (a missing pair counts 0), so the sweep\n"
+	"                    cuts clusters rather than pairs; with --clusters only\n"
+	"                    (default: none, each pair by its own score)\n"
 	"  --lev-sample N    suggested pairs measured by Levenshtein per method (1000)\n"
 	"  --seed N          sampling seed (1)\n"
 	"  --test-share F    split the clusters (or pairs' groups): train the learned\n"
@@ -115,6 +119,9 @@ static json_t *point_json(const nd_eval_point *p)
 			 "recall", p->recall, "f1", p->f1, "lowest", p->lowest);
 }
 
+/* "none" or "average", for both JSON outputs. */
+static const char *linkage_name = "none";
+
 static void print_json(const char *truth_path, const nd_truth *t, const nd_eval_result *r, size_t n)
 {
 	json_t *root = json_object(), *methods = json_array(), *unknown = json_array();
@@ -122,6 +129,7 @@ static void print_json(const char *truth_path, const nd_truth *t, const nd_eval_
 	size_t nu = nd_truth_unknown(t, &ids);
 	for (size_t i = 0; i < nu; i++)
 		json_array_append_new(unknown, json_string(ids[i]));
+	json_object_set_new(root, "linkage", json_string(linkage_name));
 	json_object_set_new(root, "truth",
 			    json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:o}", "path", truth_path, "kind",
 				      nd_truth_kind_of(t) == ND_TRUTH_PAIRS ? "pairs" : "clusters", "documents",
@@ -287,6 +295,7 @@ static void print_splits(const nd_eval_result *r, size_t n, double share, uint64
 	size_t k = n ? r[0].nsplits : 0;
 	if (json) {
 		json_t *root = json_object(), *methods = json_array();
+		json_object_set_new(root, "linkage", json_string(linkage_name));
 		json_object_set_new(root, "splits", json_pack("{s:I,s:f,s:I}", "count", (json_int_t)k,
 							      "test_share", share, "first_seed", (json_int_t)seed));
 		for (size_t i = 0; i < n; i++) {
@@ -346,6 +355,7 @@ int nd_cmd_eval(int argc, char **argv)
 		{"bits-floor", required_argument, NULL, 'b'},
 		{"presence-floor", required_argument, NULL, 'r'},
 		{"lev-sample", required_argument, NULL, 'l'},
+		{"linkage", required_argument, NULL, 'L'},
 		{"seed", required_argument, NULL, 'S'},
 		{"test-share", required_argument, NULL, 'T'},
 		{"splits", required_argument, NULL, 'K'},
@@ -399,6 +409,17 @@ int nd_cmd_eval(int argc, char **argv)
 			}
 			o.lev_sample = (size_t)v;
 			break;
+		case 'L':
+			if (!strcmp(optarg, "average"))
+				o.linkage = ND_EVAL_LINK_AVERAGE;
+			else if (!strcmp(optarg, "none"))
+				o.linkage = ND_EVAL_LINK_NONE;
+			else {
+				fprintf(stderr, "neardup eval: --linkage is none or average, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			linkage_name = optarg;
+			break;
 		case 'S':
 			if (tool_parse_u64(optarg, &v)) {
 				fprintf(stderr, "neardup eval: --seed needs a number, not '%s'\n", optarg);
@@ -433,6 +454,10 @@ int nd_cmd_eval(int argc, char **argv)
 		fprintf(stderr, "neardup eval: %s\n", !dbpath ? "--db is required"
 					: !truth ? "--pairs or --clusters is required" : "unexpected argument");
 		fputs(usage_text, stderr);
+		return EXIT_USAGE;
+	}
+	if (o.linkage && kind == ND_TRUTH_PAIRS) {
+		fprintf(stderr, "neardup eval: --linkage needs --clusters: labeled pairs have no clusters to cut\n");
 		return EXIT_USAGE;
 	}
 	if (splits && plots) {
@@ -491,6 +516,9 @@ int nd_cmd_eval(int argc, char **argv)
 		       truth, nd_truth_kind_of(t) == ND_TRUTH_PAIRS ? "pairs" : "clusters", nd_truth_ndocs(t),
 		       nd_truth_ngroups(t), nd_truth_kind_of(t) == ND_TRUTH_PAIRS ? "groups" : "clusters",
 		       (unsigned long long)nd_truth_positives(t), (unsigned long long)nd_truth_judged(t));
+		if (o.linkage == ND_EVAL_LINK_AVERAGE)
+			printf("average linkage: each pair scored by the level at which its documents' "
+			       "clusters join\n");
 		if (nu) {
 			printf("%zu id%s not in %s:", nu, nu == 1 ? "" : "s", dbpath);
 			for (size_t i = 0; i < nu && i < 10; i++)

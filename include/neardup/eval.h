@@ -64,6 +64,11 @@ ND_EXTERN int nd_truth_split(const nd_truth *t, double test_share, uint64_t seed
 
 /* ---- methods and the harness ---- */
 
+typedef enum {
+	ND_EVAL_LINK_NONE = 0,  /* each pair by its own score */
+	ND_EVAL_LINK_AVERAGE    /* each pair by its documents' average-linkage level */
+} nd_eval_linkage;
+
 typedef struct {
 	/* Candidate pairs below this score are not generated (0.01).  The cost
 	 * of the sets' joins grows below it; above it the sweep is cut short:
@@ -94,9 +99,15 @@ typedef struct {
 	 * rest of a result is the first split's.  Methods that do not learn
 	 * are scored once and measured on each split. */
 	size_t splits;         /* (0) */
+	/* ND_EVAL_LINK_AVERAGE: measure clusters instead of pairs.  Each
+	 * method's measured pairs are clustered by average linkage (a missing
+	 * pair counts 0) and a pair is scored by the level at which its two
+	 * documents join, so the sweep cuts the clusters.  Clusters as ground
+	 * truth only; pairs below the candidate floor never join. */
+	nd_eval_linkage linkage; /* (ND_EVAL_LINK_NONE) */
 } nd_eval_options;
 
-#define ND_EVAL_OPTIONS_INIT { 0.01, 1000, 1, NULL, NULL, 0, 0.05, 0.2, 0 }
+#define ND_EVAL_OPTIONS_INIT { 0.01, 1000, 1, NULL, NULL, 0, 0.05, 0.2, 0, ND_EVAL_LINK_NONE }
 
 typedef struct {
 	double threshold, precision, recall, f1;

@@ -1,0 +1,268 @@
+/* Average linkage (UPGMA) over a sparse similarity graph.
+ *
+ * Clusters start as single documents and the two with the highest average
+ * similarity over all their cross pairs merge first; pairs the graph lacks
+ * count as 0, so a cluster joins another only as far as most of its
+ * members agree.  Each merge of A and B at level s gives every pair across
+ * them the score s (the dendrogram's cophenetic similarity), which is what
+ * a duplicate cluster cut at threshold s says of that pair.
+ *
+ * The summed similarity between live clusters is kept in a hash on the
+ * cluster pair; a merge moves the absorbed cluster's sums onto the
+ * survivor.  The heap is lazy: an entry carries both clusters' merge
+ * counts, and a popped entry whose clusters merged since is pushed again
+ * at its current value.  That is enough because a merge pushes every pair
+ * whose average may have risen (the absorbed cluster's neighbours); the
+ * survivor's other pairs can only have fallen, so their old entries come
+ * out early and are corrected then. */
+#include "eval/eval_internal.h"
+#include "common/nd_buf.h"
+#include "descriptor/desc_internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#define EMPTY UINT64_MAX
+#define GONE (UINT64_MAX - 1)
+
+typedef struct {
+	uint64_t *key;
+	double *sum;
+	size_t cap, used; /* used counts GONE slots too */
+} sums;
+
+static uint64_t pair_key(uint32_t x, uint32_t y)
+{
+	return x < y ? (uint64_t)x << 32 | y : (uint64_t)y << 32 | x;
+}
+
+static size_t slot(const sums *h, uint64_t k)
+{
+	size_t i = (size_t)nd_mix64(k) & (h->cap - 1);
+	while (h->key[i] != EMPTY && h->key[i] != k)
+		i = (i + 1) & (h->cap - 1);
+	return i;
+}
+
+static int grow(sums *h)
+{
+	sums g = {NULL, NULL, h->cap ? h->cap * 2 : 1024, 0};
+	while (g.cap < 2 * h->used)
+		g.cap *= 2;
+	if (!(g.key = malloc(g.cap * sizeof(*g.key))) || !(g.sum = malloc(g.cap * sizeof(*g.sum)))) {
+		free(g.key);
+		return nd_error_set(ND_ENOMEM, "out of memory for average linkage");
+	}
+	for (size_t i = 0; i < g.cap; i++)
+		g.key[i] = EMPTY;
+	for (size_t i = 0; i < h->cap; i++)
+		if (h->key[i] < GONE) {
+			size_t j = slot(&g, h->key[i]);
+			g.key[j] = h->key[i];
+			g.sum[j] = h->sum[i];
+			g.used++;
+		}
+	free(h->key);
+	free(h->sum);
+	*h = g;
+	return ND_OK;
+}
+
+/* The sum's slot for (x, y), or NULL. */
+static double *find(const sums *h, uint32_t x, uint32_t y)
+{
+	if (!h->cap)
+		return NULL;
+	size_t i = slot(h, pair_key(x, y));
+	return h->key[i] == EMPTY ? NULL : &h->sum[i];
+}
+
+static int add(sums *h, uint32_t x, uint32_t y, double v)
+{
+	if (4 * (h->used + 1) > 3 * h->cap && grow(h) < 0)
+		return ND_ENOMEM;
+	size_t i = slot(h, pair_key(x, y));
+	if (h->key[i] == EMPTY) {
+		h->key[i] = pair_key(x, y);
+		h->sum[i] = 0;
+		h->used++;
+	}
+	h->sum[i] += v;
+	return ND_OK;
+}
+
+static void drop(sums *h, uint32_t x, uint32_t y)
+{
+	if (!h->cap)
+		return;
+	size_t i = slot(h, pair_key(x, y));
+	if (h->key[i] != EMPTY)
+		h->key[i] = GONE;
+}
+
+typedef struct {
+	double v;
+	uint32_t x, y, vx, vy;
+} entry;
+
+typedef struct {
+	entry *e;
+	size_t n, cap;
+} heap;
+
+/* Higher level first; ties by cluster ids, so the order is reproducible. */
+static int above(const entry *a, const entry *b)
+{
+	if (a->v != b->v)
+		return a->v > b->v;
+	if (a->x != b->x)
+		return a->x < b->x;
+	return a->y < b->y;
+}
+
+static int push(heap *h, entry e)
+{
+	if (nd_array_reserve((void **)&h->e, &h->cap, h->n + 1, sizeof(entry)) < 0)
+		return nd_error_set(ND_ENOMEM, "out of memory for average linkage");
+	size_t i = h->n++;
+	for (; i && above(&e, &h->e[(i - 1) / 2]); i = (i - 1) / 2)
+		h->e[i] = h->e[(i - 1) / 2];
+	h->e[i] = e;
+	return ND_OK;
+}
+
+static entry pop(heap *h)
+{
+	entry top = h->e[0], last = h->e[--h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && above(&h->e[c + 1], &h->e[c]))
+			c++;
+		if (!above(&h->e[c], &last))
+			break;
+		h->e[i] = h->e[c];
+		i = c;
+	}
+	if (h->n)
+		h->e[i] = last;
+	return top;
+}
+
+typedef struct {
+	uint32_t *v;
+	size_t n, cap;
+} ids;
+
+static int append(ids *l, uint32_t x)
+{
+	if (nd_array_reserve((void **)&l->v, &l->cap, l->n + 1, sizeof(uint32_t)) < 0)
+		return nd_error_set(ND_ENOMEM, "out of memory for average linkage");
+	l->v[l->n++] = x;
+	return ND_OK;
+}
+
+int ev_average_linkage(size_t n, const ev_pair *p, size_t np, double floor_, ev_emit emit, void *ctx)
+{
+	sums h = {0};
+	heap q = {0};
+	ids *adj = calloc(n + 1, sizeof(*adj));
+	/* Cluster c (named by one member) holds size[c] documents, linked from
+	 * head[c] through next[] to tail[c]; merges[c] counts its merges, and
+	 * 0 size marks an absorbed cluster. */
+	uint32_t *size = malloc((n + 1) * sizeof(*size)), *merges = calloc(n + 1, sizeof(*merges));
+	uint32_t *head = malloc((n + 1) * sizeof(*head)), *tail = malloc((n + 1) * sizeof(*tail));
+	uint32_t *next = malloc((n + 1) * sizeof(*next));
+	int rc = ND_OK;
+
+	if (n >= UINT32_MAX)
+		rc = nd_error_set(ND_EINVAL, "too many documents for average linkage");
+	else if (!adj || !size || !merges || !head || !tail || !next)
+		rc = nd_error_set(ND_ENOMEM, "out of memory for average linkage");
+	for (size_t i = 0; i < n && rc == ND_OK; i++) {
+		size[i] = 1;
+		head[i] = tail[i] = (uint32_t)i;
+		next[i] = UINT32_MAX;
+	}
+	for (size_t i = 0; i < np && rc == ND_OK; i++) {
+		uint32_t x = p[i].a, y = p[i].b;
+		if (p[i].score <= 0 || x == y)
+			continue;
+		double *s = find(&h, x, y);
+		if (s) { /* listed twice: one similarity per pair */
+			if (p[i].score > *s)
+				*s = p[i].score;
+			continue;
+		}
+		if ((rc = add(&h, x, y, p[i].score)) < 0 || (rc = append(&adj[x], y)) < 0 ||
+		    (rc = append(&adj[y], x)) < 0)
+			break;
+	}
+	for (size_t i = 0; i < h.cap && rc == ND_OK; i++)
+		if (h.key[i] < GONE)
+			rc = push(&q, (entry){h.sum[i], (uint32_t)(h.key[i] >> 32), (uint32_t)h.key[i], 0, 0});
+
+	while (q.n && rc == ND_OK) {
+		entry e = pop(&q);
+		uint32_t a = e.x, b = e.y;
+		if (!size[a] || !size[b])
+			continue;
+		double *s = find(&h, a, b);
+		double level = s ? *s / ((double)size[a] * size[b]) : 0;
+		if (e.vx != merges[a] || e.vy != merges[b]) {
+			if (level > 0)
+				rc = push(&q, (entry){level, a, b, merges[a], merges[b]});
+			continue;
+		}
+		if (level < floor_)
+			break;
+		for (uint32_t i = head[a]; i != UINT32_MAX && rc == ND_OK; i = next[i])
+			for (uint32_t j = head[b]; j != UINT32_MAX && rc == ND_OK; j = next[j])
+				rc = emit(i < j ? i : j, i < j ? j : i, level, ctx);
+		if (rc != ND_OK)
+			break;
+		if (size[a] < size[b]) { /* absorb the smaller: fewer sums to move */
+			uint32_t t = a;
+			a = b;
+			b = t;
+		}
+		drop(&h, a, b);
+		next[tail[a]] = head[b];
+		tail[a] = tail[b];
+		size[a] += size[b];
+		size[b] = 0;
+		merges[a]++;
+		for (size_t k = 0; k < adj[b].n && rc == ND_OK; k++) {
+			uint32_t c = adj[b].v[k];
+			double *bc = c != a && size[c] ? find(&h, b, c) : NULL;
+			if (!bc)
+				continue; /* absorbed, a itself, or listed twice */
+			double v = *bc;
+			drop(&h, b, c);
+			if (!find(&h, a, c) && ((rc = append(&adj[a], c)) < 0 || (rc = append(&adj[c], a)) < 0))
+				break;
+			if ((rc = add(&h, a, c, v)) < 0)
+				break;
+			double sum = *find(&h, a, c);
+			rc = push(&q, (entry){sum / ((double)size[a] * size[c]), a < c ? a : c, a < c ? c : a,
+					      merges[a < c ? a : c], merges[a < c ? c : a]});
+		}
+		free(adj[b].v);
+		adj[b] = (ids){0};
+	}
+
+	for (size_t i = 0; adj && i < n; i++)
+		free(adj[i].v);
+	free(adj);
+	free(size);
+	free(merges);
+	free(head);
+	free(tail);
+	free(next);
+	free(h.key);
+	free(h.sum);
+	free(q.e);
+	return rc;
+}
