@@ -160,4 +160,21 @@ int nd__compare_candidates(nd_xdb *db, const uint32_t *ids, size_t n, const nd__
 /* Append bit to a signature. */
 int nd_sig_push(nd_sig *s, uint16_t bit);
 
+/* Average linkage (UPGMA) of n documents over scored pairs, a missing pair
+ * counting 0 and a pair listed twice keeping its higher score: clusters
+ * join, highest average similarity first, while it is >= floor, and each
+ * join is reported with one member of each side (walk next[] from it to
+ * UINT32_MAX for the rest).  Non-zero from join stops and is returned. */
+typedef struct {
+	uint32_t a, b;
+	double score;
+} nd__scored;
+typedef struct {
+	const uint32_t *next;
+	uint32_t a, b;
+	double level;
+} nd__join;
+typedef int (*nd__join_fn)(const nd__join *j, void *ctx);
+int nd__average_linkage(size_t n, const nd__scored *p, size_t np, double floor, nd__join_fn join, void *ctx);
+
 #endif

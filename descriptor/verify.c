@@ -384,6 +384,74 @@ static void hold_words(tol_doc *t, size_t *held, size_t budget)
 		*held += bytes;
 }
 
+/* Every document's bits, from one snapshot (no words are read inside it),
+ * and each one's bits rarest first in the list (ties by bit): the order
+ * of prefix filtering, so that the postings probed are short.  *nbitv:
+ * bits are below it. */
+static int tol_load(nd_store *st, const nd_docid *docs, size_t n, tol_doc **out, uint32_t *nbitv)
+{
+	nd_store_txn *txn = NULL;
+	tol_doc *t = calloc(n + 1, sizeof(*t));
+	size_t *df = NULL;
+	int rc = ND_OK;
+
+	*out = t;
+	*nbitv = 0;
+	if (!t)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	if ((rc = nd_store_read_begin(st, &txn)) < 0)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		const void *pay;
+		size_t len;
+		uint64_t key;
+		rc = nd_store_doc_get(txn, docs[i], &key, &pay, &len);
+		if (rc == ND_ENOTFOUND)
+			continue; /* not signed: a group of its own */
+		if (rc < 0 || (rc = nd_sig_decode(&t[i].sig, pay, len, UINT16_MAX + 1u)) < 0)
+			break;
+	}
+	nd_store_txn_end(txn);
+	if (rc == ND_ENOTFOUND)
+		rc = ND_OK;
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		if (t[i].sig.nbits && t[i].sig.bits[t[i].sig.nbits - 1] >= *nbitv)
+			*nbitv = t[i].sig.bits[t[i].sig.nbits - 1] + 1u;
+	if (!(df = calloc(*nbitv + 1, sizeof(*df))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t b = 0; b < t[i].sig.nbits; b++)
+			df[t[i].sig.bits[b]]++;
+	for (size_t i = 0; i < n && rc == ND_OK; i++) {
+		uint32_t nb = t[i].sig.nbits;
+		if (nb && !(t[i].rare = malloc(nb * sizeof(*t[i].rare)))) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+			break;
+		}
+		for (uint32_t b = 0; b < nb; b++) { /* insertion sort by (count, bit) */
+			uint16_t x = t[i].sig.bits[b];
+			uint32_t k = b;
+			for (; k > 0 && df[t[i].rare[k - 1]] > df[x]; k--)
+				t[i].rare[k] = t[i].rare[k - 1];
+			t[i].rare[k] = x;
+		}
+	}
+	free(df);
+	return rc;
+}
+
+static void tol_free(tol_doc *t, size_t n)
+{
+	for (size_t i = 0; t && i < n; i++) {
+		nd_sig_clear(&t[i].sig);
+		free(t[i].rare);
+		free(t[i].words);
+	}
+	free(t);
+}
+
 typedef struct {
 	size_t *k; /* leaders, as indices into docs: ascending, the order they lead in */
 	size_t n, cap;
@@ -412,12 +480,10 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 		       const nd_docid *docs, size_t n, const nd_docid *groups, size_t *into, double *distance)
 {
 	nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
-	nd_store_txn *txn = NULL;
 	tol_doc *t = NULL;
 	size_t *cands = NULL, ccap = 0;
 	posting *post = NULL; /* bit -> leaders with it in their prefix */
 	uint32_t nbitv = 0;   /* bits are below this */
-	size_t *df = NULL;    /* documents of the list with each bit */
 	size_t *first = NULL; /* groups: index of the first document with the same id */
 	id_ref *refs = NULL;
 	size_t held = 0;      /* bytes of leaders' words held */
@@ -433,42 +499,18 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 		o.max_held_bytes = (size_t)256 << 20;
 	if (n == 0)
 		return ND_OK;
-	if (!(t = calloc(n, sizeof(*t)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
-		goto cleanup;
-	}
-	/* Every document's bits from one snapshot; no words are read inside it. */
-	if ((rc = nd_store_read_begin(st, &txn)) < 0)
-		goto cleanup;
-	for (size_t i = 0; i < n; i++) {
-		const void *pay;
-		size_t len;
-		uint64_t key;
-		rc = nd_store_doc_get(txn, docs[i], &key, &pay, &len);
-		if (rc == ND_ENOTFOUND)
-			continue; /* not signed: a group of its own */
-		if (rc < 0 || (rc = nd_sig_decode(&t[i].sig, pay, len, UINT16_MAX + 1u)) < 0)
-			goto cleanup;
-	}
-	nd_store_txn_end(txn);
-	txn = NULL;
 	/* In order: a document joins the first leader it matches.  Of the
 	 * leaders whose bit sets are similar enough, the first max_leaders
 	 * are compared, so a document costs a bounded number of comparisons
 	 * however many share its bits.  Leaders are found by prefix filtering
 	 * (as tolerant_candidates in check.c), not by a scan of all of them:
-	 * n may be in the millions.  The order is rarest bit first, counted in
-	 * this list, so that the postings probed are short. */
-	for (size_t i = 0; i < n; i++)
-		if (t[i].sig.nbits && t[i].sig.bits[t[i].sig.nbits - 1] >= nbitv)
-			nbitv = t[i].sig.bits[t[i].sig.nbits - 1] + 1u;
-	if (!(post = calloc(nbitv + 1, sizeof(*post))) || !(df = calloc(nbitv + 1, sizeof(*df)))) {
+	 * n may be in the millions. */
+	if ((rc = tol_load(st, docs, n, &t, &nbitv)) < 0)
+		goto cleanup;
+	if (!(post = calloc(nbitv + 1, sizeof(*post)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
-	for (size_t i = 0; i < n; i++)
-		for (uint32_t b = 0; b < t[i].sig.nbits; b++)
-			df[t[i].sig.bits[b]]++;
 	if (groups) {
 		size_t m = 0;
 		if (!(first = malloc(n * sizeof(*first))) || !(refs = malloc(n * sizeof(*refs)))) {
@@ -484,20 +526,6 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 		for (size_t r = 1; r < m; r++)
 			if (refs[r].id == refs[r - 1].id)
 				first[refs[r].i] = first[refs[r - 1].i];
-	}
-	for (size_t i = 0; i < n; i++) {
-		uint32_t nb = t[i].sig.nbits;
-		if (nb && !(t[i].rare = malloc(nb * sizeof(*t[i].rare)))) {
-			rc = nd_error_set(ND_ENOMEM, "out of memory");
-			goto cleanup;
-		}
-		for (uint32_t b = 0; b < nb; b++) { /* insertion sort by (count, bit) */
-			uint16_t x = t[i].sig.bits[b];
-			uint32_t k = b;
-			for (; k > 0 && df[t[i].rare[k - 1]] > df[x]; k--)
-				t[i].rare[k] = t[i].rare[k - 1];
-			t[i].rare[k] = x;
-		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t compared = 0, nc = 0;
@@ -573,19 +601,137 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 		}
 	}
 cleanup:
-	nd_store_txn_end(txn);
-	for (size_t i = 0; t && i < n; i++) {
-		nd_sig_clear(&t[i].sig);
-		free(t[i].rare);
-		free(t[i].words);
-	}
-	free(df);
+	tol_free(t, n);
 	free(first);
 	free(refs);
 	for (size_t b = 0; post && b < nbitv; b++)
 		free(post[b].k);
 	free(post);
 	free(cands);
-	free(t);
+	return rc;
+}
+
+/* ---- clusters by average linkage over shingle resemblance ---- */
+
+typedef struct {
+	nd__scored *p;
+	size_t n, cap;
+} scored_list;
+
+/* Union the two sides of a join: each member points at the cluster's
+ * smallest index. */
+static int join_into(const nd__join *j, void *ctx)
+{
+	size_t *into = ctx;
+	uint32_t from = into[j->a] < into[j->b] ? j->b : j->a;
+	size_t to = into[j->a] < into[j->b] ? into[j->a] : into[j->b];
+	for (uint32_t x = from; x != UINT32_MAX; x = j->next[x])
+		into[x] = to;
+	return 0;
+}
+
+int nd_cluster_linkage(nd_xdb *db, nd_store *st, const nd_linkage_options *lo, const nd_docid *docs,
+		       size_t n, size_t *into, nd_linkage_stats *stats)
+{
+	nd_linkage_options o = ND_LINKAGE_OPTIONS_INIT;
+	nd_verify_options vo = ND_VERIFY_OPTIONS_INIT;
+	tol_doc *t = NULL;
+	posting *post = NULL; /* bit -> documents with it in their prefix */
+	uint32_t nbitv = 0;
+	size_t *cands = NULL, ccap = 0, held = 0;
+	scored_list pairs = {0};
+	int rc = ND_OK;
+
+	if (lo)
+		o = *lo;
+	if (!(o.min_jaccard > 0 && o.min_jaccard <= 1))
+		return nd_error_set(ND_EINVAL, "min_jaccard must be in (0, 1], not %g", o.min_jaccard);
+	if (!(o.cut > 0 && o.cut <= 1))
+		return nd_error_set(ND_EINVAL, "the cut must be in (0, 1], not %g", o.cut);
+	if (o.shingle_width == 0)
+		return nd_error_set(ND_EINVAL, "the shingle width must be at least 1");
+	if (n >= UINT32_MAX)
+		return nd_error_set(ND_EINVAL, "too many documents to cluster at once (%zu)", n);
+	for (size_t i = 0; i < n; i++)
+		into[i] = i;
+	if (n == 0)
+		return ND_OK;
+	/* Candidates: every earlier document whose bit set has Jaccard >=
+	 * min_jaccard with this one's, by prefix filtering; each pair is
+	 * scored by its words' shingle resemblance. */
+	if ((rc = tol_load(st, docs, n, &t, &nbitv)) < 0)
+		goto cleanup;
+	if (!(post = calloc(nbitv + 1, sizeof(*post)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t pre = nd__jaccard_prefix(t[i].sig.nbits, o.min_jaccard);
+		size_t nc = 0;
+		for (uint32_t p = 0; p < pre; p++) {
+			const posting *P = &post[t[i].rare[p]];
+			void *v = cands;
+			rc = nd_array_reserve(&v, &ccap, nc + P->n + 1, sizeof(*cands));
+			cands = v;
+			if (rc < 0)
+				goto cleanup;
+			if (P->n)
+				memcpy(cands + nc, P->k, P->n * sizeof(*cands));
+			nc += P->n;
+		}
+		if (nc)
+			qsort(cands, nc, sizeof(*cands), cmp_size);
+		for (size_t c = 0; c < nc; c++) {
+			size_t k = cands[c];
+			if ((c && k == cands[c - 1]) || nd__sig_jaccard(&t[i].sig, &t[k].sig) < o.min_jaccard - 1e-12)
+				continue;
+			if ((rc = tol_words(db, docs[i], &t[i])) < 0)
+				goto cleanup;
+			if (t[i].read < 0)
+				break;
+			int was_read = t[k].read;
+			if ((rc = tol_words(db, docs[k], &t[k])) < 0)
+				goto cleanup;
+			if (t[k].read < 0)
+				continue;
+			nd_shingle_sim sim;
+			rc = nd_shingle_similarity(t[k].words, t[k].nwords, t[i].words, t[i].nwords, o.shingle_width,
+						   &sim);
+			if (!was_read)
+				hold_words(&t[k], &held, vo.max_held_bytes);
+			if (rc < 0)
+				goto cleanup;
+			if (stats)
+				stats->compared++;
+			if (sim.bag <= 0)
+				continue;
+			void *v = pairs.p;
+			rc = nd_array_reserve(&v, &pairs.cap, pairs.n + 1, sizeof(*pairs.p));
+			pairs.p = v;
+			if (rc < 0)
+				goto cleanup;
+			pairs.p[pairs.n++] = (nd__scored){(uint32_t)k, (uint32_t)i, sim.bag};
+		}
+		for (uint32_t p = 0; p < pre; p++) {
+			posting *P = &post[t[i].rare[p]];
+			void *v = P->k;
+			rc = nd_array_reserve(&v, &P->cap, P->n + 1, sizeof(*P->k));
+			P->k = v;
+			if (rc < 0)
+				goto cleanup;
+			P->k[P->n++] = i;
+		}
+		hold_words(&t[i], &held, vo.max_held_bytes);
+	}
+	if (stats)
+		stats->pairs += pairs.n;
+	rc = nd__average_linkage(n, pairs.p, pairs.n, o.cut, join_into, into);
+cleanup:
+	tol_free(t, n);
+	for (size_t b = 0; post && b < nbitv; b++)
+		free(post[b].k);
+	free(post);
+	free(cands);
+	free(pairs.p);
 	return rc;
 }

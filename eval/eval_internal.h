@@ -41,12 +41,6 @@ typedef struct {
 	int label;
 } ev_pair;
 
-/* Average linkage (UPGMA) of n documents over the pairs' scores, a missing
- * pair counting 0 (labels unused; a pair listed twice keeps its higher
- * score): emits every pair of documents that join at an average similarity
- * >= floor, scored by that level, until no clusters join at floor or more. */
-int ev_average_linkage(size_t n, const ev_pair *p, size_t np, double floor, ev_emit emit, void *ctx);
-
 typedef struct {
 	const char *name;
 	const char *settings;

@@ -148,12 +148,31 @@ static int score_pairs(ev_corpus *c, const ev_method *m, nd_eval_result *r, coll
 	return rc;
 }
 
+/* Every pair across a join, at its level. */
+static int collect_join(const nd__join *j, void *ctx)
+{
+	for (uint32_t x = j->a; x != UINT32_MAX; x = j->next[x])
+		for (uint32_t y = j->b; y != UINT32_MAX; y = j->next[y]) {
+			int rc = collect(x < y ? x : y, x < y ? y : x, j->level, ctx);
+			if (rc)
+				return rc;
+		}
+	return 0;
+}
+
 /* Replace the pairs by their average-linkage levels (c's options ask for
  * it): what cutting the clusters at a threshold says of each pair. */
 static int link_pairs(ev_corpus *c, double floor_, ev_pair **p, size_t *n)
 {
 	collect_ctx cc = {c, c->t, NULL, 0, 0};
-	int rc = ev_average_linkage(c->n, *p, *n, floor_, collect, &cc);
+	nd__scored *sc = malloc((*n + 1) * sizeof(*sc));
+	int rc;
+	if (!sc)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t i = 0; i < *n; i++)
+		sc[i] = (nd__scored){(*p)[i].a, (*p)[i].b, (*p)[i].score};
+	rc = nd__average_linkage(c->n, sc, *n, floor_, collect_join, &cc);
+	free(sc);
 	if (rc < 0) {
 		free(cc.p);
 		return rc;

@@ -73,6 +73,22 @@ rc=0; "$nd" clusters --db "$t/db" --store "$t/store" --tolerant 1.5 2> "$t/err" 
 [ "$rc" = 2 ] && grep -q "tolerant needs" "$t/err" || fail "clusters --tolerant 1.5: exit $rc"
 rc=0; "$nd" clusters --store "$t/store" --tolerant 0.5 2> "$t/err" || rc=$?
 [ "$rc" = 2 ] && grep -q "needs --db" "$t/err" || fail "clusters --tolerant without --db: exit $rc"
+# clusters --linkage: average linkage over 3-shingle resemblance; the
+# corpus's families are copies with 0-3 words changed, so at 0.5 each
+# cluster is one family and every family with copies is found.
+"$nd" clusters --db "$t/db" --store "$t/store" --linkage 0.5 --json > "$t/lg.json" || fail "clusters --linkage"
+python3 - "$t/lg.json" <<'EOF' || fail "clusters --linkage: $(head -c 600 "$t/lg.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["linkage"] == 0.5 and j["min_jaccard"] == 0.05 and j["pairs_compared"] > 0, j
+fams = [{d["id"].split(".")[0] for d in g["documents"]} for g in j["groups"]]
+assert all(len(f) == 1 for f in fams), [f for f in fams if len(f) > 1][:3]
+assert len(fams) == 75, len(fams)  # families of 2-4 documents: 75 of the 100
+EOF
+rc=0; "$nd" clusters --db "$t/db" --store "$t/store" --linkage 0 2> "$t/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "linkage needs" "$t/err" || fail "clusters --linkage 0: exit $rc"
+rc=0; "$nd" clusters --store "$t/store" --linkage 0.1 2> "$t/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "linkage needs --db" "$t/err" || fail "clusters --linkage without --db: exit $rc"
 
 # Crawl-time check of a 1-word edit of family 3 (4 members): duplicates found.
 "$nd" check --db "$t/db" --store "$t/store" "$t/copy3.txt" > "$t/check.out"

@@ -123,6 +123,10 @@ grep -q "collapse tolerant needs one database" "$t/err" || fail "tolerant over s
 if "$nd" clusters --db "$t/stub" --store "$t/st-dba" --store "$t/st-dbb" --tolerant 0.5 2> "$t/err"; then
 	fail "tolerant clusters over shards accepted"
 fi
+if "$nd" clusters --db "$t/stub" --store "$t/st-dba" --store "$t/st-dbb" --linkage 0.1 2> "$t/err"; then
+	fail "linkage clusters over shards accepted"
+fi
+grep -q "linkage needs one store" "$t/err" || fail "clusters --linkage over shards: $(cat "$t/err")"
 
 # A store of another database is refused by name.
 if "$nd" check --db "$t/stub" --store "$t/st-dba" --store "$t/st-all" "$q" 2> "$t/err"; then

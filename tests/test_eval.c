@@ -3,6 +3,7 @@
  * pairs, and candidates found through the methods' indexes. */
 #include "tests/test_util.h"
 #include "eval/eval_internal.h"
+#include "descriptor/desc_internal.h"
 #include "common/nd_buf.h"
 #include "neardup/descriptor.h"
 #include "neardup/indexer.h"
@@ -622,22 +623,27 @@ static void test_hamming_join(void **state)
  * linkage, then random graphs against a dense, obvious UPGMA. */
 #define LN 12
 
-static int level_of(size_t a, size_t b, double score, void *ctx)
+/* Every pair across a join gets its level (lv: LN x LN, -1 where none). */
+static int level_of(const nd__join *j, void *ctx)
 {
-	double *lv = ctx; /* LN x LN, -1 where not emitted */
-	if (a >= b || b >= LN)
-		fail_msg("pair (%zu, %zu) out of order or range", a, b);
-	if (lv[a * LN + b] >= 0)
-		fail_msg("pair (%zu, %zu) emitted twice", a, b);
-	lv[a * LN + b] = score;
+	double *lv = ctx;
+	for (uint32_t x = j->a; x != UINT32_MAX; x = j->next[x])
+		for (uint32_t y = j->b; y != UINT32_MAX; y = j->next[y]) {
+			uint32_t a = x < y ? x : y, b = x < y ? y : x;
+			if (a == b || b >= LN)
+				fail_msg("pair (%u, %u) out of range", a, b);
+			if (lv[a * LN + b] >= 0)
+				fail_msg("pair (%u, %u) joined twice", a, b);
+			lv[a * LN + b] = j->level;
+		}
 	return 0;
 }
 
-static void linkage_levels(const ev_pair *p, size_t np, double floor_, double *lv)
+static void linkage_levels(const nd__scored *p, size_t np, double floor_, double *lv)
 {
 	for (size_t i = 0; i < LN * LN; i++)
 		lv[i] = -1;
-	assert_int_equal(ev_average_linkage(LN, p, np, floor_, level_of, lv), ND_OK);
+	assert_int_equal(nd__average_linkage(LN, p, np, floor_, level_of, lv), ND_OK);
 }
 
 /* The dense reference: merge the two clusters of highest mean similarity
@@ -691,7 +697,7 @@ static void test_average_linkage(void **state)
 	/* 0-1 at 0.9 and 1-2 at 0.6, 0-2 missing: {0, 1} forms at 0.9, and 2
 	 * joins it at (0 + 0.6) / 2 = 0.3, not at single linkage's 0.6.  A
 	 * pair listed twice keeps its higher score; doc 3 has no pairs. */
-	ev_pair hand[] = {{0, 1, 0.9, 1}, {1, 2, 0.6, 1}, {1, 2, 0.2, 1}, {4, 5, 0, 1}};
+	nd__scored hand[] = {{0, 1, 0.9}, {1, 2, 0.6}, {1, 2, 0.2}, {4, 5, 0}};
 	linkage_levels(hand, 4, 0.01, lv);
 	near(lv[0 * LN + 1], 0.9);
 	near(lv[0 * LN + 2], 0.3);
@@ -704,7 +710,7 @@ static void test_average_linkage(void **state)
 	uint64_t rng = 11;
 	for (int round = 0; round < 300; round++) {
 		double s[LN * LN] = {0}, floor_ = round % 3 ? 0.01 : 0.2;
-		ev_pair p[LN * LN];
+		nd__scored p[LN * LN];
 		size_t np = 0;
 		int density = 20 + round % 60; /* percent of pairs present */
 		for (uint32_t i = 0; i < LN; i++)
@@ -714,7 +720,7 @@ static void test_average_linkage(void **state)
 					continue;
 				s[i * LN + j] = (double)((rng >> 11) % 1000000 + 1) / 1000001.0;
 				/* Either order: the function takes a pair as given. */
-				p[np++] = round % 2 ? (ev_pair){j, i, s[i * LN + j], 0} : (ev_pair){i, j, s[i * LN + j], 0};
+				p[np++] = round % 2 ? (nd__scored){j, i, s[i * LN + j]} : (nd__scored){i, j, s[i * LN + j]};
 			}
 		linkage_levels(p, np, floor_, lv);
 		dense_upgma(s, floor_, ref);

@@ -1,5 +1,6 @@
 /* Word sequences (stored and rebuilt) and cluster verification. */
 #include "tests/test_util.h"
+#include "neardup/descriptor.h"
 #include "neardup/similarity.h"
 #include "neardup/tokenizer.h"
 #include "neardup/verify.h"
@@ -313,6 +314,179 @@ static void test_verify_bounded(void **state)
 	free(p);
 }
 
+/* Clusters by average linkage equal a brute-force reference: every pair
+ * whose bit sets reach the Jaccard floor (no prefix filtering), scored by
+ * 3-shingle resemblance, clustered by a dense UPGMA.  Documents are made
+ * of shared paragraphs (six stories of four, plus strays), so resemblances
+ * are graded and stories overlap: averaging, not chaining, decides. */
+#define LK_DOCS 40
+#define LK_PARAS 30
+
+static void dense_clusters(double s[LK_DOCS][LK_DOCS], double cut, size_t *into)
+{
+	int cl[LK_DOCS];
+	for (int i = 0; i < LK_DOCS; i++)
+		cl[i] = i;
+	for (;;) {
+		double best = 0;
+		int ba = -1, bb = -1;
+		for (int x = 0; x < LK_DOCS; x++)
+			for (int y = x + 1; y < LK_DOCS; y++) {
+				double sum = 0;
+				int nx = 0, ny = 0;
+				if (cl[x] != x || cl[y] != y)
+					continue;
+				for (int i = 0; i < LK_DOCS; i++) {
+					nx += cl[i] == x;
+					ny += cl[i] == y;
+					for (int j = 0; j < LK_DOCS; j++)
+						if (cl[i] == x && cl[j] == y)
+							sum += s[i][j];
+				}
+				if (sum / (nx * ny) > best) {
+					best = sum / (nx * ny);
+					ba = x;
+					bb = y;
+				}
+			}
+		if (ba < 0 || best < cut)
+			break;
+		for (int i = 0; i < LK_DOCS; i++)
+			if (cl[i] == bb)
+				cl[i] = ba;
+	}
+	for (int i = 0; i < LK_DOCS; i++) /* name each cluster by its first member */
+		for (int j = 0; j <= i; j++)
+			if (cl[j] == cl[i]) {
+				into[i] = (size_t)j;
+				break;
+			}
+}
+
+static void test_cluster_linkage(void **state)
+{
+	(void)state;
+	char *tdir = tu_tmpdir(), *tdb = tu_join(tdir, "db"), *tst = tu_join(tdir, "st");
+	char *para[LK_PARAS], *texts[LK_DOCS], names[LK_DOCS][8];
+	const char *ids[LK_DOCS];
+	uint64_t rng = 77;
+	for (int p = 0; p < LK_PARAS; p++) {
+		char *words = tu_random_doc(&rng, 25 + tu_rand(&rng) % 30, 3000);
+		size_t len = strlen(words) + 32;
+		para[p] = malloc(len);
+		/* Two marker words per paragraph: the descriptive words s1..s16. */
+		snprintf(para[p], len, "%s s%d s%d", words, p % 16 + 1, p % 16 + 1);
+		free(words);
+	}
+	for (int d = 0; d < LK_DOCS; d++) {
+		size_t len = 1;
+		int pick[6], np = 0, story = d % 6;
+		for (int k = 0; k < 4; k++) /* most of its story, in order */
+			if (tu_rand(&rng) % 5)
+				pick[np++] = story * 4 + k;
+		for (int k = 0; k < 2; k++) /* and strays: any paragraph */
+			if (tu_rand(&rng) % 2)
+				pick[np++] = (int)(tu_rand(&rng) % LK_PARAS);
+		if (!np)
+			pick[np++] = story * 4;
+		for (int k = 0; k < np; k++)
+			len += strlen(para[pick[k]]) + 1;
+		texts[d] = calloc(1, len);
+		for (int k = 0; k < np; k++) {
+			strcat(texts[d], para[pick[k]]);
+			strcat(texts[d], " ");
+		}
+		snprintf(names[d], sizeof(names[d]), "d%d", d);
+		ids[d] = names[d];
+	}
+	nd_xdb *db;
+	nd_store *st;
+	nd_descriptor *desc;
+	tu_handmade_set(tdb, tst, ids, texts, LK_DOCS, 16, &db, &st, &desc);
+
+	nd_docid docs[LK_DOCS];
+	nd_sig sig[LK_DOCS];
+	uint32_t *w[LK_DOCS];
+	size_t nw[LK_DOCS];
+	nd_store_txn *txn;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	for (int d = 0; d < LK_DOCS; d++) {
+		const void *pay;
+		size_t len;
+		uint64_t key;
+		assert_int_equal(nd_xdb_find_uid(db, ids[d], &docs[d]), ND_OK);
+		assert_int_equal(nd_store_doc_get(txn, docs[d], &key, &pay, &len), ND_OK);
+		memset(&sig[d], 0, sizeof(sig[d]));
+		assert_int_equal(nd_sig_decode(&sig[d], pay, len, 1u << 16), ND_OK);
+		assert_int_equal(nd_words_get(db, docs[d], &w[d], &nw[d], NULL), ND_OK);
+	}
+	nd_store_txn_end(txn);
+
+	const double floors[] = {0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 0.3, 0.3},
+		     cuts[] = {0.05, 0.08, 0.1, 0.12, 0.15, 0.2, 0.3, 0.1, 0.2};
+	int chained = 0;
+	for (int c = 0; c < 9; c++) {
+		static double s[LK_DOCS][LK_DOCS];
+		size_t into[LK_DOCS], ref[LK_DOCS], comp[LK_DOCS];
+		nd_linkage_options o = ND_LINKAGE_OPTIONS_INIT;
+		nd_linkage_stats ls = {0};
+		uint64_t pairs = 0;
+		o.min_jaccard = floors[c];
+		o.cut = cuts[c];
+		for (int i = 0; i < LK_DOCS; i++) {
+			comp[i] = (size_t)i;
+			for (int j = 0; j < LK_DOCS; j++) {
+				uint32_t common = 0;
+				s[i][j] = 0;
+				for (uint32_t x = 0; x < sig[i].nbits; x++)
+					for (uint32_t y = 0; y < sig[j].nbits; y++)
+						common += sig[i].bits[x] == sig[j].bits[y];
+				if (i == j || !sig[i].nbits || !sig[j].nbits ||
+				    (double)common / (sig[i].nbits + sig[j].nbits - common) < floors[c] - 1e-12)
+					continue;
+				nd_shingle_sim sim;
+				assert_int_equal(nd_shingle_similarity(w[i], nw[i], w[j], nw[j], 3, &sim), ND_OK);
+				s[i][j] = sim.bag;
+				pairs += i < j;
+			}
+		}
+		dense_clusters(s, cuts[c], ref);
+		assert_int_equal(nd_cluster_linkage(db, st, &o, docs, LK_DOCS, into, &ls), ND_OK);
+		assert_int_equal(ls.compared, pairs);
+		size_t nclusters = 0;
+		for (int i = 0; i < LK_DOCS; i++) {
+			if (into[i] != ref[i])
+				fail_msg("floor %g cut %g: d%d in the cluster of d%zu, reference d%zu", floors[c], cuts[c], i,
+					 into[i], ref[i]);
+			nclusters += into[i] == (size_t)i;
+		}
+		assert_true(nclusters > 1 && nclusters < LK_DOCS); /* not one blob, not all alone */
+		/* Single linkage (components of the pairs >= cut) for contrast. */
+		for (int pass = 0; pass < LK_DOCS; pass++)
+			for (int i = 0; i < LK_DOCS; i++)
+				for (int j = 0; j < LK_DOCS; j++)
+					if (s[i][j] >= cuts[c] && comp[j] < comp[i])
+						comp[i] = comp[j];
+		for (int i = 0; i < LK_DOCS; i++)
+			chained += comp[i] != into[i];
+	}
+	assert_true(chained > 0); /* somewhere one close pair would have joined two stories */
+	for (int d = 0; d < LK_DOCS; d++) {
+		nd_sig_clear(&sig[d]);
+		free(w[d]);
+		free(texts[d]);
+	}
+	for (int p = 0; p < LK_PARAS; p++)
+		free(para[p]);
+	nd_descriptor_free(desc);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	tu_rmtree(tdir);
+	free(tdir);
+	free(tdb);
+	free(tst);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_verify_cache),
 		cmocka_unit_test(test_verify_batch),
 		cmocka_unit_test(test_verify_bounded),
+		cmocka_unit_test(test_cluster_linkage),
 	};
 	return cmocka_run_group_tests_name("verify", tests, setup, teardown);
 }

@@ -32,6 +32,14 @@ static const char usage_text[] =
 	"                   store): documents in docid order each join the first\n"
 	"                   earlier group leader they match.  For web pages, whose\n"
 	"                   keys often differ in a bit; 0.5 is check's advice\n"
+	"  --linkage CUT    cluster by average linkage instead (needs --db; one\n"
+	"                   store): pairs whose bit sets have Jaccard >= 0.05 are\n"
+	"                   scored by word 3-shingle resemblance, and clusters join\n"
+	"                   while the mean over all their pairs is >= CUT (0.1 is\n"
+	"                   the library's default).  For web pages: copies of one\n"
+	"                   article in different templates, which Levenshtein\n"
+	"                   within 8%% would keep apart.  With --tolerant J, pairs\n"
+	"                   at bit-set Jaccard >= J (fewer, faster on a large corpus)\n"
 	"  --json           one JSON object on stdout\n"
 	"  -h, --help       this text\n";
 
@@ -92,9 +100,10 @@ static int cmp_tgroup(const void *a, const void *b)
 	return x->lead < y->lead ? -1 : x->lead > y->lead;
 }
 
-/* --tolerant: every signed document, grouped by nd_verify_tolerant. */
+/* --tolerant: every signed document, grouped by nd_verify_tolerant; or
+ * with cut > 0 (--linkage), clustered by nd_cluster_linkage. */
 static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, const nd_verify_options *vo,
-			   double j, uint64_t min_size, uint64_t limit, int json)
+			   double j, double cut, uint64_t min_size, uint64_t limit, int json)
 {
 	doc_list l = {NULL, 0, 0};
 	size_t *into = NULL, *order = NULL, *start = NULL, ng = 0, in_groups = 0;
@@ -118,9 +127,22 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 		goto cleanup;
 	}
 	double t0 = tool_now();
+	nd_linkage_options lo = ND_LINKAGE_OPTIONS_INIT;
+	nd_linkage_stats ls = {0};
+	lo.cut = cut;
+	if (j > 0)
+		lo.min_jaccard = j;
+	if (cut > 0) {
+		if ((rc = nd_cluster_linkage(db, st, &lo, l.docs, l.n, into, &ls)) < 0) {
+			tool_fail("clusters", rc, storepath);
+			goto cleanup;
+		}
+		for (size_t i = 0; i < l.n; i++)
+			dist[i] = 0; /* no distance to a representative: joined by mean resemblance */
+	}
 	/* Equal-key verified groups first (cached by --verify), so the result
 	 * holds them all and Levenshtein runs only across keys. */
-	if ((l.n && !(ids = malloc(l.n * sizeof(*ids)))) ||
+	else if ((l.n && !(ids = malloc(l.n * sizeof(*ids)))) ||
 	    (rc = nd_collapse_ids(db, st, vo, l.docs, l.n, ids)) < 0 ||
 	    (rc = nd_verify_tolerant(db, st, vo, j, l.docs, l.n, ids, into, dist)) < 0) {
 		tool_fail("clusters", l.n && !ids ? ND_ENOMEM : rc, storepath);
@@ -147,11 +169,21 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 	json_t *out = json ? json_object() : NULL, *arr = json ? json_array() : NULL;
 	if (json) {
 		json_object_set_new(out, "documents_signed", json_integer((json_int_t)l.n));
-		json_object_set_new(out, "tolerant", json_real(j));
+		if (cut > 0) {
+			json_object_set_new(out, "linkage", json_real(cut));
+			json_object_set_new(out, "min_jaccard", json_real(lo.min_jaccard));
+			json_object_set_new(out, "pairs_compared", json_integer((json_int_t)ls.compared));
+		} else
+			json_object_set_new(out, "tolerant", json_real(j));
 		json_object_set_new(out, "groups_total", json_integer((json_int_t)ng));
 		json_object_set_new(out, "documents_in_groups", json_integer((json_int_t)in_groups));
 		json_object_set_new(out, "min_size", json_integer((json_int_t)min_size));
-	} else
+	} else if (cut > 0)
+		printf("%zu clusters of >= %llu documents by average linkage (mean 3-shingle resemblance >= %g "
+		       "over %llu pairs at bit-set Jaccard >= %g), holding %zu of %zu signed documents (%.1f s)\n",
+		       ng, (unsigned long long)min_size, cut, (unsigned long long)ls.compared, lo.min_jaccard,
+		       in_groups, l.n, tool_now() - t0);
+	else
 		printf("%zu verified groups of >= %llu documents at bit-set Jaccard >= %g, holding %zu of %zu "
 		       "signed documents (%.1f s)\n", ng, (unsigned long long)min_size, j, in_groups, l.n,
 		       tool_now() - t0);
@@ -171,10 +203,13 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 				json_object_set_new(jd, "docid", json_integer(l.docs[i]));
 				if (uid)
 					json_object_set_new(jd, "id", json_string(uid));
-				json_object_set_new(jd, "distance", dist[i] < 0 ? json_null() : json_real(dist[i]));
+				if (cut <= 0)
+					json_object_set_new(jd, "distance", dist[i] < 0 ? json_null() : json_real(dist[i]));
 				json_array_append_new(jdocs, jd);
 			} else if (i == lead)
 				printf("  %8u  %-40s representative\n", l.docs[i], uid ? uid : "(no id)");
+			else if (cut > 0)
+				printf("  %8u  %s\n", l.docs[i], uid ? uid : "(no id)");
 			else if (dist[i] < 0)
 				printf("  %8u  %-40s with its key's verified group\n", l.docs[i], uid ? uid : "(no id)");
 			else
@@ -225,6 +260,7 @@ int nd_cmd_clusters(int argc, char **argv)
 		{"verify", no_argument, NULL, 'v'},
 		{"max-distance", required_argument, NULL, 'D'},
 		{"tolerant", required_argument, NULL, 't'},
+		{"linkage", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	const char *dbpath = NULL, *storepath = NULL;
@@ -234,7 +270,7 @@ int nd_cmd_clusters(int argc, char **argv)
 	nd_verify_stats vs = {0};
 	nd_verified *ver = NULL;
 	uint64_t verified_docs = 0, verified_groups = 0;
-	double tolerant = 0;
+	double tolerant = 0, cut = 0;
 	nd_xdb *db = NULL;
 	nd_store *st = NULL, *sts[ND_MAX_SHARD_STORES];
 	const char *stores[ND_MAX_SHARD_STORES];
@@ -294,18 +330,29 @@ int nd_cmd_clusters(int argc, char **argv)
 			verify = 1;
 			break;
 		}
+		case 'L': {
+			char *end;
+			cut = strtod(optarg, &end);
+			if (*end || !(cut > 0 && cut <= 1)) {
+				fprintf(stderr, "neardup clusters: --linkage needs a mean resemblance in (0, 1], not '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			verify = 1;
+			break;
+		}
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
 	}
-	if (tolerant > 0 && nst > 1) {
-		fprintf(stderr, "neardup clusters: --tolerant needs one store (groups by equal key span shards; "
-			"tolerant ones do not yet)\n");
+	if ((tolerant > 0 || cut > 0) && nst > 1) {
+		fprintf(stderr, "neardup clusters: --%s needs one store (groups by equal key span shards; "
+			"these do not yet)\n", cut > 0 ? "linkage" : "tolerant");
 		return EXIT_USAGE;
 	}
 	if (verify && !dbpath) {
 		fprintf(stderr, "neardup clusters: --%s needs --db (the words come from the database)\n",
-			tolerant > 0 ? "tolerant" : "verify");
+			cut > 0 ? "linkage" : tolerant > 0 ? "tolerant" : "verify");
 		return EXIT_USAGE;
 	}
 	if (!storepath || optind < argc) {
@@ -356,8 +403,8 @@ int nd_cmd_clusters(int argc, char **argv)
 			}
 		}
 	}
-	if (tolerant > 0) {
-		ret = tolerant_groups(db, st, storepath, &vo, tolerant, min_size, limit, json);
+	if (tolerant > 0 || cut > 0) {
+		ret = tolerant_groups(db, st, storepath, &vo, tolerant, cut, min_size, limit, json);
 		goto cleanup;
 	}
 	for (size_t s = 0; s < nst; s++) {

@@ -5,7 +5,8 @@
  * count as 0, so a cluster joins another only as far as most of its
  * members agree.  Each merge of A and B at level s gives every pair across
  * them the score s (the dendrogram's cophenetic similarity), which is what
- * a duplicate cluster cut at threshold s says of that pair.
+ * a duplicate cluster cut at threshold s says of that pair.  Used by
+ * nd_cluster_linkage (clusters --linkage) and by eval --linkage.
  *
  * The summed similarity between live clusters is kept in a hash on the
  * cluster pair; a merge moves the absorbed cluster's sums onto the
@@ -15,9 +16,8 @@
  * whose average may have risen (the absorbed cluster's neighbours); the
  * survivor's other pairs can only have fallen, so their old entries come
  * out early and are corrected then. */
-#include "eval/eval_internal.h"
-#include "common/nd_buf.h"
 #include "descriptor/desc_internal.h"
+#include "common/nd_buf.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -164,7 +164,7 @@ static int append(ids *l, uint32_t x)
 	return ND_OK;
 }
 
-int ev_average_linkage(size_t n, const ev_pair *p, size_t np, double floor_, ev_emit emit, void *ctx)
+int nd__average_linkage(size_t n, const nd__scored *p, size_t np, double floor_, nd__join_fn join, void *ctx)
 {
 	sums h = {0};
 	heap q = {0};
@@ -218,10 +218,7 @@ int ev_average_linkage(size_t n, const ev_pair *p, size_t np, double floor_, ev_
 		}
 		if (level < floor_)
 			break;
-		for (uint32_t i = head[a]; i != UINT32_MAX && rc == ND_OK; i = next[i])
-			for (uint32_t j = head[b]; j != UINT32_MAX && rc == ND_OK; j = next[j])
-				rc = emit(i < j ? i : j, i < j ? j : i, level, ctx);
-		if (rc != ND_OK)
+		if ((rc = join(&(nd__join){next, head[a], head[b], level}, ctx)) != ND_OK)
 			break;
 		if (size[a] < size[b]) { /* absorb the smaller: fewer sums to move */
 			uint32_t t = a;
