@@ -356,7 +356,9 @@ typedef struct {
 	uint16_t *rare;   /* its bits, rarest in the list first: the prefix order */
 	uint32_t *words;
 	size_t nwords;
-	int read;         /* 0 not yet, 1 words, -1 none (deleted, or no words) */
+	uint64_t *fp;     /* nd_cluster_linkage: its shingles, sorted, in place of words */
+	size_t nfp;
+	int read;         /* 0 not yet, 1 words (or shingles), -1 none (deleted, or no words) */
 } tol_doc;
 
 static int tol_words(nd_xdb *db, nd_docid docid, tol_doc *t)
@@ -369,19 +371,45 @@ static int tol_words(nd_xdb *db, nd_docid docid, tol_doc *t)
 	return rc == ND_ENOTFOUND ? ND_OK : rc;
 }
 
-/* Keep t's words just read while the leaders' words held stay within
+/* Keep t's words (or shingles) just read while those held stay within
  * budget; else drop them, to be read again when next compared. */
 static void hold_words(tol_doc *t, size_t *held, size_t budget)
 {
-	size_t bytes = t->nwords * sizeof(uint32_t);
+	size_t bytes = t->nwords * sizeof(uint32_t) + t->nfp * sizeof(uint64_t);
 	if (t->read <= 0)
 		return;
 	if (*held + bytes > budget) {
 		free(t->words);
+		free(t->fp);
 		t->words = NULL;
+		t->fp = NULL;
 		t->read = 0;
 	} else
 		*held += bytes;
+}
+
+/* t's w-shingles as a sorted multiset (what nd_shingle_similarity's bag
+ * resemblance compares), made once per document rather than per pair. */
+static int tol_shingles(nd_xdb *db, nd_docid docid, unsigned w, tol_doc *t)
+{
+	int rc;
+	if (t->read)
+		return ND_OK;
+	if ((rc = tol_words(db, docid, t)) < 0 || t->read < 0)
+		return rc;
+	size_t n = t->nwords ? (t->nwords >= w ? t->nwords - w + 1 : 1) : 0;
+	if (n && !(t->fp = malloc(n * sizeof(*t->fp))))
+		return nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", n);
+	for (size_t i = 0; i < n; i++)
+		t->fp[i] = nd__shingle_fp(t->words, t->nwords, i, w);
+	nd__sort_u64(t->fp, n);
+	t->nfp = n;
+	free(t->words);
+	t->words = NULL;
+	t->nwords = 0;
+	if (!n)
+		t->read = -1; /* no words: nothing to compare */
+	return ND_OK;
 }
 
 /* Every document's bits, from one snapshot (no words are read inside it),
@@ -448,6 +476,7 @@ static void tol_free(tol_doc *t, size_t n)
 		nd_sig_clear(&t[i].sig);
 		free(t[i].rare);
 		free(t[i].words);
+		free(t[i].fp);
 	}
 	free(t);
 }
@@ -685,32 +714,29 @@ int nd_cluster_linkage(nd_xdb *db, nd_store *st, const nd_linkage_options *lo, c
 			size_t k = cands[c];
 			if ((c && k == cands[c - 1]) || nd__sig_jaccard(&t[i].sig, &t[k].sig) < o.min_jaccard - 1e-12)
 				continue;
-			if ((rc = tol_words(db, docs[i], &t[i])) < 0)
+			if ((rc = tol_shingles(db, docs[i], o.shingle_width, &t[i])) < 0)
 				goto cleanup;
 			if (t[i].read < 0)
 				break;
 			int was_read = t[k].read;
-			if ((rc = tol_words(db, docs[k], &t[k])) < 0)
+			if ((rc = tol_shingles(db, docs[k], o.shingle_width, &t[k])) < 0)
 				goto cleanup;
 			if (t[k].read < 0)
 				continue;
-			nd_shingle_sim sim;
-			rc = nd_shingle_similarity(t[k].words, t[k].nwords, t[i].words, t[i].nwords, o.shingle_width,
-						   &sim);
+			size_t both = nd__common_sorted(t[k].fp, t[k].nfp, t[i].fp, t[i].nfp);
+			double bag = (double)both / (double)(t[k].nfp + t[i].nfp - both);
 			if (!was_read)
 				hold_words(&t[k], &held, vo.max_held_bytes);
-			if (rc < 0)
-				goto cleanup;
 			if (stats)
 				stats->compared++;
-			if (sim.bag <= 0)
+			if (bag <= 0)
 				continue;
 			void *v = pairs.p;
 			rc = nd_array_reserve(&v, &pairs.cap, pairs.n + 1, sizeof(*pairs.p));
 			pairs.p = v;
 			if (rc < 0)
 				goto cleanup;
-			pairs.p[pairs.n++] = (nd__scored){(uint32_t)k, (uint32_t)i, sim.bag};
+			pairs.p[pairs.n++] = (nd__scored){(uint32_t)k, (uint32_t)i, bag};
 		}
 		for (uint32_t p = 0; p < pre; p++) {
 			posting *P = &post[t[i].rare[p]];
