@@ -412,11 +412,18 @@ static int tol_shingles(nd_xdb *db, nd_docid docid, unsigned w, tol_doc *t)
 	return ND_OK;
 }
 
+/* Documents by bit, for prefix filtering. */
+typedef struct {
+	size_t *k; /* indices into docs, ascending (nd_verify_tolerant: leaders only) */
+	size_t n, cap;
+} posting;
+
 /* Every document's bits, from one snapshot (no words are read inside it),
  * and each one's bits rarest first in the list (ties by bit): the order
- * of prefix filtering, so that the postings probed are short.  *nbitv:
- * bits are below it. */
-static int tol_load(nd_store *st, const nd_docid *docs, size_t n, tol_doc **out, uint32_t *nbitv)
+ * of prefix filtering, so that the postings probed are short; and empty
+ * postings for every bit (bits are below *nbitv).  tol_free frees. */
+static int tol_load(nd_store *st, const nd_docid *docs, size_t n, tol_doc **out, posting **post,
+		    uint32_t *nbitv)
 {
 	nd_store_txn *txn = NULL;
 	tol_doc *t = calloc(n + 1, sizeof(*t));
@@ -424,6 +431,7 @@ static int tol_load(nd_store *st, const nd_docid *docs, size_t n, tol_doc **out,
 	int rc = ND_OK;
 
 	*out = t;
+	*post = NULL;
 	*nbitv = 0;
 	if (!t)
 		return nd_error_set(ND_ENOMEM, "out of memory");
@@ -447,8 +455,10 @@ static int tol_load(nd_store *st, const nd_docid *docs, size_t n, tol_doc **out,
 	for (size_t i = 0; i < n; i++)
 		if (t[i].sig.nbits && t[i].sig.bits[t[i].sig.nbits - 1] >= *nbitv)
 			*nbitv = t[i].sig.bits[t[i].sig.nbits - 1] + 1u;
-	if (!(df = calloc(*nbitv + 1, sizeof(*df))))
+	if (!(df = calloc(*nbitv + 1, sizeof(*df))) || !(*post = calloc(*nbitv + 1, sizeof(**post)))) {
+		free(df);
 		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
 	for (size_t i = 0; i < n; i++)
 		for (uint32_t b = 0; b < t[i].sig.nbits; b++)
 			df[t[i].sig.bits[b]]++;
@@ -470,7 +480,7 @@ static int tol_load(nd_store *st, const nd_docid *docs, size_t n, tol_doc **out,
 	return rc;
 }
 
-static void tol_free(tol_doc *t, size_t n)
+static void tol_free(tol_doc *t, size_t n, posting *post, uint32_t nbitv)
 {
 	for (size_t i = 0; t && i < n; i++) {
 		nd_sig_clear(&t[i].sig);
@@ -479,17 +489,53 @@ static void tol_free(tol_doc *t, size_t n)
 		free(t[i].fp);
 	}
 	free(t);
+	for (size_t b = 0; post && b < nbitv; b++)
+		free(post[b].k);
+	free(post);
 }
 
-typedef struct {
-	size_t *k; /* leaders, as indices into docs: ascending, the order they lead in */
-	size_t n, cap;
-} posting;
 
 static int cmp_size(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
 	return x < y ? -1 : x > y;
+}
+
+/* Prefix filtering's candidates for t: the documents posted under the
+ * first pre of its bits (rarest first), ascending, repeats included. */
+static int tol_probe(const posting *post, const tol_doc *t, uint32_t pre, size_t **cands, size_t *cap,
+		     size_t *nc)
+{
+	*nc = 0;
+	for (uint32_t p = 0; p < pre; p++) {
+		const posting *P = &post[t->rare[p]];
+		void *v = *cands;
+		int rc = nd_array_reserve(&v, cap, *nc + P->n + 1, sizeof(**cands));
+		*cands = v;
+		if (rc < 0)
+			return rc;
+		if (P->n)
+			memcpy(*cands + *nc, P->k, P->n * sizeof(**cands));
+		*nc += P->n;
+	}
+	if (*nc)
+		qsort(*cands, *nc, sizeof(**cands), cmp_size);
+	return ND_OK;
+}
+
+/* Post document i (t) under the first pre of its bits. */
+static int tol_post(posting *post, const tol_doc *t, uint32_t pre, size_t i)
+{
+	for (uint32_t p = 0; p < pre; p++) {
+		posting *P = &post[t->rare[p]];
+		void *v = P->k;
+		int rc = nd_array_reserve(&v, &P->cap, P->n + 1, sizeof(*P->k));
+		P->k = v;
+		if (rc < 0)
+			return rc;
+		P->k[P->n++] = i;
+	}
+	return ND_OK;
 }
 
 typedef struct {
@@ -534,12 +580,8 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 	 * however many share its bits.  Leaders are found by prefix filtering
 	 * (as tolerant_candidates in check.c), not by a scan of all of them:
 	 * n may be in the millions. */
-	if ((rc = tol_load(st, docs, n, &t, &nbitv)) < 0)
+	if ((rc = tol_load(st, docs, n, &t, &post, &nbitv)) < 0)
 		goto cleanup;
-	if (!(post = calloc(nbitv + 1, sizeof(*post)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
-		goto cleanup;
-	}
 	if (groups) {
 		size_t m = 0;
 		if (!(first = malloc(n * sizeof(*first))) || !(refs = malloc(n * sizeof(*refs)))) {
@@ -568,19 +610,8 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 		if (distance)
 			distance[i] = 0;
 		uint32_t nb = t[i].sig.nbits, pre = nd__jaccard_prefix(nb, min_jaccard);
-		for (uint32_t p = 0; p < pre; p++) {
-			const posting *P = &post[t[i].rare[p]];
-			void *v = cands;
-			rc = nd_array_reserve(&v, &ccap, nc + P->n + 1, sizeof(*cands));
-			cands = v;
-			if (rc < 0)
-				goto cleanup;
-			if (P->n)
-				memcpy(cands + nc, P->k, P->n * sizeof(*cands));
-			nc += P->n;
-		}
-		if (nc)
-			qsort(cands, nc, sizeof(*cands), cmp_size);
+		if ((rc = tol_probe(post, &t[i], pre, &cands, &ccap, &nc)) < 0)
+			goto cleanup;
 		for (size_t c = 0; c < nc && compared < o.max_leaders; c++) {
 			if (c && cands[c] == cands[c - 1])
 				continue;
@@ -614,15 +645,8 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 		}
 		rc = ND_OK;
 		if (into[i] == i) {
-			for (uint32_t p = 0; p < pre; p++) {
-				posting *P = &post[t[i].rare[p]];
-				void *v = P->k;
-				rc = nd_array_reserve(&v, &P->cap, P->n + 1, sizeof(*P->k));
-				P->k = v;
-				if (rc < 0)
-					goto cleanup;
-				P->k[P->n++] = i;
-			}
+			if ((rc = tol_post(post, &t[i], pre, i)) < 0)
+				goto cleanup;
 			hold_words(&t[i], &held, o.max_held_bytes);
 		} else {
 			free(t[i].words); /* never compared again */
@@ -630,12 +654,9 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 		}
 	}
 cleanup:
-	tol_free(t, n);
+	tol_free(t, n, post, nbitv);
 	free(first);
 	free(refs);
-	for (size_t b = 0; post && b < nbitv; b++)
-		free(post[b].k);
-	free(post);
 	free(cands);
 	return rc;
 }
@@ -688,28 +709,13 @@ int nd_cluster_linkage(nd_xdb *db, nd_store *st, const nd_linkage_options *lo, c
 	/* Candidates: every earlier document whose bit set has Jaccard >=
 	 * min_jaccard with this one's, by prefix filtering; each pair is
 	 * scored by its words' shingle resemblance. */
-	if ((rc = tol_load(st, docs, n, &t, &nbitv)) < 0)
+	if ((rc = tol_load(st, docs, n, &t, &post, &nbitv)) < 0)
 		goto cleanup;
-	if (!(post = calloc(nbitv + 1, sizeof(*post)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
-		goto cleanup;
-	}
 	for (size_t i = 0; i < n; i++) {
 		uint32_t pre = nd__jaccard_prefix(t[i].sig.nbits, o.min_jaccard);
 		size_t nc = 0;
-		for (uint32_t p = 0; p < pre; p++) {
-			const posting *P = &post[t[i].rare[p]];
-			void *v = cands;
-			rc = nd_array_reserve(&v, &ccap, nc + P->n + 1, sizeof(*cands));
-			cands = v;
-			if (rc < 0)
-				goto cleanup;
-			if (P->n)
-				memcpy(cands + nc, P->k, P->n * sizeof(*cands));
-			nc += P->n;
-		}
-		if (nc)
-			qsort(cands, nc, sizeof(*cands), cmp_size);
+		if ((rc = tol_probe(post, &t[i], pre, &cands, &ccap, &nc)) < 0)
+			goto cleanup;
 		for (size_t c = 0; c < nc; c++) {
 			size_t k = cands[c];
 			if ((c && k == cands[c - 1]) || nd__sig_jaccard(&t[i].sig, &t[k].sig) < o.min_jaccard - 1e-12)
@@ -738,25 +744,15 @@ int nd_cluster_linkage(nd_xdb *db, nd_store *st, const nd_linkage_options *lo, c
 				goto cleanup;
 			pairs.p[pairs.n++] = (nd__scored){(uint32_t)k, (uint32_t)i, bag};
 		}
-		for (uint32_t p = 0; p < pre; p++) {
-			posting *P = &post[t[i].rare[p]];
-			void *v = P->k;
-			rc = nd_array_reserve(&v, &P->cap, P->n + 1, sizeof(*P->k));
-			P->k = v;
-			if (rc < 0)
-				goto cleanup;
-			P->k[P->n++] = i;
-		}
+		if ((rc = tol_post(post, &t[i], pre, i)) < 0)
+			goto cleanup;
 		hold_words(&t[i], &held, vo.max_held_bytes);
 	}
 	if (stats)
 		stats->pairs += pairs.n;
 	rc = nd__average_linkage(n, pairs.p, pairs.n, o.cut, join_into, into);
 cleanup:
-	tol_free(t, n);
-	for (size_t b = 0; post && b < nbitv; b++)
-		free(post[b].k);
-	free(post);
+	tol_free(t, n, post, nbitv);
 	free(cands);
 	free(pairs.p);
 	return rc;
