@@ -747,6 +747,8 @@ int nd_cluster_linkage(nd_xdb *db, nd_store *st, const nd_linkage_options *lo, c
 		if ((rc = tol_post(post, &t[i], pre, i)) < 0)
 			goto cleanup;
 		hold_words(&t[i], &held, vo.max_held_bytes);
+		if (o.progress && (i % 1024 == 1023 || i + 1 == n))
+			o.progress(i + 1, n, o.ctx);
 	}
 	if (stats)
 		stats->pairs += pairs.n;

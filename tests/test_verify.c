@@ -363,6 +363,14 @@ static void dense_clusters(double s[LK_DOCS][LK_DOCS], double cut, size_t *into)
 			}
 }
 
+static void count_progress(size_t done, size_t n, void *ctx)
+{
+	size_t *last = ctx;
+	assert_true(done > last[0] && done <= n); /* moves forward, within n */
+	last[0] = done;
+	last[1] = n;
+}
+
 static void test_cluster_linkage(void **state)
 {
 	(void)state;
@@ -450,8 +458,13 @@ static void test_cluster_linkage(void **state)
 				pairs += i < j;
 			}
 		}
+		size_t progress[2] = {0, 0};
+		o.progress = count_progress;
+		o.ctx = progress;
 		dense_clusters(s, cuts[c], ref);
 		assert_int_equal(nd_cluster_linkage(db, st, &o, docs, LK_DOCS, into, &ls), ND_OK);
+		assert_int_equal(progress[0], LK_DOCS); /* the last call reports all done */
+		assert_int_equal(progress[1], LK_DOCS);
 		assert_int_equal(ls.compared, pairs);
 		size_t nclusters = 0;
 		for (int i = 0; i < LK_DOCS; i++) {

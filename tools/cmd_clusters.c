@@ -100,6 +100,12 @@ static int cmp_tgroup(const void *a, const void *b)
 	return x->lead < y->lead ? -1 : x->lead > y->lead;
 }
 
+static void on_linkage_progress(size_t done, size_t n, void *ctx)
+{
+	tool_progress *p = ctx;
+	tool_progress_show(p, done, "pairs scored for %zu of %zu documents", done, n);
+}
+
 /* --tolerant: every signed document, grouped by nd_verify_tolerant; or
  * with cut > 0 (--linkage), clustered by nd_cluster_linkage. */
 static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, const nd_verify_options *vo,
@@ -129,11 +135,17 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 	double t0 = tool_now();
 	nd_linkage_options lo = ND_LINKAGE_OPTIONS_INIT;
 	nd_linkage_stats ls = {0};
+	tool_progress prog;
+	tool_progress_init(&prog, l.n);
 	lo.cut = cut;
+	lo.progress = on_linkage_progress;
+	lo.ctx = &prog;
 	if (j > 0)
 		lo.min_jaccard = j;
 	if (cut > 0) {
-		if ((rc = nd_cluster_linkage(db, st, &lo, l.docs, l.n, into, &ls)) < 0) {
+		rc = nd_cluster_linkage(db, st, &lo, l.docs, l.n, into, &ls);
+		tool_progress_end(&prog);
+		if (rc < 0) {
 			tool_fail("clusters", rc, storepath);
 			goto cleanup;
 		}

@@ -113,8 +113,12 @@ typedef struct {
 	double min_jaccard;      /* candidate pairs' bit-set Jaccard (0.05) */
 	double cut;              /* clusters join while their mean resemblance is >= this (0.1) */
 	unsigned shingle_width;  /* (3) */
+	/* Called now and then while candidate pairs are scored (the long
+	 * part): done of n documents. */
+	void (*progress)(size_t done, size_t n, void *ctx);
+	void *ctx;
 } nd_linkage_options;
-#define ND_LINKAGE_OPTIONS_INIT { 0.05, 0.1, 3 }
+#define ND_LINKAGE_OPTIONS_INIT { 0.05, 0.1, 3, NULL, NULL }
 
 typedef struct {
 	uint64_t compared;       /* candidate pairs scored */
