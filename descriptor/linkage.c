@@ -188,6 +188,10 @@ int nd__average_linkage(size_t n, const nd__scored *p, size_t np, double floor_,
 	}
 	for (size_t i = 0; i < np && rc == ND_OK; i++) {
 		uint32_t x = p[i].a, y = p[i].b;
+		if (x >= n || y >= n) {
+			rc = nd_error_set(ND_EINVAL, "pair (%u, %u) of %zu documents", x, y, n);
+			break;
+		}
 		if (p[i].score <= 0 || x == y)
 			continue;
 		double *s = find(&h, x, y);

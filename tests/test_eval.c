@@ -703,6 +703,8 @@ static void test_average_linkage(void **state)
 	near(lv[0 * LN + 2], 0.3);
 	near(lv[1 * LN + 2], 0.3);
 	assert_true(lv[0 * LN + 3] < 0 && lv[4 * LN + 5] < 0);
+	nd__scored outside[] = {{0, LN, 0.5}}; /* a document the count does not hold */
+	assert_int_equal(nd__average_linkage(LN, outside, 1, 0.01, level_of, lv), ND_EINVAL);
 	linkage_levels(hand, 4, 0.35, lv); /* the floor stops the second merge */
 	near(lv[0 * LN + 1], 0.9);
 	assert_true(lv[0 * LN + 2] < 0 && lv[1 * LN + 2] < 0);

@@ -149,8 +149,6 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 			tool_fail("clusters", rc, storepath);
 			goto cleanup;
 		}
-		for (size_t i = 0; i < l.n; i++)
-			dist[i] = 0; /* no distance to a representative: joined by mean resemblance */
 	}
 	/* Equal-key verified groups first (cached by --verify), so the result
 	 * holds them all and Levenshtein runs only across keys. */
