@@ -494,7 +494,6 @@ static void tol_free(tol_doc *t, size_t n, posting *post, uint32_t nbitv)
 	free(post);
 }
 
-
 static int cmp_size(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
