@@ -646,49 +646,6 @@ static void linkage_levels(const nd__scored *p, size_t np, double floor_, double
 	assert_int_equal(nd__average_linkage(LN, p, np, floor_, level_of, lv), ND_OK);
 }
 
-/* The dense reference: merge the two clusters of highest mean similarity
- * (missing pairs 0) until none reaches floor or above 0. */
-static void dense_upgma(const double *s, double floor_, double *lv)
-{
-	int cl[LN];
-	for (int i = 0; i < LN; i++)
-		cl[i] = i;
-	for (size_t i = 0; i < LN * LN; i++)
-		lv[i] = -1;
-	for (;;) {
-		double best = 0;
-		int ba = -1, bb = -1;
-		for (int x = 0; x < LN; x++)
-			for (int y = x + 1; y < LN; y++) {
-				if (cl[x] != x || cl[y] != y)
-					continue;
-				double sum = 0;
-				int nx = 0, ny = 0;
-				for (int i = 0; i < LN; i++) {
-					nx += cl[i] == x;
-					ny += cl[i] == y;
-					for (int j = 0; j < LN; j++)
-						if (cl[i] == x && cl[j] == y)
-							sum += s[i < j ? i * LN + j : j * LN + i];
-				}
-				if (sum / (nx * ny) > best) {
-					best = sum / (nx * ny);
-					ba = x;
-					bb = y;
-				}
-			}
-		if (ba < 0 || best < floor_)
-			return;
-		for (int i = 0; i < LN; i++)
-			for (int j = 0; j < LN; j++)
-				if (cl[i] == ba && cl[j] == bb)
-					lv[i < j ? i * LN + j : j * LN + i] = best;
-		for (int i = 0; i < LN; i++)
-			if (cl[i] == bb)
-				cl[i] = ba;
-	}
-}
-
 static void test_average_linkage(void **state)
 {
 	(void)state;
@@ -725,7 +682,7 @@ static void test_average_linkage(void **state)
 				p[np++] = round % 2 ? (nd__scored){j, i, s[i * LN + j]} : (nd__scored){i, j, s[i * LN + j]};
 			}
 		linkage_levels(p, np, floor_, lv);
-		dense_upgma(s, floor_, ref);
+		tu_dense_upgma(LN, s, floor_, ref);
 		for (int i = 0; i < LN; i++)
 			for (int j = i + 1; j < LN; j++)
 				if (fabs(lv[i * LN + j] - ref[i * LN + j]) > 1e-12)

@@ -100,3 +100,45 @@ void tu_handmade_set(const char *dbpath, const char *storepath, const char *cons
 	assert_int_equal(nd_descriptor_save(*d, *st, *db, NULL), ND_OK);
 	assert_int_equal(nd_sign_all(*st, *db, NULL, NULL), ND_OK);
 }
+
+void tu_dense_upgma(size_t n, const double *s, double floor, double *lv)
+{
+	size_t *cl = malloc(n * sizeof(*cl));
+	for (size_t i = 0; i < n; i++)
+		cl[i] = i;
+	for (size_t i = 0; i < n * n; i++)
+		lv[i] = -1;
+	for (;;) {
+		double best = 0;
+		size_t ba = n, bb = n;
+		for (size_t x = 0; x < n; x++)
+			for (size_t y = x + 1; y < n; y++) {
+				double sum = 0;
+				size_t nx = 0, ny = 0;
+				if (cl[x] != x || cl[y] != y)
+					continue;
+				for (size_t i = 0; i < n; i++) {
+					nx += cl[i] == x;
+					ny += cl[i] == y;
+					for (size_t j = 0; j < n; j++)
+						if (cl[i] == x && cl[j] == y)
+							sum += s[i < j ? i * n + j : j * n + i];
+				}
+				if (sum / (double)(nx * ny) > best) {
+					best = sum / (double)(nx * ny);
+					ba = x;
+					bb = y;
+				}
+			}
+		if (ba == n || best < floor)
+			break;
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < n; j++)
+				if (cl[i] == ba && cl[j] == bb)
+					lv[i < j ? i * n + j : j * n + i] = best;
+		for (size_t i = 0; i < n; i++)
+			if (cl[i] == bb)
+				cl[i] = ba;
+	}
+	free(cl);
+}

@@ -26,6 +26,12 @@ char *tu_random_doc(uint64_t *rng, size_t n, size_t vocab);
 char *tu_edit_doc(uint64_t *rng, const char *doc, size_t edits, size_t vocab);
 uint64_t tu_rand(uint64_t *rng);
 
+/* The obvious average linkage, as a reference: n documents, similarity
+ * s[i * n + j] for i < j (0: no pair); clusters of highest mean similarity
+ * join while it is >= floor and > 0.  lv[i * n + j] (i < j) gets the level
+ * at which i and j join, -1 if they never do. */
+void tu_dense_upgma(size_t n, const double *s, double floor, double *lv);
+
 /* A hand-made set for exact bit tests: texts[i] indexed as ids[i] into a
  * new database at dbpath (*db, read-only), signed into a new store at
  * storepath (*st) with the descriptive words "s1".."s<nwords>", each set

@@ -322,47 +322,6 @@ static void test_verify_bounded(void **state)
 #define LK_DOCS 40
 #define LK_PARAS 30
 
-static void dense_clusters(double s[LK_DOCS][LK_DOCS], double cut, size_t *into)
-{
-	int cl[LK_DOCS];
-	for (int i = 0; i < LK_DOCS; i++)
-		cl[i] = i;
-	for (;;) {
-		double best = 0;
-		int ba = -1, bb = -1;
-		for (int x = 0; x < LK_DOCS; x++)
-			for (int y = x + 1; y < LK_DOCS; y++) {
-				double sum = 0;
-				int nx = 0, ny = 0;
-				if (cl[x] != x || cl[y] != y)
-					continue;
-				for (int i = 0; i < LK_DOCS; i++) {
-					nx += cl[i] == x;
-					ny += cl[i] == y;
-					for (int j = 0; j < LK_DOCS; j++)
-						if (cl[i] == x && cl[j] == y)
-							sum += s[i][j];
-				}
-				if (sum / (nx * ny) > best) {
-					best = sum / (nx * ny);
-					ba = x;
-					bb = y;
-				}
-			}
-		if (ba < 0 || best < cut)
-			break;
-		for (int i = 0; i < LK_DOCS; i++)
-			if (cl[i] == bb)
-				cl[i] = ba;
-	}
-	for (int i = 0; i < LK_DOCS; i++) /* name each cluster by its first member */
-		for (int j = 0; j <= i; j++)
-			if (cl[j] == cl[i]) {
-				into[i] = (size_t)j;
-				break;
-			}
-}
-
 static void count_progress(size_t done, size_t n, void *ctx)
 {
 	size_t *last = ctx;
@@ -461,7 +420,14 @@ static void test_cluster_linkage(void **state)
 		size_t progress[2] = {0, 0};
 		o.progress = count_progress;
 		o.ctx = progress;
-		dense_clusters(s, cuts[c], ref);
+		static double lv[LK_DOCS * LK_DOCS];
+		tu_dense_upgma(LK_DOCS, &s[0][0], cuts[c], lv);
+		for (int i = 0; i < LK_DOCS; i++) { /* each cluster named by its first member */
+			ref[i] = (size_t)i;
+			for (int j = 0; j < i && ref[i] == (size_t)i; j++)
+				if (lv[j * LK_DOCS + i] >= 0)
+					ref[i] = (size_t)j;
+		}
 		assert_int_equal(nd_cluster_linkage(db, st, &o, docs, LK_DOCS, into, &ls), ND_OK);
 		assert_int_equal(progress[0], LK_DOCS); /* the last call reports all done */
 		assert_int_equal(progress[1], LK_DOCS);
