@@ -1,6 +1,7 @@
 /* Collapse ids from verified groups, for filtering ranked lists and for
  * Xapian's collapse key. */
 #include "neardup/collapse.h"
+#include "descriptor/desc_internal.h"
 #include "neardup/shards.h"
 #include "neardup/words.h"
 
@@ -172,7 +173,8 @@ int nd_collapse_ids(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const
 		    size_t n, nd_docid *ids)
 {
 	store_set ss = {&st, NULL, 1};
-	return collapse_ids(db, &ss, vo, docs, n, ids);
+	int rc = nd__store_matches_db(st, db);
+	return rc < 0 ? rc : collapse_ids(db, &ss, vo, docs, n, ids);
 }
 
 static int collapse(nd_xdb *db, const store_set *ss, const nd_verify_options *vo, const nd_docid *ranked,
@@ -223,7 +225,8 @@ int nd_collapse(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const nd_
 		size_t n, nd_collapsed *out, size_t *nkept)
 {
 	store_set ss = {&st, NULL, 1};
-	return collapse(db, &ss, vo, ranked, n, out, nkept);
+	int rc = nd__store_matches_db(st, db);
+	return rc < 0 ? rc : collapse(db, &ss, vo, ranked, n, out, nkept);
 }
 
 int nd_collapse_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, double min_jaccard,
@@ -393,6 +396,8 @@ int nd_search(nd_xdb *db, nd_store *st, const char *query, nd_collapse_mode mode
 	q.check_at_least = depth;
 	if (mode == ND_COLLAPSE_NONE)
 		return nd_xdb_search(db, query, &q, hits, n, estimated);
+	if ((rc = nd__store_matches_db(st, db)) < 0)
+		return rc;
 	if (mode == ND_COLLAPSE_NATIVE) {
 		if ((rc = nd_collapse_slot_get(st, &q.collapse_slot)) < 0)
 			return rc;

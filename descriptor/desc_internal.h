@@ -95,6 +95,9 @@ static inline uint64_t nd_fp_final(uint64_t sum, uint32_t len)
 	return nd_mix64(sum ^ nd_mix64(0x6670000000000000ULL | len));
 }
 
+/* ND_EMISMATCH unless st was signed from db (ND_ESTATE: it has no set). */
+int nd__store_matches_db(nd_store *st, nd_xdb *db);
+
 /* Bring a document's record in line with the database: absent, or present
  * with these bits and fingerprint (nd_fp_final).  An equal
  * record is left alone unless force.  *change says what happened. */

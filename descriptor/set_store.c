@@ -85,13 +85,43 @@ static int get_exact(nd_store_txn *txn, const char *name, void *out, size_t len,
 	return ND_OK;
 }
 
+/* The store was signed from db: a store of another database would name
+ * unrelated documents by the same docids. */
+static int db_matches(nd_store_txn *txn, nd_xdb *db, const char *path)
+{
+	const void *uuidv;
+	size_t ulen;
+	char *uuid = NULL;
+	int rc = nd_store_meta_get(txn, "db.uuid", &uuidv, &ulen);
+	if (rc == ND_ENOTFOUND)
+		return nd_error_set(ND_ESTATE, "store %s has no descriptive set (run 'neardup build')", path);
+	if (rc < 0 || (rc = nd_xdb_uuid(db, &uuid)) < 0)
+		return rc;
+	if (ulen != strlen(uuid) || memcmp(uuidv, uuid, ulen))
+		rc = nd_error_set(ND_EMISMATCH, "store %s was built for Xapian database %.*s, "
+				  "but %s is %s (run 'neardup build' for it, or use its own store)",
+				  path, (int)ulen, (const char *)uuidv, nd_xdb_path(db), uuid);
+	free(uuid);
+	return rc;
+}
+
+int nd__store_matches_db(nd_store *st, nd_xdb *db)
+{
+	nd_store_txn *txn;
+	int rc = nd_store_read_begin(st, &txn);
+	if (rc < 0)
+		return rc;
+	rc = db_matches(txn, db, nd_store_path(st));
+	nd_store_txn_end(txn);
+	return rc;
+}
+
 int nd_descriptor_load(nd_descriptor **out, nd_store *st, nd_xdb *db)
 {
 	nd_store_txn *txn = NULL;
 	nd_descriptor *d = NULL;
-	const void *words, *uuidv;
-	size_t wlen, ulen;
-	char *uuid = NULL;
+	const void *words;
+	size_t wlen;
 	uint32_t n = 0, wl;
 	int rc;
 	const char *path = nd_store_path(st);
@@ -146,22 +176,12 @@ int nd_descriptor_load(nd_descriptor **out, nd_store *st, nd_xdb *db)
 		if (rc < 0)
 			goto cleanup;
 	}
-	if (db) {
-		if ((rc = nd_store_meta_get(txn, "db.uuid", &uuidv, &ulen)) < 0 ||
-		    (rc = nd_xdb_uuid(db, &uuid)) < 0)
-			goto cleanup;
-		if (ulen != strlen(uuid) || memcmp(uuidv, uuid, ulen)) {
-			rc = nd_error_set(ND_EMISMATCH, "store %s was built for Xapian database %.*s, "
-					  "but %s is %s (run 'neardup build' for it, or use its own store)",
-					  path, (int)ulen, (const char *)uuidv, nd_xdb_path(db), uuid);
-			goto cleanup;
-		}
-	}
+	if (db && (rc = db_matches(txn, db, path)) < 0)
+		goto cleanup;
 	*out = d;
 	d = NULL;
 	rc = ND_OK;
 cleanup:
-	free(uuid);
 	nd_descriptor_free(d);
 	nd_store_txn_end(txn);
 	return rc;

@@ -4,9 +4,13 @@
 #include "lmdb_store/store_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <lmdb.h>
 
@@ -18,6 +22,8 @@ struct nd_store {
 	MDB_dbi meta, docs, clusters, verified, words, bits;
 	char *path;
 	int writable;
+	int lockfd;     /* the writer lock (writer.lock), held while open for writing; else -1 */
+	int nolock;     /* read-only store opened without LMDB's lock file */
 	int has_bits;   /* 0: a format-2 store opened read-only (no bit postings) */
 	int map_full;   /* set when LMDB said MDB_MAP_FULL in the current write */
 	size_t mapsize;
@@ -57,7 +63,8 @@ static int mdb_err(nd_store *st, int mrc, const char *what)
 	case MDB_CORRUPTED: case MDB_INVALID: case MDB_PAGE_NOTFOUND: code = ND_ECORRUPT; break;
 	case MDB_VERSION_MISMATCH: code = ND_EVERSION; break;
 	case ENOMEM: code = ND_ENOMEM; break;
-	case EACCES: case EAGAIN: code = ND_ELOCKED; break;
+	case EAGAIN: code = ND_ELOCKED; break;
+	case EACCES: case EPERM: case EROFS: code = ND_EIO; break;
 	case ENOENT: code = ND_ENOTFOUND; break;
 	case MDB_INCOMPATIBLE: code = ND_ECORRUPT; break;
 	default: code = ND_EIO; break;
@@ -275,18 +282,71 @@ static int open_dbis(nd_store *st)
 	return ND_OK;
 }
 
+/* One writer at a time across processes, for the whole time a store is
+ * open for writing: LMDB serialises transactions, not runs, and a build
+ * interleaved with a sign leaves records of two sets.  flock: released by
+ * the kernel when the holder dies. */
+static int writer_lock(nd_store *st)
+{
+	char file[4096], who[64] = "";
+	int n = snprintf(file, sizeof(file), "%s/writer.lock", st->path);
+	if (n < 0 || (size_t)n >= sizeof(file))
+		return nd_error_set(ND_EINVAL, "store %s: path too long", st->path);
+	if ((st->lockfd = open(file, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0664)) < 0)
+		return nd_error_set(errno == ENOSPC ? ND_EFULL : ND_EIO, "store %s: cannot open its writer "
+				    "lock %s: %s", st->path, file, strerror(errno));
+	if (flock(st->lockfd, LOCK_EX | LOCK_NB) < 0) {
+		int err = errno;
+		ssize_t got = pread(st->lockfd, who, sizeof(who) - 1, 0);
+		who[got > 0 ? got : 0] = '\0';
+		who[strcspn(who, "\n")] = '\0';
+		if (err == EWOULDBLOCK)
+			return nd_error_set(ND_ELOCKED, "store %s is being written by another process%s%s%s; "
+					    "one writer at a time (build, sign, update, hooks): wait for it "
+					    "to finish, then run this again", st->path, *who ? " (" : "",
+					    who, *who ? ")" : "");
+		return nd_error_set(ND_EIO, "store %s: cannot lock %s: %s", st->path, file, strerror(err));
+	}
+	n = snprintf(who, sizeof(who), "pid %ld\n", (long)getpid());
+	/* The holder's pid is only for the message above: a failure to note
+	 * it costs nothing. */
+	if (ftruncate(st->lockfd, 0) == 0 && pwrite(st->lockfd, who, (size_t)n, 0) != n)
+		errno = 0;
+	return ND_OK;
+}
+
+/* Check the data file before liblmdb maps it: an existing file is never
+ * initialised afresh, and a damaged one never followed.  A writer may
+ * reuse pages of the newest snapshot while this reads it (this reader is
+ * in no reader table yet), so a snapshot is called damaged only when it
+ * fails twice. */
+static int check_file(const char *file)
+{
+	uint64_t failed = 0;
+	for (int tries = 0; tries < 5; tries++) {
+		nd__store_pages p;
+		int rc = nd__store_pages_check(file, &p);
+		if (rc != ND_ECORRUPT || (tries && p.txnid == failed))
+			return rc;
+		failed = p.txnid;
+	}
+	return ND_ECORRUPT;
+}
+
 int nd_store_open(nd_store **out, const char *path, int mode)
 {
 	nd_store *st;
 	struct stat sb;
-	int mrc, rc;
+	char file[4096];
+	int mrc, rc, exists;
 
 	*out = NULL;
 	if (!(st = calloc(1, sizeof(*st))) || !(st->path = strdup(path))) {
 		free(st);
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
-	st->writable = mode == ND_STORE_WRITE;
+	st->lockfd = -1;
+	st->writable = (mode & ND_STORE_WRITE) != 0;
 	if (stat(path, &sb) < 0) {
 		if (errno != ENOENT || !st->writable) {
 			rc = nd_error_set(errno == ENOENT ? ND_ENOTFOUND : ND_EIO, "store %s: %s",
@@ -302,6 +362,24 @@ int nd_store_open(nd_store **out, const char *path, int mode)
 		rc = nd_error_set(ND_ECORRUPT, "store %s: not a directory", path);
 		goto fail;
 	}
+	int n = snprintf(file, sizeof(file), "%s/data.mdb", path);
+	if (n < 0 || (size_t)n >= sizeof(file)) {
+		rc = nd_error_set(ND_EINVAL, "store %s: path too long", path);
+		goto fail;
+	}
+	exists = lstat(file, &sb) == 0;
+	if (!exists && !st->writable) {
+		rc = nd_error_set(ND_ENOTFOUND, "store %s: no store here (run 'neardup build')", path);
+		goto fail;
+	}
+	if (exists && !S_ISREG(sb.st_mode)) {
+		rc = nd_error_set(ND_ECORRUPT, "store %s: %s is not a regular file", path, file);
+		goto fail;
+	}
+	if (st->writable && (rc = writer_lock(st)) < 0)
+		goto fail;
+	if (exists && (rc = check_file(file)) < 0)
+		goto fail;
 	if ((mrc = mdb_env_create(&st->env))) {
 		rc = mdb_err(st, mrc, "create");
 		goto fail;
@@ -314,9 +392,25 @@ int nd_store_open(nd_store **out, const char *path, int mode)
 	/* NOTLS: read transactions are not tied to threads, so a reader may
 	 * hold one across calls. */
 	mrc = mdb_env_open(st->env, path, MDB_NOTLS | (st->writable ? 0 : MDB_RDONLY), 0664);
+	if (mrc == EACCES && !st->writable && access(file, R_OK) == 0) {
+		/* A store this user may read but not write: LMDB cannot open its
+		 * lock file, so read without one (no reader slot: a writer of
+		 * the owner's may reuse pages under a long read). */
+		mdb_env_close(st->env);
+		st->env = NULL;
+		if ((mrc = mdb_env_create(&st->env)) == 0) {
+			mdb_env_set_maxdbs(st->env, 8);
+			mrc = mdb_env_open(st->env, path, MDB_NOTLS | MDB_RDONLY | MDB_NOLOCK, 0664);
+			st->nolock = mrc == 0;
+		}
+	}
 	if (mrc) {
 		if (mrc == ENOENT && !st->writable)
 			rc = nd_error_set(ND_ENOTFOUND, "store %s: no store here (run 'neardup build')", path);
+		else if (mrc == EACCES || mrc == EPERM)
+			rc = nd_error_set(ND_EIO, "store %s: permission denied (%s)", path,
+					  st->writable ? "writing needs write access to the directory and its files"
+						       : "reading needs read access to data.mdb");
 		else
 			rc = mdb_err(st, mrc, "open");
 		goto fail;
@@ -340,6 +434,8 @@ void nd_store_close(nd_store *st)
 		return;
 	if (st->env)
 		mdb_env_close(st->env);
+	if (st->lockfd >= 0)
+		close(st->lockfd); /* releases the writer lock */
 	free(st->path);
 	free(st);
 }

@@ -7,4 +7,16 @@
 /* Set the map size now (tests use a tiny map to exercise growth). */
 int nd__store_set_mapsize(nd_store *st, size_t bytes);
 
+/* What a structural check of a data file found (lmdb_store/pages.c). */
+typedef struct {
+	uint64_t txnid;      /* the snapshot checked */
+	uint64_t pages;      /* pages in it, meta pages included */
+	uint64_t page_size;
+} nd__store_pages;
+
+/* Check every page of the newest snapshot of LMDB data file `file`
+ * before liblmdb follows any of it: ND_ECORRUPT naming the first damaged
+ * page.  out->txnid is set once the snapshot is known, even on failure. */
+int nd__store_pages_check(const char *file, nd__store_pages *out);
+
 #endif

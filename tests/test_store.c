@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <lmdb.h>
 
@@ -195,8 +196,30 @@ static void test_bad_stores(void **state)
 	nd_store_close(st);
 	snprintf(cmd, sizeof(cmd), "truncate -s 100 '%s/data.mdb'", trunc);
 	assert_int_equal(system(cmd), 0);
-	int rc = nd_store_open(&st, trunc, ND_STORE_READ);
-	assert_true(rc == ND_ECORRUPT || rc == ND_EIO);
+	assert_int_equal(nd_store_open(&st, trunc, ND_STORE_READ), ND_ECORRUPT);
+	assert_non_null(strstr(nd_error_last(), "truncated"));
+	/* Emptied: refused, never initialised afresh, not even by a writer. */
+	snprintf(cmd, sizeof(cmd), "truncate -s 0 '%s/data.mdb'", trunc);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(nd_store_open(&st, trunc, ND_STORE_WRITE), ND_ECORRUPT);
+	assert_null(st);
+	struct stat sb;
+	char *data = tu_join(trunc, "data.mdb");
+	assert_int_equal(stat(data, &sb), 0);
+	assert_int_equal(sb.st_size, 0);
+	free(data);
+	/* Two writers of one store, even in one process: the second is told. */
+	char *two = tu_join(dir, "two");
+	nd_store *w1, *w2;
+	assert_int_equal(nd_store_open(&w1, two, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_store_open(&w2, two, ND_STORE_WRITE), ND_ELOCKED);
+	assert_non_null(strstr(nd_error_last(), "another process"));
+	assert_int_equal(nd_store_open(&w2, two, ND_STORE_READ), ND_OK); /* readers go on */
+	nd_store_close(w2);
+	nd_store_close(w1);
+	assert_int_equal(nd_store_open(&w2, two, ND_STORE_WRITE), ND_OK); /* released on close */
+	nd_store_close(w2);
+	free(two);
 	/* A store of another format version. */
 	char *old = tu_join(dir, "old");
 	assert_int_equal(nd_store_open(&st, old, ND_STORE_WRITE), ND_OK);

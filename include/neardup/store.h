@@ -15,8 +15,17 @@
  * bits, ascending).  Key 0 means "no key": the document is recorded but
  * belongs to no cluster.
  *
- * One writer at a time (across processes, LMDB's lock); any number of
- * readers, in other processes too, each seeing the last committed state.
+ * One writer at a time: a handle opened for writing holds the store's
+ * writer lock (writer.lock, flock) until it is closed, so build, sign,
+ * update and hooks of different processes cannot interleave their
+ * transactions.  Any number of readers, in other processes too, each
+ * seeing the last committed state; a user who may read but not write a
+ * store reads it without LMDB's lock file.
+ *
+ * Every open first checks the data file page by page (about 2 us a 4 KiB
+ * page): a truncated, emptied or damaged file is refused with
+ * ND_ECORRUPT naming the first bad page, never mapped, and never
+ * initialised afresh.
  * Every write runs through nd_store_write(), which grows the map and
  * replays the write when LMDB reports MDB_MAP_FULL. */
 #ifndef ND_STORE_H
@@ -42,8 +51,9 @@ enum {
 };
 
 /* Errors: ND_ENOTFOUND (no store at path, read mode), ND_ECORRUPT (not an
- * LMDB environment or not a neardup store), ND_EVERSION (other format
- * version), ND_EIO. */
+ * LMDB environment, not a neardup store, or damaged), ND_EVERSION (other
+ * format version), ND_ELOCKED (write mode: another handle writes it),
+ * ND_EIO (including permission denied). */
 ND_EXTERN int nd_store_open(nd_store **out, const char *path, int mode);
 ND_EXTERN void nd_store_close(nd_store *st);
 ND_EXTERN const char *nd_store_path(const nd_store *st);
