@@ -2,6 +2,7 @@
  * Xapian's collapse key. */
 #include "neardup/collapse.h"
 #include "descriptor/desc_internal.h"
+#include "common/nd_buf.h"
 #include "neardup/shards.h"
 #include "neardup/words.h"
 
@@ -261,6 +262,28 @@ int nd_collapse_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, 
 	return rc;
 }
 
+/* A collapse id as its slot value: *len 0 (no value) for id 0. */
+static void encode_id(nd_docid id, unsigned char v[ND_COLLAPSE_VALUE_LEN], size_t *len)
+{
+	v[0] = (unsigned char)(id >> 24), v[1] = (unsigned char)(id >> 16);
+	v[2] = (unsigned char)(id >> 8), v[3] = (unsigned char)id;
+	*len = id ? ND_COLLAPSE_VALUE_LEN : 0;
+}
+
+/* Set docs[i]'s slot to ids[i]'s value; a deleted document is passed over. */
+static int put_ids(nd_xdb *db, unsigned slot, const nd_docid *docs, const nd_docid *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char v[ND_COLLAPSE_VALUE_LEN];
+		size_t len;
+		encode_id(ids[i], v, &len);
+		int rc = nd_xdb_set_value(db, docs[i], slot, v, len);
+		if (rc < 0 && rc != ND_ENOTFOUND)
+			return rc;
+	}
+	return ND_OK;
+}
+
 int nd_collapse_write_slot(nd_xdb *db, nd_store *st, const nd_verify_options *vo, unsigned slot,
 			   const nd_docid *docs, size_t n, size_t *written)
 {
@@ -277,12 +300,11 @@ int nd_collapse_write_slot(nd_xdb *db, nd_store *st, const nd_verify_options *vo
 	if ((rc = nd_collapse_ids(db, st, vo, docs, n, ids)) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < n; i++) {
-		unsigned char want[ND_COLLAPSE_VALUE_LEN] = {
-			(unsigned char)(ids[i] >> 24), (unsigned char)(ids[i] >> 16),
-			(unsigned char)(ids[i] >> 8), (unsigned char)ids[i]};
-		size_t wlen = ids[i] ? sizeof(want) : 0;
+		unsigned char want[ND_COLLAPSE_VALUE_LEN];
+		size_t wlen;
 		char *have = NULL;
 		size_t hlen;
+		encode_id(ids[i], want, &wlen);
 		rc = nd_xdb_doc_value(db, docs[i], slot, &have, &hlen);
 		if (rc == ND_ENOTFOUND)
 			continue; /* deleted: nothing to keep in step */
@@ -292,7 +314,7 @@ int nd_collapse_write_slot(nd_xdb *db, nd_store *st, const nd_verify_options *vo
 		free(have);
 		if (same)
 			continue;
-		if ((rc = nd_xdb_set_value(db, docs[i], slot, want, wlen)) < 0)
+		if ((rc = put_ids(db, slot, docs + i, ids + i, 1)) < 0)
 			goto cleanup;
 		w++;
 	}
@@ -300,6 +322,140 @@ int nd_collapse_write_slot(nd_xdb *db, nd_store *st, const nd_verify_options *vo
 cleanup:
 	if (written)
 		*written = w;
+	free(ids);
+	return rc;
+}
+
+/* The audit's merge of the slot's value stream with the expected ids. */
+typedef struct {
+	const nd_docid *docs, *ids;  /* expected: docids ascending, their ids */
+	size_t n, next;
+	nd_docid *bad, *want;        /* documents to rewrite, and their ids */
+	size_t nbad, cap;
+	int rc;
+} audit_ctx;
+
+static int audit_wrong(audit_ctx *a, nd_docid docid, nd_docid id)
+{
+	if (a->nbad == a->cap) {
+		size_t cap = a->cap * 2 + 256;
+		nd_docid *b = realloc(a->bad, cap * sizeof(*b)), *w = b ? realloc(a->want, cap * sizeof(*w)) : NULL;
+		if (b)
+			a->bad = b;
+		if (!w)
+			return a->rc = nd_error_set(ND_ENOMEM, "out of memory");
+		a->want = w, a->cap = cap;
+	}
+	a->bad[a->nbad] = docid, a->want[a->nbad++] = id;
+	return ND_OK;
+}
+
+/* Expected documents before docid (all: every one left) have no value. */
+static int audit_missing(audit_ctx *a, nd_docid docid, int all)
+{
+	for (; a->next < a->n && (all || a->docs[a->next] < docid); a->next++)
+		if (a->ids[a->next] && audit_wrong(a, a->docs[a->next], a->ids[a->next]) < 0)
+			return a->rc;
+	return ND_OK;
+}
+
+static int audit_value(nd_docid docid, const char *val, size_t len, void *vctx)
+{
+	audit_ctx *a = vctx;
+	nd_docid id = 0;
+	unsigned char want[ND_COLLAPSE_VALUE_LEN];
+	size_t wlen;
+	if (audit_missing(a, docid, 0) < 0)
+		return 1;
+	if (a->next < a->n && a->docs[a->next] == docid)
+		id = a->ids[a->next++];
+	encode_id(id, want, &wlen);
+	if ((len != wlen || (wlen && memcmp(val, want, wlen))) && audit_wrong(a, docid, id) < 0)
+		return 1;
+	return 0;
+}
+
+/* Every member of a cluster of two or more: only they can have an id. */
+static int clustered_docs(nd_store *st, nd_docid **out, size_t *n)
+{
+	nd_store_txn *txn;
+	nd_store_keys *it = NULL;
+	nd_docid *all = NULL;
+	size_t cap = 0, count;
+	uint64_t key;
+	int rc, got;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = nd_store_read_begin(st, &txn)) < 0)
+		return rc;
+	if ((rc = nd_store_keys_open(txn, &it)) < 0)
+		goto cleanup;
+	while ((got = nd_store_keys_next(it, &key, &count)) == 1) {
+		nd_docid *m;
+		size_t nm;
+		void *p = all;
+		if (count < 2)
+			continue;
+		if ((rc = nd_store_key_docs(txn, key, &m, &nm)) < 0)
+			goto cleanup;
+		if ((rc = nd_array_reserve(&p, &cap, *n + nm, sizeof(nd_docid))) < 0) {
+			free(m);
+			goto cleanup;
+		}
+		all = p;
+		memcpy(all + *n, m, nm * sizeof(*m));
+		*n += nm;
+		free(m);
+	}
+	rc = got < 0 ? got : ND_OK;
+cleanup:
+	nd_store_keys_free(it);
+	nd_store_txn_end(txn);
+	if (rc == ND_OK && *n)
+		qsort(all, *n, sizeof(*all), cmp_docid);
+	if (rc < 0) {
+		free(all);
+		all = NULL, *n = 0;
+	}
+	*out = all;
+	return rc;
+}
+
+int nd_collapse_slot_audit(nd_xdb *db, nd_store *st, const nd_verify_options *vo, unsigned slot, int fix,
+			   size_t *wrong)
+{
+	audit_ctx a = {NULL, NULL, 0, 0, NULL, NULL, 0, 0, ND_OK};
+	nd_docid *docs = NULL, *ids = NULL;
+	size_t n = 0;
+	int rc;
+
+	*wrong = 0;
+	if ((rc = clustered_docs(st, &docs, &n)) < 0)
+		return rc;
+	if (n && !(ids = malloc(n * sizeof(*ids)))) {
+		free(docs);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
+	if ((rc = nd_collapse_ids(db, st, vo, docs, n, ids)) < 0)
+		goto cleanup;
+	a.docs = docs, a.ids = ids, a.n = n;
+	rc = nd_xdb_values_each(db, slot, audit_value, &a);
+	if (rc > 0 || a.rc < 0) {
+		rc = a.rc;
+		goto cleanup;
+	}
+	if (rc < 0)
+		goto cleanup;
+	if ((rc = audit_missing(&a, 0, 1)) < 0)
+		goto cleanup;
+	*wrong = a.nbad;
+	if (fix)
+		rc = put_ids(db, slot, a.bad, a.want, a.nbad);
+cleanup:
+	free(a.bad);
+	free(a.want);
+	free(docs);
 	free(ids);
 	return rc;
 }

@@ -323,6 +323,13 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 	}
 	if ((rc = settle(h, keys, 2 * c.n, docs, c.n)) < 0)
 		goto cleanup;
+	if (h->slot >= 0) {
+		size_t wrong;
+		if ((rc = nd_collapse_slot_audit(h->db, h->st, &h->o.verify, (unsigned)h->slot, 1, &wrong)) < 0)
+			goto cleanup;
+		if (rep)
+			rep->slot_repaired = wrong;
+	}
 	for (size_t i = 0; i < c.n; i++) {
 		if ((rc = duplicates_of(h, &c.changes[i])) < 0)
 			goto cleanup;

@@ -6,6 +6,9 @@
 
 #include <xapian.h>
 
+#include <utility>
+#include <vector>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -485,6 +488,19 @@ int nd_xdb_doc_value(nd_xdb *db, nd_docid docid, unsigned slot, char **out, size
 	return with_retry(db, [&] {
 		*out = dup_string(db->db->get_document(docid).get_value(slot), len);
 	});
+}
+
+int nd_xdb_values_each(nd_xdb *db, unsigned slot, nd_xdb_value_fn fn, void *ctx)
+{
+	std::vector<std::pair<Xapian::docid, std::string>> vals;
+	int rc = with_retry(db, [&] {
+		vals.clear();
+		for (Xapian::ValueIterator v = db->db->valuestream_begin(slot); v != db->db->valuestream_end(slot); ++v)
+			vals.emplace_back(v.get_docid(), *v);
+	});
+	for (size_t i = 0; rc == ND_OK && i < vals.size(); i++)
+		rc = fn(vals[i].first, vals[i].second.data(), vals[i].second.size(), ctx);
+	return rc;
 }
 
 int nd_xdb_doc_uid(nd_xdb *db, nd_docid docid, char **out)

@@ -105,7 +105,7 @@ int nd_cmd_update(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
-	nd_sign_report rep;
+	nd_sign_report rep = {0};
 	const char *dbpath = NULL, *storepath = NULL;
 	upd_ctx c = {NULL, 0, 0, 0};
 	nd_store *st = NULL;
@@ -188,10 +188,14 @@ int nd_cmd_update(int argc, char **argv)
 	}
 	fprintf(c.json ? stderr : stdout,
 		"%llu added, %llu replaced, %llu deleted of %llu documents in %.3f s; "
-		"drift since build %.1f%%\n",
+		"drift since build %.1f%%",
 		(unsigned long long)rep.added, (unsigned long long)rep.replaced,
 		(unsigned long long)rep.deleted, (unsigned long long)rep.docs, rep.seconds,
 		100 * rep.drift);
+	if (rep.slot_repaired)
+		fprintf(c.json ? stderr : stdout, "; %llu collapse values repaired in slot %d",
+			(unsigned long long)rep.slot_repaired, slot);
+	fputc('\n', c.json ? stderr : stdout);
 	ret = EXIT_OK;
 cleanup:
 	nd_hook_free(h);

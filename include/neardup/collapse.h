@@ -71,6 +71,15 @@ ND_EXTERN int nd_collapse_tolerant(nd_xdb *db, nd_store *st, const nd_verify_opt
 ND_EXTERN int nd_collapse_write_slot(nd_xdb *db, nd_store *st, const nd_verify_options *vo,
 				     unsigned slot, const nd_docid *docs, size_t n, size_t *written);
 
+/* The whole slot against the store: every document whose collapse id is
+ * missing, wrong or left over (a re-index that wrote a fresh document
+ * without it, a run killed between the store's commit and the
+ * database's).  *wrong gets their number; with fix (db writable) they are
+ * rewritten, and the caller commits db.  Reads each cluster's verification
+ * (cached) and the slot's value stream, not every document. */
+ND_EXTERN int nd_collapse_slot_audit(nd_xdb *db, nd_store *st, const nd_verify_options *vo,
+				     unsigned slot, int fix, size_t *wrong);
+
 /* The slot the store keeps collapse ids in (meta "collapse.slot"), so hooks
  * and `neardup update` maintain it: -1 when none. */
 ND_EXTERN int nd_collapse_slot_get(nd_store *st, int *slot);

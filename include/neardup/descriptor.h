@@ -164,6 +164,8 @@ typedef struct {
 	nd_docid from, to;   /* docid range covered */
 	double drift;        /* after the run, see nd_drift */
 	double seconds;
+	uint64_t slot_repaired; /* nd_hook_update: collapse values found wrong and
+				   rewritten (a re-index that dropped one, a killed run) */
 } nd_sign_report;
 
 /* Sign every document (or those past the last signed docid) by walking the

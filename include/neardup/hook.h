@@ -70,7 +70,10 @@ ND_EXTERN int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res);
 /* Every change since the store last saw db: fn gets each one, with its
  * duplicates, after it is stored (res is valid during the call only).  rep
  * (may be NULL) gets the counts.  On ND_ESTATE (drift limit) the changes
- * before the refused block stay applied and were reported. */
+ * before the refused block stay applied and were reported.  A store that
+ * keeps collapse ids then has the whole slot audited and repaired
+ * (nd_collapse_slot_audit): a change the fingerprint cannot see, such as
+ * a re-index that dropped the value, or a killed run, converges here. */
 typedef void (*nd_hook_fn)(const nd_hook_result *res, void *ctx);
 ND_EXTERN int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep);
 

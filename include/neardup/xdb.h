@@ -109,6 +109,12 @@ ND_EXTERN int nd_xdb_doc_data(nd_xdb *db, nd_docid docid, char **out, size_t *le
 ND_EXTERN int nd_xdb_doc_value(nd_xdb *db, nd_docid docid, unsigned slot,
 			       char **out, size_t *len);
 
+/* Every document with a value in slot, in docid order: fn(docid, value,
+ * len, ctx); non-zero from fn stops and is returned.  The values are read
+ * (with a retry if the database changes) before fn is first called. */
+typedef int (*nd_xdb_value_fn)(nd_docid docid, const char *val, size_t len, void *ctx);
+ND_EXTERN int nd_xdb_values_each(nd_xdb *db, unsigned slot, nd_xdb_value_fn fn, void *ctx);
+
 /* The document's unique id: its Q term (ours, scriptindex) or else its U
  * term (omindex), without the prefix.  Caller frees *out.  ND_ENOTFOUND
  * when the document is missing or has neither. */
