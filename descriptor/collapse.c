@@ -552,8 +552,6 @@ int nd_search(nd_xdb *db, nd_store *st, const char *query, nd_collapse_mode mode
 	q.check_at_least = depth;
 	if (mode == ND_COLLAPSE_NONE)
 		return nd_xdb_search(db, query, &q, hits, n, estimated);
-	if ((rc = nd__store_matches_db(st, db)) < 0)
-		return rc;
 	if (mode == ND_COLLAPSE_NATIVE) {
 		if ((rc = nd_collapse_slot_get(st, &q.collapse_slot)) < 0)
 			return rc;
@@ -561,8 +559,12 @@ int nd_search(nd_xdb *db, nd_store *st, const char *query, nd_collapse_mode mode
 			return nd_error_set(ND_ESTATE, "store %s keeps no collapse ids in a value slot: "
 					    "run 'neardup sign --value-slot N', or collapse by filter",
 					    nd_store_path(st));
+		if ((rc = nd__store_matches_db(st, db)) < 0)
+			return rc;
 		return nd_xdb_search(db, query, &q, hits, n, estimated);
 	}
+	if ((rc = nd__store_matches_db(st, db)) < 0)
+		return rc;
 	return search_filter(db, &ss, mode == ND_COLLAPSE_TOLERANT ? ND_COLLAPSE_TOLERANT_JACCARD : 0, query,
 			     offset, max, depth, hits, n, estimated);
 }
