@@ -95,6 +95,9 @@ static inline uint64_t nd_fp_final(uint64_t sum, uint32_t len)
 	return nd_mix64(sum ^ nd_mix64(0x6670000000000000ULL | len));
 }
 
+/* ND_EINVAL naming the option when o (may be NULL) is out of range or NaN. */
+int nd__verify_options_check(const nd_verify_options *o);
+
 /* ND_EMISMATCH unless st was signed from db (ND_ESTATE: it has no set). */
 int nd__store_matches_db(nd_store *st, nd_xdb *db);
 

@@ -36,10 +36,13 @@ int nd_hook_open(nd_hook **out, nd_xdb *db, nd_store *st, const nd_hook_options 
 	h->db = db;
 	h->st = st;
 	h->o = opts ? *opts : (nd_hook_options)ND_HOOK_OPTIONS_INIT;
-	if (h->o.tolerant < 0 || h->o.tolerant > 1) {
-		rc = nd_error_set(ND_EINVAL, "tolerant must be in [0, 1], not %g", h->o.tolerant);
+	if (!(h->o.tolerant >= 0 && h->o.tolerant <= 1) || !(h->o.max_drift >= 0)) {
+		rc = nd_error_set(ND_EINVAL, "tolerant must be in [0, 1] and max_drift >= 0, not %g and %g",
+				  h->o.tolerant, h->o.max_drift);
 		goto fail;
 	}
+	if ((rc = nd__verify_options_check(&h->o.verify)) < 0)
+		goto fail;
 	if (!h->o.max_compare)
 		h->o.max_compare = 64;
 	if ((rc = nd_descriptor_load(&h->d, st, db)) < 0 || (rc = nd_collapse_slot_get(st, &h->slot)) < 0 ||

@@ -532,7 +532,7 @@ int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options 
 		rep = &r;
 	memset(rep, 0, sizeof(*rep));
 	if (o.words == 0 || o.words > ND_MAX_WORDS || o.sample_docs == 0 || o.edits == 0 ||
-	    o.max_edit <= 0 || o.max_edit > 0.5 || o.max_above <= 0 || o.max_above > 1 ||
+	    !(o.max_edit > 0 && o.max_edit <= 0.5) || !(o.max_above > 0 && o.max_above <= 1) ||
 	    o.target_bits < ND_MIN_BITS || !(o.word_share > 0 && o.word_share <= 1))
 		return nd_error_set(ND_EINVAL, "descriptor options out of range");
 	jobs = o.jobs == 0 ? 1 : o.jobs > ND_SIGN_MAX_JOBS ? ND_SIGN_MAX_JOBS : o.jobs;

@@ -231,6 +231,16 @@ typedef struct {
 	uint32_t group;
 } leader;
 
+int nd__verify_options_check(const nd_verify_options *o)
+{
+	/* Written so that NaN fails: it passes every "x < lo || x > hi". */
+	if (o && !(o->max_distance >= 0 && o->max_distance < 1))
+		return nd_error_set(ND_EINVAL, "max_distance must be in [0, 1), not %g", o->max_distance);
+	if (o && !(o->min_resemblance >= 0 && o->min_resemblance <= 1))
+		return nd_error_set(ND_EINVAL, "min_resemblance must be in [0, 1], not %g", o->min_resemblance);
+	return ND_OK;
+}
+
 int nd_verify_cluster(nd_xdb *db, nd_store *st, uint64_t key, const nd_docid *docs, size_t n,
 		      const nd_verify_options *opts, nd_verified *out, uint32_t *ngroups,
 		      nd_verify_stats *stats)
@@ -244,6 +254,8 @@ int nd_verify_cluster(nd_xdb *db, nd_store *st, uint64_t key, const nd_docid *do
 	uint32_t groups = 0;
 	int rc = ND_OK;
 
+	if ((rc = nd__verify_options_check(opts)) < 0)
+		return rc;
 	if (opts)
 		o = *opts;
 	if (!stats)

@@ -45,6 +45,8 @@ static int cmp_u32(const void *a, const void *b)
 static size_t unique_u64(uint64_t *v, size_t n)
 {
 	size_t u = 0;
+	if (n < 2)
+		return n; /* and v may be NULL */
 	qsort(v, n, sizeof(*v), cmp_u64);
 	for (size_t i = 0; i < n; i++)
 		if (!u || v[u - 1] != v[i])

@@ -126,15 +126,23 @@ static int has_copyright(const char *text, size_t a, size_t b)
 
 /* Nearest class before (dir -1) or after (+1) block i that is not short
  * (nor near-good when skip_neargood); the page's edges count as bad. */
-static uint8_t neighbour(const uint8_t *cls, size_t n, size_t i, int dir, int skip_neargood)
+/* For every block, the class of the nearest block before it (before[i])
+ * and after it (after[i]) that is not short (nor near-good, with
+ * skip_neargood); bad past the ends.  Two passes: looking the neighbour
+ * up per block cost quadratic time on runs of short blocks. */
+static void neighbours(const uint8_t *cls, size_t n, int skip_neargood, uint8_t *before, uint8_t *after)
 {
-	for (size_t j = i;;) {
-		if (dir < 0 ? j == 0 : j + 1 >= n)
-			return ND_BLOCK_BAD;
-		j = dir < 0 ? j - 1 : j + 1;
-		if (cls[j] == ND_BLOCK_SHORT || (skip_neargood && cls[j] == ND_BLOCK_NEARGOOD))
-			continue;
-		return cls[j];
+	uint8_t last = ND_BLOCK_BAD;
+	for (size_t i = 0; i < n; i++) {
+		before[i] = last;
+		if (cls[i] != ND_BLOCK_SHORT && !(skip_neargood && cls[i] == ND_BLOCK_NEARGOOD))
+			last = cls[i];
+	}
+	last = ND_BLOCK_BAD;
+	for (size_t i = n; i-- > 0;) {
+		after[i] = last;
+		if (cls[i] != ND_BLOCK_SHORT && !(skip_neargood && cls[i] == ND_BLOCK_NEARGOOD))
+			last = cls[i];
 	}
 }
 
@@ -163,7 +171,8 @@ int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 		return rc;
 	block_stat *bs = calloc(n, sizeof(*bs));
 	uint32_t *mask = malloc((ntok ? ntok : 1) * sizeof(*mask));
-	uint8_t *cf = malloc(2 * n), *mid = cf ? cf + n : NULL; /* context-free; after short pass */
+	/* context-free classes; after the short pass; neighbours (4 arrays) */
+	uint8_t *cf = malloc(6 * n), *mid = cf ? cf + n : NULL, *nb = cf ? cf + 2 * n : NULL;
 	if (!bs || !mask || !cf) {
 		free(bs);
 		free(mask);
@@ -267,27 +276,30 @@ int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 	 * before this pass; a good-bad boundary leans good when the bad side
 	 * is near-good text. */
 	memcpy(cls, cf, n);
+	uint8_t *pb = nb, *qb = nb + n, *pn = nb + 2 * n, *qn = nb + 3 * n;
+	neighbours(cf, n, 1, pb, qb);
+	neighbours(cf, n, 0, pn, qn);
 	for (size_t i = 0; i < n; i++) {
 		if (cf[i] != ND_BLOCK_SHORT)
 			continue;
-		uint8_t p = neighbour(cf, n, i, -1, 1), q = neighbour(cf, n, i, +1, 1);
+		uint8_t p = pb[i], q = qb[i];
 		if (p == ND_BLOCK_GOOD && q == ND_BLOCK_GOOD)
 			cls[i] = ND_BLOCK_GOOD;
 		else if (p == ND_BLOCK_BAD && q == ND_BLOCK_BAD)
 			cls[i] = ND_BLOCK_BAD;
-		else if ((p == ND_BLOCK_BAD && neighbour(cf, n, i, -1, 0) == ND_BLOCK_NEARGOOD) ||
-			 (q == ND_BLOCK_BAD && neighbour(cf, n, i, +1, 0) == ND_BLOCK_NEARGOOD))
+		else if ((p == ND_BLOCK_BAD && pn[i] == ND_BLOCK_NEARGOOD) ||
+			 (q == ND_BLOCK_BAD && qn[i] == ND_BLOCK_NEARGOOD))
 			cls[i] = ND_BLOCK_GOOD;
 		else
 			cls[i] = ND_BLOCK_BAD;
 	}
 	/* Near-good blocks are content unless boilerplate is on both sides. */
 	memcpy(mid, cls, n);
+	neighbours(mid, n, 1, pb, qb);
 	for (size_t i = 0; i < n; i++) {
 		if (mid[i] != ND_BLOCK_NEARGOOD)
 			continue;
-		uint8_t p = neighbour(mid, n, i, -1, 1), q = neighbour(mid, n, i, +1, 1);
-		cls[i] = (p == ND_BLOCK_BAD && q == ND_BLOCK_BAD) ? ND_BLOCK_BAD : ND_BLOCK_GOOD;
+		cls[i] = (pb[i] == ND_BLOCK_BAD && qb[i] == ND_BLOCK_BAD) ? ND_BLOCK_BAD : ND_BLOCK_GOOD;
 	}
 	/* A heading that was not boilerplate on its own, followed closely by
 	 * content, is the content's heading. */

@@ -4,7 +4,6 @@
 #include "neardup/words.h"
 #include "common/nd_buf.h"
 #include "indexer/html_text.h"
-#include "indexer/jsonl.h"
 
 #include <dirent.h>
 #include <stdarg.h>
@@ -14,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 struct nd_indexer {
 	nd_xdb *db;
@@ -242,15 +242,19 @@ static int ends_with(const char *s, const char *suffix)
 
 static int add_jsonl(nd_indexer *ix, const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = NULL;
 	nd_jsonl *r = NULL;
 	nd_jsonl_record rec;
-	int rc, got;
+	int rc, got, fd;
 
-	if (!f) {
+	if ((rc = nd_input_open(path, &fd)) < 0 || !(f = fdopen(fd, "rb"))) {
+		if (rc == ND_OK) {
+			nd_error_set(ND_EIO, "%s: %s", path, strerror(errno));
+			close(fd);
+		}
 		ix->st.skipped++;
 		ix->st.skipped_bad++;
-		warnf(ix, "%s: skipped: %s", path, strerror(errno));
+		warnf(ix, "%s: skipped", nd_error_last());
 		return ND_OK;
 	}
 	ix->st.files++;
@@ -314,9 +318,22 @@ static int add_file(nd_indexer *ix, const char *path, const char *id)
 	ix->st.files++;
 	ix->st.bytes += len;
 	ix->title.len = 0;
+	/* Whatever the name says: an executable called page.html is no page. */
+	if (memchr(data, '\0', len < 8192 ? len : 8192)) {
+		ix->st.skipped++;
+		ix->st.skipped_binary++;
+		warnf(ix, "%s: skipped: binary file (NUL byte in the first 8 KiB)", path);
+		goto cleanup;
+	}
 	if (html) {
 		nd_boilerplate_info bi;
 		int main = ix->opts.content == ND_CONTENT_MAIN;
+		uint64_t first = 0;
+		if (nd_utf8_check(data, len, &first) && !nd_html_declares_charset(data, len)) {
+			ix->st.reencoded++;
+			warnf(ix, "%s: not UTF-8 (first invalid byte at offset %llu) and no other charset "
+			      "declared; read as windows-1252", path, (unsigned long long)first);
+		}
 		ix->scratch.len = ix->full.len = 0;
 		if ((rc = nd_html_extract(ix->tk, data, len, path, ix->opts.content, &ix->scratch,
 					  main ? &ix->full : NULL, &ix->title, &bi)) < 0) {
@@ -336,12 +353,6 @@ static int add_file(nd_indexer *ix, const char *path, const char *id)
 			       ix->title.len ? ix->title.ptr : NULL);
 	} else {
 		uint64_t first = 0;
-		if (memchr(data, '\0', len < 8192 ? len : 8192)) {
-			ix->st.skipped++;
-			ix->st.skipped_binary++;
-			warnf(ix, "%s: skipped: binary file (NUL byte in the first 8 KiB)", path);
-			goto cleanup;
-		}
 		if (nd_utf8_check(data, len, &first)) {
 			/* Plain text that is not UTF-8 is nearly always a legacy
 			 * 8-bit encoding; windows-1252 is the common one (omindex
@@ -398,7 +409,8 @@ static int add_dir(nd_indexer *ix, const char *root, const char *rel)
 		}
 		n++;
 	}
-	qsort(names, n, sizeof(char *), cmp_str);
+	if (n > 1)
+		qsort(names, n, sizeof(char *), cmp_str);
 	for (size_t i = 0; i < n && rc == ND_OK; i++) {
 		nd_buf child = ND_BUF_INIT, childrel = ND_BUF_INIT;
 		struct stat st, lst;
@@ -420,6 +432,11 @@ static int add_dir(nd_indexer *ix, const char *root, const char *rel)
 				rc = add_dir(ix, root, childrel.ptr);
 		} else if (S_ISREG(st.st_mode))
 			rc = add_file(ix, child.ptr, childrel.ptr);
+		else {
+			ix->st.skipped++;
+			ix->st.skipped_bad++;
+			warnf(ix, "%s: skipped: not a regular file (FIFO, socket or device)", child.ptr);
+		}
 next:
 		nd_buf_free(&child);
 		nd_buf_free(&childrel);
@@ -443,6 +460,9 @@ int nd_indexer_add_path(nd_indexer *ix, const char *path)
 				    strerror(errno));
 	if (S_ISDIR(st.st_mode))
 		return add_dir(ix, path, "");
+	if (!S_ISREG(st.st_mode))
+		return nd_error_set(ND_EINVAL, "%s: not a regular file (FIFO, socket or device); only files "
+				    "and directories are read", path);
 	const char *base = strrchr(path, '/');
 	return add_file(ix, path, base ? base + 1 : path);
 }

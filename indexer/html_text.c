@@ -116,7 +116,7 @@ static void quiet(void *ctx, const char *msg, ...)
 }
 
 /* Does the page declare a charset other than Latin-1/windows-1252/ASCII? */
-static int declares_other_charset(const char *html, size_t len)
+int nd_html_declares_charset(const char *html, size_t len)
 {
 	size_t n = len < 8192 ? len : 8192;
 	for (size_t i = 0; i + 8 < n; i++) {
@@ -162,7 +162,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 	if (!bom16) {
 		if (nd_utf8_check(html, len, NULL) == 0)
 			encoding = "UTF-8";
-		else if (!declares_other_charset(html, len)) {
+		else if (!nd_html_declares_charset(html, len)) {
 			if ((rc = nd_cp1252_to_utf8(&decoded, html, len)) < 0)
 				return rc;
 			html = decoded.ptr;

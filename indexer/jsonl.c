@@ -1,8 +1,9 @@
-#include "indexer/jsonl.h"
+#include "neardup/indexer.h"
 #include "neardup/common.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -31,6 +32,34 @@ int nd_jsonl_open(nd_jsonl **out, FILE *f, const char *name, size_t max_line)
 	return ND_OK;
 }
 
+/* The next line into r->line, holding at most max_line + 2 bytes of it
+ * (room for the CR LF): the rest of a longer line is read and dropped, so
+ * a file of one endless line costs no memory.  -1 at the end of input. */
+static ssize_t read_line(nd_jsonl *r, int *too_long)
+{
+	size_t len = 0, keep = r->max_line < SIZE_MAX - 2 ? r->max_line + 2 : SIZE_MAX;
+	int c = EOF;
+	*too_long = 0;
+	while ((c = getc_unlocked(r->f)) != EOF) {
+		if (len < keep) {
+			if (len + 1 >= r->line_cap) {
+				size_t cap = r->line_cap ? r->line_cap * 2 : 4096;
+				char *p = realloc(r->line, cap);
+				if (!p)
+					return -2;
+				r->line = p, r->line_cap = cap;
+			}
+			r->line[len++] = (char)c;
+		} else
+			*too_long = 1;
+		if (c == '\n')
+			break;
+	}
+	if (c == EOF && len == 0)
+		return -1;
+	return (ssize_t)len;
+}
+
 static const char *opt_string(json_t *obj, const char *key)
 {
 	json_t *v = json_object_get(obj, key);
@@ -45,8 +74,11 @@ int nd_jsonl_next(nd_jsonl *r, nd_jsonl_record *rec)
 	r->current = NULL;
 	memset(rec, 0, sizeof(*rec));
 	for (;;) {
+		int too_long;
 		errno = 0;
-		n = getline(&r->line, &r->line_cap, r->f);
+		n = read_line(r, &too_long);
+		if (n == -2)
+			return nd_error_set(ND_ENOMEM, "%s:%zu: out of memory", r->name, r->lineno + 1);
 		if (n < 0) {
 			if (ferror(r->f))
 				return nd_error_set(ND_EIO, "%s: read error after line %zu: %s",
@@ -60,12 +92,12 @@ int nd_jsonl_next(nd_jsonl *r, nd_jsonl_record *rec)
 		size_t i = 0;
 		while (i < len && (r->line[i] == ' ' || r->line[i] == '\t'))
 			i++;
-		if (i == len)
+		if (i == len && !too_long)
 			continue; /* blank line */
 		rec->line = r->lineno;
-		if (len > r->max_line)
-			return nd_error_set(ND_ETOOBIG, "%s:%zu: line of %zu bytes is over the limit of %zu",
-					    r->name, r->lineno, len, r->max_line);
+		if (too_long || len > r->max_line)
+			return nd_error_set(ND_ETOOBIG, "%s:%zu: line over the limit of %zu bytes",
+					    r->name, r->lineno, r->max_line);
 		json_error_t jerr;
 		json_t *obj = json_loadb(r->line, len, JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES, &jerr);
 		if (!obj)

@@ -132,18 +132,14 @@ int nd_cmd_build(int argc, char **argv)
 		case 'e': if (parse_u32("--edits", optarg, &o.edits, 1)) return EXIT_USAGE; break;
 		case 'S': if (parse_u32("--show", optarg, &show, 0)) return EXIT_USAGE; break;
 		case 'm': {
-			char *end;
-			o.max_edit = strtod(optarg, &end);
-			if (*end || o.max_edit <= 0 || o.max_edit > 0.5) {
+			if (tool_parse_finite(optarg, &o.max_edit) || o.max_edit <= 0 || o.max_edit > 0.5) {
 				fprintf(stderr, "neardup build: --max-edit needs a fraction in (0, 0.5], not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		}
 		case 'W': {
-			char *end;
-			o.word_share = strtod(optarg, &end);
-			if (*end || !(o.word_share > 0 && o.word_share <= 1)) {
+			if (tool_parse_finite(optarg, &o.word_share) || !(o.word_share > 0 && o.word_share <= 1)) {
 				fprintf(stderr, "neardup build: --word-share needs a fraction in (0, 1], not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 static const char usage_text[] =
 	"usage: neardup check --db DIR --store DIR [OPTIONS] FILE... | -\n"
@@ -30,6 +31,8 @@ static const char usage_text[] =
 	"                     have Jaccard >= J with the input's (e.g. 0.5), most\n"
 	"                     similar first, not only those with an equal key: finds\n"
 	"                     copies whose signature changed in a few bits\n"
+	"  --max-doc-mb N     refuse a file, standard input or JSONL line larger\n"
+	"                     than N MiB (default 64, as 'neardup index')\n"
 	"  --json             one JSON object per input document\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -46,6 +49,7 @@ typedef struct {
 	nd_content content;
 	double tolerant;   /* 0: exact key */
 	nd_shards *sh;     /* several stores: one per shard of a combined db */
+	size_t max_bytes;  /* --max-doc-mb: of a file, of standard input, of a JSONL line */
 } ctx_t;
 
 static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
@@ -108,82 +112,63 @@ static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 	return ND_OK;
 }
 
+/* JSONL as `neardup index` reads it, each line bounded by --max-doc-mb. */
 static int check_jsonl(ctx_t *c, FILE *f, const char *name)
 {
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
-	int failed = 0;
-	while (getline(&line, &cap, f) > 0) {
-		json_error_t err;
-		lineno++;
-		json_t *o = json_loads(line, JSON_ALLOW_NUL, &err);
-		json_t *t = o ? json_object_get(o, "text") : NULL, *id = o ? json_object_get(o, "id") : NULL;
+	nd_jsonl *r;
+	nd_jsonl_record rec;
+	int failed = 0, got, rc;
+	if ((rc = nd_jsonl_open(&r, f, name, c->max_bytes)) < 0)
+		return tool_fail("check", rc, name), -1;
+	while ((got = nd_jsonl_next(r, &rec)) != 0) {
 		char label[512];
-		if (!json_is_string(t)) {
-			fprintf(stderr, "neardup check: %s:%zu: %s\n", name, lineno,
-				o ? "no \"text\" string" : err.text);
+		if (got < 0) {
+			tool_fail("check", got, name);
 			failed = 1;
-		} else {
-			snprintf(label, sizeof(label), "%s:%zu%s%s", name, lineno, json_is_string(id) ? ":" : "",
-				 json_is_string(id) ? json_string_value(id) : "");
-			failed |= check_one(c, label, json_string_value(t), json_string_length(t)) < 0;
+			if (got == ND_EIO || got == ND_ENOMEM)
+				break;
+			continue;
 		}
-		json_decref(o);
+		snprintf(label, sizeof(label), "%s:%zu:%s", name, rec.line, rec.id);
+		failed |= check_one(c, label, rec.text, rec.text_len) < 0;
 	}
-	free(line);
+	nd_jsonl_close(r);
 	return failed ? -1 : 0;
 }
 
 static int check_input(ctx_t *c, const char *path, const char *format)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	const char *n = strrchr(path, '.');
-	int rc = 0;
-	if (!f) {
-		fprintf(stderr, "neardup check: %s: cannot open\n", path);
-		return -1;
-	}
+	int rc, fd = 0;
 	if (strcmp(path, "-"))
 		format = n && !strcasecmp(n, ".jsonl") ? "jsonl" :
 			 n && (!strcasecmp(n, ".html") || !strcasecmp(n, ".htm")) ? "html" : "text";
-	if (!strcmp(format, "jsonl"))
-		rc = check_jsonl(c, f, path);
-	else {
-		char *data = NULL, *text = NULL;
-		size_t len = 0, cap = 0, tlen;
-		char buf[65536];
-		size_t got;
-		while ((got = fread(buf, 1, sizeof(buf), f)) > 0) {
-			if (len + got + 1 > cap) {
-				cap = (len + got + 1) * 2;
-				char *p = realloc(data, cap);
-				if (!p) {
-					free(data);
-					fprintf(stderr, "neardup check: %s: out of memory\n", path);
-					rc = -1;
-					goto done;
-				}
-				data = p;
-			}
-			memcpy(data + len, buf, got);
-			len += got;
+	if (!strcmp(format, "jsonl")) {
+		FILE *f = stdin;
+		if (strcmp(path, "-") && ((rc = nd_input_open(path, &fd)) < 0 || !(f = fdopen(fd, "rb")))) {
+			if (rc == ND_OK)
+				close(fd);
+			return tool_fail("check", rc < 0 ? rc : ND_EIO, path), -1;
 		}
-		if (!strcmp(format, "html")) {
-			int hr = nd_html_text(data ? data : "", len, path, c->content, &text, &tlen);
-			if (hr < 0) {
-				tool_fail("check", hr, path);
-				rc = -1;
-			} else
-				rc = check_one(c, path, text, tlen) < 0 ? -1 : 0;
-			free(text);
-		} else
-			rc = check_one(c, path, data ? data : "", len) < 0 ? -1 : 0;
-		free(data);
+		rc = check_jsonl(c, f, path);
+		if (f != stdin)
+			fclose(f);
+		return rc;
 	}
-done:
-	if (f != stdin)
-		fclose(f);
-	return rc;
+	char *data = NULL, *text = NULL;
+	size_t len = 0, tlen;
+	if ((rc = tool_read_input(path, c->max_bytes, &data, &len)) < 0)
+		return tool_fail("check", rc, path), -1;
+	if (!strcmp(format, "html")) {
+		if ((rc = nd_html_text(data, len, path, c->content, &text, &tlen)) < 0)
+			tool_fail("check", rc, path);
+		else
+			rc = check_one(c, path, text, tlen);
+		free(text);
+	} else
+		rc = check_one(c, path, data, len);
+	free(data);
+	return rc < 0 ? -1 : 0;
 }
 
 int nd_cmd_check(int argc, char **argv)
@@ -197,11 +182,12 @@ int nd_cmd_check(int argc, char **argv)
 		{"compare", required_argument, NULL, 'c'},
 		{"json", no_argument, NULL, 'j'},
 		{"tolerant", required_argument, NULL, 't'},
+		{"max-doc-mb", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	const char *dbpath = NULL, *storepath = NULL, *format = "text", *stores[ND_MAX_SHARD_STORES];
 	size_t nstores = 0;
-	ctx_t c = {NULL, NULL, NULL, NULL, 0.08, 8, 0, ND_CONTENT_MAIN, 0, NULL};
+	ctx_t c = {NULL, NULL, NULL, NULL, 0.08, 8, 0, ND_CONTENT_MAIN, 0, NULL, (size_t)64 << 20};
 	uint64_t v;
 	int opt, rc, ret = EXIT_ERR, failed = 0;
 
@@ -230,9 +216,7 @@ int nd_cmd_check(int argc, char **argv)
 			format = optarg;
 			break;
 		case 'D': {
-			char *end;
-			c.max_distance = strtod(optarg, &end);
-			if (*end || c.max_distance < 0 || c.max_distance >= 1) {
+			if (tool_parse_finite(optarg, &c.max_distance) || c.max_distance < 0 || c.max_distance >= 1) {
 				fprintf(stderr, "neardup check: --max-distance needs a fraction in [0, 1)\n");
 				return EXIT_USAGE;
 			}
@@ -246,10 +230,15 @@ int nd_cmd_check(int argc, char **argv)
 			c.compare = (size_t)v;
 			break;
 		case 'j': c.json = 1; break;
+		case 'M':
+			if (tool_parse_u64(optarg, &v) || v == 0 || v > 4096) {
+				fprintf(stderr, "neardup check: --max-doc-mb needs 1..4096, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			c.max_bytes = (size_t)v << 20;
+			break;
 		case 't': {
-			char *end;
-			c.tolerant = strtod(optarg, &end);
-			if (*end || !(c.tolerant > 0 && c.tolerant <= 1)) {
+			if (tool_parse_finite(optarg, &c.tolerant) || !(c.tolerant > 0 && c.tolerant <= 1)) {
 				fprintf(stderr, "neardup check: --tolerant needs a bit-set Jaccard in (0, 1], not '%s'\n",
 					optarg);
 				return EXIT_USAGE;

@@ -321,18 +321,14 @@ int nd_cmd_clusters(int argc, char **argv)
 		case 'j': json = 1; break;
 		case 'v': verify = 1; break;
 		case 'D': {
-			char *end;
-			vo.max_distance = strtod(optarg, &end);
-			if (*end || vo.max_distance < 0 || vo.max_distance >= 1) {
+			if (tool_parse_finite(optarg, &vo.max_distance) || vo.max_distance < 0 || vo.max_distance >= 1) {
 				fprintf(stderr, "neardup clusters: --max-distance needs a fraction in [0, 1), not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		}
 		case 't': {
-			char *end;
-			tolerant = strtod(optarg, &end);
-			if (*end || !(tolerant > 0 && tolerant <= 1)) {
+			if (tool_parse_finite(optarg, &tolerant) || !(tolerant > 0 && tolerant <= 1)) {
 				fprintf(stderr, "neardup clusters: --tolerant needs a bit-set Jaccard in (0, 1], not '%s'\n",
 					optarg);
 				return EXIT_USAGE;
@@ -341,9 +337,7 @@ int nd_cmd_clusters(int argc, char **argv)
 			break;
 		}
 		case 'L': {
-			char *end;
-			cut = strtod(optarg, &end);
-			if (*end || !(cut > 0 && cut <= 1)) {
+			if (tool_parse_finite(optarg, &cut) || !(cut > 0 && cut <= 1)) {
 				fprintf(stderr, "neardup clusters: --linkage needs a mean resemblance in (0, 1], not '%s'\n",
 					optarg);
 				return EXIT_USAGE;

@@ -375,27 +375,21 @@ int nd_cmd_eval(int argc, char **argv)
 		case 'c': truth = optarg; kind = ND_TRUTH_CLUSTERS; break;
 		case 'm': methods_arg = optarg; break;
 		case 'f': {
-			char *end;
-			o.min_score = strtod(optarg, &end);
-			if (*end || !(o.min_score > 0 && o.min_score <= 1)) {
+			if (tool_parse_finite(optarg, &o.min_score) || !(o.min_score > 0 && o.min_score <= 1)) {
 				fprintf(stderr, "neardup eval: --min-score needs a number in (0, 1], not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		}
 		case 'b': {
-			char *end;
-			o.bits_floor = strtod(optarg, &end);
-			if (*end || !(o.bits_floor > 0 && o.bits_floor <= 1)) {
+			if (tool_parse_finite(optarg, &o.bits_floor) || !(o.bits_floor > 0 && o.bits_floor <= 1)) {
 				fprintf(stderr, "neardup eval: --bits-floor needs a number in (0, 1], not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		}
 		case 'r': {
-			char *end;
-			o.presence_floor = strtod(optarg, &end);
-			if (*end || !(o.presence_floor >= 0 && o.presence_floor <= 1)) {
+			if (tool_parse_finite(optarg, &o.presence_floor) || !(o.presence_floor >= 0 && o.presence_floor <= 1)) {
 				fprintf(stderr, "neardup eval: --presence-floor needs a number in [0, 1], not '%s'\n",
 					optarg);
 				return EXIT_USAGE;
@@ -428,9 +422,7 @@ int nd_cmd_eval(int argc, char **argv)
 			o.seed = v;
 			break;
 		case 'T': {
-			char *end;
-			o.test_share = strtod(optarg, &end);
-			if (*end || !(o.test_share >= 0 && o.test_share < 1)) {
+			if (tool_parse_finite(optarg, &o.test_share) || !(o.test_share >= 0 && o.test_share < 1)) {
 				fprintf(stderr, "neardup eval: --test-share needs a number in [0, 1), not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}

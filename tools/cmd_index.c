@@ -79,7 +79,7 @@ int nd_cmd_index(int argc, char **argv)
 	const char *db = NULL;
 	ctx_t ctx = {0};
 	uint64_t v;
-	int c, rc;
+	int c, rc, bad_inputs = 0;
 	nd_indexer *ix = NULL;
 
 	optind = 1;
@@ -129,8 +129,11 @@ int nd_cmd_index(int argc, char **argv)
 		if ((rc = nd_indexer_add_path(ix, argv[i])) < 0) {
 			tool_progress_end(&ctx.prog);
 			tool_fail("index", rc, argv[i]);
-			if (rc == ND_ENOTFOUND)
-				continue; /* a missing input does not stop the others */
+			/* A missing or unreadable input does not stop the others,
+			 * but the run did not do what was asked: exit 1. */
+			bad_inputs++;
+			if (rc == ND_ENOTFOUND || rc == ND_EINVAL)
+				continue;
 			nd_indexer_close(ix);
 			return EXIT_ERR;
 		}
@@ -163,5 +166,8 @@ int nd_cmd_index(int argc, char **argv)
 	if (st.reencoded || st.invalid_utf8)
 		printf("encoding: %llu files read as windows-1252, %llu documents with invalid UTF-8\n",
 		       (unsigned long long)st.reencoded, (unsigned long long)st.invalid_utf8);
-	return EXIT_OK;
+	if (bad_inputs)
+		fprintf(stderr, "neardup index: %d input%s not read (see above)\n", bad_inputs,
+			bad_inputs == 1 ? " was" : "s were");
+	return bad_inputs ? EXIT_ERR : EXIT_OK;
 }

@@ -130,9 +130,7 @@ int nd_cmd_sign(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'm': {
-			char *end;
-			o.max_drift = strtod(optarg, &end);
-			if (*end || end == optarg || o.max_drift < 0) {
+			if (tool_parse_finite(optarg, &o.max_drift) || o.max_drift < 0) {
 				fprintf(stderr, "neardup sign: --max-drift needs a fraction >= 0, not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}

@@ -48,8 +48,8 @@ int nd_cmd_text(int argc, char **argv)
 		char *html = NULL, *text = NULL;
 		size_t len = 0, tlen = 0;
 		int rc;
-		if (tool_read_file(argv[i], &html, &len) < 0) {
-			fprintf(stderr, "neardup text: %s: %s\n", argv[i], strerror(errno));
+		if ((rc = tool_read_input(argv[i], (size_t)64 << 20, &html, &len)) < 0) {
+			tool_fail("text", rc, argv[i]);
 			failed = 1;
 		} else if ((rc = nd_html_text(html, len, argv[i], mode, &text, &tlen)) < 0) {
 			tool_fail("text", rc, argv[i]);

@@ -119,9 +119,7 @@ int nd_cmd_update(int argc, char **argv)
 		case 'd': dbpath = optarg; break;
 		case 's': storepath = optarg; break;
 		case 'm': {
-			char *end;
-			ho.max_drift = strtod(optarg, &end);
-			if (*end || end == optarg || ho.max_drift < 0) {
+			if (tool_parse_finite(optarg, &ho.max_drift) || ho.max_drift < 0) {
 				fprintf(stderr, "neardup update: --max-drift needs a fraction >= 0, not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
@@ -141,13 +139,12 @@ int nd_cmd_update(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 't': {
-			char *end;
-			ho.tolerant = c.tolerant = strtod(optarg, &end);
-			if (*end || end == optarg || !(ho.tolerant > 0 && ho.tolerant <= 1)) {
+			if (tool_parse_finite(optarg, &ho.tolerant) || !(ho.tolerant > 0 && ho.tolerant <= 1)) {
 				fprintf(stderr, "neardup update: --tolerant needs a bit-set Jaccard in (0, 1], not '%s'\n",
 					optarg);
 				return EXIT_USAGE;
 			}
+			c.tolerant = ho.tolerant;
 			break;
 		}
 		case 'j': c.json = 1; break;

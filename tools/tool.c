@@ -3,6 +3,7 @@
 #include "neardup/descriptor.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,19 @@ int tool_parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+int tool_parse_finite(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	/* NaN passes every "v < lo || v > hi" test, and an infinity is no
+	 * fraction either. */
+	if (end == s || *end || errno == ERANGE || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int tool_parse_content(const char *s, nd_content *out)
 {
 	if (!strcmp(s, "main"))
@@ -97,37 +111,15 @@ int tool_parse_content(const char *s, nd_content *out)
 	return 0;
 }
 
-int tool_read_file(const char *path, char **data, size_t *len)
+int tool_read_input(const char *path, size_t max, char **data, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0, got;
-	if (!f)
-		return -1;
-	do {
-		if (cap - n < 65536) {
-			char *p = realloc(buf, cap = cap * 2 + 65536);
-			if (!p) {
-				free(buf);
-				fclose(f);
-				errno = ENOMEM;
-				return -1;
-			}
-			buf = p;
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-	} while (got);
-	int err = ferror(f) ? EIO : 0;
-	fclose(f);
-	if (err) {
-		free(buf);
-		errno = err;
-		return -1;
-	}
-	*data = buf;
-	*len = n;
-	return 0;
+	int fd = 0, rc;
+	if (strcmp(path, "-") && (rc = nd_input_open(path, &fd)) < 0)
+		return rc;
+	rc = nd_input_read(fd, strcmp(path, "-") ? path : "standard input", max, data, len);
+	if (fd)
+		close(fd);
+	return rc;
 }
 
 unsigned tool_default_jobs(void)

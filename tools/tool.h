@@ -45,8 +45,11 @@ int tool_parse_u64(const char *s, uint64_t *out);
 unsigned tool_default_jobs(void);
 /* Parse --jobs for cmd; 0 on success, else prints why and returns -1. */
 int tool_parse_jobs(const char *cmd, const char *s, unsigned *out);
-/* Read a whole file into *data (caller frees); -1 with errno on failure. */
-int tool_read_file(const char *path, char **data, size_t *len);
+/* Read a whole input, a regular file or "-" for standard input, of at most
+ * max bytes, into *data (caller frees); an nd_error with its detail set. */
+int tool_read_input(const char *path, size_t max, char **data, size_t *len);
+/* Parse a finite floating-point option (no NaN or infinity); 0 on success. */
+int tool_parse_finite(const char *s, double *out);
 int nd_cmd_text(int argc, char **argv);
 /* "main" or "full" (--content); -1 otherwise. */
 int tool_parse_content(const char *s, nd_content *out);

@@ -14,6 +14,8 @@
 #include "neardup/common.h"
 #include "neardup/xdb.h"
 
+#include <stdio.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -106,6 +108,40 @@ ND_EXTERN int nd_indexer_close(nd_indexer *ix);
  * *text (caller frees) is NUL-terminated; name is used in error messages. */
 ND_EXTERN int nd_html_text(const char *html, size_t len, const char *name, nd_content mode,
 			   char **text, size_t *text_len);
+
+/* Reading inputs as the indexer does. */
+
+/* Open path for reading only if it is a regular file (through a symlink
+ * too): a FIFO, device, socket or directory is refused with ND_EINVAL,
+ * naming it, before anything could wait on it or read it forever.  The
+ * caller closes *fd. */
+ND_EXTERN int nd_input_open(const char *path, int *fd);
+/* Read fd to its end, but never more than max bytes (ND_ETOOBIG, the rest
+ * unread); *data (caller frees) is NUL-terminated.  name is for messages. */
+ND_EXTERN int nd_input_read(int fd, const char *name, size_t max, char **data, size_t *len);
+
+/* JSON Lines records: {"id": string or integer, "text": string, "url",
+ * "title"} a line, as `neardup index` reads them. */
+typedef struct nd_jsonl nd_jsonl;
+
+typedef struct {
+	const char *id;     /* "id": string, or integer rendered as decimal */
+	const char *text;   /* "text" (required; "" allowed) */
+	size_t text_len;    /* may contain NUL bytes from \u0000 */
+	const char *url;    /* "url" or NULL */
+	const char *title;  /* "title" or NULL */
+	size_t line;        /* 1-based line number */
+} nd_jsonl_record;
+
+/* A line longer than max_line bytes is rejected (ND_ETOOBIG) and skipped
+ * without ever holding more than max_line bytes of it.  f stays the
+ * caller's. */
+ND_EXTERN int nd_jsonl_open(nd_jsonl **out, FILE *f, const char *name, size_t max_line);
+/* 1 and a record (borrowed until the next call), 0 at the end, or an error
+ * for the current line (ND_EPARSE, ND_ETOOBIG) naming file and line; the
+ * reader stays usable, so the caller may log it and go on.  ND_EIO is final. */
+ND_EXTERN int nd_jsonl_next(nd_jsonl *r, nd_jsonl_record *rec);
+ND_EXTERN void nd_jsonl_close(nd_jsonl *r);
 
 /* The unique-id term for id: "Q" + id, or for ids too long for a Xapian
  * term, "Q" + a prefix of id + a hash of it.  Caller frees. */

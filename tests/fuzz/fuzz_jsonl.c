@@ -1,6 +1,6 @@
 /* Fuzz target: the JSONL corpus reader.  Every line either gives a record
  * with an id and text, or an error naming the line; the reader goes on. */
-#include "indexer/jsonl.h"
+#include "neardup/indexer.h"
 #include "neardup/common.h"
 
 #include <stdio.h>
