@@ -44,10 +44,11 @@ fuzz: setup
 	[ -f build-fuzz/build.ninja ] || CC=clang CXX=clang++ meson setup build-fuzz -Dfuzz=true \
 		-Db_sanitize=address,undefined -Db_lundef=false
 	ninja -C build-fuzz
-	for t in tokenizer html jsonl record truth; do \
+	for t in tokenizer html jsonl record truth store; do \
+		len=8192; [ $$t = store ] && len=262144; \
 		mkdir -p build-fuzz/corpora/$$t && \
 		UBSAN_OPTIONS=halt_on_error=1 build-fuzz/tests/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
-			-max_len=8192 build-fuzz/corpora/$$t tests/fuzz/corpora/$$t || exit 1; \
+			-max_len=$$len build-fuzz/corpora/$$t tests/fuzz/corpora/$$t || exit 1; \
 	done
 
 # Every benchmark at its registered size (bench/meson.build), figures printed.

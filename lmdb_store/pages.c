@@ -424,6 +424,19 @@ int nd__store_pages_check(const char *file, nd__store_pages *out)
 		rc = bad(&w, 1, "its page size differs from meta page 0's");
 		goto done;
 	}
+	/* LMDB writes the meta page of transaction t in slot t % 2 and picks
+	 * the newer; a txnid in the wrong slot (or two far apart) makes its
+	 * writer overwrite the snapshot it stands on. */
+	for (unsigned i = 0; i < 2; i++)
+		if (tx[i] && tx[i] % 2 != i) {
+			rc = bad(&w, i, "transaction %llu in meta slot %u", (unsigned long long)tx[i], i);
+			goto done;
+		}
+	if (tx[0] && tx[1] && tx[0] + 1 != tx[1] && tx[1] + 1 != tx[0]) {
+		rc = bad(&w, 0, "the meta pages hold transactions %llu and %llu, not consecutive ones",
+			 (unsigned long long)tx[0], (unsigned long long)tx[1]);
+		goto done;
+	}
 	unsigned m = tx[1] > tx[0]; /* the newest snapshot */
 	if (out)
 		out->txnid = tx[m];

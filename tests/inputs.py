@@ -9,6 +9,8 @@
   check, are refused without being held in memory (peak RSS compared with
   a small input in the same run).
 - NaN and infinities are refused by every floating-point option.
+- eval with a truth file of one cluster, one document or unknown ids
+  ends with a result or a message (it hit a qsort on NULL under UBSan).
 - A binary file named .html is skipped as binary; an HTML page that is
   not UTF-8 and declares no other charset is warned about; an empty
   subdirectory is fine; a missing input makes index exit 1 after indexing
@@ -146,6 +148,22 @@ def files(nd, tmp):
            "a missing input: the rest indexed, exit 1", p)
 
 
+def eval_truths(nd, tmp, db, store):
+    """Truth files with one cluster, one document or only unknown ids."""
+    cases = {"one-cluster": "f1.0\t1\nf1.1\t1\n", "one-document": "f0.0\t1\n",
+             "unknown-ids": "nope1\t1\nnope2\t1\n", "mixed": "f0.0\t1\nnope\t1\n"}
+    for name, text in cases.items():
+        t = os.path.join(tmp, name + ".tsv")
+        with open(t, "w") as f:
+            f.write(text)
+        p = run(nd, "eval", "-q", "--db", db, "--store", store, "--clusters", t, "--methods",
+                "descriptive,shingles,descriptive-tolerant+xcheck", timeout=120)
+        expect(p.returncode in (0, 1) and "Sanitizer" not in p.stderr and "runtime error" not in p.stderr,
+               "eval with a %s truth file ends cleanly" % name, p)
+        if name == "unknown-ids":
+            expect(p.returncode == 1 and "none of its ids" in p.stderr, "eval says no id is known", p)
+
+
 def main():
     nd = os.path.abspath(sys.argv[1])
     tmp = tempfile.mkdtemp(prefix="nd-inputs-")
@@ -158,6 +176,7 @@ def main():
         fifos(nd, tmp, db, store)
         nan_options(nd, tmp, db, store)
         files(nd, tmp)
+        eval_truths(nd, tmp, db, store)
         bounded(nd, tmp, db, store)
         print("%d checks passed" % checks)
     finally:

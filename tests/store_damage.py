@@ -8,9 +8,11 @@ the damaged file (no command re-initialises or writes into a store it
 cannot trust).  Truncations that cut pages the snapshot uses must be
 refused by every command.
 
-    store_damage.py NEARDUP [--seeds N]      (default 30)
+    store_damage.py NEARDUP [--seeds N] [--from DB STORE]
+                     (default 30 seeds, on a corpus it makes itself)
 """
 import hashlib
+import json
 import os
 import random
 import shutil
@@ -90,22 +92,32 @@ def scribble(seed):
 
 def main():
     nd = os.path.abspath(sys.argv[1])
-    seeds = 30
-    if sys.argv[2:4] and sys.argv[2] == "--seeds":
-        seeds = int(sys.argv[3])
+    seeds, source = 30, None
+    args = sys.argv[2:]
+    while args:
+        if args[0] == "--seeds":
+            seeds, args = int(args[1]), args[2:]
+        elif args[0] == "--from":
+            source, args = (os.path.abspath(args[1]), os.path.abspath(args[2])), args[3:]
+        else:
+            sys.exit(__doc__)
     tmp = tempfile.mkdtemp(prefix="nd-damage-")
     try:
         jl, db, good = (os.path.join(tmp, x) for x in ("c.jsonl", "db", "good"))
-        corpus(jl, 400, 0)
-        for cmd in (["index", "--quiet", "--db", db, jl], ["build", "--db", db, "--store", good],
-                    ["sign", "--db", db, "--store", good]):
-            p = run(nd, *cmd)
-            if p.returncode:
-                raise SystemExit("setup: %s failed:\n%s" % (" ".join(cmd), p.stderr))
         page = os.path.join(tmp, "page.txt")
-        with open(jl) as f:
-            import json
+        if source:
+            db = source[0]
+            shutil.copytree(source[1], good)
             with open(page, "w") as out:
+                out.write("the page of a crawler, checked against the store " * 20)
+        else:
+            corpus(jl, 400, 0)
+            for cmd in (["index", "--quiet", "--db", db, jl], ["build", "--db", db, "--store", good],
+                        ["sign", "--db", db, "--store", good]):
+                p = run(nd, *cmd)
+                if p.returncode:
+                    raise SystemExit("setup: %s failed:\n%s" % (" ".join(cmd), p.stderr))
+            with open(jl) as f, open(page, "w") as out:
                 out.write(json.loads(f.readline())["text"])
         os.remove(os.path.join(good, "lock.mdb"))
         size = os.path.getsize(os.path.join(good, "data.mdb"))
