@@ -329,10 +329,15 @@ static int add_file(nd_indexer *ix, const char *path, const char *id)
 		nd_boilerplate_info bi;
 		int main = ix->opts.content == ND_CONTENT_MAIN;
 		uint64_t first = 0;
-		if (nd_utf8_check(data, len, &first) && !nd_html_declares_charset(data, len)) {
-			ix->st.reencoded++;
-			warnf(ix, "%s: not UTF-8 (first invalid byte at offset %llu) and no other charset "
-			      "declared; read as windows-1252", path, (unsigned long long)first);
+		/* A page declared Latin-1 or windows-1252 is read as declared;
+		 * one undeclared or declared otherwise (UTF-8, mostly) that is
+		 * not UTF-8 is a guess worth saying. */
+		int cs = nd_html_declares_charset(data, len);
+		if (cs != ND_HTML_CHARSET_LATIN && nd_utf8_check(data, len, &first)) {
+			ix->st.reencoded += cs == ND_HTML_CHARSET_NONE;
+			warnf(ix, "%s: not UTF-8 (first invalid byte at offset %llu); %s", path,
+			      (unsigned long long)first, cs == ND_HTML_CHARSET_NONE ? "no charset declared, read "
+			      "as windows-1252" : "decoded as its declared charset");
 		}
 		ix->scratch.len = ix->full.len = 0;
 		if ((rc = nd_html_extract(ix->tk, data, len, path, ix->opts.content, &ix->scratch,

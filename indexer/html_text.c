@@ -115,7 +115,6 @@ static void quiet(void *ctx, const char *msg, ...)
 	(void)msg;
 }
 
-/* Does the page declare a charset other than Latin-1/windows-1252/ASCII? */
 int nd_html_declares_charset(const char *html, size_t len)
 {
 	size_t n = len < 8192 ? len : 8192;
@@ -133,11 +132,11 @@ int nd_html_declares_charset(const char *html, size_t len)
 		for (int k = 0; latin[k]; k++) {
 			size_t m = strlen(latin[k]);
 			if (left >= m && !strncasecmp(v, latin[k], m))
-				return 0;
+				return ND_HTML_CHARSET_LATIN;
 		}
-		return 1;
+		return ND_HTML_CHARSET_OTHER;
 	}
-	return 0;
+	return ND_HTML_CHARSET_NONE;
 }
 
 int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text, nd_buf *title,
@@ -162,7 +161,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 	if (!bom16) {
 		if (nd_utf8_check(html, len, NULL) == 0)
 			encoding = "UTF-8";
-		else if (!nd_html_declares_charset(html, len)) {
+		else if (nd_html_declares_charset(html, len) != ND_HTML_CHARSET_OTHER) {
 			if ((rc = nd_cp1252_to_utf8(&decoded, html, len)) < 0)
 				return rc;
 			html = decoded.ptr;

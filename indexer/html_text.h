@@ -16,9 +16,10 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 		    nd_buf *blocks);
 /* blocks (may be NULL) gets an nd_html_block per block with visible text. */
 
-/* 1 when the page declares a charset other than Latin-1, windows-1252
- * or ASCII in its first 8 KiB (libxml2 decodes it); else a page that is
- * not UTF-8 is read as windows-1252. */
+/* The charset a page declares in its first 8 KiB: none; Latin-1,
+ * windows-1252 or ASCII (a page that is not UTF-8 is then read as
+ * windows-1252, as it is with none); or another, which libxml2 decodes. */
+enum { ND_HTML_CHARSET_NONE, ND_HTML_CHARSET_LATIN, ND_HTML_CHARSET_OTHER };
 int nd_html_declares_charset(const char *html, size_t len);
 
 /* The text to index: with ND_CONTENT_FULL all visible text, with
