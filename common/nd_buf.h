@@ -22,10 +22,6 @@ void nd_buf_free(nd_buf *b);
 /* Grow an array of elements of size `elem` so it holds at least `need`. */
 int nd_array_reserve(void **ptr, size_t *cap, size_t need, size_t elem);
 
-/* Read a whole regular file (nd_input_open, nd_input_read); caller frees
- * *out.  Names the path in the error. */
-int nd_read_file(char **out, size_t *len, const char *path, size_t max_len);
-
 /* Decode windows-1252 (bytes undefined there become U+FFFD) into out as
  * UTF-8, replacing its contents. */
 int nd_cp1252_to_utf8(nd_buf *out, const char *in, size_t len);

@@ -4,7 +4,8 @@
  * measure a sample of the suggested pairs by word Levenshtein. */
 #include "eval/eval_internal.h"
 #include "common/nd_buf.h"
-#include "descriptor/desc_internal.h"
+#include "common/nd_hash.h"
+#include "neardup/verify.h"
 #include "neardup/similarity.h"
 #include "neardup/words.h"
 
@@ -149,7 +150,7 @@ static int score_pairs(ev_corpus *c, const ev_method *m, nd_eval_result *r, coll
 }
 
 /* Every pair across a join, at its level. */
-static int collect_join(const nd__join *j, void *ctx)
+static int collect_join(const nd_join *j, void *ctx)
 {
 	for (uint32_t x = j->a; x != UINT32_MAX; x = j->next[x])
 		for (uint32_t y = j->b; y != UINT32_MAX; y = j->next[y]) {
@@ -165,13 +166,13 @@ static int collect_join(const nd__join *j, void *ctx)
 static int link_pairs(ev_corpus *c, double floor_, ev_pair **p, size_t *n)
 {
 	collect_ctx cc = {c, c->t, NULL, 0, 0};
-	nd__scored *sc = malloc((*n + 1) * sizeof(*sc));
+	nd_scored *sc = malloc((*n + 1) * sizeof(*sc));
 	int rc;
 	if (!sc)
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (size_t i = 0; i < *n; i++)
-		sc[i] = (nd__scored){(*p)[i].a, (*p)[i].b, (*p)[i].score};
-	rc = nd__average_linkage(c->n, sc, *n, floor_, collect_join, &cc);
+		sc[i] = (nd_scored){(*p)[i].a, (*p)[i].b, (*p)[i].score};
+	rc = nd_average_linkage(c->n, sc, *n, floor_, collect_join, &cc);
 	free(sc);
 	if (rc < 0) {
 		free(cc.p);

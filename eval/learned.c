@@ -21,7 +21,7 @@
  * share words) or, for labeled pairs, the train side's pairs. */
 #include "eval/eval_internal.h"
 #include "common/nd_buf.h"
-#include "descriptor/desc_internal.h"
+#include "common/nd_hash.h"
 #include "neardup/similarity.h"
 
 #include <lbfgs.h>

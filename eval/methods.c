@@ -20,7 +20,8 @@
  * filtered inverted index, LSH bands, permuted simhash blocks). */
 #include "eval/eval_internal.h"
 #include "common/nd_buf.h"
-#include "descriptor/desc_internal.h"
+#include "common/nd_hash.h"
+#include "neardup/verify.h"
 #include "neardup/descriptor.h"
 #include "neardup/similarity.h"
 
@@ -235,11 +236,11 @@ static int desc_score_pair(void *vs, size_t a, size_t b, double *out)
 	*out = s->key[a] && s->key[a] == s->key[b];
 	if (*out && s->xcheck) {
 		double d;
-		int exact, rc;
-		if ((rc = nd_levenshtein(s->c->ids[a], s->c->len[a], s->c->ids[b], s->c->len[b], 0.08, &d,
-					 &exact)) < 0)
+		nd_verify_how how;
+		int rc = nd_verify_pair(s->c->ids[a], s->c->len[a], s->c->ids[b], s->c->len[b], NULL, &how, &d);
+		if (rc < 0)
 			return rc;
-		*out = exact && d <= 0.08;
+		*out = rc;
 	}
 	return ND_OK;
 }
@@ -438,13 +439,14 @@ static int xcheck_of(ev_corpus *c, size_t a, size_t b, double *out)
 	return rc;
 }
 
-/* The product's verdict: normalized word Levenshtein within 8%. */
+/* The product's verdict (nd_verify_pair, default options). */
 static int lev_of(ev_corpus *c, size_t a, size_t b, double *out)
 {
 	double d;
-	int exact, rc = nd_levenshtein(c->ids[a], c->len[a], c->ids[b], c->len[b], 0.08, &d, &exact);
-	*out = rc == ND_OK && exact && d <= 0.08;
-	return rc;
+	nd_verify_how how;
+	int rc = nd_verify_pair(c->ids[a], c->len[a], c->ids[b], c->len[b], NULL, &how, &d);
+	*out = rc > 0;
+	return rc < 0 ? rc : ND_OK;
 }
 
 static int xcheck_emit(size_t a, size_t b, double jac, void *vctx)
@@ -667,7 +669,7 @@ static int shingle_prepare(void **state, ev_corpus *c, unsigned w, uint64_t mod,
 			return nd_error_set(ND_ENOMEM, "out of memory");
 		}
 		for (size_t j = 0; j < win; j++) {
-			uint64_t h = nd__shingle_fp(c->ids[i], len, j, w);
+			uint64_t h = nd_shingle_fp(c->ids[i], len, j, w);
 			if (h % mod == 0)
 				s->sets[i].v[k++] = h;
 		}

@@ -1,7 +1,7 @@
 /* Ground truth: labeled pairs or clusters, resolved to docids. */
 #include "neardup/eval.h"
 #include "common/nd_buf.h"
-#include "descriptor/desc_internal.h"
+#include "common/nd_hash.h"
 
 #include <dirent.h>
 #include <errno.h>

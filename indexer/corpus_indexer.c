@@ -1,9 +1,9 @@
 #include "neardup/indexer.h"
 #include "neardup/tokenizer.h"
-#include "neardup/similarity.h"
 #include "neardup/words.h"
 #include "common/nd_buf.h"
 #include "indexer/html_text.h"
+#include "indexer/input.h"
 
 #include <dirent.h>
 #include <stdarg.h>

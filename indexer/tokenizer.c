@@ -9,6 +9,7 @@
  * because ICU does not report them. */
 #include "neardup/tokenizer.h"
 #include "common/nd_buf.h"
+#include "common/nd_hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -274,4 +275,15 @@ int nd_tokenizer_fold(nd_tokenizer *tk, const char *word, size_t len, char **out
 	if (outlen)
 		*outlen = flen;
 	return ND_OK;
+}
+
+uint32_t nd_word_id(const char *word, size_t len)
+{
+	return (uint32_t)(nd_hash_bytes(word, len, 0x776f7264ULL) >> 32);
+}
+
+void nd_word_ids(const nd_token *tokens, size_t n, uint32_t *out)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = nd_word_id(tokens[i].text, tokens[i].len);
 }

@@ -3,7 +3,7 @@
  * pairs, and candidates found through the methods' indexes. */
 #include "tests/test_util.h"
 #include "eval/eval_internal.h"
-#include "descriptor/desc_internal.h"
+#include "descriptor/verify/verify_internal.h"
 #include "common/nd_buf.h"
 #include "neardup/descriptor.h"
 #include "neardup/indexer.h"
@@ -624,7 +624,7 @@ static void test_hamming_join(void **state)
 #define LN 12
 
 /* Every pair across a join gets its level (lv: LN x LN, -1 where none). */
-static int level_of(const nd__join *j, void *ctx)
+static int level_of(const nd_join *j, void *ctx)
 {
 	double *lv = ctx;
 	for (uint32_t x = j->a; x != UINT32_MAX; x = j->next[x])
@@ -639,11 +639,11 @@ static int level_of(const nd__join *j, void *ctx)
 	return 0;
 }
 
-static void linkage_levels(const nd__scored *p, size_t np, double floor_, double *lv)
+static void linkage_levels(const nd_scored *p, size_t np, double floor_, double *lv)
 {
 	for (size_t i = 0; i < LN * LN; i++)
 		lv[i] = -1;
-	assert_int_equal(nd__average_linkage(LN, p, np, floor_, level_of, lv), ND_OK);
+	assert_int_equal(nd_average_linkage(LN, p, np, floor_, level_of, lv), ND_OK);
 }
 
 static void test_average_linkage(void **state)
@@ -654,14 +654,14 @@ static void test_average_linkage(void **state)
 	/* 0-1 at 0.9 and 1-2 at 0.6, 0-2 missing: {0, 1} forms at 0.9, and 2
 	 * joins it at (0 + 0.6) / 2 = 0.3, not at single linkage's 0.6.  A
 	 * pair listed twice keeps its higher score; doc 3 has no pairs. */
-	nd__scored hand[] = {{0, 1, 0.9}, {1, 2, 0.6}, {1, 2, 0.2}, {4, 5, 0}};
+	nd_scored hand[] = {{0, 1, 0.9}, {1, 2, 0.6}, {1, 2, 0.2}, {4, 5, 0}};
 	linkage_levels(hand, 4, 0.01, lv);
 	near(lv[0 * LN + 1], 0.9);
 	near(lv[0 * LN + 2], 0.3);
 	near(lv[1 * LN + 2], 0.3);
 	assert_true(lv[0 * LN + 3] < 0 && lv[4 * LN + 5] < 0);
-	nd__scored outside[] = {{0, LN, 0.5}}; /* a document the count does not hold */
-	assert_int_equal(nd__average_linkage(LN, outside, 1, 0.01, level_of, lv), ND_EINVAL);
+	nd_scored outside[] = {{0, LN, 0.5}}; /* a document the count does not hold */
+	assert_int_equal(nd_average_linkage(LN, outside, 1, 0.01, level_of, lv), ND_EINVAL);
 	linkage_levels(hand, 4, 0.35, lv); /* the floor stops the second merge */
 	near(lv[0 * LN + 1], 0.9);
 	assert_true(lv[0 * LN + 2] < 0 && lv[1 * LN + 2] < 0);
@@ -669,7 +669,7 @@ static void test_average_linkage(void **state)
 	uint64_t rng = 11;
 	for (int round = 0; round < 300; round++) {
 		double s[LN * LN] = {0}, floor_ = round % 3 ? 0.01 : 0.2;
-		nd__scored p[LN * LN];
+		nd_scored p[LN * LN];
 		size_t np = 0;
 		int density = 20 + round % 60; /* percent of pairs present */
 		for (uint32_t i = 0; i < LN; i++)
@@ -679,7 +679,7 @@ static void test_average_linkage(void **state)
 					continue;
 				s[i * LN + j] = (double)((rng >> 11) % 1000000 + 1) / 1000001.0;
 				/* Either order: the function takes a pair as given. */
-				p[np++] = round % 2 ? (nd__scored){j, i, s[i * LN + j]} : (nd__scored){i, j, s[i * LN + j]};
+				p[np++] = round % 2 ? (nd_scored){j, i, s[i * LN + j]} : (nd_scored){i, j, s[i * LN + j]};
 			}
 		linkage_levels(p, np, floor_, lv);
 		tu_dense_upgma(LN, s, floor_, ref);

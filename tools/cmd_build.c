@@ -1,5 +1,5 @@
 /* neardup build: choose the descriptive set and save it in the store. */
-#include "tools/tool.h"
+#include "tool.h"
 #include "neardup/descriptor.h"
 
 #include <getopt.h>

@@ -1,5 +1,5 @@
 /* neardup check: the cluster an unindexed document would join. */
-#include "tools/tool.h"
+#include "tool.h"
 #include "neardup/check.h"
 #include "neardup/indexer.h"
 

@@ -1,6 +1,5 @@
 /* neardup clusters: candidate duplicate clusters from the store. */
-#include "tools/tool.h"
-#include "common/nd_buf.h"
+#include "tool.h"
 #include "neardup/collapse.h"
 #include "neardup/descriptor.h"
 #include "neardup/shards.h"
@@ -80,10 +79,13 @@ static int add_doc(uint32_t docid, uint64_t key, const void *payload, size_t len
 {
 	(void)key, (void)payload, (void)len;
 	doc_list *l = ctx;
-	void *p = l->docs;
-	if (nd_array_reserve(&p, &l->cap, l->n + 1, sizeof(*l->docs)) < 0)
-		return ND_ENOMEM;
-	l->docs = p;
+	if (l->n == l->cap) {
+		size_t cap = l->cap * 2 + 1024;
+		nd_docid *p = realloc(l->docs, cap * sizeof(*p));
+		if (!p)
+			return nd_error_set(ND_ENOMEM, "out of memory listing %zu documents", cap);
+		l->docs = p, l->cap = cap;
+	}
 	l->docs[l->n++] = docid;
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* neardup eval: every method against labeled pairs or clusters. */
-#include "tools/tool.h"
+#include "tool.h"
 #include "neardup/eval.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* neardup fsck: check a store's consistency (and, with --db, that it
  * matches the database). */
-#include "tools/tool.h"
+#include "tool.h"
 #include "neardup/collapse.h"
 #include "neardup/descriptor.h"
 

@@ -1,5 +1,5 @@
 /* neardup index: build or extend a Xapian database from a corpus. */
-#include "tools/tool.h"
+#include "tool.h"
 #include "neardup/indexer.h"
 
 #include <ftw.h>

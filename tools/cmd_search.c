@@ -1,5 +1,5 @@
 /* neardup search: ranked search with near-duplicates collapsed. */
-#include "tools/tool.h"
+#include "tool.h"
 #include "neardup/collapse.h"
 
 #include <getopt.h>

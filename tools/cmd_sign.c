@@ -1,5 +1,5 @@
 /* neardup sign: sign documents from the postlists into the store. */
-#include "tools/tool.h"
+#include "tool.h"
 #include "neardup/collapse.h"
 #include "neardup/descriptor.h"
 

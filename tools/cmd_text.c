@@ -1,5 +1,5 @@
 /* neardup text: what the indexer reads from an HTML page. */
-#include "tools/tool.h"
+#include "tool.h"
 #include "neardup/indexer.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* neardup update: apply every change since the store last saw the database. */
-#include "tools/tool.h"
+#include "tool.h"
 #include "neardup/collapse.h"
 #include "neardup/hook.h"
 

@@ -1,5 +1,5 @@
 /* neardup: near-duplicate detection over a Xapian index. */
-#include "tools/tool.h"
+#include "tool.h"
 
 #include <stdio.h>
 #include <string.h>

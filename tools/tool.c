@@ -1,4 +1,4 @@
-#include "tools/tool.h"
+#include "tool.h"
 #include "neardup/common.h"
 #include "neardup/descriptor.h"
 

@@ -37,7 +37,7 @@ typedef struct {
 
 #define ND_CHECK_RESULT_INIT { ND_SIG_INIT, 0, NULL, 0, 0 }
 
-void nd_check_result_clear(nd_check_result *r);
+ND_EXTERN void nd_check_result_clear(nd_check_result *r);
 
 /* Check UTF-8 text against the store.  Compares the text with at most
  * max_compare members of its cluster (all members share its signature;

@@ -1,9 +1,6 @@
 /* neardup: exact similarity of two word sequences, for the cross-check.
  *
- * Words are 32-bit ids (nd_word_id of the tokenizer's folded token): equal
- * words have equal ids, and two distinct words of one document pair share
- * an id with probability ~1e-4 at most for 1,000-word vocabularies, which
- * cannot move a verdict at the 8% bound by more than one word. */
+ * Words are 32-bit ids (nd_word_id, neardup/tokenizer.h). */
 #ifndef ND_SIMILARITY_H
 #define ND_SIMILARITY_H
 
@@ -13,11 +10,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Id of a folded token. */
-ND_EXTERN uint32_t nd_word_id(const char *word, size_t len);
-/* Ids of tokens[0..n) into out[0..n). */
-ND_EXTERN void nd_word_ids(const nd_token *tokens, size_t n, uint32_t *out);
 
 /* Word-shingle measures with shingle width w (a sequence shorter than w is
  * one shingle: all of it).  Empty sequences give 0.
@@ -49,6 +41,10 @@ ND_EXTERN int nd_edit_distance(const uint32_t *a, size_t na, const uint32_t *b, 
  * sequences are at distance 0. */
 ND_EXTERN int nd_levenshtein(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
 			     double bound, double *out, int *exact);
+
+/* 64-bit fingerprint of the w-word shingle of ids[0..n) that starts at i
+ * (fewer than w words left: the rest of the sequence). */
+ND_EXTERN uint64_t nd_shingle_fp(const uint32_t *ids, size_t n, size_t i, unsigned w);
 
 #ifdef __cplusplus
 }

@@ -57,6 +57,15 @@ typedef struct {
 	uint64_t cached_words;       /* sequences read from the store's cache */
 } nd_verify_stats;
 
+/* The one pair verdict, used by every path that calls two documents
+ * duplicates (clusters, check, hooks, update, collapsing, and eval's
+ * product methods): word Levenshtein within o->max_distance, or for a pair
+ * longer than o->max_exact_words, multiset shingle resemblance of at least
+ * o->min_resemblance.  o NULL: the defaults.  1 duplicate, 0 not (*how
+ * and *distance say by what and how far), or an error. */
+ND_EXTERN int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
+			     const nd_verify_options *o, nd_verify_how *how, double *distance);
+
 /* Verify the candidate cluster docs[0..n) (docids ascending) with key
  * `key`: out[i] gets docs[i]'s group and distance.  Members are taken in
  * docid order; each joins the first of the first max_leaders groups whose
@@ -141,6 +150,25 @@ ND_EXTERN int nd_verify_batch_new(nd_verify_batch **out, nd_store *st, size_t ma
 ND_EXTERN int nd_verify_batch_flush(nd_verify_batch *b);
 /* Flushes (errors ignored: it is a cache) and frees; b may be NULL. */
 ND_EXTERN void nd_verify_batch_free(nd_verify_batch *b);
+
+/* Average linkage (UPGMA) of n documents over scored pairs, a missing pair
+ * counting 0 and a pair listed twice keeping its higher score: clusters
+ * join, highest average similarity first, while it is >= floor, and each
+ * join is reported with one member of each side (walk next[] from it to
+ * UINT32_MAX for the rest).  Non-zero from join stops and is returned. */
+typedef struct {
+	uint32_t a, b;
+	double score;
+} nd_scored;
+typedef struct {
+	const uint32_t *next;
+	uint32_t a, b;
+	double level;
+} nd_join;
+typedef int (*nd_join_fn)(const nd_join *j, void *ctx);
+ND_EXTERN int nd_average_linkage(size_t n, const nd_scored *p, size_t np, double floor, nd_join_fn join,
+				 void *ctx);
+
 
 #ifdef __cplusplus
 }

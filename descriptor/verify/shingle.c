@@ -4,11 +4,11 @@
  * built, and a sketch and a full set of the same text agree. */
 #include "neardup/shingle.h"
 #include "neardup/similarity.h"
-#include "descriptor/desc_internal.h"
+#include "descriptor/verify/verify_internal.h"
 
 #include <stdlib.h>
 
-uint64_t nd__shingle_fp(const uint32_t *ids, size_t n, size_t i, unsigned w)
+uint64_t nd_shingle_fp(const uint32_t *ids, size_t n, size_t i, unsigned w)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ULL;
 	for (size_t j = i; j < i + w && j < n; j++)
@@ -62,7 +62,7 @@ int nd_shingles(const nd_token *tokens, size_t n, unsigned w, unsigned m,
 	}
 	nd_word_ids(tokens, n, ids);
 	for (size_t i = 0; i < windows; i++) {
-		uint64_t h = nd__shingle_fp(ids, n, i, w);
+		uint64_t h = nd_shingle_fp(ids, n, i, w);
 		if (h % m == 0)
 			fp[k++] = h;
 	}

@@ -1,21 +1,10 @@
 /* Exact similarity measures for verifying candidate pairs. */
 #include "neardup/similarity.h"
-#include "descriptor/desc_internal.h"
+#include "descriptor/verify/verify_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-uint32_t nd_word_id(const char *word, size_t len)
-{
-	return (uint32_t)(nd_hash_bytes(word, len, 0x776f7264ULL) >> 32);
-}
-
-void nd_word_ids(const nd_token *tokens, size_t n, uint32_t *out)
-{
-	for (size_t i = 0; i < n; i++)
-		out[i] = nd_word_id(tokens[i].text, tokens[i].len);
-}
 
 static int in_set(const uint64_t *set, size_t n, uint64_t x)
 {
@@ -66,9 +55,9 @@ int nd_shingle_similarity(const uint32_t *a, size_t na, const uint32_t *b, size_
 		return nd_error_set(ND_ENOMEM, "out of memory for %zu + %zu shingles", wa, wb);
 	}
 	for (size_t i = 0; i < wa; i++)
-		sa[i] = fa[i] = nd__shingle_fp(a, na, i, w);
+		sa[i] = fa[i] = nd_shingle_fp(a, na, i, w);
 	for (size_t i = 0; i < wb; i++)
-		sb[i] = fb[i] = nd__shingle_fp(b, nb, i, w);
+		sb[i] = fb[i] = nd_shingle_fp(b, nb, i, w);
 	nd__sort_u64(sa, wa);
 	nd__sort_u64(sb, wb);
 	size_t bag = nd__common_sorted(sa, wa, sb, wb);

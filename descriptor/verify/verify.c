@@ -1,7 +1,7 @@
 /* Leader clustering inside a candidate cluster: bounded comparisons, exact
  * distances where they matter (<= the bound), cut-off elsewhere. */
 #include "neardup/verify.h"
-#include "descriptor/desc_internal.h"
+#include "descriptor/verify/verify_internal.h"
 #include "neardup/similarity.h"
 #include "neardup/words.h"
 #include "common/nd_buf.h"
@@ -206,10 +206,13 @@ static int get_words(nd_xdb *db, nd_store_txn *txn, nd_docid docid, uint32_t **i
 	return nd_words_get(db, docid, ids, n, src);
 }
 
-int nd__verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
-		    const nd_verify_options *o, nd_verify_how *how, double *distance)
+int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
+		   const nd_verify_options *o, nd_verify_how *how, double *distance)
 {
+	static const nd_verify_options defaults = ND_VERIFY_OPTIONS_INIT;
 	int rc;
+	if (!o)
+		o = &defaults;
 	if ((na > nb ? na : nb) > o->max_exact_words) {
 		nd_shingle_sim s;
 		if ((rc = nd_shingle_similarity(a, na, b, nb, o->shingle_width, &s)) < 0)
@@ -316,7 +319,7 @@ int nd_verify_cluster(nd_xdb *db, nd_store *st, uint64_t key, const nd_docid *do
 			nd_verify_how how;
 			double d;
 			stats->compared++;
-			if ((rc = nd__verify_pair(L->ids, L->n, ids, nw, &o, &how, &d)) < 0) {
+			if ((rc = nd_verify_pair(L->ids, L->n, ids, nw, &o, &how, &d)) < 0) {
 				free(ids);
 				goto cleanup;
 			}
@@ -413,7 +416,7 @@ static int tol_shingles(nd_xdb *db, nd_docid docid, unsigned w, tol_doc *t)
 	if (n && !(t->fp = malloc(n * sizeof(*t->fp))))
 		return nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", n);
 	for (size_t i = 0; i < n; i++)
-		t->fp[i] = nd__shingle_fp(t->words, t->nwords, i, w);
+		t->fp[i] = nd_shingle_fp(t->words, t->nwords, i, w);
 	nd__sort_u64(t->fp, n);
 	t->nfp = n;
 	free(t->words);
@@ -642,7 +645,7 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 			compared++;
 			nd_verify_how how;
 			double d;
-			rc = nd__verify_pair(K->words, K->nwords, t[i].words, t[i].nwords, &o, &how, &d);
+			rc = nd_verify_pair(K->words, K->nwords, t[i].words, t[i].nwords, &o, &how, &d);
 			if (!was_read)
 				hold_words(K, &held, o.max_held_bytes);
 			if (rc < 0)
@@ -675,13 +678,13 @@ cleanup:
 /* ---- clusters by average linkage over shingle resemblance ---- */
 
 typedef struct {
-	nd__scored *p;
+	nd_scored *p;
 	size_t n, cap;
 } scored_list;
 
 /* Union the two sides of a join: each member points at the cluster's
  * smallest index. */
-static int join_into(const nd__join *j, void *ctx)
+static int join_into(const nd_join *j, void *ctx)
 {
 	size_t *into = ctx;
 	uint32_t from = into[j->a] < into[j->b] ? j->b : j->a;
@@ -753,7 +756,7 @@ int nd_cluster_linkage(nd_xdb *db, nd_store *st, const nd_linkage_options *lo, c
 			pairs.p = v;
 			if (rc < 0)
 				goto cleanup;
-			pairs.p[pairs.n++] = (nd__scored){(uint32_t)k, (uint32_t)i, bag};
+			pairs.p[pairs.n++] = (nd_scored){(uint32_t)k, (uint32_t)i, bag};
 		}
 		if ((rc = tol_post(post, &t[i], pre, i)) < 0)
 			goto cleanup;
@@ -763,7 +766,7 @@ int nd_cluster_linkage(nd_xdb *db, nd_store *st, const nd_linkage_options *lo, c
 	}
 	if (stats)
 		stats->pairs += pairs.n;
-	rc = nd__average_linkage(n, pairs.p, pairs.n, o.cut, join_into, into);
+	rc = nd_average_linkage(n, pairs.p, pairs.n, o.cut, join_into, into);
 cleanup:
 	tol_free(t, n, post, nbitv);
 	free(cands);

@@ -1,6 +1,6 @@
 /* The descriptive set in the store's meta table, bound to one Xapian
  * database by its UUID. */
-#include "descriptor/desc_internal.h"
+#include "descriptor/method/method.h"
 #include "common/nd_buf.h"
 
 #include <stdio.h>

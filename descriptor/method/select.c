@@ -16,7 +16,7 @@
  *    a mid-frequency word that occurs once per document be a bit.
  * 4. Greedy selection: lazily, the word whose set bits help most sample
  *    documents still short of target_bits, per unit of Lambda. */
-#include "descriptor/stats.h"
+#include "descriptor/method/stats.h"
 #include "common/nd_buf.h"
 #include "common/nd_parallel.h"
 

@@ -2,7 +2,7 @@
 #ifndef ND_DESC_STATS_H
 #define ND_DESC_STATS_H
 
-#include "descriptor/desc_internal.h"
+#include "descriptor/method/method.h"
 
 typedef struct {
 	uint32_t n;

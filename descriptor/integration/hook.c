@@ -3,7 +3,7 @@
 #include "neardup/hook.h"
 #include "neardup/collapse.h"
 #include "neardup/words.h"
-#include "descriptor/desc_internal.h"
+#include "descriptor/verify/verify_internal.h"
 #include "common/nd_buf.h"
 
 #include <stdio.h>
@@ -185,7 +185,7 @@ static int tolerant_duplicates_of(nd_hook *h, nd_hook_result *res)
 		goto cleanup;
 	}
 	if (rc < 0 || (rc = nd__compare_candidates(h->db, mine, nmine, c, nc, res->docid, h->o.max_compare,
-						   h->o.verify.max_distance, m, &nm)) < 0)
+						   &h->o.verify, m, &nm)) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < nm; i++)
 		if (m[i].duplicate)

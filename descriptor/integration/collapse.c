@@ -1,7 +1,7 @@
 /* Collapse ids from verified groups, for filtering ranked lists and for
  * Xapian's collapse key. */
 #include "neardup/collapse.h"
-#include "descriptor/desc_internal.h"
+#include "descriptor/verify/verify_internal.h"
 #include "common/nd_buf.h"
 #include "neardup/shards.h"
 #include "neardup/words.h"

@@ -5,7 +5,7 @@
  * and the (document, bit) pairs are counting-sorted into rows.  A block is
  * one store transaction that also records how far signing got, so a killed
  * run resumes at the next block. */
-#include "descriptor/desc_internal.h"
+#include "descriptor/method/method.h"
 #include "common/nd_buf.h"
 
 #include <pthread.h>

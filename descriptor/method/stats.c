@@ -1,7 +1,7 @@
 /* Collection statistics for choosing a descriptive set: candidate words
  * from the all-terms list, a seeded document sample, and each sampled
  * document's candidate-word counts. */
-#include "descriptor/stats.h"
+#include "descriptor/method/stats.h"
 #include "common/nd_buf.h"
 
 #include <stdlib.h>

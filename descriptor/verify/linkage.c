@@ -16,7 +16,7 @@
  * whose average may have risen (the absorbed cluster's neighbours); the
  * survivor's other pairs can only have fallen, so their old entries come
  * out early and are corrected then. */
-#include "descriptor/desc_internal.h"
+#include "descriptor/verify/verify_internal.h"
 #include "common/nd_buf.h"
 
 #include <stdint.h>
@@ -164,7 +164,7 @@ static int append(ids *l, uint32_t x)
 	return ND_OK;
 }
 
-int nd__average_linkage(size_t n, const nd__scored *p, size_t np, double floor_, nd__join_fn join, void *ctx)
+int nd_average_linkage(size_t n, const nd_scored *p, size_t np, double floor_, nd_join_fn join, void *ctx)
 {
 	sums h = {0};
 	heap q = {0};
@@ -222,7 +222,7 @@ int nd__average_linkage(size_t n, const nd__scored *p, size_t np, double floor_,
 		}
 		if (level < floor_)
 			break;
-		if ((rc = join(&(nd__join){next, head[a], head[b], level}, ctx)) != ND_OK)
+		if ((rc = join(&(nd_join){next, head[a], head[b], level}, ctx)) != ND_OK)
 			break;
 		if (size[a] < size[b]) { /* absorb the smaller: fewer sums to move */
 			uint32_t t = a;

@@ -1,0 +1,83 @@
+/* Internal to descriptor/: the method's pieces (the set's layout, the bit
+ * test, records, drift), shared by selection, signing and the paths
+ * that sign a text or a document on their own. */
+#ifndef ND_DESC_METHOD_H
+#define ND_DESC_METHOD_H
+
+#include "neardup/descriptor.h"
+#include "common/nd_hash.h"
+
+#include <math.h>
+
+struct nd_descriptor {
+	uint32_t n;
+	char **words;        /* sorted in byte order: a termlist merge-joins with them */
+	double *thresholds;
+	double *lambdas;
+	int word_lengths;    /* 1: len(d) from termlists; 0: Xapian's doclength */
+	uint64_t version;
+};
+
+/* The one bit test used by every signing path, so that signing from
+ * postlists and from a termlist agree bit for bit: f = wdf/len > b, written
+ * without the division. */
+static inline int nd_bit_above(uint32_t wdf, uint32_t len, double b)
+{
+	return len > 0 && (double)wdf > b * (double)len;
+}
+
+/* Word lengths for documents [lo, hi) under the set's length rule, and
+ * presence (Xapian doclength > 0).  len and present have hi - lo entries. */
+int nd_desc_lengths(nd_xdb *db, int word_lengths, nd_docid lo, nd_docid hi,
+		    uint32_t *len, uint32_t *present);
+
+/* Index of term[0..len) in the byte-ordered array words[0..n), or -1. */
+int32_t nd__find_sorted(char *const *words, uint32_t n, const char *term, size_t len);
+
+/* qsort comparator for uint16_t. */
+int nd__cmp_u16(const void *a, const void *b);
+
+/* The record fingerprint (see nd_sig): a sum, so postings may arrive in
+ * any order, of one hash per descriptive word present, mixed with len. */
+static inline uint64_t nd_fp_word(uint32_t word, uint32_t wdf)
+{
+	return nd_mix64(((uint64_t)(word + 1) << 32) | wdf);
+}
+
+static inline uint64_t nd_fp_final(uint64_t sum, uint32_t len)
+{
+	return nd_mix64(sum ^ nd_mix64(0x6670000000000000ULL | len));
+}
+
+/* ND_EMISMATCH unless st was signed from db (ND_ESTATE: it has no set). */
+int nd__store_matches_db(nd_store *st, nd_xdb *db);
+
+/* Bring a document's record in line with the database: absent, or present
+ * with these bits and fingerprint (nd_fp_final).  An equal
+ * record is left alone unless force.  *change says what happened. */
+int nd__sig_apply(nd_store_txn *txn, nd_docid docid, int present, const uint16_t *bits,
+		  uint32_t nbits, uint64_t fp, int force, nd_change *change, uint64_t *old_key);
+/* 1 when a change counts in the drift (see nd_drift). */
+int nd__drift_counts(nd_store_txn *txn, nd_docid docid, nd_change change);
+/* Add changes to the drift; ND_ESTATE when that would pass max_drift (> 0). */
+int nd__drift_add(nd_store_txn *txn, uint64_t changes, double max_drift, const char *path);
+
+/* Append bit to a signature. */
+int nd_sig_push(nd_sig *s, uint16_t bit);
+
+/* Jaccard of two signatures' bit sets (sorted, as nd_sig keeps them). */
+static inline double nd__sig_jaccard(const nd_sig *a, const nd_sig *b)
+{
+	uint32_t common = 0;
+	for (uint32_t x = 0, y = 0; x < a->nbits && y < b->nbits;) {
+		if (a->bits[x] == b->bits[y])
+			common++, x++, y++;
+		else if (a->bits[x] < b->bits[y])
+			x++;
+		else
+			y++;
+	}
+	return a->nbits + b->nbits ? (double)common / (double)(a->nbits + b->nbits - common) : 0;
+}
+
+#endif

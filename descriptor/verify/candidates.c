@@ -1,0 +1,144 @@
+/* Candidates of a signature by bit-set Jaccard, through the store's bit
+ * postings with prefix filtering, and their comparison with a text by the
+ * one pair verdict: what check and the tolerant hooks share. */
+#include "descriptor/verify/verify_internal.h"
+#include "neardup/words.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int nd__cmp_cand(const void *x, const void *y)
+{
+	const nd__cand *a = x, *b = y;
+	if (a->jaccard != b->jaccard)
+		return a->jaccard > b->jaccard ? -1 : 1;
+	return a->docid < b->docid ? -1 : a->docid > b->docid;
+}
+
+typedef struct {
+	uint16_t bit;
+	size_t df;
+} bit_df;
+
+static int cmp_bit_df(const void *x, const void *y)
+{
+	const bit_df *a = x, *b = y;
+	if (a->df != b->df)
+		return a->df < b->df ? -1 : 1;
+	return a->bit < b->bit ? -1 : a->bit > b->bit;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_sig *sig, double t,
+			       nd__cand **out, size_t *nout)
+{
+	uint32_t na = sig->nbits, probe = nd__jaccard_prefix(na, t);
+	bit_df *order = NULL;
+	uint32_t *all = NULL;
+	size_t nall = 0, cap = 0, nc = 0;
+	nd__cand *c = NULL;
+	int rc = ND_OK;
+
+	*out = NULL;
+	*nout = 0;
+	if (!na)
+		return ND_OK;
+	if (!(order = malloc(na * sizeof(*order))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < na && rc == ND_OK; i++) {
+		order[i].bit = sig->bits[i];
+		rc = nd_store_bit_count(txn, sig->bits[i], &order[i].df);
+	}
+	if (rc < 0)
+		goto done;
+	qsort(order, na, sizeof(*order), cmp_bit_df);
+	for (uint32_t i = 0; i < probe && rc == ND_OK; i++) {
+		uint32_t *docs;
+		size_t n;
+		if ((rc = nd_store_bit_docs(txn, order[i].bit, &docs, &n)) < 0)
+			break;
+		if (nall + n > cap) {
+			size_t ncap = (nall + n) * 2 + 16;
+			uint32_t *v = realloc(all, ncap * sizeof(*v));
+			if (!v) {
+				free(docs);
+				rc = nd_error_set(ND_ENOMEM, "out of memory");
+				break;
+			}
+			all = v, cap = ncap;
+		}
+		if (n)
+			memcpy(all + nall, docs, n * sizeof(*docs));
+		nall += n;
+		free(docs);
+	}
+	if (rc < 0)
+		goto done;
+	if (nall)
+		qsort(all, nall, sizeof(*all), cmp_u32);
+	if (!(c = malloc((nall + 1) * sizeof(*c)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
+	}
+	/* Exact Jaccard of each distinct candidate, from its record. */
+	for (size_t i = 0; i < nall && rc == ND_OK; i++) {
+		if (i && all[i] == all[i - 1])
+			continue;
+		uint64_t key;
+		const void *pay;
+		size_t len;
+		nd_sig b = ND_SIG_INIT;
+		if ((rc = nd_store_doc_get(txn, all[i], &key, &pay, &len)) < 0 ||
+		    (rc = nd_sig_decode(&b, pay, len, d->n)) < 0) {
+			nd_sig_clear(&b);
+			break;
+		}
+		double j = nd__sig_jaccard(sig, &b);
+		if (j >= t - 1e-12)
+			c[nc++] = (nd__cand){all[i], j};
+		nd_sig_clear(&b);
+	}
+	if (rc == ND_OK) {
+		qsort(c, nc, sizeof(*c), nd__cmp_cand);
+		*out = c;
+		*nout = nc;
+		c = NULL;
+	}
+done:
+	free(order);
+	free(all);
+	free(c);
+	return rc;
+}
+
+int nd__compare_candidates(nd_xdb *db, const uint32_t *ids, size_t n, const nd__cand *c, size_t nc,
+			   nd_docid self, size_t max_compare, const nd_verify_options *vo, nd_check_member *out,
+			   size_t *nout)
+{
+	int rc = ND_OK;
+	*nout = 0;
+	for (size_t i = 0; i < nc && *nout < max_compare; i++) {
+		uint32_t *w = NULL;
+		size_t nw;
+		double dist = 1;
+		nd_verify_how how;
+		int dup = 0;
+		if (c[i].docid == self)
+			continue;
+		rc = nd_words_get(db, c[i].docid, &w, &nw, NULL);
+		if (rc == ND_OK)
+			rc = dup = nd_verify_pair(ids, n, w, nw, vo, &how, &dist);
+		free(w);
+		if (rc == ND_ENOTFOUND) /* deleted since signing, or no words */
+			rc = dup = 0;
+		else if (rc < 0)
+			return rc;
+		out[(*nout)++] = (nd_check_member){c[i].docid, dist, dup, c[i].jaccard};
+	}
+	return rc < 0 ? rc : ND_OK;
+}

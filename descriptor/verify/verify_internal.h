@@ -1,0 +1,54 @@
+/* Internal to descriptor/: verification's pieces (the one pair verdict,
+ * sorted fingerprint sets, candidates by bit-set Jaccard, linkage),
+ * shared by clusters, check, hooks and collapsing. */
+#ifndef ND_DESC_VERIFY_H
+#define ND_DESC_VERIFY_H
+
+#include "descriptor/method/method.h"
+#include "neardup/check.h"
+#include "neardup/verify.h"
+
+/* Number of values two sorted, distinct uint64_t arrays share. */
+size_t nd__common_sorted(const uint64_t *a, size_t na, const uint64_t *b, size_t nb);
+
+/* Sort-and-deduplicate for fingerprint sets; returns the new count. */
+size_t nd__sort_unique_u64(uint64_t *v, size_t n);
+void nd__sort_u64(uint64_t *v, size_t n);
+size_t nd__unique_sorted_u64(uint64_t *v, size_t n);
+
+/* ND_EINVAL naming the option when o (may be NULL) is out of range or NaN. */
+int nd__verify_options_check(const nd_verify_options *o);
+
+/* Prefix filtering for Jaccard >= t: two sets that similar share an
+ * element among the first n - ceil(t n) + 1 of each (n its size), in any
+ * one order of the elements (the "probe" prefix; 0 for an empty set). */
+static inline uint32_t nd__jaccard_prefix(uint32_t n, double t)
+{
+	uint32_t need = (uint32_t)ceil(t * n - 1e-9);
+	return n ? n - (need ? need : 1) + 1 : 0;
+}
+
+/* Candidates sharing bits with sig: documents with bit-set Jaccard >= t
+ * in the store, by prefix filtering over the bit postings (a document
+ * with Jaccard >= t holds at least ceil(t |A|) of A's bits, so one of A's
+ * |A| - ceil(t |A|) + 1 rarest).  Sorted by Jaccard, then docid; *out
+ * (caller frees) may be NULL when *nout is 0. */
+typedef struct {
+	uint32_t docid;
+	double jaccard;
+} nd__cand;
+/* qsort order of candidates: most similar first, then by docid. */
+int nd__cmp_cand(const void *x, const void *y);
+int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_sig *sig, double t,
+			    nd__cand **out, size_t *nout);
+
+/* Compare word ids[0..n) with the words of c[0..nc) in that order (most
+ * similar first), skipping docid self (0: none), at most max_compare of
+ * them, by the one pair verdict (nd_verify_pair under vo): out (room for
+ * max_compare) gets *nout members.  A candidate without words (deleted
+ * since signing) is a member at distance 1.  check and tolerant hooks. */
+int nd__compare_candidates(nd_xdb *db, const uint32_t *ids, size_t n, const nd__cand *c, size_t nc,
+			   nd_docid self, size_t max_compare, const nd_verify_options *vo,
+			   nd_check_member *out, size_t *nout);
+
+#endif
