@@ -21,6 +21,7 @@
 #include "eval/eval_internal.h"
 #include "common/nd_buf.h"
 #include "common/nd_hash.h"
+#include "common/nd_join.h"
 #include "neardup/verify.h"
 #include "neardup/descriptor.h"
 #include "neardup/similarity.h"
@@ -338,7 +339,7 @@ static int desch_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
 static const uint32_t *rarity_df;
 static int cmp_rarer(const void *x, const void *y)
 {
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
 	if (rarity_df[a] != rarity_df[b])
 		return rarity_df[a] < rarity_df[b] ? -1 : 1;
 	return a < b ? -1 : a > b;
@@ -347,69 +348,58 @@ static int cmp_rarer(const void *x, const void *y)
 int ev_hamming_join(const ev_set *sets, size_t n, unsigned k, ev_emit emit, void *ctx)
 {
 	uint64_t maxbit = 0;
-	for (size_t i = 0; i < n; i++)
+	size_t maxn = 0, ccap = 0;
+	for (size_t i = 0; i < n; i++) {
 		if (sets[i].n && sets[i].v[sets[i].n - 1] > maxbit)
 			maxbit = sets[i].v[sets[i].n - 1];
-	size_t nb = (size_t)maxbit + 1;
-	uint32_t *df = calloc(nb + 1, sizeof(*df)), *start = calloc(nb + 2, sizeof(*start));
-	uint32_t *post = NULL, *seen = calloc(n + 1, sizeof(*seen));
-	uint64_t *prefix = malloc((k + 1) * sizeof(uint64_t));
-	size_t total = 0;
+		maxn = sets[i].n > maxn ? sets[i].n : maxn;
+	}
+	if (maxbit >= UINT32_MAX || n > UINT32_MAX)
+		return nd_error_set(ND_EINVAL, "Hamming join of %zu sets of bits up to %llu", n,
+				    (unsigned long long)maxbit);
+	uint32_t nb = (uint32_t)maxbit + 1;
+	uint32_t *df = calloc((size_t)nb + 1, sizeof(*df)), *rare = malloc((maxn + 1) * sizeof(*rare));
+	uint32_t *cands = NULL;
+	nd_prefix_index x = {NULL, 0};
 	int rc = ND_OK;
-	if (!df || !start || !seen || !prefix)
-		goto oom;
-	for (size_t i = 0; i < n; i++)
+	if (!df || !rare) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
+	}
+	/* Every set under every one of its bits: a pair within Hamming k
+	 * shares one of A's k + 1 rarest bits, so probing those suffices. */
+	if ((rc = nd_prefix_index_init(&x, nb)) < 0)
+		goto done;
+	for (size_t i = 0; i < n && rc == ND_OK; i++) {
 		for (size_t j = 0; j < sets[i].n; j++)
-			df[sets[i].v[j]]++, total++;
-	for (size_t b = 0; b < nb; b++)
-		start[b + 1] = start[b] + df[b];
-	if (!(post = malloc((total + 1) * sizeof(*post))))
-		goto oom;
-	{
-		uint32_t *fill = calloc(nb + 1, sizeof(*fill));
-		if (!fill)
-			goto oom;
-		for (size_t i = 0; i < n; i++)
-			for (size_t j = 0; j < sets[i].n; j++) {
-				uint64_t b = sets[i].v[j];
-				post[start[b] + fill[b]++] = (uint32_t)i;
-			}
-		free(fill);
+			df[sets[i].v[j]]++, rare[j] = (uint32_t)sets[i].v[j];
+		rc = nd_prefix_index_add(&x, rare, (uint32_t)sets[i].n, (uint32_t)i);
 	}
 	rarity_df = df;
 	for (size_t a = 0; a < n && rc == ND_OK; a++) {
-		size_t m = sets[a].n;
+		size_t m = sets[a].n, nc = 0;
 		if (!m)
 			continue;
-		/* A's k + 1 rarest bits (all of them when it has fewer). */
-		uint64_t *tmp = malloc(m * sizeof(uint64_t));
-		if (!tmp)
-			goto oom;
-		memcpy(tmp, sets[a].v, m * sizeof(uint64_t));
-		qsort(tmp, m, sizeof(uint64_t), cmp_rarer);
-		size_t p = m < k + 1 ? m : k + 1;
-		memcpy(prefix, tmp, p * sizeof(uint64_t));
-		free(tmp);
-		for (size_t q = 0; q < p && rc == ND_OK; q++)
-			for (uint32_t r = start[prefix[q]]; r < start[prefix[q] + 1] && rc == ND_OK; r++) {
-				uint32_t b = post[r];
-				if (b <= a || seen[b] == a + 1)
-					continue;
-				seen[b] = (uint32_t)(a + 1);
-				double sc = hamming_score(&sets[a], &sets[b]);
-				if (sc >= 1.0 / (1.0 + k))
-					rc = emit(a, b, sc, ctx);
-			}
+		for (size_t j = 0; j < m; j++)
+			rare[j] = (uint32_t)sets[a].v[j];
+		qsort(rare, m, sizeof(*rare), cmp_rarer);
+		uint32_t pre = (uint32_t)(m < k + 1 ? m : k + 1);
+		if ((rc = nd_prefix_candidates(rare, pre, nd_prefix_index_postings, &x, &cands, &nc, &ccap)) < 0)
+			break;
+		for (size_t c = 0; c < nc && rc == ND_OK; c++) {
+			uint32_t b = cands[c];
+			if (b <= a)
+				continue;
+			double sc = hamming_score(&sets[a], &sets[b]);
+			if (sc >= 1.0 / (1.0 + k))
+				rc = emit(a, b, sc, ctx);
+		}
 	}
-	goto done;
-oom:
-	rc = nd_error_set(ND_ENOMEM, "out of memory");
 done:
+	nd_prefix_index_free(&x);
 	free(df);
-	free(start);
-	free(post);
-	free(seen);
-	free(prefix);
+	free(rare);
+	free(cands);
 	return rc;
 }
 

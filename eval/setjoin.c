@@ -4,6 +4,7 @@
  * each.  Only prefixes are indexed, so frequent tokens (page chrome,
  * common words) never pair documents up by themselves. */
 #include "eval/eval_internal.h"
+#include "common/nd_join.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -63,20 +64,25 @@ static int cmp_u32(const void *a, const void *b)
 
 int ev_set_join(const ev_set *sets, size_t n, double t, ev_set_sim sim, ev_emit emit, void *ctx)
 {
-	uint64_t *tok = NULL;
-	uint32_t *df = NULL, *rank = NULL, *post = NULL, *mark = NULL;
-	size_t *off = NULL, *plen = NULL, *fill = NULL, total = 0, ntok = 0;
+	uint64_t *tok = NULL, *order = NULL;
+	uint32_t *df = NULL, *rare = NULL, *cands = NULL;
+	size_t total = 0, ntok = 0, maxn = 0, ccap = 0;
+	nd_prefix_index x = {NULL, 0};
 	int rc = ND_OK;
 
 	if (t <= 0 || t > 1)
 		return nd_error_set(ND_EINVAL, "set join threshold %g is not in (0, 1]", t);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		total += sets[i].n;
+		maxn = sets[i].n > maxn ? sets[i].n : maxn;
+	}
 	if (!total)
 		return ND_OK;
+	if (n > UINT32_MAX)
+		return nd_error_set(ND_EINVAL, "set join of %zu sets", n);
 	/* Distinct tokens and their document frequencies. */
-	if (!(tok = malloc(total * sizeof(*tok))) || !(plen = calloc(n, sizeof(*plen))) ||
-	    !(mark = malloc(n * sizeof(*mark)))) {
+	if (!(tok = malloc(total * sizeof(*tok))) || !(df = malloc(total * sizeof(*df))) ||
+	    !(order = malloc((maxn + 1) * sizeof(*order))) || !(rare = malloc((maxn + 1) * sizeof(*rare)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu tokens", total);
 		goto cleanup;
 	}
@@ -86,10 +92,6 @@ int ev_set_join(const ev_set *sets, size_t n, double t, ev_set_sim sim, ev_emit 
 		k += sets[i].n;
 	}
 	qsort(tok, total, sizeof(*tok), cmp_u64);
-	if (!(df = malloc(total * sizeof(*df)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
-		goto cleanup;
-	}
 	for (size_t i = 0; i < total; i++) {
 		if (ntok && tok[ntok - 1] == tok[i]) {
 			df[ntok - 1]++;
@@ -98,97 +100,50 @@ int ev_set_join(const ev_set *sets, size_t n, double t, ev_set_sim sim, ev_emit 
 		tok[ntok] = tok[i];
 		df[ntok++] = 1;
 	}
-	/* Each set's prefix as (df << 32 | token index), rarest first; the
-	 * prefix tokens are posted, CSR style, by token index. */
-	if (!(off = calloc(ntok + 1, sizeof(*off))) || !(fill = calloc(ntok + 1, sizeof(*fill))) ||
-	    !(rank = malloc(total * sizeof(*rank)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
+	if ((rc = nd_prefix_index_init(&x, (uint32_t)ntok)) < 0)
 		goto cleanup;
-	}
-	size_t maxn = 0;
-	for (size_t i = 0; i < n; i++)
-		if (sets[i].n > maxn)
-			maxn = sets[i].n;
-	uint64_t *order = malloc((maxn + 1) * sizeof(*order));
-	if (!order) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
-		goto cleanup;
-	}
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
+	/* Each set against the earlier ones sharing a token of its prefix
+	 * (tokens by index, rarest first), then posted under its prefix. */
+	for (size_t i = 0; i < n && rc == ND_OK; i++) {
 		const ev_set *s = &sets[i];
+		size_t nc = 0;
 		for (size_t j = 0; j < s->n; j++) {
 			uint64_t *p = bsearch(&s->v[j], tok, ntok, sizeof(*tok), cmp_u64);
-			size_t ti = (size_t)(p - tok);
-			order[j] = (uint64_t)df[ti] << 32 | ti;
+			order[j] = (uint64_t)df[p - tok] << 32 | (uint64_t)(p - tok);
 		}
 		qsort(order, s->n, sizeof(*order), cmp_u64);
-		size_t alpha = (size_t)ceil(t * (double)s->n - 1e-9);
-		plen[i] = s->n ? s->n - (alpha ? alpha : 1) + 1 : 0;
-		for (size_t j = 0; j < plen[i]; j++) {
-			rank[k + j] = (uint32_t)(order[j] & 0xffffffffu);
-			off[rank[k + j] + 1]++;
+		for (size_t j = 0; j < s->n; j++)
+			rare[j] = (uint32_t)(order[j] & 0xffffffffu);
+		uint32_t pre = nd_jaccard_prefix((uint32_t)s->n, t);
+		if ((rc = nd_prefix_candidates(rare, pre, nd_prefix_index_postings, &x, &cands, &nc, &ccap)) < 0)
+			break;
+		for (size_t c = 0; c < nc; c++) {
+			uint32_t y = cands[c];
+			/* Both measures need |A & B| >= t * max(|A|, |B|): a size
+			 * filter, then a merge that stops once short. */
+			size_t big = sets[y].n > s->n ? sets[y].n : s->n;
+			size_t small = sets[y].n + s->n - big;
+			size_t need = (size_t)ceil(t * (double)big - 1e-9);
+			if (small < need)
+				continue;
+			size_t both = common_at_least(&sets[y], s, need);
+			if (both < need)
+				continue;
+			double sc = sim == ev_jaccard ? (double)both / (double)(sets[y].n + s->n - both)
+						      : (double)both / (double)big;
+			if (sc >= t && (rc = emit(y, i, sc, ctx)) != 0)
+				break;
 		}
-		k += plen[i];
-	}
-	free(order);
-	for (size_t r = 0; r < ntok; r++)
-		off[r + 1] += off[r];
-	if (!(post = malloc((k + 1) * sizeof(*post)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
-		goto cleanup;
-	}
-	/* Postings in ascending doc order. */
-	k = 0;
-	for (size_t i = 0; i < n; i++) {
-		for (size_t j = 0; j < plen[i]; j++) {
-			uint32_t r = rank[k + j];
-			post[off[r] + fill[r]++] = (uint32_t)i;
-		}
-		k += plen[i];
-	}
-	/* Probe: each document against earlier ones sharing a prefix token. */
-	for (size_t i = 0; i < n; i++)
-		mark[i] = UINT32_MAX;
-	k = 0;
-	for (size_t i = 0; i < n && rc == ND_OK; i++) {
-		for (size_t j = 0; j < plen[i] && rc == ND_OK; j++) {
-			uint32_t r = rank[k + j];
-			for (size_t p = off[r]; p < off[r + 1]; p++) {
-				uint32_t y = post[p];
-				if (y >= i)
-					break;
-				if (mark[y] == i)
-					continue;
-				mark[y] = (uint32_t)i;
-				/* Both measures need |A & B| >= t * max(|A|, |B|): a
-				 * size filter, then a merge that stops once short. */
-				size_t big = sets[y].n > sets[i].n ? sets[y].n : sets[i].n;
-				size_t small = sets[y].n + sets[i].n - big;
-				size_t need = (size_t)ceil(t * (double)big - 1e-9);
-				if (small < need)
-					continue;
-				size_t both = common_at_least(&sets[y], &sets[i], need);
-				if (both < need)
-					continue;
-				double s = sim == ev_jaccard
-						   ? (double)both / (double)(sets[y].n + sets[i].n - both)
-						   : (double)both / (double)big;
-				if (s >= t && (rc = emit(y, i, s, ctx)) != 0)
-					break;
-			}
-		}
-		k += plen[i];
+		if (rc == ND_OK)
+			rc = nd_prefix_index_add(&x, rare, pre, (uint32_t)i);
 	}
 cleanup:
+	nd_prefix_index_free(&x);
 	free(tok);
 	free(df);
-	free(rank);
-	free(post);
-	free(mark);
-	free(off);
-	free(plen);
-	free(fill);
+	free(order);
+	free(rare);
+	free(cands);
 	return rc;
 }
 

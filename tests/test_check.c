@@ -19,9 +19,6 @@ static int setup(void **state)
 	uint64_t rng = 77;
 	nd_indexer *ix;
 	nd_xdb *db;
-	nd_store *st;
-	nd_descriptor *d;
-	nd_build_options o = ND_BUILD_OPTIONS_INIT;
 	dir = tu_tmpdir();
 	dbpath = tu_join(dir, "db");
 	storepath = tu_join(dir, "store");
@@ -33,14 +30,8 @@ static int setup(void **state)
 		free(doc);
 	}
 	assert_int_equal(nd_indexer_close(ix), ND_OK);
-	o.words = 300;
 	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
-	assert_int_equal(nd_descriptor_build(&d, db, &o, NULL), ND_OK);
-	assert_int_equal(nd_store_open(&st, storepath, ND_STORE_WRITE), ND_OK);
-	assert_int_equal(nd_descriptor_save(d, st, db, &o), ND_OK);
-	assert_int_equal(nd_sign_all(st, db, NULL, NULL), ND_OK);
-	nd_descriptor_free(d);
-	nd_store_close(st);
+	tu_build_and_sign(db, storepath, 300, NULL);
 	nd_xdb_close(db);
 	return 0;
 }

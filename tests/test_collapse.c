@@ -23,8 +23,6 @@ static int setup(void **state)
 {
 	(void)state;
 	nd_indexer *ix;
-	nd_descriptor *d;
-	nd_build_options o = ND_BUILD_OPTIONS_INIT;
 	dir = tu_tmpdir();
 	dbpath = tu_join(dir, "db");
 	storepath = tu_join(dir, "store");
@@ -43,12 +41,7 @@ static int setup(void **state)
 		free(base);
 	}
 	assert_int_equal(nd_indexer_commit(ix), ND_OK);
-	o.words = 250;
-	assert_int_equal(nd_descriptor_build(&d, nd_indexer_db(ix), &o, NULL), ND_OK);
-	assert_int_equal(nd_store_open(&st, storepath, ND_STORE_WRITE), ND_OK);
-	assert_int_equal(nd_descriptor_save(d, st, nd_indexer_db(ix), &o), ND_OK);
-	assert_int_equal(nd_sign_all(st, nd_indexer_db(ix), NULL, NULL), ND_OK);
-	nd_descriptor_free(d);
+	tu_build_and_sign(nd_indexer_db(ix), storepath, 250, &st);
 	/* What `neardup sign --value-slot` does. */
 	assert_int_equal(nd_xdb_lastdocid(nd_indexer_db(ix), &ndocs), ND_OK);
 	nd_docid *all = malloc(ndocs * sizeof(*all));

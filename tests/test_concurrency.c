@@ -141,9 +141,7 @@ static void test_reader_during_updates(void **state)
 	(void)state;
 	char *dbpath = tu_join(dir, "db"), *storepath = tu_join(dir, "store");
 	nd_indexer *ix;
-	nd_descriptor *d;
 	nd_store *st;
-	nd_build_options o = ND_BUILD_OPTIONS_INIT;
 	uint64_t rng = 11;
 
 	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
@@ -155,12 +153,7 @@ static void test_reader_during_updates(void **state)
 	}
 	assert_int_equal(nd_indexer_commit(ix), ND_OK);
 	nd_xdb *db = nd_indexer_db(ix);
-	o.words = 200;
-	assert_int_equal(nd_descriptor_build(&d, db, &o, NULL), ND_OK);
-	assert_int_equal(nd_store_open(&st, storepath, ND_STORE_WRITE), ND_OK);
-	assert_int_equal(nd_descriptor_save(d, st, db, &o), ND_OK);
-	nd_descriptor_free(d);
-	assert_int_equal(nd_sign_all(st, db, NULL, NULL), ND_OK);
+	tu_build_and_sign(db, storepath, 200, &st);
 	assert_int_equal(nd_collapse_slot_set(st, SLOT), ND_OK);
 	nd_docid all[LIVE];
 	for (int i = 0; i < LIVE; i++)

@@ -45,17 +45,8 @@ static char *family_text(uint64_t fam, int copy)
 static void build_store(const char *dbpath, const char *storepath, uint32_t words)
 {
 	nd_xdb *db;
-	nd_store *st;
-	nd_descriptor *d;
-	nd_build_options o = ND_BUILD_OPTIONS_INIT;
-	o.words = words;
 	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
-	assert_int_equal(nd_descriptor_build(&d, db, &o, NULL), ND_OK);
-	assert_int_equal(nd_store_open(&st, storepath, ND_STORE_WRITE), ND_OK);
-	assert_int_equal(nd_descriptor_save(d, st, db, &o), ND_OK);
-	assert_int_equal(nd_sign_all(st, db, NULL, NULL), ND_OK);
-	nd_descriptor_free(d);
-	nd_store_close(st);
+	tu_build_and_sign(db, storepath, words, NULL);
 	nd_xdb_close(db);
 }
 

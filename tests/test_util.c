@@ -101,6 +101,23 @@ void tu_handmade_set(const char *dbpath, const char *storepath, const char *cons
 	assert_int_equal(nd_sign_all(*st, *db, NULL, NULL), ND_OK);
 }
 
+void tu_build_and_sign(nd_xdb *db, const char *storepath, uint32_t words, nd_store **st)
+{
+	nd_store *s;
+	nd_descriptor *d;
+	nd_build_options o = ND_BUILD_OPTIONS_INIT;
+	o.words = words;
+	assert_int_equal(nd_descriptor_build(&d, db, &o, NULL), ND_OK);
+	assert_int_equal(nd_store_open(&s, storepath, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_descriptor_save(d, s, db, &o), ND_OK);
+	assert_int_equal(nd_sign_all(s, db, NULL, NULL), ND_OK);
+	nd_descriptor_free(d);
+	if (st)
+		*st = s;
+	else
+		nd_store_close(s);
+}
+
 void tu_dense_upgma(size_t n, const double *s, double floor, double *lv)
 {
 	size_t *cl = malloc(n * sizeof(*cl));

@@ -32,6 +32,11 @@ uint64_t tu_rand(uint64_t *rng);
  * at which i and j join, -1 if they never do. */
 void tu_dense_upgma(size_t n, const double *s, double floor, double *lv);
 
+/* The set-up most suites share: choose `words` descriptive words from db,
+ * save them to a new store at storepath and sign every document.  *st
+ * gets the store, open for writing (st NULL: closed again). */
+void tu_build_and_sign(nd_xdb *db, const char *storepath, uint32_t words, nd_store **st);
+
 /* A hand-made set for exact bit tests: texts[i] indexed as ids[i] into a
  * new database at dbpath (*db, read-only), signed into a new store at
  * storepath (*st) with the descriptive words "s1".."s<nwords>", each set

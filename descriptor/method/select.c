@@ -500,91 +500,92 @@ out:
 	return rc;
 }
 
-int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options *opts,
-			nd_build_report *rep)
+/* What the phases of nd_descriptor_build share. */
+typedef struct {
+	nd_build_options o;
+	unsigned jobs;
+	nd_candidates cands;
+	nd_sample s;
+	uint64_t *prefix;      /* prefix sums of the sample's lengths */
+	/* Grouped by candidate (counting sort): flip intervals [los, his)
+	 * from iv_start, and sample entries (document, relative frequency)
+	 * from ent_start. */
+	uint32_t *iv_start, *ent_start, *ent_doc;
+	float *f0, *los, *his;
+	double *b, *lam;       /* per candidate: threshold, Lambda */
+	uint32_t *gains;       /* per candidate: sample documents its bit sets */
+	double eps;            /* one edit's share: keeps scores finite */
+} build_state;
+
+static void build_state_free(build_state *bs)
 {
-	nd_build_options o = ND_BUILD_OPTIONS_INIT;
-	nd_build_report r;
-	nd_candidates cands = {0};
-	nd_sample s = {0};
+	free(bs->prefix);
+	free(bs->iv_start);
+	free(bs->ent_start);
+	free(bs->ent_doc);
+	free(bs->f0);
+	free(bs->los);
+	free(bs->his);
+	free(bs->b);
+	free(bs->lam);
+	free(bs->gains);
+	nd_sample_free(&bs->s);
+	nd_candidates_free(&bs->cands);
+}
+
+/* 1. Candidate words and the document sample. */
+static int collect(build_state *bs, nd_xdb *db, nd_build_report *rep)
+{
+	uint64_t prefixed = 0;
+	int rc;
+	if ((rc = nd_xdb_doccount(db, &rep->doccount)) < 0 || (rc = nd_xdb_prefixed_wdf(db, &prefixed)) < 0)
+		return rc;
+	rep->word_lengths = prefixed > 0;
+	if (rep->doccount < 2)
+		return nd_error_set(ND_ESTATE, "%s: %u documents; a descriptive set needs a collection",
+				    nd_xdb_path(db), rep->doccount);
+	if ((rc = nd_candidates_collect(&bs->cands, db, &bs->o, rep->doccount)) < 0)
+		return rc;
+	rep->candidates = bs->cands.n;
+	if (bs->cands.n == 0)
+		return nd_error_set(ND_ESTATE, "%s: no candidate words with document frequency in range",
+				    nd_xdb_path(db));
+	if ((rc = nd_sample_collect(&bs->s, db, &bs->cands, rep->word_lengths, bs->o.sample_docs, bs->o.seed)) < 0)
+		return rc;
+	rep->sample_docs = bs->s.n;
+	if (bs->s.total_len == 0)
+		return nd_error_set(ND_ESTATE, "%s: sampled documents have no words", nd_xdb_path(db));
+	/* Prefix sums of lengths: insertions draw words by frequency. */
+	if (!(bs->prefix = malloc((bs->s.n + 1) * sizeof(*bs->prefix))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	bs->prefix[0] = 0;
+	for (uint32_t j = 0; j < bs->s.n; j++)
+		bs->prefix[j + 1] = bs->prefix[j] + bs->s.docs[j].len;
+	return ND_OK;
+}
+
+/* 2. Flip intervals from simulated edits, by shares of the sample, then
+ * grouped with the sample's entries by candidate. */
+static int simulate_edits(build_state *bs)
+{
+	const nd_sample *s = &bs->s;
+	uint32_t nc = bs->cands.n;
 	sim_ctx sim = {0};
 	flip_iv *iv = NULL;
 	size_t niv = 0;
-	unsigned jobs;
-	uint64_t *prefix = NULL, prefixed = 0;
-	uint32_t *iv_start = NULL, *ent_start = NULL, *ent_doc = NULL, *bitcount = NULL, *gains = NULL;
-	double *b = NULL, *lam = NULL;
-	float *f0 = NULL, *los = NULL, *his = NULL;
-	heap_ent *heap = NULL;
-	size_t nheap = 0;
-	chosen_word *chosen = NULL;
-	uint32_t nchosen = 0;
-	int32_t *chosen_of = NULL;
-	nd_descriptor *d = NULL;
-	struct timespec t0, t1;
 	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	*out = NULL;
-	if (opts)
-		o = *opts;
-	if (!rep)
-		rep = &r;
-	memset(rep, 0, sizeof(*rep));
-	if (o.words == 0 || o.words > ND_MAX_WORDS || o.sample_docs == 0 || o.edits == 0 ||
-	    !(o.max_edit > 0 && o.max_edit <= 0.5) || !(o.max_above > 0 && o.max_above <= 1) ||
-	    o.target_bits < ND_MIN_BITS || !(o.word_share > 0 && o.word_share <= 1))
-		return nd_error_set(ND_EINVAL, "descriptor options out of range");
-	jobs = o.jobs == 0 ? 1 : o.jobs > ND_SIGN_MAX_JOBS ? ND_SIGN_MAX_JOBS : o.jobs;
-
-	if ((rc = nd_xdb_doccount(db, &rep->doccount)) < 0 ||
-	    (rc = nd_xdb_prefixed_wdf(db, &prefixed)) < 0)
-		goto cleanup;
-	rep->word_lengths = prefixed > 0;
-	if (rep->doccount < 2) {
-		rc = nd_error_set(ND_ESTATE, "%s: %u documents; a descriptive set needs a collection",
-				  nd_xdb_path(db), rep->doccount);
-		goto cleanup;
-	}
-	if ((rc = nd_candidates_collect(&cands, db, &o, rep->doccount)) < 0)
-		goto cleanup;
-	rep->candidates = cands.n;
-	if (cands.n == 0) {
-		rc = nd_error_set(ND_ESTATE, "%s: no candidate words with document frequency in range",
-				  nd_xdb_path(db));
-		goto cleanup;
-	}
-	if ((rc = nd_sample_collect(&s, db, &cands, rep->word_lengths, o.sample_docs, o.seed)) < 0)
-		goto cleanup;
-	rep->sample_docs = s.n;
-	if (s.total_len == 0) {
-		rc = nd_error_set(ND_ESTATE, "%s: sampled documents have no words", nd_xdb_path(db));
-		goto cleanup;
-	}
-
-	/* Prefix sums of lengths: insertions draw words by frequency. */
-	if (!(prefix = malloc((s.n + 1) * sizeof(*prefix)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
-		goto cleanup;
-	}
-	prefix[0] = 0;
-	for (uint32_t j = 0; j < s.n; j++)
-		prefix[j + 1] = prefix[j] + s.docs[j].len;
-
-	/* Flip intervals from simulated edits, by shares of the sample. */
-	sim.s = &s;
-	sim.prefix = prefix;
-	sim.o = &o;
-	if (!(sim.out = calloc(jobs, sizeof(*sim.out)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
-		goto cleanup;
-	}
-	rc = nd_parallel_shares(jobs, s.n, sim_share, &sim);
-	for (unsigned t = 0; t < jobs; t++)
+	sim.s = s;
+	sim.prefix = bs->prefix;
+	sim.o = &bs->o;
+	if (!(sim.out = calloc(bs->jobs, sizeof(*sim.out))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	rc = nd_parallel_shares(bs->jobs, s->n, sim_share, &sim);
+	for (unsigned t = 0; t < bs->jobs; t++)
 		niv += sim.out[t].n;
 	if (rc == ND_OK && !(iv = malloc((niv + 1) * sizeof(*iv))))
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
-	for (size_t t = 0, at = 0; t < jobs; t++) {
+	for (size_t t = 0, at = 0; t < bs->jobs; t++) {
 		if (rc == ND_OK)
 			memcpy(iv + at, sim.out[t].iv, sim.out[t].n * sizeof(*iv));
 		at += sim.out[t].n;
@@ -592,133 +593,142 @@ int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options 
 	}
 	free(sim.out);
 	if (rc < 0)
-		goto cleanup;
+		return rc;
 
-	/* Group intervals and sample entries by candidate (counting sort). */
-	if (!(iv_start = calloc(cands.n + 1, sizeof(uint32_t))) ||
-	    !(ent_start = calloc(cands.n + 1, sizeof(uint32_t))) ||
-	    !(ent_doc = malloc((s.nent + 1) * sizeof(uint32_t))) ||
-	    !(f0 = malloc((s.nent + 1) * sizeof(float))) ||
-	    !(los = malloc((niv + 1) * sizeof(float))) || !(his = malloc((niv + 1) * sizeof(float))) ||
-	    !(b = calloc(cands.n, sizeof(double))) || !(lam = calloc(cands.n, sizeof(double))) ||
-	    !(heap = malloc((cands.n + 1) * sizeof(heap_ent))) ||
-	    !(gains = calloc(cands.n, sizeof(uint32_t))) ||
-	    !(bitcount = calloc(s.n + 1, sizeof(uint32_t)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
-		goto cleanup;
+	uint32_t *fill = NULL;
+	if (!(bs->iv_start = calloc(nc + 1, sizeof(uint32_t))) || !(bs->ent_start = calloc(nc + 1, sizeof(uint32_t))) ||
+	    !(bs->ent_doc = malloc((s->nent + 1) * sizeof(uint32_t))) ||
+	    !(bs->f0 = malloc((s->nent + 1) * sizeof(float))) || !(bs->los = malloc((niv + 1) * sizeof(float))) ||
+	    !(bs->his = malloc((niv + 1) * sizeof(float))) || !(fill = calloc(nc + 1, sizeof(uint32_t)))) {
+		free(iv);
+		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < niv; i++)
-		iv_start[iv[i].cand + 1]++;
-	for (size_t i = 0; i < s.nent; i++)
-		ent_start[s.ent[i].cand + 1]++;
-	for (uint32_t c = 0; c < cands.n; c++) {
-		iv_start[c + 1] += iv_start[c];
-		ent_start[c + 1] += ent_start[c];
+		bs->iv_start[iv[i].cand + 1]++;
+	for (size_t i = 0; i < s->nent; i++)
+		bs->ent_start[s->ent[i].cand + 1]++;
+	for (uint32_t c = 0; c < nc; c++) {
+		bs->iv_start[c + 1] += bs->iv_start[c];
+		bs->ent_start[c + 1] += bs->ent_start[c];
 	}
-	{
-		uint32_t *fill = calloc(cands.n + 1, sizeof(uint32_t));
-		if (!fill) {
-			rc = nd_error_set(ND_ENOMEM, "out of memory");
-			goto cleanup;
-		}
-		for (size_t i = 0; i < niv; i++) {
-			uint32_t at = iv_start[iv[i].cand] + fill[iv[i].cand]++;
-			los[at] = iv[i].lo;
-			his[at] = iv[i].hi;
-		}
-		memset(fill, 0, (cands.n + 1) * sizeof(uint32_t));
-		for (uint32_t j = 0; j < s.n; j++)
-			for (uint32_t i = 0; i < s.docs[j].m; i++) {
-				const nd_sample_ent *e = &s.ent[s.docs[j].off + i];
-				uint32_t at = ent_start[e->cand] + fill[e->cand]++;
-				ent_doc[at] = j;
-				f0[at] = (float)((double)e->wdf / s.docs[j].len);
-			}
-		free(fill);
+	for (size_t i = 0; i < niv; i++) {
+		uint32_t at = bs->iv_start[iv[i].cand] + fill[iv[i].cand]++;
+		bs->los[at] = iv[i].lo;
+		bs->his[at] = iv[i].hi;
 	}
+	memset(fill, 0, (nc + 1) * sizeof(uint32_t));
+	for (uint32_t j = 0; j < s->n; j++)
+		for (uint32_t i = 0; i < s->docs[j].m; i++) {
+			const nd_sample_ent *e = &s->ent[s->docs[j].off + i];
+			uint32_t at = bs->ent_start[e->cand] + fill[e->cand]++;
+			bs->ent_doc[at] = j;
+			bs->f0[at] = (float)((double)e->wdf / s->docs[j].len);
+		}
+	free(fill);
 	free(iv);
-	iv = NULL;
+	return ND_OK;
+}
 
-	/* Threshold and Lambda per candidate, by shares of the candidates;
-	 * then seed the greedy heap in candidate order. */
+/* 3. Threshold and Lambda per candidate, by shares of the candidates. */
+static int rate(build_state *bs, nd_build_report *rep)
+{
+	uint32_t nc = bs->cands.n;
 	double trials = 0, nonempty = 0;
-	for (uint32_t j = 0; j < s.n; j++)
-		if (s.docs[j].len) {
-			trials += o.edits;
+	if (!(bs->b = calloc(nc, sizeof(double))) || !(bs->lam = calloc(nc, sizeof(double))) ||
+	    !(bs->gains = calloc(nc, sizeof(uint32_t))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (uint32_t j = 0; j < bs->s.n; j++)
+		if (bs->s.docs[j].len) {
+			trials += bs->o.edits;
 			nonempty++;
 		}
-	double eps = 1.0 / trials;
-	thr_ctx th = {&o, ent_start, iv_start, f0, los, his, nonempty, trials, b, lam, gains};
-	if ((rc = nd_parallel_shares(jobs, cands.n, thr_share, &th)) < 0)
-		goto cleanup;
-	for (uint32_t c = 0; c < cands.n; c++) {
-		rep->rated += lam[c] >= 0;
-		if (gains[c])
-			heap_push(heap, &nheap, (heap_ent){gains[c] / (lam[c] + eps), c});
-	}
+	bs->eps = 1.0 / trials;
+	thr_ctx th = {&bs->o, bs->ent_start, bs->iv_start, bs->f0, bs->los, bs->his, nonempty, trials,
+		      bs->b, bs->lam, bs->gains};
+	int rc = nd_parallel_shares(bs->jobs, nc, thr_share, &th);
+	for (uint32_t c = 0; rc == ND_OK && c < nc; c++)
+		rep->rated += bs->lam[c] >= 0;
+	return rc;
+}
 
-	/* Lazy greedy: gains only fall as documents fill up. */
-	if (!(chosen = calloc(o.words, sizeof(*chosen))) ||
-	    !(chosen_of = malloc(cands.n * sizeof(int32_t)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
-		goto cleanup;
+/* 4. Lazy greedy selection (gains only fall as documents fill up): the
+ * words chosen, in the order chosen, into chosen[0..*nchosen). */
+static int choose(build_state *bs, chosen_word *chosen, uint32_t *nchosen)
+{
+	uint32_t nc = bs->cands.n;
+	heap_ent *heap = malloc((nc + 1) * sizeof(heap_ent));
+	uint32_t *bitcount = calloc(bs->s.n + 1, sizeof(uint32_t));
+	size_t nheap = 0;
+	*nchosen = 0;
+	if (!heap || !bitcount) {
+		free(heap);
+		free(bitcount);
+		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
-	for (uint32_t c = 0; c < cands.n; c++)
-		chosen_of[c] = -1;
-	while (nheap && nchosen < o.words) {
+	for (uint32_t c = 0; c < nc; c++) /* seeded in candidate order */
+		if (bs->gains[c])
+			heap_push(heap, &nheap, (heap_ent){bs->gains[c] / (bs->lam[c] + bs->eps), c});
+	while (nheap && *nchosen < bs->o.words) {
 		heap_ent top = heap_pop(heap, &nheap);
 		uint32_t c = top.cand, gain = 0;
-		for (uint32_t i = ent_start[c]; i < ent_start[c + 1]; i++)
-			if (f0[i] > (float)b[c] && bitcount[ent_doc[i]] < o.target_bits)
+		for (uint32_t i = bs->ent_start[c]; i < bs->ent_start[c + 1]; i++)
+			if (bs->f0[i] > (float)bs->b[c] && bitcount[bs->ent_doc[i]] < bs->o.target_bits)
 				gain++;
 		if (!gain)
 			continue;
-		double score = gain / (lam[c] + eps);
+		double score = gain / (bs->lam[c] + bs->eps);
 		if (nheap && score < heap[0].score) {
 			heap_push(heap, &nheap, (heap_ent){score, c});
 			continue;
 		}
-		for (uint32_t i = ent_start[c]; i < ent_start[c + 1]; i++)
-			if (f0[i] > (float)b[c])
-				bitcount[ent_doc[i]]++;
-		chosen[nchosen++] = (chosen_word){cands.terms[c], b[c], lam[c]};
+		for (uint32_t i = bs->ent_start[c]; i < bs->ent_start[c + 1]; i++)
+			if (bs->f0[i] > (float)bs->b[c])
+				bitcount[bs->ent_doc[i]]++;
+		chosen[(*nchosen)++] = (chosen_word){bs->cands.terms[c], bs->b[c], bs->lam[c]};
 	}
-	rep->chosen = nchosen;
-	if (!nchosen) {
-		rc = nd_error_set(ND_ESTATE, "%s: no word has a usable threshold (documents too short "
-				  "or too few)", nd_xdb_path(db));
-		goto cleanup;
-	}
+	free(heap);
+	free(bitcount);
+	return ND_OK;
+}
 
-	/* The set, sorted by word. */
+/* The set from the chosen words, sorted by word; chosen_of[candidate]
+ * gets each chosen word's index in it. */
+static int make_set(build_state *bs, chosen_word *chosen, uint32_t nchosen, int32_t *chosen_of,
+		    nd_descriptor **out, nd_build_report *rep)
+{
+	nd_descriptor *d;
+	double log_keep = 0;
+	int rc;
 	qsort(chosen, nchosen, sizeof(*chosen), cmp_chosen);
 	if ((rc = descriptor_alloc(&d, nchosen)) < 0)
-		goto cleanup;
-	double log_keep = 0;
+		return rc;
 	for (uint32_t i = 0; i < nchosen; i++) {
 		if (!(d->words[i] = strdup(chosen[i].word))) {
-			rc = nd_error_set(ND_ENOMEM, "out of memory");
-			goto cleanup;
+			nd_descriptor_free(d);
+			return nd_error_set(ND_ENOMEM, "out of memory");
 		}
 		d->thresholds[i] = chosen[i].b;
 		d->lambdas[i] = chosen[i].lambda;
 		log_keep += log1p(-fmin(chosen[i].lambda, 0.999999));
-		chosen_of[nd_candidates_find(&cands, chosen[i].word, strlen(chosen[i].word))] = (int32_t)i;
+		chosen_of[nd_candidates_find(&bs->cands, chosen[i].word, strlen(chosen[i].word))] = (int32_t)i;
 	}
 	d->word_lengths = rep->word_lengths;
 	d->version = set_version(d);
 	rep->p_change = -expm1(log_keep);
+	*out = d;
+	return ND_OK;
+}
 
-	/* Coverage, bits per document and the measured key change rate, with
-	 * the same bit test as signing. */
-	cov_ctx cv = {&s, prefix, &o, chosen_of, d, NULL};
-	if (!(cv.out = calloc(jobs, sizeof(*cv.out)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
-		goto cleanup;
-	}
-	rc = nd_parallel_shares(jobs, s.n, cov_share, &cv);
+/* Coverage, bits per document and the measured key change rate of the
+ * set on the sample, with the same bit test as signing. */
+static int measure(build_state *bs, const int32_t *chosen_of, const nd_descriptor *d, nd_build_report *rep)
+{
+	cov_ctx cv = {&bs->s, bs->prefix, &bs->o, chosen_of, d, NULL};
 	uint64_t covered = 0, bits_total = 0, changed = 0, edited = 0;
-	for (unsigned t = 0; t < jobs; t++) {
+	if (!(cv.out = calloc(bs->jobs, sizeof(*cv.out))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	int rc = nd_parallel_shares(bs->jobs, bs->s.n, cov_share, &cv);
+	for (unsigned t = 0; t < bs->jobs; t++) {
 		covered += cv.out[t].covered;
 		bits_total += cv.out[t].bits;
 		changed += cv.out[t].changed;
@@ -726,33 +736,65 @@ int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options 
 	}
 	free(cv.out);
 	if (rc < 0)
-		goto cleanup;
-	rep->coverage = s.n ? (double)covered / s.n : 0;
-	rep->mean_bits = s.n ? (double)bits_total / s.n : 0;
+		return rc;
+	rep->coverage = bs->s.n ? (double)covered / bs->s.n : 0;
+	rep->mean_bits = bs->s.n ? (double)bits_total / bs->s.n : 0;
 	rep->key_change = edited ? (double)changed / edited : 0;
+	return ND_OK;
+}
+
+int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options *opts,
+			nd_build_report *rep)
+{
+	build_state bs = {0};
+	nd_build_report r;
+	chosen_word *chosen = NULL;
+	int32_t *chosen_of = NULL;
+	uint32_t nchosen = 0;
+	nd_descriptor *d = NULL;
+	struct timespec t0, t1;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	*out = NULL;
+	bs.o = opts ? *opts : (nd_build_options)ND_BUILD_OPTIONS_INIT;
+	if (!rep)
+		rep = &r;
+	memset(rep, 0, sizeof(*rep));
+	const nd_build_options *o = &bs.o;
+	if (o->words == 0 || o->words > ND_MAX_WORDS || o->sample_docs == 0 || o->edits == 0 ||
+	    !(o->max_edit > 0 && o->max_edit <= 0.5) || !(o->max_above > 0 && o->max_above <= 1) ||
+	    o->target_bits < ND_MIN_BITS || !(o->word_share > 0 && o->word_share <= 1))
+		return nd_error_set(ND_EINVAL, "descriptor options out of range");
+	bs.jobs = o->jobs == 0 ? 1 : o->jobs > ND_SIGN_MAX_JOBS ? ND_SIGN_MAX_JOBS : o->jobs;
+
+	if ((rc = collect(&bs, db, rep)) < 0 || (rc = simulate_edits(&bs)) < 0 || (rc = rate(&bs, rep)) < 0)
+		goto cleanup;
+	if (!(chosen = calloc(o->words, sizeof(*chosen))) || !(chosen_of = malloc(bs.cands.n * sizeof(int32_t)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	for (uint32_t c = 0; c < bs.cands.n; c++)
+		chosen_of[c] = -1;
+	if ((rc = choose(&bs, chosen, &nchosen)) < 0)
+		goto cleanup;
+	rep->chosen = nchosen;
+	if (!nchosen) {
+		rc = nd_error_set(ND_ESTATE, "%s: no word has a usable threshold (documents too short "
+				  "or too few)", nd_xdb_path(db));
+		goto cleanup;
+	}
+	if ((rc = make_set(&bs, chosen, nchosen, chosen_of, &d, rep)) < 0 ||
+	    (rc = measure(&bs, chosen_of, d, rep)) < 0)
+		goto cleanup;
 	*out = d;
 	d = NULL;
-	rc = ND_OK;
 cleanup:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	rep->seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	nd_descriptor_free(d);
 	free(chosen);
 	free(chosen_of);
-	free(heap);
-	free(bitcount);
-	free(b);
-	free(lam);
-	free(f0);
-	free(los);
-	free(his);
-	free(ent_doc);
-	free(ent_start);
-	free(iv_start);
-	free(iv);
-	free(prefix);
-	free(gains);
-	nd_sample_free(&s);
-	nd_candidates_free(&cands);
+	build_state_free(&bs);
 	return rc;
 }

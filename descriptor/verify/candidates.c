@@ -3,6 +3,7 @@
  * one pair verdict: what check and the tolerant hooks share. */
 #include "descriptor/verify/verify_internal.h"
 #include "neardup/words.h"
+#include "common/nd_join.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,19 +29,30 @@ static int cmp_bit_df(const void *x, const void *y)
 	return a->bit < b->bit ? -1 : a->bit > b->bit;
 }
 
-static int cmp_u32(const void *x, const void *y)
+/* The store's bit postings as a join's postings. */
+typedef struct {
+	nd_store_txn *txn;
+	uint32_t *last; /* the list handed out last */
+} store_postings;
+
+static int bit_postings(uint32_t bit, void *ctx, const uint32_t **ids, size_t *n)
 {
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return a < b ? -1 : a > b;
+	store_postings *sp = ctx;
+	free(sp->last);
+	sp->last = NULL;
+	int rc = nd_store_bit_docs(sp->txn, (uint16_t)bit, &sp->last, n);
+	*ids = sp->last;
+	return rc;
 }
 
 int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_sig *sig, double t,
 			       nd__cand **out, size_t *nout)
 {
-	uint32_t na = sig->nbits, probe = nd__jaccard_prefix(na, t);
+	uint32_t na = sig->nbits, probe = nd_jaccard_prefix(na, t);
 	bit_df *order = NULL;
-	uint32_t *all = NULL;
+	uint32_t *rare = NULL, *all = NULL;
 	size_t nall = 0, cap = 0, nc = 0;
+	store_postings sp = {txn, NULL};
 	nd__cand *c = NULL;
 	int rc = ND_OK;
 
@@ -48,8 +60,12 @@ int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_
 	*nout = 0;
 	if (!na)
 		return ND_OK;
-	if (!(order = malloc(na * sizeof(*order))))
-		return nd_error_set(ND_ENOMEM, "out of memory");
+	if (!(order = malloc(na * sizeof(*order))) || !(rare = malloc(na * sizeof(*rare)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
+	}
+	/* The store holds every document under every bit: probing the
+	 * text's own prefix, rarest bits first, is enough. */
 	for (uint32_t i = 0; i < na && rc == ND_OK; i++) {
 		order[i].bit = sig->bits[i];
 		rc = nd_store_bit_count(txn, sig->bits[i], &order[i].df);
@@ -57,38 +73,16 @@ int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_
 	if (rc < 0)
 		goto done;
 	qsort(order, na, sizeof(*order), cmp_bit_df);
-	for (uint32_t i = 0; i < probe && rc == ND_OK; i++) {
-		uint32_t *docs;
-		size_t n;
-		if ((rc = nd_store_bit_docs(txn, order[i].bit, &docs, &n)) < 0)
-			break;
-		if (nall + n > cap) {
-			size_t ncap = (nall + n) * 2 + 16;
-			uint32_t *v = realloc(all, ncap * sizeof(*v));
-			if (!v) {
-				free(docs);
-				rc = nd_error_set(ND_ENOMEM, "out of memory");
-				break;
-			}
-			all = v, cap = ncap;
-		}
-		if (n)
-			memcpy(all + nall, docs, n * sizeof(*docs));
-		nall += n;
-		free(docs);
-	}
-	if (rc < 0)
+	for (uint32_t i = 0; i < na; i++)
+		rare[i] = order[i].bit;
+	if ((rc = nd_prefix_candidates(rare, probe, bit_postings, &sp, &all, &nall, &cap)) < 0)
 		goto done;
-	if (nall)
-		qsort(all, nall, sizeof(*all), cmp_u32);
 	if (!(c = malloc((nall + 1) * sizeof(*c)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
 	}
-	/* Exact Jaccard of each distinct candidate, from its record. */
+	/* Exact Jaccard of each candidate, from its record. */
 	for (size_t i = 0; i < nall && rc == ND_OK; i++) {
-		if (i && all[i] == all[i - 1])
-			continue;
 		uint64_t key;
 		const void *pay;
 		size_t len;
@@ -110,7 +104,9 @@ int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_
 		c = NULL;
 	}
 done:
+	free(sp.last);
 	free(order);
+	free(rare);
 	free(all);
 	free(c);
 	return rc;

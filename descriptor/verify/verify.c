@@ -5,6 +5,7 @@
 #include "neardup/similarity.h"
 #include "neardup/words.h"
 #include "common/nd_buf.h"
+#include "common/nd_join.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -368,7 +369,7 @@ cleanup:
 /* One document of a tolerant grouping: its bits, and its words once read. */
 typedef struct {
 	nd_sig sig;
-	uint16_t *rare;   /* its bits, rarest in the list first: the prefix order */
+	uint32_t *rare;   /* its bits, rarest in the list first: the prefix order */
 	uint32_t *words;
 	size_t nwords;
 	uint64_t *fp;     /* nd_cluster_linkage: its shingles, sorted, in place of words */
@@ -427,27 +428,21 @@ static int tol_shingles(nd_xdb *db, nd_docid docid, unsigned w, tol_doc *t)
 	return ND_OK;
 }
 
-/* Documents by bit, for prefix filtering. */
-typedef struct {
-	size_t *k; /* indices into docs, ascending (nd_verify_tolerant: leaders only) */
-	size_t n, cap;
-} posting;
-
 /* Every document's bits, from one snapshot (no words are read inside it),
  * and each one's bits rarest first in the list (ties by bit): the order
- * of prefix filtering, so that the postings probed are short; and empty
- * postings for every bit (bits are below *nbitv).  tol_free frees. */
-static int tol_load(nd_store *st, const nd_docid *docs, size_t n, tol_doc **out, posting **post,
-		    uint32_t *nbitv)
+ * of prefix filtering, so that the postings probed are short; and an
+ * empty prefix index over every bit.  tol_free frees. */
+static int tol_load(nd_store *st, const nd_docid *docs, size_t n, tol_doc **out, nd_prefix_index *post)
 {
 	nd_store_txn *txn = NULL;
 	tol_doc *t = calloc(n + 1, sizeof(*t));
 	size_t *df = NULL;
+	uint32_t nbitv = 0;
 	int rc = ND_OK;
 
 	*out = t;
-	*post = NULL;
-	*nbitv = 0;
+	post->post = NULL;
+	post->nelem = 0;
 	if (!t)
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	if ((rc = nd_store_read_begin(st, &txn)) < 0)
@@ -468,12 +463,12 @@ static int tol_load(nd_store *st, const nd_docid *docs, size_t n, tol_doc **out,
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < n; i++)
-		if (t[i].sig.nbits && t[i].sig.bits[t[i].sig.nbits - 1] >= *nbitv)
-			*nbitv = t[i].sig.bits[t[i].sig.nbits - 1] + 1u;
-	if (!(df = calloc(*nbitv + 1, sizeof(*df))) || !(*post = calloc(*nbitv + 1, sizeof(**post)))) {
-		free(df);
+		if (t[i].sig.nbits && t[i].sig.bits[t[i].sig.nbits - 1] >= nbitv)
+			nbitv = t[i].sig.bits[t[i].sig.nbits - 1] + 1u;
+	if ((rc = nd_prefix_index_init(post, nbitv)) < 0)
+		return rc;
+	if (!(df = calloc(nbitv + 1, sizeof(*df))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
-	}
 	for (size_t i = 0; i < n; i++)
 		for (uint32_t b = 0; b < t[i].sig.nbits; b++)
 			df[t[i].sig.bits[b]]++;
@@ -484,7 +479,7 @@ static int tol_load(nd_store *st, const nd_docid *docs, size_t n, tol_doc **out,
 			break;
 		}
 		for (uint32_t b = 0; b < nb; b++) { /* insertion sort by (count, bit) */
-			uint16_t x = t[i].sig.bits[b];
+			uint32_t x = t[i].sig.bits[b];
 			uint32_t k = b;
 			for (; k > 0 && df[t[i].rare[k - 1]] > df[x]; k--)
 				t[i].rare[k] = t[i].rare[k - 1];
@@ -495,7 +490,7 @@ static int tol_load(nd_store *st, const nd_docid *docs, size_t n, tol_doc **out,
 	return rc;
 }
 
-static void tol_free(tol_doc *t, size_t n, posting *post, uint32_t nbitv)
+static void tol_free(tol_doc *t, size_t n, nd_prefix_index *post)
 {
 	for (size_t i = 0; t && i < n; i++) {
 		nd_sig_clear(&t[i].sig);
@@ -504,52 +499,7 @@ static void tol_free(tol_doc *t, size_t n, posting *post, uint32_t nbitv)
 		free(t[i].fp);
 	}
 	free(t);
-	for (size_t b = 0; post && b < nbitv; b++)
-		free(post[b].k);
-	free(post);
-}
-
-static int cmp_size(const void *a, const void *b)
-{
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Prefix filtering's candidates for t: the documents posted under the
- * first pre of its bits (rarest first), ascending, repeats included. */
-static int tol_probe(const posting *post, const tol_doc *t, uint32_t pre, size_t **cands, size_t *cap,
-		     size_t *nc)
-{
-	*nc = 0;
-	for (uint32_t p = 0; p < pre; p++) {
-		const posting *P = &post[t->rare[p]];
-		void *v = *cands;
-		int rc = nd_array_reserve(&v, cap, *nc + P->n + 1, sizeof(**cands));
-		*cands = v;
-		if (rc < 0)
-			return rc;
-		if (P->n)
-			memcpy(*cands + *nc, P->k, P->n * sizeof(**cands));
-		*nc += P->n;
-	}
-	if (*nc)
-		qsort(*cands, *nc, sizeof(**cands), cmp_size);
-	return ND_OK;
-}
-
-/* Post document i (t) under the first pre of its bits. */
-static int tol_post(posting *post, const tol_doc *t, uint32_t pre, size_t i)
-{
-	for (uint32_t p = 0; p < pre; p++) {
-		posting *P = &post[t->rare[p]];
-		void *v = P->k;
-		int rc = nd_array_reserve(&v, &P->cap, P->n + 1, sizeof(*P->k));
-		P->k = v;
-		if (rc < 0)
-			return rc;
-		P->k[P->n++] = i;
-	}
-	return ND_OK;
+	nd_prefix_index_free(post);
 }
 
 typedef struct {
@@ -570,9 +520,9 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 {
 	nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
 	tol_doc *t = NULL;
-	size_t *cands = NULL, ccap = 0;
-	posting *post = NULL; /* bit -> leaders with it in their prefix */
-	uint32_t nbitv = 0;   /* bits are below this */
+	uint32_t *cands = NULL;
+	size_t ccap = 0;
+	nd_prefix_index post = {NULL, 0}; /* bit -> leaders with it in their prefix */
 	size_t *first = NULL; /* groups: index of the first document with the same id */
 	id_ref *refs = NULL;
 	size_t held = 0;      /* bytes of leaders' words held */
@@ -594,7 +544,7 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 	 * however many share its bits.  Leaders are found by prefix filtering
 	 * (as tolerant_candidates in check.c), not by a scan of all of them:
 	 * n may be in the millions. */
-	if ((rc = tol_load(st, docs, n, &t, &post, &nbitv)) < 0)
+	if ((rc = tol_load(st, docs, n, &t, &post)) < 0)
 		goto cleanup;
 	if (groups) {
 		size_t m = 0;
@@ -623,12 +573,11 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 		into[i] = i;
 		if (distance)
 			distance[i] = 0;
-		uint32_t nb = t[i].sig.nbits, pre = nd__jaccard_prefix(nb, min_jaccard);
-		if ((rc = tol_probe(post, &t[i], pre, &cands, &ccap, &nc)) < 0)
+		uint32_t nb = t[i].sig.nbits, pre = nd_jaccard_prefix(nb, min_jaccard);
+		if ((rc = nd_prefix_candidates(t[i].rare, pre, nd_prefix_index_postings, &post, &cands, &nc,
+					       &ccap)) < 0)
 			goto cleanup;
 		for (size_t c = 0; c < nc && compared < o.max_leaders; c++) {
-			if (c && cands[c] == cands[c - 1])
-				continue;
 			size_t k = cands[c];
 			tol_doc *K = &t[k];
 			if (nd__sig_jaccard(&t[i].sig, &K->sig) < min_jaccard - 1e-12)
@@ -659,7 +608,7 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 		}
 		rc = ND_OK;
 		if (into[i] == i) {
-			if ((rc = tol_post(post, &t[i], pre, i)) < 0)
+			if ((rc = nd_prefix_index_add(&post, t[i].rare, pre, (uint32_t)i)) < 0)
 				goto cleanup;
 			hold_words(&t[i], &held, o.max_held_bytes);
 		} else {
@@ -668,7 +617,7 @@ int nd_verify_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo, do
 		}
 	}
 cleanup:
-	tol_free(t, n, post, nbitv);
+	tol_free(t, n, &post);
 	free(first);
 	free(refs);
 	free(cands);
@@ -700,9 +649,9 @@ int nd_cluster_linkage(nd_xdb *db, nd_store *st, const nd_linkage_options *lo, c
 	nd_linkage_options o = ND_LINKAGE_OPTIONS_INIT;
 	nd_verify_options vo = ND_VERIFY_OPTIONS_INIT;
 	tol_doc *t = NULL;
-	posting *post = NULL; /* bit -> documents with it in their prefix */
-	uint32_t nbitv = 0;
-	size_t *cands = NULL, ccap = 0, held = 0;
+	nd_prefix_index post = {NULL, 0}; /* bit -> documents with it in their prefix */
+	uint32_t *cands = NULL;
+	size_t ccap = 0, held = 0;
 	scored_list pairs = {0};
 	int rc = ND_OK;
 
@@ -723,16 +672,17 @@ int nd_cluster_linkage(nd_xdb *db, nd_store *st, const nd_linkage_options *lo, c
 	/* Candidates: every earlier document whose bit set has Jaccard >=
 	 * min_jaccard with this one's, by prefix filtering; each pair is
 	 * scored by its words' shingle resemblance. */
-	if ((rc = tol_load(st, docs, n, &t, &post, &nbitv)) < 0)
+	if ((rc = tol_load(st, docs, n, &t, &post)) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t pre = nd__jaccard_prefix(t[i].sig.nbits, o.min_jaccard);
+		uint32_t pre = nd_jaccard_prefix(t[i].sig.nbits, o.min_jaccard);
 		size_t nc = 0;
-		if ((rc = tol_probe(post, &t[i], pre, &cands, &ccap, &nc)) < 0)
+		if ((rc = nd_prefix_candidates(t[i].rare, pre, nd_prefix_index_postings, &post, &cands, &nc,
+					       &ccap)) < 0)
 			goto cleanup;
 		for (size_t c = 0; c < nc; c++) {
 			size_t k = cands[c];
-			if ((c && k == cands[c - 1]) || nd__sig_jaccard(&t[i].sig, &t[k].sig) < o.min_jaccard - 1e-12)
+			if (nd__sig_jaccard(&t[i].sig, &t[k].sig) < o.min_jaccard - 1e-12)
 				continue;
 			if ((rc = tol_shingles(db, docs[i], o.shingle_width, &t[i])) < 0)
 				goto cleanup;
@@ -758,7 +708,7 @@ int nd_cluster_linkage(nd_xdb *db, nd_store *st, const nd_linkage_options *lo, c
 				goto cleanup;
 			pairs.p[pairs.n++] = (nd_scored){(uint32_t)k, (uint32_t)i, bag};
 		}
-		if ((rc = tol_post(post, &t[i], pre, i)) < 0)
+		if ((rc = nd_prefix_index_add(&post, t[i].rare, pre, (uint32_t)i)) < 0)
 			goto cleanup;
 		hold_words(&t[i], &held, vo.max_held_bytes);
 		if (o.progress && (i % 1024 == 1023 || i + 1 == n))
@@ -768,7 +718,7 @@ int nd_cluster_linkage(nd_xdb *db, nd_store *st, const nd_linkage_options *lo, c
 		stats->pairs += pairs.n;
 	rc = nd_average_linkage(n, pairs.p, pairs.n, o.cut, join_into, into);
 cleanup:
-	tol_free(t, n, post, nbitv);
+	tol_free(t, n, &post);
 	free(cands);
 	free(pairs.p);
 	return rc;

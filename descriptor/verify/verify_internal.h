@@ -7,6 +7,7 @@
 #include "descriptor/method/method.h"
 #include "neardup/check.h"
 #include "neardup/verify.h"
+#include "common/nd_join.h"
 
 /* Number of values two sorted, distinct uint64_t arrays share. */
 size_t nd__common_sorted(const uint64_t *a, size_t na, const uint64_t *b, size_t nb);
@@ -18,15 +19,6 @@ size_t nd__unique_sorted_u64(uint64_t *v, size_t n);
 
 /* ND_EINVAL naming the option when o (may be NULL) is out of range or NaN. */
 int nd__verify_options_check(const nd_verify_options *o);
-
-/* Prefix filtering for Jaccard >= t: two sets that similar share an
- * element among the first n - ceil(t n) + 1 of each (n its size), in any
- * one order of the elements (the "probe" prefix; 0 for an empty set). */
-static inline uint32_t nd__jaccard_prefix(uint32_t n, double t)
-{
-	uint32_t need = (uint32_t)ceil(t * n - 1e-9);
-	return n ? n - (need ? need : 1) + 1 : 0;
-}
 
 /* Candidates sharing bits with sig: documents with bit-set Jaccard >= t
  * in the store, by prefix filtering over the bit postings (a document
