@@ -150,6 +150,155 @@ typedef struct {
 	size_t chars, words, stops;
 } block_stat;
 
+/* The page's language (the stopword list that covers most of its
+ * words; -1 if none) and each block's words and stopwords: tokens and
+ * blocks both run in order. */
+static int block_stats(const nd_token *toks, size_t ntok, const nd_html_block *blocks, size_t n,
+		       block_stat *bs)
+{
+	uint32_t *mask = malloc((ntok ? ntok : 1) * sizeof(*mask));
+	size_t per_lang[32] = {0};
+	if (!mask)
+		return -2;
+	for (size_t t = 0; t < ntok; t++) {
+		stop_slot *s = slot_of(toks[t].text, toks[t].len);
+		mask[t] = s->word ? s->langs : 0;
+		for (uint32_t m = mask[t]; m; m &= m - 1)
+			per_lang[__builtin_ctz(m)]++;
+	}
+	int lang = -1;
+	for (int l = 0; l < nlangs; l++)
+		if (per_lang[l] && (lang < 0 || per_lang[l] > per_lang[lang]))
+			lang = l;
+	size_t b = 0;
+	for (size_t t = 0; t < ntok; t++) {
+		while (b < n && blocks[b].end <= toks[t].offset)
+			b++;
+		if (b == n)
+			break;
+		if (toks[t].offset < blocks[b].start)
+			continue;
+		bs[b].words++;
+		if (lang >= 0 && (mask[t] >> lang & 1))
+			bs[b].stops++;
+	}
+	free(mask);
+	return lang;
+}
+
+/* Each block's class on its own: length, link density, stopword density. */
+static void classify_alone(const char *text, const nd_html_block *blocks, size_t n, block_stat *bs, uint8_t *cf)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t len = bs[i].chars = visible_chars(text, blocks[i].start, blocks[i].end);
+		double link = len ? (double)blocks[i].link_chars / (double)len : 0;
+		double stop = bs[i].words ? (double)bs[i].stops / (double)bs[i].words : 0;
+		if (link > (len > LENGTH_HIGH && stop >= STOPWORDS_HIGH ? MAX_LINK_DENSITY_PROSE : MAX_LINK_DENSITY))
+			cf[i] = ND_BLOCK_BAD;
+		else if (has_copyright(text, blocks[i].start, blocks[i].end))
+			cf[i] = ND_BLOCK_BAD; /* a copyright line */
+		else if (len < LENGTH_LOW)
+			cf[i] = link > 0 ? ND_BLOCK_BAD : ND_BLOCK_SHORT;
+		else if (stop >= STOPWORDS_HIGH)
+			cf[i] = len > LENGTH_HIGH ? ND_BLOCK_GOOD : ND_BLOCK_NEARGOOD;
+		else if (stop >= STOPWORDS_LOW)
+			cf[i] = ND_BLOCK_NEARGOOD;
+		else
+			cf[i] = ND_BLOCK_BAD;
+	}
+}
+
+/* Wire stories are often cut at every sentence: paragraphs of 70-200
+ * characters, none long enough to be good on its own, so jusText drops
+ * the article when boilerplate surrounds it.  A run of near-good blocks
+ * (short ones may sit between) holding LENGTH_HIGH * RUN_SPAN characters
+ * is prose as a whole, and good.  A page with prose but no run of it: its
+ * prose-dense blocks. */
+static void promote_prose(size_t n, const block_stat *bs, uint8_t *cf)
+{
+	for (size_t i = 0; i < n;) {
+		if (cf[i] != ND_BLOCK_NEARGOOD) {
+			i++;
+			continue;
+		}
+		size_t j = i, chars = 0, near = 0;
+		for (; j < n && (cf[j] == ND_BLOCK_NEARGOOD || cf[j] == ND_BLOCK_SHORT); j++)
+			if (cf[j] == ND_BLOCK_NEARGOOD)
+				chars += bs[j].chars, near++;
+		if (near >= 2 && chars >= LENGTH_HIGH * RUN_SPAN)
+			for (size_t k = i; k < j; k++)
+				if (cf[k] == ND_BLOCK_NEARGOOD)
+					cf[k] = ND_BLOCK_GOOD;
+		i = j;
+	}
+	size_t good = 0;
+	for (size_t i = 0; i < n; i++)
+		good += cf[i] == ND_BLOCK_GOOD;
+	for (size_t i = 0; i < n && good == 0; i++)
+		if (cf[i] == ND_BLOCK_NEARGOOD && bs[i].words &&
+		    (double)bs[i].stops / (double)bs[i].words >= STOPWORDS_HIGH)
+			cf[i] = ND_BLOCK_GOOD; /* good stays 0: every such block is promoted */
+}
+
+/* Readers' comments follow the article they are about: inside a
+ * container marked as comments (html_text.c), after good text outside
+ * one, they are boilerplate however much they read like prose.  The order
+ * matters: some sites call the article's own table "Comment". */
+static void drop_comments(const nd_html_block *blocks, size_t n, uint8_t *cf)
+{
+	for (size_t i = 0, seen = 0; i < n; i++) {
+		if (blocks[i].comments && seen)
+			cf[i] = ND_BLOCK_BAD;
+		seen |= cf[i] == ND_BLOCK_GOOD && !blocks[i].comments;
+	}
+}
+
+/* 1 if a good block (in cls) starts within MAX_HEADING_DISTANCE
+ * characters after block i. */
+static int good_follows(const uint8_t *cls, const block_stat *bs, size_t n, size_t i)
+{
+	size_t dist = 0;
+	for (size_t j = i + 1; j < n && dist <= MAX_HEADING_DISTANCE; j++) {
+		if (cls[j] == ND_BLOCK_GOOD)
+			return 1;
+		dist += bs[j].chars;
+	}
+	return 0;
+}
+
+/* Short blocks take their neighbours' class, read on the classes before
+ * this pass (cf); a good-bad boundary leans good when the bad side is
+ * near-good text.  Then near-good blocks are content unless boilerplate is
+ * on both sides.  nb: room for 4n bytes. */
+static void classify_in_context(const uint8_t *cf, size_t n, uint8_t *mid, uint8_t *nb, uint8_t *cls)
+{
+	uint8_t *pb = nb, *qb = nb + n, *pn = nb + 2 * n, *qn = nb + 3 * n;
+	memcpy(cls, cf, n);
+	neighbours(cf, n, 1, pb, qb);
+	neighbours(cf, n, 0, pn, qn);
+	for (size_t i = 0; i < n; i++) {
+		if (cf[i] != ND_BLOCK_SHORT)
+			continue;
+		uint8_t p = pb[i], q = qb[i];
+		if (p == ND_BLOCK_GOOD && q == ND_BLOCK_GOOD)
+			cls[i] = ND_BLOCK_GOOD;
+		else if (p == ND_BLOCK_BAD && q == ND_BLOCK_BAD)
+			cls[i] = ND_BLOCK_BAD;
+		else if ((p == ND_BLOCK_BAD && pn[i] == ND_BLOCK_NEARGOOD) ||
+			 (q == ND_BLOCK_BAD && qn[i] == ND_BLOCK_NEARGOOD))
+			cls[i] = ND_BLOCK_GOOD;
+		else
+			cls[i] = ND_BLOCK_BAD;
+	}
+	memcpy(mid, cls, n);
+	neighbours(mid, n, 1, pb, qb);
+	for (size_t i = 0; i < n; i++) {
+		if (mid[i] != ND_BLOCK_NEARGOOD)
+			continue;
+		cls[i] = (pb[i] == ND_BLOCK_BAD && qb[i] == ND_BLOCK_BAD) ? ND_BLOCK_BAD : ND_BLOCK_GOOD;
+	}
+}
+
 int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 			    const nd_html_block *blocks, size_t n, uint8_t *cls,
 			    nd_boilerplate_info *info)
@@ -170,158 +319,33 @@ int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 	if ((rc = nd_tokenize(tk, text, text_len, 0, &toks, &ntok, NULL)) < 0)
 		return rc;
 	block_stat *bs = calloc(n, sizeof(*bs));
-	uint32_t *mask = malloc((ntok ? ntok : 1) * sizeof(*mask));
 	/* context-free classes; after the short pass; neighbours (4 arrays) */
 	uint8_t *cf = malloc(6 * n), *mid = cf ? cf + n : NULL, *nb = cf ? cf + 2 * n : NULL;
-	if (!bs || !mask || !cf) {
+	int lang = bs && cf ? block_stats(toks, ntok, blocks, n, bs) : -2;
+	if (lang == -2) {
 		free(bs);
-		free(mask);
 		free(cf);
 		return nd_error_set(ND_ENOMEM, "out of memory classifying %zu blocks", n);
 	}
-	/* The page's language: the list that covers most of its words. */
-	size_t per_lang[32] = {0};
-	for (size_t t = 0; t < ntok; t++) {
-		stop_slot *s = slot_of(toks[t].text, toks[t].len);
-		mask[t] = s->word ? s->langs : 0;
-		for (uint32_t m = mask[t]; m; m &= m - 1)
-			per_lang[__builtin_ctz(m)]++;
-	}
-	int lang = -1;
-	for (int l = 0; l < nlangs; l++)
-		if (per_lang[l] && (lang < 0 || per_lang[l] > per_lang[lang]))
-			lang = l;
-	/* Words and stopwords per block: tokens and blocks both run in order. */
-	size_t b = 0;
-	for (size_t t = 0; t < ntok; t++) {
-		while (b < n && blocks[b].end <= toks[t].offset)
-			b++;
-		if (b == n)
-			break;
-		if (toks[t].offset < blocks[b].start)
-			continue;
-		bs[b].words++;
-		if (lang >= 0 && (mask[t] >> lang & 1))
-			bs[b].stops++;
-	}
-	/* Context-free classes. */
-	for (size_t i = 0; i < n; i++) {
-		size_t len = bs[i].chars = visible_chars(text, blocks[i].start, blocks[i].end);
-		double link = len ? (double)blocks[i].link_chars / (double)len : 0;
-		double stop = bs[i].words ? (double)bs[i].stops / (double)bs[i].words : 0;
-		if (link > (len > LENGTH_HIGH && stop >= STOPWORDS_HIGH ? MAX_LINK_DENSITY_PROSE : MAX_LINK_DENSITY))
-			cf[i] = ND_BLOCK_BAD;
-		else if (has_copyright(text, blocks[i].start, blocks[i].end))
-			cf[i] = ND_BLOCK_BAD; /* a copyright line */
-		else if (len < LENGTH_LOW)
-			cf[i] = link > 0 ? ND_BLOCK_BAD : ND_BLOCK_SHORT;
-		else if (stop >= STOPWORDS_HIGH)
-			cf[i] = len > LENGTH_HIGH ? ND_BLOCK_GOOD : ND_BLOCK_NEARGOOD;
-		else if (stop >= STOPWORDS_LOW)
-			cf[i] = ND_BLOCK_NEARGOOD;
-		else
-			cf[i] = ND_BLOCK_BAD;
-	}
-	/* Wire stories are often cut at every sentence: paragraphs of 70-200
-	 * characters, none long enough to be good on its own, so jusText drops
-	 * the article when boilerplate surrounds it.  A run of near-good
-	 * blocks (short ones may sit between) holding LENGTH_HIGH * RUN_SPAN
-	 * characters is prose as a whole, and good. */
-	for (size_t i = 0; i < n;) {
-		if (cf[i] != ND_BLOCK_NEARGOOD) {
-			i++;
-			continue;
-		}
-		size_t j = i, chars = 0, near = 0;
-		for (; j < n && (cf[j] == ND_BLOCK_NEARGOOD || cf[j] == ND_BLOCK_SHORT); j++)
-			if (cf[j] == ND_BLOCK_NEARGOOD)
-				chars += bs[j].chars, near++;
-		if (near >= 2 && chars >= LENGTH_HIGH * RUN_SPAN)
-			for (size_t k = i; k < j; k++)
-				if (cf[k] == ND_BLOCK_NEARGOOD)
-					cf[k] = ND_BLOCK_GOOD;
-		i = j;
-	}
-	/* A page with prose but no run of it: its prose-dense blocks. */
-	size_t good = 0;
-	for (size_t i = 0; i < n; i++)
-		good += cf[i] == ND_BLOCK_GOOD;
-	for (size_t i = 0; i < n && good == 0; i++)
-		if (cf[i] == ND_BLOCK_NEARGOOD && bs[i].words &&
-		    (double)bs[i].stops / (double)bs[i].words >= STOPWORDS_HIGH)
-			cf[i] = ND_BLOCK_GOOD; /* good stays 0: every such block is promoted */
-	/* Readers' comments follow the article they are about: inside a
-	 * container marked as comments (html_text.c), after good text outside
-	 * one, they are boilerplate however much they read like prose.  The
-	 * order matters: some sites call the article's own table "Comment". */
-	for (size_t i = 0, seen = 0; i < n; i++) {
-		if (blocks[i].comments && seen)
-			cf[i] = ND_BLOCK_BAD;
-		seen |= cf[i] == ND_BLOCK_GOOD && !blocks[i].comments;
-	}
+	classify_alone(text, blocks, n, bs, cf);
+	promote_prose(n, bs, cf);
+	drop_comments(blocks, n, cf);
 	/* A short heading shortly before good text becomes near-good. */
-	for (size_t i = 0; i < n; i++) {
-		if (!blocks[i].heading || cf[i] != ND_BLOCK_SHORT)
-			continue;
-		size_t dist = 0;
-		for (size_t j = i + 1; j < n && dist <= MAX_HEADING_DISTANCE; j++) {
-			if (cf[j] == ND_BLOCK_GOOD) {
-				cf[i] = ND_BLOCK_NEARGOOD;
-				break;
-			}
-			dist += bs[j].chars;
-		}
-	}
-	/* Short blocks take their neighbours' class, read on the classes
-	 * before this pass; a good-bad boundary leans good when the bad side
-	 * is near-good text. */
-	memcpy(cls, cf, n);
-	uint8_t *pb = nb, *qb = nb + n, *pn = nb + 2 * n, *qn = nb + 3 * n;
-	neighbours(cf, n, 1, pb, qb);
-	neighbours(cf, n, 0, pn, qn);
-	for (size_t i = 0; i < n; i++) {
-		if (cf[i] != ND_BLOCK_SHORT)
-			continue;
-		uint8_t p = pb[i], q = qb[i];
-		if (p == ND_BLOCK_GOOD && q == ND_BLOCK_GOOD)
-			cls[i] = ND_BLOCK_GOOD;
-		else if (p == ND_BLOCK_BAD && q == ND_BLOCK_BAD)
-			cls[i] = ND_BLOCK_BAD;
-		else if ((p == ND_BLOCK_BAD && pn[i] == ND_BLOCK_NEARGOOD) ||
-			 (q == ND_BLOCK_BAD && qn[i] == ND_BLOCK_NEARGOOD))
-			cls[i] = ND_BLOCK_GOOD;
-		else
-			cls[i] = ND_BLOCK_BAD;
-	}
-	/* Near-good blocks are content unless boilerplate is on both sides. */
-	memcpy(mid, cls, n);
-	neighbours(mid, n, 1, pb, qb);
-	for (size_t i = 0; i < n; i++) {
-		if (mid[i] != ND_BLOCK_NEARGOOD)
-			continue;
-		cls[i] = (pb[i] == ND_BLOCK_BAD && qb[i] == ND_BLOCK_BAD) ? ND_BLOCK_BAD : ND_BLOCK_GOOD;
-	}
+	for (size_t i = 0; i < n; i++)
+		if (blocks[i].heading && cf[i] == ND_BLOCK_SHORT && good_follows(cf, bs, n, i))
+			cf[i] = ND_BLOCK_NEARGOOD;
+	classify_in_context(cf, n, mid, nb, cls);
 	/* A heading that was not boilerplate on its own, followed closely by
 	 * content, is the content's heading. */
-	for (size_t i = 0; i < n; i++) {
-		if (!blocks[i].heading || cls[i] != ND_BLOCK_BAD || cf[i] == ND_BLOCK_BAD)
-			continue;
-		size_t dist = 0;
-		for (size_t j = i + 1; j < n && dist <= MAX_HEADING_DISTANCE; j++) {
-			if (cls[j] == ND_BLOCK_GOOD) {
-				cls[i] = ND_BLOCK_GOOD;
-				break;
-			}
-			dist += bs[j].chars;
-		}
-	}
+	for (size_t i = 0; i < n; i++)
+		if (blocks[i].heading && cls[i] == ND_BLOCK_BAD && cf[i] != ND_BLOCK_BAD && good_follows(cls, bs, n, i))
+			cls[i] = ND_BLOCK_GOOD;
 	if (info) {
 		info->language = lang;
 		for (size_t i = 0; i < n; i++)
 			info->good_blocks += cls[i] == ND_BLOCK_GOOD;
 	}
 	free(bs);
-	free(mask);
 	free(cf);
 	return ND_OK;
 }

@@ -261,7 +261,25 @@ static int cmp_cl(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-int nd_cmd_clusters(int argc, char **argv)
+/* One run of `neardup clusters`: its options, what it opened, and the
+ * verification's running totals. */
+typedef struct {
+	const char *dbpath, *storepath, *stores[ND_MAX_SHARD_STORES];
+	size_t nst;
+	uint64_t min_size, limit;
+	int json, verify;
+	nd_verify_options vo;
+	double tolerant, cut;
+	nd_xdb *db;
+	nd_store *st, *sts[ND_MAX_SHARD_STORES];
+	nd_shards *sh;
+	nd_descriptor *d;
+	nd_verify_stats vs;
+	uint64_t verified_docs, verified_groups;
+} run_t;
+
+/* The options into r: -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, run_t *r)
 {
 	static const struct option longopts[] = {
 		{"store", required_argument, NULL, 's'},
@@ -275,40 +293,21 @@ int nd_cmd_clusters(int argc, char **argv)
 		{"linkage", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
-	const char *dbpath = NULL, *storepath = NULL;
-	uint64_t min_size = 2, limit = UINT64_MAX, v;
-	int json = 0, verify = 0, c, rc = ND_OK, ret = EXIT_ERR, got;
-	nd_verify_options vo = ND_VERIFY_OPTIONS_INIT;
-	nd_verify_stats vs = {0};
-	nd_verified *ver = NULL;
-	uint64_t verified_docs = 0, verified_groups = 0;
-	double tolerant = 0, cut = 0;
-	nd_xdb *db = NULL;
-	nd_store *st = NULL, *sts[ND_MAX_SHARD_STORES];
-	const char *stores[ND_MAX_SHARD_STORES];
-	size_t nst = 0;
-	nd_shards *sh = NULL;
-	nd_store_txn *txn = NULL;
-	nd_store_keys *it = NULL;
-	nd_descriptor *d = NULL;
-	cl *cls = NULL;
-	size_t ncl = 0, cap = 0, in_clusters = 0;
-	uint64_t docs = 0;
-	json_t *out = NULL, *arr = NULL;
-
+	uint64_t v;
+	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (nst == ND_MAX_SHARD_STORES) {
+			if (r->nst == ND_MAX_SHARD_STORES) {
 				fprintf(stderr, "neardup clusters: at most %d --store\n", ND_MAX_SHARD_STORES);
 				return EXIT_USAGE;
 			}
-			storepath = stores[nst++] = optarg;
+			r->storepath = r->stores[r->nst++] = optarg;
 			break;
-		case 'd': dbpath = optarg; break;
+		case 'd': r->dbpath = optarg; break;
 		case 'm':
-			if (tool_parse_u64(optarg, &min_size) || min_size < 1) {
+			if (tool_parse_u64(optarg, &r->min_size) || r->min_size < 1) {
 				fprintf(stderr, "neardup clusters: --min-size needs a number >= 1, not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
@@ -318,287 +317,350 @@ int nd_cmd_clusters(int argc, char **argv)
 				fprintf(stderr, "neardup clusters: --limit needs a number, not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
-			limit = v;
+			r->limit = v;
 			break;
-		case 'j': json = 1; break;
-		case 'v': verify = 1; break;
-		case 'D': {
-			if (tool_parse_finite(optarg, &vo.max_distance) || vo.max_distance < 0 || vo.max_distance >= 1) {
+		case 'j': r->json = 1; break;
+		case 'v': r->verify = 1; break;
+		case 'D':
+			if (tool_parse_finite(optarg, &r->vo.max_distance) || r->vo.max_distance < 0 ||
+			    r->vo.max_distance >= 1) {
 				fprintf(stderr, "neardup clusters: --max-distance needs a fraction in [0, 1), not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
-		}
-		case 't': {
-			if (tool_parse_finite(optarg, &tolerant) || !(tolerant > 0 && tolerant <= 1)) {
+		case 't':
+			if (tool_parse_finite(optarg, &r->tolerant) || !(r->tolerant > 0 && r->tolerant <= 1)) {
 				fprintf(stderr, "neardup clusters: --tolerant needs a bit-set Jaccard in (0, 1], not '%s'\n",
 					optarg);
 				return EXIT_USAGE;
 			}
-			verify = 1;
+			r->verify = 1;
 			break;
-		}
-		case 'L': {
-			if (tool_parse_finite(optarg, &cut) || !(cut > 0 && cut <= 1)) {
+		case 'L':
+			if (tool_parse_finite(optarg, &r->cut) || !(r->cut > 0 && r->cut <= 1)) {
 				fprintf(stderr, "neardup clusters: --linkage needs a mean resemblance in (0, 1], not '%s'\n",
 					optarg);
 				return EXIT_USAGE;
 			}
-			verify = 1;
+			r->verify = 1;
 			break;
-		}
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
 	}
-	if ((tolerant > 0 || cut > 0) && nst > 1) {
+	if ((r->tolerant > 0 || r->cut > 0) && r->nst > 1) {
 		fprintf(stderr, "neardup clusters: --%s needs one store (groups by equal key span shards; "
-			"these do not yet)\n", cut > 0 ? "linkage" : "tolerant");
+			"these do not yet)\n", r->cut > 0 ? "linkage" : "tolerant");
 		return EXIT_USAGE;
 	}
-	if (verify && !dbpath) {
+	if (r->verify && !r->dbpath) {
 		fprintf(stderr, "neardup clusters: --%s needs --db (the words come from the database)\n",
-			cut > 0 ? "linkage" : tolerant > 0 ? "tolerant" : "verify");
+			r->cut > 0 ? "linkage" : r->tolerant > 0 ? "tolerant" : "verify");
 		return EXIT_USAGE;
 	}
-	if (!storepath || optind < argc) {
+	if (!r->storepath || optind < argc) {
 		fprintf(stderr, "neardup clusters: %s\n", optind < argc ? "unexpected argument" :
 			"--store is required");
 		fputs(usage_text, stderr);
 		return EXIT_USAGE;
 	}
-	if (nst > 1 && !dbpath) {
+	if (r->nst > 1 && !r->dbpath) {
 		fprintf(stderr, "neardup clusters: several --store need --db, the database combining their shards\n");
 		return EXIT_USAGE;
 	}
-	if (nst > 1) {
-		/* Shards: stores read-only, results not cached (a cluster spans
-		 * stores). */
-		if ((rc = nd_xdb_open(&db, dbpath, ND_XDB_READ)) < 0) {
-			tool_fail("clusters", rc, dbpath);
-			goto cleanup;
-		}
-		if ((rc = nd_shards_open(&sh, db, stores, nst)) < 0) {
-			tool_fail("clusters", rc, dbpath);
-			goto cleanup;
-		}
-		for (size_t i = 0; i < nst; i++)
-			sts[i] = nd_shards_store(sh, i);
-	} else {
-		/* The store must exist; --verify then caches its results in it
-		 * when it may write there (a read-only store still verifies). */
-		rc = nd_store_open(&st, storepath, ND_STORE_READ);
-		if (rc == ND_OK && verify) {
-			nd_store_close(st);
-			if (nd_store_open(&st, storepath, ND_STORE_WRITE) < 0)
-				rc = nd_store_open(&st, storepath, ND_STORE_READ);
-		}
-		if (rc < 0) {
-			tool_fail("clusters", rc, storepath);
-			goto cleanup;
-		}
-		sts[0] = st;
-		if (dbpath) {
-			if ((rc = nd_xdb_open(&db, dbpath, ND_XDB_READ)) < 0) {
-				tool_fail("clusters", rc, dbpath);
-				goto cleanup;
-			}
-			if ((rc = nd_descriptor_load(&d, st, db)) < 0) {
-				tool_fail("clusters", rc, storepath);
-				goto cleanup;
-			}
-		}
+	return -1;
+}
+
+/* The stores (shards: read-only, results not cached, as a cluster spans
+ * stores), the database and the set; a failure is printed. */
+static int open_inputs(run_t *r)
+{
+	int rc;
+	if (r->nst > 1) {
+		if ((rc = nd_xdb_open(&r->db, r->dbpath, ND_XDB_READ)) < 0 ||
+		    (rc = nd_shards_open(&r->sh, r->db, r->stores, r->nst)) < 0)
+			return tool_fail("clusters", rc, r->dbpath), rc;
+		for (size_t i = 0; i < r->nst; i++)
+			r->sts[i] = nd_shards_store(r->sh, i);
+		return ND_OK;
 	}
-	if (tolerant > 0 || cut > 0) {
-		ret = tolerant_groups(db, st, storepath, &vo, tolerant, cut, min_size, limit, json);
-		goto cleanup;
+	/* The store must exist; --verify then caches its results in it when it
+	 * may write there (a read-only store still verifies). */
+	rc = nd_store_open(&r->st, r->storepath, ND_STORE_READ);
+	if (rc == ND_OK && r->verify) {
+		nd_store_close(r->st);
+		if (nd_store_open(&r->st, r->storepath, ND_STORE_WRITE) < 0)
+			rc = nd_store_open(&r->st, r->storepath, ND_STORE_READ);
 	}
-	for (size_t s = 0; s < nst; s++) {
-		uint64_t sdocs;
-		if ((rc = nd_store_read_begin(sts[s], &txn)) < 0 || (rc = nd_store_keys_open(txn, &it)) < 0 ||
-		    (rc = nd_store_counts(txn, &sdocs, NULL)) < 0) {
-			tool_fail("clusters", rc, stores[s]);
-			goto cleanup;
-		}
-		docs += sdocs;
-		uint64_t key;
+	if (rc < 0)
+		return tool_fail("clusters", rc, r->storepath), rc;
+	r->sts[0] = r->st;
+	if (r->dbpath) {
+		if ((rc = nd_xdb_open(&r->db, r->dbpath, ND_XDB_READ)) < 0)
+			return tool_fail("clusters", rc, r->dbpath), rc;
+		if ((rc = nd_descriptor_load(&r->d, r->st, r->db)) < 0)
+			return tool_fail("clusters", rc, r->storepath), rc;
+	}
+	return ND_OK;
+}
+
+/* Every key of at least min_size documents over the stores, largest
+ * first: *cls (caller frees), *docs signed, *in_clusters in them. */
+static int list_clusters(run_t *r, cl **cls, size_t *ncl, uint64_t *docs, size_t *in_clusters)
+{
+	nd_store_txn *txn = NULL;
+	nd_store_keys *it = NULL;
+	size_t cap = 0;
+	int rc = ND_OK, got;
+	for (size_t s = 0; s < r->nst && rc == ND_OK; s++) {
+		uint64_t sdocs, key;
 		size_t size;
+		if ((rc = nd_store_read_begin(r->sts[s], &txn)) < 0 || (rc = nd_store_keys_open(txn, &it)) < 0 ||
+		    (rc = nd_store_counts(txn, &sdocs, NULL)) < 0) {
+			tool_fail("clusters", rc, r->stores[s]);
+			break;
+		}
+		*docs += sdocs;
 		while ((got = nd_store_keys_next(it, &key, &size)) == 1) {
-			if (ncl == cap) {
+			if (*ncl == cap) {
 				cap = cap ? cap * 2 : 256;
-				cl *p = realloc(cls, cap * sizeof(*cls));
+				cl *p = realloc(*cls, cap * sizeof(**cls));
 				if (!p) {
-					fprintf(stderr, "neardup clusters: out of memory\n");
-					goto cleanup;
+					got = nd_error_set(ND_ENOMEM, "out of memory");
+					break;
 				}
-				cls = p;
+				*cls = p;
 			}
-			cls[ncl++] = (cl){key, size};
+			(*cls)[(*ncl)++] = (cl){key, size};
 		}
 		if (got < 0) {
-			tool_fail("clusters", got, stores[s]);
-			goto cleanup;
+			tool_fail("clusters", got, r->stores[s]);
+			rc = got;
 		}
 		nd_store_keys_free(it);
 		it = NULL;
 		nd_store_txn_end(txn);
 		txn = NULL;
 	}
+	nd_store_keys_free(it);
+	nd_store_txn_end(txn);
+	if (rc < 0)
+		return rc;
 	/* One cluster per key across stores; then the size filter. */
-	if (nst > 1 && ncl) {
+	if (r->nst > 1 && *ncl) {
 		size_t u = 0;
-		qsort(cls, ncl, sizeof(*cls), cmp_key);
-		for (size_t i = 0; i < ncl; i++)
-			if (u && cls[u - 1].key == cls[i].key)
-				cls[u - 1].size += cls[i].size;
+		qsort(*cls, *ncl, sizeof(**cls), cmp_key);
+		for (size_t i = 0; i < *ncl; i++)
+			if (u && (*cls)[u - 1].key == (*cls)[i].key)
+				(*cls)[u - 1].size += (*cls)[i].size;
 			else
-				cls[u++] = cls[i];
-		ncl = u;
+				(*cls)[u++] = (*cls)[i];
+		*ncl = u;
 	}
-	{
-		size_t u = 0;
-		for (size_t i = 0; i < ncl; i++)
-			if (cls[i].size >= min_size) {
-				in_clusters += cls[i].size;
-				cls[u++] = cls[i];
-			}
-		ncl = u;
+	size_t u = 0;
+	for (size_t i = 0; i < *ncl; i++)
+		if ((*cls)[i].size >= r->min_size) {
+			*in_clusters += (*cls)[i].size;
+			(*cls)[u++] = (*cls)[i];
+		}
+	*ncl = u;
+	if (*ncl)
+		qsort(*cls, *ncl, sizeof(**cls), cmp_cl);
+	return ND_OK;
+}
+
+/* Verify one cluster's members into *ver (grown; caller frees) and count
+ * its verified groups of two or more. */
+static int verify_members(run_t *r, uint64_t key, const uint32_t *ids, size_t n, nd_verified **ver,
+			  uint32_t *ngroups)
+{
+	nd_verified *p = realloc(*ver, (n + 1) * sizeof(**ver));
+	int rc;
+	if (!p)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	*ver = p;
+	if ((rc = nd_verify_cluster(r->db, r->sh ? NULL : r->st, key, ids, n, &r->vo, p, ngroups, &r->vs)) < 0)
+		return rc;
+	uint32_t *gsize = calloc(*ngroups + 1, sizeof(uint32_t));
+	for (size_t k = 0; gsize && k < n; k++)
+		gsize[p[k].group]++;
+	for (uint32_t g = 0; gsize && g < *ngroups; g++)
+		if (gsize[g] >= 2) {
+			r->verified_groups++;
+			r->verified_docs += gsize[g];
+		}
+	free(gsize);
+	return ND_OK;
+}
+
+static const char *how_name(nd_verify_how how)
+{
+	return how == ND_VERIFIED_REPRESENTATIVE ? "representative" : how == ND_VERIFIED_LEVENSHTEIN ? "levenshtein" :
+	       how == ND_VERIFIED_SHINGLES ? "shingles" : "no-words";
+}
+
+/* The unique id of a member, or NULL (no database, deleted since
+ * signing, or no id term); caller frees. */
+static char *member_uid(run_t *r, uint32_t docid)
+{
+	char *uid = NULL;
+	if (r->db && nd_xdb_doc_uid(r->db, docid, &uid) < 0)
+		uid = NULL;
+	return uid;
+}
+
+static void print_cluster(run_t *r, size_t i, const char *keyhex, const uint32_t *ids, size_t n,
+			  const nd_verified *ver, uint32_t ngroups)
+{
+	printf("\ncluster %zu: %zu documents (key %s)%s\n", i + 1, n, keyhex,
+	       r->verify ? (ngroups == 1 ? ", verified as one group" : ", split by verification") : "");
+	for (size_t k = 0; k < n; k++) {
+		char *uid = member_uid(r, ids[k]);
+		if (r->verify) {
+			char dist[32];
+			if (ver[k].how == ND_VERIFIED_REPRESENTATIVE)
+				snprintf(dist, sizeof(dist), "representative");
+			else if (ver[k].how == ND_VERIFY_NO_WORDS)
+				snprintf(dist, sizeof(dist), "no word sequence");
+			else
+				snprintf(dist, sizeof(dist), "%.3f%s", ver[k].distance,
+					 ver[k].how == ND_VERIFIED_SHINGLES ? " (1-shingle resemblance)" : "");
+			printf("  group %-3u %8u  %-40s %s\n", ver[k].group + 1, ids[k], uid ? uid : "(no id)", dist);
+		} else if (r->db)
+			printf("  %8u  %s\n", ids[k], uid ? uid : "(no id: deleted since signing?)");
+		else
+			printf("  %8u\n", ids[k]);
+		free(uid);
 	}
-	qsort(cls, ncl, sizeof(*cls), cmp_cl);
+}
+
+static json_t *cluster_json(run_t *r, const char *keyhex, const uint32_t *ids, size_t n, const nd_verified *ver,
+			    uint32_t ngroups)
+{
+	json_t *jc = json_object(), *jdocs = json_array();
+	for (size_t k = 0; k < n; k++) {
+		char *uid = member_uid(r, ids[k]);
+		json_t *jd = json_object();
+		json_object_set_new(jd, "docid", json_integer(ids[k]));
+		if (uid)
+			json_object_set_new(jd, "id", json_string(uid));
+		if (r->verify) {
+			json_object_set_new(jd, "group", json_integer(ver[k].group));
+			json_object_set_new(jd, "distance", json_real(ver[k].distance));
+			json_object_set_new(jd, "verified", json_string(how_name(ver[k].how)));
+		}
+		json_array_append_new(jdocs, jd);
+		free(uid);
+	}
+	json_object_set_new(jc, "key", json_string(keyhex));
+	json_object_set_new(jc, "size", json_integer((json_int_t)n));
+	if (r->verify)
+		json_object_set_new(jc, "verified_groups", json_integer(ngroups));
+	json_object_set_new(jc, "documents", jdocs);
+	return jc;
+}
+
+static void print_verification(run_t *r, json_t *out)
+{
+	const nd_verify_stats *vs = &r->vs;
+	if (out) {
+		json_t *jv = json_object();
+		json_object_set_new(jv, "compared", json_integer((json_int_t)vs->compared));
+		json_object_set_new(jv, "rejected", json_integer((json_int_t)vs->rejected));
+		json_object_set_new(jv, "no_words", json_integer((json_int_t)vs->no_words));
+		json_object_set_new(jv, "rebuilt_from_positions", json_integer((json_int_t)vs->rebuilt));
+		json_object_set_new(jv, "from_document_data", json_integer((json_int_t)vs->from_data));
+		json_object_set_new(jv, "clusters_from_cache", json_integer((json_int_t)vs->cached_clusters));
+		json_object_set_new(jv, "verified_groups", json_integer((json_int_t)r->verified_groups));
+		json_object_set_new(jv, "verified_documents", json_integer((json_int_t)r->verified_docs));
+		json_object_set_new(out, "verification", jv);
+	} else
+		printf("\nverification (normalized word Levenshtein <= %.2f): %llu comparisons, "
+		       "%llu rejected; %llu verified groups of >= 2 holding %llu documents; "
+		       "%llu sequences rebuilt from positions, %llu taken from document data "
+		       "(may be partial), %llu documents without words; "
+		       "%llu clusters answered from the store's cache\n",
+		       r->vo.max_distance, (unsigned long long)vs->compared, (unsigned long long)vs->rejected,
+		       (unsigned long long)r->verified_groups, (unsigned long long)r->verified_docs,
+		       (unsigned long long)vs->rebuilt, (unsigned long long)vs->from_data,
+		       (unsigned long long)vs->no_words, (unsigned long long)vs->cached_clusters);
+}
+
+int nd_cmd_clusters(int argc, char **argv)
+{
+	run_t r = {0};
+	nd_verified *ver = NULL;
+	cl *cls = NULL;
+	size_t ncl = 0, in_clusters = 0;
+	uint64_t docs = 0;
+	json_t *out = NULL, *arr = NULL;
+	int rc, ret = EXIT_ERR;
+
+	r.min_size = 2;
+	r.limit = UINT64_MAX;
+	r.vo = (nd_verify_options)ND_VERIFY_OPTIONS_INIT;
+	if ((ret = parse_args(argc, argv, &r)) >= 0)
+		return ret;
+	ret = EXIT_ERR;
+	if (open_inputs(&r) < 0)
+		goto cleanup;
+	if (r.tolerant > 0 || r.cut > 0) {
+		ret = tolerant_groups(r.db, r.st, r.storepath, &r.vo, r.tolerant, r.cut, r.min_size, r.limit, r.json);
+		goto cleanup;
+	}
+	if (list_clusters(&r, &cls, &ncl, &docs, &in_clusters) < 0)
+		goto cleanup;
 	/* No snapshot is held from here: a long read transaction pins every
 	 * page that later writes (the verification cache here, or another
 	 * process's signing) free, so the file and its mapped pages would grow
 	 * with each write.  Each cluster is read in its own short transaction. */
-	if (json) {
+	if (r.json) {
 		out = json_object();
 		arr = json_array();
 		json_object_set_new(out, "documents_signed", json_integer((json_int_t)docs));
 		json_object_set_new(out, "clusters_total", json_integer((json_int_t)ncl));
 		json_object_set_new(out, "documents_in_clusters", json_integer((json_int_t)in_clusters));
-		json_object_set_new(out, "min_size", json_integer((json_int_t)min_size));
+		json_object_set_new(out, "min_size", json_integer((json_int_t)r.min_size));
 	} else
 		printf("%zu clusters of >= %llu documents, holding %zu of %llu signed documents\n",
-		       ncl, (unsigned long long)min_size, in_clusters, (unsigned long long)docs);
+		       ncl, (unsigned long long)r.min_size, in_clusters, (unsigned long long)docs);
 	/* Results are cached a few thousand clusters to a commit, not one. */
-	if (verify && !sh && (rc = nd_verify_batch_new(&vo.batch, st, 0, 0)) < 0) {
-		tool_fail("clusters", rc, storepath);
+	if (r.verify && !r.sh && (rc = nd_verify_batch_new(&r.vo.batch, r.st, 0, 0)) < 0) {
+		tool_fail("clusters", rc, r.storepath);
 		goto cleanup;
 	}
-	for (size_t i = 0; i < ncl && (i < limit || verify); i++) {
-		uint32_t *ids = NULL;
+	for (size_t i = 0; i < ncl && (i < r.limit || r.verify); i++) {
+		uint32_t *ids = NULL, ngroups = 0;
 		size_t n;
-		uint32_t ngroups = 0;
-		int show = i < limit;
 		char keyhex[17];
 		snprintf(keyhex, sizeof(keyhex), "%016llx", (unsigned long long)cls[i].key);
-		if ((rc = members(sts, nst, sh, cls[i].key, &ids, &n)) < 0) {
-			tool_fail("clusters", rc, storepath);
+		if ((rc = members(r.sts, r.nst, r.sh, cls[i].key, &ids, &n)) < 0) {
+			tool_fail("clusters", rc, r.storepath);
 			goto cleanup;
 		}
-		if (verify) {
-			nd_verified *p = realloc(ver, (n + 1) * sizeof(*ver));
-			if (!p) {
-				free(ids);
+		if (r.verify && (rc = verify_members(&r, cls[i].key, ids, n, &ver, &ngroups)) < 0) {
+			free(ids);
+			if (rc == ND_ENOMEM)
 				fprintf(stderr, "neardup clusters: out of memory\n");
-				goto cleanup;
-			}
-			ver = p;
-			if ((rc = nd_verify_cluster(db, sh ? NULL : st, cls[i].key, ids, n, &vo, ver, &ngroups,
-						    &vs)) < 0) {
-				free(ids);
-				tool_fail("clusters", rc, dbpath);
-				goto cleanup;
-			}
-			/* Count verified groups of two or more. */
-			uint32_t *gsize = calloc(ngroups + 1, sizeof(uint32_t));
-			for (size_t k = 0; gsize && k < n; k++)
-				gsize[ver[k].group]++;
-			for (uint32_t g = 0; gsize && g < ngroups; g++)
-				if (gsize[g] >= 2) {
-					verified_groups++;
-					verified_docs += gsize[g];
-				}
-			free(gsize);
-		}
-		json_t *jdocs = json && show ? json_array() : NULL;
-		if (!json && show)
-			printf("\ncluster %zu: %zu documents (key %s)%s\n", i + 1, n, keyhex,
-			       verify ? (ngroups == 1 ? ", verified as one group" : ", split by verification") : "");
-		for (size_t k = 0; k < n && show; k++) {
-			char *uid = NULL;
-			if (db && nd_xdb_doc_uid(db, ids[k], &uid) < 0)
-				uid = NULL; /* deleted since signing, or no id term */
-			if (json) {
-				json_t *jd = json_object();
-				json_object_set_new(jd, "docid", json_integer(ids[k]));
-				if (uid)
-					json_object_set_new(jd, "id", json_string(uid));
-				if (verify) {
-					json_object_set_new(jd, "group", json_integer(ver[k].group));
-					json_object_set_new(jd, "distance", json_real(ver[k].distance));
-					json_object_set_new(jd, "verified", json_string(
-						ver[k].how == ND_VERIFIED_REPRESENTATIVE ? "representative" :
-						ver[k].how == ND_VERIFIED_LEVENSHTEIN ? "levenshtein" :
-						ver[k].how == ND_VERIFIED_SHINGLES ? "shingles" : "no-words"));
-				}
-				json_array_append_new(jdocs, jd);
-			} else if (verify) {
-				char dist[32];
-				if (ver[k].how == ND_VERIFIED_REPRESENTATIVE)
-					snprintf(dist, sizeof(dist), "representative");
-				else if (ver[k].how == ND_VERIFY_NO_WORDS)
-					snprintf(dist, sizeof(dist), "no word sequence");
-				else
-					snprintf(dist, sizeof(dist), "%.3f%s", ver[k].distance,
-						 ver[k].how == ND_VERIFIED_SHINGLES ? " (1-shingle resemblance)" : "");
-				printf("  group %-3u %8u  %-40s %s\n", ver[k].group + 1, ids[k],
-				       uid ? uid : "(no id)", dist);
-			} else if (db)
-				printf("  %8u  %s\n", ids[k], uid ? uid : "(no id: deleted since signing?)");
 			else
-				printf("  %8u\n", ids[k]);
-			free(uid);
+				tool_fail("clusters", rc, r.dbpath);
+			goto cleanup;
+		}
+		if (i < r.limit) {
+			if (r.json)
+				json_array_append_new(arr, cluster_json(&r, keyhex, ids, n, ver, ngroups));
+			else
+				print_cluster(&r, i, keyhex, ids, n, ver, ngroups);
 		}
 		free(ids);
-		if (json && show) {
-			json_t *jc = json_object();
-			json_object_set_new(jc, "key", json_string(keyhex));
-			json_object_set_new(jc, "size", json_integer((json_int_t)n));
-			if (verify)
-				json_object_set_new(jc, "verified_groups", json_integer(ngroups));
-			json_object_set_new(jc, "documents", jdocs);
-			json_array_append_new(arr, jc);
-		}
 	}
-	if (vo.batch && (rc = nd_verify_batch_flush(vo.batch)) < 0) {
-		tool_fail("clusters", rc, storepath);
+	if (r.vo.batch && (rc = nd_verify_batch_flush(r.vo.batch)) < 0) {
+		tool_fail("clusters", rc, r.storepath);
 		goto cleanup;
 	}
-	if (verify) {
-		if (json) {
-			json_t *jv = json_object();
-			json_object_set_new(jv, "compared", json_integer((json_int_t)vs.compared));
-			json_object_set_new(jv, "rejected", json_integer((json_int_t)vs.rejected));
-			json_object_set_new(jv, "no_words", json_integer((json_int_t)vs.no_words));
-			json_object_set_new(jv, "rebuilt_from_positions", json_integer((json_int_t)vs.rebuilt));
-			json_object_set_new(jv, "from_document_data", json_integer((json_int_t)vs.from_data));
-			json_object_set_new(jv, "clusters_from_cache", json_integer((json_int_t)vs.cached_clusters));
-			json_object_set_new(jv, "verified_groups", json_integer((json_int_t)verified_groups));
-			json_object_set_new(jv, "verified_documents", json_integer((json_int_t)verified_docs));
-			json_object_set_new(out, "verification", jv);
-		} else
-			printf("\nverification (normalized word Levenshtein <= %.2f): %llu comparisons, "
-			       "%llu rejected; %llu verified groups of >= 2 holding %llu documents; "
-			       "%llu sequences rebuilt from positions, %llu taken from document data "
-			       "(may be partial), %llu documents without words; "
-			       "%llu clusters answered from the store's cache\n",
-			       vo.max_distance, (unsigned long long)vs.compared,
-			       (unsigned long long)vs.rejected, (unsigned long long)verified_groups,
-			       (unsigned long long)verified_docs, (unsigned long long)vs.rebuilt,
-			       (unsigned long long)vs.from_data,
-			       (unsigned long long)vs.no_words, (unsigned long long)vs.cached_clusters);
-	}
-	if (json) {
+	if (r.verify)
+		print_verification(&r, out);
+	if (r.json) {
 		json_object_set_new(out, "clusters", arr);
 		arr = NULL;
 		json_dumpf(out, stdout, JSON_INDENT(1));
@@ -610,12 +672,10 @@ cleanup:
 	json_decref(out);
 	free(ver);
 	free(cls);
-	nd_store_keys_free(it);
-	nd_store_txn_end(txn);
-	nd_descriptor_free(d);
-	nd_verify_batch_free(vo.batch);
-	nd_store_close(st);
-	nd_shards_close(sh);
-	nd_xdb_close(db);
+	nd_descriptor_free(r.d);
+	nd_verify_batch_free(r.vo.batch);
+	nd_store_close(r.st);
+	nd_shards_close(r.sh);
+	nd_xdb_close(r.db);
 	return ret;
 }

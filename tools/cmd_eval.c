@@ -337,14 +337,18 @@ static void print_splits(const nd_eval_result *r, size_t n, double share, uint64
 		printf("(cut: splits where %s)\n", cut_note);
 }
 
-int nd_cmd_eval(int argc, char **argv)
+/* One run's options. */
+typedef struct {
+	const char *dbpath, *storepath, *truth, *plots, *methods;
+	nd_truth_kind kind;
+	nd_eval_options o;
+	int json, quiet;
+	size_t splits;
+} eval_args;
+
+/* The options into e: -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, eval_args *e)
 {
-	const char *dbpath = NULL, *storepath = NULL, *truth = NULL, *plots = NULL;
-	char *methods_arg = NULL;
-	nd_truth_kind kind = ND_TRUTH_AUTO;
-	nd_eval_options o = ND_EVAL_OPTIONS_INIT;
-	int json = 0, quiet = 0, c, rc, ret = EXIT_ERR;
-	size_t splits = 0;
 	static const struct option longopts[] = {
 		{"db", required_argument, NULL, 'd'},
 		{"store", required_argument, NULL, 's'},
@@ -365,31 +369,32 @@ int nd_cmd_eval(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		uint64_t v;
 		switch (c) {
-		case 'd': dbpath = optarg; break;
-		case 's': storepath = optarg; break;
-		case 'p': truth = optarg; kind = ND_TRUTH_PAIRS; break;
-		case 'c': truth = optarg; kind = ND_TRUTH_CLUSTERS; break;
-		case 'm': methods_arg = optarg; break;
+		case 'd': e->dbpath = optarg; break;
+		case 's': e->storepath = optarg; break;
+		case 'p': e->truth = optarg; e->kind = ND_TRUTH_PAIRS; break;
+		case 'c': e->truth = optarg; e->kind = ND_TRUTH_CLUSTERS; break;
+		case 'm': e->methods = optarg; break;
 		case 'f': {
-			if (tool_parse_finite(optarg, &o.min_score) || !(o.min_score > 0 && o.min_score <= 1)) {
+			if (tool_parse_finite(optarg, &e->o.min_score) || !(e->o.min_score > 0 && e->o.min_score <= 1)) {
 				fprintf(stderr, "neardup eval: --min-score needs a number in (0, 1], not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		}
 		case 'b': {
-			if (tool_parse_finite(optarg, &o.bits_floor) || !(o.bits_floor > 0 && o.bits_floor <= 1)) {
+			if (tool_parse_finite(optarg, &e->o.bits_floor) || !(e->o.bits_floor > 0 && e->o.bits_floor <= 1)) {
 				fprintf(stderr, "neardup eval: --bits-floor needs a number in (0, 1], not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		}
 		case 'r': {
-			if (tool_parse_finite(optarg, &o.presence_floor) || !(o.presence_floor >= 0 && o.presence_floor <= 1)) {
+			if (tool_parse_finite(optarg, &e->o.presence_floor) || !(e->o.presence_floor >= 0 && e->o.presence_floor <= 1)) {
 				fprintf(stderr, "neardup eval: --presence-floor needs a number in [0, 1], not '%s'\n",
 					optarg);
 				return EXIT_USAGE;
@@ -401,13 +406,13 @@ int nd_cmd_eval(int argc, char **argv)
 				fprintf(stderr, "neardup eval: --lev-sample needs 0..10000000, not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
-			o.lev_sample = (size_t)v;
+			e->o.lev_sample = (size_t)v;
 			break;
 		case 'L':
 			if (!strcmp(optarg, "average"))
-				o.linkage = ND_EVAL_LINK_AVERAGE;
+				e->o.linkage = ND_EVAL_LINK_AVERAGE;
 			else if (!strcmp(optarg, "none"))
-				o.linkage = ND_EVAL_LINK_NONE;
+				e->o.linkage = ND_EVAL_LINK_NONE;
 			else {
 				fprintf(stderr, "neardup eval: --linkage is none or average, not '%s'\n", optarg);
 				return EXIT_USAGE;
@@ -419,10 +424,10 @@ int nd_cmd_eval(int argc, char **argv)
 				fprintf(stderr, "neardup eval: --seed needs a number, not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
-			o.seed = v;
+			e->o.seed = v;
 			break;
 		case 'T': {
-			if (tool_parse_finite(optarg, &o.test_share) || !(o.test_share >= 0 && o.test_share < 1)) {
+			if (tool_parse_finite(optarg, &e->o.test_share) || !(e->o.test_share >= 0 && e->o.test_share < 1)) {
 				fprintf(stderr, "neardup eval: --test-share needs a number in [0, 1), not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
@@ -433,115 +438,137 @@ int nd_cmd_eval(int argc, char **argv)
 				fprintf(stderr, "neardup eval: --splits needs 1..1000, not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
-			splits = (size_t)v;
+			e->splits = (size_t)v;
 			break;
-		case 'j': json = 1; break;
-		case 'P': plots = optarg; break;
-		case 'q': quiet = 1; break;
+		case 'j': e->json = 1; break;
+		case 'P': e->plots = optarg; break;
+		case 'q': e->quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
 	}
-	if (!dbpath || !truth || optind != argc) {
-		fprintf(stderr, "neardup eval: %s\n", !dbpath ? "--db is required"
-					: !truth ? "--pairs or --clusters is required" : "unexpected argument");
+	if (!e->dbpath || !e->truth || optind != argc) {
+		fprintf(stderr, "neardup eval: %s\n", !e->dbpath ? "--db is required"
+					: !e->truth ? "--pairs or --clusters is required" : "unexpected argument");
 		fputs(usage_text, stderr);
 		return EXIT_USAGE;
 	}
-	if (o.linkage && kind == ND_TRUTH_PAIRS) {
+	if (e->o.linkage && e->kind == ND_TRUTH_PAIRS) {
 		fprintf(stderr, "neardup eval: --linkage needs --clusters: labeled pairs have no clusters to cut\n");
 		return EXIT_USAGE;
 	}
-	if (splits && plots) {
+	if (e->splits && e->plots) {
 		fprintf(stderr, "neardup eval: --plots draws one measurement; leave it out with --splits\n");
 		return EXIT_USAGE;
 	}
-	if (splits) {
-		if (o.test_share == 0)
-			o.test_share = 0.5;
-		o.lev_sample = 0; /* only max-F1 is averaged */
-		o.splits = splits;
+	if (e->splits) {
+		if (e->o.test_share == 0)
+			e->o.test_share = 0.5;
+		e->o.lev_sample = 0; /* only max-F1 is averaged */
+		e->o.splits = e->splits;
 	}
 
-	/* Methods: the list given, or all (the descriptive ones need a store). */
-	const char *names[32];
+	return -1;
+}
+
+/* The methods to run: the list given, or all (the descriptive ones need a
+ * store; the learned ones a training side).  names has room for 32;
+ * *list (caller frees) holds the given names. */
+static void method_names(const eval_args *e, const char **names, char **list)
+{
 	size_t nn = 0;
-	char *list = methods_arg ? strdup(methods_arg) : NULL;
-	if (list) {
-		for (char *tok = strtok(list, ","); tok && nn < 31; tok = strtok(NULL, ","))
+	*list = e->methods ? strdup(e->methods) : NULL;
+	if (*list) {
+		for (char *tok = strtok(*list, ","); tok && nn < 31; tok = strtok(NULL, ","))
 			names[nn++] = tok;
 	} else {
 		for (const char *const *m = nd_eval_methods(); *m; m++)
-			if ((storepath || strncmp(*m, "descriptive", 11)) &&
-			    (o.test_share > 0 || !nd_eval_method_learned(*m)))
+			if ((e->storepath || strncmp(*m, "descriptive", 11)) &&
+			    (e->o.test_share > 0 || !nd_eval_method_learned(*m)))
 				names[nn++] = *m;
 	}
 	names[nn] = NULL;
+}
 
+static void print_truth(const eval_args *e, const nd_truth *t)
+{
+	const char *const *unknown;
+	size_t nu = nd_truth_unknown(t, &unknown);
+	printf("ground truth %s (%s): %zu documents in %u %s, %llu duplicate pairs of %llu judged\n",
+	       e->truth, nd_truth_kind_of(t) == ND_TRUTH_PAIRS ? "pairs" : "clusters", nd_truth_ndocs(t),
+	       nd_truth_ngroups(t), nd_truth_kind_of(t) == ND_TRUTH_PAIRS ? "groups" : "clusters",
+	       (unsigned long long)nd_truth_positives(t), (unsigned long long)nd_truth_judged(t));
+	if (e->o.linkage == ND_EVAL_LINK_AVERAGE)
+		printf("average linkage: each pair scored by the level at which its documents' "
+		       "clusters join\n");
+	if (nu) {
+		printf("%zu id%s not in %s:", nu, nu == 1 ? "" : "s", e->dbpath);
+		for (size_t i = 0; i < nu && i < 10; i++)
+			printf(" %s", unknown[i]);
+		printf("%s\n", nu > 10 ? " ... (all of them with --json)" : "");
+	}
+}
+
+int nd_cmd_eval(int argc, char **argv)
+{
+	eval_args e = {NULL, NULL, NULL, NULL, NULL, ND_TRUTH_AUTO, ND_EVAL_OPTIONS_INIT, 0, 0, 0};
+	const char *names[32];
+	char *list = NULL;
 	nd_xdb *db = NULL;
 	nd_store *st = NULL;
 	nd_truth *t = NULL;
 	nd_eval_result *res = NULL;
 	size_t nres = 0;
 	tool_progress prog;
+	int rc, ret;
+
+	if ((ret = parse_args(argc, argv, &e)) >= 0)
+		return ret;
+	ret = EXIT_ERR;
+	method_names(&e, names, &list);
 	tool_progress_init(&prog, 0);
-	if (quiet)
+	if (e.quiet)
 		prog.tty = 0;
-	o.progress = progress;
-	o.ctx = &prog;
-	if ((rc = nd_xdb_open(&db, dbpath, ND_XDB_READ)) < 0) {
-		tool_fail("eval", rc, dbpath);
+	e.o.progress = progress;
+	e.o.ctx = &prog;
+	if ((rc = nd_xdb_open(&db, e.dbpath, ND_XDB_READ)) < 0) {
+		tool_fail("eval", rc, e.dbpath);
 		goto done;
 	}
-	if (storepath && (rc = nd_store_open(&st, storepath, ND_STORE_READ)) < 0) {
-		tool_fail("eval", rc, storepath);
+	if (e.storepath && (rc = nd_store_open(&st, e.storepath, ND_STORE_READ)) < 0) {
+		tool_fail("eval", rc, e.storepath);
 		goto done;
 	}
-	if ((rc = nd_truth_load(&t, db, truth, kind)) < 0) {
-		tool_fail("eval", rc, truth);
+	if ((rc = nd_truth_load(&t, db, e.truth, e.kind)) < 0) {
+		tool_fail("eval", rc, e.truth);
 		goto done;
 	}
-	const char *const *unknown;
-	size_t nu = nd_truth_unknown(t, &unknown);
-	if (!json) {
-		printf("ground truth %s (%s): %zu documents in %u %s, %llu duplicate pairs of %llu judged\n",
-		       truth, nd_truth_kind_of(t) == ND_TRUTH_PAIRS ? "pairs" : "clusters", nd_truth_ndocs(t),
-		       nd_truth_ngroups(t), nd_truth_kind_of(t) == ND_TRUTH_PAIRS ? "groups" : "clusters",
-		       (unsigned long long)nd_truth_positives(t), (unsigned long long)nd_truth_judged(t));
-		if (o.linkage == ND_EVAL_LINK_AVERAGE)
-			printf("average linkage: each pair scored by the level at which its documents' "
-			       "clusters join\n");
-		if (nu) {
-			printf("%zu id%s not in %s:", nu, nu == 1 ? "" : "s", dbpath);
-			for (size_t i = 0; i < nu && i < 10; i++)
-				printf(" %s", unknown[i]);
-			printf("%s\n", nu > 10 ? " ... (all of them with --json)" : "");
-		}
-	}
+	if (!e.json)
+		print_truth(&e, t);
 	if (!nd_truth_ndocs(t)) {
-		fprintf(stderr, "neardup eval: %s: none of its ids is in %s\n", truth, dbpath);
+		fprintf(stderr, "neardup eval: %s: none of its ids is in %s\n", e.truth, e.dbpath);
 		goto done;
 	}
-	if ((rc = nd_eval_run(db, st, t, names, &o, &res, &nres)) < 0) {
-		tool_progress_end(&prog);
-		tool_fail("eval", rc, truth);
-		goto done;
-	}
+	rc = nd_eval_run(db, st, t, names, &e.o, &res, &nres);
 	tool_progress_end(&prog);
-	if (splits) {
-		print_splits(res, nres, o.test_share, o.seed, json);
+	if (rc < 0) {
+		tool_fail("eval", rc, e.truth);
+		goto done;
+	}
+	if (e.splits) {
+		print_splits(res, nres, e.o.test_share, e.o.seed, e.json);
 		ret = EXIT_OK;
 		goto done;
 	}
-	if (!json && o.test_share > 0 && nres)
+	if (!e.json && e.o.test_share > 0 && nres)
 		printf("split by group (seed %llu): measured on the test side's %llu duplicate pairs; "
 		       "learned methods trained on the rest\n",
-		       (unsigned long long)o.seed, (unsigned long long)(res[0].tp + res[0].fn));
-	if (json)
-		print_json(truth, t, res, nres);
+		       (unsigned long long)e.o.seed, (unsigned long long)(res[0].tp + res[0].fn));
+	if (e.json)
+		print_json(e.truth, t, res, nres);
 	else
 		print_table(res, nres);
-	if (plots && write_plots(plots, truth, res, nres) < 0)
+	if (e.plots && write_plots(e.plots, e.truth, res, nres) < 0)
 		goto done;
 	ret = EXIT_OK;
 done:

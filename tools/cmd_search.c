@@ -77,7 +77,17 @@ static char *label_of(nd_xdb *db, nd_docid docid)
 	return out;
 }
 
-int nd_cmd_search(int argc, char **argv)
+/* One search's options. */
+typedef struct {
+	const char *dbpath, *storepath, *stores[ND_MAX_SHARD_STORES];
+	size_t nst;
+	nd_collapse_mode mode;
+	int mode_given, json;
+	uint64_t limit, offset, depth;
+} search_args;
+
+/* The options into a: -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, search_args *a)
 {
 	static const struct option longopts[] = {
 		{"db", required_argument, NULL, 'd'},
@@ -89,39 +99,28 @@ int nd_cmd_search(int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
-	const char *dbpath = NULL, *storepath = NULL, *stores[ND_MAX_SHARD_STORES];
-	size_t nst = 0;
-	nd_shards *sh = NULL;
-	nd_collapse_mode mode = ND_COLLAPSE_NONE;
-	int mode_given = 0, json = 0, opt, rc, ret = EXIT_ERR, slot;
-	uint64_t limit = 10, offset = 0, depth = 1000, *target;
-	nd_xdb *db = NULL;
-	nd_store *st = NULL;
-	nd_xdb_hit *hits = NULL;
-	char *query = NULL;
-	size_t n = 0, qlen = 0;
-	uint32_t estimated = 0;
-
+	uint64_t *target;
+	int opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'd': dbpath = optarg; break;
+		case 'd': a->dbpath = optarg; break;
 		case 's':
-			if (nst == ND_MAX_SHARD_STORES) {
+			if (a->nst == ND_MAX_SHARD_STORES) {
 				fprintf(stderr, "neardup search: at most %d --store\n", ND_MAX_SHARD_STORES);
 				return EXIT_USAGE;
 			}
-			storepath = stores[nst++] = optarg;
+			a->storepath = a->stores[a->nst++] = optarg;
 			break;
 		case 'c':
-			if (parse_mode(optarg, &mode)) {
+			if (parse_mode(optarg, &a->mode)) {
 				fprintf(stderr, "neardup search: --collapse is native, filter, tolerant or none, not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
-			mode_given = 1;
+			a->mode_given = 1;
 			break;
 		case 'l': case 'o': case 'D':
-			target = opt == 'l' ? &limit : opt == 'o' ? &offset : &depth;
+			target = opt == 'l' ? &a->limit : opt == 'o' ? &a->offset : &a->depth;
 			if (tool_parse_u64(optarg, target) || *target > 1000000 || (opt != 'o' && *target == 0)) {
 				fprintf(stderr, "neardup search: --%s needs a number up to 1000000%s, not '%s'\n",
 					opt == 'l' ? "limit" : opt == 'o' ? "offset" : "depth",
@@ -129,75 +128,47 @@ int nd_cmd_search(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
-		case 'j': json = 1; break;
+		case 'j': a->json = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
 	}
-	if (!dbpath || !storepath || optind >= argc) {
+	if (!a->dbpath || !a->storepath || optind >= argc) {
 		fprintf(stderr, "neardup search: %s\n", optind >= argc ? "no QUERY given" :
 			"--db and --store are required");
 		fputs(usage_text, stderr);
 		return EXIT_USAGE;
 	}
+	return -1;
+}
+
+/* The words after the options, joined by spaces (caller frees). */
+static char *join_query(int argc, char **argv)
+{
+	size_t qlen = 0;
 	for (int i = optind; i < argc; i++)
 		qlen += strlen(argv[i]) + 1;
-	if (!(query = calloc(qlen + 1, 1)) || !(hits = malloc(limit * sizeof(*hits)))) {
-		tool_fail("search", ND_ENOMEM, "query");
-		goto cleanup;
-	}
-	for (int i = optind; i < argc; i++) {
+	char *query = calloc(qlen + 1, 1);
+	for (int i = optind; query && i < argc; i++) {
 		strcat(query, argv[i]);
 		if (i + 1 < argc)
 			strcat(query, " ");
 	}
-	if ((rc = nd_xdb_open(&db, dbpath, ND_XDB_READ)) < 0) {
-		tool_fail("search", rc, dbpath);
-		goto cleanup;
-	}
-	if (nst > 1) {
-		if (mode_given && (mode == ND_COLLAPSE_NATIVE || mode == ND_COLLAPSE_TOLERANT)) {
-			fprintf(stderr, "neardup search: --collapse %s needs one database and store; "
-				"over shards, collapsing is by filter\n", mode_name(mode));
-			ret = EXIT_USAGE;
-			goto cleanup;
-		}
-		if ((rc = nd_shards_open(&sh, db, stores, nst)) < 0) {
-			tool_fail("search", rc, dbpath);
-			goto cleanup;
-		}
-		if (!mode_given)
-			mode = ND_COLLAPSE_FILTER;
-	} else {
-		if ((rc = nd_store_open(&st, storepath, ND_STORE_READ)) < 0 ||
-		    (rc = nd_collapse_slot_get(st, &slot)) < 0) {
-			tool_fail("search", rc, storepath);
-			goto cleanup;
-		}
-		if (!mode_given)
-			mode = slot >= 0 ? ND_COLLAPSE_NATIVE : ND_COLLAPSE_FILTER;
-	}
-	double t0 = tool_now();
-	if (sh && mode == ND_COLLAPSE_FILTER)
-		rc = nd_search_shards(db, sh, query, (uint32_t)offset, (uint32_t)limit, (uint32_t)depth, hits, &n,
-				      &estimated);
-	else
-		rc = nd_search(db, st, query, mode, (uint32_t)offset, (uint32_t)limit, (uint32_t)depth, hits, &n,
-			       &estimated);
-	double ms = (tool_now() - t0) * 1000;
-	if (rc < 0) {
-		tool_fail("search", rc, query);
-		goto cleanup;
-	}
-	json_t *jo = json ? json_object() : NULL, *jr = json ? json_array() : NULL;
-	if (!json)
+	return query;
+}
+
+static void print_hits(nd_xdb *db, const search_args *a, const char *query, const nd_xdb_hit *hits, size_t n,
+		       uint32_t estimated, double ms)
+{
+	json_t *jo = a->json ? json_object() : NULL, *jr = a->json ? json_array() : NULL;
+	if (!a->json)
 		printf("%zu results for '%s' (about %u matches, collapse %s, %.1f ms)\n"
-		       "rank    docid  weight folded  document\n", n, query, estimated, mode_name(mode), ms);
+		       "rank    docid  weight folded  document\n", n, query, estimated, mode_name(a->mode), ms);
 	for (size_t i = 0; i < n; i++) {
 		char *label = label_of(db, hits[i].docid);
-		if (json) {
+		if (a->json) {
 			json_t *h = json_object();
-			json_object_set_new(h, "rank", json_integer((json_int_t)(offset + i + 1)));
+			json_object_set_new(h, "rank", json_integer((json_int_t)(a->offset + i + 1)));
 			json_object_set_new(h, "docid", json_integer(hits[i].docid));
 			json_object_set_new(h, "weight", json_real(hits[i].weight));
 			json_object_set_new(h, "collapsed", json_integer(hits[i].collapsed));
@@ -207,14 +178,14 @@ int nd_cmd_search(int argc, char **argv)
 			char folded[16] = "";
 			if (hits[i].collapsed)
 				snprintf(folded, sizeof(folded), "+%u", hits[i].collapsed);
-			printf("%4llu %8u %7.3f %6s  %s\n", (unsigned long long)(offset + i + 1),
+			printf("%4llu %8u %7.3f %6s  %s\n", (unsigned long long)(a->offset + i + 1),
 			       hits[i].docid, hits[i].weight, folded, label ? label : "");
 		}
 		free(label);
 	}
-	if (json) {
+	if (a->json) {
 		json_object_set_new(jo, "query", json_string(query));
-		json_object_set_new(jo, "collapse", json_string(mode_name(mode)));
+		json_object_set_new(jo, "collapse", json_string(mode_name(a->mode)));
 		json_object_set_new(jo, "estimated", json_integer(estimated));
 		json_object_set_new(jo, "ms", json_real(ms));
 		json_object_set_new(jo, "results", jr);
@@ -222,6 +193,66 @@ int nd_cmd_search(int argc, char **argv)
 		putchar('\n');
 		json_decref(jo);
 	}
+}
+
+int nd_cmd_search(int argc, char **argv)
+{
+	search_args a = {NULL, NULL, {NULL}, 0, ND_COLLAPSE_NONE, 0, 0, 10, 0, 1000};
+	nd_shards *sh = NULL;
+	nd_xdb *db = NULL;
+	nd_store *st = NULL;
+	nd_xdb_hit *hits = NULL;
+	char *query = NULL;
+	size_t n = 0;
+	uint32_t estimated = 0;
+	int rc, ret, slot;
+
+	if ((ret = parse_args(argc, argv, &a)) >= 0)
+		return ret;
+	ret = EXIT_ERR;
+	if (!(query = join_query(argc, argv)) || !(hits = malloc(a.limit * sizeof(*hits)))) {
+		tool_fail("search", ND_ENOMEM, "query");
+		goto cleanup;
+	}
+	if ((rc = nd_xdb_open(&db, a.dbpath, ND_XDB_READ)) < 0) {
+		tool_fail("search", rc, a.dbpath);
+		goto cleanup;
+	}
+	if (a.nst > 1) {
+		if (a.mode_given && (a.mode == ND_COLLAPSE_NATIVE || a.mode == ND_COLLAPSE_TOLERANT)) {
+			fprintf(stderr, "neardup search: --collapse %s needs one database and store; "
+				"over shards, collapsing is by filter\n", mode_name(a.mode));
+			ret = EXIT_USAGE;
+			goto cleanup;
+		}
+		if ((rc = nd_shards_open(&sh, db, a.stores, a.nst)) < 0) {
+			tool_fail("search", rc, a.dbpath);
+			goto cleanup;
+		}
+		if (!a.mode_given)
+			a.mode = ND_COLLAPSE_FILTER;
+	} else {
+		if ((rc = nd_store_open(&st, a.storepath, ND_STORE_READ)) < 0 ||
+		    (rc = nd_collapse_slot_get(st, &slot)) < 0) {
+			tool_fail("search", rc, a.storepath);
+			goto cleanup;
+		}
+		if (!a.mode_given)
+			a.mode = slot >= 0 ? ND_COLLAPSE_NATIVE : ND_COLLAPSE_FILTER;
+	}
+	double t0 = tool_now();
+	if (sh && a.mode == ND_COLLAPSE_FILTER)
+		rc = nd_search_shards(db, sh, query, (uint32_t)a.offset, (uint32_t)a.limit, (uint32_t)a.depth, hits,
+				      &n, &estimated);
+	else
+		rc = nd_search(db, st, query, a.mode, (uint32_t)a.offset, (uint32_t)a.limit, (uint32_t)a.depth, hits,
+			       &n, &estimated);
+	double ms = (tool_now() - t0) * 1000;
+	if (rc < 0) {
+		tool_fail("search", rc, query);
+		goto cleanup;
+	}
+	print_hits(db, &a, query, hits, n, estimated, ms);
 	ret = EXIT_OK;
 cleanup:
 	free(query);
