@@ -11,25 +11,49 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int nd_prefix_candidates(const uint32_t *rare, uint32_t pre, nd_postings_fn fn, void *ctx, uint32_t **out,
-			 size_t *nout, size_t *cap)
+int nd_prefix_probe(const uint32_t *rare, uint32_t pre, nd_postings_fn fn, void *ctx, nd_visit_fn visit,
+		    void *vctx)
 {
 	int rc;
-	*nout = 0;
 	for (uint32_t p = 0; p < pre; p++) {
 		const uint32_t *ids;
 		size_t n;
-		void *v = *out;
 		if ((rc = fn(rare[p], ctx, &ids, &n)) != 0)
 			return rc;
-		rc = nd_array_reserve(&v, cap, *nout + n + 1, sizeof(**out));
-		*out = v;
+		for (size_t i = 0; i < n; i++)
+			if ((rc = visit(ids[i], vctx)) != 0)
+				return rc;
+	}
+	return ND_OK;
+}
+
+typedef struct {
+	uint32_t **out;
+	size_t *nout, *cap;
+} collect_ctx;
+
+static int collect(uint32_t id, void *vctx)
+{
+	collect_ctx *c = vctx;
+	if (*c->nout == *c->cap) {
+		void *v = *c->out;
+		int rc = nd_array_reserve(&v, c->cap, *c->nout + 1, sizeof(**c->out));
+		*c->out = v;
 		if (rc < 0)
 			return rc;
-		if (n)
-			memcpy(*out + *nout, ids, n * sizeof(*ids));
-		*nout += n;
 	}
+	(*c->out)[(*c->nout)++] = id;
+	return 0;
+}
+
+int nd_prefix_candidates(const uint32_t *rare, uint32_t pre, nd_postings_fn fn, void *ctx, uint32_t **out,
+			 size_t *nout, size_t *cap)
+{
+	collect_ctx c = {out, nout, cap};
+	int rc;
+	*nout = 0;
+	if ((rc = nd_prefix_probe(rare, pre, fn, ctx, collect, &c)) != 0)
+		return rc;
 	if (pre > 1 && *nout > 1) { /* one list is sorted and distinct already */
 		qsort(*out, *nout, sizeof(**out), cmp_u32);
 		size_t u = 0;

@@ -26,6 +26,14 @@ static inline uint32_t nd_jaccard_prefix(uint32_t n, double t)
  * call.  Non-zero (an nd_error) stops the probe and is returned. */
 typedef int (*nd_postings_fn)(uint32_t elem, void *ctx, const uint32_t **ids, size_t *n);
 
+/* Every id posted under rare[0..pre), element by element and each list in
+ * its order, repeats included: visit(id, vctx).  Non-zero from fn or visit
+ * stops and is returned.  (The evaluation's joins keep this first-seen
+ * order: the pairs they sample follow it.) */
+typedef int (*nd_visit_fn)(uint32_t id, void *vctx);
+int nd_prefix_probe(const uint32_t *rare, uint32_t pre, nd_postings_fn fn, void *ctx, nd_visit_fn visit,
+		    void *vctx);
+
 /* The candidates of a set whose elements rare[0..pre) are the prefix:
  * every id posted under one of them, ascending, each once, into *out
  * (grown as needed; *cap its room). */

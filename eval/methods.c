@@ -345,10 +345,30 @@ static int cmp_rarer(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* Set a against a later set b met in its prefix's postings, each once. */
+typedef struct {
+	const ev_set *sets;
+	size_t a;
+	uint32_t *seen;     /* seen[b] == a + 1: b met for a */
+	unsigned k;
+	ev_emit emit;
+	void *ctx;
+} hamming_ctx;
+
+static int hamming_visit(uint32_t b, void *vctx)
+{
+	hamming_ctx *h = vctx;
+	if (b <= h->a || h->seen[b] == h->a + 1)
+		return 0;
+	h->seen[b] = (uint32_t)(h->a + 1);
+	double sc = hamming_score(&h->sets[h->a], &h->sets[b]);
+	return sc >= 1.0 / (1.0 + h->k) ? h->emit(h->a, b, sc, h->ctx) : 0;
+}
+
 int ev_hamming_join(const ev_set *sets, size_t n, unsigned k, ev_emit emit, void *ctx)
 {
 	uint64_t maxbit = 0;
-	size_t maxn = 0, ccap = 0;
+	size_t maxn = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (sets[i].n && sets[i].v[sets[i].n - 1] > maxbit)
 			maxbit = sets[i].v[sets[i].n - 1];
@@ -359,10 +379,10 @@ int ev_hamming_join(const ev_set *sets, size_t n, unsigned k, ev_emit emit, void
 				    (unsigned long long)maxbit);
 	uint32_t nb = (uint32_t)maxbit + 1;
 	uint32_t *df = calloc((size_t)nb + 1, sizeof(*df)), *rare = malloc((maxn + 1) * sizeof(*rare));
-	uint32_t *cands = NULL;
+	uint32_t *seen = calloc(n + 1, sizeof(*seen));
 	nd_prefix_index x = {NULL, 0};
 	int rc = ND_OK;
-	if (!df || !rare) {
+	if (!df || !rare || !seen) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -376,30 +396,23 @@ int ev_hamming_join(const ev_set *sets, size_t n, unsigned k, ev_emit emit, void
 		rc = nd_prefix_index_add(&x, rare, (uint32_t)sets[i].n, (uint32_t)i);
 	}
 	rarity_df = df;
+	hamming_ctx h = {sets, 0, seen, k, emit, ctx};
 	for (size_t a = 0; a < n && rc == ND_OK; a++) {
-		size_t m = sets[a].n, nc = 0;
+		size_t m = sets[a].n;
 		if (!m)
 			continue;
 		for (size_t j = 0; j < m; j++)
 			rare[j] = (uint32_t)sets[a].v[j];
 		qsort(rare, m, sizeof(*rare), cmp_rarer);
-		uint32_t pre = (uint32_t)(m < k + 1 ? m : k + 1);
-		if ((rc = nd_prefix_candidates(rare, pre, nd_prefix_index_postings, &x, &cands, &nc, &ccap)) < 0)
-			break;
-		for (size_t c = 0; c < nc && rc == ND_OK; c++) {
-			uint32_t b = cands[c];
-			if (b <= a)
-				continue;
-			double sc = hamming_score(&sets[a], &sets[b]);
-			if (sc >= 1.0 / (1.0 + k))
-				rc = emit(a, b, sc, ctx);
-		}
+		h.a = a;
+		rc = nd_prefix_probe(rare, (uint32_t)(m < k + 1 ? m : k + 1), nd_prefix_index_postings, &x,
+				     hamming_visit, &h);
 	}
 done:
 	nd_prefix_index_free(&x);
 	free(df);
 	free(rare);
-	free(cands);
+	free(seen);
 	return rc;
 }
 

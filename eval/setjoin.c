@@ -62,11 +62,43 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* One set (i) against an earlier one (y) met in its prefix's postings,
+ * each earlier set once, in the order first met. */
+typedef struct {
+	const ev_set *sets;
+	size_t i;
+	uint32_t *mark;     /* mark[y] == i: y seen for i */
+	double t;
+	ev_set_sim sim;
+	ev_emit emit;
+	void *ctx;
+} join_ctx;
+
+static int join_visit(uint32_t y, void *vctx)
+{
+	join_ctx *j = vctx;
+	const ev_set *s = &j->sets[j->i], *o = &j->sets[y];
+	if (j->mark[y] == j->i)
+		return 0;
+	j->mark[y] = (uint32_t)j->i;
+	/* Both measures need |A & B| >= t * max(|A|, |B|): a size filter, then
+	 * a merge that stops once short. */
+	size_t big = o->n > s->n ? o->n : s->n, small = o->n + s->n - big;
+	size_t need = (size_t)ceil(j->t * (double)big - 1e-9);
+	if (small < need)
+		return 0;
+	size_t both = common_at_least(o, s, need);
+	if (both < need)
+		return 0;
+	double sc = j->sim == ev_jaccard ? (double)both / (double)(o->n + s->n - both) : (double)both / (double)big;
+	return sc >= j->t ? j->emit(y, j->i, sc, j->ctx) : 0;
+}
+
 int ev_set_join(const ev_set *sets, size_t n, double t, ev_set_sim sim, ev_emit emit, void *ctx)
 {
 	uint64_t *tok = NULL, *order = NULL;
-	uint32_t *df = NULL, *rare = NULL, *cands = NULL;
-	size_t total = 0, ntok = 0, maxn = 0, ccap = 0;
+	uint32_t *df = NULL, *rare = NULL, *mark = NULL;
+	size_t total = 0, ntok = 0, maxn = 0;
 	nd_prefix_index x = {NULL, 0};
 	int rc = ND_OK;
 
@@ -78,11 +110,12 @@ int ev_set_join(const ev_set *sets, size_t n, double t, ev_set_sim sim, ev_emit 
 	}
 	if (!total)
 		return ND_OK;
-	if (n > UINT32_MAX)
+	if (n >= UINT32_MAX)
 		return nd_error_set(ND_EINVAL, "set join of %zu sets", n);
 	/* Distinct tokens and their document frequencies. */
 	if (!(tok = malloc(total * sizeof(*tok))) || !(df = malloc(total * sizeof(*df))) ||
-	    !(order = malloc((maxn + 1) * sizeof(*order))) || !(rare = malloc((maxn + 1) * sizeof(*rare)))) {
+	    !(order = malloc((maxn + 1) * sizeof(*order))) || !(rare = malloc((maxn + 1) * sizeof(*rare))) ||
+	    !(mark = malloc(n * sizeof(*mark)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu tokens", total);
 		goto cleanup;
 	}
@@ -100,41 +133,25 @@ int ev_set_join(const ev_set *sets, size_t n, double t, ev_set_sim sim, ev_emit 
 		tok[ntok] = tok[i];
 		df[ntok++] = 1;
 	}
+	for (size_t i = 0; i < n; i++)
+		mark[i] = UINT32_MAX;
 	if ((rc = nd_prefix_index_init(&x, (uint32_t)ntok)) < 0)
 		goto cleanup;
 	/* Each set against the earlier ones sharing a token of its prefix
 	 * (tokens by index, rarest first), then posted under its prefix. */
+	join_ctx j = {sets, 0, mark, t, sim, emit, ctx};
 	for (size_t i = 0; i < n && rc == ND_OK; i++) {
 		const ev_set *s = &sets[i];
-		size_t nc = 0;
-		for (size_t j = 0; j < s->n; j++) {
-			uint64_t *p = bsearch(&s->v[j], tok, ntok, sizeof(*tok), cmp_u64);
-			order[j] = (uint64_t)df[p - tok] << 32 | (uint64_t)(p - tok);
+		for (size_t k = 0; k < s->n; k++) {
+			uint64_t *p = bsearch(&s->v[k], tok, ntok, sizeof(*tok), cmp_u64);
+			order[k] = (uint64_t)df[p - tok] << 32 | (uint64_t)(p - tok);
 		}
 		qsort(order, s->n, sizeof(*order), cmp_u64);
-		for (size_t j = 0; j < s->n; j++)
-			rare[j] = (uint32_t)(order[j] & 0xffffffffu);
+		for (size_t k = 0; k < s->n; k++)
+			rare[k] = (uint32_t)(order[k] & 0xffffffffu);
 		uint32_t pre = nd_jaccard_prefix((uint32_t)s->n, t);
-		if ((rc = nd_prefix_candidates(rare, pre, nd_prefix_index_postings, &x, &cands, &nc, &ccap)) < 0)
-			break;
-		for (size_t c = 0; c < nc; c++) {
-			uint32_t y = cands[c];
-			/* Both measures need |A & B| >= t * max(|A|, |B|): a size
-			 * filter, then a merge that stops once short. */
-			size_t big = sets[y].n > s->n ? sets[y].n : s->n;
-			size_t small = sets[y].n + s->n - big;
-			size_t need = (size_t)ceil(t * (double)big - 1e-9);
-			if (small < need)
-				continue;
-			size_t both = common_at_least(&sets[y], s, need);
-			if (both < need)
-				continue;
-			double sc = sim == ev_jaccard ? (double)both / (double)(sets[y].n + s->n - both)
-						      : (double)both / (double)big;
-			if (sc >= t && (rc = emit(y, i, sc, ctx)) != 0)
-				break;
-		}
-		if (rc == ND_OK)
+		j.i = i;
+		if ((rc = nd_prefix_probe(rare, pre, nd_prefix_index_postings, &x, join_visit, &j)) == ND_OK)
 			rc = nd_prefix_index_add(&x, rare, pre, (uint32_t)i);
 	}
 cleanup:
@@ -143,7 +160,7 @@ cleanup:
 	free(df);
 	free(order);
 	free(rare);
-	free(cands);
+	free(mark);
 	return rc;
 }
 

@@ -3,10 +3,10 @@
  * pairs, and candidates found through the methods' indexes. */
 #include "tests/test_util.h"
 #include "eval/eval_internal.h"
-#include "descriptor/verify/verify_internal.h"
 #include "common/nd_buf.h"
 #include "neardup/descriptor.h"
 #include "neardup/indexer.h"
+#include "neardup/verify.h"
 
 #include <math.h>
 #include <stdio.h>
