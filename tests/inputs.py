@@ -20,37 +20,20 @@
 """
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kill import corpus  # noqa: E402
-
-checks = 0
+from ndtest import corpus, expect, must, passed, run  # noqa: E402
 
 
-def run(*cmd, stdin=None, timeout=60):
-    try:
-        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              stdin=stdin, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise SystemExit("FAIL: hung: %s" % " ".join(cmd))
 
 
-def expect(cond, what, p=None):
-    global checks
-    if not cond:
-        raise SystemExit("FAIL: %s\n%s" % (what, (p.stdout + p.stderr)[-3000:] if p else ""))
-    checks += 1
 
 
-def must(*cmd):
-    p = run(*cmd)
-    expect(p.returncode == 0, " ".join(cmd), p)
-    return p
+
 
 
 def peak_kb(cmd, stdin_path=None):
@@ -178,7 +161,7 @@ def main():
         files(nd, tmp)
         eval_truths(nd, tmp, db, store)
         bounded(nd, tmp, db, store)
-        print("%d checks passed" % checks)
+        passed()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

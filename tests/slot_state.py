@@ -21,25 +21,14 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kill import corpus, run  # noqa: E402
+from ndtest import corpus, expect, must, passed, run  # noqa: E402
 
 SLOT = "5"
 QUERIES = ["w0003a", "w0007a OR w0011a", "w0013a", "w0002a w0005a"]
-checks = 0
 
 
-def must(*cmd):
-    p = run(*cmd)
-    if p.returncode != 0:
-        raise SystemExit("%s failed:\n%s%s" % (" ".join(cmd), p.stdout[-2000:], p.stderr))
-    return p
 
 
-def expect(cond, what, p=None):
-    global checks
-    if not cond:
-        raise SystemExit("FAIL: %s\n%s" % (what, (p.stdout + p.stderr)[-3000:] if p else ""))
-    checks += 1
 
 
 def page(nd, db, store, mode, q):
@@ -114,7 +103,7 @@ def main():
         native_equals_filter(nd, db, store, "after sign")
         reindex_unchanged(nd, tmp, db, store, jl)
         killed_updates(nd, tmp, db, store, random.Random(7))
-        print("%d checks passed" % checks)
+        passed()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -17,7 +17,6 @@ readers of a store they may not write, and stores of another database.
     store_access.py NEARDUP
 """
 import fcntl
-import hashlib
 import os
 import shutil
 import subprocess
@@ -26,28 +25,14 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kill import corpus, run  # noqa: E402
-
-checks = 0
+from ndtest import corpus, expect, must, passed, run, sha  # noqa: E402
 
 
-def must(*cmd):
-    p = run(*cmd)
-    if p.returncode != 0:
-        raise SystemExit("%s failed:\n%s" % (" ".join(cmd), p.stderr))
-    return p
 
 
-def expect(cond, what, p=None):
-    global checks
-    if not cond:
-        raise SystemExit("FAIL: %s\n%s" % (what, (p.stdout + p.stderr)[-3000:] if p else ""))
-    checks += 1
 
 
-def sha(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
+
 
 
 def writer_lock(nd, tmp, db, store, page):
@@ -141,7 +126,7 @@ def main():
         foreign(nd, tmp, db, store)
         read_only(nd, tmp, db, store, page)
         race(nd, tmp, db, store)
-        print("%d checks passed" % checks)
+        passed()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

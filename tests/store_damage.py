@@ -11,7 +11,6 @@ refused by every command.
     store_damage.py NEARDUP [--seeds N] [--from DB STORE]
                      (default 30 seeds, on a corpus it makes itself)
 """
-import hashlib
 import json
 import os
 import random
@@ -21,12 +20,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kill import corpus, run  # noqa: E402
+from ndtest import corpus, run, sha  # noqa: E402
 
-
-def sha(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
 
 
 def commands(nd, db, store, page):
