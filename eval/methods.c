@@ -27,6 +27,7 @@
 #include "neardup/similarity.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -528,6 +529,203 @@ static int desctl_candidates(void *vs, ev_corpus *c, double min_score, ev_emit e
 static int desctl_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
 {
 	return tolerant_score(vs, c, CHECK_TOLERANT, 0, lev_of, a, b, out);
+}
+
+/* ---- candidates by banded MinHash (issue 24) ----
+ *
+ * Bounded probing: each document gets BANDS keys, each a hash of ROWS
+ * minimum hashes of a set of its words; documents sharing a key are
+ * candidates (probability 1 - (1 - J^rows)^bands at Jaccard J).  A bucket
+ * holds only documents that agree on a whole band, so its size does not
+ * grow with the corpus the way a bit's posting list does. */
+
+typedef struct {
+	desc_state *d;
+	unsigned bands, rows;
+	int source;          /* ND_EVAL_LSH_PRESENT, _BITS, _WORDS or _RARE */
+	uint64_t *keys;      /* n * bands */
+	ev_set *rare;        /* _RARE: each document's LSH_RARE rarest present words */
+} lsh_state;
+
+#define LSH_RARE 12
+
+static const uint32_t *rare_df;
+static int cmp_rarer_word(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	if (rare_df[a] != rare_df[b])
+		return rare_df[a] < rare_df[b] ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* Each document's LSH_RARE present descriptive words of lowest document
+ * frequency in the corpus: words a site's template repeats are common. */
+static int lsh_rare_sets(lsh_state *l, size_t n)
+{
+	uint32_t nw = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < l->d->present[i].n; k++)
+			if (l->d->present[i].v[k] + 1 > nw)
+				nw = (uint32_t)l->d->present[i].v[k] + 1;
+	uint32_t *df = calloc(nw + 1, sizeof(*df));
+	if (!df || !(l->rare = calloc(n + 1, sizeof(*l->rare)))) {
+		free(df);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < l->d->present[i].n; k++)
+			df[l->d->present[i].v[k]]++;
+	rare_df = df;
+	for (size_t i = 0; i < n; i++) {
+		const ev_set *p = &l->d->present[i];
+		if (!p->n)
+			continue;
+		if (!(l->rare[i].v = malloc(p->n * sizeof(uint64_t)))) {
+			free(df);
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		}
+		memcpy(l->rare[i].v, p->v, p->n * sizeof(uint64_t));
+		qsort(l->rare[i].v, p->n, sizeof(uint64_t), cmp_rarer_word);
+		l->rare[i].n = p->n < LSH_RARE ? p->n : LSH_RARE;
+	}
+	free(df);
+	return ND_OK;
+}
+
+static void lsh_release(void *vs)
+{
+	lsh_state *l = vs;
+	if (!l)
+		return;
+	for (size_t i = 0; l->rare && l->d && i < l->d->c->n; i++)
+		free(l->rare[i].v);
+	free(l->rare);
+	desc_release(l->d);
+	free(l->keys);
+	free(l);
+}
+
+static const ev_set *lsh_set(lsh_state *l, ev_corpus *c, size_t i, ev_set *tmp)
+{
+	if (l->source == ND_EVAL_LSH_PRESENT)
+		return &l->d->present[i];
+	if (l->source == ND_EVAL_LSH_RARE)
+		return &l->rare[i];
+	if (l->source == ND_EVAL_LSH_BITS)
+		return &l->d->bits[i];
+	tmp->v = NULL;
+	tmp->n = c->len[i];
+	return tmp; /* words: read through c->ids */
+}
+
+static int lsh_prepare(void **state, ev_corpus *c)
+{
+	lsh_state *l = calloc(1, sizeof(*l));
+	int rc;
+	if (!l)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	l->bands = c->o->lsh_bands, l->rows = c->o->lsh_rows, l->source = c->o->lsh_set;
+	if (!l->bands || !l->rows || l->bands > 1000 || l->rows > 64) {
+		free(l);
+		return nd_error_set(ND_EINVAL, "LSH of %u bands of %u rows: 1..1000 bands of 1..64", c->o->lsh_bands,
+				    c->o->lsh_rows);
+	}
+	if ((rc = desc_prepare((void **)&l->d, c, 0)) < 0) {
+		free(l);
+		return rc;
+	}
+	if (l->source == ND_EVAL_LSH_RARE && (rc = lsh_rare_sets(l, c->n)) < 0) {
+		lsh_release(l);
+		return rc;
+	}
+	if (!(l->keys = calloc(c->n * l->bands + 1, sizeof(uint64_t)))) {
+		desc_release(l->d);
+		free(l);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		ev_set tmp;
+		const ev_set *set = lsh_set(l, c, i, &tmp);
+		if (!set->n)
+			continue;
+		for (unsigned b = 0; b < l->bands; b++) {
+			uint64_t h = nd_mix64(0x6c7368ULL + b);
+			for (unsigned r = 0; r < l->rows; r++) {
+				uint64_t seed = nd_mix64(((uint64_t)b << 32 | r) + 1), m = UINT64_MAX;
+				for (size_t k = 0; k < set->n; k++) {
+					uint64_t e = set->v ? set->v[k] : c->ids[i][k];
+					uint64_t x = nd_mix64(e ^ seed);
+					m = x < m ? x : m;
+				}
+				h = nd_mix64(h ^ m);
+			}
+			l->keys[i * l->bands + b] = h | 1; /* 0: no key */
+		}
+	}
+	*state = l;
+	return ND_OK;
+}
+
+
+
+#define LSH_BUCKET 64 /* pairs within a bucket's first members; the rest join its first */
+
+static int cmp_key_doc(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+static int lsh_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
+{
+	lsh_state *l = vs;
+	size_t nk = c->n * l->bands;
+	uint64_t *k = malloc((nk + 1) * 2 * sizeof(uint64_t));
+	pair_list pl = {NULL, 0, 0};
+	int rc = ND_OK;
+	if (!k)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	size_t m = 0;
+	for (size_t i = 0; i < c->n; i++)
+		for (unsigned b = 0; b < l->bands; b++)
+			if (l->keys[i * l->bands + b]) {
+				k[2 * m] = l->keys[i * l->bands + b];
+				k[2 * m + 1] = i;
+				m++;
+			}
+	qsort(k, m, 2 * sizeof(uint64_t), cmp_key_doc);
+	for (size_t r = 0; r < m && rc == ND_OK;) {
+		size_t e = r;
+		while (e < m && k[2 * e] == k[2 * r])
+			e++;
+		/* Every pair among the bucket's first LSH_BUCKET members, and its
+		 * first member with each of the rest. */
+		for (size_t x = r; x < e && (x == r || x - r < LSH_BUCKET) && rc == ND_OK; x++)
+			for (size_t y = x + 1; y < e && (x == r || y - r < LSH_BUCKET) && rc == ND_OK; y++)
+				if (k[2 * x + 1] != k[2 * y + 1])
+					rc = add_pair(k[2 * x + 1], k[2 * y + 1], 0, &pl);
+		r = e;
+	}
+	free(k);
+	if (rc == ND_OK)
+		pl.n = unique_u64(pl.v, pl.n);
+	xcheck_ctx x = {c, emit, ctx, min_score, xcheck_of, ND_OK};
+	for (size_t i = 0; i < pl.n && rc == ND_OK; i++)
+		rc = xcheck_emit((size_t)(pl.v[i] >> 32), (size_t)(pl.v[i] & 0xffffffffu), 0, &x);
+	free(pl.v);
+	return x.rc < 0 ? x.rc : rc;
+}
+
+static int lsh_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
+{
+	lsh_state *l = vs;
+	for (unsigned x = 0; x < l->bands; x++)
+		if (l->keys[a * l->bands + x] && l->keys[a * l->bands + x] == l->keys[b * l->bands + x])
+			return xcheck_of(c, a, b, out);
+	*out = 0;
+	return ND_OK;
 }
 
 /* ---- randomized descriptive sets (issue 8) ----
@@ -1236,5 +1434,9 @@ static const ev_method m_minhash = {"minhash", "128 x w=5, LSH 32x4, estimate >=
 static const ev_method m_imatch = {"imatch", "mid-idf lexicon, one hash", 1, 1, 1, imatch_prepare,
 				   imatch_candidates, imatch_score, imatch_release, 0};
 
-const ev_method *const ev_methods[] = {&m_desc, &m_descx, &m_descj, &m_desch, &m_desct, &m_desctl, &m_descm, &m_descmx, &m_shingles, &m_mod16, &m_sscr,
+static const ev_method m_desclsh = {"descriptive-lsh+xcheck",
+				    "LSH bands of MinHashes (--lsh), shingles w=3 >= 0.5", 0, 0.5, 0,
+				    lsh_prepare, lsh_candidates, lsh_score, lsh_release, 0};
+
+const ev_method *const ev_methods[] = {&m_desc, &m_descx, &m_descj, &m_desch, &m_desct, &m_desctl, &m_desclsh, &m_descm, &m_descmx, &m_shingles, &m_mod16, &m_sscr,
 				       &m_docq, &m_simhash, &m_minhash, &m_imatch, &ev_m_svm, &ev_m_weights, NULL};

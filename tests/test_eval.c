@@ -328,6 +328,23 @@ static void test_method_scores(void **state)
 	assert_true(s[FAR] == 0.0);
 	scores(&c, "descriptive-tolerant+lev", s);
 	assert_true(s[FAR] == 0.0 && s[EDIT1] == 1.0);
+	/* LSH bands: whatever the set hashed, the copy shares every band and
+	 * is scored by shingles; unrelated text shares none, so scores 0. */
+	const int sets[] = {ND_EVAL_LSH_PRESENT, ND_EVAL_LSH_RARE, ND_EVAL_LSH_WORDS, ND_EVAL_LSH_BITS};
+	for (size_t k = 0; k < 4; k++) {
+		o.lsh_set = sets[k];
+		scores(&c, "descriptive-lsh+xcheck", s);
+		if (s[COPY] != 1.0 || s[OTHER] != 0.0)
+			fail_msg("lsh set %d: copy %.3f other %.3f", sets[k], s[COPY], s[OTHER]);
+	}
+	o.lsh_set = ND_EVAL_LSH_PRESENT;
+	scores(&c, "descriptive-lsh+xcheck", s);
+	assert_true(s[EDIT1] > 0.8 && s[EDIT1] < 1.0);
+	o.lsh_bands = 0;
+	const ev_method *lsh = method("descriptive-lsh+xcheck");
+	void *ls;
+	assert_int_equal(lsh->prepare(&ls, &c), ND_EINVAL);
+	o.lsh_bands = 50;
 	ev_corpus_free(&c);
 
 	/* Through the harness: every method's index proposes the copy pair
@@ -335,7 +352,7 @@ static void test_method_scores(void **state)
 	nd_eval_result *res;
 	size_t nres;
 	assert_int_equal(nd_eval_run(db, st, t, NULL, &o, &res, &nres), ND_OK);
-	assert_int_equal(nres, 15);
+	assert_int_equal(nres, 16);
 	for (size_t i = 0; i < nres; i++) {
 		if (res[i].candidate_tp < 1)
 			fail_msg("%s proposed no duplicate pair", res[i].method);

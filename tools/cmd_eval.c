@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,6 +31,11 @@ static const char usage_text[] =
 	"                    and costs more on a large corpus)\n"
 	"  --presence-floor F  ... or share at least this Jaccard of the descriptive\n"
 	"                    words they hold at any frequency (0.2; 0: bits only)\n"
+	"  --lsh SET:BxR     descriptive-lsh+xcheck: candidates agree on all R MinHashes\n"
+	"                    of one of B bands of a set of their words: present (the\n"
+	"                    descriptive words they hold), rare (the 12 of those\n"
+	"                    rarest in the corpus), words (all) or bits\n"
+	"                    (default present:50x3)\n"
 	"  --linkage average score each pair by the average-linkage level at which its\n"
 	"                    documents join (a missing pair counts 0), so the sweep\n"
 	"                    cuts clusters rather than pairs; with --clusters only\n"
@@ -363,6 +369,7 @@ static int parse_args(int argc, char **argv, eval_args *e)
 		{"seed", required_argument, NULL, 'S'},
 		{"test-share", required_argument, NULL, 'T'},
 		{"splits", required_argument, NULL, 'K'},
+		{"lsh", required_argument, NULL, 'H'},
 		{"json", no_argument, NULL, 'j'},
 		{"plots", required_argument, NULL, 'P'},
 		{"quiet", no_argument, NULL, 'q'},
@@ -440,6 +447,22 @@ static int parse_args(int argc, char **argv, eval_args *e)
 			}
 			e->splits = (size_t)v;
 			break;
+		case 'H': {
+			char set[16];
+			unsigned b, r;
+			int used = 0;
+			if (sscanf(optarg, "%15[a-z]:%ux%u%n", set, &b, &r, &used) != 3 || optarg[used] ||
+			    (strcmp(set, "present") && strcmp(set, "rare") && strcmp(set, "words") && strcmp(set, "bits")) || !b || !r ||
+			    b > 1000 || r > 64) {
+				fprintf(stderr, "neardup eval: --lsh is SET:BANDSxROWS (SET present, rare, words or bits; "
+					"1..1000 bands of 1..64 rows), not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			e->o.lsh_set = !strcmp(set, "present") ? ND_EVAL_LSH_PRESENT : !strcmp(set, "rare") ?
+				       ND_EVAL_LSH_RARE : !strcmp(set, "words") ? ND_EVAL_LSH_WORDS : ND_EVAL_LSH_BITS;
+			e->o.lsh_bands = b, e->o.lsh_rows = r;
+			break;
+		}
 		case 'j': e->json = 1; break;
 		case 'P': e->plots = optarg; break;
 		case 'q': e->quiet = 1; break;

@@ -105,9 +105,18 @@ typedef struct {
 	 * documents join, so the sweep cuts the clusters.  Clusters as ground
 	 * truth only; pairs below the candidate floor never join. */
 	nd_eval_linkage linkage; /* (ND_EVAL_LINK_NONE) */
+	/* descriptive-lsh+xcheck's candidates: documents that agree on all
+	 * lsh_rows MinHashes of one of lsh_bands bands (50 and 3) of a set of
+	 * their words: ND_EVAL_LSH_PRESENT, the descriptive words they hold;
+	 * ND_EVAL_LSH_WORDS, all their words; ND_EVAL_LSH_BITS, their bits. */
+	unsigned lsh_bands, lsh_rows;
+	int lsh_set;
 } nd_eval_options;
 
-#define ND_EVAL_OPTIONS_INIT { 0.01, 1000, 1, NULL, NULL, 0, 0.05, 0.2, 0, ND_EVAL_LINK_NONE }
+enum { ND_EVAL_LSH_PRESENT = 0, ND_EVAL_LSH_BITS = 1, ND_EVAL_LSH_WORDS = 2, ND_EVAL_LSH_RARE = 3 };
+
+#define ND_EVAL_OPTIONS_INIT { 0.01, 1000, 1, NULL, NULL, 0, 0.05, 0.2, 0, ND_EVAL_LINK_NONE, 50, 3, \
+			       ND_EVAL_LSH_PRESENT }
 
 typedef struct {
 	double threshold, precision, recall, f1;
