@@ -728,6 +728,141 @@ static int lsh_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
 	return ND_OK;
 }
 
+/* ---- candidates by sorted MinHash sequences (an LSH forest) ----
+ *
+ * Each document gets lsh_bands keys, each a sequence of lsh_rows MinHashes
+ * of its set; sorted, a document's neighbours in each order are the
+ * documents sharing the longest prefixes with it.  Candidates are the next
+ * FOREST_WINDOW documents in each order: lsh_bands * FOREST_WINDOW a
+ * document whatever the corpus's size (a sorted table in LMDB gives the
+ * same neighbours by a cursor). */
+
+#define FOREST_WINDOW 4
+
+typedef struct {
+	lsh_state *l;
+	uint64_t *mh;    /* n * bands * rows MinHashes */
+	uint32_t *pos;   /* n * bands: each document's place in each order */
+} forest_state;
+
+static const forest_state *forest_sorting;
+static unsigned forest_tree;
+
+static int cmp_forest(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	const forest_state *f = forest_sorting;
+	unsigned R = f->l->rows, B = f->l->bands;
+	const uint64_t *ka = f->mh + ((size_t)a * B + forest_tree) * R, *kb = f->mh + ((size_t)b * B + forest_tree) * R;
+	for (unsigned r = 0; r < R; r++)
+		if (ka[r] != kb[r])
+			return ka[r] < kb[r] ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+static void forest_release(void *vs)
+{
+	forest_state *f = vs;
+	if (!f)
+		return;
+	lsh_release(f->l);
+	free(f->mh);
+	free(f->pos);
+	free(f);
+}
+
+static int forest_prepare(void **state, ev_corpus *c)
+{
+	forest_state *f = calloc(1, sizeof(*f));
+	int rc;
+	if (!f)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	if ((rc = lsh_prepare((void **)&f->l, c)) < 0) {
+		free(f);
+		return rc;
+	}
+	unsigned B = f->l->bands, R = f->l->rows;
+	uint32_t *order = malloc((c->n + 1) * sizeof(*order));
+	if (!order || !(f->mh = malloc(((size_t)c->n * B * R + 1) * sizeof(uint64_t))) ||
+	    !(f->pos = malloc(((size_t)c->n * B + 1) * sizeof(uint32_t)))) {
+		free(order);
+		forest_release(f);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		ev_set tmp;
+		const ev_set *set = lsh_set(f->l, c, i, &tmp);
+		for (unsigned b = 0; b < B; b++)
+			for (unsigned r = 0; r < R; r++) {
+				uint64_t seed = nd_mix64(((uint64_t)b << 32 | r) + 0x666f72ULL), m = UINT64_MAX;
+				for (size_t k = 0; k < set->n; k++) {
+					uint64_t x = nd_mix64((set->v ? set->v[k] : c->ids[i][k]) ^ seed);
+					m = x < m ? x : m;
+				}
+				f->mh[((size_t)i * B + b) * R + r] = m; /* an empty set sorts last */
+			}
+	}
+	forest_sorting = f;
+	for (unsigned b = 0; b < B; b++) {
+		for (size_t i = 0; i < c->n; i++)
+			order[i] = (uint32_t)i;
+		forest_tree = b;
+		qsort(order, c->n, sizeof(*order), cmp_forest);
+		for (size_t p = 0; p < c->n; p++)
+			f->pos[(size_t)order[p] * B + b] = (uint32_t)p;
+	}
+	free(order);
+	*state = f;
+	return ND_OK;
+}
+
+static int forest_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
+{
+	forest_state *f = vs;
+	unsigned B = f->l->bands;
+	uint32_t *at = malloc((c->n + 1) * sizeof(*at));
+	pair_list pl = {NULL, 0, 0};
+	int rc = ND_OK;
+	if (!at)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (unsigned b = 0; b < B && rc == ND_OK; b++) {
+		for (size_t i = 0; i < c->n; i++)
+			at[f->pos[i * B + b]] = (uint32_t)i;
+		for (size_t p = 0; p < c->n && rc == ND_OK; p++) {
+			uint32_t x = at[p];
+			ev_set tmp;
+			if (!lsh_set(f->l, c, x, &tmp)->n)
+				continue;
+			for (size_t q = p + 1; q < c->n && q <= p + FOREST_WINDOW && rc == ND_OK; q++) {
+				uint32_t y = at[q];
+				if (lsh_set(f->l, c, y, &tmp)->n)
+					rc = add_pair(x < y ? x : y, x < y ? y : x, 0, &pl);
+			}
+		}
+	}
+	free(at);
+	if (rc == ND_OK)
+		pl.n = unique_u64(pl.v, pl.n);
+	xcheck_ctx x = {c, emit, ctx, min_score, xcheck_of, ND_OK};
+	for (size_t i = 0; i < pl.n && rc == ND_OK; i++)
+		rc = xcheck_emit((size_t)(pl.v[i] >> 32), (size_t)(pl.v[i] & 0xffffffffu), 0, &x);
+	free(pl.v);
+	return x.rc < 0 ? x.rc : rc;
+}
+
+static int forest_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
+{
+	forest_state *f = vs;
+	unsigned B = f->l->bands;
+	for (unsigned t = 0; t < B; t++) {
+		uint32_t pa = f->pos[a * B + t], pb = f->pos[b * B + t];
+		if ((pa > pb ? pa - pb : pb - pa) <= FOREST_WINDOW)
+			return xcheck_of(c, a, b, out);
+	}
+	*out = 0;
+	return ND_OK;
+}
+
 /* ---- randomized descriptive sets (issue 8) ----
  *
  * Kołcz's lexicon randomization for I-Match, applied to descriptive sets:
@@ -1438,5 +1573,10 @@ static const ev_method m_desclsh = {"descriptive-lsh+xcheck",
 				    "LSH bands of MinHashes (--lsh), shingles w=3 >= 0.5", 0, 0.5, 0,
 				    lsh_prepare, lsh_candidates, lsh_score, lsh_release, 0};
 
-const ev_method *const ev_methods[] = {&m_desc, &m_descx, &m_descj, &m_desch, &m_desct, &m_desctl, &m_desclsh, &m_descm, &m_descmx, &m_shingles, &m_mod16, &m_sscr,
+static const ev_method m_descforest = {"descriptive-forest+xcheck",
+				       "sorted MinHash sequences (--lsh SET:TREESxLENGTH), 4 neighbours, shingles w=3", 0,
+				       0.5, 0, forest_prepare, forest_candidates, forest_score, forest_release, 0};
+
+const ev_method *const ev_methods[] = {&m_desc, &m_descx, &m_descj, &m_desch, &m_desct, &m_desctl, &m_desclsh,
+				       &m_descforest, &m_descm, &m_descmx, &m_shingles, &m_mod16, &m_sscr,
 				       &m_docq, &m_simhash, &m_minhash, &m_imatch, &ev_m_svm, &ev_m_weights, NULL};
