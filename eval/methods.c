@@ -478,6 +478,20 @@ static int add_pair(size_t a, size_t b, double sim, void *vctx)
 	return 0;
 }
 
+/* Candidate pairs collected (rc: how collecting ended), each scored once
+ * by of and emitted when >= min_score; frees the list. */
+static int score_pairs(pair_list *l, int rc, ev_corpus *c, pair_scorer of, double min_score, ev_emit emit,
+		       void *ctx)
+{
+	if (rc == ND_OK)
+		l->n = unique_u64(l->v, l->n);
+	xcheck_ctx x = {c, emit, ctx, min_score, of, ND_OK};
+	for (size_t i = 0; i < l->n && rc == ND_OK; i++)
+		rc = xcheck_emit((size_t)(l->v[i] >> 32), (size_t)(l->v[i] & 0xffffffffu), 0, &x);
+	free(l->v);
+	return x.rc < 0 ? x.rc : rc;
+}
+
 /* Pairs of bit-set Jaccard >= floor, or (pfloor > 0) of present-word
  * Jaccard >= pfloor, each scored once by of. */
 static int tolerant_join(desc_state *s, ev_corpus *c, double floor_, double pfloor, pair_scorer of,
@@ -487,13 +501,7 @@ static int tolerant_join(desc_state *s, ev_corpus *c, double floor_, double pflo
 	int rc = ev_set_join(s->bits, c->n, floor_, ev_jaccard, add_pair, &l);
 	if (rc == ND_OK && pfloor > 0)
 		rc = ev_set_join(s->present, c->n, pfloor, ev_jaccard, add_pair, &l);
-	if (rc == ND_OK)
-		l.n = unique_u64(l.v, l.n);
-	xcheck_ctx x = {c, emit, ctx, min_score, of, ND_OK};
-	for (size_t i = 0; i < l.n && rc == ND_OK; i++)
-		rc = xcheck_emit((size_t)(l.v[i] >> 32), (size_t)(l.v[i] & 0xffffffffu), 0, &x);
-	free(l.v);
-	return x.rc < 0 ? x.rc : rc;
+	return score_pairs(&l, rc, c, of, min_score, emit, ctx);
 }
 
 static int tolerant_score(desc_state *s, ev_corpus *c, double floor_, double pfloor, pair_scorer of,
@@ -618,6 +626,18 @@ static const ev_set *lsh_set(lsh_state *l, ev_corpus *c, size_t i, ev_set *tmp)
 	return tmp; /* words: read through c->ids */
 }
 
+/* The least hash under seed of a set's elements (set->v, or when NULL the
+ * document's words ids[0..set->n)); UINT64_MAX for an empty set. */
+static uint64_t min_hash(const ev_set *set, const uint32_t *ids, uint64_t seed)
+{
+	uint64_t m = UINT64_MAX;
+	for (size_t k = 0; k < set->n; k++) {
+		uint64_t x = nd_mix64((set->v ? set->v[k] : ids[k]) ^ seed);
+		m = x < m ? x : m;
+	}
+	return m;
+}
+
 static int lsh_prepare(void **state, ev_corpus *c)
 {
 	lsh_state *l = calloc(1, sizeof(*l));
@@ -651,13 +671,7 @@ static int lsh_prepare(void **state, ev_corpus *c)
 		for (unsigned b = 0; b < l->bands; b++) {
 			uint64_t h = nd_mix64(0x6c7368ULL + b);
 			for (unsigned r = 0; r < l->rows; r++) {
-				uint64_t seed = nd_mix64(((uint64_t)b << 32 | r) + 1), m = UINT64_MAX;
-				for (size_t k = 0; k < set->n; k++) {
-					uint64_t e = set->v ? set->v[k] : c->ids[i][k];
-					uint64_t x = nd_mix64(e ^ seed);
-					m = x < m ? x : m;
-				}
-				h = nd_mix64(h ^ m);
+				h = nd_mix64(h ^ min_hash(set, c->ids[i], nd_mix64(((uint64_t)b << 32 | r) + 1)));
 			}
 			l->keys[i * l->bands + b] = h | 1; /* 0: no key */
 		}
@@ -709,13 +723,7 @@ static int lsh_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit
 		r = e;
 	}
 	free(k);
-	if (rc == ND_OK)
-		pl.n = unique_u64(pl.v, pl.n);
-	xcheck_ctx x = {c, emit, ctx, min_score, xcheck_of, ND_OK};
-	for (size_t i = 0; i < pl.n && rc == ND_OK; i++)
-		rc = xcheck_emit((size_t)(pl.v[i] >> 32), (size_t)(pl.v[i] & 0xffffffffu), 0, &x);
-	free(pl.v);
-	return x.rc < 0 ? x.rc : rc;
+	return score_pairs(&pl, rc, c, xcheck_of, min_score, emit, ctx);
 }
 
 static int lsh_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
@@ -794,12 +802,9 @@ static int forest_prepare(void **state, ev_corpus *c)
 		const ev_set *set = lsh_set(f->l, c, i, &tmp);
 		for (unsigned b = 0; b < B; b++)
 			for (unsigned r = 0; r < R; r++) {
-				uint64_t seed = nd_mix64(((uint64_t)b << 32 | r) + 0x666f72ULL), m = UINT64_MAX;
-				for (size_t k = 0; k < set->n; k++) {
-					uint64_t x = nd_mix64((set->v ? set->v[k] : c->ids[i][k]) ^ seed);
-					m = x < m ? x : m;
-				}
-				f->mh[((size_t)i * B + b) * R + r] = m; /* an empty set sorts last */
+				/* an empty set sorts last */
+				f->mh[((size_t)i * B + b) * R + r] =
+					min_hash(set, c->ids[i], nd_mix64(((uint64_t)b << 32 | r) + 0x666f72ULL));
 			}
 	}
 	forest_sorting = f;
@@ -841,13 +846,7 @@ static int forest_candidates(void *vs, ev_corpus *c, double min_score, ev_emit e
 		}
 	}
 	free(at);
-	if (rc == ND_OK)
-		pl.n = unique_u64(pl.v, pl.n);
-	xcheck_ctx x = {c, emit, ctx, min_score, xcheck_of, ND_OK};
-	for (size_t i = 0; i < pl.n && rc == ND_OK; i++)
-		rc = xcheck_emit((size_t)(pl.v[i] >> 32), (size_t)(pl.v[i] & 0xffffffffu), 0, &x);
-	free(pl.v);
-	return x.rc < 0 ? x.rc : rc;
+	return score_pairs(&pl, rc, c, xcheck_of, min_score, emit, ctx);
 }
 
 static int forest_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
