@@ -19,14 +19,16 @@ int nd_input_open(const char *path, int *fd)
 	*fd = -1;
 	if (f < 0)
 		return nd_error_set(errno == ENOENT ? ND_ENOTFOUND : ND_EIO, "%s: %s", path, strerror(errno));
-	if (fstat(f, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(f, &st) < 0) {
 		int err = errno;
 		close(f);
-		if (!S_ISREG(st.st_mode))
-			return nd_error_set(ND_EINVAL, "%s: not a regular file (%s); only files are read", path,
-					    S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory" :
-					    S_ISSOCK(st.st_mode) ? "a socket" : "a device");
 		return nd_error_set(ND_EIO, "%s: %s", path, strerror(err));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(f);
+		return nd_error_set(ND_EINVAL, "%s: not a regular file (%s); only files are read", path,
+				    S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory" :
+				    S_ISSOCK(st.st_mode) ? "a socket" : "a device");
 	}
 	fcntl(f, F_SETFL, fcntl(f, F_GETFL) & ~O_NONBLOCK);
 	*fd = f;
