@@ -74,6 +74,7 @@ static const kind tables[] = {
 	{"verified", MDB_INTEGERKEY, 8, 0, 0, 0},
 	{"words", MDB_INTEGERKEY, 4, 0, 0, 0},
 	{"bits", DUPS, 4, 4, 0, 0},
+	{"near", 0, 0, 0, 0, 0},
 };
 static const kind free_kind = {"(free pages)", MDB_INTEGERKEY, 8, 0, 1, 0};
 static const kind main_kind = {"(table names)", 0, 0, 0, 0, 1};

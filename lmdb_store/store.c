@@ -13,18 +13,18 @@
 #include <unistd.h>
 
 #include <lmdb.h>
+#include "common/nd_buf.h"
 
 #define INITIAL_MAP ((size_t)1 << 30)  /* sparse file: costs no disk */
 #define MAX_MAP ((size_t)1 << 40)
 
 struct nd_store {
 	MDB_env *env;
-	MDB_dbi meta, docs, clusters, verified, words, bits;
+	MDB_dbi meta, docs, clusters, verified, words, bits, near;
 	char *path;
 	int writable;
 	int lockfd;     /* the writer lock (writer.lock), held while open for writing; else -1 */
 	int nolock;     /* read-only store opened without LMDB's lock file */
-	int has_bits;   /* 0: a format-2 store opened read-only (no bit postings) */
 	int map_full;   /* set when LMDB said MDB_MAP_FULL in the current write */
 	size_t mapsize;
 };
@@ -35,11 +35,22 @@ typedef struct {
 	uint16_t bit, add;
 } bit_op;
 
+/* A near-neighbour entry to add or remove: tree, sequence, docid (big
+ * endian, so that memcmp orders them). */
+#define NEAR_KEY_MAX (1 + 2 * ND_STORE_NEAR_MAX_ROWS + 4)
+typedef struct {
+	uint8_t key[NEAR_KEY_MAX];
+	uint8_t len, add;
+	uint32_t seq;      /* queue order: a removal before a re-addition */
+} near_op;
+
 struct nd_store_txn {
 	nd_store *st;
 	MDB_txn *txn;
 	bit_op *ops;       /* applied, sorted by bit, just before commit */
 	size_t nops, opcap;
+	near_op *nops_v;   /* applied, sorted by key, just before commit */
+	size_t nnear, nearcap;
 	int changed;       /* a record was put, deleted or cleared: bump records.gen */
 };
 
@@ -123,6 +134,84 @@ static int queue_bits(nd_store_txn *txn, uint32_t docid, const uint16_t *bits, i
 	return ND_OK;
 }
 
+/* The near-neighbour section that follows a payload's bit list: u8 trees,
+ * u8 rows, then trees * rows u16.  *trees 0 when absent; -1 when
+ * malformed. */
+static int payload_near(const void *payload, size_t len, unsigned *trees, unsigned *rows,
+			const uint8_t **seq)
+{
+	const uint8_t *p = payload;
+	uint16_t n;
+	*trees = *rows = 0;
+	*seq = NULL;
+	if (len < 2)
+		return -1;
+	memcpy(&n, p, 2);
+	size_t at = 2 + 2 * (size_t)n;
+	if (len < at + 2)
+		return 0;
+	*trees = p[at], *rows = p[at + 1];
+	if (*rows > ND_STORE_NEAR_MAX_ROWS || (*trees && !*rows) || len < at + 2 + 2 * (size_t)*trees * *rows)
+		return -1;
+	*seq = p + at + 2;
+	return 0;
+}
+
+static int queue_near(nd_store_txn *txn, uint32_t docid, const void *payload, size_t len, int add)
+{
+	unsigned trees, rows;
+	const uint8_t *seq;
+	if (!payload)
+		return ND_OK;
+	if (payload_near(payload, len, &trees, &rows, &seq) < 0)
+		return nd_error_set(add ? ND_EINVAL : ND_ECORRUPT, "store %s: record of document %u has a "
+				    "malformed near-neighbour section", txn->st->path, docid);
+	if (nd_array_reserve((void **)&txn->nops_v, &txn->nearcap, txn->nnear + trees, sizeof(near_op)) < 0)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (unsigned t = 0; t < trees; t++) {
+		near_op *o = &txn->nops_v[txn->nnear];
+		o->key[0] = (uint8_t)t;
+		for (unsigned r = 0; r < rows; r++) {
+			uint16_t v;
+			memcpy(&v, seq + 2 * ((size_t)t * rows + r), 2);
+			o->key[1 + 2 * r] = (uint8_t)(v >> 8), o->key[2 + 2 * r] = (uint8_t)v;
+		}
+		uint8_t *d = o->key + 1 + 2 * rows;
+		d[0] = (uint8_t)(docid >> 24), d[1] = (uint8_t)(docid >> 16), d[2] = (uint8_t)(docid >> 8),
+		d[3] = (uint8_t)docid;
+		o->len = (uint8_t)(1 + 2 * rows + 4);
+		o->add = (uint8_t)add;
+		o->seq = (uint32_t)txn->nnear++;
+	}
+	return ND_OK;
+}
+
+static int cmp_near_op(const void *x, const void *y)
+{
+	const near_op *a = x, *b = y;
+	int c = memcmp(a->key, b->key, a->len < b->len ? a->len : b->len);
+	if (c)
+		return c;
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int apply_near(nd_store_txn *txn)
+{
+	if (txn->nnear > 1)
+		qsort(txn->nops_v, txn->nnear, sizeof(near_op), cmp_near_op);
+	for (size_t i = 0; i < txn->nnear; i++) {
+		near_op *o = &txn->nops_v[i];
+		MDB_val k = {o->len, o->key}, v = {0, NULL};
+		int mrc = o->add ? mdb_put(txn->txn, txn->st->near, &k, &v, 0) : mdb_del(txn->txn, txn->st->near, &k, NULL);
+		if (mrc && mrc != MDB_NOTFOUND)
+			return mdb_err(txn->st, mrc, o->add ? "add near-neighbour entry" : "remove near-neighbour entry");
+	}
+	txn->nnear = 0;
+	return ND_OK;
+}
+
 /* Stable radix sort by bit, two bytes: queue order survives within a bit,
  * so a document's removals still come before its additions, and signing,
  * which queues documents in docid order, appends each bit's postings in
@@ -159,39 +248,6 @@ static int apply_bits(nd_store_txn *txn)
 	}
 	txn->nops = 0;
 	return ND_OK;
-}
-
-/* Format 2 -> 3: post every record's bits. */
-static int upgrade_bits(nd_store *st, MDB_txn *txn)
-{
-	MDB_cursor *cur;
-	MDB_val k, v;
-	uint16_t *bits = malloc(65536 * sizeof(uint16_t));
-	int mrc, rc = ND_OK;
-	if (!bits)
-		return nd_error_set(ND_ENOMEM, "out of memory");
-	if ((mrc = mdb_cursor_open(txn, st->docs, &cur))) {
-		free(bits);
-		return mdb_err(st, mrc, "cursor");
-	}
-	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); !mrc && rc == ND_OK;
-	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		unsigned int id;
-		int n;
-		if (k.mv_size != sizeof(id) || v.mv_size < 8 ||
-		    (n = payload_bits((const char *)v.mv_data + 8, v.mv_size - 8, bits)) < 0) {
-			rc = nd_error_set(ND_ECORRUPT, "store %s: a document record is damaged; "
-					  "rebuild the store with 'neardup build'", st->path);
-			break;
-		}
-		memcpy(&id, k.mv_data, sizeof(id));
-		rc = bits_change(st, txn, id, bits, n, 1);
-	}
-	mdb_cursor_close(cur);
-	free(bits);
-	if (rc == ND_OK && mrc && mrc != MDB_NOTFOUND)
-		rc = mdb_err(st, mrc, "upgrade to format 3");
-	return rc;
 }
 
 static int open_dbis(nd_store *st)
@@ -240,11 +296,11 @@ static int open_dbis(nd_store *st)
 			return nd_error_set(ND_ECORRUPT, "store %s: format record is damaged", st->path);
 		}
 		memcpy(&have, v.mv_data, sizeof(have));
-		if (have != ND_STORE_FORMAT && have != 2) {
+		if (have != ND_STORE_FORMAT) {
 			mdb_txn_abort(txn);
 			return nd_error_set(ND_EVERSION, "store %s: format %u, this neardup reads format %u"
-					    " (rebuild it with 'neardup build')", st->path, have,
-					    ND_STORE_FORMAT);
+					    " (it is derived from the database: remove it and run 'neardup "
+					    "build' and 'neardup sign')", st->path, have, ND_STORE_FORMAT);
 		}
 	} else if (mrc == MDB_NOTFOUND) {
 		mdb_txn_abort(txn);
@@ -255,26 +311,14 @@ static int open_dbis(nd_store *st)
 		mdb_txn_abort(txn);
 		return mdb_err(st, mrc, "format record");
 	}
-	/* Format 3 added the bit postings.  A writer upgrades a format-2 store
-	 * in this one transaction; a reader of one does without them. */
-	mrc = mdb_dbi_open(txn, "bits", wflag | MDB_INTEGERKEY | MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP,
-			   &st->bits);
-	st->has_bits = !mrc;
-	if (mrc == MDB_NOTFOUND && !st->writable && have == 2)
-		mrc = 0;
-	if (!mrc && st->writable && have == 2) {
-		int rc = upgrade_bits(st, txn);
-		if (rc < 0) {
-			mdb_txn_abort(txn);
-			return rc;
-		}
-		v.mv_size = sizeof(fmt);
-		v.mv_data = &fmt;
-		mrc = mdb_put(txn, st->meta, &k, &v, 0);
-	}
+	if (!mrc)
+		mrc = mdb_dbi_open(txn, "bits", wflag | MDB_INTEGERKEY | MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP,
+				   &st->bits);
+	if (!mrc)
+		mrc = mdb_dbi_open(txn, "near", wflag, &st->near);
 	if (mrc) {
 		mdb_txn_abort(txn);
-		return mdb_err(st, mrc, "open bit postings");
+		return mdb_err(st, mrc, "open bit postings and near-neighbour index");
 	}
 	/* Commit, even read-only: handles opened in an aborted txn are closed. */
 	if ((mrc = mdb_txn_commit(txn)))
@@ -510,7 +554,7 @@ static int bump_gen(nd_store_txn *txn)
 
 int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 {
-	nd_store_txn t = {st, NULL, NULL, 0, 0, 0};
+	nd_store_txn t = {st, NULL, NULL, 0, 0, NULL, 0, 0, 0};
 	int rc, mrc;
 
 	if (!st->writable)
@@ -518,12 +562,15 @@ int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 	for (;;) {
 		st->map_full = 0;
 		t.nops = 0;
+		t.nnear = 0;
 		t.changed = 0;
 		if ((rc = txn_begin(st, 0, &t.txn)) < 0)
 			break;
 		rc = fn(&t, ctx);
 		if (rc >= 0)
 			rc = apply_bits(&t);
+		if (rc >= 0)
+			rc = apply_near(&t);
 		if (rc >= 0 && t.changed)
 			rc = bump_gen(&t);
 		if (rc >= 0) {
@@ -546,6 +593,7 @@ int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 		}
 	}
 	free(t.ops);
+	free(t.nops_v);
 	return rc;
 }
 
@@ -669,6 +717,13 @@ int nd_store_doc_put(nd_store_txn *txn, uint32_t docid, uint64_t key,
 		return nd_error_set(ND_EINVAL, "store %s: record of document %u must begin with its bit list",
 				    txn->st->path, docid);
 	}
+	const void *opay;
+	size_t olen;
+	rc = nd_store_doc_get(txn, docid, &old, &opay, &olen);
+	if (rc == ND_OK && (rc = queue_near(txn, docid, opay, olen, 0)) < 0)
+		goto out;
+	if ((rc = queue_near(txn, docid, payload, len, 1)) < 0)
+		goto out;
 	rc = old_bits(txn, docid, &old, &obits, &on);
 	if (rc == ND_OK) {
 		if (old && old != key && (rc = cluster_del(txn, old, docid)) < 0)
@@ -713,6 +768,11 @@ int nd_store_doc_del(nd_store_txn *txn, uint32_t docid)
 	uint16_t *obits;
 	int on, rc, mrc;
 	txn->changed = 1;
+	const void *opay;
+	size_t olen;
+	if ((rc = nd_store_doc_get(txn, docid, &old, &opay, &olen)) < 0 ||
+	    (rc = queue_near(txn, docid, opay, olen, 0)) < 0)
+		return rc;
 	if ((rc = old_bits(txn, docid, &old, &obits, &on)) < 0)
 		return rc;
 	if ((old && (rc = cluster_del(txn, old, docid)) < 0) ||
@@ -781,8 +841,10 @@ int nd_store_clear(nd_store_txn *txn)
 	    (mrc = mdb_drop(txn->txn, txn->st->clusters, 0)) ||
 	    (mrc = mdb_drop(txn->txn, txn->st->verified, 0)) ||
 	    (mrc = mdb_drop(txn->txn, txn->st->words, 0)) ||
-	    (mrc = mdb_drop(txn->txn, txn->st->bits, 0)))
+	    (mrc = mdb_drop(txn->txn, txn->st->bits, 0)) ||
+	    (mrc = mdb_drop(txn->txn, txn->st->near, 0)))
 		return mdb_err(txn->st, mrc, "clear");
+	txn->nops = txn->nnear = 0; /* queued for records just dropped */
 	return ND_OK;
 }
 
@@ -871,23 +933,13 @@ int nd_store_key_docs(nd_store_txn *txn, uint64_t key, uint32_t **out, size_t *n
 	return dup_list(txn, txn->st->clusters, &k, out, n, "read cluster");
 }
 
-static int need_bits(nd_store_txn *txn)
-{
-	if (txn->st->has_bits)
-		return ND_OK;
-	return nd_error_set(ND_EVERSION, "store %s: format 2 has no bit postings; run 'neardup update' "
-			    "once to upgrade it", txn->st->path);
-}
 
 int nd_store_bit_docs(nd_store_txn *txn, uint16_t bit, uint32_t **out, size_t *n)
 {
 	unsigned int b = bit;
 	MDB_val k = {sizeof(b), &b};
-	int rc;
 	*out = NULL;
 	*n = 0;
-	if ((rc = need_bits(txn)) < 0)
-		return rc;
 	return dup_list(txn, txn->st->bits, &k, out, n, "read bit postings");
 }
 
@@ -896,10 +948,8 @@ int nd_store_bit_count(nd_store_txn *txn, uint16_t bit, size_t *n)
 	unsigned int b = bit;
 	MDB_val k = {sizeof(b), &b}, v;
 	MDB_cursor *cur;
-	int rc, mrc;
+	int mrc;
 	*n = 0;
-	if ((rc = need_bits(txn)) < 0)
-		return rc;
 	if ((mrc = mdb_cursor_open(txn->txn, txn->st->bits, &cur)))
 		return mdb_err(txn->st, mrc, "cursor");
 	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET);
@@ -914,9 +964,7 @@ int nd_store_bit_has(nd_store_txn *txn, uint16_t bit, uint32_t docid)
 	unsigned int b = bit, id = docid;
 	MDB_val k = {sizeof(b), &b}, v = {sizeof(id), &id};
 	MDB_cursor *cur;
-	int rc, mrc;
-	if ((rc = need_bits(txn)) < 0)
-		return rc;
+	int mrc;
 	if ((mrc = mdb_cursor_open(txn->txn, txn->st->bits, &cur)))
 		return mdb_err(txn->st, mrc, "cursor");
 	mrc = mdb_cursor_get(cur, &k, &v, MDB_GET_BOTH);
@@ -929,10 +977,8 @@ int nd_store_bit_has(nd_store_txn *txn, uint16_t bit, uint32_t docid)
 int nd_store_bit_postings(nd_store_txn *txn, uint64_t *n)
 {
 	MDB_stat s;
-	int rc, mrc;
+	int mrc;
 	*n = 0;
-	if ((rc = need_bits(txn)) < 0)
-		return rc;
 	if ((mrc = mdb_stat(txn->txn, txn->st->bits, &s)))
 		return mdb_err(txn->st, mrc, "stat");
 	*n = s.ms_entries;
@@ -1017,4 +1063,103 @@ int nd__store_set_mapsize(nd_store *st, size_t bytes)
 	mdb_env_info(st->env, &info);
 	st->mapsize = info.me_mapsize;
 	return ND_OK;
+}
+
+/* Near-neighbour index: keys tree, sequence, docid in memcmp order. */
+static int near_key(uint8_t *key, unsigned tree, const uint16_t *seq, unsigned rows, uint32_t docid)
+{
+	key[0] = (uint8_t)tree;
+	for (unsigned r = 0; r < rows; r++)
+		key[1 + 2 * r] = (uint8_t)(seq[r] >> 8), key[2 + 2 * r] = (uint8_t)seq[r];
+	uint8_t *d = key + 1 + 2 * rows;
+	d[0] = (uint8_t)(docid >> 24), d[1] = (uint8_t)(docid >> 16), d[2] = (uint8_t)(docid >> 8), d[3] = (uint8_t)docid;
+	return (int)(1 + 2 * rows + 4);
+}
+
+static uint32_t near_docid(const MDB_val *k)
+{
+	const uint8_t *d = (const uint8_t *)k->mv_data + k->mv_size - 4;
+	return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
+}
+
+int nd_store_near(nd_store_txn *txn, unsigned tree, const uint16_t *seq, unsigned rows, uint32_t self,
+		  unsigned window, uint32_t *out, size_t *n)
+{
+	uint8_t key[NEAR_KEY_MAX];
+	MDB_cursor *cur;
+	int mrc;
+	*n = 0;
+	if (rows == 0 || rows > ND_STORE_NEAR_MAX_ROWS || tree > 255)
+		return nd_error_set(ND_EINVAL, "near-neighbour probe of tree %u, %u rows", tree, rows);
+	MDB_val k = {(size_t)near_key(key, tree, seq, rows, self), key}, v;
+	if ((mrc = mdb_cursor_open(txn->txn, txn->st->near, &cur)))
+		return mdb_err(txn->st, mrc, "cursor");
+	/* window entries of this tree after the probe's place, then before it */
+	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	for (unsigned got = 0; !mrc && got < window; mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size != (size_t)(1 + 2 * rows + 4) || ((uint8_t *)k.mv_data)[0] != tree)
+			break;
+		uint32_t d = near_docid(&k);
+		if (d != self)
+			out[(*n)++] = d, got++;
+	}
+	if (mrc && mrc != MDB_NOTFOUND) {
+		mdb_cursor_close(cur);
+		return mdb_err(txn->st, mrc, "read near-neighbour index");
+	}
+	k.mv_size = (size_t)near_key(key, tree, seq, rows, self), k.mv_data = key;
+	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	mrc = mrc == MDB_NOTFOUND ? mdb_cursor_get(cur, &k, &v, MDB_LAST) : mdb_cursor_get(cur, &k, &v, MDB_PREV);
+	for (unsigned got = 0; !mrc && got < window; mrc = mdb_cursor_get(cur, &k, &v, MDB_PREV)) {
+		if (k.mv_size != (size_t)(1 + 2 * rows + 4) || ((uint8_t *)k.mv_data)[0] != tree)
+			break;
+		uint32_t d = near_docid(&k);
+		if (d != self)
+			out[(*n)++] = d, got++;
+	}
+	mdb_cursor_close(cur);
+	return mrc && mrc != MDB_NOTFOUND ? mdb_err(txn->st, mrc, "read near-neighbour index") : ND_OK;
+}
+
+int nd_store_near_each(nd_store_txn *txn, nd_store_near_fn fn, void *ctx)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	int mrc, rc = 0;
+	if ((mrc = mdb_cursor_open(txn->txn, txn->st->near, &cur)))
+		return mdb_err(txn->st, mrc, "cursor");
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); !mrc && !rc; mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size < 5) {
+			rc = nd_error_set(ND_ECORRUPT, "store %s: near-neighbour entry of %zu bytes",
+					  txn->st->path, k.mv_size);
+			break;
+		}
+		rc = fn(((uint8_t *)k.mv_data)[0], near_docid(&k), ctx);
+	}
+	mdb_cursor_close(cur);
+	if (rc)
+		return rc;
+	return mrc && mrc != MDB_NOTFOUND ? mdb_err(txn->st, mrc, "read near-neighbour index") : ND_OK;
+}
+
+int nd_store_near_count(nd_store_txn *txn, uint64_t *n)
+{
+	MDB_stat s;
+	int mrc = mdb_stat(txn->txn, txn->st->near, &s);
+	if (mrc)
+		return mdb_err(txn->st, mrc, "stat");
+	*n = s.ms_entries;
+	return ND_OK;
+}
+
+int nd_store_near_has(nd_store_txn *txn, unsigned tree, const uint16_t *seq, unsigned rows, uint32_t docid)
+{
+	uint8_t key[NEAR_KEY_MAX];
+	if (rows == 0 || rows > ND_STORE_NEAR_MAX_ROWS || tree > 255)
+		return nd_error_set(ND_EINVAL, "near-neighbour entry of tree %u, %u rows", tree, rows);
+	MDB_val k = {(size_t)near_key(key, tree, seq, rows, docid), key}, v;
+	int mrc = mdb_get(txn->txn, txn->st->near, &k, &v);
+	if (mrc == MDB_NOTFOUND)
+		return 0;
+	return mrc ? mdb_err(txn->st, mrc, "read near-neighbour index") : 1;
 }

@@ -501,15 +501,31 @@ static void test_sig_decode_rejects(void **state)
 	nd_sig s = ND_SIG_INIT;
 	uint16_t bad1[] = {3, 5, 4, 9};      /* claims 3 bits, out of order */
 	uint16_t bad2[] = {2, 1, 500};       /* bit past the set */
-	/* count, bits, then the 8-byte fingerprint */
-	uint16_t good[] = {4, 1, 2, 3, 7, 0x1111, 0x2222, 0x3333, 0x4444};
+	/* count, bits, no near-neighbour keys (0 trees, 0 rows), then the
+	 * 8-byte fingerprint */
+	uint16_t good[] = {4, 1, 2, 3, 7, 0, 0x1111, 0x2222, 0x3333, 0x4444};
 	assert_int_equal(nd_sig_decode(&s, bad1, sizeof(bad1), 100), ND_ECORRUPT);
 	assert_int_equal(nd_sig_decode(&s, bad2, sizeof(bad2), 100), ND_ECORRUPT);
-	assert_int_equal(nd_sig_decode(&s, good, 10, 100), ND_ECORRUPT); /* no fingerprint */
+	assert_int_equal(nd_sig_decode(&s, good, 12, 100), ND_ECORRUPT); /* no fingerprint */
 	assert_int_equal(nd_sig_decode(&s, good, sizeof(good) - 1, 100), ND_ECORRUPT);
 	assert_int_equal(nd_sig_decode(&s, good, sizeof(good), 100), ND_OK);
 	assert_int_equal(s.nbits, 4);
+	assert_int_equal(s.present, 0);
 	assert_int_equal(s.fingerprint, 0x4444333322221111ULL);
+	/* With the near-neighbour section: read whole, or refused when short
+	 * or of other dimensions than this build's. */
+	uint16_t withnear[5 + 1 + ND_NEAR_TREES * ND_NEAR_ROWS + 4] = {4, 1, 2, 3, 7};
+	uint8_t dims[2] = {ND_NEAR_TREES, ND_NEAR_ROWS};
+	memcpy(&withnear[5], dims, 2);
+	for (int k = 0; k < ND_NEAR_TREES * ND_NEAR_ROWS; k++)
+		withnear[6 + k] = (uint16_t)(1000 + k);
+	assert_int_equal(nd_sig_decode(&s, withnear, sizeof(withnear), 100), ND_OK);
+	assert_int_equal(s.present, 1);
+	assert_int_equal(s.near[ND_NEAR_TREES * ND_NEAR_ROWS - 1], 1000 + ND_NEAR_TREES * ND_NEAR_ROWS - 1);
+	assert_int_equal(nd_sig_decode(&s, withnear, sizeof(withnear) - 2, 100), ND_ECORRUPT);
+	dims[1] = ND_NEAR_ROWS + 1;
+	memcpy(&withnear[5], dims, 2);
+	assert_int_equal(nd_sig_decode(&s, withnear, sizeof(withnear), 100), ND_ECORRUPT);
 	assert_int_not_equal(s.key, 0);
 	assert_int_equal(nd_sig_key(s.bits, 3), 0); /* three bits: no key */
 	nd_sig_clear(&s);

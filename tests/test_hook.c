@@ -55,6 +55,7 @@ typedef struct {
 	const nd_descriptor *d;
 	nd_xdb *db;
 	size_t records;
+	uint64_t near;     /* near-neighbour entries the records call for */
 } consist_ctx;
 
 static int check_one(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
@@ -67,6 +68,15 @@ static int check_one(uint32_t docid, uint64_t key, const void *payload, size_t l
 	assert_int_equal(nd_sig_from_termlist(c->d, c->db, docid, &fresh), ND_OK);
 	assert_int_equal(fresh.key, key);
 	assert_int_equal(fresh.fingerprint, stored.fingerprint);
+	/* Its near-neighbour keys are its record's, entered once a tree. */
+	assert_int_equal(!!fresh.present, stored.present);
+	if (stored.present) {
+		assert_memory_equal(fresh.near, stored.near, sizeof(stored.near));
+		for (unsigned t = 0; t < ND_NEAR_TREES; t++)
+			assert_int_equal(nd_store_near_has(c->txn, t, stored.near + t * ND_NEAR_ROWS, ND_NEAR_ROWS,
+							   docid), 1);
+		c->near += ND_NEAR_TREES;
+	}
 	if (key) {
 		nd_docid *m;
 		size_t n, found = 0;
@@ -96,11 +106,16 @@ static void check_consistent(nd_xdb *db, nd_store *st, int slot)
 	nd_docid last;
 	assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
 	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
-	consist_ctx c = {txn, d, db, 0};
+	consist_ctx c = {txn, d, db, 0, 0};
 	assert_int_equal(nd_store_docs_each(txn, check_one, &c), ND_OK);
 	nd_store_txn_end(txn);
 	assert_int_equal(nd_xdb_doccount(db, &doccount), ND_OK);
 	assert_int_equal(c.records, doccount); /* every present document has a record */
+	uint64_t entries;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_near_count(txn, &entries), ND_OK);
+	nd_store_txn_end(txn);
+	assert_int_equal(entries, c.near); /* and no entry of a replaced or deleted record is left */
 
 	nd_sign_options so = ND_SIGN_OPTIONS_INIT;
 	nd_sign_report rep;

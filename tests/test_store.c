@@ -35,7 +35,7 @@ static int put_fn(nd_store_txn *txn, void *ctx)
 {
 	const put *p = ctx;
 	for (; p->docid; p++) {
-		int rc = nd_store_doc_put(txn, p->docid, p->key, "\0\0xy", 4); /* no bits, then "xy" */
+		int rc = nd_store_doc_put(txn, p->docid, p->key, "\0\0\0\0xy", 6); /* no bits, no near keys, "xy" */
 		if (rc < 0)
 			return rc;
 	}
@@ -91,8 +91,8 @@ static void test_records_and_clusters(void **state)
 	assert_int_equal(keys, 2);
 	assert_int_equal(nd_store_doc_get(txn, 4, &key, &payload, &len), ND_OK);
 	assert_int_equal(key, 0);
-	assert_int_equal(len, 4);
-	assert_memory_equal(payload, "\0\0xy", 4);
+	assert_int_equal(len, 6);
+	assert_memory_equal(payload, "\0\0\0\0xy", 6);
 	assert_int_equal(nd_store_doc_get(txn, 9, &key, &payload, &len), ND_ENOTFOUND);
 	nd_store_txn_end(txn);
 	nd_store_close(st);
@@ -142,7 +142,7 @@ static int many_fn(nd_store_txn *txn, void *vctx)
 	many_ctx *c = vctx;
 	char payload[200];
 	memset(payload, 'p', sizeof(payload));
-	memset(payload, 0, 2); /* an empty bit list */
+	memset(payload, 0, 4); /* an empty bit list, no near-neighbour keys */
 	c->attempts++;
 	for (uint32_t i = 1; i <= c->n; i++) {
 		int rc = nd_store_doc_put(txn, i, 1 + i % 97, payload, sizeof(payload));
@@ -240,8 +240,8 @@ static void test_bad_stores(void **state)
 
 /* Bit postings follow the records: put, replace and delete keep bit ->
  * docs equal to the records' bits; a payload without a bit list is
- * refused; a format-2 store (no postings) is read without them and
- * upgraded by the first writer. */
+ * refused; a store of an older format (2: no postings) is refused,
+ * whether opened to read or to write, saying how to make it again. */
 typedef struct {
 	uint32_t docid;
 	uint16_t n, bits[4];
@@ -254,7 +254,8 @@ static int bits_put_fn(nd_store_txn *txn, void *ctx)
 		uint8_t pay[2 + 8 + 8];
 		memcpy(pay, &r->n, 2);
 		memcpy(pay + 2, r->bits, 2 * (size_t)r->n);
-		memset(pay + 2 + 2 * r->n, 0xab, 8); /* what follows is the caller's */
+		memset(pay + 2 + 2 * r->n, 0, 2);    /* no near-neighbour keys */
+		memset(pay + 4 + 2 * r->n, 0xab, 6); /* what follows is the caller's */
 		int rc = nd_store_doc_put(txn, r->docid, 0, pay, 2 + 2 * (size_t)r->n + 8);
 		if (rc < 0)
 			return rc;
@@ -343,23 +344,120 @@ static void test_bit_postings(void **state)
 	assert_int_equal(mdb_txn_commit(t), 0);
 	mdb_env_close(env);
 
-	uint32_t *ids;
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_READ), ND_EVERSION);
+	assert_non_null(strstr(nd_error_last(), "neardup build"));
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_EVERSION);
+	free(path);
+}
+
+
+/* The near-neighbour index follows the records: a payload's section
+ * (u8 trees, u8 rows, the sequences) is entered once a tree, replaced
+ * and deleted with its record, and cleared with the rest; a probe gives
+ * the nearest entries of one tree on each side, never the prober. */
+typedef struct {
+	uint32_t docid;
+	uint16_t seq[2][3]; /* 2 trees of 3 rows; seq[0][0] 0xffff: no section */
+} nearrec;
+
+static int near_put_fn(nd_store_txn *txn, void *ctx)
+{
+	const nearrec *r = ctx;
+	for (; r->docid; r++) {
+		uint8_t pay[2 + 2 + 12 + 8] = {0};
+		size_t len = 2 + 2 + 8;
+		if (r->seq[0][0] != 0xffff) {
+			pay[2] = 2, pay[3] = 3;
+			memcpy(pay + 4, r->seq, 12);
+			len += 12;
+		}
+		int rc = nd_store_doc_put(txn, r->docid, 0, pay, len);
+		if (rc < 0)
+			return rc;
+	}
+	return ND_OK;
+}
+
+static int near_bad_fn(nd_store_txn *txn, void *ctx)
+{
+	(void)ctx; /* 2 trees of 3 rows claimed, one sequence held */
+	uint8_t pay[2 + 2 + 6] = {0, 0, 2, 3};
+	return nd_store_doc_put(txn, 9, 0, pay, sizeof(pay));
+}
+
+static int clear_fn(nd_store_txn *txn, void *ctx)
+{
+	(void)ctx;
+	return nd_store_clear(txn);
+}
+
+static void expect_near(nd_store *st, unsigned tree, const uint16_t *seq, uint32_t self, unsigned window,
+			const uint32_t *want, size_t nwant)
+{
+	nd_store_txn *txn;
+	uint32_t got[16];
 	size_t n;
-	assert_int_equal(nd_store_open(&st, path, ND_STORE_READ), ND_OK);
 	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
-	assert_int_equal(nd_store_bit_docs(txn, 3, &ids, &n), ND_EVERSION);
-	assert_non_null(strstr(nd_error_last(), "neardup update"));
-	assert_int_equal(nd_store_counts(txn, &total, NULL), ND_OK); /* the rest reads */
-	assert_int_equal(total, 4);
+	assert_int_equal(nd_store_near(txn, tree, seq, 3, self, window, got, &n), ND_OK);
 	nd_store_txn_end(txn);
-	nd_store_close(st);
+	if (n != nwant)
+		fail_msg("tree %u: %zu neighbours, want %zu", tree, n, nwant);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(got[i], want[i]);
+}
+
+static uint64_t near_entries(nd_store *st)
+{
+	nd_store_txn *txn;
+	uint64_t n;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_near_count(txn, &n), ND_OK);
+	nd_store_txn_end(txn);
+	return n;
+}
+
+static void test_near_index(void **state)
+{
+	(void)state;
+	char *path = tu_join(dir, "near");
+	nd_store *st;
 	assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
-	nd_store_close(st);
-	assert_int_equal(nd_store_open(&st, path, ND_STORE_READ), ND_OK);
-	expect_bit(st, 3, (uint32_t[]){1}, 1);
-	expect_bit(st, 7, (uint32_t[]){1}, 1);
-	expect_bit(st, 4, (uint32_t[]){2}, 1);
-	expect_bit(st, 300, (uint32_t[]){4, 5}, 2);
+	/* Tree 0 orders 1 < 2 < 3 < 4 by sequence (2 and 3 share two rows);
+	 * tree 1 the other way round.  5 has no section. */
+	nearrec a[] = {{1, {{10, 1, 1}, {90, 0, 0}}}, {2, {{20, 5, 1}, {80, 0, 0}}}, {3, {{20, 5, 2}, {70, 0, 0}}},
+		       {4, {{30, 0, 0}, {60, 0, 0}}}, {5, {{0xffff}, {0}}}, {0, {{0}}}};
+	assert_int_equal(nd_store_write(st, near_put_fn, a), ND_OK);
+	assert_int_equal(near_entries(st), 8);
+	/* 2's neighbours: after it 3 then 4, before it 1; itself left out. */
+	expect_near(st, 0, a[1].seq[0], 2, 2, (uint32_t[]){3, 4, 1}, 3);
+	expect_near(st, 0, a[1].seq[0], 2, 1, (uint32_t[]){3, 1}, 2);
+	expect_near(st, 1, a[1].seq[1], 2, 1, (uint32_t[]){1, 3}, 2); /* reversed order */
+	/* A text not stored (self 0) probing between 3 and 4. */
+	expect_near(st, 0, (uint16_t[]){25, 0, 0}, 0, 1, (uint32_t[]){4, 3}, 2);
+	expect_near(st, 0, (uint16_t[]){99, 0, 0}, 0, 3, (uint32_t[]){4, 3, 2}, 3); /* past the end */
+	/* Replace 2 far away, delete 3: their old entries go. */
+	nearrec b[] = {{2, {{40, 0, 0}, {10, 0, 0}}}, {0, {{0}}}};
+	uint32_t three = 3;
+	assert_int_equal(nd_store_write(st, near_put_fn, b), ND_OK);
+	assert_int_equal(nd_store_write(st, del_fn, &three), ND_OK);
+	assert_int_equal(near_entries(st), 6);
+	expect_near(st, 0, a[0].seq[0], 1, 3, (uint32_t[]){4, 2}, 2);
+	nd_store_txn *txn;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_near_has(txn, 0, a[1].seq[0], 3, 2), 0);
+	assert_int_equal(nd_store_near_has(txn, 0, b[0].seq[0], 3, 2), 1);
+	assert_int_equal(nd_store_near_has(txn, 1, a[2].seq[1], 3, 3), 0);
+	nd_store_txn_end(txn);
+	/* One transaction replacing 4 by the same keys keeps them (removal
+	 * before re-addition); a malformed section is refused whole. */
+	nearrec c[] = {{4, {{30, 0, 0}, {60, 0, 0}}}, {4, {{30, 0, 0}, {60, 0, 0}}}, {0, {{0}}}};
+	assert_int_equal(nd_store_write(st, near_put_fn, c), ND_OK);
+	assert_int_equal(near_entries(st), 6);
+	assert_int_equal(nd_store_write(st, near_bad_fn, NULL), ND_EINVAL);
+	assert_non_null(strstr(nd_error_last(), "document 9"));
+	assert_int_equal(near_entries(st), 6);
+	assert_int_equal(nd_store_write(st, clear_fn, NULL), ND_OK);
+	assert_int_equal(near_entries(st), 0);
 	nd_store_close(st);
 	free(path);
 }
@@ -372,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_map_grows),
 		cmocka_unit_test(test_bad_stores),
 		cmocka_unit_test(test_bit_postings),
+		cmocka_unit_test(test_near_index),
 	};
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
 }

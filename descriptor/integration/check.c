@@ -20,6 +20,8 @@ int nd_sig_from_tokens(const nd_descriptor *d, const nd_token *tokens, size_t n,
 
 	out->nbits = 0;
 	out->key = 0;
+	out->present = 0;
+	nd__near_reset(out->near);
 	if (n > UINT32_MAX)
 		return nd_error_set(ND_ETOOBIG, "document of %zu words", n);
 	if (!(wdf = calloc(d->n, sizeof(uint32_t))) || !(seen = malloc((n + 1) * sizeof(uint16_t)))) {
@@ -28,9 +30,12 @@ int nd_sig_from_tokens(const nd_descriptor *d, const nd_token *tokens, size_t n,
 	}
 	for (size_t i = 0; i < n; i++) {
 		int32_t w = nd__find_sorted(d->words, d->n, tokens[i].text, tokens[i].len);
-		if (w >= 0 && wdf[w]++ == 0)
+		if (w >= 0 && wdf[w]++ == 0) {
 			seen[nseen++] = (uint16_t)w;
+			nd__near_add(out->near, (uint32_t)w);
+		}
 	}
+	out->present = (uint32_t)nseen;
 	qsort(seen, nseen, sizeof(uint16_t), nd__cmp_u16);
 	for (size_t i = 0; i < nseen && rc == ND_OK; i++)
 		if (nd_bit_above(wdf[seen[i]], (uint32_t)n, d->thresholds[seen[i]]))

@@ -93,7 +93,7 @@ static int apply_fn(nd_store_txn *txn, void *vctx)
 	/* Forced: the caller says the document changed, so the record is
 	 * rewritten (and its caches dropped) even if the fingerprint is equal. */
 	if ((rc = nd__sig_apply(txn, a->docid, a->present, a->sig->bits, a->sig->nbits,
-				a->sig->fingerprint, 1, &a->change, &a->old_key)) < 0)
+				a->sig->present ? a->sig->near : NULL, a->sig->fingerprint, 1, &a->change, &a->old_key)) < 0)
 		return rc;
 	return nd__drift_add(txn, (uint64_t)nd__drift_counts(txn, a->docid, a->change), a->max_drift,
 			     a->path);

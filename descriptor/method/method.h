@@ -53,14 +53,37 @@ static inline uint64_t nd_fp_final(uint64_t sum, uint32_t len)
 int nd__store_matches_db(nd_store *st, nd_xdb *db);
 
 /* Bring a document's record in line with the database: absent, or present
- * with these bits and fingerprint (nd_fp_final).  An equal
+ * with these bits, near-neighbour keys (NULL: none, no word held) and
+ * fingerprint (nd_fp_final).  An equal
  * record is left alone unless force.  *change says what happened. */
 int nd__sig_apply(nd_store_txn *txn, nd_docid docid, int present, const uint16_t *bits,
-		  uint32_t nbits, uint64_t fp, int force, nd_change *change, uint64_t *old_key);
+		  uint32_t nbits, const uint16_t *near, uint64_t fp, int force, nd_change *change,
+		  uint64_t *old_key);
 /* 1 when a change counts in the drift (see nd_drift). */
 int nd__drift_counts(nd_store_txn *txn, nd_docid docid, nd_change change);
 /* Add changes to the drift; ND_ESTATE when that would pass max_drift (> 0). */
 int nd__drift_add(nd_store_txn *txn, uint64_t changes, double max_drift, const char *path);
+
+/* Near-neighbour keys (see nd_sig): start every MinHash at its maximum,
+ * then lower it by each word held.  16-bit truncation keeps the order of
+ * the 64-bit hashes, so the minimum of the truncations is the truncated
+ * minimum. */
+#define ND_NEAR_N (ND_NEAR_TREES * ND_NEAR_ROWS)
+static inline void nd__near_reset(uint16_t *near)
+{
+	for (unsigned k = 0; k < ND_NEAR_N; k++)
+		near[k] = UINT16_MAX;
+}
+
+static inline void nd__near_add(uint16_t *near, uint32_t word)
+{
+	uint64_t h = nd_mix64(0x6e656172ULL ^ ((uint64_t)word << 20));
+	for (unsigned k = 0; k < ND_NEAR_N; k++) {
+		uint16_t v = (uint16_t)(nd_mix64(h + k) >> 48);
+		if (v < near[k])
+			near[k] = v;
+	}
+}
 
 /* Append bit to a signature. */
 int nd_sig_push(nd_sig *s, uint16_t bit);

@@ -44,14 +44,24 @@ uint64_t nd_sig_key(const uint16_t *bits, uint32_t nbits)
 	return h ? h : 1; /* 0 means "no key" */
 }
 
-/* Record payload: u16 count, the bits ascending, u64 fingerprint. */
-static size_t sig_encode(uint8_t *out, const uint16_t *bits, uint32_t nbits, uint64_t fp)
+/* Record payload: u16 count, the bits ascending; the store's
+ * near-neighbour section (u8 trees, u8 rows, the sequences; 0 trees when
+ * no descriptive word is held); u64 fingerprint. */
+static size_t sig_encode(uint8_t *out, const uint16_t *bits, uint32_t nbits, const uint16_t *near, uint64_t fp)
 {
 	uint16_t n = (uint16_t)nbits;
+	size_t at = 2 + (size_t)nbits * 2;
 	memcpy(out, &n, 2);
 	memcpy(out + 2, bits, (size_t)nbits * 2);
-	memcpy(out + 2 + (size_t)nbits * 2, &fp, 8);
-	return 2 + (size_t)nbits * 2 + 8;
+	out[at] = near ? ND_NEAR_TREES : 0;
+	out[at + 1] = near ? ND_NEAR_ROWS : 0;
+	at += 2;
+	if (near) {
+		memcpy(out + at, near, ND_NEAR_N * 2);
+		at += ND_NEAR_N * 2;
+	}
+	memcpy(out + at, &fp, 8);
+	return at + 8;
 }
 
 int nd_sig_decode(nd_sig *out, const void *payload, size_t len, uint32_t nwords)
@@ -62,8 +72,17 @@ int nd_sig_decode(nd_sig *out, const void *payload, size_t len, uint32_t nwords)
 	if (len < 2)
 		return nd_error_set(ND_ECORRUPT, "signature record of %zu bytes", len);
 	memcpy(&n, p, 2);
-	if (len != 2 + (size_t)n * 2 + 8)
+	size_t at = 2 + (size_t)n * 2;
+	out->present = 0;
+	if (len < at + 2 + 8 ||
+	    (len != at + 2 + 8 && (p[at] != ND_NEAR_TREES || p[at + 1] != ND_NEAR_ROWS ||
+				   len != at + 2 + ND_NEAR_N * 2 + 8)) ||
+	    (len == at + 2 + 8 && (p[at] || p[at + 1])))
 		return nd_error_set(ND_ECORRUPT, "signature record claims %u bits in %zu bytes", n, len);
+	if (len != at + 2 + 8) {
+		memcpy(out->near, p + at + 2, ND_NEAR_N * 2);
+		out->present = 1; /* some word held; the count is not kept */
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		uint16_t b;
 		int rc;
@@ -74,7 +93,7 @@ int nd_sig_decode(nd_sig *out, const void *payload, size_t len, uint32_t nwords)
 		if ((rc = nd_sig_push(out, b)) < 0)
 			return rc;
 	}
-	memcpy(&out->fingerprint, p + 2 + (size_t)n * 2, 8);
+	memcpy(&out->fingerprint, p + len - 8, 8);
 	out->key = nd_sig_key(out->bits, out->nbits);
 	return ND_OK;
 }
@@ -174,9 +193,10 @@ int nd__drift_add(nd_store_txn *txn, uint64_t changes, double max_drift, const c
 }
 
 int nd__sig_apply(nd_store_txn *txn, nd_docid docid, int present, const uint16_t *bits,
-		  uint32_t nbits, uint64_t fp, int force, nd_change *change, uint64_t *old_key)
+		  uint32_t nbits, const uint16_t *near, uint64_t fp, int force, nd_change *change,
+		  uint64_t *old_key)
 {
-	uint8_t buf[2 + 2 * ND_MAX_WORDS + 8];
+	uint8_t buf[2 + 2 * ND_MAX_WORDS + 2 + 2 * ND_NEAR_N + 8];
 	const void *payload;
 	size_t len;
 	int rc = nd_store_doc_get(txn, docid, old_key, &payload, &len);
@@ -200,7 +220,7 @@ int nd__sig_apply(nd_store_txn *txn, nd_docid docid, int present, const uint16_t
 			return ND_OK;
 	}
 	if ((rc = nd_store_doc_put(txn, docid, nd_sig_key(bits, nbits), buf,
-				   sig_encode(buf, bits, nbits, fp))) == ND_OK)
+				   sig_encode(buf, bits, nbits, near, fp))) == ND_OK)
 		*change = had ? ND_CHANGE_REPLACED : ND_CHANGE_ADDED;
 	return rc;
 }
@@ -220,6 +240,8 @@ static int on_term(const char *term, size_t len, uint32_t wdf, void *vctx)
 	if (w < 0)
 		return 0;
 	t->fp += nd_fp_word((uint32_t)w, wdf);
+	t->sig->present++;
+	nd__near_add(t->sig->near, (uint32_t)w);
 	if (nd_bit_above(wdf, t->len, t->d->thresholds[w]) &&
 	    (t->rc = nd_sig_push(t->sig, (uint16_t)w)) < 0)
 		return 1;
@@ -240,6 +262,8 @@ int nd_sig_from_termlist(const nd_descriptor *d, nd_xdb *db, nd_docid docid, nd_
 	out->nbits = 0;
 	out->key = 0;
 	out->fingerprint = 0;
+	out->present = 0;
+	nd__near_reset(out->near);
 	if ((rc = nd_desc_lengths(db, d->word_lengths, docid, docid + 1, &len, &present)) < 0)
 		return rc;
 	if (!present)
@@ -271,6 +295,8 @@ typedef struct {
 	const uint32_t *present;
 	const uint32_t *row;      /* row[off]..row[off+1]: bits of document lo+off */
 	const uint16_t *bits;
+	const uint16_t *near;     /* ND_NEAR_N a document */
+	const uint32_t *held;     /* descriptive words held */
 	const uint64_t *fp;       /* fingerprint sums */
 	const uint32_t *len;
 	uint64_t revision;
@@ -298,7 +324,7 @@ static int write_block(nd_store_txn *txn, void *vctx)
 		nd_change ch;
 		uint64_t old_key;
 		if ((rc = nd__sig_apply(txn, d, b->present[off] != 0, bits, n,
-					nd_fp_final(b->fp[off], b->len[off]), 0, &ch, &old_key)) < 0)
+					b->held[off] ? b->near + (size_t)off * ND_NEAR_N : NULL, nd_fp_final(b->fp[off], b->len[off]), 0, &ch, &old_key)) < 0)
 			return rc;
 		b->counts[ch]++;
 		drift += (uint64_t)nd__drift_counts(txn, d, ch);
@@ -375,6 +401,8 @@ typedef struct {
 	uint16_t *pair_bit;
 	size_t npairs, off_cap, bit_cap;
 	uint64_t *fp;             /* fingerprint sums of this share */
+	uint16_t *near;           /* near-neighbour keys of this share (ND_NEAR_N a document) */
+	uint32_t *held;           /* descriptive words held, of this share */
 	uint64_t postings;
 	/* the block */
 	nd_docid lo, hi;
@@ -391,6 +419,9 @@ static void *scan_words(void *vw)
 	uint32_t nb = w->hi - w->lo;
 	w->npairs = 0;
 	memset(w->fp, 0, nb * sizeof(uint64_t));
+	memset(w->held, 0, nb * sizeof(uint32_t));
+	for (uint32_t k = 0; k < nb; k++)
+		nd__near_reset(w->near + (size_t)k * ND_NEAR_N);
 	for (uint32_t i = w->w0; i < w->w1; i++) {
 		size_t n;
 		double b = w->d->thresholds[i];
@@ -408,6 +439,8 @@ static void *scan_words(void *vw)
 			for (size_t k = 0; k < n; k++) {
 				uint32_t off = w->buf[k].docid - w->lo;
 				w->fp[off] += nd_fp_word(i, w->buf[k].wdf);
+				w->held[off]++;
+				nd__near_add(w->near + (size_t)off * ND_NEAR_N, i);
 				if (nd_bit_above(w->buf[k].wdf, w->len[off], b)) {
 					w->pair_off[w->npairs] = off;
 					w->pair_bit[w->npairs++] = (uint16_t)i;
@@ -431,6 +464,8 @@ static void worker_free(sign_worker *w)
 	free(w->pair_off);
 	free(w->pair_bit);
 	free(w->fp);
+	free(w->near);
+	free(w->held);
 	if (w->owns_db)
 		nd_xdb_close(w->db);
 }
@@ -460,7 +495,9 @@ static int worker_init(sign_worker *w, const nd_descriptor *d, nd_xdb *db, unsig
 	}
 	if (!(w->pl = calloc(w->w1 - w->w0 + 1, sizeof(*w->pl))) ||
 	    !(w->buf = malloc(SIGN_BUFCAP * sizeof(nd_posting))) ||
-	    !(w->fp = malloc(block_docs * sizeof(uint64_t))))
+	    !(w->fp = malloc(block_docs * sizeof(uint64_t))) ||
+	    !(w->near = malloc((size_t)block_docs * ND_NEAR_N * sizeof(uint16_t))) ||
+	    !(w->held = malloc(block_docs * sizeof(uint32_t))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (uint32_t i = w->w0; i < w->w1; i++) {
 		if ((rc = nd_xdb_postlist_open(&w->pl[i - w->w0], w->db, d->words[i])) < 0)
@@ -475,9 +512,9 @@ static int worker_init(sign_worker *w, const nd_descriptor *d, nd_xdb *db, unsig
  * bits (row[off]..row[off+1] in bits) and fingerprint sum. */
 typedef struct {
 	nd_docid lo, hi;
-	uint32_t *len, *present, *count, *row;
+	uint32_t *len, *present, *count, *row, *held;
 	uint64_t *fp;
-	uint16_t *bits;
+	uint16_t *bits, *near;
 	size_t bits_cap;
 } sign_block;
 
@@ -488,7 +525,9 @@ static int block_alloc(sign_block *b, uint32_t block_docs)
 	    !(b->present = malloc(block_docs * sizeof(uint32_t))) ||
 	    !(b->count = malloc((block_docs + 1) * sizeof(uint32_t))) ||
 	    !(b->row = malloc((block_docs + 1) * sizeof(uint32_t))) ||
-	    !(b->fp = malloc(block_docs * sizeof(uint64_t))))
+	    !(b->fp = malloc(block_docs * sizeof(uint64_t))) ||
+	    !(b->held = malloc(block_docs * sizeof(uint32_t))) ||
+	    !(b->near = malloc((size_t)block_docs * ND_NEAR_N * sizeof(uint16_t))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	return ND_OK;
 }
@@ -500,6 +539,8 @@ static void block_free(sign_block *b)
 	free(b->count);
 	free(b->row);
 	free(b->fp);
+	free(b->held);
+	free(b->near);
 	free(b->bits);
 }
 
@@ -546,6 +587,15 @@ static int read_block(block_reader *r)
 			return nd_error_set(w[t].rc, "%s", w[t].err);
 	memset(b->count, 0, (nb + 1) * sizeof(uint32_t));
 	memset(b->fp, 0, nb * sizeof(uint64_t));
+	memcpy(b->held, w[0].held, nb * sizeof(uint32_t));
+	memcpy(b->near, w[0].near, (size_t)nb * ND_NEAR_N * sizeof(uint16_t));
+	for (unsigned t = 1; t < r->jobs; t++)
+		for (size_t k = 0; k < (size_t)nb * ND_NEAR_N; k++) {
+			if (k % ND_NEAR_N == 0)
+				b->held[k / ND_NEAR_N] += w[t].held[k / ND_NEAR_N];
+			if (w[t].near[k] < b->near[k])
+				b->near[k] = w[t].near[k];
+		}
 	for (unsigned t = 0; t < r->jobs; t++) {
 		for (size_t k = 0; k < w[t].npairs; k++)
 			b->count[w[t].pair_off[k] + 1]++;
@@ -677,6 +727,8 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 		bc.row = b->row;
 		bc.bits = b->bits;
 		bc.fp = b->fp;
+		bc.near = b->near;
+		bc.held = b->held;
 		bc.len = b->len;
 		bc.revision = revision;
 		bc.max_drift = o.max_drift;

@@ -102,15 +102,28 @@ ND_EXTERN int nd_descriptor_load(nd_descriptor **out, nd_store *st, nd_xdb *db);
  * the signature is computed from (the length and the wdf of every
  * descriptive word present): `neardup update` finds replaced documents by
  * comparing it, without reading any text. */
+/* Near-neighbour keys (the store's LSH forest): for each of ND_NEAR_TREES
+ * trees, a sequence of ND_NEAR_ROWS MinHashes (16 bits each) of the
+ * descriptive words the document holds at all (wdf > 0, above threshold
+ * or not).  Documents with similar word sets share long prefixes in some
+ * tree, so each finds its likely duplicates among its few neighbours in
+ * the sorted sequences, whatever the corpus's size.  Measured on the
+ * scale corpus (README, "How cost grows"). */
+#define ND_NEAR_TREES 10
+#define ND_NEAR_ROWS 6
+#define ND_NEAR_WINDOW 4   /* neighbours each side in each tree */
+
 typedef struct {
 	uint64_t key;
 	uint32_t nbits;
 	uint16_t *bits;   /* owned; nd_sig_clear frees */
 	uint32_t cap;
 	uint64_t fingerprint;
+	uint32_t present; /* descriptive words held (0: no near-neighbour keys) */
+	uint16_t near[ND_NEAR_TREES * ND_NEAR_ROWS]; /* tree t's sequence at t * ND_NEAR_ROWS */
 } nd_sig;
 
-#define ND_SIG_INIT { 0, 0, NULL, 0, 0 }
+#define ND_SIG_INIT { 0, 0, NULL, 0, 0, 0, {0} }
 
 ND_EXTERN void nd_sig_clear(nd_sig *s);
 /* Key of a sorted bit set (0 below ND_MIN_BITS). */

@@ -7,12 +7,14 @@
  *   verified  key -> bytes: a cached result about the cluster (verification)
  *   words     docid -> bytes: a cached per-document value (rebuilt words)
  *   bits      bit -> sorted docids (every document whose record has that bit)
+ *   near      (tree, sequence, docid): each record's near-neighbour keys
  * The store keeps clusters and bits in step with docs inside the same
  * transaction, and any write to a document's record drops the cached
  * values of the document and of its old and new cluster, so caches cannot
  * go stale.  It does not know what a key or cached value means; of a
  * payload it reads only the bit list it begins with (u16 count, then u16
- * bits, ascending).  Key 0 means "no key": the document is recorded but
+ * bits, ascending) and the near-neighbour section after it (u8 trees, u8
+ * rows, then trees * rows u16: one sequence a tree; trees may be 0).  Key 0 means "no key": the document is recorded but
  * belongs to no cluster.
  *
  * One writer at a time: a handle opened for writing holds the store's
@@ -37,9 +39,11 @@
 extern "C" {
 #endif
 
-/* 3 added the bit postings; a format-2 store is upgraded when opened for
- * writing and read without them otherwise. */
-#define ND_STORE_FORMAT 3
+/* 3 added the bit postings, 4 the near-neighbour index.  A store of
+ * another format is refused (ND_EVERSION): it is derived from the
+ * database, so build and sign make it again. */
+#define ND_STORE_FORMAT 4
+#define ND_STORE_NEAR_MAX_ROWS 16
 
 typedef struct nd_store nd_store;
 typedef struct nd_store_txn nd_store_txn;
@@ -82,8 +86,7 @@ ND_EXTERN int nd_store_doc_put(nd_store_txn *txn, uint32_t docid, uint64_t key,
 /* ND_ENOTFOUND if the document has no record. */
 ND_EXTERN int nd_store_doc_del(nd_store_txn *txn, uint32_t docid);
 
-/* Bit postings, for matching signatures that differ in a few bits
- * (ND_EVERSION on a format-2 store opened read-only).  Docids ascending;
+/* Bit postings, for matching signatures that differ in a few bits.  Docids ascending;
  * the caller frees *out.  A write transaction applies the postings of its
  * own puts and deletes just before it commits (sorted: far fewer page
  * visits), so inside it these read the state before it. */
@@ -93,6 +96,23 @@ ND_EXTERN int nd_store_bit_count(nd_store_txn *txn, uint16_t bit, size_t *n);
 ND_EXTERN int nd_store_bit_has(nd_store_txn *txn, uint16_t bit, uint32_t docid);
 /* Postings in all. */
 ND_EXTERN int nd_store_bit_postings(nd_store_txn *txn, uint64_t *n);
+
+/* Near neighbours: each record's sequences, one a tree, sorted (tree,
+ * sequence, docid), so that documents whose sequences share long prefixes
+ * sit together (an LSH forest).  nd_store_near gives the docids of up to
+ * window entries of the tree after (tree, seq, self) and up to window
+ * before, self left out: out needs room for 2 * window.  A write
+ * transaction applies its own changes just before it commits. */
+ND_EXTERN int nd_store_near(nd_store_txn *txn, unsigned tree, const uint16_t *seq, unsigned rows,
+			    uint32_t self, unsigned window, uint32_t *out, size_t *n);
+/* Every entry in order: fn(tree, docid, ctx); non-zero from fn stops and
+ * is returned. */
+typedef int (*nd_store_near_fn)(unsigned tree, uint32_t docid, void *ctx);
+ND_EXTERN int nd_store_near_each(nd_store_txn *txn, nd_store_near_fn fn, void *ctx);
+ND_EXTERN int nd_store_near_count(nd_store_txn *txn, uint64_t *n);
+/* 1 if docid is entered under (tree, seq), 0 if not. */
+ND_EXTERN int nd_store_near_has(nd_store_txn *txn, unsigned tree, const uint16_t *seq, unsigned rows,
+				uint32_t docid);
 
 /* Cached values (borrowed until the transaction ends; ND_ENOTFOUND when
  * absent).  Invalidated automatically, see above. */
