@@ -19,6 +19,7 @@
  * Candidates come from each method's own index (signature groups, prefix-
  * filtered inverted index, LSH bands, permuted simhash blocks). */
 #include "eval/eval_internal.h"
+#include "neardup/cluster.h"
 #include "common/nd_buf.h"
 #include "common/nd_hash.h"
 #include "common/nd_join.h"
@@ -736,130 +737,79 @@ static int lsh_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
 	return ND_OK;
 }
 
-/* ---- candidates by sorted MinHash sequences (an LSH forest) ----
+/* ---- the product's candidates: the store's near-neighbour index ----
  *
- * Each document gets lsh_bands keys, each a sequence of lsh_rows MinHashes
- * of its set; sorted, a document's neighbours in each order are the
- * documents sharing the longest prefixes with it.  Candidates are the next
- * FOREST_WINDOW documents in each order: lsh_bands * FOREST_WINDOW a
- * document whatever the corpus's size (a sorted table in LMDB gives the
- * same neighbours by a cursor). */
-
-#define FOREST_WINDOW 4
+ * Each labeled document's neighbours in the store's LSH forest
+ * (nd_near_candidates, what clusters --linkage, check and hooks read),
+ * scored by shingle resemblance w=3; linkage scores the pairs the index
+ * did not propose (fill), as nd_cluster_near does. */
 
 typedef struct {
-	lsh_state *l;
-	uint64_t *mh;    /* n * bands * rows MinHashes */
-	uint32_t *pos;   /* n * bands: each document's place in each order */
-} forest_state;
+	nd_docid docid;
+	uint32_t index;
+} doc_index;
 
-static const forest_state *forest_sorting;
-static unsigned forest_tree;
-
-static int cmp_forest(const void *x, const void *y)
+static int cmp_doc_index(const void *x, const void *y)
 {
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	const forest_state *f = forest_sorting;
-	unsigned R = f->l->rows, B = f->l->bands;
-	const uint64_t *ka = f->mh + ((size_t)a * B + forest_tree) * R, *kb = f->mh + ((size_t)b * B + forest_tree) * R;
-	for (unsigned r = 0; r < R; r++)
-		if (ka[r] != kb[r])
-			return ka[r] < kb[r] ? -1 : 1;
-	return a < b ? -1 : a > b;
+	const doc_index *a = x, *b = y;
+	return a->docid < b->docid ? -1 : a->docid > b->docid;
 }
 
-static void forest_release(void *vs)
+static int near_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
 {
-	forest_state *f = vs;
-	if (!f)
-		return;
-	lsh_release(f->l);
-	free(f->mh);
-	free(f->pos);
-	free(f);
-}
-
-static int forest_prepare(void **state, ev_corpus *c)
-{
-	forest_state *f = calloc(1, sizeof(*f));
-	int rc;
-	if (!f)
-		return nd_error_set(ND_ENOMEM, "out of memory");
-	if ((rc = lsh_prepare((void **)&f->l, c)) < 0) {
-		free(f);
-		return rc;
-	}
-	unsigned B = f->l->bands, R = f->l->rows;
-	uint32_t *order = malloc((c->n + 1) * sizeof(*order));
-	if (!order || !(f->mh = malloc(((size_t)c->n * B * R + 1) * sizeof(uint64_t))) ||
-	    !(f->pos = malloc(((size_t)c->n * B + 1) * sizeof(uint32_t)))) {
-		free(order);
-		forest_release(f);
-		return nd_error_set(ND_ENOMEM, "out of memory");
-	}
-	for (size_t i = 0; i < c->n; i++) {
-		ev_set tmp;
-		const ev_set *set = lsh_set(f->l, c, i, &tmp);
-		for (unsigned b = 0; b < B; b++)
-			for (unsigned r = 0; r < R; r++) {
-				/* an empty set sorts last */
-				f->mh[((size_t)i * B + b) * R + r] =
-					min_hash(set, c->ids[i], nd_mix64(((uint64_t)b << 32 | r) + 0x666f72ULL));
-			}
-	}
-	forest_sorting = f;
-	for (unsigned b = 0; b < B; b++) {
-		for (size_t i = 0; i < c->n; i++)
-			order[i] = (uint32_t)i;
-		forest_tree = b;
-		qsort(order, c->n, sizeof(*order), cmp_forest);
-		for (size_t p = 0; p < c->n; p++)
-			f->pos[(size_t)order[p] * B + b] = (uint32_t)p;
-	}
-	free(order);
-	*state = f;
-	return ND_OK;
-}
-
-static int forest_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
-{
-	forest_state *f = vs;
-	unsigned B = f->l->bands;
-	uint32_t *at = malloc((c->n + 1) * sizeof(*at));
+	doc_index *by = malloc((c->n + 1) * sizeof(*by));
 	pair_list pl = {NULL, 0, 0};
-	int rc = ND_OK;
-	if (!at)
+	nd_store_txn *txn = NULL;
+	nd_sig sig = ND_SIG_INIT;
+	int rc;
+	(void)vs;
+	if (!by)
 		return nd_error_set(ND_ENOMEM, "out of memory");
-	for (unsigned b = 0; b < B && rc == ND_OK; b++) {
-		for (size_t i = 0; i < c->n; i++)
-			at[f->pos[i * B + b]] = (uint32_t)i;
-		for (size_t p = 0; p < c->n && rc == ND_OK; p++) {
-			uint32_t x = at[p];
-			ev_set tmp;
-			if (!lsh_set(f->l, c, x, &tmp)->n)
-				continue;
-			for (size_t q = p + 1; q < c->n && q <= p + FOREST_WINDOW && rc == ND_OK; q++) {
-				uint32_t y = at[q];
-				if (lsh_set(f->l, c, y, &tmp)->n)
-					rc = add_pair(x < y ? x : y, x < y ? y : x, 0, &pl);
-			}
+	for (size_t i = 0; i < c->n; i++)
+		by[i] = (doc_index){nd_truth_docid(c->t, i), (uint32_t)i};
+	qsort(by, c->n, sizeof(*by), cmp_doc_index);
+	rc = nd_store_read_begin(c->st, &txn);
+	for (size_t i = 0; i < c->n && rc == ND_OK; i++) {
+		const void *pay;
+		size_t len, nn = 0;
+		uint64_t key;
+		nd_docid *nb = NULL, self = nd_truth_docid(c->t, i);
+		rc = nd_store_doc_get(txn, self, &key, &pay, &len);
+		if (rc == ND_ENOTFOUND) {
+			rc = ND_OK;
+			continue;
 		}
+		if (rc == ND_OK && (rc = nd_sig_decode(&sig, pay, len, UINT16_MAX + 1u)) == ND_OK)
+			rc = nd_near_candidates(txn, &sig, self, &nb, &nn);
+		for (size_t k = 0; k < nn && rc == ND_OK; k++) {
+			doc_index key_ = {nb[k], 0}, *at = bsearch(&key_, by, c->n, sizeof(*by), cmp_doc_index);
+			if (at && at->index != i)
+				rc = add_pair(i < at->index ? i : at->index, i < at->index ? at->index : i, 0, &pl);
+		}
+		free(nb);
 	}
-	free(at);
+	nd_store_txn_end(txn);
+	nd_sig_clear(&sig);
+	free(by);
 	return score_pairs(&pl, rc, c, xcheck_of, min_score, emit, ctx);
 }
 
-static int forest_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
+static int near_prepare(void **state, ev_corpus *c)
 {
-	forest_state *f = vs;
-	unsigned B = f->l->bands;
-	for (unsigned t = 0; t < B; t++) {
-		uint32_t pa = f->pos[a * B + t], pb = f->pos[b * B + t];
-		if ((pa > pb ? pa - pb : pb - pa) <= FOREST_WINDOW)
-			return xcheck_of(c, a, b, out);
-	}
-	*out = 0;
+	(void)c;
+	*state = NULL;
 	return ND_OK;
+}
+
+static int near_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
+{
+	(void)vs; /* labeled pairs: every pair is scored, as fill would */
+	return xcheck_of(c, a, b, out);
+}
+
+static void near_release(void *vs)
+{
+	(void)vs;
 }
 
 /* ---- randomized descriptive sets (issue 8) ----
@@ -1536,46 +1486,46 @@ static void imatch_release(void *vs)
 /* ---- the table ---- */
 
 static const ev_method m_desc = {"descriptive", "equal keys", 1, 1, 1, desc_prepare_plain,
-				 desc_candidates, desc_score, desc_release, 0};
+				 desc_candidates, desc_score, desc_release, 0, NULL};
 static const ev_method m_descx = {"descriptive+xcheck", "equal keys, Levenshtein <= 0.08", 1, 1, 1,
-				  desc_prepare_x, desc_candidates, desc_score, desc_release, 0};
+				  desc_prepare_x, desc_candidates, desc_score, desc_release, 0, NULL};
 static const ev_method m_descj = {"descriptive-jaccard", "bit-set Jaccard >= 0.5", 0, 0.5, 0,
-				  desc_prepare_plain, descj_candidates, descj_score, desc_release, 0};
+				  desc_prepare_plain, descj_candidates, descj_score, desc_release, 0, NULL};
 static const ev_method m_desch = {"descriptive-hamming", "Hamming <= 2 (score 1/(1+H); pairs <= 8)", 0,
 				  1.0 / 3.0, 1.0 / 9.0, desc_prepare_plain, desch_candidates, desch_score,
-				  desc_release, 0};
+				  desc_release, 0, NULL};
 static const ev_method m_desct = {"descriptive-tolerant+xcheck", "bits J >= floor or present words J >= floor, shingles w=3 >= 0.5", 0,
-				  0.5, 0, desc_prepare_plain, desct_candidates, desct_score, desc_release, 0};
+				  0.5, 0, desc_prepare_plain, desct_candidates, desct_score, desc_release, 0, NULL};
 static const ev_method m_desctl = {"descriptive-tolerant+lev",
 				   "bits Jaccard >= 0.5, Levenshtein <= 0.08 (check --tolerant 0.5)", 1, 1, 1,
-				   desc_prepare_plain, desctl_candidates, desctl_score, desc_release, 0};
+				   desc_prepare_plain, desctl_candidates, desctl_score, desc_release, 0, NULL};
 static const ev_method m_descm = {"descriptive-multi", "4 sets of 50% of the words, any key equal", 1, 1,
-				  1, multi_prepare_plain, multi_candidates, multi_score, multi_release, 0};
+				  1, multi_prepare_plain, multi_candidates, multi_score, multi_release, 0, NULL};
 static const ev_method m_descmx = {"descriptive-multi+xcheck", "4 sets, any key equal, shingles w=3 >= 0.5",
-				   0, 0.5, 0, multi_prepare_x, multi_candidates, multi_score, multi_release, 0};
+				   0, 0.5, 0, multi_prepare_x, multi_candidates, multi_score, multi_release, 0, NULL};
 static const ev_method m_shingles = {"shingles", "w=10, resemblance >= 7/8", 0, 0.875, 0,
-				     shingles_prepare, shingle_candidates, shingle_score, shingle_release, 0};
+				     shingles_prepare, shingle_candidates, shingle_score, shingle_release, 0, NULL};
 static const ev_method m_mod16 = {"shingles-mod16", "w=10 mod 16, resemblance >= 7/8", 0, 0.875, 0,
-				  mod16_prepare, shingle_candidates, shingle_score, shingle_release, 0};
+				  mod16_prepare, shingle_candidates, shingle_score, shingle_release, 0, NULL};
 static const ev_method m_sscr = {"sscr", "w=5, sscr >= 0.9", 0, 0.9, 0, sscr_prepare, shingle_candidates,
-				 shingle_score, shingle_release, 0};
+				 shingle_score, shingle_release, 0, NULL};
 static const ev_method m_docq = {"docq4", "q=4, docq >= 0.8 (pairs >= 0.5)", 0, 0.8, 0.5, docq_prepare, docq_candidates,
-				 docq_score, shingle_release, 0};
+				 docq_score, shingle_release, 0, NULL};
 static const ev_method m_simhash = {"simhash", "64 bits, tf-idf, Hamming <= 3 (pairs <= 7)", 0, 1.0 - 3.0 / 64, 0,
-				    simhash_prepare, simhash_candidates, simhash_score, simhash_release, 0};
+				    simhash_prepare, simhash_candidates, simhash_score, simhash_release, 0, NULL};
 static const ev_method m_minhash = {"minhash", "128 x w=5, LSH 32x4, estimate >= 0.8", 0, 0.8, 0,
-				    minhash_prepare, minhash_candidates, minhash_score, minhash_release, 0};
+				    minhash_prepare, minhash_candidates, minhash_score, minhash_release, 0, NULL};
 static const ev_method m_imatch = {"imatch", "mid-idf lexicon, one hash", 1, 1, 1, imatch_prepare,
-				   imatch_candidates, imatch_score, imatch_release, 0};
+				   imatch_candidates, imatch_score, imatch_release, 0, NULL};
 
 static const ev_method m_desclsh = {"descriptive-lsh+xcheck",
 				    "LSH bands of MinHashes (--lsh), shingles w=3 >= 0.5", 0, 0.5, 0,
-				    lsh_prepare, lsh_candidates, lsh_score, lsh_release, 0};
+				    lsh_prepare, lsh_candidates, lsh_score, lsh_release, 0, NULL};
 
-static const ev_method m_descforest = {"descriptive-forest+xcheck",
-				       "sorted MinHash sequences (--lsh SET:TREESxLENGTH), 4 neighbours, shingles w=3", 0,
-				       0.5, 0, forest_prepare, forest_candidates, forest_score, forest_release, 0};
+static const ev_method m_descnear = {"descriptive-near+xcheck",
+				     "the store's near-neighbour index (clusters --linkage), shingles w=3", 0, 0.5, 0,
+				     near_prepare, near_candidates, near_score, near_release, 0, xcheck_of};
 
 const ev_method *const ev_methods[] = {&m_desc, &m_descx, &m_descj, &m_desch, &m_desct, &m_desctl, &m_desclsh,
-				       &m_descforest, &m_descm, &m_descmx, &m_shingles, &m_mod16, &m_sscr,
+				       &m_descnear, &m_descm, &m_descmx, &m_shingles, &m_mod16, &m_sscr,
 				       &m_docq, &m_simhash, &m_minhash, &m_imatch, &ev_m_svm, &ev_m_weights, NULL};

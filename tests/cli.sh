@@ -80,10 +80,23 @@ rc=0; "$nd" clusters --store "$t/store" --tolerant 0.5 2> "$t/err" || rc=$?
 python3 - "$t/lg.json" <<'EOF' || fail "clusters --linkage: $(head -c 600 "$t/lg.json")"
 import json, sys
 j = json.load(open(sys.argv[1]))
-assert j["linkage"] == 0.5 and j["min_jaccard"] == 0.05 and j["pairs_compared"] > 0, j
+assert j["linkage"] == 0.5 and j["candidates"] == "near" and j["pairs_compared"] > 0, j
+# at most 80 neighbours a document, fewer once shared
+assert j["pairs_compared"] <= 40 * j["documents_signed"], j["pairs_compared"]
 fams = [{d["id"].split(".")[0] for d in g["documents"]} for g in j["groups"]]
 assert all(len(f) == 1 for f in fams), [f for f in fams if len(f) > 1][:3]
 assert len(fams) == 75, len(fams)  # families of 2-4 documents: 75 of the 100
+EOF
+# The same clusters from the near-neighbour index as from every pair of
+# bit-set Jaccard >= 0.01 (about all pairs here).
+"$nd" clusters --db "$t/db" --store "$t/store" --linkage 0.5 --tolerant 0.01 --json > "$t/lgb.json" ||
+	fail "clusters --linkage --tolerant"
+python3 - "$t/lg.json" "$t/lgb.json" <<'EOF' || fail "clusters --linkage: near and bits candidates differ"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert b["candidates"] == "bits" and b["min_jaccard"] == 0.01, b["candidates"]
+groups = lambda j: sorted(sorted(d["docid"] for d in g["documents"]) for g in j["groups"])
+assert groups(a) == groups(b), (len(groups(a)), len(groups(b)))
 EOF
 rc=0; "$nd" clusters --db "$t/db" --store "$t/store" --linkage 0 2> "$t/err" || rc=$?
 [ "$rc" = 2 ] && grep -q "linkage needs" "$t/err" || fail "clusters --linkage 0: exit $rc"

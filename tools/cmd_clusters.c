@@ -4,6 +4,7 @@
 #include "neardup/descriptor.h"
 #include "neardup/shards.h"
 #include "neardup/verify.h"
+#include "neardup/cluster.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -32,13 +33,18 @@ static const char usage_text[] =
 	"                   earlier group leader they match.  For web pages, whose\n"
 	"                   keys often differ in a bit; 0.5 is check's advice\n"
 	"  --linkage CUT    cluster by average linkage instead (needs --db; one\n"
-	"                   store): pairs whose bit sets have Jaccard >= 0.05 are\n"
-	"                   scored by word 3-shingle resemblance, and clusters join\n"
-	"                   while the mean over all their pairs is >= CUT (0.1 is\n"
-	"                   the library's default).  For web pages: copies of one\n"
-	"                   article in different templates, which Levenshtein\n"
-	"                   within 8%% would keep apart.  With --tolerant J, pairs\n"
-	"                   at bit-set Jaccard >= J (fewer, faster on a large corpus)\n"
+	"                   store): each document's neighbours in the store's\n"
+	"                   near-neighbour index (80 at most, whatever the corpus's\n"
+	"                   size) are scored by word 3-shingle resemblance, and\n"
+	"                   clusters join while the mean over all their pairs is\n"
+	"                   >= CUT (0.1 is the library's default).  For web pages:\n"
+	"                   copies of one article in different templates, which\n"
+	"                   Levenshtein within 8%% would keep apart.  With --tolerant\n"
+	"                   J, the candidates are instead every pair at bit-set\n"
+	"                   Jaccard >= J (0.05 scores most pairs of a story, but\n"
+	"                   their number grows with the square of the corpus)\n"
+	"  --jobs N         --linkage: threads reading words and scoring (default:\n"
+	"                   the number of cores)\n"
 	"  --json           one JSON object on stdout\n"
 	"  -h, --help       this text\n";
 
@@ -108,11 +114,22 @@ static void on_linkage_progress(size_t done, size_t n, void *ctx)
 	tool_progress_show(p, done, "pairs scored for %zu of %zu documents", done, n);
 }
 
+static void on_near_progress(const char *stage, size_t done, size_t n, void *ctx)
+{
+	tool_progress *p = ctx;
+	if (n)
+		tool_progress_show(p, done, "%s: %zu of %zu documents", stage, done, n);
+	else
+		tool_progress_show(p, done, "%s: %zu candidate pairs", stage, done);
+}
+
 /* --tolerant: every signed document, grouped by nd_verify_tolerant; or
  * with cut > 0 (--linkage), clustered by nd_cluster_linkage. */
 static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, const nd_verify_options *vo,
-			   double j, double cut, uint64_t min_size, uint64_t limit, int json)
+			   double j, double cut, unsigned jobs, uint64_t min_size, uint64_t limit, int json)
 {
+	nd_near_options no = ND_NEAR_OPTIONS_INIT;
+	nd_near_stats ns = {0};
 	doc_list l = {NULL, 0, 0};
 	size_t *into = NULL, *order = NULL, *start = NULL, ng = 0, in_groups = 0;
 	nd_docid *ids = NULL;
@@ -144,8 +161,15 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 	lo.ctx = &prog;
 	if (j > 0)
 		lo.min_jaccard = j;
+	no.cut = cut;
+	no.jobs = jobs;
+	no.progress = on_near_progress;
+	no.ctx = &prog;
 	if (cut > 0) {
-		rc = nd_cluster_linkage(db, st, &lo, l.docs, l.n, into, &ls);
+		if (j > 0)
+			rc = nd_cluster_linkage(db, st, &lo, l.docs, l.n, into, &ls);
+		else
+			rc = nd_cluster_near(db, st, &no, l.docs, l.n, into, &ns);
 		tool_progress_end(&prog);
 		if (rc < 0) {
 			tool_fail("clusters", rc, storepath);
@@ -183,14 +207,29 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 		json_object_set_new(out, "documents_signed", json_integer((json_int_t)l.n));
 		if (cut > 0) {
 			json_object_set_new(out, "linkage", json_real(cut));
-			json_object_set_new(out, "min_jaccard", json_real(lo.min_jaccard));
-			json_object_set_new(out, "pairs_compared", json_integer((json_int_t)ls.compared));
+			json_object_set_new(out, "candidates", json_string(j > 0 ? "bits" : "near"));
+			if (j > 0)
+				json_object_set_new(out, "min_jaccard", json_real(lo.min_jaccard));
+			json_object_set_new(out, "pairs_compared",
+					    json_integer((json_int_t)(j > 0 ? ls.compared : ns.candidates)));
+			if (j <= 0) {
+				json_object_set_new(out, "pairs_linked", json_integer((json_int_t)ns.linked));
+				json_object_set_new(out, "pairs_filled", json_integer((json_int_t)ns.filled));
+			}
+			json_object_set_new(out, "seconds", json_real(tool_now() - t0));
 		} else
 			json_object_set_new(out, "tolerant", json_real(j));
 		json_object_set_new(out, "groups_total", json_integer((json_int_t)ng));
 		json_object_set_new(out, "documents_in_groups", json_integer((json_int_t)in_groups));
 		json_object_set_new(out, "min_size", json_integer((json_int_t)min_size));
-	} else if (cut > 0)
+	} else if (cut > 0 && j <= 0)
+		printf("%zu clusters of >= %llu documents by average linkage (mean 3-shingle resemblance >= %g "
+		       "over %llu near-neighbour pairs, %.1f a document; %llu more scored while linking), "
+		       "holding %zu of %zu signed documents (%.1f s)\n",
+		       ng, (unsigned long long)min_size, cut, (unsigned long long)ns.candidates,
+		       l.n ? (double)ns.candidates / (double)l.n : 0.0, (unsigned long long)ns.filled, in_groups,
+		       l.n, tool_now() - t0);
+	else if (cut > 0)
 		printf("%zu clusters of >= %llu documents by average linkage (mean 3-shingle resemblance >= %g "
 		       "over %llu pairs at bit-set Jaccard >= %g), holding %zu of %zu signed documents (%.1f s)\n",
 		       ng, (unsigned long long)min_size, cut, (unsigned long long)ls.compared, lo.min_jaccard,
@@ -270,6 +309,7 @@ typedef struct {
 	int json, verify;
 	nd_verify_options vo;
 	double tolerant, cut;
+	unsigned jobs;
 	nd_xdb *db;
 	nd_store *st, *sts[ND_MAX_SHARD_STORES];
 	nd_shards *sh;
@@ -291,6 +331,7 @@ static int parse_args(int argc, char **argv, run_t *r)
 		{"max-distance", required_argument, NULL, 'D'},
 		{"tolerant", required_argument, NULL, 't'},
 		{"linkage", required_argument, NULL, 'L'},
+		{"jobs", required_argument, NULL, 'J'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	uint64_t v;
@@ -343,6 +384,10 @@ static int parse_args(int argc, char **argv, run_t *r)
 				return EXIT_USAGE;
 			}
 			r->verify = 1;
+			break;
+		case 'J':
+			if (tool_parse_jobs("clusters", optarg, &r->jobs))
+				return EXIT_USAGE;
 			break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
@@ -599,13 +644,15 @@ int nd_cmd_clusters(int argc, char **argv)
 	r.min_size = 2;
 	r.limit = UINT64_MAX;
 	r.vo = (nd_verify_options)ND_VERIFY_OPTIONS_INIT;
+	r.jobs = tool_default_jobs();
 	if ((ret = parse_args(argc, argv, &r)) >= 0)
 		return ret;
 	ret = EXIT_ERR;
 	if (open_inputs(&r) < 0)
 		goto cleanup;
 	if (r.tolerant > 0 || r.cut > 0) {
-		ret = tolerant_groups(r.db, r.st, r.storepath, &r.vo, r.tolerant, r.cut, r.min_size, r.limit, r.json);
+		ret = tolerant_groups(r.db, r.st, r.storepath, &r.vo, r.tolerant, r.cut, r.jobs, r.min_size, r.limit,
+				      r.json);
 		goto cleanup;
 	}
 	if (list_clusters(&r, &cls, &ncl, &docs, &in_clusters) < 0)

@@ -7,6 +7,7 @@
 #include "neardup/common.h"
 #include "neardup/store.h"
 #include "neardup/xdb.h"
+#include "neardup/cluster.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -150,25 +151,6 @@ ND_EXTERN int nd_verify_batch_new(nd_verify_batch **out, nd_store *st, size_t ma
 ND_EXTERN int nd_verify_batch_flush(nd_verify_batch *b);
 /* Flushes (errors ignored: it is a cache) and frees; b may be NULL. */
 ND_EXTERN void nd_verify_batch_free(nd_verify_batch *b);
-
-/* Average linkage (UPGMA) of n documents over scored pairs, a missing pair
- * counting 0 and a pair listed twice keeping its higher score: clusters
- * join, highest average similarity first, while it is >= floor, and each
- * join is reported with one member of each side (walk next[] from it to
- * UINT32_MAX for the rest).  Non-zero from join stops and is returned. */
-typedef struct {
-	uint32_t a, b;
-	double score;
-} nd_scored;
-typedef struct {
-	const uint32_t *next;
-	uint32_t a, b;
-	double level;
-} nd_join;
-typedef int (*nd_join_fn)(const nd_join *j, void *ctx);
-ND_EXTERN int nd_average_linkage(size_t n, const nd_scored *p, size_t np, double floor, nd_join_fn join,
-				 void *ctx);
-
 
 #ifdef __cplusplus
 }

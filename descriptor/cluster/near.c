@@ -1,0 +1,339 @@
+/* Candidates from the store's near-neighbour index, and batch clusters
+ * over them (see neardup/cluster.h).
+ *
+ * Batch: one walk of the index gives, per tree, the documents in sequence
+ * order; each is paired with the ND_NEAR_WINDOW before it.  Pairs are
+ * made distinct, every document's w-shingles are read once (u32
+ * fingerprints, sorted: a multiset), and pairs are scored by bag
+ * resemblance.  Only pairs at or above the cut seed the linkage: a cluster
+ * pair's other cross pairs are scored when it comes up (fill), so the
+ * joins are the same as with every pair kept, and memory holds about one
+ * pair a duplicate instead of 35 a document. */
+#include "neardup/cluster.h"
+#include "neardup/similarity.h"
+#include "neardup/words.h"
+#include "common/nd_buf.h"
+#include "common/nd_hash.h"
+#include "common/nd_parallel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+int nd_near_candidates(nd_store_txn *txn, const nd_sig *sig, nd_docid self, nd_docid **out, size_t *n)
+{
+	size_t cap = 2 * ND_NEAR_WINDOW * ND_NEAR_TREES, m = 0;
+	uint32_t *v;
+	int rc = ND_OK;
+	*out = NULL;
+	*n = 0;
+	if (!sig->present)
+		return ND_OK;
+	if (!(v = malloc(cap * sizeof(*v))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (unsigned t = 0; t < ND_NEAR_TREES && rc == ND_OK; t++) {
+		size_t got = 0;
+		rc = nd_store_near(txn, t, sig->near + t * ND_NEAR_ROWS, ND_NEAR_ROWS, self, ND_NEAR_WINDOW,
+				   v + m, &got);
+		m += got;
+	}
+	if (rc < 0) {
+		free(v);
+		return rc;
+	}
+	qsort(v, m, sizeof(*v), cmp_u32);
+	size_t k = 0;
+	for (size_t i = 0; i < m; i++)
+		if (!k || v[i] != v[k - 1])
+			v[k++] = v[i];
+	*out = v;
+	*n = k;
+	return ND_OK;
+}
+
+/* ---- batch ---- */
+
+typedef struct {
+	const uint32_t *index;  /* docid -> index in docs + 1 (0: not among them) */
+	uint32_t nindex;
+	uint32_t ring[ND_NEAR_WINDOW];
+	unsigned tree, held;
+	uint64_t *pairs;
+	size_t n, cap;
+} walk_ctx;
+
+static int on_entry(unsigned tree, uint32_t docid, void *vctx)
+{
+	walk_ctx *w = vctx;
+	if (tree != w->tree)
+		w->tree = tree, w->held = 0;
+	if (docid >= w->nindex || !w->index[docid])
+		return 0;
+	uint32_t x = w->index[docid] - 1;
+	if (nd_array_reserve((void **)&w->pairs, &w->cap, w->n + ND_NEAR_WINDOW, sizeof(uint64_t)) < 0)
+		return nd_error_set(ND_ENOMEM, "out of memory for candidate pairs");
+	unsigned have = w->held < ND_NEAR_WINDOW ? w->held : ND_NEAR_WINDOW;
+	for (unsigned k = 0; k < have; k++) {
+		uint32_t y = w->ring[k];
+		if (y != x)
+			w->pairs[w->n++] = x < y ? (uint64_t)x << 32 | y : (uint64_t)y << 32 | x;
+	}
+	w->ring[w->held++ % ND_NEAR_WINDOW] = x;
+	return 0;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* Every document's shingles, sorted (a multiset), in chunks of CHUNK
+ * fingerprints or more (no arena doubling: memory is what is held). */
+#define CHUNK ((size_t)4 << 20)
+
+typedef struct chunk {
+	struct chunk *next;
+	size_t used, cap;
+	uint32_t v[];
+} chunk;
+
+typedef struct {
+	nd_xdb *db;
+	const char *path;
+	const nd_docid *docs;
+	unsigned width;
+	chunk **chunks;         /* per share, newest first */
+	const uint32_t **fp;    /* document i's shingles: fp[i][0..cnt[i]) */
+	uint32_t *cnt;
+	uint32_t nshare;
+	const nd_near_options *o;
+	size_t n;
+} shingles;
+
+static uint32_t *chunk_room(chunk **head, size_t k)
+{
+	chunk *c = *head;
+	if (!c || c->cap - c->used < k) {
+		size_t cap = k > CHUNK ? k : CHUNK;
+		if (!(c = malloc(sizeof(chunk) + cap * sizeof(uint32_t))))
+			return NULL;
+		c->next = *head, c->used = 0, c->cap = cap;
+		*head = c;
+	}
+	uint32_t *at = c->v + c->used;
+	c->used += k;
+	return at;
+}
+
+static int read_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
+{
+	shingles *s = vctx;
+	nd_xdb *db = s->db;
+	int rc = ND_OK;
+	if (t > 0 && (rc = nd_xdb_open(&db, s->path, ND_XDB_READ)) < 0)
+		return rc;
+	for (uint32_t i = from; i < to && rc == ND_OK; i++) {
+		uint32_t *ids = NULL;
+		size_t nw = 0;
+		rc = nd_words_get(db, s->docs[i], &ids, &nw, NULL);
+		if (rc == ND_ENOTFOUND)
+			rc = ND_OK, nw = 0;
+		size_t k = nw ? (nw >= s->width ? nw - s->width + 1 : 1) : 0;
+		uint32_t *fp = rc == ND_OK && k ? chunk_room(&s->chunks[t], k) : NULL;
+		if (rc == ND_OK && k && !fp)
+			rc = nd_error_set(ND_ENOMEM, "out of memory for the shingles of %zu documents", s->n);
+		if (rc == ND_OK) {
+			for (size_t j = 0; j < k; j++)
+				fp[j] = (uint32_t)(nd_shingle_fp(ids, nw, j, s->width) >> 32);
+			qsort(fp, k, sizeof(uint32_t), cmp_u32);
+			s->fp[i] = fp;
+			s->cnt[i] = (uint32_t)k;
+		}
+		free(ids);
+		if (t == 0 && s->o->progress && (i - from) % 4096 == 4095)
+			s->o->progress("words", (size_t)(i - from + 1) * s->nshare, s->n, s->o->ctx);
+	}
+	if (t > 0)
+		nd_xdb_close(db);
+	return rc;
+}
+
+/* Multiset resemblance of two sorted shingle lists. */
+static double bag(const shingles *s, uint32_t a, uint32_t b)
+{
+	size_t nx = s->cnt[a], ny = s->cnt[b], both = 0;
+	if (!nx || !ny)
+		return 0;
+	const uint32_t *x = s->fp[a], *y = s->fp[b];
+	for (size_t i = 0, j = 0; i < nx && j < ny;) {
+		if (x[i] == y[j])
+			both++, i++, j++;
+		else if (x[i] < y[j])
+			i++;
+		else
+			j++;
+	}
+	return (double)both / (double)(nx + ny - both);
+}
+
+typedef struct {
+	shingles *s;
+	const uint64_t *pairs;
+	float *score;
+} score_ctx;
+
+static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
+{
+	score_ctx *c = vctx;
+	for (uint32_t i = from; i < to; i++) {
+		c->score[i] = (float)bag(c->s, (uint32_t)(c->pairs[i] >> 32), (uint32_t)c->pairs[i]);
+		if (t == 0 && c->s->o->progress && (i - from) % 262144 == 262143)
+			c->s->o->progress("scoring", (size_t)(i - from + 1) * c->s->nshare, 0, c->s->o->ctx);
+	}
+	return ND_OK;
+}
+
+static int join_into(const nd_join *j, void *ctx)
+{
+	size_t *into = ctx;
+	uint32_t from = into[j->a] < into[j->b] ? j->b : j->a;
+	size_t to = into[j->a] < into[j->b] ? into[j->a] : into[j->b];
+	for (uint32_t x = from; x != UINT32_MAX; x = j->next[x])
+		into[x] = to;
+	return 0;
+}
+
+typedef struct {
+	const shingles *s;
+	uint64_t filled;
+} fill_ctx;
+
+static int fill_score(uint32_t a, uint32_t b, double *out, void *ctx)
+{
+	fill_ctx *f = ctx;
+	*out = bag(f->s, a, b);
+	f->filled++;
+	return 0;
+}
+
+int nd_cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, const nd_docid *docs, size_t n,
+		    size_t *into, nd_near_stats *stats)
+{
+	nd_near_options o = ND_NEAR_OPTIONS_INIT;
+	walk_ctx w = {0};
+	shingles s = {0};
+	nd_store_txn *txn = NULL;
+	uint32_t *index = NULL;
+	float *score = NULL;
+	nd_scored *kept = NULL;
+	size_t nkept = 0;
+	int rc = ND_OK;
+
+	if (opts)
+		o = *opts;
+	if (!(o.cut > 0 && o.cut <= 1))
+		return nd_error_set(ND_EINVAL, "the cut must be in (0, 1], not %g", o.cut);
+	if (o.shingle_width == 0)
+		return nd_error_set(ND_EINVAL, "the shingle width must be at least 1");
+	if (o.jobs == 0 || o.jobs > 64)
+		return nd_error_set(ND_EINVAL, "jobs must be 1..64, not %u", o.jobs);
+	if (n >= UINT32_MAX)
+		return nd_error_set(ND_EINVAL, "too many documents to cluster at once (%zu)", n);
+	for (size_t i = 0; i < n; i++)
+		into[i] = i;
+	if (n == 0)
+		return ND_OK;
+	for (size_t i = 1; i < n; i++)
+		if (docs[i] <= docs[i - 1])
+			return nd_error_set(ND_EINVAL, "documents to cluster must be in ascending docid order");
+
+	/* Candidate pairs, from one snapshot of the index. */
+	w.nindex = docs[n - 1] + 1;
+	if (!(index = calloc(w.nindex, sizeof(*index))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		index[docs[i]] = (uint32_t)i + 1;
+	w.index = index;
+	w.tree = UINT32_MAX;
+	if ((rc = nd_store_read_begin(st, &txn)) < 0)
+		goto done;
+	rc = nd_store_near_each(txn, on_entry, &w);
+	nd_store_txn_end(txn);
+	free(index);
+	index = NULL;
+	if (rc < 0)
+		goto done;
+	if (w.n > 1)
+		qsort(w.pairs, w.n, sizeof(uint64_t), cmp_u64);
+	size_t np = 0;
+	for (size_t i = 0; i < w.n; i++)
+		if (!np || w.pairs[i] != w.pairs[np - 1])
+			w.pairs[np++] = w.pairs[i];
+	if (stats)
+		stats->candidates += np;
+
+	/* Shingles of every document, read in o.jobs shares. */
+	s.db = db, s.path = nd_xdb_path(db), s.docs = docs, s.width = o.shingle_width, s.o = &o, s.n = n;
+	s.nshare = o.jobs;
+	if (!(s.chunks = calloc(o.jobs, sizeof(*s.chunks))) || !(s.fp = calloc(n, sizeof(*s.fp))) ||
+	    !(s.cnt = calloc(n, sizeof(*s.cnt)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((rc = nd_parallel_shares(o.jobs, (uint32_t)n, read_share, &s)) < 0)
+		goto done;
+	for (unsigned t = 0; t < o.jobs; t++)
+		for (chunk *c = s.chunks[t]; c && stats; c = c->next)
+			stats->words_bytes += c->cap * sizeof(uint32_t);
+
+	/* Scores, then the components that can join. */
+	if (np && !(score = malloc(np * sizeof(*score)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", np);
+		goto done;
+	}
+	score_ctx sc = {&s, w.pairs, score};
+	if (np && (rc = nd_parallel_shares(o.jobs, (uint32_t)np, score_share, &sc)) < 0)
+		goto done;
+	for (size_t i = 0; i < np; i++) {
+		if (score[i] > 0 && stats)
+			stats->pairs++;
+		if (score[i] >= o.cut)
+			w.pairs[nkept] = w.pairs[i], score[nkept++] = score[i];
+	}
+	if (stats)
+		stats->linked += nkept;
+	if (!(kept = malloc((nkept + 1) * sizeof(*kept)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < nkept; i++)
+		kept[i] = (nd_scored){(uint32_t)(w.pairs[i] >> 32), (uint32_t)w.pairs[i], score[i]};
+	free(w.pairs);
+	w.pairs = NULL;
+	free(score);
+	score = NULL;
+	fill_ctx fc = {&s, 0};
+	rc = nd_average_linkage_fill(n, kept, nkept, o.cut, fill_score, &fc, join_into, into);
+	if (stats)
+		stats->filled += fc.filled;
+done:
+	free(index);
+	free(score);
+	free(kept);
+	free(w.pairs);
+	for (unsigned t = 0; s.chunks && t < o.jobs; t++)
+		for (chunk *c = s.chunks[t], *nx; c; c = nx) {
+			nx = c->next;
+			free(c);
+		}
+	free(s.chunks);
+	free(s.fp);
+	free(s.cnt);
+	return rc;
+}

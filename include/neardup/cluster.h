@@ -1,0 +1,93 @@
+/* neardup: candidates and clustering at a cost linear in documents.
+ *
+ * Candidates come from the store's near-neighbour index (an LSH forest
+ * over the descriptive words each document holds, see nd_sig): a document's
+ * candidates are its ND_NEAR_WINDOW neighbours on each side in each of
+ * ND_NEAR_TREES sorted orders, so their number per document does not grow
+ * with the corpus.  The index is written with every record, by sign,
+ * update and hooks alike, so batch clustering and the single-document
+ * paths read the same one.
+ *
+ * Clusters: candidate pairs are scored by the multiset resemblance of
+ * their word w-shingles, and joined by average linkage (nd_average_linkage_fill:
+ * a cluster pair's missing cross pairs are scored before it joins, so a
+ * sparse candidate graph decides as the full one would). */
+#ifndef ND_CLUSTER_H
+#define ND_CLUSTER_H
+
+#include "neardup/descriptor.h"
+#include "neardup/store.h"
+#include "neardup/xdb.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Average linkage (UPGMA) of n documents over scored pairs, a missing pair
+ * counting 0 and a pair listed twice keeping its higher score: clusters
+ * join, highest average similarity first, while it is >= floor, and each
+ * join is reported with one member of each side (walk next[] from it to
+ * UINT32_MAX for the rest).  Non-zero from join stops and is returned. */
+typedef struct {
+	uint32_t a, b;
+	double score;
+} nd_scored;
+typedef struct {
+	const uint32_t *next;
+	uint32_t a, b;
+	double level;
+} nd_join;
+typedef int (*nd_join_fn)(const nd_join *j, void *ctx);
+ND_EXTERN int nd_average_linkage(size_t n, const nd_scored *p, size_t np, double floor, nd_join_fn join,
+				 void *ctx);
+
+/* The same over a sparse candidate graph (nearest neighbours, not every
+ * pair above a floor): a cluster pair takes its turn by the mean of its
+ * known cross pairs, and before it joins, its other cross pairs are scored
+ * by score(a, b) (a < b; an even sample of 1024 of them for larger pairs),
+ * so that the join is decided by the true average.  Scores found are kept
+ * for later joins.  score NULL: nd_average_linkage. */
+typedef int (*nd_pair_score_fn)(uint32_t a, uint32_t b, double *score, void *ctx);
+ND_EXTERN int nd_average_linkage_fill(size_t n, const nd_scored *p, size_t np, double floor,
+				      nd_pair_score_fn score, void *sctx, nd_join_fn join, void *ctx);
+
+/* The candidates of a signature (sig->present > 0) in the store's
+ * near-neighbour index: its neighbours in every tree, self (0: none) left
+ * out, distinct, ascending.  *out (caller frees) may be NULL when *n is 0.
+ * At most 2 * ND_NEAR_WINDOW * ND_NEAR_TREES. */
+ND_EXTERN int nd_near_candidates(nd_store_txn *txn, const nd_sig *sig, nd_docid self, nd_docid **out,
+				 size_t *n);
+
+typedef struct {
+	double cut;              /* clusters join while their mean resemblance is >= this (0.1) */
+	unsigned shingle_width;  /* (3) */
+	unsigned jobs;           /* threads reading words and scoring (1..64; 1) */
+	/* Now and then: stage ("words", "scoring"), done of n. */
+	void (*progress)(const char *stage, size_t done, size_t n, void *ctx);
+	void *ctx;
+} nd_near_options;
+#define ND_NEAR_OPTIONS_INIT { 0.1, 3, 1, NULL, NULL }
+
+typedef struct {
+	uint64_t candidates;     /* distinct candidate pairs from the index */
+	uint64_t pairs;          /* of which with some resemblance */
+	uint64_t linked;         /* of which in a component that can join (>= cut) */
+	uint64_t filled;         /* pairs scored while linking (not candidates) */
+	uint64_t words_bytes;    /* shingles held */
+} nd_near_stats;
+
+/* Clusters of docs[0..n) (docids ascending) from the store's
+ * near-neighbour index: into[i] gets the index in docs of the first member
+ * of docs[i]'s cluster (i for a first member or a document alone).
+ * Documents without a record, a held descriptive word or words stay
+ * alone.  Memory: every document's shingles (4 bytes each) and the
+ * candidate pairs (at most 8 * ND_NEAR_WINDOW * ND_NEAR_TREES bytes a
+ * document); pairs that cannot reach the cut are dropped before linking.
+ * stats (may be NULL) is added to. */
+ND_EXTERN int nd_cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *o, const nd_docid *docs,
+			      size_t n, size_t *into, nd_near_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
