@@ -78,7 +78,7 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 	if ((rc = nd_tokenize(tk, text, len, 0, &t, &n, NULL)) < 0 ||
 	    (rc = nd_sig_from_tokens(d, t, n, &out->sig)) < 0)
 		return rc;
-	if (tolerant < 0 ? !out->sig.key : !out->sig.nbits)
+	if (tolerant < 0 ? !out->sig.key : !out->sig.nbits && !out->sig.present)
 		return ND_OK;
 	for (size_t s = 0; s < nstores; s++) {
 		uint32_t *docs = NULL;

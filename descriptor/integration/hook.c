@@ -163,7 +163,8 @@ static int tolerant_duplicates_of(nd_hook *h, nd_hook_result *res)
 	if ((rc = nd_store_read_begin(h->st, &txn)) < 0)
 		return rc;
 	rc = nd_store_doc_get(txn, res->docid, &key, &pay, &len);
-	if (rc == ND_OK && (rc = nd_sig_decode(&sig, pay, len, h->d->n)) == ND_OK && sig.nbits)
+	if (rc == ND_OK && (rc = nd_sig_decode(&sig, pay, len, h->d->n)) == ND_OK &&
+	    (sig.nbits || sig.present))
 		rc = nd__tolerant_candidates(txn, h->d, &sig, h->o.tolerant, &c, &nc);
 	nd_store_txn_end(txn); /* no snapshot held while words are read */
 	if (rc == ND_ENOTFOUND || (rc == ND_OK && !nc)) {

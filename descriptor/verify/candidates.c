@@ -4,6 +4,8 @@
 #include "descriptor/verify/verify_internal.h"
 #include "neardup/words.h"
 #include "common/nd_join.h"
+#include "common/nd_buf.h"
+#include "neardup/cluster.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,12 @@ typedef struct {
 	uint16_t bit;
 	size_t df;
 } bit_df;
+
+static int cmp_docid(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return a < b ? -1 : a > b;
+}
 
 static int cmp_bit_df(const void *x, const void *y)
 {
@@ -50,7 +58,8 @@ int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_
 {
 	uint32_t na = sig->nbits, probe = nd_jaccard_prefix(na, t);
 	bit_df *order = NULL;
-	uint32_t *rare = NULL, *all = NULL;
+	uint32_t *rare = NULL, *all = NULL, *near = NULL;
+	size_t nnear = 0;
 	size_t nall = 0, cap = 0, nc = 0;
 	store_postings sp = {txn, NULL};
 	nd__cand *c = NULL;
@@ -58,9 +67,9 @@ int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_
 
 	*out = NULL;
 	*nout = 0;
-	if (!na)
+	if (!na && !sig->present)
 		return ND_OK;
-	if (!(order = malloc(na * sizeof(*order))) || !(rare = malloc(na * sizeof(*rare)))) {
+	if (!(order = malloc((na + 1) * sizeof(*order))) || !(rare = malloc((na + 1) * sizeof(*rare)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -72,11 +81,31 @@ int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_
 	}
 	if (rc < 0)
 		goto done;
-	qsort(order, na, sizeof(*order), cmp_bit_df);
+	if (na > 1)
+		qsort(order, na, sizeof(*order), cmp_bit_df);
 	for (uint32_t i = 0; i < na; i++)
 		rare[i] = order[i].bit;
-	if ((rc = nd_prefix_candidates(rare, probe, bit_postings, &sp, &all, &nall, &cap)) < 0)
+	if (na && (rc = nd_prefix_candidates(rare, probe, bit_postings, &sp, &all, &nall, &cap)) < 0)
 		goto done;
+	/* And the near-neighbour index's: documents holding mostly the same
+	 * descriptive words, whatever their bits. */
+	if ((rc = nd_near_candidates(txn, sig, 0, &near, &nnear)) < 0)
+		goto done;
+	/* The index's candidates after the bits' own, those already there
+	 * left out; they stand whatever their Jaccard. */
+	size_t nbits_only = nall;
+	if (nnear && nd_array_reserve((void **)&all, &cap, nall + nnear, sizeof(*all)) < 0) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t k = 0; k < nnear; k++) {
+		size_t x = 0;
+		while (x < nbits_only && all[x] != near[k])
+			x++;
+		if (x == nbits_only)
+			all[nall++] = near[k];
+	}
+
 	if (!(c = malloc((nall + 1) * sizeof(*c)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
@@ -93,7 +122,7 @@ int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_
 			break;
 		}
 		double j = nd__sig_jaccard(sig, &b);
-		if (j >= t - 1e-12)
+		if (j >= t - 1e-12 || i >= nbits_only || (nnear && bsearch(&all[i], near, nnear, sizeof(*near), cmp_docid)))
 			c[nc++] = (nd__cand){all[i], j};
 		nd_sig_clear(&b);
 	}
@@ -105,6 +134,7 @@ int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_
 	}
 done:
 	free(sp.last);
+	free(near);
 	free(order);
 	free(rare);
 	free(all);

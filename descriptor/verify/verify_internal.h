@@ -23,8 +23,11 @@ int nd__verify_options_check(const nd_verify_options *o);
 /* Candidates sharing bits with sig: documents with bit-set Jaccard >= t
  * in the store, by prefix filtering over the bit postings (a document
  * with Jaccard >= t holds at least ceil(t |A|) of A's bits, so one of A's
- * |A| - ceil(t |A|) + 1 rarest).  Sorted by Jaccard, then docid; *out
- * (caller frees) may be NULL when *nout is 0. */
+ * |A| - ceil(t |A|) + 1 rarest), and the signature's neighbours in the
+ * store's near-neighbour index whatever their Jaccard (documents holding
+ * mostly the same descriptive words: bits can differ more than t allows
+ * after a few edits).  Sorted by Jaccard, then docid; *out (caller frees)
+ * may be NULL when *nout is 0. */
 typedef struct {
 	uint32_t docid;
 	double jaccard;

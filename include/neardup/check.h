@@ -49,8 +49,10 @@ ND_EXTERN int nd_check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db
 
 /* The same, tolerant of a few changed bits: the candidates are the
  * documents whose bit sets have Jaccard >= min_jaccard (in (0, 1]) with the
- * text's, found through the store's bit postings, most similar first; the
- * first max_compare are compared.  Works for texts with 1-3 bits too (no
+ * text's, found through the store's bit postings, and the text's
+ * neighbours in the store's near-neighbour index (at most 80, see
+ * neardup/cluster.h), most similar bit sets first; the first max_compare
+ * are compared.  Works for texts with 1-3 bits too (no
  * key).  The cross-check decides, as for exact keys.  A low min_jaccard
  * reads long postings: the rarest |A| - ceil(min_jaccard |A|) + 1 of the
  * text's bits are probed. */
