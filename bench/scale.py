@@ -21,10 +21,15 @@ perturbation, with known duplicate groups:
 skipped), e.g. after a change to signing or clustering.
 
 Every step runs as its own process (peak RSS from os.wait4): index, build,
-sign, clusters and clusters --verify.  Per step: wall seconds, documents/s,
-peak MiB; then the store and database sizes, and how well equal keys and
-verified clusters recover the known groups (pairs recalled / pairs in the
-groups, and the share of reported pairs that are in a group).
+sign, clusters, clusters --verify and clusters --linkage 0.1 (candidates
+from the store's near-neighbour index).  Per step: wall seconds,
+documents/s, peak MiB; then the store and database sizes, and how well
+equal keys, verified clusters and linkage clusters recover the known
+groups (pairs recalled / pairs in the groups, and the share of reported
+pairs that are in a group), with linkage's candidate pairs per document.
+--bits-upto N also runs the old candidates (every pair at bit-set
+Jaccard >= 0.05: clusters --linkage 0.1 --tolerant 0.05) on sizes up to N,
+for comparison; they grow with the square of the corpus.
 """
 import json
 import os
@@ -141,7 +146,8 @@ def group_of(uid):
 def pair_quality(clusters_json, true_pairs):
     """(recall of same-group pairs, precision of reported pairs)."""
     found = good = 0
-    for c in json.load(open(clusters_json))["clusters"]:
+    j = json.load(open(clusters_json))
+    for c in j.get("clusters", j.get("groups", [])):
         # Verified clusters are split into groups; a pair is reported when
         # both are in one group (or, unverified, in one cluster).
         parts = {}
@@ -179,6 +185,7 @@ def main():
     data = os.environ.get("ND_DATA", os.path.join(HERE, "..", "..", "shared", "data"))
     keep = None
     reuse = False
+    bits_upto = 0
     while args:
         if args[0] == "--reuse":
             reuse = True
@@ -190,6 +197,8 @@ def main():
             data = args[1]
         elif args[0] == "--keep" and len(args) > 1:
             keep = args[1]
+        elif args[0] == "--bits-upto" and len(args) > 1:
+            bits_upto = int(args[1])
         else:
             sys.exit(__doc__)
         args = args[2:]
@@ -221,6 +230,7 @@ def main():
                 true_pairs), flush=True)
             db, st = os.path.join(d, "db"), os.path.join(d, "store")
             keys_json, ver_json = os.path.join(d, "keys.json"), os.path.join(d, "verified.json")
+            link_json, bits_json = os.path.join(d, "linkage.json"), os.path.join(d, "linkage-bits.json")
             steps = [] if reused else [("index", [nd, "index", "-q", "--db", db, src], None)]
             if reused:
                 print("%9d %-19s (database kept from an earlier run)" % (n, "index"), flush=True)
@@ -230,7 +240,12 @@ def main():
                 ("clusters", [nd, "clusters", "--store", st, "--db", db, "--json"], keys_json),
                 ("clusters --verify", [nd, "clusters", "--store", st, "--db", db, "--verify", "--json"],
                  ver_json),
+                ("clusters --linkage", [nd, "clusters", "--store", st, "--db", db, "--linkage", "0.1", "--json"],
+                 link_json),
             ]
+            if n <= bits_upto:
+                steps.append(("linkage, bits >= 0.05", [nd, "clusters", "--store", st, "--db", db, "--linkage",
+                                                         "0.1", "--tolerant", "0.05", "--json"], bits_json))
             for name, cmd, out in steps:
                 fh = open(out, "w") if out else None
                 sec, peak = measure(cmd, fh)
@@ -241,9 +256,19 @@ def main():
                 rows.append((n, name, sec, peak))
             rk, pk = pair_quality(keys_json, true_pairs)
             rv, pv = pair_quality(ver_json, true_pairs)
+            rl, pl = pair_quality(link_json, true_pairs)
+            cands = json.load(open(link_json))["pairs_compared"]
             print("%9d store %.0f MiB, database %.0f MiB; same-group pairs recalled by equal keys "
                   "%.3f (precision %.3f), by verified clusters %.3f (precision %.3f)" % (
                       n, du(st), du(db), rk, pk, rv, pv), flush=True)
+            print("%9d linkage over the near-neighbour index: %.1f candidate pairs a document, recall %.3f, "
+                  "precision %.3f" % (n, cands / n, rl, pl), flush=True)
+            rows.append((n, "candidates/doc", cands / n, 0))
+            if n <= bits_upto:
+                rb, pb = pair_quality(bits_json, true_pairs)
+                cb = json.load(open(bits_json))["pairs_compared"]
+                print("%9d linkage over bit-set Jaccard >= 0.05: %.1f candidate pairs a document, recall %.3f, "
+                      "precision %.3f" % (n, cb / n, rb, pb), flush=True)
             if not keep:
                 shutil.rmtree(d)
     finally:
@@ -253,7 +278,8 @@ def main():
     if len(sizes) > 1:
         print("\ngrowth from %d to %d documents (x%.0f): time ratio per step" % (
             sizes[0], sizes[-1], sizes[-1] / sizes[0]))
-        for name in ("index", "build", "sign", "clusters", "clusters --verify"):
+        for name in ("index", "build", "sign", "clusters", "clusters --verify", "clusters --linkage",
+                     "candidates/doc"):
             t = {n: s for n, nm, s, _ in rows if nm == name}
             if sizes[0] in t and sizes[-1] in t and t[sizes[0]] > 0:
                 print("  %-19s x%.1f" % (name, t[sizes[-1]] / t[sizes[0]]))
