@@ -50,7 +50,13 @@ printf 'auto %s\nremote 127.0.0.1:%s\n' "$t/dba" "$port" > "$t/stub"
 
 # One set over both shards (global statistics summed by Xapian), copied
 # to each shard's store and to the single database's; sign where each lives.
-"$nd" build --db "$t/stub" --store "$t/set" --words 400 > /dev/null
+"$nd" build --db "$t/stub" --store "$t/set" --words 400 --show 400 | sed 1d > "$t/set-stub"
+# The same documents give the same set however they are laid out: the
+# sample and its simulated edits are drawn by unique id, not by docid
+# (the stub interleaves the shards' docids).
+"$nd" build --db "$t/all" --store "$t/set-all" --words 400 --show 400 | sed 1d > "$t/set-single"
+cmp -s "$t/set-stub" "$t/set-single" || fail "build over the stub and over one database chose different sets: $(diff "$t/set-stub" "$t/set-single" | head -5)"
+[ "$(wc -l < "$t/set-single")" -ge 100 ] || fail "set listing too short: $(head -3 "$t/set-single")"
 for s in dba dbb all; do
 	"$nd" build --db "$t/$s" --store "$t/st-$s" --from-store "$t/set" > /dev/null
 	"$nd" sign --db "$t/$s" --store "$t/st-$s" > /dev/null

@@ -120,13 +120,14 @@ static int edit_insert(edit_ws *ws, const nd_sample *s, const uint64_t *prefix,
 	return ND_OK; /* a non-candidate word */
 }
 
-/* Apply the edit numbered (j, r): the same numbers give the same edit. */
+/* Apply edit r of sample document j, drawn from its id: the same
+ * document gets the same edits however the database is laid out. */
 static int simulate(edit_ws *ws, const nd_sample *s, const uint64_t *prefix, uint32_t j,
 		    uint32_t r, const nd_build_options *o)
 {
 	const nd_sample_doc *doc = &s->docs[j];
 	const nd_sample_ent *own = &s->ent[doc->off];
-	nd_rng rng = {nd_mix64(o->seed * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)j << 20 ^ r))};
+	nd_rng rng = {nd_mix64(o->seed * 0x9e3779b97f4a7c15ULL ^ nd_mix64(s->id[j] + r))};
 	void *p = ws->w;
 	int rc;
 

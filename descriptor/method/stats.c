@@ -160,7 +160,112 @@ int32_t nd_candidates_find(const nd_candidates *c, const char *term, size_t len)
 
 #define BLOCK 65536
 
-/* Reservoir sample of present documents (Algorithm R), seeded. */
+/* The sample by unique id: the want documents whose id terms (Q<id>, one a
+ * document, as neardup index, omindex and scriptindex's unique fields
+ * write them) hash lowest under seed.  Docids play no part, so a stub over
+ * shards and one database holding the same documents sample the same
+ * ones.  A max-heap of the lowest hashes so far, each with its term. */
+typedef struct {
+	uint64_t h;
+	char *term;
+} uid_ent;
+
+static void uid_sift_down(uid_ent *e, size_t n, size_t i)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && e[c + 1].h > e[c].h)
+			c++;
+		if (e[c].h <= e[i].h)
+			break;
+		uid_ent t = e[c];
+		e[c] = e[i];
+		e[i] = t;
+		i = c;
+	}
+}
+
+static int cmp_uid_ent(const void *a, const void *b)
+{
+	const uid_ent *x = a, *y = b;
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	return strcmp(x->term, y->term);
+}
+
+/* *n 0 when the database has no id terms. */
+static int sample_by_uid(nd_xdb *db, uint32_t want, uint64_t seed, nd_docid **out, uint64_t **ids, uint32_t *n)
+{
+	nd_xdb_terms *it;
+	uid_ent *e = calloc((size_t)want + 1, sizeof(*e));
+	size_t m = 0;
+	int rc;
+	*n = 0;
+	if (!e)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	if ((rc = nd_xdb_terms_open(&it, db, "Q")) < 0) {
+		free(e);
+		return rc;
+	}
+	for (;;) {
+		const char *term;
+		size_t len;
+		if ((rc = nd_xdb_terms_next(it, &term, &len, NULL, NULL)) <= 0)
+			break;
+		uint64_t h = nd_hash_bytes(term, len, seed ^ 0x51d5a3b1e0ULL);
+		if (m == want && h >= e[0].h)
+			continue;
+		char *copy = malloc(len + 1);
+		if (!copy) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+			break;
+		}
+		memcpy(copy, term, len);
+		copy[len] = '\0';
+		if (m == want) {
+			free(e[0].term);
+			e[0] = (uid_ent){h, copy};
+			uid_sift_down(e, m, 0);
+		} else {
+			size_t i = m++;
+			e[i] = (uid_ent){h, copy};
+			while (i && e[(i - 1) / 2].h < e[i].h) {
+				uid_ent t = e[i];
+				e[i] = e[(i - 1) / 2];
+				e[(i - 1) / 2] = t;
+				i = (i - 1) / 2;
+			}
+		}
+	}
+	nd_xdb_terms_free(it);
+	if (rc == ND_OK && m) {
+		qsort(e, m, sizeof(*e), cmp_uid_ent);
+		if (!(*out = malloc(m * sizeof(**out))) || !(*ids = malloc(m * sizeof(**ids))))
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+		for (size_t i = 0; i < m && rc == ND_OK; i++) {
+			nd_docid d;
+			uint32_t len;
+			rc = nd_xdb_find_uid(db, e[i].term + 1, &d);
+			if (rc == ND_ENOTFOUND) { /* an id term of no document: skip */
+				rc = ND_OK;
+				continue;
+			}
+			if (rc == ND_OK && (rc = nd_xdb_lengths(db, d, d + 1, &len, NULL)) == ND_OK && len) {
+				(*out)[*n] = d;
+				(*ids)[(*n)++] = e[i].h;
+			}
+		}
+	}
+	for (size_t i = 0; i < m; i++)
+		free(e[i].term);
+	free(e);
+	return rc;
+}
+
+/* Reservoir sample of present documents (Algorithm R), seeded: for a
+ * database without id terms. */
 static int sample_docids(nd_xdb *db, uint32_t want, uint64_t seed, nd_docid **out, uint32_t *n)
 {
 	nd_docid last;
@@ -239,9 +344,21 @@ int nd_sample_collect(nd_sample *s, nd_xdb *db, const nd_candidates *c, int word
 {
 	int rc;
 	memset(s, 0, sizeof(*s));
-	if ((rc = sample_docids(db, want, seed, &s->docids, &s->n)) < 0)
+	if ((rc = sample_by_uid(db, want, seed, &s->docids, &s->id, &s->n)) < 0)
 		return rc;
-	qsort(s->docids, s->n, sizeof(nd_docid), cmp_docid);
+	if (!s->n) {
+		free(s->docids);
+		free(s->id);
+		s->docids = NULL;
+		s->id = NULL;
+		if ((rc = sample_docids(db, want, seed, &s->docids, &s->n)) < 0)
+			return rc;
+		qsort(s->docids, s->n, sizeof(nd_docid), cmp_docid);
+		if (!(s->id = malloc(((size_t)s->n + 1) * sizeof(*s->id))))
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		for (uint32_t j = 0; j < s->n; j++)
+			s->id[j] = nd_mix64(s->docids[j] ^ seed);
+	}
 	if (!(s->docs = calloc(s->n + 1, sizeof(*s->docs))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (uint32_t j = 0; j < s->n; j++) {
@@ -267,6 +384,7 @@ int nd_sample_collect(nd_sample *s, nd_xdb *db, const nd_candidates *c, int word
 void nd_sample_free(nd_sample *s)
 {
 	free(s->docids);
+	free(s->id);
 	free(s->docs);
 	free(s->ent);
 	memset(s, 0, sizeof(*s));

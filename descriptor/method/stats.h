@@ -24,7 +24,13 @@ typedef struct {
 
 typedef struct {
 	uint32_t n;
-	nd_docid *docids;      /* ascending */
+	nd_docid *docids;      /* in order of id (below) */
+	uint64_t *id;          /* a hash of each document's unique id term (Q...),
+				  ascending; of its docid in a database without
+				  them.  What anything random about a sampled
+				  document is drawn from, so that the same
+				  documents give the same set however they are
+				  spread over shards. */
 	nd_sample_doc *docs;
 	nd_sample_ent *ent;
 	size_t nent, ent_cap;
