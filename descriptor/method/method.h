@@ -75,14 +75,26 @@ static inline void nd__near_reset(uint16_t *near)
 		near[k] = UINT16_MAX;
 }
 
-static inline void nd__near_add(uint16_t *near, uint32_t word)
+/* Word's ND_NEAR_N hashes, one a (tree, row). */
+static inline void nd__near_hashes(uint32_t word, uint16_t *out)
 {
 	uint64_t h = nd_mix64(0x6e656172ULL ^ ((uint64_t)word << 20));
-	for (unsigned k = 0; k < ND_NEAR_N; k++) {
-		uint16_t v = (uint16_t)(nd_mix64(h + k) >> 48);
-		if (v < near[k])
-			near[k] = v;
-	}
+	for (unsigned k = 0; k < ND_NEAR_N; k++)
+		out[k] = (uint16_t)(nd_mix64(h + k) >> 48);
+}
+
+/* Lower near by a word's hashes (nd__near_hashes). */
+static inline void nd__near_min(uint16_t *near, const uint16_t *hashes)
+{
+	for (unsigned k = 0; k < ND_NEAR_N; k++)
+		near[k] = hashes[k] < near[k] ? hashes[k] : near[k];
+}
+
+static inline void nd__near_add(uint16_t *near, uint32_t word)
+{
+	uint16_t h[ND_NEAR_N];
+	nd__near_hashes(word, h);
+	nd__near_min(near, h);
 }
 
 /* Append bit to a signature. */

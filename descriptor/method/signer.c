@@ -402,6 +402,7 @@ typedef struct {
 	size_t npairs, off_cap, bit_cap;
 	uint64_t *fp;             /* fingerprint sums of this share */
 	uint16_t *near;           /* near-neighbour keys of this share (ND_NEAR_N a document) */
+	uint16_t *wh;             /* words w0..w1's near hashes, ND_NEAR_N each */
 	uint32_t *held;           /* descriptive words held, of this share */
 	uint64_t postings;
 	/* the block */
@@ -425,6 +426,7 @@ static void *scan_words(void *vw)
 	for (uint32_t i = w->w0; i < w->w1; i++) {
 		size_t n;
 		double b = w->d->thresholds[i];
+		const uint16_t *wh = w->wh + (size_t)(i - w->w0) * ND_NEAR_N;
 		do {
 			if ((w->rc = nd_xdb_postlist_next(w->pl[i - w->w0], w->hi, w->buf, SIGN_BUFCAP, &n)) < 0)
 				goto fail;
@@ -440,7 +442,7 @@ static void *scan_words(void *vw)
 				uint32_t off = w->buf[k].docid - w->lo;
 				w->fp[off] += nd_fp_word(i, w->buf[k].wdf);
 				w->held[off]++;
-				nd__near_add(w->near + (size_t)off * ND_NEAR_N, i);
+				nd__near_min(w->near + (size_t)off * ND_NEAR_N, wh);
 				if (nd_bit_above(w->buf[k].wdf, w->len[off], b)) {
 					w->pair_off[w->npairs] = off;
 					w->pair_bit[w->npairs++] = (uint16_t)i;
@@ -465,6 +467,7 @@ static void worker_free(sign_worker *w)
 	free(w->pair_bit);
 	free(w->fp);
 	free(w->near);
+	free(w->wh);
 	free(w->held);
 	if (w->owns_db)
 		nd_xdb_close(w->db);
@@ -497,8 +500,11 @@ static int worker_init(sign_worker *w, const nd_descriptor *d, nd_xdb *db, unsig
 	    !(w->buf = malloc(SIGN_BUFCAP * sizeof(nd_posting))) ||
 	    !(w->fp = malloc(block_docs * sizeof(uint64_t))) ||
 	    !(w->near = malloc((size_t)block_docs * ND_NEAR_N * sizeof(uint16_t))) ||
-	    !(w->held = malloc(block_docs * sizeof(uint32_t))))
+	    !(w->held = malloc(block_docs * sizeof(uint32_t))) ||
+	    !(w->wh = malloc(((size_t)(w->w1 - w->w0) + 1) * ND_NEAR_N * sizeof(uint16_t))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (uint32_t i = w->w0; i < w->w1; i++)
+		nd__near_hashes(i, w->wh + (size_t)(i - w->w0) * ND_NEAR_N);
 	for (uint32_t i = w->w0; i < w->w1; i++) {
 		if ((rc = nd_xdb_postlist_open(&w->pl[i - w->w0], w->db, d->words[i])) < 0)
 			return rc;
