@@ -215,6 +215,7 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 			if (j <= 0) {
 				json_object_set_new(out, "pairs_linked", json_integer((json_int_t)ns.linked));
 				json_object_set_new(out, "pairs_filled", json_integer((json_int_t)ns.filled));
+				json_object_set_new(out, "shingle_bytes", json_integer((json_int_t)ns.words_bytes));
 			}
 			json_object_set_new(out, "seconds", json_real(tool_now() - t0));
 		} else

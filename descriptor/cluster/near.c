@@ -277,6 +277,11 @@ int nd_cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, const
 			w.pairs[np++] = w.pairs[i];
 	if (stats)
 		stats->candidates += np;
+	if (np && np < w.cap / 2) { /* give back the doubling's slack before the shingles come */
+		uint64_t *shrunk = realloc(w.pairs, np * sizeof(uint64_t));
+		if (shrunk)
+			w.pairs = shrunk, w.cap = np;
+	}
 
 	/* Shingles of every document, read in o.jobs shares. */
 	s.db = db, s.path = nd_xdb_path(db), s.docs = docs, s.width = o.shingle_width, s.o = &o, s.n = n;
