@@ -28,9 +28,10 @@ static const char usage_text[] =
 	"  --max-distance F   duplicate at normalized word Levenshtein <= F (0.08)\n"
 	"  --compare N        compare with at most N cluster members (default 8)\n"
 	"  --tolerant J       candidates are the documents whose descriptive bit sets\n"
-	"                     have Jaccard >= J with the input's (e.g. 0.5), most\n"
-	"                     similar first, not only those with an equal key: finds\n"
-	"                     copies whose signature changed in a few bits\n"
+	"                     have Jaccard >= J with the input's (e.g. 0.5) and the\n"
+	"                     input's neighbours in the store's near-neighbour index\n"
+	"                     (at most 80), most similar bits first, not only those\n"
+	"                     with an equal key: finds copies whose signature changed\n"
 	"  --max-doc-mb N     refuse a file, standard input or JSONL line larger\n"
 	"                     than N MiB (default 64, as 'neardup index')\n"
 	"  --json             one JSON object per input document\n"
@@ -75,7 +76,7 @@ static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 		json_object_set_new(jo, "cluster_size", json_integer((json_int_t)r.cluster_size));
 		json_object_set_new(jo, "duplicates", json_integer((json_int_t)r.duplicates));
 	} else if (c->tolerant > 0)
-		printf("%s: %u bits, %zu candidate%s at bit-set Jaccard >= %g, %zu verified duplicate%s\n", name,
+		printf("%s: %u bits, %zu candidate%s at bit-set Jaccard >= %g or near, %zu verified duplicate%s\n", name,
 		       r.sig.nbits, r.cluster_size, r.cluster_size == 1 ? "" : "s", c->tolerant, r.duplicates,
 		       r.duplicates == 1 ? "" : "s");
 	else if (!r.sig.key)
