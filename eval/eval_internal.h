@@ -52,9 +52,6 @@ typedef struct {
 	int (*score)(void *state, ev_corpus *c, size_t a, size_t b, double *out);
 	void (*release)(void *state);
 	int learned;      /* trains on the split's train side (ev_training pairs) */
-	/* Its candidates are near neighbours, not every pair above a floor:
-	 * linkage scores the pairs it lacks by this (NULL: they count 0). */
-	int (*fill)(ev_corpus *c, size_t a, size_t b, double *out);
 } ev_method;
 
 extern const ev_method *const ev_methods[];

@@ -163,20 +163,8 @@ static int collect_join(const nd_join *j, void *ctx)
 
 /* Replace the pairs by their average-linkage levels (c's options ask for
  * it): what cutting the clusters at a threshold says of each pair. */
-typedef struct {
-	ev_corpus *c;
-	const ev_method *m;
-} fill_ctx;
-
-static int fill_pair(uint32_t a, uint32_t b, double *score, void *ctx)
+static int link_pairs(ev_corpus *c, double floor_, ev_pair **p, size_t *n)
 {
-	fill_ctx *f = ctx;
-	return f->m->fill(f->c, a, b, score);
-}
-
-static int link_pairs(ev_corpus *c, const ev_method *m, double floor_, ev_pair **p, size_t *n)
-{
-	fill_ctx fc = {c, m};
 	collect_ctx cc = {c, c->t, NULL, 0, 0};
 	nd_scored *sc = malloc((*n + 1) * sizeof(*sc));
 	int rc;
@@ -184,7 +172,7 @@ static int link_pairs(ev_corpus *c, const ev_method *m, double floor_, ev_pair *
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (size_t i = 0; i < *n; i++)
 		sc[i] = (nd_scored){(*p)[i].a, (*p)[i].b, (*p)[i].score};
-	rc = nd_average_linkage_fill(c->n, sc, *n, floor_, m->fill ? fill_pair : NULL, &fc, collect_join, &cc);
+	rc = nd_average_linkage(c->n, sc, *n, floor_, collect_join, &cc);
 	free(sc);
 	if (rc < 0) {
 		free(cc.p);
@@ -212,7 +200,7 @@ static int measure(ev_corpus *c, const ev_method *m, const ev_pair *p, size_t n,
 	r->candidate_tp = 0;
 	for (size_t i = 0; i < nk; i++)
 		r->candidate_tp += kept[i].label == 1;
-	if (c->o->linkage == ND_EVAL_LINK_AVERAGE && (rc = link_pairs(c, m, r->floor, &kept, &nk)) < 0)
+	if (c->o->linkage == ND_EVAL_LINK_AVERAGE && (rc = link_pairs(c, r->floor, &kept, &nk)) < 0)
 		goto done;
 	if (!(sp = malloc((nk + 1) * sizeof(*sp)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");

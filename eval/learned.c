@@ -717,6 +717,6 @@ static int weights_candidates(void *vs, ev_corpus *c, double min_score, ev_emit 
 }
 
 const ev_method ev_m_svm = {"svm", "RBF SVM on 7 similarities (seed 002), P(dup) >= 0.5", 0, 0.5, 0,
-			    svm_prepare, svm_candidates, svm_score, lrn_release, 1, NULL};
+			    svm_prepare, svm_candidates, svm_score, lrn_release, 1};
 const ev_method ev_m_weights = {"weights", "learned term weights, cosine (seed 003) >= 0.5", 0, 0.5, 0,
-				weights_prepare, weights_candidates, weights_score, lrn_release, 1, NULL};
+				weights_prepare, weights_candidates, weights_score, lrn_release, 1};

@@ -741,8 +741,8 @@ static int lsh_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
  *
  * Each labeled document's neighbours in the store's LSH forest
  * (nd_near_candidates, what clusters --linkage, check and hooks read),
- * scored by shingle resemblance w=3; linkage scores the pairs the index
- * did not propose (fill), as nd_cluster_near does. */
+ * scored by shingle resemblance w=3; under --linkage the pairs it did not
+ * propose count 0, as in nd_cluster_near. */
 
 typedef struct {
 	nd_docid docid;
@@ -803,7 +803,7 @@ static int near_prepare(void **state, ev_corpus *c)
 
 static int near_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
 {
-	(void)vs; /* labeled pairs: every pair is scored, as fill would */
+	(void)vs; /* labeled pairs: every pair is scored */
 	return xcheck_of(c, a, b, out);
 }
 
@@ -1486,45 +1486,45 @@ static void imatch_release(void *vs)
 /* ---- the table ---- */
 
 static const ev_method m_desc = {"descriptive", "equal keys", 1, 1, 1, desc_prepare_plain,
-				 desc_candidates, desc_score, desc_release, 0, NULL};
+				 desc_candidates, desc_score, desc_release, 0};
 static const ev_method m_descx = {"descriptive+xcheck", "equal keys, Levenshtein <= 0.08", 1, 1, 1,
-				  desc_prepare_x, desc_candidates, desc_score, desc_release, 0, NULL};
+				  desc_prepare_x, desc_candidates, desc_score, desc_release, 0};
 static const ev_method m_descj = {"descriptive-jaccard", "bit-set Jaccard >= 0.5", 0, 0.5, 0,
-				  desc_prepare_plain, descj_candidates, descj_score, desc_release, 0, NULL};
+				  desc_prepare_plain, descj_candidates, descj_score, desc_release, 0};
 static const ev_method m_desch = {"descriptive-hamming", "Hamming <= 2 (score 1/(1+H); pairs <= 8)", 0,
 				  1.0 / 3.0, 1.0 / 9.0, desc_prepare_plain, desch_candidates, desch_score,
-				  desc_release, 0, NULL};
+				  desc_release, 0};
 static const ev_method m_desct = {"descriptive-tolerant+xcheck", "bits J >= floor or present words J >= floor, shingles w=3 >= 0.5", 0,
-				  0.5, 0, desc_prepare_plain, desct_candidates, desct_score, desc_release, 0, NULL};
+				  0.5, 0, desc_prepare_plain, desct_candidates, desct_score, desc_release, 0};
 static const ev_method m_desctl = {"descriptive-tolerant+lev",
 				   "bits Jaccard >= 0.5, Levenshtein <= 0.08 (check --tolerant 0.5)", 1, 1, 1,
-				   desc_prepare_plain, desctl_candidates, desctl_score, desc_release, 0, NULL};
+				   desc_prepare_plain, desctl_candidates, desctl_score, desc_release, 0};
 static const ev_method m_descm = {"descriptive-multi", "4 sets of 50% of the words, any key equal", 1, 1,
-				  1, multi_prepare_plain, multi_candidates, multi_score, multi_release, 0, NULL};
+				  1, multi_prepare_plain, multi_candidates, multi_score, multi_release, 0};
 static const ev_method m_descmx = {"descriptive-multi+xcheck", "4 sets, any key equal, shingles w=3 >= 0.5",
-				   0, 0.5, 0, multi_prepare_x, multi_candidates, multi_score, multi_release, 0, NULL};
+				   0, 0.5, 0, multi_prepare_x, multi_candidates, multi_score, multi_release, 0};
 static const ev_method m_shingles = {"shingles", "w=10, resemblance >= 7/8", 0, 0.875, 0,
-				     shingles_prepare, shingle_candidates, shingle_score, shingle_release, 0, NULL};
+				     shingles_prepare, shingle_candidates, shingle_score, shingle_release, 0};
 static const ev_method m_mod16 = {"shingles-mod16", "w=10 mod 16, resemblance >= 7/8", 0, 0.875, 0,
-				  mod16_prepare, shingle_candidates, shingle_score, shingle_release, 0, NULL};
+				  mod16_prepare, shingle_candidates, shingle_score, shingle_release, 0};
 static const ev_method m_sscr = {"sscr", "w=5, sscr >= 0.9", 0, 0.9, 0, sscr_prepare, shingle_candidates,
-				 shingle_score, shingle_release, 0, NULL};
+				 shingle_score, shingle_release, 0};
 static const ev_method m_docq = {"docq4", "q=4, docq >= 0.8 (pairs >= 0.5)", 0, 0.8, 0.5, docq_prepare, docq_candidates,
-				 docq_score, shingle_release, 0, NULL};
+				 docq_score, shingle_release, 0};
 static const ev_method m_simhash = {"simhash", "64 bits, tf-idf, Hamming <= 3 (pairs <= 7)", 0, 1.0 - 3.0 / 64, 0,
-				    simhash_prepare, simhash_candidates, simhash_score, simhash_release, 0, NULL};
+				    simhash_prepare, simhash_candidates, simhash_score, simhash_release, 0};
 static const ev_method m_minhash = {"minhash", "128 x w=5, LSH 32x4, estimate >= 0.8", 0, 0.8, 0,
-				    minhash_prepare, minhash_candidates, minhash_score, minhash_release, 0, NULL};
+				    minhash_prepare, minhash_candidates, minhash_score, minhash_release, 0};
 static const ev_method m_imatch = {"imatch", "mid-idf lexicon, one hash", 1, 1, 1, imatch_prepare,
-				   imatch_candidates, imatch_score, imatch_release, 0, NULL};
+				   imatch_candidates, imatch_score, imatch_release, 0};
 
 static const ev_method m_desclsh = {"descriptive-lsh+xcheck",
 				    "LSH bands of MinHashes (--lsh), shingles w=3 >= 0.5", 0, 0.5, 0,
-				    lsh_prepare, lsh_candidates, lsh_score, lsh_release, 0, NULL};
+				    lsh_prepare, lsh_candidates, lsh_score, lsh_release, 0};
 
 static const ev_method m_descnear = {"descriptive-near+xcheck",
 				     "the store's near-neighbour index (clusters --linkage), shingles w=3", 0, 0.5, 0,
-				     near_prepare, near_candidates, near_score, near_release, 0, xcheck_of};
+				     near_prepare, near_candidates, near_score, near_release, 0};
 
 const ev_method *const ev_methods[] = {&m_desc, &m_descx, &m_descj, &m_desch, &m_desct, &m_desctl, &m_desclsh,
 				       &m_descnear, &m_descm, &m_descmx, &m_shingles, &m_mod16, &m_sscr,

@@ -2,9 +2,8 @@
  * (neardup/cluster.h): on seeded families of edited copies, every copy
  * finds its original among its candidates at the rate the index promises,
  * candidates per document stay bounded, adds, replaces and deletes through
- * hooks show at once, clusters from the index equal average linkage over
- * every pair, and filled linkage equals the dense reference on planted
- * clusters. */
+ * hooks show at once, and clusters from the index equal average linkage
+ * over every pair. */
 #include "tests/test_util.h"
 #include "neardup/cluster.h"
 #include "neardup/hook.h"

@@ -701,71 +701,6 @@ static void test_average_linkage(void **state)
 	}
 }
 
-/* Filled linkage (nd_average_linkage_fill): given only the pairs at or
- * above the floor and a scorer for the rest, it makes the same clusters
- * as dense UPGMA over every pair, on random graphs whose pairs are mostly
- * low with planted groups of high ones (what near-neighbour candidates
- * leave out is the low part). */
-typedef struct {
-	const double *s;
-	unsigned asked;
-} fill_ref;
-
-static int fill_score(uint32_t a, uint32_t b, double *out, void *ctx)
-{
-	fill_ref *f = ctx;
-	if (a >= b)
-		fail_msg("fill asked for (%u, %u), not a < b", a, b);
-	*out = f->s[a * LN + b];
-	f->asked++;
-	return 0;
-}
-
-static int union_join(const nd_join *j, void *ctx)
-{
-	size_t *into = ctx;
-	uint32_t from = into[j->a] < into[j->b] ? j->b : j->a;
-	size_t to = into[j->a] < into[j->b] ? into[j->a] : into[j->b];
-	for (uint32_t x = from; x != UINT32_MAX; x = j->next[x])
-		into[x] = to;
-	return 0;
-}
-
-static void test_linkage_fill(void **state)
-{
-	(void)state;
-	uint64_t rng = 23;
-	unsigned asked = 0;
-	for (int round = 0; round < 300; round++) {
-		double s[LN * LN] = {0}, ref[LN * LN], floor_ = 0.3;
-		int group[LN];
-		nd_scored p[LN * LN];
-		size_t np = 0, into[LN];
-		for (int i = 0; i < LN; i++) {
-			rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-			group[i] = (int)((rng >> 33) % 4);
-			into[i] = (size_t)i;
-		}
-		for (uint32_t i = 0; i < LN; i++)
-			for (uint32_t j = i + 1; j < LN; j++) {
-				rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-				double u = (double)((rng >> 11) % 1000000) / 1000000.0;
-				s[i * LN + j] = group[i] == group[j] ? 0.2 + 0.8 * u : 0.25 * u;
-				if (s[i * LN + j] >= floor_)
-					p[np++] = (nd_scored){i, j, s[i * LN + j]};
-			}
-		fill_ref f = {s, 0};
-		assert_int_equal(nd_average_linkage_fill(LN, p, np, floor_, fill_score, &f, union_join, into), ND_OK);
-		asked += f.asked;
-		tu_dense_upgma(LN, s, floor_, ref);
-		for (int i = 0; i < LN; i++)
-			for (int j = i + 1; j < LN; j++)
-				if ((into[i] == into[j]) != (ref[i * LN + j] >= 0))
-					fail_msg("round %d, pair (%d, %d): together %d filled, %d dense", round, i, j,
-						 into[i] == into[j], ref[i * LN + j] >= 0);
-	}
-	assert_true(asked > 0); /* the missing pairs were scored, not taken as 0 */
-}
 
 /* Documents with fewer than ND_MIN_BITS bits get no key, so exact equality
  * never pairs them; the tolerant methods still use their bits (the score
@@ -893,7 +828,6 @@ int main(void)
 		cmocka_unit_test(test_method_scores),
 		cmocka_unit_test(test_hamming_join),
 		cmocka_unit_test(test_average_linkage),
-		cmocka_unit_test(test_linkage_fill),
 		cmocka_unit_test(test_few_bits),
 		cmocka_unit_test(test_learned),
 		cmocka_unit_test(test_weights_gradient),

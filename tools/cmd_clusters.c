@@ -214,7 +214,6 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 					    json_integer((json_int_t)(j > 0 ? ls.compared : ns.candidates)));
 			if (j <= 0) {
 				json_object_set_new(out, "pairs_linked", json_integer((json_int_t)ns.linked));
-				json_object_set_new(out, "pairs_filled", json_integer((json_int_t)ns.filled));
 				json_object_set_new(out, "shingle_bytes", json_integer((json_int_t)ns.words_bytes));
 			}
 			json_object_set_new(out, "seconds", json_real(tool_now() - t0));
@@ -225,11 +224,10 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 		json_object_set_new(out, "min_size", json_integer((json_int_t)min_size));
 	} else if (cut > 0 && j <= 0)
 		printf("%zu clusters of >= %llu documents by average linkage (mean 3-shingle resemblance >= %g "
-		       "over %llu near-neighbour pairs, %.1f a document; %llu more scored while linking), "
-		       "holding %zu of %zu signed documents (%.1f s)\n",
+		       "over %llu near-neighbour pairs, %.1f a document), holding %zu of %zu signed documents "
+		       "(%.1f s)\n",
 		       ng, (unsigned long long)min_size, cut, (unsigned long long)ns.candidates,
-		       l.n ? (double)ns.candidates / (double)l.n : 0.0, (unsigned long long)ns.filled, in_groups,
-		       l.n, tool_now() - t0);
+		       l.n ? (double)ns.candidates / (double)l.n : 0.0, in_groups, l.n, tool_now() - t0);
 	else if (cut > 0)
 		printf("%zu clusters of >= %llu documents by average linkage (mean 3-shingle resemblance >= %g "
 		       "over %llu pairs at bit-set Jaccard >= %g), holding %zu of %zu signed documents (%.1f s)\n",

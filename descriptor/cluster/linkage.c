@@ -29,7 +29,6 @@
 typedef struct {
 	uint64_t *key;
 	double *sum;
-	double *cnt;      /* document pairs the sum is over */
 	size_t cap, used; /* used counts GONE slots too */
 } sums;
 
@@ -48,13 +47,11 @@ static size_t slot(const sums *h, uint64_t k)
 
 static int grow(sums *h)
 {
-	sums g = {NULL, NULL, NULL, h->cap ? h->cap * 2 : 1024, 0};
+	sums g = {NULL, NULL, h->cap ? h->cap * 2 : 1024, 0};
 	while (g.cap < 2 * h->used)
 		g.cap *= 2;
-	if (!(g.key = malloc(g.cap * sizeof(*g.key))) || !(g.sum = malloc(g.cap * sizeof(*g.sum))) ||
-	    !(g.cnt = malloc(g.cap * sizeof(*g.cnt)))) {
+	if (!(g.key = malloc(g.cap * sizeof(*g.key))) || !(g.sum = malloc(g.cap * sizeof(*g.sum)))) {
 		free(g.key);
-		free(g.sum);
 		return nd_error_set(ND_ENOMEM, "out of memory for average linkage");
 	}
 	for (size_t i = 0; i < g.cap; i++)
@@ -64,33 +61,24 @@ static int grow(sums *h)
 			size_t j = slot(&g, h->key[i]);
 			g.key[j] = h->key[i];
 			g.sum[j] = h->sum[i];
-			g.cnt[j] = h->cnt[i];
 			g.used++;
 		}
 	free(h->key);
 	free(h->sum);
-	free(h->cnt);
 	*h = g;
 	return ND_OK;
-}
-
-/* The slot of (x, y), or SIZE_MAX. */
-static size_t find_slot(const sums *h, uint32_t x, uint32_t y)
-{
-	if (!h->cap)
-		return SIZE_MAX;
-	size_t i = slot(h, pair_key(x, y));
-	return h->key[i] == EMPTY ? SIZE_MAX : i;
 }
 
 /* The sum's slot for (x, y), or NULL. */
 static double *find(const sums *h, uint32_t x, uint32_t y)
 {
-	size_t i = find_slot(h, x, y);
-	return i == SIZE_MAX ? NULL : &h->sum[i];
+	if (!h->cap)
+		return NULL;
+	size_t i = slot(h, pair_key(x, y));
+	return h->key[i] == EMPTY ? NULL : &h->sum[i];
 }
 
-static int add(sums *h, uint32_t x, uint32_t y, double v, double cnt)
+static int add(sums *h, uint32_t x, uint32_t y, double v)
 {
 	if (4 * (h->used + 1) > 3 * h->cap && grow(h) < 0)
 		return ND_ENOMEM;
@@ -98,11 +86,9 @@ static int add(sums *h, uint32_t x, uint32_t y, double v, double cnt)
 	if (h->key[i] == EMPTY) {
 		h->key[i] = pair_key(x, y);
 		h->sum[i] = 0;
-		h->cnt[i] = 0;
 		h->used++;
 	}
 	h->sum[i] += v;
-	h->cnt[i] += cnt;
 	return ND_OK;
 }
 
@@ -179,69 +165,9 @@ static int append(ids *l, uint32_t x)
 	return ND_OK;
 }
 
-/* A cluster pair's average: over all its cross pairs when every one is
- * known, else (filling) over the known ones, the guess its turn is taken by. */
-static double level_of(const sums *h, size_t si, double full, int filling)
+int nd_average_linkage(size_t n, const nd_scored *p, size_t np, double floor_, nd_join_fn join, void *ctx)
 {
-	if (si == SIZE_MAX)
-		return 0;
-	if (filling && h->cnt[si] > 0 && h->cnt[si] < full)
-		return h->sum[si] / h->cnt[si];
-	return h->sum[si] / full;
-}
-
-/* Past this many cross pairs a fill scores an even sample of them. */
-#define FILL_MAX 1024
-
-static int member_list(const uint32_t *head, const uint32_t *next, uint32_t c, uint32_t size, uint32_t **out)
-{
-	uint32_t *m = malloc(((size_t)size + 1) * sizeof(*m));
-	size_t k = 0;
-	if (!m)
-		return nd_error_set(ND_ENOMEM, "out of memory for average linkage");
-	for (uint32_t x = head[c]; x != UINT32_MAX && k < size; x = next[x])
-		m[k++] = x;
-	*out = m;
-	return ND_OK;
-}
-
-/* The mean score over the cross pairs of clusters a and b: those given
- * or scored before are in known, the rest are scored (and kept there). */
-static int fill_mean(sums *known, nd_pair_score_fn score, void *sctx, const uint32_t *head, const uint32_t *next,
-		     uint32_t a, uint32_t b, uint32_t sa, uint32_t sb, double *mean)
-{
-	uint32_t *ma = NULL, *mb = NULL;
-	uint64_t all = (uint64_t)sa * sb, todo = all > FILL_MAX ? FILL_MAX : all;
-	double total = 0;
-	int rc;
-	if ((rc = member_list(head, next, a, sa, &ma)) < 0 || (rc = member_list(head, next, b, sb, &mb)) < 0)
-		goto done;
-	for (uint64_t k = 0; k < todo; k++) {
-		uint64_t at = all > FILL_MAX ? nd_mix64(k + 1) % all : k;
-		uint32_t x = ma[at / sb], y = mb[at % sb];
-		double *s = find(known, x, y), v;
-		if (s) {
-			total += *s;
-			continue;
-		}
-		if ((rc = score(x < y ? x : y, x < y ? y : x, &v, sctx)) != ND_OK)
-			goto done;
-		v = v > 0 ? v : 0;
-		if ((rc = add(known, x, y, v, 1)) < 0)
-			goto done;
-		total += v;
-	}
-	*mean = total / (double)todo;
-done:
-	free(ma);
-	free(mb);
-	return rc;
-}
-
-int nd_average_linkage_fill(size_t n, const nd_scored *p, size_t np, double floor_, nd_pair_score_fn score,
-			    void *sctx, nd_join_fn join, void *ctx)
-{
-	sums h = {0}, known = {0};
+	sums h = {0};
 	heap q = {0};
 	ids *adj = calloc(n + 1, sizeof(*adj));
 	/* Cluster c (named by one member) holds size[c] documents, linked from
@@ -275,8 +201,7 @@ int nd_average_linkage_fill(size_t n, const nd_scored *p, size_t np, double floo
 				*s = p[i].score;
 			continue;
 		}
-		if ((rc = add(&h, x, y, p[i].score, 1)) < 0 || (score && (rc = add(&known, x, y, p[i].score, 1)) < 0) ||
-		    (rc = append(&adj[x], y)) < 0 ||
+		if ((rc = add(&h, x, y, p[i].score)) < 0 || (rc = append(&adj[x], y)) < 0 ||
 		    (rc = append(&adj[y], x)) < 0)
 			break;
 	}
@@ -289,9 +214,8 @@ int nd_average_linkage_fill(size_t n, const nd_scored *p, size_t np, double floo
 		uint32_t a = e.x, b = e.y;
 		if (!size[a] || !size[b])
 			continue;
-		double full = (double)size[a] * size[b];
-		size_t si = find_slot(&h, a, b);
-		double level = level_of(&h, si, full, score != NULL);
+		double *s = find(&h, a, b);
+		double level = s ? *s / ((double)size[a] * size[b]) : 0;
 		if (e.vx != merges[a] || e.vy != merges[b]) {
 			if (level > 0)
 				rc = push(&q, (entry){level, a, b, merges[a], merges[b]});
@@ -299,20 +223,6 @@ int nd_average_linkage_fill(size_t n, const nd_scored *p, size_t np, double floo
 		}
 		if (level < floor_)
 			break;
-		if (score && si != SIZE_MAX && h.cnt[si] < full) {
-			/* Known over part of the cross pairs: score the rest, then
-			 * take the exact average's turn. */
-			if ((rc = fill_mean(&known, score, sctx, head, next, a, b, size[a], size[b], &level)) < 0)
-				break;
-			h.sum[si] = level * full;
-			h.cnt[si] = full;
-			if (level < floor_)
-				continue;
-			if (q.n && above(&q.e[0], &(entry){level, a, b, 0, 0})) {
-				rc = push(&q, (entry){level, a, b, merges[a], merges[b]});
-				continue;
-			}
-		}
 		if ((rc = join(&(nd_join){next, head[a], head[b], level}, ctx)) != ND_OK)
 			break;
 		if (size[a] < size[b]) { /* absorb the smaller: fewer sums to move */
@@ -328,18 +238,18 @@ int nd_average_linkage_fill(size_t n, const nd_scored *p, size_t np, double floo
 		merges[a]++;
 		for (size_t k = 0; k < adj[b].n && rc == ND_OK; k++) {
 			uint32_t c = adj[b].v[k];
-			size_t bc = c != a && size[c] ? find_slot(&h, b, c) : SIZE_MAX;
-			if (bc == SIZE_MAX)
+			double *bc = c != a && size[c] ? find(&h, b, c) : NULL;
+			if (!bc)
 				continue; /* absorbed, a itself, or listed twice */
-			double v = h.sum[bc], vc = h.cnt[bc];
+			double v = *bc;
 			drop(&h, b, c);
 			if (!find(&h, a, c) && ((rc = append(&adj[a], c)) < 0 || (rc = append(&adj[c], a)) < 0))
 				break;
-			if ((rc = add(&h, a, c, v, vc)) < 0)
+			if ((rc = add(&h, a, c, v)) < 0)
 				break;
-			uint32_t lo = a < c ? a : c, hi = a < c ? c : a;
-			rc = push(&q, (entry){level_of(&h, find_slot(&h, a, c), (double)size[a] * size[c], score != NULL),
-					      lo, hi, merges[lo], merges[hi]});
+			double sum = *find(&h, a, c);
+			rc = push(&q, (entry){sum / ((double)size[a] * size[c]), a < c ? a : c, a < c ? c : a,
+					      merges[a < c ? a : c], merges[a < c ? c : a]});
 		}
 		free(adj[b].v);
 		adj[b] = (ids){0};
@@ -355,15 +265,6 @@ int nd_average_linkage_fill(size_t n, const nd_scored *p, size_t np, double floo
 	free(next);
 	free(h.key);
 	free(h.sum);
-	free(h.cnt);
-	free(known.key);
-	free(known.sum);
-	free(known.cnt);
 	free(q.e);
 	return rc;
-}
-
-int nd_average_linkage(size_t n, const nd_scored *p, size_t np, double floor_, nd_join_fn join, void *ctx)
-{
-	return nd_average_linkage_fill(n, p, np, floor_, NULL, NULL, join, ctx);
 }

@@ -9,9 +9,8 @@
  * paths read the same one.
  *
  * Clusters: candidate pairs are scored by the multiset resemblance of
- * their word w-shingles, and joined by average linkage (nd_average_linkage_fill:
- * a cluster pair's missing cross pairs are scored before it joins, so a
- * sparse candidate graph decides as the full one would). */
+ * their word w-shingles, and joined by average linkage, a pair the index
+ * did not propose counting 0. */
 #ifndef ND_CLUSTER_H
 #define ND_CLUSTER_H
 
@@ -41,16 +40,6 @@ typedef int (*nd_join_fn)(const nd_join *j, void *ctx);
 ND_EXTERN int nd_average_linkage(size_t n, const nd_scored *p, size_t np, double floor, nd_join_fn join,
 				 void *ctx);
 
-/* The same over a sparse candidate graph (nearest neighbours, not every
- * pair above a floor): a cluster pair takes its turn by the mean of its
- * known cross pairs, and before it joins, its other cross pairs are scored
- * by score(a, b) (a < b; an even sample of 1024 of them for larger pairs),
- * so that the join is decided by the true average.  Scores found are kept
- * for later joins.  score NULL: nd_average_linkage. */
-typedef int (*nd_pair_score_fn)(uint32_t a, uint32_t b, double *score, void *ctx);
-ND_EXTERN int nd_average_linkage_fill(size_t n, const nd_scored *p, size_t np, double floor,
-				      nd_pair_score_fn score, void *sctx, nd_join_fn join, void *ctx);
-
 /* The candidates of a signature (sig->present > 0) in the store's
  * near-neighbour index: its neighbours in every tree, self (0: none) left
  * out, distinct, ascending.  *out (caller frees) may be NULL when *n is 0.
@@ -72,7 +61,6 @@ typedef struct {
 	uint64_t candidates;     /* distinct candidate pairs from the index */
 	uint64_t pairs;          /* of which with some resemblance */
 	uint64_t linked;         /* of which in a component that can join (>= cut) */
-	uint64_t filled;         /* pairs scored while linking (not candidates) */
 	uint64_t words_bytes;    /* shingles held */
 } nd_near_stats;
 
