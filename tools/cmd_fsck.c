@@ -13,7 +13,8 @@ static const char usage_text[] =
 	"usage: neardup fsck --store DIR [--db DIR] [--dump]\n"
 	"\n"
 	"Check that every document record decodes, that doc -> signature and\n"
-	"signature -> docs agree both ways, as do doc -> bits and bit -> docs, and\n"
+	"signature -> docs agree both ways, as do doc -> bits and bit -> docs and\n"
+	"doc -> near-neighbour keys and the near-neighbour index, and\n"
 	"with --db that every record equals signing the document afresh and\n"
 	"belongs to a document still there, and that the collapse value slot (sign\n"
 	"--value-slot) holds each document's collapse id.  Opening the store first\n"
@@ -33,7 +34,7 @@ typedef struct {
 	nd_xdb *db;
 	int dump;
 	int bits;             /* the store has bit postings (format 3) */
-	uint64_t records, problems, keyed, posted;
+	uint64_t records, problems, keyed, posted, near;
 } fsck_ctx;
 
 static void problem(fsck_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -67,6 +68,11 @@ static int on_record(uint32_t docid, uint64_t key, const void *payload, size_t l
 			problem(c, "document %u: not posted under its bit %u", docid, s.bits[i]);
 		c->posted++;
 	}
+	for (unsigned t = 0; s.present && t < ND_NEAR_TREES; t++) {
+		if (nd_store_near_has(c->txn, t, s.near + t * ND_NEAR_ROWS, ND_NEAR_ROWS, docid) != 1)
+			problem(c, "document %u: not in the near-neighbour index's tree %u", docid, t);
+		c->near++;
+	}
 	if (key) {
 		nd_docid *m = NULL;
 		size_t n = 0, found = 0;
@@ -84,7 +90,8 @@ static int on_record(uint32_t docid, uint64_t key, const void *payload, size_t l
 			problem(c, "document %u: recorded but not in the database", docid);
 		else if (rc < 0)
 			problem(c, "document %u: cannot sign it afresh: %s", docid, nd_error_last());
-		else if (fresh.key != key || fresh.fingerprint != s.fingerprint)
+		else if (fresh.key != key || fresh.fingerprint != s.fingerprint || !!fresh.present != s.present ||
+			 (s.present && memcmp(fresh.near, s.near, sizeof(s.near))))
 			problem(c, "document %u: record differs from signing it afresh (key %016llx)", docid,
 				(unsigned long long)fresh.key);
 	}
@@ -104,8 +111,8 @@ int nd_cmd_fsck(int argc, char **argv)
 	const char *dbpath = NULL, *storepath = NULL;
 	nd_store *st = NULL;
 	nd_descriptor *d = NULL;
-	fsck_ctx c = {NULL, NULL, NULL, 0, 1, 0, 0, 0, 0};
-	uint64_t postings = 0;
+	fsck_ctx c = {NULL, NULL, NULL, 0, 1, 0, 0, 0, 0, 0};
+	uint64_t postings = 0, near = 0;
 	nd_store_keys *it = NULL;
 	uint64_t key, members = 0;
 	size_t count;
@@ -143,7 +150,8 @@ int nd_cmd_fsck(int argc, char **argv)
 		tool_fail("fsck", rc, storepath);
 		goto cleanup;
 	}
-	if ((rc = nd_store_docs_each(c.txn, on_record, &c)) < 0 || (rc = nd_store_keys_open(c.txn, &it)) < 0) {
+	if ((rc = nd_store_near_count(c.txn, &near)) < 0 || (rc = nd_store_docs_each(c.txn, on_record, &c)) < 0 ||
+	    (rc = nd_store_keys_open(c.txn, &it)) < 0) {
 		tool_fail("fsck", rc, storepath);
 		goto cleanup;
 	}
@@ -169,6 +177,9 @@ int nd_cmd_fsck(int argc, char **argv)
 	if (c.bits && postings != c.posted)
 		problem(&c, "bit postings hold %llu entries but records have %llu bits",
 			(unsigned long long)postings, (unsigned long long)c.posted);
+	if (near != c.near)
+		problem(&c, "the near-neighbour index holds %llu entries but records call for %llu",
+			(unsigned long long)near, (unsigned long long)c.near);
 	if (members != c.keyed)
 		problem(&c, "clusters hold %llu members but %llu records have a key",
 			(unsigned long long)members, (unsigned long long)c.keyed);
