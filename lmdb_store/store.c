@@ -35,6 +35,8 @@ typedef struct {
 	uint16_t bit, add;
 } bit_op;
 
+#define NEAR_DEFERRED "near.deferred"
+
 /* A near-neighbour entry to add or remove: tree, sequence, docid (big
  * endian, so that memcmp orders them). */
 #define NEAR_KEY_MAX (1 + 2 * ND_STORE_NEAR_MAX_ROWS + 4)
@@ -51,6 +53,7 @@ struct nd_store_txn {
 	size_t nops, opcap;
 	near_op *nops_v;   /* applied, sorted by key, just before commit */
 	size_t nnear, nearcap;
+	int near_deferred; /* "near.deferred" in meta: puts leave the index alone */
 	int changed;       /* a record was put, deleted or cleared: bump records.gen */
 };
 
@@ -161,7 +164,7 @@ static int queue_near(nd_store_txn *txn, uint32_t docid, const void *payload, si
 {
 	unsigned trees, rows;
 	const uint8_t *seq;
-	if (!payload)
+	if (!payload || txn->near_deferred)
 		return ND_OK;
 	if (payload_near(payload, len, &trees, &rows, &seq) < 0)
 		return nd_error_set(add ? ND_EINVAL : ND_ECORRUPT, "store %s: record of document %u has a "
@@ -554,7 +557,7 @@ static int bump_gen(nd_store_txn *txn)
 
 int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 {
-	nd_store_txn t = {st, NULL, NULL, 0, 0, NULL, 0, 0, 0};
+	nd_store_txn t = {st, NULL, NULL, 0, 0, NULL, 0, 0, 0, 0};
 	int rc, mrc;
 
 	if (!st->writable)
@@ -566,6 +569,9 @@ int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 		t.changed = 0;
 		if ((rc = txn_begin(st, 0, &t.txn)) < 0)
 			break;
+		const void *dv;
+		size_t dl;
+		t.near_deferred = nd_store_meta_get(&t, NEAR_DEFERRED, &dv, &dl) == ND_OK;
 		rc = fn(&t, ctx);
 		if (rc >= 0)
 			rc = apply_bits(&t);
@@ -1162,4 +1168,101 @@ int nd_store_near_has(nd_store_txn *txn, unsigned tree, const uint16_t *seq, uns
 	if (mrc == MDB_NOTFOUND)
 		return 0;
 	return mrc ? mdb_err(txn->st, mrc, "read near-neighbour index") : 1;
+}
+
+int nd_store_near_defer(nd_store_txn *txn)
+{
+	uint8_t one = 1;
+	int rc = nd_store_meta_put(txn, NEAR_DEFERRED, &one, 1);
+	if (rc == ND_OK) {
+		txn->near_deferred = 1;
+		txn->nnear = 0; /* queued before: the rebuild makes them anew */
+	}
+	return rc;
+}
+
+int nd_store_near_deferred(nd_store_txn *txn)
+{
+	const void *v;
+	size_t len;
+	int rc = nd_store_meta_get(txn, NEAR_DEFERRED, &v, &len);
+	return rc == ND_OK ? 1 : rc == ND_ENOTFOUND ? 0 : rc;
+}
+
+/* Entries of one rebuild, packed at a fixed stride for sorting. */
+static _Thread_local size_t rebuild_stride; /* qsort has no context argument */
+static int cmp_packed(const void *x, const void *y)
+{
+	return memcmp(x, y, rebuild_stride);
+}
+
+typedef struct {
+	nd_store_txn *txn;
+	uint8_t *v;
+	size_t n, cap, stride;
+	unsigned rows;
+} rebuild_ctx;
+
+static int rebuild_one(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
+{
+	rebuild_ctx *r = vctx;
+	unsigned trees, rows;
+	const uint8_t *seq;
+	(void)key;
+	if (payload_near(payload, len, &trees, &rows, &seq) < 0)
+		return nd_error_set(ND_ECORRUPT, "store %s: record of document %u has a malformed near-neighbour "
+				    "section", r->txn->st->path, docid);
+	if (!trees)
+		return 0;
+	if (!r->stride) {
+		r->rows = rows;
+		r->stride = 1 + 2 * (size_t)rows + 4;
+	} else if (rows != r->rows)
+		return nd_error_set(ND_ECORRUPT, "store %s: document %u has near-neighbour sequences of %u rows, "
+				    "others of %u", r->txn->st->path, docid, rows, r->rows);
+	if (nd_array_reserve((void **)&r->v, &r->cap, (r->n + trees) * r->stride, 1) < 0)
+		return nd_error_set(ND_ENOMEM, "out of memory for the near-neighbour index");
+	for (unsigned t = 0; t < trees; t++, r->n++) {
+		uint16_t s16[ND_STORE_NEAR_MAX_ROWS];
+		memcpy(s16, seq + 2 * (size_t)t * rows, 2 * (size_t)rows);
+		near_key(r->v + r->n * r->stride, t, s16, rows, docid);
+	}
+	return 0;
+}
+
+int nd_store_near_rebuild(nd_store_txn *txn)
+{
+	rebuild_ctx r = {txn, NULL, 0, 0, 0, 0};
+	MDB_cursor *cur = NULL;
+	int rc, mrc;
+	txn->near_deferred = 0; /* records read below are the truth */
+	txn->nnear = 0;
+	if ((mrc = mdb_drop(txn->txn, txn->st->near, 0)))
+		return mdb_err(txn->st, mrc, "clear the near-neighbour index");
+	if ((rc = nd_store_docs_each(txn, rebuild_one, &r)) != 0)
+		goto done;
+	if (r.n > 1) {
+		rebuild_stride = r.stride;
+		qsort(r.v, r.n, r.stride, cmp_packed);
+	}
+	/* In key order: appended, pages are filled, and nothing is copied. */
+	if ((mrc = mdb_cursor_open(txn->txn, txn->st->near, &cur))) {
+		rc = mdb_err(txn->st, mrc, "cursor");
+		goto done;
+	}
+	for (size_t i = 0; i < r.n; i++) {
+		MDB_val k = {r.stride, r.v + i * r.stride}, v = {0, NULL};
+		if ((mrc = mdb_cursor_put(cur, &k, &v, MDB_APPEND))) {
+			rc = mdb_err(txn->st, mrc, "write the near-neighbour index");
+			goto done;
+		}
+	}
+	MDB_val dk = {strlen(NEAR_DEFERRED), NEAR_DEFERRED};
+	mrc = mdb_del(txn->txn, txn->st->meta, &dk, NULL);
+	rc = mrc && mrc != MDB_NOTFOUND ? mdb_err(txn->st, mrc, "meta") : ND_OK;
+done:
+	if (cur)
+		mdb_cursor_close(cur);
+	free(r.v);
+	return rc;
 }

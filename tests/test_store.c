@@ -462,6 +462,56 @@ static void test_near_index(void **state)
 	free(path);
 }
 
+/* A first signing's index, made whole: after nd_store_near_defer, puts
+ * (in later transactions too) leave the index alone; nd_store_near_rebuild
+ * makes exactly what piecemeal writes would have, from the records. */
+static int defer_fn(nd_store_txn *txn, void *ctx)
+{
+	(void)ctx;
+	return nd_store_near_defer(txn);
+}
+
+static int rebuild_fn(nd_store_txn *txn, void *ctx)
+{
+	(void)ctx;
+	return nd_store_near_rebuild(txn);
+}
+
+static void test_near_rebuild(void **state)
+{
+	(void)state;
+	char *path = tu_join(dir, "nearb");
+	nd_store *st;
+	nd_store_txn *txn;
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
+	nearrec a[] = {{1, {{10, 1, 1}, {90, 0, 0}}}, {2, {{20, 5, 1}, {80, 0, 0}}}, {0, {{0}}}};
+	nearrec b[] = {{3, {{20, 5, 2}, {70, 0, 0}}}, {4, {{30, 0, 0}, {60, 0, 0}}}, {5, {{0xffff}, {0}}},
+		       {2, {{40, 0, 0}, {10, 0, 0}}}, {0, {{0}}}};
+	assert_int_equal(nd_store_write(st, near_put_fn, a), ND_OK); /* piecemeal: 4 entries */
+	assert_int_equal(nd_store_write(st, defer_fn, NULL), ND_OK);
+	assert_int_equal(nd_store_write(st, near_put_fn, b), ND_OK);  /* deferred: 3 and 4 absent */
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_near_deferred(txn), 1);
+	assert_int_equal(nd_store_near_has(txn, 0, b[0].seq[0], 3, 3), 0);
+	nd_store_txn_end(txn);
+	assert_int_equal(nd_store_write(st, rebuild_fn, NULL), ND_OK);
+	assert_int_equal(near_entries(st), 8); /* 1, 2 (replaced), 3, 4 over two trees */
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_near_deferred(txn), 0);
+	assert_int_equal(nd_store_near_has(txn, 0, b[0].seq[0], 3, 3), 1);
+	assert_int_equal(nd_store_near_has(txn, 1, b[1].seq[1], 3, 4), 1);
+	assert_int_equal(nd_store_near_has(txn, 0, b[3].seq[0], 3, 2), 1);
+	assert_int_equal(nd_store_near_has(txn, 0, a[1].seq[0], 3, 2), 0); /* 2's old keys are gone */
+	nd_store_txn_end(txn);
+	expect_near(st, 0, b[0].seq[0], 3, 1, (uint32_t[]){4, 1}, 2); /* 1 < 3 < 4 < 2 in tree 0 */
+	/* Piecemeal again after the rebuild. */
+	uint32_t one = 1;
+	assert_int_equal(nd_store_write(st, del_fn, &one), ND_OK);
+	assert_int_equal(near_entries(st), 6);
+	nd_store_close(st);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -471,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_bad_stores),
 		cmocka_unit_test(test_bit_postings),
 		cmocka_unit_test(test_near_index),
+		cmocka_unit_test(test_near_rebuild),
 	};
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
 }

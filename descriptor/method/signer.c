@@ -354,6 +354,20 @@ static int write_block(nd_store_txn *txn, void *vctx)
 	return ND_OK;
 }
 
+static int defer_fn(nd_store_txn *txn, void *ctx)
+{
+	(void)ctx;
+	return nd_store_near_defer(txn);
+}
+
+/* The near-neighbour index of a first signing, made whole at the end. */
+static int rebuild_fn(nd_store_txn *txn, void *ctx)
+{
+	int rc = nd_store_near_deferred(txn);
+	(void)ctx;
+	return rc == 1 ? nd_store_near_rebuild(txn) : rc;
+}
+
 static int clear_fn(nd_store_txn *txn, void *ctx)
 {
 	uint32_t zero = 0;
@@ -673,9 +687,12 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 	rep->from = through + 1;
 	rep->to = last;
 	if (through >= last) {
-		rc = ND_OK;
+		rc = nd_store_write(st, rebuild_fn, NULL); /* a first signing killed before its end */
 		goto cleanup;
 	}
+	/* A first signing writes the near-neighbour index once, at the end. */
+	if (!through && !o.update && (rc = nd_store_write(st, defer_fn, NULL)) < 0)
+		goto cleanup;
 
 	jobs = o.jobs == 0 ? 1 : o.jobs > ND_SIGN_MAX_JOBS ? ND_SIGN_MAX_JOBS : o.jobs;
 	if (jobs > d->n)
@@ -759,7 +776,7 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 		if (o.progress)
 			o.progress(b->hi - 1, last, o.ctx);
 	}
-	rc = ND_OK;
+	rc = nd_store_write(st, rebuild_fn, NULL);
 cleanup:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rc == ND_OK)

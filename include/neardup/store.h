@@ -110,6 +110,17 @@ ND_EXTERN int nd_store_near(nd_store_txn *txn, unsigned tree, const uint16_t *se
 typedef int (*nd_store_near_fn)(unsigned tree, uint32_t docid, void *ctx);
 ND_EXTERN int nd_store_near_each(nd_store_txn *txn, nd_store_near_fn fn, void *ctx);
 ND_EXTERN int nd_store_near_count(nd_store_txn *txn, uint64_t *n);
+/* Building the index whole, for a first signing: after
+ * nd_store_near_defer, puts and deletes (in this and later transactions,
+ * by any handle) leave the index alone, and nd_store_near_rebuild makes it
+ * from the records in one sorted pass.  Written piecemeal, each block of a
+ * first signing rewrites most of the index's pages, and LMDB's
+ * copy-on-write leaves as many free pages again; appended in order, its
+ * pages are full and nothing is copied.  nd_store_near_deferred: 1 while
+ * deferred (the index then lacks what was put since), else 0. */
+ND_EXTERN int nd_store_near_defer(nd_store_txn *txn);
+ND_EXTERN int nd_store_near_deferred(nd_store_txn *txn);
+ND_EXTERN int nd_store_near_rebuild(nd_store_txn *txn);
 /* 1 if docid is entered under (tree, seq), 0 if not. */
 ND_EXTERN int nd_store_near_has(nd_store_txn *txn, unsigned tree, const uint16_t *seq, unsigned rows,
 				uint32_t docid);
