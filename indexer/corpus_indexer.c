@@ -290,6 +290,15 @@ cleanup:
 	return rc;
 }
 
+/* A name without an extension (README, copyright): plain text, unless
+ * its first bytes say binary (checked below, as for every file). */
+static int no_extension(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	return *base && !strchr(base, '.');
+}
+
 static int add_file(nd_indexer *ix, const char *path, const char *id)
 {
 	char *data = NULL;
@@ -300,10 +309,10 @@ static int add_file(nd_indexer *ix, const char *path, const char *id)
 		return add_jsonl(ix, path);
 	if (ends_with(path, ".html") || ends_with(path, ".htm"))
 		html = 1;
-	else if (!ends_with(path, ".txt") && !ends_with(path, ".text")) {
+	else if (!ends_with(path, ".txt") && !ends_with(path, ".text") && !no_extension(path)) {
 		ix->st.skipped++;
 		ix->st.skipped_type++;
-		warnf(ix, "%s: skipped: not .txt, .text, .html, .htm or .jsonl", path);
+		warnf(ix, "%s: skipped: not .txt, .text, .html, .htm, .jsonl or a name without extension", path);
 		return ND_OK;
 	}
 	if ((rc = nd_read_file(&data, &len, path, ix->opts.max_doc_bytes)) < 0) {

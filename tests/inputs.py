@@ -125,6 +125,25 @@ def files(nd, tmp):
     expect(p.returncode == 0 and "ls.html" in p.stderr and "binary" in p.stderr, "binary .html skipped", p)
     expect("latin.html" in p.stderr and "not UTF-8" in p.stderr and "indexed 1 document" in p.stdout,
            "HTML that is not UTF-8 is warned about and indexed", p)
+    # Names without an extension (README, copyright) are text; a binary
+    # one is still skipped as binary, and other extensions by type.
+    e = os.path.join(tmp, "noext")
+    os.makedirs(e)
+    with open(os.path.join(e, "copyright"), "w") as f:
+        f.write("Copyright the authors. Permission is granted to copy this text. " * 20)
+    shutil.copy("/bin/ls", os.path.join(e, "lsbin"))
+    with open(os.path.join(e, "notes.gz"), "w") as f:
+        f.write("not really compressed")
+    p = run(nd, "index", "--db", os.path.join(tmp, "dbe"), e)
+    expect(p.returncode == 0 and "indexed 1 document" in p.stdout and "lsbin" in p.stderr and
+           "binary" in p.stderr and "notes.gz" in p.stderr, "an extensionless text file is indexed", p)
+    # An empty database: build says so, and what to do.
+    empty = os.path.join(tmp, "empty")
+    os.makedirs(empty)
+    run(nd, "index", "-q", "--db", os.path.join(tmp, "dbz"), empty)
+    p = run(nd, "build", "--db", os.path.join(tmp, "dbz"), "--store", os.path.join(tmp, "stz"))
+    expect(p.returncode == 1 and "0 documents" in p.stderr and "neardup index" in p.stderr,
+           "build on an empty database says it is empty and what to do", p)
     p = run(nd, "index", "--db", os.path.join(tmp, "dbm"), os.path.join(d, "latin.html"),
             os.path.join(tmp, "no-such-file.txt"))
     expect(p.returncode == 1 and "no-such-file.txt" in p.stderr and "indexed 1 document" in p.stdout,

@@ -10,7 +10,8 @@
 static const char usage_text[] =
 	"usage: neardup index --db DIR [OPTIONS] INPUT...\n"
 	"\n"
-	"Index text (.txt, .text), HTML (.html, .htm) and JSON Lines (.jsonl:\n"
+	"Index text (.txt, .text, and names without an extension such as README\n"
+	"or copyright), HTML (.html, .htm) and JSON Lines (.jsonl:\n"
 	"{\"id\":..., \"text\":..., \"url\":..., \"title\":...} per line) into the Xapian\n"
 	"database DIR, created if missing.  INPUT is a file or a directory walked\n"
 	"recursively; a file's id is its path relative to the INPUT directory.\n"

@@ -543,8 +543,10 @@ static int collect(build_state *bs, nd_xdb *db, nd_build_report *rep)
 		return rc;
 	rep->word_lengths = prefixed > 0;
 	if (rep->doccount < 2)
-		return nd_error_set(ND_ESTATE, "%s: %u documents; a descriptive set needs a collection",
-				    nd_xdb_path(db), rep->doccount);
+		return nd_error_set(ND_ESTATE, "%s: %u document%s; a descriptive set is chosen from the "
+				    "statistics of a collection (index more documents first: neardup index "
+				    "--db %s INPUT...)", nd_xdb_path(db), rep->doccount, rep->doccount == 1 ? "" : "s",
+				    nd_xdb_path(db));
 	if ((rc = nd_candidates_collect(&bs->cands, db, &bs->o, rep->doccount)) < 0)
 		return rc;
 	rep->candidates = bs->cands.n;

@@ -33,7 +33,7 @@ typedef struct {
 	uint64_t skipped_binary; /* NUL bytes in a text file */
 	uint64_t skipped_large;  /* over max_doc_bytes or max_line_bytes */
 	uint64_t skipped_bad;    /* unreadable file, malformed record */
-	uint64_t skipped_type;   /* file name not .txt/.text/.html/.htm/.jsonl */
+	uint64_t skipped_type;   /* file name not .txt/.text/.html/.htm/.jsonl, nor without extension */
 	uint64_t reencoded;      /* text files that were not UTF-8, read as windows-1252 */
 	uint64_t invalid_utf8;   /* documents with invalid UTF-8 bytes (split as separators) */
 	uint64_t duplicate_ids;  /* ids given twice through add_path on one indexer
@@ -79,7 +79,8 @@ ND_EXTERN int nd_indexer_add_text(nd_indexer *ix, const char *id, const char *te
 				  const char *url, const char *title);
 
 /* Index a file or a directory tree (sorted, hidden entries and directory
- * symlinks skipped).  .txt/.text files are text, .html/.htm are HTML and
+ * symlinks skipped).  .txt/.text files and names without an extension are
+ * text (unless a NUL byte says binary), .html/.htm are HTML and
  * .jsonl files hold one {"id","text","url","title"} record per line.  A
  * file's id is its path relative to the directory given (its base name when
  * path is a file).  Bad inputs are skipped, counted and warned; only errors
