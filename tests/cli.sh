@@ -148,8 +148,13 @@ rc=0; "$nd" update --db "$t/db" --store "$t/store" --tolerant 0 2> "$t/err" || r
 # Clear errors naming the input.
 if "$nd" search --db "$t/nope" --store "$t/store" x 2> "$t/err"; then fail "missing db accepted"; fi
 grep -q "$t/nope" "$t/err" || fail "error does not name the database: $(cat "$t/err")"
-"$nd" build --db "$t/db" --store "$t/store2" --words 300 >/dev/null
-"$nd" sign --db "$t/db" --store "$t/store2" >/dev/null
+# -q: build and sign say nothing; clusters lists clusters without its summary.
+"$nd" build -q --db "$t/db" --store "$t/store2" --words 300 > "$t/q.out" 2>&1
+"$nd" sign -q --db "$t/db" --store "$t/store2" >> "$t/q.out" 2>&1
+[ ! -s "$t/q.out" ] || fail "build -q / sign -q printed: $(head -3 "$t/q.out")"
+"$nd" clusters -q --store "$t/store2" --limit 1 > "$t/q.out"
+head -1 "$t/q.out" | grep -q "clusters of" && fail "clusters -q printed its summary"
+grep -q "^cluster 1:" "$t/q.out" || fail "clusters -q: $(head -3 "$t/q.out")"
 if "$nd" search --db "$t/db" --store "$t/store2" --collapse native x 2> "$t/err"; then fail "native without a slot"; fi
 grep -q -- "--value-slot" "$t/err" || fail "native without slot: $(cat "$t/err")"
 if "$nd" update --db "$t/db" --store "$t/store" --max-drift x 2>/dev/null; then fail "bad --max-drift accepted"; fi

@@ -21,6 +21,9 @@ pc=$(find "$t/root" -name neardup.pc | head -1)
 lib=$(find "$t/root" -name 'libneardup.so.0' | head -1)
 [ -n "$lib" ] || fail "no libneardup.so.0 installed"
 [ -x "$(find "$t/root" -path '*/bin/neardup' | head -1)" ] || fail "no neardup program installed"
+man=$(find "$t/root" -path '*/man1/neardup.1' | head -1)
+[ -n "$man" ] || fail "no neardup(1) installed"
+MANWIDTH=80 man -l "$man" 2> "$t/man.err" | grep -q "neardup sign" || fail "neardup(1) does not render: $(cat "$t/man.err")"
 export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$t/root"
 flags=$(pkg-config --cflags --libs neardup) || fail "pkg-config neardup"
 case "$flags" in *"$src"*) fail "pkg-config points into the source tree: $flags" ;; esac

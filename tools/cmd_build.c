@@ -30,6 +30,7 @@ static const char usage_text[] =
 	"  --from-store DIR   do not choose: copy the set of the store DIR (for\n"
 	"                     shards: choose once over a stub database listing them\n"
 	"                     all, then copy the set to each shard's own store)\n"
+	"  -q, --quiet        no progress and no summary, only errors\n"
 	"  -h, --help         this text\n";
 
 static int parse_u32(const char *opt, const char *s, uint32_t *out, uint32_t min)
@@ -81,7 +82,7 @@ static int copy_set(const char *dbpath, const char *storepath, const char *from)
 		tool_fail("build", rc, storepath);
 		goto cleanup;
 	}
-	printf("descriptive set: %u words copied from %s (version %016llx), bound to %s\n",
+	tool_say("descriptive set: %u words copied from %s (version %016llx), bound to %s\n",
 	       nd_descriptor_size(d), from, (unsigned long long)nd_descriptor_version(d), dbpath);
 	ret = EXIT_OK;
 cleanup:
@@ -107,6 +108,7 @@ int nd_cmd_build(int argc, char **argv)
 		{"show", required_argument, NULL, 'S'},
 		{"jobs", required_argument, NULL, 'j'},
 		{"from-store", required_argument, NULL, 'F'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	nd_build_options o = ND_BUILD_OPTIONS_INIT;
@@ -121,7 +123,7 @@ int nd_cmd_build(int argc, char **argv)
 
 	o.jobs = tool_default_jobs();
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': if (tool_parse_jobs("build", optarg, &o.jobs)) return EXIT_USAGE; break;
 		case 'd': dbpath = optarg; break;
@@ -153,6 +155,7 @@ int nd_cmd_build(int argc, char **argv)
 			o.seed = seed;
 			break;
 		case 'F': from = optarg; break;
+		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
@@ -182,15 +185,15 @@ int nd_cmd_build(int argc, char **argv)
 		tool_fail("build", rc, storepath);
 		goto cleanup;
 	}
-	printf("descriptive set: %u words (of %u candidates, %u with a usable threshold) "
+	tool_say("descriptive set: %u words (of %u candidates, %u with a usable threshold) "
 	       "from %u documents in %.2f s\n",
 	       rep.chosen, rep.candidates, rep.rated, rep.doccount, rep.seconds);
-	printf("sample of %u documents: coverage %.1f%% (>= %d bits), mean %.2f bits per document\n",
+	tool_say("sample of %u documents: coverage %.1f%% (>= %d bits), mean %.2f bits per document\n",
 	       rep.sample_docs, 100 * rep.coverage, ND_MIN_BITS, rep.mean_bits);
-	printf("signature change under an edit of up to %.0f%% of words: expected %.1f%% "
+	tool_say("signature change under an edit of up to %.0f%% of words: expected %.1f%% "
 	       "(1 - prod(1 - lambda_i)), measured %.1f%% of covered documents\n",
 	       100 * o.max_edit, 100 * rep.p_change, 100 * rep.key_change);
-	printf("document length: %s\n", rep.word_lengths ?
+	tool_say("document length: %s\n", rep.word_lengths ?
 	       "word count from termlists (database has prefixed terms with wdf)" :
 	       "Xapian document length (database has only word terms)");
 	if (show) {

@@ -46,6 +46,7 @@ static const char usage_text[] =
 	"  --jobs N         --linkage: threads reading words and scoring (default:\n"
 	"                   the number of cores)\n"
 	"  --json           one JSON object on stdout\n"
+	"  -q, --quiet      no progress and no summary line, only the clusters\n"
 	"  -h, --help       this text\n";
 
 typedef struct {
@@ -223,18 +224,18 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 		json_object_set_new(out, "documents_in_groups", json_integer((json_int_t)in_groups));
 		json_object_set_new(out, "min_size", json_integer((json_int_t)min_size));
 	} else if (cut > 0 && j <= 0)
-		printf("%zu clusters of >= %llu documents by average linkage (mean 3-shingle resemblance >= %g "
+		tool_say("%zu clusters of >= %llu documents by average linkage (mean 3-shingle resemblance >= %g "
 		       "over %llu near-neighbour pairs, %.1f a document), holding %zu of %zu signed documents "
 		       "(%.1f s)\n",
 		       ng, (unsigned long long)min_size, cut, (unsigned long long)ns.candidates,
 		       l.n ? (double)ns.candidates / (double)l.n : 0.0, in_groups, l.n, tool_now() - t0);
 	else if (cut > 0)
-		printf("%zu clusters of >= %llu documents by average linkage (mean 3-shingle resemblance >= %g "
+		tool_say("%zu clusters of >= %llu documents by average linkage (mean 3-shingle resemblance >= %g "
 		       "over %llu pairs at bit-set Jaccard >= %g), holding %zu of %zu signed documents (%.1f s)\n",
 		       ng, (unsigned long long)min_size, cut, (unsigned long long)ls.compared, lo.min_jaccard,
 		       in_groups, l.n, tool_now() - t0);
 	else
-		printf("%zu verified groups of >= %llu documents at bit-set Jaccard >= %g, holding %zu of %zu "
+		tool_say("%zu verified groups of >= %llu documents at bit-set Jaccard >= %g, holding %zu of %zu "
 		       "signed documents (%.1f s)\n", ng, (unsigned long long)min_size, j, in_groups, l.n,
 		       tool_now() - t0);
 	for (size_t k = 0; k < ng && k < limit; k++) {
@@ -331,12 +332,13 @@ static int parse_args(int argc, char **argv, run_t *r)
 		{"tolerant", required_argument, NULL, 't'},
 		{"linkage", required_argument, NULL, 'L'},
 		{"jobs", required_argument, NULL, 'J'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	uint64_t v;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (r->nst == ND_MAX_SHARD_STORES) {
@@ -388,6 +390,7 @@ static int parse_args(int argc, char **argv, run_t *r)
 			if (tool_parse_jobs("clusters", optarg, &r->jobs))
 				return EXIT_USAGE;
 			break;
+		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
@@ -619,7 +622,7 @@ static void print_verification(run_t *r, json_t *out)
 		json_object_set_new(jv, "verified_documents", json_integer((json_int_t)r->verified_docs));
 		json_object_set_new(out, "verification", jv);
 	} else
-		printf("\nverification (normalized word Levenshtein <= %.2f): %llu comparisons, "
+		tool_say("\nverification (normalized word Levenshtein <= %.2f): %llu comparisons, "
 		       "%llu rejected; %llu verified groups of >= 2 holding %llu documents; "
 		       "%llu sequences rebuilt from positions, %llu taken from document data "
 		       "(may be partial), %llu documents without words; "
@@ -668,7 +671,7 @@ int nd_cmd_clusters(int argc, char **argv)
 		json_object_set_new(out, "documents_in_clusters", json_integer((json_int_t)in_clusters));
 		json_object_set_new(out, "min_size", json_integer((json_int_t)r.min_size));
 	} else
-		printf("%zu clusters of >= %llu documents, holding %zu of %llu signed documents\n",
+		tool_say("%zu clusters of >= %llu documents, holding %zu of %llu signed documents\n",
 		       ncl, (unsigned long long)r.min_size, in_clusters, (unsigned long long)docs);
 	/* Results are cached a few thousand clusters to a commit, not one. */
 	if (r.verify && !r.sh && (rc = nd_verify_batch_new(&r.vo.batch, r.st, 0, 0)) < 0) {

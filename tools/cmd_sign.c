@@ -27,6 +27,7 @@ static const char usage_text[] =
 	"                  verified duplicate group) in Xapian value slot N, for\n"
 	"                  'neardup search --collapse native'; opens the database\n"
 	"                  writable, and hooks and 'update' keep the slot from then on\n"
+	"  -q, --quiet     no progress and no summary, only errors\n"
 	"  -h, --help      this text\n";
 
 static void on_progress(nd_docid done, nd_docid last, void *ctx)
@@ -84,7 +85,7 @@ static int write_slot(nd_xdb *db, nd_store *st, int slot)
 		tool_fail("sign", rc, nd_xdb_path(db));
 		return rc;
 	}
-	printf("value slot %d: collapse ids of %zu documents checked, %zu rewritten, in %.3f s\n",
+	tool_say("value slot %d: collapse ids of %zu documents checked, %zu rewritten, in %.3f s\n",
 	       slot, l.n, written, tool_now() - t0);
 	return ND_OK;
 }
@@ -99,6 +100,7 @@ int nd_cmd_sign(int argc, char **argv)
 		{"jobs", required_argument, NULL, 'j'},
 		{"max-drift", required_argument, NULL, 'm'},
 		{"value-slot", required_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	nd_sign_options o = ND_SIGN_OPTIONS_INIT;
@@ -113,7 +115,7 @@ int nd_cmd_sign(int argc, char **argv)
 
 	o.jobs = tool_default_jobs();
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dbpath = optarg; break;
 		case 's': storepath = optarg; break;
@@ -143,6 +145,7 @@ int nd_cmd_sign(int argc, char **argv)
 			}
 			slot = (int)v;
 			break;
+		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
@@ -171,10 +174,10 @@ int nd_cmd_sign(int argc, char **argv)
 		goto cleanup;
 	}
 	if (rep.docs == 0)
-		printf("nothing to sign: every document up to docid %u is signed "
+		tool_say("nothing to sign: every document up to docid %u is signed "
 		       "(--restart signs all again)\n", rep.to);
 	else
-		printf("signed %llu documents (docids %u..%u) in %.3f s: %.0f docs/s, %.1fM postings/s; "
+		tool_say("signed %llu documents (docids %u..%u) in %.3f s: %.0f docs/s, %.1fM postings/s; "
 		       "%llu with a key, %llu with <= %d bits (no key)\n",
 		       (unsigned long long)rep.docs, rep.from, rep.to, rep.seconds,
 		       rep.seconds > 0 ? rep.docs / rep.seconds : 0.0,
@@ -184,7 +187,7 @@ int nd_cmd_sign(int argc, char **argv)
 		tool_fail("sign", rc, storepath);
 		goto cleanup;
 	}
-	printf("store: %llu documents signed, %llu distinct keys\n",
+	tool_say("store: %llu documents signed, %llu distinct keys\n",
 	       (unsigned long long)docs, (unsigned long long)keys);
 	nd_store_txn_end(txn);
 	txn = NULL;

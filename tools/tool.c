@@ -27,9 +27,21 @@ double tool_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+int tool_quiet;
+
+void tool_say(const char *fmt, ...)
+{
+	va_list ap;
+	if (tool_quiet)
+		return;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
+
 void tool_progress_init(tool_progress *p, uint64_t total)
 {
-	p->tty = isatty(STDERR_FILENO);
+	p->tty = isatty(STDERR_FILENO) && !tool_quiet;
 	p->start = tool_now();
 	p->last = 0;
 	p->total = total;

@@ -30,6 +30,11 @@ typedef struct {
 	uint64_t total;   /* 0 = unknown */
 } tool_progress;
 
+/* -q: no progress and no summaries (data and errors still print). */
+extern int tool_quiet;
+/* A summary line on stdout, unless -q. */
+void tool_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 void tool_progress_init(tool_progress *p, uint64_t total);
 void tool_progress_show(tool_progress *p, uint64_t done, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
