@@ -268,3 +268,22 @@ int nd_average_linkage(size_t n, const nd_scored *p, size_t np, double floor_, n
 	free(q.e);
 	return rc;
 }
+
+/* Union the two sides of a join: each member points at the cluster's
+ * smallest index. */
+static int join_into(const nd_join *j, void *ctx)
+{
+	size_t *into = ctx;
+	uint32_t from = into[j->a] < into[j->b] ? j->b : j->a;
+	size_t to = into[j->a] < into[j->b] ? into[j->a] : into[j->b];
+	for (uint32_t x = from; x != UINT32_MAX; x = j->next[x])
+		into[x] = to;
+	return 0;
+}
+
+int nd_average_linkage_clusters(size_t n, const nd_scored *p, size_t np, double floor_, size_t *into)
+{
+	for (size_t i = 0; i < n; i++)
+		into[i] = i;
+	return nd_average_linkage(n, p, np, floor_, join_into, into);
+}

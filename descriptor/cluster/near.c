@@ -202,16 +202,6 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 	return ND_OK;
 }
 
-static int join_into(const nd_join *j, void *ctx)
-{
-	size_t *into = ctx;
-	uint32_t from = into[j->a] < into[j->b] ? j->b : j->a;
-	size_t to = into[j->a] < into[j->b] ? into[j->a] : into[j->b];
-	for (uint32_t x = from; x != UINT32_MAX; x = j->next[x])
-		into[x] = to;
-	return 0;
-}
-
 static uint32_t find_root(uint32_t *up, uint32_t x)
 {
 	while (up[x] != x)
@@ -335,7 +325,7 @@ int nd_cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, const
 	w.pairs = NULL;
 	free(score);
 	score = NULL;
-	rc = nd_average_linkage(n, kept, nkept, o.cut, join_into, into);
+	rc = nd_average_linkage_clusters(n, kept, nkept, o.cut, into);
 done:
 	free(index);
 	free(up);

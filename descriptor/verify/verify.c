@@ -631,18 +631,6 @@ typedef struct {
 	size_t n, cap;
 } scored_list;
 
-/* Union the two sides of a join: each member points at the cluster's
- * smallest index. */
-static int join_into(const nd_join *j, void *ctx)
-{
-	size_t *into = ctx;
-	uint32_t from = into[j->a] < into[j->b] ? j->b : j->a;
-	size_t to = into[j->a] < into[j->b] ? into[j->a] : into[j->b];
-	for (uint32_t x = from; x != UINT32_MAX; x = j->next[x])
-		into[x] = to;
-	return 0;
-}
-
 int nd_cluster_linkage(nd_xdb *db, nd_store *st, const nd_linkage_options *lo, const nd_docid *docs,
 		       size_t n, size_t *into, nd_linkage_stats *stats)
 {
@@ -716,7 +704,7 @@ int nd_cluster_linkage(nd_xdb *db, nd_store *st, const nd_linkage_options *lo, c
 	}
 	if (stats)
 		stats->pairs += pairs.n;
-	rc = nd_average_linkage(n, pairs.p, pairs.n, o.cut, join_into, into);
+	rc = nd_average_linkage_clusters(n, pairs.p, pairs.n, o.cut, into);
 cleanup:
 	tol_free(t, n, &post);
 	free(cands);

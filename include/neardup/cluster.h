@@ -39,6 +39,9 @@ typedef struct {
 typedef int (*nd_join_fn)(const nd_join *j, void *ctx);
 ND_EXTERN int nd_average_linkage(size_t n, const nd_scored *p, size_t np, double floor, nd_join_fn join,
 				 void *ctx);
+/* The same, as clusters: into[i] gets the smallest index in i's cluster
+ * (i for a document alone). */
+ND_EXTERN int nd_average_linkage_clusters(size_t n, const nd_scored *p, size_t np, double floor, size_t *into);
 
 /* The candidates of a signature (sig->present > 0) in the store's
  * near-neighbour index: its neighbours in every tree, self (0: none) left
