@@ -155,6 +155,11 @@ grep -q "$t/nope" "$t/err" || fail "error does not name the database: $(cat "$t/
 "$nd" clusters -q --store "$t/store2" --limit 1 > "$t/q.out"
 head -1 "$t/q.out" | grep -q "clusters of" && fail "clusters -q printed its summary"
 grep -q "^cluster 1:" "$t/q.out" || fail "clusters -q: $(head -3 "$t/q.out")"
+for c in index build sign clusters check update search fsck text eval; do
+	"$nd" $c --help | grep -q -- "-q, --quiet" || fail "$c has no -q"
+done
+"$nd" fsck -q --store "$t/store2" > "$t/q.out" || fail "fsck -q: exit $?"
+[ ! -s "$t/q.out" ] || fail "fsck -q on a clean store printed: $(head -3 "$t/q.out")"
 if "$nd" search --db "$t/db" --store "$t/store2" --collapse native x 2> "$t/err"; then fail "native without a slot"; fi
 grep -q -- "--value-slot" "$t/err" || fail "native without slot: $(cat "$t/err")"
 if "$nd" update --db "$t/db" --store "$t/store" --max-drift x 2>/dev/null; then fail "bad --max-drift accepted"; fi

@@ -35,6 +35,7 @@ static const char usage_text[] =
 	"  --max-doc-mb N     refuse a file, standard input or JSONL line larger\n"
 	"                     than N MiB (default 64, as 'neardup index')\n"
 	"  --json             one JSON object per input document\n"
+	"  -q, --quiet        accepted for uniformity: check prints only results\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"Exit status 0 also when duplicates are found; 1 on errors.\n";
@@ -184,6 +185,7 @@ int nd_cmd_check(int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},
 		{"tolerant", required_argument, NULL, 't'},
 		{"max-doc-mb", required_argument, NULL, 'M'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	const char *dbpath = NULL, *storepath = NULL, *format = "text", *stores[ND_MAX_SHARD_STORES];
@@ -193,7 +195,7 @@ int nd_cmd_check(int argc, char **argv)
 	int opt, rc, ret = EXIT_ERR, failed = 0;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd': dbpath = optarg; break;
 		case 's':
@@ -246,6 +248,7 @@ int nd_cmd_check(int argc, char **argv)
 			}
 			break;
 		}
+		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}

@@ -24,6 +24,7 @@ static const char usage_text[] =
 	"  --store DIR   neardup store\n"
 	"  --db DIR      Xapian database it was signed from\n"
 	"  --dump        also print 'docid key' for every record (for comparing stores)\n"
+	"  -q, --quiet   print problems only, no notes or summary\n"
 	"  -h, --help    this text\n"
 	"\n"
 	"Exit status 0 when consistent, 1 when a problem was found (each printed).\n";
@@ -107,6 +108,7 @@ int nd_cmd_fsck(int argc, char **argv)
 		{"db", required_argument, NULL, 'd'},
 		{"store", required_argument, NULL, 's'},
 		{"dump", no_argument, NULL, 'D'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	const char *dbpath = NULL, *storepath = NULL;
@@ -120,11 +122,12 @@ int nd_cmd_fsck(int argc, char **argv)
 	int opt, rc, ret = EXIT_ERR;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd': dbpath = optarg; break;
 		case 's': storepath = optarg; break;
 		case 'D': c.dump = 1; break;
+		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
@@ -145,14 +148,14 @@ int nd_cmd_fsck(int argc, char **argv)
 	}
 	c.d = d;
 	if ((rc = nd_store_bit_postings(c.txn, &postings)) == ND_EVERSION) {
-		printf("note: %s\n", nd_error_last());
+		tool_say("note: %s\n", nd_error_last());
 		c.bits = 0;
 	} else if (rc < 0) {
 		tool_fail("fsck", rc, storepath);
 		goto cleanup;
 	}
 	if ((rc = nd_store_near_deferred(c.txn)) == 1) {
-		printf("note: the near-neighbour index is made at the end of a first signing, which has not "
+		tool_say("note: the near-neighbour index is made at the end of a first signing, which has not "
 		       "finished: run 'neardup sign'\n");
 		c.near_ok = 0;
 	}
@@ -206,10 +209,10 @@ int nd_cmd_fsck(int argc, char **argv)
 	if (c.db) {
 		uint32_t doccount;
 		if (nd_xdb_doccount(c.db, &doccount) == ND_OK && doccount != c.records)
-			printf("note: %u documents in the database, %llu records (run 'neardup sign' or 'update')\n",
+			tool_say("note: %u documents in the database, %llu records (run 'neardup sign' or 'update')\n",
 			       doccount, (unsigned long long)c.records);
 	}
-	printf("%s: %llu records, %llu keyed, %llu problem%s\n", storepath, (unsigned long long)c.records,
+	tool_say("%s: %llu records, %llu keyed, %llu problem%s\n", storepath, (unsigned long long)c.records,
 	       (unsigned long long)c.keyed, (unsigned long long)c.problems, c.problems == 1 ? "" : "s");
 	ret = c.problems ? EXIT_ERR : EXIT_OK;
 cleanup:

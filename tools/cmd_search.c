@@ -31,6 +31,7 @@ static const char usage_text[] =
 	"  --offset N        skip this many (collapsed) results (0)\n"
 	"  --depth N         matches looked at for collapsing and counts (1000)\n"
 	"  --json            one JSON object for the page\n"
+	"  -q, --quiet       no summary line, only the results\n"
 	"  -h, --help        this text\n";
 
 static int parse_mode(const char *s, nd_collapse_mode *m)
@@ -97,12 +98,13 @@ static int parse_args(int argc, char **argv, search_args *a)
 		{"offset", required_argument, NULL, 'o'},
 		{"depth", required_argument, NULL, 'D'},
 		{"json", no_argument, NULL, 'j'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	uint64_t *target;
 	int opt;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd': a->dbpath = optarg; break;
 		case 's':
@@ -129,6 +131,7 @@ static int parse_args(int argc, char **argv, search_args *a)
 			}
 			break;
 		case 'j': a->json = 1; break;
+		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
@@ -162,7 +165,7 @@ static void print_hits(nd_xdb *db, const search_args *a, const char *query, cons
 {
 	json_t *jo = a->json ? json_object() : NULL, *jr = a->json ? json_array() : NULL;
 	if (!a->json)
-		printf("%zu results for '%s' (about %u matches, collapse %s, %.1f ms)\n"
+		tool_say("%zu results for '%s' (about %u matches, collapse %s, %.1f ms)\n"
 		       "rank    docid  weight folded  document\n", n, query, estimated, mode_name(a->mode), ms);
 	for (size_t i = 0; i < n; i++) {
 		char *label = label_of(db, hits[i].docid);

@@ -16,18 +16,20 @@ static const char usage_text[] =
 	"boilerplate removal keeps.\n"
 	"\n"
 	"  --content MODE   main or full (default main)\n"
+	"  -q, --quiet      accepted for uniformity: text prints only the text\n"
 	"  -h, --help       this text\n";
 
 int nd_cmd_text(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"content", required_argument, NULL, 'C'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	nd_content mode = ND_CONTENT_MAIN;
 	int c, failed = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
 			if (tool_parse_content(optarg, &mode) < 0) {
@@ -35,6 +37,7 @@ int nd_cmd_text(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
