@@ -7,6 +7,7 @@
 #include "neardup/cluster.h"
 
 #include <getopt.h>
+#include <unistd.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -678,8 +679,15 @@ int nd_cmd_clusters(int argc, char **argv)
 		tool_fail("clusters", rc, r.storepath);
 		goto cleanup;
 	}
+	/* Verifying a large store takes minutes: progress on the terminal,
+	 * unless the clusters themselves are printed there. */
+	tool_progress vprog;
+	tool_progress_init(&vprog, ncl);
+	if (!r.verify || (!r.json && isatty(STDOUT_FILENO)))
+		vprog.tty = 0;
 	for (size_t i = 0; i < ncl && (i < r.limit || r.verify); i++) {
 		uint32_t *ids = NULL, ngroups = 0;
+		tool_progress_show(&vprog, i, "verified %zu of %zu clusters", i, ncl);
 		size_t n;
 		char keyhex[17];
 		snprintf(keyhex, sizeof(keyhex), "%016llx", (unsigned long long)cls[i].key);
@@ -703,6 +711,7 @@ int nd_cmd_clusters(int argc, char **argv)
 		}
 		free(ids);
 	}
+	tool_progress_end(&vprog);
 	if (r.vo.batch && (rc = nd_verify_batch_flush(r.vo.batch)) < 0) {
 		tool_fail("clusters", rc, r.storepath);
 		goto cleanup;

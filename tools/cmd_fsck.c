@@ -37,6 +37,7 @@ typedef struct {
 	int bits;             /* the store has bit postings (format 3) */
 	int near_ok;          /* the near-neighbour index is complete (not deferred) */
 	uint64_t records, problems, keyed, posted, near;
+	tool_progress *prog;
 } fsck_ctx;
 
 static void problem(fsck_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -59,6 +60,7 @@ static int on_record(uint32_t docid, uint64_t key, const void *payload, size_t l
 	fsck_ctx *c = vctx;
 	nd_sig s = ND_SIG_INIT, fresh = ND_SIG_INIT;
 	c->records++;
+	tool_progress_show(c->prog, c->records, "%llu records checked", (unsigned long long)c->records);
 	if (c->dump)
 		printf("%u %016llx\n", docid, (unsigned long long)key);
 	if (nd_sig_decode(&s, payload, len, nd_descriptor_size(c->d)) < 0)
@@ -114,7 +116,7 @@ int nd_cmd_fsck(int argc, char **argv)
 	const char *dbpath = NULL, *storepath = NULL;
 	nd_store *st = NULL;
 	nd_descriptor *d = NULL;
-	fsck_ctx c = {NULL, NULL, NULL, 0, 1, 1, 0, 0, 0, 0, 0};
+	fsck_ctx c = {NULL, NULL, NULL, 0, 1, 1, 0, 0, 0, 0, 0, NULL};
 	uint64_t postings = 0, near = 0;
 	nd_store_keys *it = NULL;
 	uint64_t key, members = 0;
@@ -159,11 +161,18 @@ int nd_cmd_fsck(int argc, char **argv)
 		       "finished: run 'neardup sign'\n");
 		c.near_ok = 0;
 	}
+	uint64_t ndocs = 0;
+	tool_progress prog;
+	if (rc >= 0)
+		rc = nd_store_counts(c.txn, &ndocs, NULL);
+	tool_progress_init(&prog, ndocs);
+	c.prog = &prog;
 	if (rc < 0 || (rc = nd_store_near_count(c.txn, &near)) < 0 || (rc = nd_store_docs_each(c.txn, on_record, &c)) < 0 ||
 	    (rc = nd_store_keys_open(c.txn, &it)) < 0) {
 		tool_fail("fsck", rc, storepath);
 		goto cleanup;
 	}
+	tool_progress_end(&prog);
 	/* The other direction: every cluster member carries the cluster's key. */
 	while ((rc = nd_store_keys_next(it, &key, &count)) == 1) {
 		nd_docid *m = NULL;
