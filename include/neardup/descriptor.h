@@ -26,6 +26,9 @@ extern "C" {
 #define ND_MIN_BITS 4
 #define ND_MAX_WORDS 65535
 
+/* An nd_descriptor is immutable once built or loaded: any number of
+ * threads may use one at once.  It does not refer to the database or
+ * store it came from. */
 typedef struct nd_descriptor nd_descriptor;
 
 typedef struct {

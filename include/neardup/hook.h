@@ -24,6 +24,9 @@
 extern "C" {
 #endif
 
+/* An nd_hook lives from nd_hook_open to nd_hook_free, no longer than the
+ * db and store it was given; one thread at a time (it writes through the
+ * store's one writer and the caller's database handle). */
 typedef struct nd_hook nd_hook;
 
 typedef struct {

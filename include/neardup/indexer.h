@@ -20,6 +20,9 @@
 extern "C" {
 #endif
 
+/* An nd_indexer owns its writable database handle (nd_indexer_db lends
+ * it) from nd_indexer_open to nd_indexer_close; one thread at a time, and
+ * one writer per database (Xapian's own lock). */
 typedef struct nd_indexer nd_indexer;
 
 typedef struct {

@@ -45,6 +45,16 @@ extern "C" {
 #define ND_STORE_FORMAT 4
 #define ND_STORE_NEAR_MAX_ROWS 16
 
+/* Lifetimes and threads (as lmdb.h states its own):
+ * - nd_store: open to close; any number of processes may open one store,
+ *   but one process opens it once (an LMDB rule) and its threads share the
+ *   handle: each reads in its own read transaction (opened MDB_NOTLS, so a
+ *   thread may hold several), and one thread at a time calls
+ *   nd_store_write.
+ * - nd_store_txn: one thread's, from nd_store_read_begin to
+ *   nd_store_txn_end (or inside an nd_store_write callback only); values
+ *   it lends are valid until then.
+ * - nd_store_keys: lives within its transaction. */
 typedef struct nd_store nd_store;
 typedef struct nd_store_txn nd_store_txn;
 typedef struct nd_store_keys nd_store_keys;

@@ -18,6 +18,8 @@ extern "C" {
 
 #define ND_TOKEN_MAX_BYTES 64
 
+/* An nd_tokenizer is one thread's (it holds ICU break iterators and the
+ * tokens it lends until its next call); make one per thread. */
 typedef struct nd_tokenizer nd_tokenizer;
 
 typedef struct {
