@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 
 	/* 2. Hooks: re-index an existing id with an edited copy, then the hook. */
 	nd_hook *h;
-	if (nd_hook_open(&h, db, st, &(nd_hook_options){0, ND_VERIFY_OPTIONS_INIT, 0, 1, 0, 64}) < 0)
+	if (nd_hook_open(&h, db, st, &(nd_hook_options){0, ND_VERIFY_OPTIONS_INIT, 0, 1, 0, 64, NULL, NULL}) < 0)
 		return die("hook");
 	double base = 0, hooked = 0;
 	for (int pass = 0; pass < 2; pass++) {

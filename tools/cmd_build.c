@@ -93,6 +93,13 @@ cleanup:
 	return ret;
 }
 
+static void on_step(unsigned step, unsigned steps, const char *what, void *ctx)
+{
+	tool_progress *p = ctx;
+	p->last = 0; /* every step shows, however soon */
+	tool_progress_show(p, step, "step %u of %u: %s", step + 1, steps, what);
+}
+
 int nd_cmd_build(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -176,7 +183,13 @@ int nd_cmd_build(int argc, char **argv)
 		tool_fail("build", rc, dbpath);
 		goto cleanup;
 	}
-	if ((rc = nd_descriptor_build(&d, db, &o, &rep)) < 0) {
+	tool_progress prog;
+	tool_progress_init(&prog, 5);
+	o.progress = on_step;
+	o.ctx = &prog;
+	rc = nd_descriptor_build(&d, db, &o, &rep);
+	tool_progress_end(&prog);
+	if (rc < 0) {
 		tool_fail("build", rc, dbpath);
 		goto cleanup;
 	}

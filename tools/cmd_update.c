@@ -45,6 +45,13 @@ typedef struct {
 	double tolerant;
 } upd_ctx;
 
+static void on_walked(nd_docid done, nd_docid last, void *ctx)
+{
+	tool_progress *p = ctx;
+	p->total = last;
+	tool_progress_show(p, done, "compared documents up to docid %u of %u", done, last);
+}
+
 static void on_change(const nd_hook_result *r, void *vctx)
 {
 	upd_ctx *c = vctx;
@@ -148,7 +155,7 @@ int nd_cmd_update(int argc, char **argv)
 			break;
 		}
 		case 'j': c.json = 1; break;
-		case 'q': c.quiet = 1; break;
+		case 'q': c.quiet = 1; tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
@@ -168,11 +175,16 @@ int nd_cmd_update(int argc, char **argv)
 		tool_fail("update", rc, dbpath);
 		goto cleanup;
 	}
+	tool_progress prog;
+	tool_progress_init(&prog, 0);
+	ho.progress = on_walked;
+	ho.progress_ctx = &prog;
 	if ((rc = nd_hook_open(&h, c.db, st, &ho)) < 0) {
 		tool_fail("update", rc, storepath);
 		goto cleanup;
 	}
 	rc = nd_hook_update(h, on_change, &c, &rep);
+	tool_progress_end(&prog);
 	if ((rc == ND_OK || rc == ND_ESTATE) && slot >= 0) {
 		/* Slots of what was applied, even when the drift limit stopped it. */
 		int crc = nd_xdb_commit(c.db);

@@ -275,7 +275,15 @@ typedef struct {
 	nd_hook_result *changes;
 	size_t n, cap;
 	int rc;
+	const nd_hook_options *o;
 } collect_ctx;
+
+static void walked(nd_docid done, nd_docid last, void *vctx)
+{
+	collect_ctx *c = vctx;
+	if (c->o->progress)
+		c->o->progress(done, last, c->o->progress_ctx);
+}
 
 static void collect(nd_docid docid, nd_change change, uint64_t old_key, uint64_t new_key, void *vctx)
 {
@@ -292,7 +300,7 @@ static void collect(nd_docid docid, nd_change change, uint64_t old_key, uint64_t
 int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 {
 	nd_sign_options so = ND_SIGN_OPTIONS_INIT;
-	collect_ctx c = {NULL, 0, 0, ND_OK};
+	collect_ctx c = {NULL, 0, 0, ND_OK, &h->o};
 	uint64_t *keys = NULL;
 	nd_docid *docs = NULL;
 	char stale[512] = "";
@@ -304,6 +312,7 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 		so.block_docs = h->o.block_docs;
 	so.jobs = h->o.jobs;
 	so.changed = collect;
+	so.progress = walked;
 	so.ctx = &c;
 	signrc = nd_sign_all(h->st, h->db, &so, rep);
 	if (signrc < 0 && signrc != ND_ESTATE) {

@@ -771,8 +771,17 @@ int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options 
 		return nd_error_set(ND_EINVAL, "descriptor options out of range");
 	bs.jobs = o->jobs == 0 ? 1 : o->jobs > ND_SIGN_MAX_JOBS ? ND_SIGN_MAX_JOBS : o->jobs;
 
-	if ((rc = collect(&bs, db, rep)) < 0 || (rc = simulate_edits(&bs)) < 0 || (rc = rate(&bs, rep)) < 0)
+#define STEP(k, what) (o->progress ? o->progress((k), 5, (what), o->ctx) : (void)0)
+	STEP(0, "candidate words and the sample");
+	if ((rc = collect(&bs, db, rep)) < 0)
 		goto cleanup;
+	STEP(1, "simulated edits");
+	if ((rc = simulate_edits(&bs)) < 0)
+		goto cleanup;
+	STEP(2, "thresholds");
+	if ((rc = rate(&bs, rep)) < 0)
+		goto cleanup;
+	STEP(3, "choosing words");
 	if (!(chosen = calloc(o->words, sizeof(*chosen))) || !(chosen_of = malloc(bs.cands.n * sizeof(int32_t)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
@@ -787,9 +796,11 @@ int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options 
 				  "or too few)", nd_xdb_path(db));
 		goto cleanup;
 	}
+	STEP(4, "measuring the set");
 	if ((rc = make_set(&bs, chosen, nchosen, chosen_of, &d, rep)) < 0 ||
 	    (rc = measure(&bs, chosen_of, d, rep)) < 0)
 		goto cleanup;
+#undef STEP
 	*out = d;
 	d = NULL;
 cleanup:

@@ -52,9 +52,13 @@ typedef struct {
 	unsigned jobs;         /* threads for the edit simulation and thresholds
 				  (1; at most ND_SIGN_MAX_JOBS); the set is the
 				  same for any number */
+	/* Called as each of the build's steps begins (step of steps, and what
+	 * it does), for progress on long builds; may be NULL. */
+	void (*progress)(unsigned step, unsigned steps, const char *what, void *ctx);
+	void *ctx;
 } nd_build_options;
 
-#define ND_BUILD_OPTIONS_INIT { 2000, 6, 3, 0.0005, 0.2, 60000, 5000, 4, 0.08, 0.5, 3, 1, 1.0, 1 }
+#define ND_BUILD_OPTIONS_INIT { 2000, 6, 3, 0.0005, 0.2, 60000, 5000, 4, 0.08, 0.5, 3, 1, 1.0, 1, NULL, NULL }
 
 typedef struct {
 	uint32_t doccount;       /* documents in the database */

@@ -37,9 +37,12 @@ typedef struct {
 	double tolerant;           /* > 0: duplicates among the documents whose bit sets have
 				      Jaccard >= this with the document's, not its key's (0) */
 	size_t max_compare;        /* tolerant: the most similar this many are compared (0: 64) */
+	/* nd_hook_update: called after each block of docids walked (may be NULL). */
+	void (*progress)(nd_docid done, nd_docid last, void *ctx);
+	void *progress_ctx;
 } nd_hook_options;
 
-#define ND_HOOK_OPTIONS_INIT { 0.5, ND_VERIFY_OPTIONS_INIT, 0, 1, 0, 64 }
+#define ND_HOOK_OPTIONS_INIT { 0.5, ND_VERIFY_OPTIONS_INIT, 0, 1, 0, 64, NULL, NULL }
 
 typedef struct {
 	nd_docid docid;
