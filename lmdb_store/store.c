@@ -160,6 +160,32 @@ static int payload_near(const void *payload, size_t len, unsigned *trees, unsign
 	return 0;
 }
 
+/* Near-neighbour index: keys tree, sequence, docid in memcmp order. */
+static int near_key(uint8_t *key, unsigned tree, const uint16_t *seq, unsigned rows, uint32_t docid)
+{
+	key[0] = (uint8_t)tree;
+	for (unsigned r = 0; r < rows; r++)
+		key[1 + 2 * r] = (uint8_t)(seq[r] >> 8), key[2 + 2 * r] = (uint8_t)seq[r];
+	uint8_t *d = key + 1 + 2 * rows;
+	d[0] = (uint8_t)(docid >> 24), d[1] = (uint8_t)(docid >> 16), d[2] = (uint8_t)(docid >> 8), d[3] = (uint8_t)docid;
+	return (int)(1 + 2 * rows + 4);
+}
+
+static uint32_t near_docid(const MDB_val *k)
+{
+	const uint8_t *d = (const uint8_t *)k->mv_data + k->mv_size - 4;
+	return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
+}
+
+/* The key of tree t's entry for docid, from a payload's packed sequences
+ * (u16 as stored, rows a tree). */
+static int near_key_of(uint8_t *key, const uint8_t *seq, unsigned t, unsigned rows, uint32_t docid)
+{
+	uint16_t s16[ND_STORE_NEAR_MAX_ROWS];
+	memcpy(s16, seq + 2 * (size_t)t * rows, 2 * (size_t)rows);
+	return near_key(key, t, s16, rows, docid);
+}
+
 static int queue_near(nd_store_txn *txn, uint32_t docid, const void *payload, size_t len, int add)
 {
 	unsigned trees, rows;
@@ -173,16 +199,7 @@ static int queue_near(nd_store_txn *txn, uint32_t docid, const void *payload, si
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (unsigned t = 0; t < trees; t++) {
 		near_op *o = &txn->nops_v[txn->nnear];
-		o->key[0] = (uint8_t)t;
-		for (unsigned r = 0; r < rows; r++) {
-			uint16_t v;
-			memcpy(&v, seq + 2 * ((size_t)t * rows + r), 2);
-			o->key[1 + 2 * r] = (uint8_t)(v >> 8), o->key[2 + 2 * r] = (uint8_t)v;
-		}
-		uint8_t *d = o->key + 1 + 2 * rows;
-		d[0] = (uint8_t)(docid >> 24), d[1] = (uint8_t)(docid >> 16), d[2] = (uint8_t)(docid >> 8),
-		d[3] = (uint8_t)docid;
-		o->len = (uint8_t)(1 + 2 * rows + 4);
+		o->len = (uint8_t)near_key_of(o->key, seq, t, rows, docid);
 		o->add = (uint8_t)add;
 		o->seq = (uint32_t)txn->nnear++;
 	}
@@ -1071,23 +1088,6 @@ int nd__store_set_mapsize(nd_store *st, size_t bytes)
 	return ND_OK;
 }
 
-/* Near-neighbour index: keys tree, sequence, docid in memcmp order. */
-static int near_key(uint8_t *key, unsigned tree, const uint16_t *seq, unsigned rows, uint32_t docid)
-{
-	key[0] = (uint8_t)tree;
-	for (unsigned r = 0; r < rows; r++)
-		key[1 + 2 * r] = (uint8_t)(seq[r] >> 8), key[2 + 2 * r] = (uint8_t)seq[r];
-	uint8_t *d = key + 1 + 2 * rows;
-	d[0] = (uint8_t)(docid >> 24), d[1] = (uint8_t)(docid >> 16), d[2] = (uint8_t)(docid >> 8), d[3] = (uint8_t)docid;
-	return (int)(1 + 2 * rows + 4);
-}
-
-static uint32_t near_docid(const MDB_val *k)
-{
-	const uint8_t *d = (const uint8_t *)k->mv_data + k->mv_size - 4;
-	return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
-}
-
 int nd_store_near(nd_store_txn *txn, unsigned tree, const uint16_t *seq, unsigned rows, uint32_t self,
 		  unsigned window, uint32_t *out, size_t *n)
 {
@@ -1097,31 +1097,25 @@ int nd_store_near(nd_store_txn *txn, unsigned tree, const uint16_t *seq, unsigne
 	*n = 0;
 	if (rows == 0 || rows > ND_STORE_NEAR_MAX_ROWS || tree > 255)
 		return nd_error_set(ND_EINVAL, "near-neighbour probe of tree %u, %u rows", tree, rows);
-	MDB_val k = {(size_t)near_key(key, tree, seq, rows, self), key}, v;
+	MDB_val k, v;
 	if ((mrc = mdb_cursor_open(txn->txn, txn->st->near, &cur)))
 		return mdb_err(txn->st, mrc, "cursor");
 	/* window entries of this tree after the probe's place, then before it */
-	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-	for (unsigned got = 0; !mrc && got < window; mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (k.mv_size != (size_t)(1 + 2 * rows + 4) || ((uint8_t *)k.mv_data)[0] != tree)
+	for (int side = 0; side < 2; side++) {
+		MDB_cursor_op step = side ? MDB_PREV : MDB_NEXT;
+		k.mv_size = (size_t)near_key(key, tree, seq, rows, self), k.mv_data = key;
+		mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+		if (side)
+			mrc = mdb_cursor_get(cur, &k, &v, mrc == MDB_NOTFOUND ? MDB_LAST : MDB_PREV);
+		for (unsigned got = 0; !mrc && got < window; mrc = mdb_cursor_get(cur, &k, &v, step)) {
+			if (k.mv_size != (size_t)(1 + 2 * rows + 4) || ((uint8_t *)k.mv_data)[0] != tree)
+				break;
+			uint32_t d = near_docid(&k);
+			if (d != self)
+				out[(*n)++] = d, got++;
+		}
+		if (mrc && mrc != MDB_NOTFOUND)
 			break;
-		uint32_t d = near_docid(&k);
-		if (d != self)
-			out[(*n)++] = d, got++;
-	}
-	if (mrc && mrc != MDB_NOTFOUND) {
-		mdb_cursor_close(cur);
-		return mdb_err(txn->st, mrc, "read near-neighbour index");
-	}
-	k.mv_size = (size_t)near_key(key, tree, seq, rows, self), k.mv_data = key;
-	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-	mrc = mrc == MDB_NOTFOUND ? mdb_cursor_get(cur, &k, &v, MDB_LAST) : mdb_cursor_get(cur, &k, &v, MDB_PREV);
-	for (unsigned got = 0; !mrc && got < window; mrc = mdb_cursor_get(cur, &k, &v, MDB_PREV)) {
-		if (k.mv_size != (size_t)(1 + 2 * rows + 4) || ((uint8_t *)k.mv_data)[0] != tree)
-			break;
-		uint32_t d = near_docid(&k);
-		if (d != self)
-			out[(*n)++] = d, got++;
 	}
 	mdb_cursor_close(cur);
 	return mrc && mrc != MDB_NOTFOUND ? mdb_err(txn->st, mrc, "read near-neighbour index") : ND_OK;
@@ -1222,11 +1216,8 @@ static int rebuild_one(uint32_t docid, uint64_t key, const void *payload, size_t
 				    "others of %u", r->txn->st->path, docid, rows, r->rows);
 	if (nd_array_reserve((void **)&r->v, &r->cap, (r->n + trees) * r->stride, 1) < 0)
 		return nd_error_set(ND_ENOMEM, "out of memory for the near-neighbour index");
-	for (unsigned t = 0; t < trees; t++, r->n++) {
-		uint16_t s16[ND_STORE_NEAR_MAX_ROWS];
-		memcpy(s16, seq + 2 * (size_t)t * rows, 2 * (size_t)rows);
-		near_key(r->v + r->n * r->stride, t, s16, rows, docid);
-	}
+	for (unsigned t = 0; t < trees; t++, r->n++)
+		near_key_of(r->v + r->n * r->stride, seq, t, rows, docid);
 	return 0;
 }
 
