@@ -702,16 +702,19 @@ static int invalidate(nd_store_txn *txn, uint32_t docid, uint64_t oldkey, uint64
 	return ND_OK;
 }
 
-/* The bits of docid's current record into *bits (NULL, 0 if none); the
- * copy outlives the writes that follow. */
-static int old_bits(nd_store_txn *txn, uint32_t docid, uint64_t *key, uint16_t **bits, int *n)
+/* The bits of docid's current record into *bits (NULL, 0 if none; the
+ * copy outlives the writes that follow), and its near-neighbour entries
+ * queued for removal. */
+static int old_record(nd_store_txn *txn, uint32_t docid, uint64_t *key, uint16_t **bits, int *n)
 {
 	const void *pay;
 	size_t len;
 	int rc = nd_store_doc_get(txn, docid, key, &pay, &len);
 	*bits = NULL;
 	*n = 0;
-	if (rc < 0)
+	/* Its near-neighbour entries go too (copied into the queue before
+	 * any write can move the record). */
+	if (rc < 0 || (rc = queue_near(txn, docid, pay, len, 0)) < 0)
 		return rc;
 	if (!(*bits = malloc(len + 2)))
 		return nd_error_set(ND_ENOMEM, "out of memory");
@@ -740,20 +743,15 @@ int nd_store_doc_put(nd_store_txn *txn, uint32_t docid, uint64_t key,
 		return nd_error_set(ND_EINVAL, "store %s: record of document %u must begin with its bit list",
 				    txn->st->path, docid);
 	}
-	const void *opay;
-	size_t olen;
-	rc = nd_store_doc_get(txn, docid, &old, &opay, &olen);
-	if (rc == ND_OK && (rc = queue_near(txn, docid, opay, olen, 0)) < 0)
-		goto out;
-	if ((rc = queue_near(txn, docid, payload, len, 1)) < 0)
-		goto out;
-	rc = old_bits(txn, docid, &old, &obits, &on);
+	rc = old_record(txn, docid, &old, &obits, &on);
 	if (rc == ND_OK) {
 		if (old && old != key && (rc = cluster_del(txn, old, docid)) < 0)
 			goto out;
 	} else if (rc == ND_ENOTFOUND)
 		old = 0;
 	else
+		goto out;
+	if ((rc = queue_near(txn, docid, payload, len, 1)) < 0)
 		goto out;
 	if ((rc = invalidate(txn, docid, old, key)) < 0 ||
 	    (rc = queue_bits(txn, docid, obits, on, 0)) < 0 ||
@@ -791,12 +789,7 @@ int nd_store_doc_del(nd_store_txn *txn, uint32_t docid)
 	uint16_t *obits;
 	int on, rc, mrc;
 	txn->changed = 1;
-	const void *opay;
-	size_t olen;
-	if ((rc = nd_store_doc_get(txn, docid, &old, &opay, &olen)) < 0 ||
-	    (rc = queue_near(txn, docid, opay, olen, 0)) < 0)
-		return rc;
-	if ((rc = old_bits(txn, docid, &old, &obits, &on)) < 0)
+	if ((rc = old_record(txn, docid, &old, &obits, &on)) < 0)
 		return rc;
 	if ((old && (rc = cluster_del(txn, old, docid)) < 0) ||
 	    (rc = invalidate(txn, docid, old, 0)) < 0 ||
