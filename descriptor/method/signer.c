@@ -610,11 +610,9 @@ static int read_block(block_reader *r)
 	memcpy(b->held, w[0].held, nb * sizeof(uint32_t));
 	memcpy(b->near, w[0].near, (size_t)nb * ND_NEAR_N * sizeof(uint16_t));
 	for (unsigned t = 1; t < r->jobs; t++)
-		for (size_t k = 0; k < (size_t)nb * ND_NEAR_N; k++) {
-			if (k % ND_NEAR_N == 0)
-				b->held[k / ND_NEAR_N] += w[t].held[k / ND_NEAR_N];
-			if (w[t].near[k] < b->near[k])
-				b->near[k] = w[t].near[k];
+		for (uint32_t k = 0; k < nb; k++) {
+			b->held[k] += w[t].held[k];
+			nd__near_min(b->near + (size_t)k * ND_NEAR_N, w[t].near + (size_t)k * ND_NEAR_N);
 		}
 	for (unsigned t = 0; t < r->jobs; t++) {
 		for (size_t k = 0; k < w[t].npairs; k++)
@@ -687,7 +685,9 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 	rep->from = through + 1;
 	rep->to = last;
 	if (through >= last) {
-		rc = nd_store_write(st, rebuild_fn, NULL); /* a first signing killed before its end */
+		/* a first signing killed before its end (else an empty commit,
+		 * which LMDB does not write) */
+		rc = nd_store_write(st, rebuild_fn, NULL);
 		goto cleanup;
 	}
 	/* A first signing writes the near-neighbour index once, at the end. */
