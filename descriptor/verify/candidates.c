@@ -91,21 +91,21 @@ int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_
 	 * descriptive words, whatever their bits. */
 	if ((rc = nd_near_candidates(txn, sig, 0, &near, &nnear)) < 0)
 		goto done;
-	/* The index's candidates after the bits' own, those already there
-	 * left out; they stand whatever their Jaccard. */
-	size_t nbits_only = nall;
+	/* Both together, each once; the index's stand whatever their Jaccard. */
 	if (nnear && nd_array_reserve((void **)&all, &cap, nall + nnear, sizeof(*all)) < 0) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
 	}
-	for (size_t k = 0; k < nnear; k++) {
-		size_t x = 0;
-		while (x < nbits_only && all[x] != near[k])
-			x++;
-		if (x == nbits_only)
-			all[nall++] = near[k];
-	}
-
+	if (nnear)
+		memcpy(all + nall, near, nnear * sizeof(*all));
+	nall += nnear;
+	if (nall > 1)
+		qsort(all, nall, sizeof(*all), cmp_docid);
+	size_t u = 0;
+	for (size_t i = 0; i < nall; i++)
+		if (!u || all[i] != all[u - 1])
+			all[u++] = all[i];
+	nall = u;
 	if (!(c = malloc((nall + 1) * sizeof(*c)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
@@ -122,7 +122,7 @@ int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_
 			break;
 		}
 		double j = nd__sig_jaccard(sig, &b);
-		if (j >= t - 1e-12 || i >= nbits_only || (nnear && bsearch(&all[i], near, nnear, sizeof(*near), cmp_docid)))
+		if (j >= t - 1e-12 || (nnear && bsearch(&all[i], near, nnear, sizeof(*near), cmp_docid)))
 			c[nc++] = (nd__cand){all[i], j};
 		nd_sig_clear(&b);
 	}
