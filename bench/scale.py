@@ -276,7 +276,8 @@ def main():
             shutil.rmtree(tmp, ignore_errors=True)
     # Growth: seconds per document of each step, largest size over smallest.
     if len(sizes) > 1:
-        print("\ngrowth from %d to %d documents (x%.0f): time ratio per step" % (
+        print("\ngrowth from %d to %d documents (x%.0f): ratio of each step's seconds, and of "
+              "linkage's candidates a document" % (
             sizes[0], sizes[-1], sizes[-1] / sizes[0]))
         for name in ("index", "build", "sign", "clusters", "clusters --verify", "clusters --linkage",
                      "candidates/doc"):
