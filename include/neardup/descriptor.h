@@ -126,7 +126,8 @@ typedef struct {
 	uint16_t *bits;   /* owned; nd_sig_clear frees */
 	uint32_t cap;
 	uint64_t fingerprint;
-	uint32_t present; /* descriptive words held (0: no near-neighbour keys) */
+	uint32_t present; /* descriptive words held (0: no near-neighbour keys); a
+			     decoded record keeps only whether any is: 0 or 1 */
 	uint16_t near[ND_NEAR_TREES * ND_NEAR_ROWS]; /* tree t's sequence at t * ND_NEAR_ROWS */
 } nd_sig;
 
