@@ -151,9 +151,11 @@ static void test_verify_splits(void **state)
 	assert_int_equal(groups, 4);
 	assert_int_equal(st.no_words, 1);
 	assert_int_equal(st.rebuilt, 1);
-	/* A stricter bound rejects the one-word edit too. */
+	/* A stricter bound rejects the one-word edit too (at the strict point;
+	 * copy accepts it by resemblance). */
 	nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
 	o.max_distance = 0.005;
+	o.point = ND_POINT_STRICT;
 	assert_int_equal(nd_verify_cluster(db, NULL, 0, ids, NROLES, &o, v, &groups, NULL), ND_OK);
 	assert_int_not_equal(v[ONE_WORD].group, v[ORIG].group);
 	assert_int_equal(v[SAME].group, v[ORIG].group);
@@ -193,6 +195,7 @@ static void test_verify_cache(void **state)
 	/* Other options: not the cached answer. */
 	nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
 	o.max_distance = 0.005;
+	o.point = ND_POINT_STRICT;
 	assert_int_equal(nd_verify_cluster(db, st, 123, ids, NROLES, &o, v2, &g2, &c), ND_OK);
 	assert_int_equal(c.cached_clusters, 0);
 	assert_int_not_equal(v2[ONE_WORD].group, v2[ORIG].group);
@@ -321,6 +324,69 @@ static void test_verify_bounded(void **state)
  * are graded and stories overlap: averaging, not chaining, decides. */
 #define LK_DOCS 40
 #define LK_PARAS 30
+
+/* The named points: strict within 8%, copy across a template, story on
+ * a shared part; each accepts what the stricter one does. */
+static void test_points(void **state)
+{
+	(void)state;
+	enum { N = 200, T = 60 };
+	uint32_t base[N], edited[N], templ[N + 2 * T], part[N], other[N];
+	uint64_t rng = 5;
+	for (size_t i = 0; i < N; i++) {
+		base[i] = edited[i] = (uint32_t)(1000 + i);
+		other[i] = (uint32_t)(900000 + i);
+		part[i] = i < 40 ? base[i] : (uint32_t)(500000 + i);
+	}
+	edited[N / 2] = 7; /* one word changed */
+	for (size_t i = 0; i < T; i++) {
+		templ[i] = (uint32_t)(700000 + tu_rand(&rng) % 50000);
+		templ[T + N + i] = (uint32_t)(800000 + i);
+	}
+	memcpy(templ + T, base, sizeof(base));
+	const struct {
+		const uint32_t *b;
+		size_t nb;
+		int strict, copy, story;
+	} cases[] = {
+		{edited, N, 1, 1, 1},
+		{templ, N + 2 * T, 0, 1, 1},  /* 38% of words added: a template */
+		{part, N, 0, 0, 1},           /* a fifth of the text shared */
+		{other, N, 0, 0, 0},
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(*cases); k++) {
+		const nd_point points[] = {ND_POINT_STRICT, ND_POINT_COPY, ND_POINT_STORY};
+		const int want[] = {cases[k].strict, cases[k].copy, cases[k].story};
+		for (size_t p = 0; p < 3; p++) {
+			nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
+			nd_verify_how how;
+			double d = -1;
+			o.point = points[p];
+			int rc = nd_verify_pair(base, N, cases[k].b, cases[k].nb, &o, &how, &d);
+			if (rc != want[p])
+				fail_msg("case %zu at %s: verdict %d, expected %d (distance %g)", k,
+					 nd_point_name(points[p]), rc, want[p], d);
+			if (rc && cases[k].strict)
+				assert_int_equal(how, ND_VERIFIED_LEVENSHTEIN);
+			if (rc && !cases[k].strict) {
+				assert_int_equal(how, ND_VERIFIED_RESEMBLANCE);
+				assert_true(1 - d >= nd_point_resemblance(points[p]));
+			}
+		}
+	}
+	/* The default is copy; names round-trip; unknown ones are refused. */
+	nd_verify_options def = ND_VERIFY_OPTIONS_INIT;
+	assert_int_equal(def.point, ND_POINT_COPY);
+	for (int p = 0; p < 3; p++) {
+		nd_point back;
+		assert_int_equal(nd_point_parse(nd_point_name((nd_point)p), &back), ND_OK);
+		assert_int_equal(back, p);
+	}
+	nd_point x;
+	assert_int_equal(nd_point_parse("loose", &x), ND_EINVAL);
+	assert_null(nd_point_name((nd_point)7));
+	assert_true(nd_point_resemblance(ND_POINT_STORY) < nd_point_resemblance(ND_POINT_COPY));
+}
 
 static void count_progress(size_t done, size_t n, void *ctx)
 {
@@ -475,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_verify_batch),
 		cmocka_unit_test(test_verify_bounded),
 		cmocka_unit_test(test_cluster_linkage),
+		cmocka_unit_test(test_points),
 	};
 	return cmocka_run_group_tests_name("verify", tests, setup, teardown);
 }

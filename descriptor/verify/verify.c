@@ -12,7 +12,7 @@
 
 /* Cached result: a header that must match, then one entry per member. */
 typedef struct {
-	uint32_t magic, n, ngroups, shingle_width, max_leaders, pad;
+	uint32_t magic, n, ngroups, shingle_width, max_leaders, point;
 	uint64_t max_exact_words;
 	double max_distance, min_resemblance;
 } cache_head;
@@ -22,7 +22,7 @@ typedef struct {
 	double distance;
 } cache_ent;
 
-#define CACHE_MAGIC 0x6e647631u /* "ndv1" */
+#define CACHE_MAGIC 0x6e647632u /* "ndv2": with the operating point */
 
 static cache_head head_for(const nd_verify_options *o, size_t n, uint32_t ngroups)
 {
@@ -33,6 +33,7 @@ static cache_head head_for(const nd_verify_options *o, size_t n, uint32_t ngroup
 	h.ngroups = ngroups;
 	h.shingle_width = o->shingle_width;
 	h.max_leaders = o->max_leaders;
+	h.point = (uint32_t)o->point;
 	h.max_exact_words = o->max_exact_words;
 	h.max_distance = o->max_distance;
 	h.min_resemblance = o->min_resemblance;
@@ -56,7 +57,7 @@ static int cache_lookup(nd_store_txn *txn, uint64_t key, const nd_docid *docs, s
 	for (size_t i = 0; i < n; i++) {
 		cache_ent e;
 		memcpy(&e, (const char *)val + sizeof(h) + i * sizeof(e), sizeof(e));
-		if (e.docid != docs[i] || e.group >= h.ngroups || e.how > ND_VERIFY_NO_WORDS)
+		if (e.docid != docs[i] || e.group >= h.ngroups || e.how > ND_VERIFIED_RESEMBLANCE)
 			return 0;
 		out[i] = (nd_verified){e.docid, e.group, e.distance, (nd_verify_how)e.how};
 	}
@@ -207,26 +208,63 @@ static int get_words(nd_xdb *db, nd_store_txn *txn, nd_docid docid, uint32_t **i
 	return nd_words_get(db, docid, ids, n, src);
 }
 
+static const char *const point_names[] = {"copy", "strict", "story"};
+
+const char *nd_point_name(nd_point p)
+{
+	return (unsigned)p < 3 ? point_names[p] : NULL;
+}
+
+int nd_point_parse(const char *name, nd_point *out)
+{
+	for (unsigned i = 0; i < 3; i++)
+		if (!strcmp(name, point_names[i])) {
+			*out = (nd_point)i;
+			return ND_OK;
+		}
+	return nd_error_set(ND_EINVAL, "no operating point '%s' (strict, copy or story)", name);
+}
+
+double nd_point_resemblance(nd_point p)
+{
+	return p == ND_POINT_COPY ? ND_POINT_COPY_RESEMBLANCE : p == ND_POINT_STORY ? ND_POINT_STORY_RESEMBLANCE : 1.0;
+}
+
+/* The width of the copy and story points' resemblance: the measure the
+ * thresholds were calibrated on. */
+#define POINT_SHINGLE_WIDTH 3
+
 int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
 		   const nd_verify_options *o, nd_verify_how *how, double *distance)
 {
 	static const nd_verify_options defaults = ND_VERIFY_OPTIONS_INIT;
-	int rc;
+	nd_shingle_sim s;
+	int rc, exact;
 	if (!o)
 		o = &defaults;
 	if ((na > nb ? na : nb) > o->max_exact_words) {
-		nd_shingle_sim s;
 		if ((rc = nd_shingle_similarity(a, na, b, nb, o->shingle_width, &s)) < 0)
 			return rc;
 		*how = ND_VERIFIED_SHINGLES;
 		*distance = 1 - s.bag;
-		return s.bag >= o->min_resemblance;
+		if (s.bag >= o->min_resemblance)
+			return 1;
+	} else {
+		if ((rc = nd_levenshtein(a, na, b, nb, o->max_distance, distance, &exact)) < 0)
+			return rc;
+		*how = ND_VERIFIED_LEVENSHTEIN;
+		if (exact && *distance <= o->max_distance)
+			return 1;
 	}
-	int exact;
-	if ((rc = nd_levenshtein(a, na, b, nb, o->max_distance, distance, &exact)) < 0)
+	if (o->point == ND_POINT_STRICT)
+		return 0;
+	/* Copy and story: the same text under another template, cut or
+	 * edited past 8%, keeps most of its short shingles. */
+	if ((rc = nd_shingle_similarity(a, na, b, nb, POINT_SHINGLE_WIDTH, &s)) < 0)
 		return rc;
-	*how = ND_VERIFIED_LEVENSHTEIN;
-	return exact && *distance <= o->max_distance;
+	*how = ND_VERIFIED_RESEMBLANCE;
+	*distance = 1 - s.bag;
+	return s.bag >= nd_point_resemblance(o->point);
 }
 
 typedef struct {
@@ -242,6 +280,8 @@ int nd__verify_options_check(const nd_verify_options *o)
 		return nd_error_set(ND_EINVAL, "max_distance must be in [0, 1), not %g", o->max_distance);
 	if (o && !(o->min_resemblance >= 0 && o->min_resemblance <= 1))
 		return nd_error_set(ND_EINVAL, "min_resemblance must be in [0, 1], not %g", o->min_resemblance);
+	if (o && !nd_point_name(o->point))
+		return nd_error_set(ND_EINVAL, "no operating point %d", (int)o->point);
 	return ND_OK;
 }
 

@@ -17,6 +17,40 @@ extern "C" {
  * nd_verify_batch_new). */
 typedef struct nd_verify_batch nd_verify_batch;
 
+/* What "duplicate" means: the verdict's named operating points.  Every
+ * path (check, hooks, update, collapsing, clusters, eval's verdict-*
+ * methods) decides by the same point, so what eval measures at a point is
+ * what users get.  The resemblance thresholds were chosen by
+ * leave-one-set-out cross-validation over the labeled sets
+ * (scripts/calibrate.py; README "What a duplicate is").
+ *
+ *   strict  practically the same text: normalized word Levenshtein <=
+ *           max_distance (0.08, seed 001's expert bound); pairs longer than
+ *           max_exact_words by 10-shingle bag resemblance >= min_resemblance
+ *   copy    the default: the same main text, whatever the template, with
+ *           small edits or a cut: strict, or word 3-shingle bag resemblance
+ *           >= ND_POINT_COPY_RESEMBLANCE; clusters are the connected
+ *           components of accepted pairs (a page joins any duplicate's)
+ *   story   the same story retold or heavily edited: strict, or 3-shingle bag
+ *           resemblance >= ND_POINT_STORY_RESEMBLANCE; clusters join by
+ *           average linkage at that cut, a pair never proposed counting 0 */
+typedef enum {
+	ND_POINT_COPY = 0,
+	ND_POINT_STRICT = 1,
+	ND_POINT_STORY = 2,
+} nd_point;
+
+#define ND_POINT_COPY_RESEMBLANCE 0.3
+#define ND_POINT_STORY_RESEMBLANCE 0.01
+
+/* "strict", "copy", "story"; NULL for a value out of range. */
+ND_EXTERN const char *nd_point_name(nd_point p);
+/* ND_EINVAL (the message lists the names) for an unknown name. */
+ND_EXTERN int nd_point_parse(const char *name, nd_point *out);
+/* The 3-shingle bag resemblance a point accepts at (strict: 1, nothing
+ * beyond Levenshtein), and the average-linkage cut its clusters use. */
+ND_EXTERN double nd_point_resemblance(nd_point p);
+
 typedef struct {
 	double max_distance;     /* accept at normalized Levenshtein <= this (0.08, seed 001) */
 	size_t max_exact_words;  /* longer pairs are judged by shingle resemblance (20000) */
@@ -29,9 +63,10 @@ typedef struct {
 	size_t max_held_bytes;   /* nd_verify_tolerant: leaders' words held in memory
 				    up to this, then read again when compared
 				    (256 MiB; 0 too) */
+	nd_point point;          /* what counts as a duplicate (ND_POINT_COPY) */
 } nd_verify_options;
 
-#define ND_VERIFY_OPTIONS_INIT { 0.08, 20000, 0.875, 10, 8, NULL, (size_t)256 << 20 }
+#define ND_VERIFY_OPTIONS_INIT { 0.08, 20000, 0.875, 10, 8, NULL, (size_t)256 << 20, ND_POINT_COPY }
 
 typedef enum {
 	ND_VERIFIED_REPRESENTATIVE = 0, /* first member of its group */
@@ -39,12 +74,14 @@ typedef enum {
 	ND_VERIFIED_SHINGLES = 2,       /* long pair: multiset shingle resemblance
 					   (nd_shingle_sim.bag) >= min_resemblance */
 	ND_VERIFY_NO_WORDS = 3,         /* no word sequence: left alone in its group */
+	ND_VERIFIED_RESEMBLANCE = 4,    /* copy and story points: 3-shingle bag resemblance
+					   >= the point's (nd_point_resemblance) */
 } nd_verify_how;
 
 typedef struct {
 	nd_docid docid;
 	uint32_t group;   /* verified group, numbered from 0 in order of first member */
-	double distance;  /* to the representative: Levenshtein, or 1 - resemblance */
+	double distance;  /* to the representative: Levenshtein, or 1 - resemblance (by how) */
 	nd_verify_how how;
 } nd_verified;
 
@@ -60,10 +97,13 @@ typedef struct {
 
 /* The one pair verdict, used by every path that calls two documents
  * duplicates (clusters, check, hooks, update, collapsing, and eval's
- * product methods): word Levenshtein within o->max_distance, or for a pair
- * longer than o->max_exact_words, multiset shingle resemblance of at least
- * o->min_resemblance.  o NULL: the defaults.  1 duplicate, 0 not (*how
- * and *distance say by what and how far), or an error. */
+ * product methods), at o->point: word Levenshtein within o->max_distance,
+ * or for a pair longer than o->max_exact_words, multiset 10-shingle
+ * resemblance of at least o->min_resemblance; at copy and story also a
+ * 3-shingle bag resemblance of at least the point's.  o NULL: the defaults.
+ * 1 duplicate, 0 not (*how and *distance say by what and how far: for a
+ * refused pair the resemblance's 1 - bag where it was measured), or an
+ * error. */
 ND_EXTERN int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
 			     const nd_verify_options *o, nd_verify_how *how, double *distance);
 
