@@ -150,7 +150,7 @@ int main(int argc, char **argv)
 	double ch0 = bench_cpu_now();
 	for (long i = 0; i < checks; i++) {
 		nd_check_result r = ND_CHECK_RESULT_INIT;
-		if (nd_check_text(tk, d, db, st, texts[i], lens[i], 0.08, 1, &r) < 0)
+		if (nd_check_text(tk, d, db, st, texts[i], lens[i], NULL, 1, &r) < 0)
 			return die("check");
 		dups += r.duplicates > 0;
 		keyed += r.sig.key != 0;

@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 		n += w == 4 ? (size_t)snprintf(text + n, sizeof(text) - n, "changed ")
 			    : (size_t)snprintf(text + n, sizeof(text) - n, "w%llu ", (x >> 33) % 2000);
 	}
-	TRY(nd_check_text_tolerant(tk, d, db, st, text, n, 0.5, 0.08, 8, &r));
+	TRY(nd_check_text_tolerant(tk, d, db, st, text, n, 0.5, NULL, 8, &r));
 	printf("%zu duplicates\n", r.duplicates);
 	int ok = r.duplicates == 2;
 	nd_check_result_clear(&r);

@@ -73,7 +73,7 @@ static void test_check_equals_index_then_sign(void **state)
 			 i % 3 ? "" : "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
 		free(doc);
 		nd_check_result r = ND_CHECK_RESULT_INIT;
-		assert_int_equal(nd_check_text(tk, d, db, st, texts[i], strlen(texts[i]), 0.08, 4, &r), ND_OK);
+		assert_int_equal(nd_check_text(tk, d, db, st, texts[i], strlen(texts[i]), NULL, 4, &r), ND_OK);
 		want[i] = r.sig;
 		r.sig = (nd_sig)ND_SIG_INIT;
 		nd_check_result_clear(&r);
@@ -137,7 +137,7 @@ static void test_check_finds_original(void **state)
 	assert_int_equal(nd_store_open(&st, storepath, ND_STORE_READ), ND_OK);
 	assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
 	nd_check_result r = ND_CHECK_RESULT_INIT;
-	assert_int_equal(nd_check_text(tk, d, db, st, doc, strlen(doc), 0.08, 8, &r), ND_OK);
+	assert_int_equal(nd_check_text(tk, d, db, st, doc, strlen(doc), NULL, 8, &r), ND_OK);
 	assert_int_not_equal(r.sig.key, 0);
 	uint64_t key = r.sig.key;
 	nd_docid d0;
@@ -151,7 +151,7 @@ static void test_check_finds_original(void **state)
 		}
 	assert_true(found);
 	nd_check_result_clear(&r);
-	assert_int_equal(nd_check_text(tk, d, db, st, edited, strlen(edited), 0.08, 8, &r), ND_OK);
+	assert_int_equal(nd_check_text(tk, d, db, st, edited, strlen(edited), NULL, 8, &r), ND_OK);
 	if (r.sig.key == key) { /* a 2-word edit usually keeps the key; when it does: */
 		assert_true(r.duplicates >= 1);
 		assert_true(r.members[0].distance <= 0.02 + 1e-9);
@@ -191,17 +191,21 @@ static void test_check_tolerant(void **state)
 	assert_int_equal(nd_tokenizer_new(&tk), ND_OK);
 
 	nd_check_result r = ND_CHECK_RESULT_INIT;
-	/* Exact: b's key (5 bits) is nobody's. */
-	assert_int_equal(nd_check_text(tk, d, db, st, b, strlen(b), 0.08, 8, &r), ND_OK);
+	/* Plain check: b's key (5 bits) is nobody's, but the near-neighbour
+	 * index proposes a (and two), and the verdict confirms a. */
+	assert_int_equal(nd_check_text(tk, d, db, st, b, strlen(b), NULL, 8, &r), ND_OK);
 	assert_int_equal(r.sig.nbits, 5);
 	assert_true(r.sig.key != 0);
-	assert_int_equal(r.cluster_size, 0);
+	assert_int_equal(r.cluster_size, 2);
+	assert_int_equal(r.duplicates, 1);
+	assert_int_equal(r.members[0].docid, 1);
+	assert_true(r.members[0].duplicate && r.members[0].how == ND_VERIFIED_LEVENSHTEIN);
 	nd_check_result_clear(&r);
 	/* Tolerant 0.5: a (5 of 6 bits shared) by the bits; two ({s1, s2}:
 	 * 2/5) only as a neighbour in the near-neighbour index, which here
 	 * holds every document with a descriptive word (not "other").  a
 	 * ranks first and is the one duplicate. */
-	assert_int_equal(nd_check_text_tolerant(tk, d, db, st, b, strlen(b), 0.5, 0.08, 8, &r), ND_OK);
+	assert_int_equal(nd_check_text_tolerant(tk, d, db, st, b, strlen(b), 0.5, NULL, 8, &r), ND_OK);
 	assert_int_equal(r.cluster_size, 2);
 	assert_int_equal(r.nmembers, 2);
 	assert_int_equal(r.duplicates, 1);
@@ -211,22 +215,24 @@ static void test_check_tolerant(void **state)
 	assert_true(!r.members[1].duplicate);
 	nd_check_result_clear(&r);
 	/* At 0.9 the bits find nothing, the index still finds a. */
-	assert_int_equal(nd_check_text_tolerant(tk, d, db, st, b, strlen(b), 0.9, 0.08, 8, &r), ND_OK);
+	assert_int_equal(nd_check_text_tolerant(tk, d, db, st, b, strlen(b), 0.9, NULL, 8, &r), ND_OK);
 	assert_int_equal(r.cluster_size, 2);
 	assert_int_equal(r.duplicates, 1);
 	assert_int_equal(r.members[0].docid, 1);
 	nd_check_result_clear(&r);
-	/* Two bits: no key, so exact finds nothing; tolerant finds "two". */
-	assert_int_equal(nd_check_text(tk, d, db, st, two, strlen(two), 0.08, 8, &r), ND_OK);
+	/* Two bits: no key, but the index still finds "two" (and a). */
+	assert_int_equal(nd_check_text(tk, d, db, st, two, strlen(two), NULL, 8, &r), ND_OK);
 	assert_int_equal(r.sig.key, 0);
-	assert_int_equal(r.cluster_size, 0);
+	assert_int_equal(r.cluster_size, 2);
+	assert_int_equal(r.duplicates, 1);
+	assert_int_equal(r.members[0].docid, 2);
 	nd_check_result_clear(&r);
-	assert_int_equal(nd_check_text_tolerant(tk, d, db, st, two, strlen(two), 1.0, 0.08, 8, &r), ND_OK);
+	assert_int_equal(nd_check_text_tolerant(tk, d, db, st, two, strlen(two), 1.0, NULL, 8, &r), ND_OK);
 	assert_int_equal(r.cluster_size, 2); /* and a, the index's neighbour */
 	assert_int_equal(r.duplicates, 1);
 	assert_int_equal(r.members[0].docid, 2);
 	nd_check_result_clear(&r);
-	assert_int_equal(nd_check_text_tolerant(tk, d, db, st, b, strlen(b), 0, 0.08, 8, &r), ND_EINVAL);
+	assert_int_equal(nd_check_text_tolerant(tk, d, db, st, b, strlen(b), 0, NULL, 8, &r), ND_EINVAL);
 	nd_check_result_clear(&r);
 
 	nd_tokenizer_free(tk);

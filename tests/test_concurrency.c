@@ -113,7 +113,7 @@ static int reader(const char *dbpath, const char *storepath, int done_fd, int re
 						FAIL("docid %u twice in one page", hits[i].docid);
 		}
 		nd_check_result cr = ND_CHECK_RESULT_INIT;
-		if (nd_check_text(tk, d, db, st, text, strlen(text), 0.08, 4, &cr) < 0)
+		if (nd_check_text(tk, d, db, st, text, strlen(text), NULL, 4, &cr) < 0)
 			FAIL("check: %s", nd_error_last());
 		nd_check_result_clear(&cr);
 		rd_ctx rc = {NULL, 0};

@@ -492,8 +492,9 @@ static void test_hook_tolerant(void **state)
 	nd_hook_result r = ND_HOOK_RESULT_INIT;
 	assert_int_equal(nd_hook_changed(exact, db_, &r), ND_OK);
 	assert_int_equal(r.change, ND_CHANGE_ADDED);
-	assert_int_equal(r.candidates, 1); /* c, by key */
-	assert_int_equal(r.nduplicates, 0);
+	assert_int_equal(r.candidates, 2); /* c, by key; a, by the near-neighbour index */
+	assert_int_equal(r.nduplicates, 1);
+	assert_int_equal(r.duplicates[0].docid, da);
 	assert_int_equal(nd_hook_changed(tol, db_, &r), ND_OK);
 	assert_int_equal(r.candidates, 2); /* a (5/6) and c (1) */
 	assert_int_equal(r.nduplicates, 1);

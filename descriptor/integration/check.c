@@ -54,13 +54,14 @@ void nd_check_result_clear(nd_check_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* tolerant < 0: the members of the text's exact key; else candidates of
- * bit-set Jaccard >= tolerant.  Over every store given; sh (NULL: one
+/* tolerant 0: the members of the text's exact key and its neighbours in
+ * the near-neighbour index; else also candidates of bit-set Jaccard >=
+ * tolerant.  Over every store given; sh (NULL: one
  * unsharded store) turns each store's docids into the combined
  * database's. */
 static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store *const *stores,
 		      const nd_shards *sh, size_t nstores, const char *text, size_t len, double tolerant,
-		      double max_distance, size_t max_compare, nd_check_result *out)
+		      const nd_verify_options *vo, size_t max_compare, nd_check_result *out)
 {
 	const nd_token *t;
 	size_t n;
@@ -78,18 +79,16 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 	if ((rc = nd_tokenize(tk, text, len, 0, &t, &n, NULL)) < 0 ||
 	    (rc = nd_sig_from_tokens(d, t, n, &out->sig)) < 0)
 		return rc;
-	if (tolerant < 0 ? !out->sig.key : !out->sig.nbits && !out->sig.present)
+	if ((rc = nd__verify_options_check(vo)) < 0)
+		return rc;
+	if (!out->sig.nbits && !out->sig.present)
 		return ND_OK;
 	for (size_t s = 0; s < nstores; s++) {
-		uint32_t *docs = NULL;
 		nd__cand *c = NULL;
 		size_t nd = 0;
 		if ((rc = nd_store_read_begin(stores[s], &txn)) < 0)
 			goto cleanup;
-		if (tolerant < 0)
-			rc = nd_store_key_docs(txn, out->sig.key, &docs, &nd);
-		else
-			rc = nd__tolerant_candidates(txn, d, &out->sig, tolerant, &c, &nd);
+		rc = nd__tolerant_candidates(txn, d, &out->sig, tolerant, &c, &nd);
 		nd_store_txn_end(txn);
 		txn = NULL;
 		nd__cand *p = rc == ND_OK ? realloc(all, (nall + nd + 1) * sizeof(*all)) : NULL;
@@ -98,13 +97,12 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 		if (rc == ND_OK) {
 			all = p;
 			for (size_t i = 0; i < nd; i++) {
-				nd__cand x = docs ? (nd__cand){docs[i], 1.0} : c[i];
+				nd__cand x = c[i];
 				if (sh)
 					x.docid = nd_shards_docid(sh, s, x.docid);
 				all[nall++] = x;
 			}
 		}
-		free(docs);
 		free(c);
 		if (rc < 0)
 			goto cleanup;
@@ -124,9 +122,7 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
-	nd_verify_options vo = ND_VERIFY_OPTIONS_INIT;
-	vo.max_distance = max_distance;
-	if ((rc = nd__compare_candidates(db, ids, n, all, nall, 0, m, &vo, out->members,
+	if ((rc = nd__compare_candidates(db, ids, n, all, nall, 0, m, vo, out->members,
 					 &out->nmembers)) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < out->nmembers; i++)
@@ -139,23 +135,24 @@ cleanup:
 }
 
 int nd_check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store *st,
-		  const char *text, size_t len, double max_distance, size_t max_compare,
+		  const char *text, size_t len, const nd_verify_options *vo, size_t max_compare,
 		  nd_check_result *out)
 {
-	return check_text(tk, d, db, &st, NULL, 1, text, len, -1, max_distance, max_compare, out);
+	return check_text(tk, d, db, &st, NULL, 1, text, len, 0, vo, max_compare, out);
 }
 
 int nd_check_text_tolerant(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store *st,
-			   const char *text, size_t len, double min_jaccard, double max_distance,
+			   const char *text, size_t len, double min_jaccard, const nd_verify_options *vo,
 			   size_t max_compare, nd_check_result *out)
 {
 	if (!(min_jaccard > 0 && min_jaccard <= 1))
 		return nd_error_set(ND_EINVAL, "min_jaccard must be in (0, 1], not %g", min_jaccard);
-	return check_text(tk, d, db, &st, NULL, 1, text, len, min_jaccard, max_distance, max_compare, out);
+	return check_text(tk, d, db, &st, NULL, 1, text, len, min_jaccard, vo, max_compare, out);
 }
 
 int nd_check_text_shards(nd_tokenizer *tk, const nd_shards *sh, nd_xdb *db, const char *text, size_t len,
-			 double min_jaccard, double max_distance, size_t max_compare, nd_check_result *out)
+			 double min_jaccard, const nd_verify_options *vo, size_t max_compare,
+			 nd_check_result *out)
 {
 	size_t n = nd_shards_stores(sh);
 	nd_store **st = malloc(n * sizeof(*st));
@@ -168,8 +165,8 @@ int nd_check_text_shards(nd_tokenizer *tk, const nd_shards *sh, nd_xdb *db, cons
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++)
 		st[i] = nd_shards_store(sh, i);
-	rc = check_text(tk, nd_shards_descriptor(sh), db, st, sh, n, text, len, min_jaccard > 0 ? min_jaccard : -1,
-			max_distance, max_compare, out);
+	rc = check_text(tk, nd_shards_descriptor(sh), db, st, sh, n, text, len, min_jaccard, vo, max_compare,
+			out);
 	free(st);
 	return rc;
 }

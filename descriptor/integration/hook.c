@@ -145,8 +145,8 @@ cleanup:
 	return rc;
 }
 
-/* Tolerant: its candidates by bit-set Jaccard, compared with it as
- * check --tolerant compares a text. */
+/* Its candidates (equal key and near-neighbour index; tolerant: and bit-set
+ * Jaccard), compared with it as check compares a text. */
 static int tolerant_duplicates_of(nd_hook *h, nd_hook_result *res)
 {
 	nd_store_txn *txn;
@@ -191,7 +191,7 @@ static int tolerant_duplicates_of(nd_hook *h, nd_hook_result *res)
 	for (size_t i = 0; i < nm; i++)
 		if (m[i].duplicate)
 			res->duplicates[res->nduplicates++] =
-				(nd_verified){m[i].docid, 0, m[i].distance, ND_VERIFIED_LEVENSHTEIN};
+				(nd_verified){m[i].docid, 0, m[i].distance, m[i].how};
 cleanup:
 	nd_sig_clear(&sig);
 	free(c);
@@ -200,45 +200,12 @@ cleanup:
 	return rc;
 }
 
-/* The verified duplicates of res->docid in its cluster res->key. */
+/* The verified duplicates of res->docid, found and judged as check
+ * finds and judges a text's. */
 static int duplicates_of(nd_hook *h, nd_hook_result *res)
 {
-	nd_store_txn *txn;
-	nd_docid *m = NULL;
-	nd_verified *v = NULL;
-	size_t nm = 0, self = SIZE_MAX;
-	int rc;
-
 	res->candidates = res->nduplicates = 0;
-	if (h->o.tolerant > 0)
-		return tolerant_duplicates_of(h, res);
-	if (!res->key)
-		return ND_OK;
-	if ((rc = nd_store_read_begin(h->st, &txn)) < 0)
-		return rc;
-	rc = nd_store_key_docs(txn, res->key, &m, &nm);
-	nd_store_txn_end(txn);
-	if (rc < 0)
-		return rc;
-	for (size_t i = 0; i < nm; i++)
-		if (m[i] == res->docid)
-			self = i;
-	if (self == SIZE_MAX || nm < 2)
-		goto cleanup; /* changed again since: nothing to say */
-	res->candidates = nm - 1;
-	if (!(v = malloc(nm * sizeof(*v))) || !(res->duplicates = malloc(nm * sizeof(*v)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
-		goto cleanup;
-	}
-	if ((rc = nd_verify_cluster(h->db, h->st, res->key, m, nm, &h->o.verify, v, NULL, NULL)) < 0)
-		goto cleanup;
-	for (size_t i = 0; i < nm; i++)
-		if (i != self && v[i].group == v[self].group)
-			res->duplicates[res->nduplicates++] = v[i];
-cleanup:
-	free(m);
-	free(v);
-	return rc;
+	return tolerant_duplicates_of(h, res);
 }
 
 int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)

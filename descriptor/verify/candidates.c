@@ -13,8 +13,8 @@
 int nd__cmp_cand(const void *x, const void *y)
 {
 	const nd__cand *a = x, *b = y;
-	if (a->jaccard != b->jaccard)
-		return a->jaccard > b->jaccard ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank > b->rank ? -1 : 1;
 	return a->docid < b->docid ? -1 : a->docid > b->docid;
 }
 
@@ -75,7 +75,7 @@ int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_
 	}
 	/* The store holds every document under every bit: probing the
 	 * text's own prefix, rarest bits first, is enough. */
-	for (uint32_t i = 0; i < na && rc == ND_OK; i++) {
+	for (uint32_t i = 0; t > 0 && i < na && rc == ND_OK; i++) {
 		order[i].bit = sig->bits[i];
 		rc = nd_store_bit_count(txn, sig->bits[i], &order[i].df);
 	}
@@ -85,7 +85,12 @@ int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_
 		qsort(order, na, sizeof(*order), cmp_bit_df);
 	for (uint32_t i = 0; i < na; i++)
 		rare[i] = order[i].bit;
-	if (na && (rc = nd_prefix_candidates(rare, probe, bit_postings, &sp, &all, &nall, &cap)) < 0)
+	if (t <= 0) {
+		/* Equal keys only, from the key's own list. */
+		if (sig->key && (rc = nd_store_key_docs(txn, sig->key, &all, &nall)) < 0)
+			goto done;
+		cap = nall;
+	} else if (na && (rc = nd_prefix_candidates(rare, probe, bit_postings, &sp, &all, &nall, &cap)) < 0)
 		goto done;
 	/* And the near-neighbour index's: documents holding mostly the same
 	 * descriptive words, whatever their bits. */
@@ -122,8 +127,16 @@ int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_
 			break;
 		}
 		double j = nd__sig_jaccard(sig, &b);
+		/* Ranked by the closer of two estimates: bits, and the share of
+		 * MinHashes of the descriptive words held that agree (a page in
+		 * a template keeps its words while its frequencies, and so its
+		 * bits, move). */
+		unsigned agree = 0;
+		for (unsigned k = 0; sig->present && b.present && k < ND_NEAR_N; k++)
+			agree += sig->near[k] == b.near[k];
+		double rank = (double)agree / ND_NEAR_N > j ? (double)agree / ND_NEAR_N : j;
 		if (j >= t - 1e-12 || (nnear && bsearch(&all[i], near, nnear, sizeof(*near), cmp_docid)))
-			c[nc++] = (nd__cand){all[i], j};
+			c[nc++] = (nd__cand){all[i], j, sig->key && b.key == sig->key ? 2.0 : rank};
 		nd_sig_clear(&b);
 	}
 	if (rc == ND_OK) {
@@ -152,7 +165,7 @@ int nd__compare_candidates(nd_xdb *db, const uint32_t *ids, size_t n, const nd__
 		uint32_t *w = NULL;
 		size_t nw;
 		double dist = 1;
-		nd_verify_how how;
+		nd_verify_how how = ND_VERIFY_NO_WORDS;
 		int dup = 0;
 		if (c[i].docid == self)
 			continue;
@@ -160,11 +173,13 @@ int nd__compare_candidates(nd_xdb *db, const uint32_t *ids, size_t n, const nd__
 		if (rc == ND_OK)
 			rc = dup = nd_verify_pair(ids, n, w, nw, vo, &how, &dist);
 		free(w);
-		if (rc == ND_ENOTFOUND) /* deleted since signing, or no words */
+		if (rc == ND_ENOTFOUND) { /* deleted since signing, or no words */
 			rc = dup = 0;
+			how = ND_VERIFY_NO_WORDS;
+		}
 		else if (rc < 0)
 			return rc;
-		out[(*nout)++] = (nd_check_member){c[i].docid, dist, dup, c[i].jaccard};
+		out[(*nout)++] = (nd_check_member){c[i].docid, dist, dup, c[i].jaccard, how};
 	}
 	return rc < 0 ? rc : ND_OK;
 }

@@ -26,13 +26,16 @@ int nd__verify_options_check(const nd_verify_options *o);
  * |A| - ceil(t |A|) + 1 rarest), and the signature's neighbours in the
  * store's near-neighbour index whatever their Jaccard (documents holding
  * mostly the same descriptive words: bits can differ more than t allows
- * after a few edits).  Sorted by Jaccard, then docid; *out (caller frees)
- * may be NULL when *nout is 0. */
+ * after a few edits).  t <= 0: the documents of sig's own key instead of
+ * the bit postings' (equal keys, and the index's neighbours).  Sorted as
+ * nd__cmp_cand; *out (caller frees) may be NULL when *nout is 0. */
 typedef struct {
 	uint32_t docid;
-	double jaccard;
+	double jaccard;   /* of the bit sets */
+	double rank;      /* equal key 2, else the larger of jaccard and the share
+			     of near-neighbour MinHashes that agree */
 } nd__cand;
-/* qsort order of candidates: most similar first, then by docid. */
+/* qsort order of candidates: equal keys, then most similar, then docid. */
 int nd__cmp_cand(const void *x, const void *y);
 int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_sig *sig, double t,
 			    nd__cand **out, size_t *nout);

@@ -21,52 +21,64 @@ ND_EXTERN int nd_sig_from_tokens(const nd_descriptor *d, const nd_token *tokens,
 
 typedef struct {
 	nd_docid docid;
-	double distance;   /* normalized word Levenshtein to the checked text */
-	int duplicate;     /* distance <= max_distance (exact) */
+	double distance;   /* to the checked text: normalized word Levenshtein, or
+			      1 - resemblance, as how says (nd_verify_pair) */
+	int duplicate;     /* the verdict at the options' point */
 	double jaccard;    /* of the two bit sets (1 for an equal key) */
+	nd_verify_how how; /* what accepted it, or what last measured a refused one
+			      (ND_VERIFY_NO_WORDS: no words to compare); a
+			      refused Levenshtein distance is a lower bound */
 } nd_check_member;
 
 typedef struct {
 	nd_sig sig;                /* the text's signature; key 0: no cluster */
-	size_t cluster_size;       /* documents with the same key (tolerant:
-				      with bit-set Jaccard >= min_jaccard) */
+	size_t cluster_size;       /* candidates: documents with the same key and the
+				      text's neighbours in the near-neighbour index
+				      (tolerant: and those with bit-set Jaccard >=
+				      min_jaccard) */
 	nd_check_member *members;  /* the first max_compare of them, compared */
 	size_t nmembers;
-	size_t duplicates;         /* of those, within max_distance */
+	size_t duplicates;         /* of those, duplicates by the verdict */
 } nd_check_result;
 
 #define ND_CHECK_RESULT_INIT { ND_SIG_INIT, 0, NULL, 0, 0 }
 
 ND_EXTERN void nd_check_result_clear(nd_check_result *r);
 
-/* Check UTF-8 text against the store.  Compares the text with at most
- * max_compare members of its cluster (all members share its signature;
- * comparing a few bounds the cost on huge clusters).  tk is the caller's
- * tokenizer (one per thread). */
+/* Check UTF-8 text against the store.  The candidates are the documents
+ * of its key and its neighbours in the store's near-neighbour index (at
+ * most 80, see neardup/cluster.h), equal keys first, then the most similar
+ * by bit-set Jaccard or by the share of the near-neighbour MinHashes of
+ * their descriptive words that agree (a page in a site template keeps its
+ * words while their frequencies, and so its bits, move); the text is compared
+ * with at most max_compare of them (comparing a few bounds the cost on
+ * huge clusters) by the one pair verdict (nd_verify_pair) under vo (NULL:
+ * the defaults, the copy point).  tk is the caller's tokenizer (one per
+ * thread). */
 ND_EXTERN int nd_check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store *st,
-			    const char *text, size_t len, double max_distance, size_t max_compare,
+			    const char *text, size_t len, const nd_verify_options *vo, size_t max_compare,
 			    nd_check_result *out);
 
 /* The same, tolerant of a few changed bits: the candidates are the
  * documents whose bit sets have Jaccard >= min_jaccard (in (0, 1]) with the
  * text's, found through the store's bit postings, and the text's
  * neighbours in the store's near-neighbour index (at most 80, see
- * neardup/cluster.h), most similar bit sets first; the first max_compare
+ * neardup/cluster.h), ranked as nd_check_text ranks them; the first max_compare
  * are compared.  Works for texts with 1-3 bits too (no
  * key).  The cross-check decides, as for exact keys.  A low min_jaccard
  * reads long postings: the rarest |A| - ceil(min_jaccard |A|) + 1 of the
  * text's bits are probed. */
 ND_EXTERN int nd_check_text_tolerant(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db,
 				     nd_store *st, const char *text, size_t len, double min_jaccard,
-				     double max_distance, size_t max_compare, nd_check_result *out);
+				     const nd_verify_options *vo, size_t max_compare, nd_check_result *out);
 
 /* Either check over a sharded database: the candidates of every shard's
  * store (min_jaccard 0: equal keys; else tolerant), compared through db,
  * the combined database (a stub; remote shards are read over the network),
  * whose docids the members carry. */
 ND_EXTERN int nd_check_text_shards(nd_tokenizer *tk, const nd_shards *sh, nd_xdb *db, const char *text,
-				   size_t len, double min_jaccard, double max_distance, size_t max_compare,
-				   nd_check_result *out);
+				   size_t len, double min_jaccard, const nd_verify_options *vo,
+				   size_t max_compare, nd_check_result *out);
 
 #ifdef __cplusplus
 }

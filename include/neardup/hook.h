@@ -34,9 +34,9 @@ typedef struct {
 	nd_verify_options verify;
 	uint32_t block_docs;       /* nd_hook_update: docids per transaction (0: signing's default) */
 	unsigned jobs;             /* nd_hook_update: threads reading postlists (nd_sign_options.jobs; 1) */
-	double tolerant;           /* > 0: duplicates among the documents whose bit sets have
-				      Jaccard >= this with the document's, not its key's (0) */
-	size_t max_compare;        /* tolerant: the most similar this many are compared (0: 64) */
+	double tolerant;           /* > 0: candidates also among the documents whose bit sets
+				      have Jaccard >= this with the document's (0) */
+	size_t max_compare;        /* the most similar this many candidates are compared (0: 64) */
 	/* nd_hook_update: called after each block of docids walked (may be NULL). */
 	void (*progress)(nd_docid done, nd_docid last, void *ctx);
 	void *progress_ctx;
@@ -48,13 +48,14 @@ typedef struct {
 	nd_docid docid;
 	nd_change change;
 	uint64_t key, old_key;     /* cluster keys after and before (0: none) */
-	size_t candidates;         /* other documents with the same key (tolerant: with
-				      bit-set Jaccard >= tolerant) */
-	nd_verified *duplicates;   /* of those, the ones verified as its near-duplicates
-				      (distance: to their group's first member; tolerant:
-				      word Levenshtein to the document itself, as check
-				      --tolerant measures it, group 0, most similar bits
-				      first, among the first max_compare) */
+	size_t candidates;         /* other documents with the same key or near it in the
+				      near-neighbour index (tolerant: and with bit-set
+				      Jaccard >= tolerant) */
+	nd_verified *duplicates;   /* of those, its duplicates by the verdict at
+				      verify.point, judged against the document itself
+				      as check judges a text (distance and how: to it;
+				      group 0), ranked as check ranks them,
+				      among the first max_compare */
 	size_t nduplicates;
 } nd_hook_result;
 
