@@ -6,6 +6,7 @@
  * over every pair. */
 #include "tests/test_util.h"
 #include "neardup/cluster.h"
+#include "neardup/verify.h"
 #include "neardup/hook.h"
 #include "neardup/similarity.h"
 #include "neardup/words.h"
@@ -261,10 +262,34 @@ static void test_clusters_equal_all_pairs(void **state)
 	for (size_t i = 0; i < n; i++)
 		free(w[i]);
 	assert_int_equal(nd_average_linkage_clusters(n, p, np, 0.1, ref), ND_OK);
-	free(p);
 	for (size_t i = 0; i < n; i++)
 		if (into[i] != ref[i])
 			fail_msg("document %zu: cluster of %zu from the index, %zu from every pair", i, into[i], ref[i]);
+	/* The copy point's clusters (components of the pairs at >= its
+	 * resemblance) equal the components over every pair. */
+	size_t single[FAMILIES * (COPIES + 1)];
+	o.single = 1;
+	o.cut = nd_point_resemblance(ND_POINT_COPY);
+	assert_int_equal(nd_cluster_near(db, st, &o, docs, n, single, NULL), ND_OK);
+	for (size_t i = 0; i < n; i++)
+		ref[i] = i;
+	for (size_t k = 0; k < np; k++)
+		if (p[k].score >= o.cut) {
+			size_t a = p[k].a, b = p[k].b;
+			while (ref[a] != a)
+				a = ref[a];
+			while (ref[b] != b)
+				b = ref[b];
+			ref[a < b ? b : a] = a < b ? a : b;
+		}
+	for (size_t i = 0; i < n; i++) {
+		size_t r = i;
+		while (ref[r] != r)
+			r = ref[r];
+		if (single[i] != r)
+			fail_msg("document %zu: component of %zu from the index, %zu from every pair", i, single[i], r);
+	}
+	free(p);
 	/* And the clusters are exactly the families. */
 	size_t first[FAMILIES];
 	for (int f = 0; f < FAMILIES; f++)

@@ -25,13 +25,15 @@ static const char usage_text[] =
 	"  --format F         text, html or jsonl, for standard input (default text)\n"
 	"  --content MODE     of HTML: main or full, as the database was indexed\n"
 	"                     (default main, as 'neardup index')\n"
-	"  --max-distance F   duplicate at normalized word Levenshtein <= F (0.08)\n"
-	"  --compare N        compare with at most N cluster members (default 8)\n"
-	"  --tolerant J       candidates are the documents whose descriptive bit sets\n"
-	"                     have Jaccard >= J with the input's (e.g. 0.5) and the\n"
+	TOOL_POINT_HELP
+	"  --max-distance F   strict's bound on normalized word Levenshtein (0.08)\n"
+	"  --compare N        compare with at most N candidates (default 8)\n"
+	"  --tolerant J       candidates are the documents with an equal key and the\n"
 	"                     input's neighbours in the store's near-neighbour index\n"
-	"                     (at most 80), most similar bits first, not only those\n"
-	"                     with an equal key: finds copies whose signature changed\n"
+	"                     (at most 80); with J also those whose descriptive bit\n"
+	"                     sets have Jaccard >= J with the input's (e.g. 0.5);\n"
+	"                     equal keys first, then the most similar by bits or by\n"
+	"                     the descriptive words held (MinHash agreement)\n"
 	"  --max-doc-mb N     refuse a file, standard input or JSONL line larger\n"
 	"                     than N MiB (default 64, as 'neardup index')\n"
 	"  --json             one JSON object per input document\n"
@@ -45,7 +47,7 @@ typedef struct {
 	nd_descriptor *d;
 	nd_xdb *db;
 	nd_store *st;
-	double max_distance;
+	nd_verify_options vo;
 	size_t compare;
 	int json;
 	nd_content content;
@@ -57,11 +59,10 @@ typedef struct {
 static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 {
 	nd_check_result r = ND_CHECK_RESULT_INIT;
-	int rc = c->sh ? nd_check_text_shards(c->tk, c->sh, c->db, text, len, c->tolerant, c->max_distance,
-					      c->compare, &r)
+	int rc = c->sh ? nd_check_text_shards(c->tk, c->sh, c->db, text, len, c->tolerant, &c->vo, c->compare, &r)
 		 : c->tolerant > 0 ? nd_check_text_tolerant(c->tk, c->d, c->db, c->st, text, len, c->tolerant,
-							   c->max_distance, c->compare, &r)
-				   : nd_check_text(c->tk, c->d, c->db, c->st, text, len, c->max_distance, c->compare, &r);
+							   &c->vo, c->compare, &r)
+				   : nd_check_text(c->tk, c->d, c->db, c->st, text, len, &c->vo, c->compare, &r);
 	if (rc < 0) {
 		tool_fail("check", rc, name);
 		nd_check_result_clear(&r);
@@ -74,17 +75,13 @@ static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 		json_object_set_new(jo, "input", json_string(name));
 		json_object_set_new(jo, "bits", json_integer(r.sig.nbits));
 		json_object_set_new(jo, "key", r.sig.key ? json_string(key) : json_null());
-		json_object_set_new(jo, "cluster_size", json_integer((json_int_t)r.cluster_size));
+		json_object_set_new(jo, "point", json_string(nd_point_name(c->vo.point)));
+		json_object_set_new(jo, "candidates", json_integer((json_int_t)r.cluster_size));
 		json_object_set_new(jo, "duplicates", json_integer((json_int_t)r.duplicates));
-	} else if (c->tolerant > 0)
-		printf("%s: %u bits, %zu candidate%s at bit-set Jaccard >= %g or near, %zu verified duplicate%s\n", name,
-		       r.sig.nbits, r.cluster_size, r.cluster_size == 1 ? "" : "s", c->tolerant, r.duplicates,
-		       r.duplicates == 1 ? "" : "s");
-	else if (!r.sig.key)
-		printf("%s: no signature (%u bits; at least %d needed)\n", name, r.sig.nbits, ND_MIN_BITS);
-	else
-		printf("%s: key %s, cluster of %zu, %zu verified duplicate%s\n", name, key,
-		       r.cluster_size, r.duplicates, r.duplicates == 1 ? "" : "s");
+	} else
+		printf("%s: %u bits, key %s, %zu candidate%s, %zu duplicate%s (%s)\n", name, r.sig.nbits,
+		       r.sig.key ? key : "none", r.cluster_size, r.cluster_size == 1 ? "" : "s", r.duplicates,
+		       r.duplicates == 1 ? "" : "s", nd_point_name(c->vo.point));
 	for (size_t i = 0; i < r.nmembers; i++) {
 		char *uid = NULL;
 		if (nd_xdb_doc_uid(c->db, r.members[i].docid, &uid) < 0)
@@ -95,13 +92,21 @@ static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 			if (uid)
 				json_object_set_new(m, "id", json_string(uid));
 			json_object_set_new(m, "distance", json_real(r.members[i].distance));
+			json_object_set_new(m, "measure", json_string(tool_how_name(r.members[i].how)));
 			json_object_set_new(m, "duplicate", json_boolean(r.members[i].duplicate));
+			if (r.members[i].duplicate)
+				json_object_set_new(m, "by", json_string(tool_how_name(r.members[i].how)));
 			json_object_set_new(m, "jaccard", json_real(r.members[i].jaccard));
 			json_array_append_new(jm, m);
 		} else
-			printf("  %8u  %-40s %s %.3f  bits %.2f\n", r.members[i].docid, uid ? uid : "(no id)",
-			       r.members[i].duplicate ? "duplicate" : "differs  ", r.members[i].distance,
+		{
+			/* A refused Levenshtein stopped at the bound: a lower bound. */
+			int over = !r.members[i].duplicate && r.members[i].how == ND_VERIFIED_LEVENSHTEIN;
+			printf("  %8u  %-40s %s %s%.3f %-11s bits %.2f\n", r.members[i].docid, uid ? uid : "(no id)",
+			       r.members[i].duplicate ? "duplicate" : "differs  ", over ? ">" : " ",
+			       r.members[i].distance, r.members[i].duplicate ? tool_how_name(r.members[i].how) : "",
 			       r.members[i].jaccard);
+		}
 		free(uid);
 	}
 	if (c->json) {
@@ -181,6 +186,7 @@ int nd_cmd_check(int argc, char **argv)
 		{"format", required_argument, NULL, 'f'},
 		{"content", required_argument, NULL, 'C'},
 		{"max-distance", required_argument, NULL, 'D'},
+		{"point", required_argument, NULL, 'P'},
 		{"compare", required_argument, NULL, 'c'},
 		{"json", no_argument, NULL, 'j'},
 		{"tolerant", required_argument, NULL, 't'},
@@ -190,7 +196,7 @@ int nd_cmd_check(int argc, char **argv)
 		{NULL, 0, NULL, 0}};
 	const char *dbpath = NULL, *storepath = NULL, *format = "text", *stores[ND_MAX_SHARD_STORES];
 	size_t nstores = 0;
-	ctx_t c = {NULL, NULL, NULL, NULL, 0.08, 8, 0, ND_CONTENT_MAIN, 0, NULL, (size_t)64 << 20};
+	ctx_t c = {NULL, NULL, NULL, NULL, ND_VERIFY_OPTIONS_INIT, 8, 0, ND_CONTENT_MAIN, 0, NULL, (size_t)64 << 20};
 	uint64_t v;
 	int opt, rc, ret = EXIT_ERR, failed = 0;
 
@@ -219,12 +225,17 @@ int nd_cmd_check(int argc, char **argv)
 			format = optarg;
 			break;
 		case 'D': {
-			if (tool_parse_finite(optarg, &c.max_distance) || c.max_distance < 0 || c.max_distance >= 1) {
+			if (tool_parse_finite(optarg, &c.vo.max_distance) || c.vo.max_distance < 0 ||
+			    c.vo.max_distance >= 1) {
 				fprintf(stderr, "neardup check: --max-distance needs a fraction in [0, 1)\n");
 				return EXIT_USAGE;
 			}
 			break;
 		}
+		case 'P':
+			if (tool_parse_point("check", optarg, &c.vo.point) < 0)
+				return EXIT_USAGE;
+			break;
 		case 'c':
 			if (tool_parse_u64(optarg, &v) || v == 0) {
 				fprintf(stderr, "neardup check: --compare needs a positive number\n");

@@ -27,7 +27,14 @@ static const char usage_text[] =
 	"  --limit N        show at most N clusters (default all)\n"
 	"  --verify         cross-check members by normalized word Levenshtein\n"
 	"                   (needs --db) and split clusters into verified groups\n"
-	"  --max-distance F accept at distance <= F (default 0.08)\n"
+	"  --point P        what counts as a duplicate (default copy; see 'neardup\n"
+	"                   check --help'): the verdict of --verify and --tolerant;\n"
+	"                   alone, the point's clusters: strict, --verify; copy,\n"
+	"                   the connected components of the near-neighbour pairs\n"
+	"                   at 3-shingle resemblance >= 0.3 (a page joins the\n"
+	"                   cluster of any duplicate, as hooks do); story,\n"
+	"                   --linkage 0.01.  With --linkage CUT, at CUT\n"
+	"  --max-distance F strict's bound on normalized word Levenshtein (0.08)\n"
 	"  --tolerant J     group by bit-set Jaccard >= J (0 < J <= 1) instead of\n"
 	"                   equal keys, verified as with --verify (implies it; one\n"
 	"                   store): documents in docid order each join the first\n"
@@ -128,9 +135,11 @@ static void on_near_progress(const char *stage, size_t done, size_t n, void *ctx
 /* --tolerant: every signed document, grouped by nd_verify_tolerant; or
  * with cut > 0 (--linkage), clustered by nd_cluster_linkage. */
 static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, const nd_verify_options *vo,
-			   double j, double cut, unsigned jobs, uint64_t min_size, uint64_t limit, int json)
+			   double j, double cut, unsigned jobs, uint64_t min_size, uint64_t limit, int json,
+			   int single)
 {
 	nd_near_options no = ND_NEAR_OPTIONS_INIT;
+	const char *how = single ? "components" : "average linkage";
 	nd_near_stats ns = {0};
 	doc_list l = {NULL, 0, 0};
 	size_t *into = NULL, *order = NULL, *start = NULL, ng = 0, in_groups = 0;
@@ -164,6 +173,7 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 	if (j > 0)
 		lo.min_jaccard = j;
 	no.cut = cut;
+	no.single = single;
 	no.jobs = jobs;
 	no.progress = on_near_progress;
 	no.ctx = &prog;
@@ -209,6 +219,7 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 		json_object_set_new(out, "documents_signed", json_integer((json_int_t)l.n));
 		if (cut > 0) {
 			json_object_set_new(out, "linkage", json_real(cut));
+			json_object_set_new(out, "clustering", json_string(how));
 			json_object_set_new(out, "candidates", json_string(j > 0 ? "bits" : "near"));
 			if (j > 0)
 				json_object_set_new(out, "min_jaccard", json_real(lo.min_jaccard));
@@ -225,10 +236,10 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 		json_object_set_new(out, "documents_in_groups", json_integer((json_int_t)in_groups));
 		json_object_set_new(out, "min_size", json_integer((json_int_t)min_size));
 	} else if (cut > 0 && j <= 0)
-		tool_say("%zu clusters of >= %llu documents by average linkage (mean 3-shingle resemblance >= %g "
+		tool_say("%zu clusters of >= %llu documents by %s (%s3-shingle resemblance >= %g "
 		       "over %llu near-neighbour pairs, %.1f a document), holding %zu of %zu signed documents "
 		       "(%.1f s)\n",
-		       ng, (unsigned long long)min_size, cut, (unsigned long long)ns.candidates,
+		       ng, (unsigned long long)min_size, how, single ? "" : "mean ", cut, (unsigned long long)ns.candidates,
 		       l.n ? (double)ns.candidates / (double)l.n : 0.0, in_groups, l.n, tool_now() - t0);
 	else if (cut > 0)
 		tool_say("%zu clusters of >= %llu documents by average linkage (mean 3-shingle resemblance >= %g "
@@ -307,7 +318,7 @@ typedef struct {
 	const char *dbpath, *storepath, *stores[ND_MAX_SHARD_STORES];
 	size_t nst;
 	uint64_t min_size, limit;
-	int json, verify;
+	int json, verify, point;
 	nd_verify_options vo;
 	double tolerant, cut;
 	unsigned jobs;
@@ -330,6 +341,7 @@ static int parse_args(int argc, char **argv, run_t *r)
 		{"json", no_argument, NULL, 'j'},
 		{"verify", no_argument, NULL, 'v'},
 		{"max-distance", required_argument, NULL, 'D'},
+		{"point", required_argument, NULL, 'P'},
 		{"tolerant", required_argument, NULL, 't'},
 		{"linkage", required_argument, NULL, 'L'},
 		{"jobs", required_argument, NULL, 'J'},
@@ -364,6 +376,11 @@ static int parse_args(int argc, char **argv, run_t *r)
 			break;
 		case 'j': r->json = 1; break;
 		case 'v': r->verify = 1; break;
+		case 'P':
+			if (tool_parse_point("clusters", optarg, &r->vo.point) < 0)
+				return EXIT_USAGE;
+			r->point = 1;
+			break;
 		case 'D':
 			if (tool_parse_finite(optarg, &r->vo.max_distance) || r->vo.max_distance < 0 ||
 			    r->vo.max_distance >= 1) {
@@ -395,6 +412,12 @@ static int parse_args(int argc, char **argv, run_t *r)
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
 		}
+	}
+	if (r->point && !r->verify) {
+		/* The point's own clusters. */
+		r->verify = 1;
+		if (r->vo.point != ND_POINT_STRICT)
+			r->cut = nd_point_resemblance(r->vo.point);
 	}
 	if ((r->tolerant > 0 || r->cut > 0) && r->nst > 1) {
 		fprintf(stderr, "neardup clusters: --%s needs one store (groups by equal key span shards; "
@@ -655,7 +678,7 @@ int nd_cmd_clusters(int argc, char **argv)
 		goto cleanup;
 	if (r.tolerant > 0 || r.cut > 0) {
 		ret = tolerant_groups(r.db, r.st, r.storepath, &r.vo, r.tolerant, r.cut, r.jobs, r.min_size, r.limit,
-				      r.json);
+				      r.json, r.point && r.vo.point == ND_POINT_COPY && r.tolerant <= 0);
 		goto cleanup;
 	}
 	if (list_clusters(&r, &cls, &ncl, &docs, &in_clusters) < 0)

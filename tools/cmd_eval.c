@@ -50,13 +50,20 @@ static const char usage_text[] =
 	"                    its spread -- seed 003's protocol for the news gold set\n"
 	"                    (five halvings), so its figures compare; no Levenshtein\n"
 	"                    sample, no plots\n"
+	"  --scores FILE     write every scored pair of every method (TSV: id_a,\n"
+	"                    id_b, label, score; '#' lines give the documents'\n"
+	"                    clusters and each method's positives), for choosing\n"
+	"                    thresholds by cross-validation (scripts/calibrate.py);\n"
+	"                    not with --splits\n"
 	"  --json            one JSON object: truth, then per method every figure\n"
 	"  --plots DIR       write precision-recall, F1-threshold and Levenshtein\n"
 	"                    plots as SVG (gnuplot) with their data and script\n"
 	"  -q, --quiet       no progress\n"
 	"  -h, --help        this text\n"
 	"\n"
-	"Methods: descriptive (equal keys), descriptive+xcheck (and Levenshtein <= 8%),\n"
+	"Methods: the product's verdict at its points (neardup check --help):\n"
+	"verdict-strict, verdict-copy, verdict-story (P and R at the point);\n"
+	"descriptive (equal keys), descriptive+xcheck (and Levenshtein <= 8%),\n"
 	"shingles (w=10, 7/8), shingles-mod16, sscr (w=5, 0.9), docq4 (0.8),\n"
 	"simhash (64 bits, Hamming <= 3), minhash (128, LSH 32x4, 0.8), imatch;\n"
 	"tolerant descriptive: descriptive-jaccard, descriptive-hamming,\n"
@@ -125,7 +132,7 @@ static json_t *point_json(const nd_eval_point *p)
 			 "recall", p->recall, "f1", p->f1, "lowest", p->lowest);
 }
 
-/* "none" or "average", for both JSON outputs. */
+/* "none", "average" or "single", for both JSON outputs. */
 static const char *linkage_name = "none";
 
 static void print_json(const char *truth_path, const nd_truth *t, const nd_eval_result *r, size_t n)
@@ -345,7 +352,7 @@ static void print_splits(const nd_eval_result *r, size_t n, double share, uint64
 
 /* One run's options. */
 typedef struct {
-	const char *dbpath, *storepath, *truth, *plots, *methods;
+	const char *dbpath, *storepath, *truth, *plots, *methods, *scores;
 	nd_truth_kind kind;
 	nd_eval_options o;
 	int json, quiet;
@@ -370,6 +377,7 @@ static int parse_args(int argc, char **argv, eval_args *e)
 		{"test-share", required_argument, NULL, 'T'},
 		{"splits", required_argument, NULL, 'K'},
 		{"lsh", required_argument, NULL, 'H'},
+		{"scores", required_argument, NULL, 'O'},
 		{"json", no_argument, NULL, 'j'},
 		{"plots", required_argument, NULL, 'P'},
 		{"quiet", no_argument, NULL, 'q'},
@@ -418,10 +426,12 @@ static int parse_args(int argc, char **argv, eval_args *e)
 		case 'L':
 			if (!strcmp(optarg, "average"))
 				e->o.linkage = ND_EVAL_LINK_AVERAGE;
+			else if (!strcmp(optarg, "single"))
+				e->o.linkage = ND_EVAL_LINK_SINGLE;
 			else if (!strcmp(optarg, "none"))
 				e->o.linkage = ND_EVAL_LINK_NONE;
 			else {
-				fprintf(stderr, "neardup eval: --linkage is none or average, not '%s'\n", optarg);
+				fprintf(stderr, "neardup eval: --linkage is none, average or single, not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			linkage_name = optarg;
@@ -465,6 +475,7 @@ static int parse_args(int argc, char **argv, eval_args *e)
 		}
 		case 'j': e->json = 1; break;
 		case 'P': e->plots = optarg; break;
+		case 'O': e->scores = optarg; break;
 		case 'q': e->quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;
@@ -478,6 +489,10 @@ static int parse_args(int argc, char **argv, eval_args *e)
 	}
 	if (e->o.linkage && e->kind == ND_TRUTH_PAIRS) {
 		fprintf(stderr, "neardup eval: --linkage needs --clusters: labeled pairs have no clusters to cut\n");
+		return EXIT_USAGE;
+	}
+	if (e->splits && e->scores) {
+		fprintf(stderr, "neardup eval: --scores writes one measurement; leave it out with --splits\n");
 		return EXIT_USAGE;
 	}
 	if (e->splits && e->plots) {
@@ -506,7 +521,7 @@ static void method_names(const eval_args *e, const char **names, char **list)
 			names[nn++] = tok;
 	} else {
 		for (const char *const *m = nd_eval_methods(); *m; m++)
-			if ((e->storepath || strncmp(*m, "descriptive", 11)) &&
+			if ((e->storepath || (strncmp(*m, "descriptive", 11) && strncmp(*m, "verdict", 7))) &&
 			    (e->o.test_share > 0 || !nd_eval_method_learned(*m)))
 				names[nn++] = *m;
 	}
@@ -521,9 +536,9 @@ static void print_truth(const eval_args *e, const nd_truth *t)
 	       e->truth, nd_truth_kind_of(t) == ND_TRUTH_PAIRS ? "pairs" : "clusters", nd_truth_ndocs(t),
 	       nd_truth_ngroups(t), nd_truth_kind_of(t) == ND_TRUTH_PAIRS ? "groups" : "clusters",
 	       (unsigned long long)nd_truth_positives(t), (unsigned long long)nd_truth_judged(t));
-	if (e->o.linkage == ND_EVAL_LINK_AVERAGE)
-		printf("average linkage: each pair scored by the level at which its documents' "
-		       "clusters join\n");
+	if (e->o.linkage != ND_EVAL_LINK_NONE)
+		printf("%s linkage: each pair scored by the level at which its documents' "
+		       "clusters join\n", linkage_name);
 	if (nu) {
 		printf("%zu id%s not in %s:", nu, nu == 1 ? "" : "s", e->dbpath);
 		for (size_t i = 0; i < nu && i < 10; i++)
@@ -534,7 +549,8 @@ static void print_truth(const eval_args *e, const nd_truth *t)
 
 int nd_cmd_eval(int argc, char **argv)
 {
-	eval_args e = {NULL, NULL, NULL, NULL, NULL, ND_TRUTH_AUTO, ND_EVAL_OPTIONS_INIT, 0, 0, 0};
+	eval_args e = {NULL, NULL, NULL, NULL, NULL, NULL, ND_TRUTH_AUTO, ND_EVAL_OPTIONS_INIT, 0, 0, 0};
+	FILE *scores = NULL;
 	const char *names[32];
 	char *list = NULL;
 	nd_xdb *db = NULL;
@@ -554,6 +570,10 @@ int nd_cmd_eval(int argc, char **argv)
 		prog.tty = 0;
 	e.o.progress = progress;
 	e.o.ctx = &prog;
+	if (e.scores && !(e.o.scores = scores = fopen(e.scores, "w"))) {
+		fprintf(stderr, "neardup eval: cannot write %s: %s\n", e.scores, strerror(errno));
+		goto done;
+	}
 	if ((rc = nd_xdb_open(&db, e.dbpath, ND_XDB_READ)) < 0) {
 		tool_fail("eval", rc, e.dbpath);
 		goto done;
@@ -595,6 +615,10 @@ int nd_cmd_eval(int argc, char **argv)
 		goto done;
 	ret = EXIT_OK;
 done:
+	if (scores && fclose(scores) != 0 && ret == EXIT_OK) {
+		fprintf(stderr, "neardup eval: cannot write %s: %s\n", e.scores, strerror(errno));
+		ret = EXIT_ERR;
+	}
 	nd_eval_results_free(res, nres);
 	nd_truth_free(t);
 	nd_store_close(st);

@@ -26,9 +26,12 @@ static const char usage_text[] =
 	"  --store DIR       neardup store signed from it\n"
 	"  --max-drift F     refuse once changes since 'neardup build' exceed this\n"
 	"                    fraction of the documents it was built from (0.5; 0 = no limit)\n"
-	"  --tolerant J      duplicates among the documents whose descriptive bit\n"
-	"                    sets have Jaccard >= J (0 < J <= 1) with the changed\n"
-	"                    one's, not only its key's (web pages; 0.5 as check)\n"
+	"  --point P         what counts as a duplicate (default copy), as 'neardup\n"
+	"                    check --help' says; candidates are as check's: equal\n"
+	"                    key and the near-neighbour index's\n"
+	"  --tolerant J      candidates also among the documents whose descriptive\n"
+	"                    bit sets have Jaccard >= J (0 < J <= 1) with the\n"
+	"                    changed one's (0.5 as check)\n"
 	"  --jobs N          threads reading postlists (default: the number of cores)\n"
 	"  --block N         documents per store transaction (131072); each commits\n"
 	"                    on its own, so a killed run keeps what it finished\n"
@@ -69,6 +72,7 @@ static void on_change(const nd_hook_result *r, void *vctx)
 			json_t *m = json_object();
 			json_object_set_new(m, "docid", json_integer(r->duplicates[i].docid));
 			json_object_set_new(m, "distance", json_real(r->duplicates[i].distance));
+			json_object_set_new(m, "by", json_string(tool_how_name(r->duplicates[i].how)));
 			json_array_append_new(jd, m);
 		}
 		json_object_set_new(jo, "duplicates", jd);
@@ -81,18 +85,16 @@ static void on_change(const nd_hook_result *r, void *vctx)
 	if (r->change == ND_CHANGE_DELETED || nd_xdb_doc_uid(c->db, r->docid, &uid) < 0)
 		uid = NULL;
 	printf("%-9s %8u  %-40s", nd_change_name(r->change), r->docid, uid ? uid : "");
-	if (c->tolerant > 0 && r->change != ND_CHANGE_DELETED)
-		printf(" %zu candidate%s at bit-set Jaccard >= %g, %zu verified duplicate%s", r->candidates,
-		       r->candidates == 1 ? "" : "s", c->tolerant, r->nduplicates, r->nduplicates == 1 ? "" : "s");
-	else if (r->key)
-		printf(" key %s, %zu candidate%s, %zu verified duplicate%s", key, r->candidates,
+	if (r->change != ND_CHANGE_DELETED)
+		printf(" key %s, %zu candidate%s, %zu duplicate%s", r->key ? key : "none", r->candidates,
 		       r->candidates == 1 ? "" : "s", r->nduplicates, r->nduplicates == 1 ? "" : "s");
 	putchar('\n');
 	for (size_t i = 0; i < r->nduplicates; i++) {
 		char *du = NULL;
 		if (nd_xdb_doc_uid(c->db, r->duplicates[i].docid, &du) < 0)
 			du = NULL;
-		printf("          duplicate %8u  %s\n", r->duplicates[i].docid, du ? du : "");
+		printf("          duplicate %8u  %-40s %.3f %s\n", r->duplicates[i].docid, du ? du : "",
+		       r->duplicates[i].distance, tool_how_name(r->duplicates[i].how));
 		free(du);
 	}
 	free(uid);
@@ -107,6 +109,7 @@ int nd_cmd_update(int argc, char **argv)
 		{"block", required_argument, NULL, 'b'},
 		{"jobs", required_argument, NULL, 'J'},
 		{"tolerant", required_argument, NULL, 't'},
+		{"point", required_argument, NULL, 'P'},
 		{"json", no_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -155,6 +158,10 @@ int nd_cmd_update(int argc, char **argv)
 			break;
 		}
 		case 'j': c.json = 1; break;
+		case 'P':
+			if (tool_parse_point("update", optarg, &ho.verify.point) < 0)
+				return EXIT_USAGE;
+			break;
 		case 'q': c.quiet = 1; tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: fputs(usage_text, stderr); return EXIT_USAGE;

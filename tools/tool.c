@@ -123,6 +123,25 @@ int tool_parse_content(const char *s, nd_content *out)
 	return 0;
 }
 
+int tool_parse_point(const char *cmd, const char *s, nd_point *out)
+{
+	if (nd_point_parse(s, out) == ND_OK)
+		return 0;
+	fprintf(stderr, "neardup %s: --point is strict, copy or story, not '%s'\n", cmd, s);
+	return -1;
+}
+
+const char *tool_how_name(nd_verify_how how)
+{
+	switch (how) {
+	case ND_VERIFIED_LEVENSHTEIN: return "levenshtein";
+	case ND_VERIFIED_SHINGLES: return "shingles";
+	case ND_VERIFIED_RESEMBLANCE: return "resemblance";
+	case ND_VERIFIED_REPRESENTATIVE: return "representative";
+	default: return "none";
+	}
+}
+
 int tool_read_input(const char *path, size_t max, char **data, size_t *len)
 {
 	int fd = 0, rc;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "neardup/indexer.h"
+#include "neardup/verify.h"
 
 /* Exit codes: ok / error / usage. */
 enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2 };
@@ -58,5 +59,17 @@ int tool_parse_finite(const char *s, double *out);
 int nd_cmd_text(int argc, char **argv);
 /* "main" or "full" (--content); -1 otherwise. */
 int tool_parse_content(const char *s, nd_content *out);
+/* --point: strict, copy or story; on error prints "neardup CMD: ..." and
+ * returns -1. */
+int tool_parse_point(const char *cmd, const char *s, nd_point *out);
+/* The verdict's reason, as printed: "levenshtein", "shingles", "resemblance". */
+const char *tool_how_name(nd_verify_how how);
+/* The --point paragraph every deciding command's --help shows. */
+#define TOOL_POINT_HELP \
+	"  --point P          what counts as a duplicate (default copy): strict, word\n" \
+	"                     Levenshtein <= --max-distance (practically the same\n" \
+	"                     text); copy, that or word 3-shingle resemblance >= 0.3\n" \
+	"                     (the same main text in another template, cut or\n" \
+	"                     edited); story, resemblance >= 0.01 (the same story)\n"
 
 #endif

@@ -304,6 +304,17 @@ int nd_cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, const
 			if (a != b)
 				up[a < b ? b : a] = a < b ? a : b;
 		}
+	if (o.single) {
+		/* Components: the root is the smallest index in each. */
+		for (size_t i = 0; i < n; i++)
+			into[i] = find_root(up, (uint32_t)i);
+		if (stats)
+			for (size_t i = 0; i < np; i++) {
+				stats->pairs += score[i] > 0;
+				stats->linked += score[i] >= o.cut;
+			}
+		goto done;
+	}
 	for (size_t i = 0; i < np; i++) {
 		uint32_t a = (uint32_t)(w.pairs[i] >> 32), b = (uint32_t)w.pairs[i];
 		if (score[i] > 0 && stats)

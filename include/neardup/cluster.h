@@ -57,8 +57,12 @@ typedef struct {
 	/* Now and then: stage ("words", "scoring"), done of n. */
 	void (*progress)(const char *stage, size_t done, size_t n, void *ctx);
 	void *ctx;
+	int single;              /* 1: clusters are the connected components of the
+				    pairs at >= cut, as a document joins the cluster of
+				    any duplicate (the copy point's clusters, what hooks
+				    and collapsing build); 0: average linkage (story) */
 } nd_near_options;
-#define ND_NEAR_OPTIONS_INIT { 0.1, 3, 1, NULL, NULL }
+#define ND_NEAR_OPTIONS_INIT { 0.1, 3, 1, NULL, NULL, 0 }
 
 typedef struct {
 	uint64_t candidates;     /* distinct candidate pairs from the index */
@@ -68,7 +72,7 @@ typedef struct {
 } nd_near_stats;
 
 /* Clusters of docs[0..n) (docids ascending) from the store's
- * near-neighbour index: into[i] gets the index in docs of the first member
+ * near-neighbour index, by average linkage or (o->single) components: into[i] gets the index in docs of the first member
  * of docs[i]'s cluster (i for a first member or a document alone).
  * Documents without a record, a held descriptive word or words stay
  * alone.  Memory: every document's shingles (4 bytes each) and the
