@@ -161,8 +161,50 @@ static int collect_join(const nd_join *j, void *ctx)
 	return 0;
 }
 
-/* Replace the pairs by their average-linkage levels (c's options ask for
- * it): what cutting the clusters at a threshold says of each pair. */
+static int cmp_score_desc(const void *x, const void *y)
+{
+	const nd_scored *a = x, *b = y;
+	return a->score > b->score ? -1 : a->score < b->score;
+}
+
+/* Single linkage (Kruskal): pairs by falling score, each join of two
+ * clusters reported at that score, as nd_average_linkage reports its. */
+static int single_linkage(size_t n, nd_scored *p, size_t np, double floor_, nd_join_fn join, void *ctx)
+{
+	uint32_t *up = malloc((n + 1) * sizeof(*up)), *next = malloc((n + 1) * sizeof(*next)),
+		 *last = malloc((n + 1) * sizeof(*last));
+	int rc = ND_OK;
+	if (!up || !next || !last) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++)
+		up[i] = last[i] = (uint32_t)i, next[i] = UINT32_MAX;
+	qsort(p, np, sizeof(*p), cmp_score_desc);
+	for (size_t i = 0; i < np && rc == ND_OK && p[i].score >= floor_; i++) {
+		uint32_t a = p[i].a, b = p[i].b;
+		while (up[a] != a)
+			a = up[a] = up[up[a]];
+		while (up[b] != b)
+			b = up[b] = up[up[b]];
+		if (a == b)
+			continue;
+		nd_join j = {next, a, b, p[i].score};
+		if ((rc = join(&j, ctx)) != 0)
+			break;
+		up[b] = a; /* b's members follow a's */
+		next[last[a]] = b;
+		last[a] = last[b];
+	}
+done:
+	free(up);
+	free(next);
+	free(last);
+	return rc;
+}
+
+/* Replace the pairs by their linkage levels (c's options ask for it):
+ * what cutting the clusters at a threshold says of each pair. */
 static int link_pairs(ev_corpus *c, double floor_, ev_pair **p, size_t *n)
 {
 	collect_ctx cc = {c, c->t, NULL, 0, 0};
@@ -172,7 +214,8 @@ static int link_pairs(ev_corpus *c, double floor_, ev_pair **p, size_t *n)
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (size_t i = 0; i < *n; i++)
 		sc[i] = (nd_scored){(*p)[i].a, (*p)[i].b, (*p)[i].score};
-	rc = nd_average_linkage(c->n, sc, *n, floor_, collect_join, &cc);
+	rc = c->o->linkage == ND_EVAL_LINK_SINGLE ? single_linkage(c->n, sc, *n, floor_, collect_join, &cc)
+						  : nd_average_linkage(c->n, sc, *n, floor_, collect_join, &cc);
 	free(sc);
 	if (rc < 0) {
 		free(cc.p);
@@ -200,7 +243,7 @@ static int measure(ev_corpus *c, const ev_method *m, const ev_pair *p, size_t n,
 	r->candidate_tp = 0;
 	for (size_t i = 0; i < nk; i++)
 		r->candidate_tp += kept[i].label == 1;
-	if (c->o->linkage == ND_EVAL_LINK_AVERAGE && (rc = link_pairs(c, r->floor, &kept, &nk)) < 0)
+	if (c->o->linkage != ND_EVAL_LINK_NONE && (rc = link_pairs(c, r->floor, &kept, &nk)) < 0)
 		goto done;
 	if (!(sp = malloc((nk + 1) * sizeof(*sp)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
@@ -219,6 +262,17 @@ static int measure(ev_corpus *c, const ev_method *m, const ev_pair *p, size_t n,
 		if (r->curve)
 			r->curve[0] = r->best;
 		r->ncurve = r->curve ? 1 : 0;
+	}
+	if (c->o->scores && !c->side) {
+		FILE *f = c->o->scores;
+		fprintf(f, "#method\t%s\tpositives\t%llu\n", m->name, (unsigned long long)c->positives);
+		for (size_t i = 0; i < nk; i++)
+			fprintf(f, "%s\t%s\t%d\t%.6f\n", nd_truth_id(c->t, kept[i].a), nd_truth_id(c->t, kept[i].b),
+				kept[i].label, kept[i].score);
+		if (ferror(f)) {
+			rc = nd_error_set(ND_EIO, "cannot write the scores file");
+			goto done;
+		}
 	}
 	if (c->o->progress)
 		c->o->progress(m->name, "Levenshtein", c->o->ctx);
@@ -390,6 +444,9 @@ int nd_eval_run(nd_xdb *db, nd_store *st, const nd_truth *t, const char *const *
 		rc = ev_corpus_load(&c, db, st, t, opts);
 	if (rc == ND_OK)
 		rc = split(&c, opts->seed);
+	if (rc == ND_OK && opts->scores && nd_truth_kind_of(t) == ND_TRUTH_CLUSTERS)
+		for (size_t i = 0; i < c.n; i++)
+			fprintf(opts->scores, "#doc\t%s\t%u\n", nd_truth_id(t, i), nd_truth_group(t, i));
 	for (size_t i = 0; i < nm && rc == ND_OK; i++)
 		rc = opts->splits ? run_splits(&c, ms[i], &res[i]) : run_method(&c, ms[i], &res[i]);
 	ev_corpus_free(&c);

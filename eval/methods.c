@@ -755,14 +755,13 @@ static int cmp_doc_index(const void *x, const void *y)
 	return a->docid < b->docid ? -1 : a->docid > b->docid;
 }
 
-static int near_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
+/* The index's pairs among the labeled documents, into pl. */
+static int near_pairs(ev_corpus *c, pair_list *pl)
 {
 	doc_index *by = malloc((c->n + 1) * sizeof(*by));
-	pair_list pl = {NULL, 0, 0};
 	nd_store_txn *txn = NULL;
 	nd_sig sig = ND_SIG_INIT;
 	int rc;
-	(void)vs;
 	if (!by)
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (size_t i = 0; i < c->n; i++)
@@ -784,14 +783,21 @@ static int near_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emi
 		for (size_t k = 0; k < nn && rc == ND_OK; k++) {
 			doc_index key_ = {nb[k], 0}, *at = bsearch(&key_, by, c->n, sizeof(*by), cmp_doc_index);
 			if (at && at->index != i)
-				rc = add_pair(i < at->index ? i : at->index, i < at->index ? at->index : i, 0, &pl);
+				rc = add_pair(i < at->index ? i : at->index, i < at->index ? at->index : i, 0, pl);
 		}
 		free(nb);
 	}
 	nd_store_txn_end(txn);
 	nd_sig_clear(&sig);
 	free(by);
-	return score_pairs(&pl, rc, c, xcheck_of, min_score, emit, ctx);
+	return rc;
+}
+
+static int near_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
+{
+	pair_list pl = {NULL, 0, 0};
+	(void)vs;
+	return score_pairs(&pl, near_pairs(c, &pl), c, xcheck_of, min_score, emit, ctx);
 }
 
 static int near_prepare(void **state, ev_corpus *c)
@@ -810,6 +816,72 @@ static int near_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
 static void near_release(void *vs)
 {
 	(void)vs;
+}
+
+/* ---- the product's verdict at its named points ----
+ *
+ * What check, hooks, update, collapsing and clusters decide: candidates
+ * are equal keys and the near-neighbour index's, judged by nd_verify_pair.
+ * verdict-strict says yes or no; verdict-copy and verdict-story score a
+ * pair 1 when strict accepts it, else by the 3-shingle resemblance the
+ * points compare, so that their threshold (the point's resemblance) is the
+ * verdict and P, R there are the point's, while the sweep still shows the
+ * rest of the curve. */
+
+static int verdict_of(ev_corpus *c, size_t a, size_t b, nd_point point, double *out)
+{
+	nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
+	nd_verify_how how;
+	double d;
+	o.point = point;
+	int rc = nd_verify_pair(c->ids[a], c->len[a], c->ids[b], c->len[b], &o, &how, &d);
+	if (rc < 0)
+		return rc;
+	*out = point == ND_POINT_STRICT ? rc : how == ND_VERIFIED_RESEMBLANCE ? 1 - d : 1;
+	return ND_OK;
+}
+
+static int strict_of(ev_corpus *c, size_t a, size_t b, double *out)
+{
+	return verdict_of(c, a, b, ND_POINT_STRICT, out);
+}
+
+/* Copy and story share the score: strict, else resemblance (story's
+ * options measure it whenever strict refuses). */
+static int resemblance_of(ev_corpus *c, size_t a, size_t b, double *out)
+{
+	return verdict_of(c, a, b, ND_POINT_STORY, out);
+}
+
+static int verdict_pairs(desc_state *s, ev_corpus *c, pair_list *pl)
+{
+	int rc = near_pairs(c, pl);
+	return rc < 0 ? rc : emit_groups(s->key, c->n, add_pair, pl, NULL, NULL);
+}
+
+static int vstrict_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
+{
+	pair_list pl = {NULL, 0, 0};
+	(void)min_score; /* a verdict: refused candidates count too */
+	return score_pairs(&pl, verdict_pairs(vs, c, &pl), c, strict_of, 0, emit, ctx);
+}
+
+static int vres_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
+{
+	pair_list pl = {NULL, 0, 0};
+	return score_pairs(&pl, verdict_pairs(vs, c, &pl), c, resemblance_of, min_score, emit, ctx);
+}
+
+static int vstrict_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
+{
+	(void)vs; /* labeled pairs: every pair is judged */
+	return strict_of(c, a, b, out);
+}
+
+static int vres_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
+{
+	(void)vs;
+	return resemblance_of(c, a, b, out);
 }
 
 /* ---- randomized descriptive sets (issue 8) ----
@@ -1526,6 +1598,15 @@ static const ev_method m_descnear = {"descriptive-near+xcheck",
 				     "the store's near-neighbour index (clusters --linkage), shingles w=3", 0, 0.5, 0,
 				     near_prepare, near_candidates, near_score, near_release, 0};
 
-const ev_method *const ev_methods[] = {&m_desc, &m_descx, &m_descj, &m_desch, &m_desct, &m_desctl, &m_desclsh,
-				       &m_descnear, &m_descm, &m_descmx, &m_shingles, &m_mod16, &m_sscr,
+static const ev_method m_vstrict = {"verdict-strict", "equal keys and the index, Levenshtein <= 0.08 (--point strict)",
+				   1, 1, 1, desc_prepare_plain, vstrict_candidates, vstrict_score, desc_release, 0};
+static const ev_method m_vcopy = {"verdict-copy", "equal keys and the index, strict or shingles w=3 >= 0.3 (--point copy)",
+				  0, ND_POINT_COPY_RESEMBLANCE, 0, desc_prepare_plain, vres_candidates, vres_score,
+				  desc_release, 0};
+static const ev_method m_vstory = {"verdict-story", "equal keys and the index, strict or shingles w=3 >= 0.01 (--point story)",
+				   0, ND_POINT_STORY_RESEMBLANCE, 0, desc_prepare_plain, vres_candidates, vres_score,
+				   desc_release, 0};
+
+const ev_method *const ev_methods[] = {&m_vstrict, &m_vcopy, &m_vstory, &m_desc, &m_descx, &m_descj, &m_desch,
+				       &m_desct, &m_desctl, &m_desclsh, &m_descnear, &m_descm, &m_descmx, &m_shingles, &m_mod16, &m_sscr,
 				       &m_docq, &m_simhash, &m_minhash, &m_imatch, &ev_m_svm, &ev_m_weights, NULL};

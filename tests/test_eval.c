@@ -340,6 +340,13 @@ static void test_method_scores(void **state)
 	o.lsh_set = ND_EVAL_LSH_PRESENT;
 	scores(&c, "descriptive-near+xcheck", s); /* a labeled pair is scored whatever the index */
 	assert_true(s[COPY] == 1.0);
+	/* The product's verdict: strict says yes to the copy and the one-word
+	 * edit, no to the far text; copy and story score what strict accepts
+	 * 1, the rest by resemblance. */
+	scores(&c, "verdict-strict", s);
+	assert_true(s[COPY] == 1.0 && s[EDIT1] == 1.0 && s[FAR] == 0.0 && s[OTHER] == 0.0);
+	scores(&c, "verdict-copy", s);
+	assert_true(s[COPY] == 1.0 && s[EDIT1] == 1.0 && s[OTHER] < nd_point_resemblance(ND_POINT_COPY));
 	scores(&c, "descriptive-lsh+xcheck", s);
 	assert_true(s[EDIT1] > 0.8 && s[EDIT1] < 1.0);
 	o.lsh_bands = 0;
@@ -354,7 +361,7 @@ static void test_method_scores(void **state)
 	nd_eval_result *res;
 	size_t nres;
 	assert_int_equal(nd_eval_run(db, st, t, NULL, &o, &res, &nres), ND_OK);
-	assert_int_equal(nres, 17);
+	assert_int_equal(nres, 20);
 	for (size_t i = 0; i < nres; i++) {
 		if (res[i].candidate_tp < 1)
 			fail_msg("%s proposed no duplicate pair", res[i].method);

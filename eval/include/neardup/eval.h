@@ -11,6 +11,8 @@
 #define ND_EVAL_H
 
 #include "neardup/common.h"
+
+#include <stdio.h>
 #include "neardup/store.h"
 #include "neardup/xdb.h"
 
@@ -66,7 +68,9 @@ ND_EXTERN int nd_truth_split(const nd_truth *t, double test_share, uint64_t seed
 
 typedef enum {
 	ND_EVAL_LINK_NONE = 0,  /* each pair by its own score */
-	ND_EVAL_LINK_AVERAGE    /* each pair by its documents' average-linkage level */
+	ND_EVAL_LINK_AVERAGE,   /* each pair by its documents' average-linkage level */
+	ND_EVAL_LINK_SINGLE     /* ... single-linkage level: the clusters a threshold's
+				   accepted pairs form by joining (the copy point's) */
 } nd_eval_linkage;
 
 typedef struct {
@@ -102,7 +106,9 @@ typedef struct {
 	/* ND_EVAL_LINK_AVERAGE: measure clusters instead of pairs.  Each
 	 * method's measured pairs are clustered by average linkage (a missing
 	 * pair counts 0) and a pair is scored by the level at which its two
-	 * documents join, so the sweep cuts the clusters.  Clusters as ground
+	 * documents join, so the sweep cuts the clusters.  ND_EVAL_LINK_SINGLE
+	 * the same by single linkage: at a threshold, the connected components
+	 * of the pairs scoring at least it.  Clusters as ground
 	 * truth only; pairs below the candidate floor never join. */
 	nd_eval_linkage linkage; /* (ND_EVAL_LINK_NONE) */
 	/* descriptive-lsh+xcheck's candidates: documents that agree on all
@@ -111,12 +117,18 @@ typedef struct {
 	 * ND_EVAL_LSH_WORDS, all their words; ND_EVAL_LSH_BITS, their bits. */
 	unsigned lsh_bands, lsh_rows;
 	int lsh_set;
+	/* Every scored pair of every method written here (NULL: none), for
+	 * calibrating thresholds away from the run (scripts/calibrate.py):
+	 * "#doc id group" per labeled document (clusters), "#method name
+	 * positives N", then "id_a id_b label score" per pair, tab-separated;
+	 * scores are linkage levels under --linkage.  Not with splits. */
+	FILE *scores;
 } nd_eval_options;
 
 enum { ND_EVAL_LSH_PRESENT = 0, ND_EVAL_LSH_BITS = 1, ND_EVAL_LSH_WORDS = 2, ND_EVAL_LSH_RARE = 3 };
 
 #define ND_EVAL_OPTIONS_INIT { 0.01, 1000, 1, NULL, NULL, 0, 0.05, 0.2, 0, ND_EVAL_LINK_NONE, 50, 3, \
-			       ND_EVAL_LSH_PRESENT }
+			       ND_EVAL_LSH_PRESENT, NULL }
 
 typedef struct {
 	double threshold, precision, recall, f1;
