@@ -1,5 +1,6 @@
 /* Word sequences (stored and rebuilt) and cluster verification. */
 #include "tests/test_util.h"
+#include "descriptor/verify/verify_internal.h"
 #include "neardup/descriptor.h"
 #include "neardup/similarity.h"
 #include "neardup/tokenizer.h"
@@ -388,6 +389,86 @@ static void test_points(void **state)
 	assert_true(nd_point_resemblance(ND_POINT_STORY) < nd_point_resemblance(ND_POINT_COPY));
 }
 
+/* The copy verdict equals its definition, strict (Levenshtein within the
+ * bound) or 3-shingle bag resemblance >= 0.3, computed separately: the
+ * resemblance floor that spares Levenshtein never refuses a pair it would
+ * accept; and a document's shingles given once give the same verdicts. */
+static void test_points_reference(void **state)
+{
+	(void)state;
+	uint64_t rng = 17;
+	uint32_t a[400], b[480];
+	int seen[3] = {0, 0, 0}; /* strict, copy only, refused: each exercised */
+	for (int k = 0; k < 400; k++) {
+		size_t na = 20 + tu_rand(&rng) % 380, nb = 0, edits = tu_rand(&rng) % (na / 4 + 1);
+		for (size_t i = 0; i < na; i++)
+			a[i] = (uint32_t)(tu_rand(&rng) % 300); /* repeats: multisets matter */
+		/* b: a with edits (substitute, insert, delete), sometimes framed. */
+		size_t frame = k % 3 == 0 ? tu_rand(&rng) % 60 : 0;
+		for (size_t i = 0; i < frame; i++)
+			b[nb++] = (uint32_t)(1000 + i);
+		for (size_t i = 0; i < na && nb < 470; i++) {
+			uint64_t r = tu_rand(&rng) % na;
+			if (r < edits / 3)
+				continue;                                   /* delete */
+			if (r < 2 * edits / 3)
+				b[nb++] = (uint32_t)(tu_rand(&rng) % 300); /* insert */
+			b[nb++] = r < edits ? (uint32_t)(tu_rand(&rng) % 300) : a[i];
+		}
+		nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
+		double d, lev;
+		int exact;
+		nd_shingle_sim sim;
+		nd_verify_how how;
+		assert_int_equal(nd_levenshtein(a, na, b, nb, o.max_distance, &lev, &exact), ND_OK);
+		assert_int_equal(nd_shingle_similarity(a, na, b, nb, 3, &sim), ND_OK);
+		int strict = exact && lev <= o.max_distance, want = strict || sim.bag >= 0.3;
+		int got = nd_verify_pair(a, na, b, nb, &o, &how, &d);
+		seen[strict ? 0 : want ? 1 : 2]++;
+		if (got != want)
+			fail_msg("pair %d (%zu, %zu words): verdict %d, Levenshtein %g, bag %g", k, na, nb, got, lev,
+				 sim.bag);
+		assert_int_equal(how, strict ? ND_VERIFIED_LEVENSHTEIN : ND_VERIFIED_RESEMBLANCE);
+		uint64_t *own;
+		size_t nown;
+		assert_int_equal(nd__point_shingles(a, na, &own, &nown), ND_OK);
+		assert_int_equal(nd__verify_pair_with(a, na, own, nown, b, nb, &o, &how, &d), got);
+		free(own);
+		o.point = ND_POINT_STRICT;
+		assert_int_equal(nd_verify_pair(a, na, b, nb, &o, &how, &d), strict);
+	}
+	if (seen[0] < 20 || seen[1] < 20 || seen[2] < 20)
+		fail_msg("classes strict %d, copy only %d, refused %d: too few of one", seen[0], seen[1], seen[2]);
+}
+
+/* The radix sort sorts: random values, repeats, shared high bytes. */
+static void test_sort_u64(void **state)
+{
+	(void)state;
+	uint64_t rng = 3;
+	size_t sizes[] = {0, 1, 63, 64, 65, 1000, 5000};
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(*sizes); s++)
+		for (int kind = 0; kind < 3; kind++) {
+			size_t n = sizes[s];
+			uint64_t *v = malloc((n + 1) * sizeof(*v));
+			for (size_t i = 0; i < n; i++) {
+				uint64_t x = tu_rand(&rng);
+				v[i] = kind == 0 ? x : kind == 1 ? x % 7 : (x & 0xffff) | 0xabcd000000000000ULL;
+			}
+			uint64_t sum = 0;
+			for (size_t i = 0; i < n; i++)
+				sum += v[i];
+			nd__sort_u64(v, n);
+			for (size_t i = 1; i < n; i++)
+				if (v[i - 1] > v[i])
+					fail_msg("size %zu kind %d: out of order at %zu", n, kind, i);
+			for (size_t i = 0; i < n; i++)
+				sum -= v[i];
+			assert_true(sum == 0); /* the same values */
+			free(v);
+		}
+}
+
 static void count_progress(size_t done, size_t n, void *ctx)
 {
 	size_t *last = ctx;
@@ -542,6 +623,8 @@ int main(void)
 		cmocka_unit_test(test_verify_bounded),
 		cmocka_unit_test(test_cluster_linkage),
 		cmocka_unit_test(test_points),
+		cmocka_unit_test(test_points_reference),
+		cmocka_unit_test(test_sort_u64),
 	};
 	return cmocka_run_group_tests_name("verify", tests, setup, teardown);
 }

@@ -159,8 +159,13 @@ int nd__compare_candidates(nd_xdb *db, const uint32_t *ids, size_t n, const nd__
 			   nd_docid self, size_t max_compare, const nd_verify_options *vo, nd_check_member *out,
 			   size_t *nout)
 {
+	uint64_t *own = NULL;
+	size_t nown = 0;
 	int rc = ND_OK;
 	*nout = 0;
+	/* Its shingles once, not once a comparison. */
+	if ((!vo || vo->point != ND_POINT_STRICT) && nc && (rc = nd__point_shingles(ids, n, &own, &nown)) < 0)
+		return rc;
 	for (size_t i = 0; i < nc && *nout < max_compare; i++) {
 		uint32_t *w = NULL;
 		size_t nw;
@@ -171,15 +176,15 @@ int nd__compare_candidates(nd_xdb *db, const uint32_t *ids, size_t n, const nd__
 			continue;
 		rc = nd_words_get(db, c[i].docid, &w, &nw, NULL);
 		if (rc == ND_OK)
-			rc = dup = nd_verify_pair(ids, n, w, nw, vo, &how, &dist);
+			rc = dup = nd__verify_pair_with(ids, n, own, nown, w, nw, vo, &how, &dist);
 		free(w);
 		if (rc == ND_ENOTFOUND) { /* deleted since signing, or no words */
 			rc = dup = 0;
 			how = ND_VERIFY_NO_WORDS;
-		}
-		else if (rc < 0)
-			return rc;
+		} else if (rc < 0)
+			break;
 		out[(*nout)++] = (nd_check_member){c[i].docid, dist, dup, c[i].jaccard, how};
 	}
+	free(own);
 	return rc < 0 ? rc : ND_OK;
 }

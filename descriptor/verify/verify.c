@@ -234,37 +234,107 @@ double nd_point_resemblance(nd_point p)
  * thresholds were calibrated on. */
 #define POINT_SHINGLE_WIDTH 3
 
-int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
-		   const nd_verify_options *o, nd_verify_how *how, double *distance)
+int nd__point_shingles(const uint32_t *a, size_t na, uint64_t **out, size_t *n)
+{
+	size_t k = na ? (na >= POINT_SHINGLE_WIDTH ? na - POINT_SHINGLE_WIDTH + 1 : 1) : 0;
+	*out = NULL;
+	*n = k;
+	if (!k)
+		return ND_OK;
+	if (!(*out = malloc(k * sizeof(uint64_t))))
+		return nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", k);
+	for (size_t i = 0; i < k; i++)
+		(*out)[i] = nd_shingle_fp(a, na, i, POINT_SHINGLE_WIDTH);
+	nd__sort_u64(*out, k);
+	return ND_OK;
+}
+
+/* Multiset resemblance of two sorted fingerprint lists (nd_shingle_sim.bag). */
+static double bag_sorted(const uint64_t *x, size_t nx, const uint64_t *y, size_t ny)
+{
+	size_t both = 0;
+	if (!nx || !ny)
+		return 0;
+	for (size_t i = 0, j = 0; i < nx && j < ny;) {
+		if (x[i] == y[j])
+			both++, i++, j++;
+		else if (x[i] < y[j])
+			i++;
+		else
+			j++;
+	}
+	return (double)both / (double)(nx + ny - both);
+}
+
+/* The least 3-shingle bag resemblance two sequences within e word edits
+ * can have: each edit changes at most POINT_SHINGLE_WIDTH shingles. */
+static double bag_floor(size_t na, size_t nb, size_t e)
+{
+	size_t w = POINT_SHINGLE_WIDTH, sa = na >= w ? na - w + 1 : 1, sb = nb >= w ? nb - w + 1 : 1;
+	size_t lost = w * e, shared = (sa < sb ? sa : sb);
+	if (!na || !nb || lost >= shared)
+		return 0;
+	shared -= lost;
+	return (double)shared / (double)(sa + sb - shared);
+}
+
+int nd__verify_pair_with(const uint32_t *a, size_t na, const uint64_t *sa, size_t nsa, const uint32_t *b,
+			 size_t nb, const nd_verify_options *o, nd_verify_how *how, double *distance)
 {
 	static const nd_verify_options defaults = ND_VERIFY_OPTIONS_INIT;
 	nd_shingle_sim s;
 	int rc, exact;
+	size_t longer = na > nb ? na : nb;
 	if (!o)
 		o = &defaults;
-	if ((na > nb ? na : nb) > o->max_exact_words) {
+	if (longer > o->max_exact_words) {
 		if ((rc = nd_shingle_similarity(a, na, b, nb, o->shingle_width, &s)) < 0)
 			return rc;
 		*how = ND_VERIFIED_SHINGLES;
 		*distance = 1 - s.bag;
-		if (s.bag >= o->min_resemblance)
-			return 1;
-	} else {
+		if (s.bag >= o->min_resemblance || o->point == ND_POINT_STRICT)
+			return s.bag >= o->min_resemblance;
+	} else if (o->point == ND_POINT_STRICT) {
 		if ((rc = nd_levenshtein(a, na, b, nb, o->max_distance, distance, &exact)) < 0)
 			return rc;
 		*how = ND_VERIFIED_LEVENSHTEIN;
-		if (exact && *distance <= o->max_distance)
-			return 1;
+		return exact && *distance <= o->max_distance;
 	}
-	if (o->point == ND_POINT_STRICT)
-		return 0;
-	/* Copy and story: the same text under another template, cut or
-	 * edited past 8%, keeps most of its short shingles. */
-	if ((rc = nd_shingle_similarity(a, na, b, nb, POINT_SHINGLE_WIDTH, &s)) < 0)
+	/* Copy and story: strict, or the same text under another template,
+	 * cut or edited past 8%, keeping most of its short shingles.  The
+	 * resemblance comes first: most candidates are refused, and one too
+	 * low for any pair within the Levenshtein bound spares computing it. */
+	uint64_t *own = NULL, *other = NULL;
+	size_t nown = nsa, nother;
+	if (!sa && (rc = nd__point_shingles(a, na, &own, &nown)) < 0)
 		return rc;
+	if ((rc = nd__point_shingles(b, nb, &other, &nother)) < 0) {
+		free(own);
+		return rc;
+	}
+	double bag = bag_sorted(sa ? sa : own, nown, other, nother);
+	free(own);
+	free(other);
+	if (longer <= o->max_exact_words &&
+	    bag >= bag_floor(na, nb, (size_t)(o->max_distance * (double)longer))) {
+		double d;
+		if ((rc = nd_levenshtein(a, na, b, nb, o->max_distance, &d, &exact)) < 0)
+			return rc;
+		if (exact && d <= o->max_distance) {
+			*how = ND_VERIFIED_LEVENSHTEIN;
+			*distance = d;
+			return 1;
+		}
+	}
 	*how = ND_VERIFIED_RESEMBLANCE;
-	*distance = 1 - s.bag;
-	return s.bag >= nd_point_resemblance(o->point);
+	*distance = 1 - bag;
+	return bag >= nd_point_resemblance(o->point);
+}
+
+int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
+		   const nd_verify_options *o, nd_verify_how *how, double *distance)
+{
+	return nd__verify_pair_with(a, na, NULL, 0, b, nb, o, how, distance);
 }
 
 typedef struct {
