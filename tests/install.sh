@@ -101,4 +101,19 @@ grep -q "^2 duplicates" "$t/out" || fail "the program: $(cat "$t/out")"
 # Every declared function is exported, and nothing internal.
 inc=$(pkg-config --variable=includedir neardup) # sysroot included
 python3 "$src/tests/headers.py" "$inc" "$lib" cc c++ || fail "installed headers and library disagree"
+# The Python package beside it: importable from the documented
+# PYTHONPATH, and it knows where its library was installed.
+pkgdir=$(find "$t/root" -path '*/lib/python3/dist-packages/neardup' -type d | head -1)
+[ -n "$pkgdir" ] || fail "no Python package installed"
+grep -q "LIBRARY = \".*/libneardup.so.0\"" "$pkgdir/_installed.py" || fail "_installed.py: $(cat "$pkgdir/_installed.py")"
+if /usr/bin/python3 -c "import cffi" 2> /dev/null; then
+	preload=
+	case "$san" in *address*) preload="$(cc -print-file-name=libasan.so)" ;; esac
+	case "$san" in *undefined*) preload="$preload $(cc -print-file-name=libubsan.so)" ;; esac
+	PYTHONPATH="$(dirname "$pkgdir")" NEARDUP_LIB="$lib" LD_PRELOAD="$preload" ASAN_OPTIONS=detect_leaks=0 \
+		/usr/bin/python3 -c "import neardup; print(neardup.POINTS)" > "$t/py.out" 2>&1 ||
+		fail "python3 -c 'import neardup': $(cat "$t/py.out")"
+else
+	echo "install: python3-cffi absent, import not tried"
+fi
 echo "install: pkg-config finds the installed library; an outside program indexes, signs and checks"

@@ -1,0 +1,141 @@
+"""The Python package (python/neardup) end to end, with Debian's
+python3-xapian as the indexer: check before indexing, index with Xapian,
+changed() after the commit, search with collapsing, clusters, deletion,
+errors as exceptions, and the README's crawler loop as written there.
+
+    NEARDUP=path/to/neardup README=README.md python3 -m pytest tests/python
+
+tests/python/run.sh runs it from meson, and skips (exit 77) with a clear
+message when pytest, cffi or the xapian bindings are missing
+(apt-get install python3-pytest python3-cffi python3-xapian)."""
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+
+import pytest
+
+xapian = pytest.importorskip("xapian")
+neardup = pytest.importorskip("neardup")
+
+VOCAB = ["w%04da" % i for i in range(2000)]
+
+
+def text(fam, n=200):
+    r = random.Random(fam)
+    return [VOCAB[min(int(r.paretovariate(1.1)) * 7 % 2000, 1999)] if r.random() < .5
+            else r.choice(VOCAB) for _ in range(n)]
+
+
+def edit(words, seed, k):
+    r = random.Random(seed)
+    w = list(words)
+    for _ in range(k):
+        w[r.randrange(len(w))] = r.choice(VOCAB)
+    return " ".join(w)
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    """80 families of 1-3 near-identical documents, indexed, built and
+    signed by the neardup command: (db, store) paths."""
+    nd = os.environ["NEARDUP"]
+    with open(tmp_path / "corpus.jsonl", "w") as f:
+        for fam in range(80):
+            for c in range(fam % 3 + 1):
+                f.write(json.dumps({"id": "f%d.%d" % (fam, c), "text": edit(text(fam), fam * 10 + c, c)}) + "\n")
+    db, st = str(tmp_path / "db"), str(tmp_path / "store")
+    for args in (["index", "-q", "--db", db, str(tmp_path / "corpus.jsonl")],
+                 ["build", "-q", "--db", db, "--store", st, "--words", "300"],
+                 ["sign", "-q", "--db", db, "--store", st]):
+        subprocess.run([nd] + args, check=True, stdout=subprocess.DEVNULL)
+    return db, st
+
+
+def index_with_xapian(db_path, uid, body):
+    wdb = xapian.WritableDatabase(db_path, xapian.DB_OPEN)
+    tg = xapian.TermGenerator()
+    doc = xapian.Document()
+    tg.set_document(doc)
+    tg.index_text(body)
+    doc.add_boolean_term("Q" + uid)
+    docid = wdb.replace_document("Q" + uid, doc)
+    wdb.commit()
+    wdb.close()
+    return docid
+
+
+def test_errors_are_exceptions(corpus, tmp_path):
+    db, st = corpus
+    with pytest.raises(neardup.Error) as e:
+        neardup.Neardup(db, str(tmp_path / "nostore"))
+    assert e.value.name == "ND_ENOTFOUND" and "nostore" in str(e.value)
+    with pytest.raises(ValueError):
+        neardup.Neardup(db, st, point="loose")
+    with neardup.Neardup(db, st) as nd:
+        with pytest.raises(neardup.Error):
+            nd.changed(1)  # read-only
+
+
+def test_check_then_index_then_changed(corpus):
+    db, st = corpus
+    with neardup.Neardup(db, st, writable=True) as nd:
+        page = edit(text(5), 999, 2)  # a copy of family 5 (3 members)
+        found = nd.check(page)
+        dups = {d.uid for d in found if d.duplicate}
+        assert dups == {"f5.0", "f5.1", "f5.2"}, found
+        assert all(d.by == "levenshtein" and d.distance <= 0.08 for d in found if d.duplicate)
+        assert not any(d.duplicate for d in nd.check(edit(text(5000), 1, 0)))
+
+        docid = index_with_xapian(db, "copy5", page)
+        r = nd.changed(docid)
+        assert r.change == "added" and {d.uid for d in r.duplicates} == dups, r
+        assert nd.uid(docid) == "copy5"
+
+        # Search: the copy and its family fold into one result.
+        plain = nd.search("w0014a OR w0007a", limit=500, collapse="none")
+        folded = nd.search("w0014a OR w0007a", limit=500, collapse="filter")
+        fam5 = {h.docid for h in plain if h.uid in dups | {"copy5"}}
+        kept5 = [h for h in folded if h.docid in fam5]
+        assert len(folded) < len(plain)
+        assert len(fam5) == 4 and len(kept5) == 1 and kept5[0].collapsed == 3, (fam5, kept5)
+
+        # The copy point's clusters: family 5 with the copy.
+        groups = [{nd.uid(d) for d in g} for g in nd.clusters()]
+        assert dups | {"copy5"} in groups
+
+        # Deleted in Xapian, then told.
+        wdb = xapian.WritableDatabase(db, xapian.DB_OPEN)
+        wdb.delete_document(docid)
+        wdb.commit()
+        wdb.close()
+        assert nd.deleted(docid).change == "deleted"
+        after = {h.docid for h in nd.search("w0014a OR w0007a", limit=500, collapse="none")}
+        assert after == {h.docid for h in plain} - {docid}
+
+
+def test_points(corpus):
+    """A page in a template: copy names its family, strict does not."""
+    db, st = corpus
+    frame = " ".join(VOCAB[1999 - (i * 37) % 300] for i in range(40))
+    page = frame + " " + edit(text(11), 997, 1) + " " + frame  # family 11: 3 members
+    with neardup.Neardup(db, st) as nd:
+        copy = {d.uid for d in nd.check(page, compare=16) if d.duplicate}
+        strict = {d.uid for d in nd.check(page, compare=16, point="strict") if d.duplicate}
+    assert copy == {"f11.0", "f11.1", "f11.2"} and strict == set(), (copy, strict)
+
+
+def test_readme_crawler_loop(corpus, tmp_path):
+    db, st = corpus
+    readme = open(os.environ["README"]).read()
+    loop = re.search(r"<!-- python-loop -->\n```python\n(.*?)```", readme, re.S)
+    assert loop, "README has no python crawler loop"
+    (tmp_path / "a.txt").write_text(edit(text(7), 5, 1))      # family 7: 2 members
+    (tmp_path / "b.txt").write_text(edit(text(7000), 5, 0))   # new
+    out = subprocess.run([sys.executable, "-c", loop.group(1), db, st, str(tmp_path / "a.txt"),
+                          str(tmp_path / "b.txt")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"a\.txt: docid \d+, 2 duplicates \(2 seen", out.stdout), out.stdout
+    assert re.search(r"b\.txt: docid \d+, 0 duplicates \(0 seen", out.stdout), out.stdout
