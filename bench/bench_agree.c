@@ -1,0 +1,223 @@
+/* Benchmark: clusters kept online against clusters made afterwards.
+ *
+ * DB holds the corpus, indexed in the order its documents arrive (docid
+ * order, docids 1..N with none deleted: shuffle before indexing for a
+ * random arrival); STORE holds only
+ * the descriptive set ('neardup build', no 'sign').  Each document is then
+ * signed by its hook, nd_hook_changed, in docid order, seeing only the
+ * documents before it, and joins the clusters of the duplicates the hook
+ * reports (union-find: a page joins the cluster of any duplicate).  Then
+ * the batch clusters of the same point over the finished store
+ * (nd_cluster_near, components, as 'clusters --point copy').  Prints hook
+ * throughput and the pairwise agreement of the two clusterings: precision
+ * and recall of the online co-clustered pairs against the batch ones, and
+ * F1.  With --truth (TSV id, cluster) both are also scored against it.
+ *
+ *   bench_agree DB STORE [--truth FILE] [--jobs N]
+ *
+ * The store is written (records of every document): use a copy. */
+#include "neardup/cluster.h"
+#include "neardup/hook.h"
+#include "neardup/verify.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static size_t find(size_t *up, size_t x)
+{
+	while (up[x] != x)
+		x = up[x] = up[up[x]];
+	return x;
+}
+
+static void join(size_t *up, size_t a, size_t b)
+{
+	a = find(up, a), b = find(up, b);
+	if (a != b)
+		up[a < b ? b : a] = a < b ? a : b;
+}
+
+/* Co-clustered pairs of two labelings of n documents: both, only a, only
+ * b.  Counted from the joint cluster sizes: pairs together in a =
+ * sum C(|A|, 2), together in both = sum over (A, B) cells of C(|A & B|, 2). */
+typedef struct {
+	size_t a, b;
+} cell;
+
+static int cmp_cell(const void *x, const void *y)
+{
+	const cell *p = x, *q = y;
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	return p->b < q->b ? -1 : p->b > q->b;
+}
+
+static double pairs_of_runs(cell *c, size_t n, int by_a, int by_b)
+{
+	double total = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && (!by_a || c[j].a == c[i].a) && (!by_b || c[j].b == c[i].b))
+			j++;
+		total += (double)(j - i) * (double)(j - i - 1) / 2;
+		i = j;
+	}
+	return total;
+}
+
+static void agreement(const size_t *a, const size_t *b, size_t n, double *both, double *in_a, double *in_b)
+{
+	cell *c = malloc((n + 1) * sizeof(*c));
+	for (size_t i = 0; i < n; i++)
+		c[i] = (cell){a[i], b[i]};
+	qsort(c, n, sizeof(*c), cmp_cell);
+	*in_a = pairs_of_runs(c, n, 1, 0);
+	*both = pairs_of_runs(c, n, 1, 1);
+	for (size_t i = 0; i < n; i++)
+		c[i] = (cell){b[i], 0};
+	qsort(c, n, sizeof(*c), cmp_cell);
+	*in_b = pairs_of_runs(c, n, 1, 0);
+	free(c);
+}
+
+static void report(const char *what, const size_t *a, const size_t *b, size_t n)
+{
+	double both, in_a, in_b;
+	agreement(a, b, n, &both, &in_a, &in_b);
+	double p = in_a ? both / in_a : 1, r = in_b ? both / in_b : 1;
+	printf("  %-34s P %.4f  R %.4f  F1 %.4f  (%.0f and %.0f co-clustered pairs)\n", what, p, r,
+	       p + r ? 2 * p * r / (p + r) : 0, in_a, in_b);
+}
+
+typedef struct {
+	char *name;
+	nd_docid docid;
+} named;
+
+static int cmp_named(const void *x, const void *y)
+{
+	return strcmp(((const named *)x)->name, ((const named *)y)->name);
+}
+
+int main(int argc, char **argv)
+{
+	const char *truth = NULL;
+	unsigned jobs = 2;
+	if (argc < 3) {
+		fprintf(stderr, "usage: bench_agree DB STORE [--truth FILE] [--jobs N]\n");
+		return 2;
+	}
+	for (int i = 3; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--truth"))
+			truth = argv[i + 1];
+		else if (!strcmp(argv[i], "--jobs"))
+			jobs = (unsigned)atoi(argv[i + 1]);
+	}
+	nd_xdb *db;
+	nd_store *st;
+	nd_hook *h;
+	uint32_t last;
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+	ho.max_drift = 0; /* every document is new to this store */
+	if (nd_xdb_open(&db, argv[1], ND_XDB_READ) < 0 || nd_store_open(&st, argv[2], ND_STORE_WRITE) < 0 ||
+	    nd_hook_open(&h, db, st, &ho) < 0 || nd_xdb_doccount(db, &last) < 0) {
+		fprintf(stderr, "bench_agree: %s\n", nd_error_last());
+		return 1;
+	}
+	size_t n = last;
+	size_t *online = malloc((n + 1) * sizeof(*online)), *batch = malloc((n + 1) * sizeof(*batch));
+	nd_docid *docs = malloc((n + 1) * sizeof(*docs));
+	for (size_t i = 0; i < n; i++)
+		online[i] = i, docs[i] = (nd_docid)(i + 1);
+
+	/* Online: each document in arrival order, against those before it. */
+	nd_hook_result r = ND_HOOK_RESULT_INIT;
+	uint64_t dups = 0, later = 0;
+	double t0 = wall_now();
+	for (size_t i = 0; i < n; i++) {
+		if (nd_hook_changed(h, docs[i], &r) < 0) {
+			fprintf(stderr, "bench_agree: document %u: %s\n", docs[i], nd_error_last());
+			return 1;
+		}
+		for (size_t k = 0; k < r.nduplicates; k++) {
+			later += r.duplicates[k].docid > docs[i];
+			join(online, i, r.duplicates[k].docid - 1);
+		}
+		dups += r.nduplicates;
+	}
+	double t_online = wall_now() - t0;
+	nd_hook_result_clear(&r);
+	for (size_t i = 0; i < n; i++)
+		online[i] = find(online, i);
+
+	/* Batch: the copy point's clusters over the finished store. */
+	nd_near_options no = ND_NEAR_OPTIONS_INIT;
+	no.single = 1;
+	no.cut = nd_point_resemblance(ND_POINT_COPY);
+	no.jobs = jobs;
+	t0 = wall_now();
+	if (nd_cluster_near(db, st, &no, docs, n, batch, NULL) < 0) {
+		fprintf(stderr, "bench_agree: batch clusters: %s\n", nd_error_last());
+		return 1;
+	}
+	double t_batch = wall_now() - t0;
+
+	printf("%zu documents: online %.1f s (%.0f hooks/s, %llu duplicates reported, %llu of them later "
+	       "arrivals), batch %.1f s\n",
+	       n, t_online, n / t_online, (unsigned long long)dups, (unsigned long long)later, t_batch);
+	report("online against batch", online, batch, n);
+	if (truth) {
+		/* Known clusters by document id (the unique id term). */
+		size_t *known = malloc((n + 1) * sizeof(*known)), nl = 0, cap = 1024;
+		named *l = malloc(cap * sizeof(*l));
+		char line[4096];
+		FILE *f = fopen(truth, "r");
+		if (!f) {
+			fprintf(stderr, "bench_agree: cannot read %s\n", truth);
+			return 1;
+		}
+		for (size_t i = 0; i < n; i++)
+			known[i] = n + i; /* alone unless listed */
+		while (fgets(line, sizeof(line), f)) {
+			char *tab = strchr(line, '\t');
+			nd_docid d;
+			if (!tab)
+				continue;
+			*tab = 0;
+			tab[strcspn(tab + 1, "\r\n") + 1] = 0;
+			if (nd_xdb_find_uid(db, line, &d) != ND_OK || d == 0 || d > n)
+				continue;
+			if (nl == cap)
+				l = realloc(l, (cap *= 2) * sizeof(*l));
+			l[nl++] = (named){strdup(tab + 1), d};
+		}
+		fclose(f);
+		qsort(l, nl, sizeof(*l), cmp_named);
+		for (size_t i = 0, c = 0; i < nl; i++) {
+			c += i > 0 && strcmp(l[i].name, l[i - 1].name);
+			known[l[i].docid - 1] = c;
+		}
+		report("online against the known clusters", online, known, n);
+		report("batch against the known clusters", batch, known, n);
+		for (size_t i = 0; i < nl; i++)
+			free(l[i].name);
+		free(l);
+		free(known);
+	}
+	free(online);
+	free(batch);
+	free(docs);
+	nd_hook_free(h);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	return 0;
+}
