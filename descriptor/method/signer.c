@@ -52,7 +52,8 @@ static size_t sig_encode(uint8_t *out, const uint16_t *bits, uint32_t nbits, con
 	uint16_t n = (uint16_t)nbits;
 	size_t at = 2 + (size_t)nbits * 2;
 	memcpy(out, &n, 2);
-	memcpy(out + 2, bits, (size_t)nbits * 2);
+	if (nbits) /* a document with no bit set has no list at all (bits may be NULL) */
+		memcpy(out + 2, bits, (size_t)nbits * 2);
 	out[at] = near ? ND_NEAR_TREES : 0;
 	out[at + 1] = near ? ND_NEAR_ROWS : 0;
 	at += 2;
