@@ -75,6 +75,7 @@ static const kind tables[] = {
 	{"words", MDB_INTEGERKEY, 4, 0, 0, 0},
 	{"bits", DUPS, 4, 4, 0, 0},
 	{"near", 0, 0, 0, 0, 0},
+	{"links", DUPS, 4, 4, 0, 0},
 };
 static const kind free_kind = {"(free pages)", MDB_INTEGERKEY, 8, 0, 1, 0};
 static const kind main_kind = {"(table names)", 0, 0, 0, 0, 1};

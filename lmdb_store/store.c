@@ -20,7 +20,7 @@
 
 struct nd_store {
 	MDB_env *env;
-	MDB_dbi meta, docs, clusters, verified, words, bits, near;
+	MDB_dbi meta, docs, clusters, verified, words, bits, near, links;
 	char *path;
 	int writable;
 	int lockfd;     /* the writer lock (writer.lock), held while open for writing; else -1 */
@@ -36,6 +36,7 @@ typedef struct {
 } bit_op;
 
 #define NEAR_DEFERRED "near.deferred"
+#define LINKS_PENDING "links.pending"
 
 /* A near-neighbour entry to add or remove: tree, sequence, docid (big
  * endian, so that memcmp orders them). */
@@ -55,6 +56,7 @@ struct nd_store_txn {
 	size_t nnear, nearcap;
 	int near_deferred; /* "near.deferred" in meta: puts leave the index alone */
 	int changed;       /* a record was put, deleted or cleared: bump records.gen */
+	int links_marked;  /* nd_store_links_mark said what the links cover */
 };
 
 struct nd_store_keys {
@@ -336,9 +338,12 @@ static int open_dbis(nd_store *st)
 				   &st->bits);
 	if (!mrc)
 		mrc = mdb_dbi_open(txn, "near", wflag, &st->near);
+	if (!mrc)
+		mrc = mdb_dbi_open(txn, "links", wflag | MDB_INTEGERKEY | MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP,
+				   &st->links);
 	if (mrc) {
 		mdb_txn_abort(txn);
-		return mdb_err(st, mrc, "open bit postings and near-neighbour index");
+		return mdb_err(st, mrc, "open bit postings, near-neighbour index and links");
 	}
 	/* Commit, even read-only: handles opened in an aborted txn are closed. */
 	if ((mrc = mdb_txn_commit(txn)))
@@ -574,7 +579,7 @@ static int bump_gen(nd_store_txn *txn)
 
 int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 {
-	nd_store_txn t = {st, NULL, NULL, 0, 0, NULL, 0, 0, 0, 0};
+	nd_store_txn t = {st, NULL, NULL, 0, 0, NULL, 0, 0, 0, 0, 0};
 	int rc, mrc;
 
 	if (!st->writable)
@@ -584,6 +589,7 @@ int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 		t.nops = 0;
 		t.nnear = 0;
 		t.changed = 0;
+		t.links_marked = 0;
 		if ((rc = txn_begin(st, 0, &t.txn)) < 0)
 			break;
 		const void *dv;
@@ -596,6 +602,12 @@ int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 			rc = apply_near(&t);
 		if (rc >= 0 && t.changed)
 			rc = bump_gen(&t);
+		/* Records changed: the links no longer cover them until a hook
+		 * or a rebuild says so (nd_store_links_mark). */
+		if (rc >= 0 && t.changed && !t.links_marked) {
+			uint8_t one = 1;
+			rc = nd_store_meta_put(&t, LINKS_PENDING, &one, 1);
+		}
 		if (rc >= 0) {
 			mrc = mdb_txn_commit(t.txn);
 			rc = mrc ? mdb_err(st, mrc, "commit") : ND_OK;
@@ -659,6 +671,36 @@ int nd_store_doc_get(nd_store_txn *txn, uint32_t docid, uint64_t *key,
 		*payload = (const char *)v.mv_data + sizeof(uint64_t);
 	if (len)
 		*len = v.mv_size - sizeof(uint64_t);
+	return ND_OK;
+}
+
+/* A record changes or goes: its links (both directions) are no longer
+ * verdicts about it. */
+static int links_drop(nd_store_txn *txn, uint32_t docid)
+{
+	uint32_t *other = NULL;
+	size_t n = 0;
+	MDB_stat ms;
+	int rc, mrc = mdb_stat(txn->txn, txn->st->links, &ms);
+	if (mrc == 0 && ms.ms_entries == 0)
+		return ND_OK; /* signing a fresh store: no lookup */
+	if ((rc = nd_store_links(txn, docid, &other, &n)) < 0)
+		return rc;
+	unsigned int id = docid;
+	for (size_t i = 0; i < n; i++) {
+		unsigned int o = other[i];
+		MDB_val k = {sizeof(o), &o}, v = {sizeof(id), &id};
+		mrc = mdb_del(txn->txn, txn->st->links, &k, &v);
+		if (mrc && mrc != MDB_NOTFOUND) {
+			free(other);
+			return mdb_err(txn->st, mrc, "drop links");
+		}
+	}
+	free(other);
+	MDB_val k = {sizeof(id), &id};
+	mrc = n ? mdb_del(txn->txn, txn->st->links, &k, NULL) : 0;
+	if (mrc && mrc != MDB_NOTFOUND)
+		return mdb_err(txn->st, mrc, "drop links");
 	return ND_OK;
 }
 
@@ -753,7 +795,7 @@ int nd_store_doc_put(nd_store_txn *txn, uint32_t docid, uint64_t key,
 		goto out;
 	if ((rc = queue_near(txn, docid, payload, len, 1)) < 0)
 		goto out;
-	if ((rc = invalidate(txn, docid, old, key)) < 0 ||
+	if ((rc = links_drop(txn, docid)) < 0 || (rc = invalidate(txn, docid, old, key)) < 0 ||
 	    (rc = queue_bits(txn, docid, obits, on, 0)) < 0 ||
 	    (rc = queue_bits(txn, docid, nbits, nn, 1)) < 0)
 		goto out;
@@ -791,7 +833,7 @@ int nd_store_doc_del(nd_store_txn *txn, uint32_t docid)
 	txn->changed = 1;
 	if ((rc = old_record(txn, docid, &old, &obits, &on)) < 0)
 		return rc;
-	if ((old && (rc = cluster_del(txn, old, docid)) < 0) ||
+	if ((old && (rc = cluster_del(txn, old, docid)) < 0) || (rc = links_drop(txn, docid)) < 0 ||
 	    (rc = invalidate(txn, docid, old, 0)) < 0 ||
 	    (rc = queue_bits(txn, docid, obits, on, 0)) < 0) {
 		free(obits);
@@ -858,7 +900,8 @@ int nd_store_clear(nd_store_txn *txn)
 	    (mrc = mdb_drop(txn->txn, txn->st->verified, 0)) ||
 	    (mrc = mdb_drop(txn->txn, txn->st->words, 0)) ||
 	    (mrc = mdb_drop(txn->txn, txn->st->bits, 0)) ||
-	    (mrc = mdb_drop(txn->txn, txn->st->near, 0)))
+	    (mrc = mdb_drop(txn->txn, txn->st->near, 0)) ||
+	    (mrc = mdb_drop(txn->txn, txn->st->links, 0)))
 		return mdb_err(txn->st, mrc, "clear");
 	txn->nops = txn->nnear = 0; /* queued for records just dropped */
 	return ND_OK;
@@ -1249,4 +1292,76 @@ done:
 		mdb_cursor_close(cur);
 	free(r.v);
 	return rc;
+}
+
+/* ---- links: verified duplicate pairs (the copy point's clusters) ---- */
+
+int nd_store_links(nd_store_txn *txn, uint32_t docid, uint32_t **out, size_t *n)
+{
+	unsigned int id = docid;
+	MDB_val k = {sizeof(id), &id};
+	return dup_list(txn, txn->st->links, &k, out, n, "read links");
+}
+
+int nd_store_link_put(nd_store_txn *txn, uint32_t a, uint32_t b)
+{
+	if (a == b || !a || !b)
+		return nd_error_set(ND_EINVAL, "a link joins two documents, not %u and %u", a, b);
+	for (int dir = 0; dir < 2; dir++) {
+		unsigned int x = dir ? b : a, y = dir ? a : b;
+		MDB_val k = {sizeof(x), &x}, v = {sizeof(y), &y};
+		int mrc = mdb_put(txn->txn, txn->st->links, &k, &v, MDB_NODUPDATA);
+		if (mrc && mrc != MDB_KEYEXIST)
+			return mdb_err(txn->st, mrc, "write link");
+	}
+	return ND_OK;
+}
+
+int nd_store_links_clear(nd_store_txn *txn)
+{
+	int mrc = mdb_drop(txn->txn, txn->st->links, 0);
+	return mrc ? mdb_err(txn->st, mrc, "clear links") : ND_OK;
+}
+
+int nd_store_links_each(nd_store_txn *txn, nd_store_link_fn fn, void *ctx)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	int mrc, rc = 0;
+	if ((mrc = mdb_cursor_open(txn->txn, txn->st->links, &cur)))
+		return mdb_err(txn->st, mrc, "cursor");
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); !mrc && !rc;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		unsigned int a, b;
+		if (k.mv_size != sizeof(a) || v.mv_size != sizeof(b)) {
+			mrc = MDB_CORRUPTED;
+			break;
+		}
+		memcpy(&a, k.mv_data, sizeof(a));
+		memcpy(&b, v.mv_data, sizeof(b));
+		rc = fn(a, b, ctx);
+	}
+	mdb_cursor_close(cur);
+	if (mrc && mrc != MDB_NOTFOUND)
+		return mdb_err(txn->st, mrc, "read links");
+	return rc;
+}
+
+int nd_store_links_pending(nd_store_txn *txn)
+{
+	const void *v;
+	size_t n;
+	int rc = nd_store_meta_get(txn, LINKS_PENDING, &v, &n);
+	if (rc == ND_ENOTFOUND)
+		return 0; /* a store never signed: nothing to cover */
+	if (rc < 0)
+		return rc;
+	return n == 1 && *(const uint8_t *)v;
+}
+
+int nd_store_links_mark(nd_store_txn *txn, int pending)
+{
+	uint8_t v = pending ? 1 : 0;
+	txn->links_marked = 1;
+	return nd_store_meta_put(txn, LINKS_PENDING, &v, 1);
 }

@@ -512,6 +512,95 @@ static void test_near_rebuild(void **state)
 	free(path);
 }
 
+/* Links: kept both ways, dropped with a record that changes or goes, and
+ * by clear; a record change leaves them pending until marked. */
+static int link_fn(nd_store_txn *txn, void *ctx)
+{
+	const uint32_t *pairs = ctx;
+	for (; pairs[0]; pairs += 2) {
+		int rc = nd_store_link_put(txn, pairs[0], pairs[1]);
+		if (rc < 0)
+			return rc;
+	}
+	return nd_store_links_mark(txn, 0);
+}
+
+static void expect_links(nd_store *st, uint32_t docid, const uint32_t *want, size_t n)
+{
+	nd_store_txn *txn;
+	uint32_t *got;
+	size_t m;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_links(txn, docid, &got, &m), ND_OK);
+	if (m != n)
+		fail_msg("document %u: %zu links, want %zu", docid, m, n);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(got[i], want[i]);
+	free(got);
+	nd_store_txn_end(txn);
+}
+
+static int pending(nd_store *st)
+{
+	nd_store_txn *txn;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	int p = nd_store_links_pending(txn);
+	nd_store_txn_end(txn);
+	return p;
+}
+
+static int count_link(uint32_t a, uint32_t b, void *ctx)
+{
+	(void)a, (void)b;
+	++*(size_t *)ctx;
+	return 0;
+}
+
+static void test_links(void **state)
+{
+	(void)state;
+	char *path = tu_join(dir, "links");
+	nd_store *st;
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(pending(st), 0); /* never signed */
+	put a[] = {{1, 5}, {2, 5}, {3, 6}, {4, 7}, {0, 0}};
+	assert_int_equal(nd_store_write(st, put_fn, a), ND_OK);
+	assert_int_equal(pending(st), 1); /* records without links */
+	uint32_t l[] = {1, 2, 2, 3, 4, 1, 1, 2, 0, 0}; /* 1-2 twice: kept once */
+	assert_int_equal(nd_store_write(st, link_fn, l), ND_OK);
+	assert_int_equal(pending(st), 0);
+	expect_links(st, 1, (uint32_t[]){2, 4}, 2);
+	expect_links(st, 2, (uint32_t[]){1, 3}, 2);
+	expect_links(st, 3, (uint32_t[]){2}, 1);
+	size_t each = 0;
+	nd_store_txn *txn;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_links_each(txn, count_link, &each), ND_OK);
+	nd_store_txn_end(txn);
+	assert_int_equal(each, 6); /* 3 pairs, each way */
+	uint32_t self[] = {3, 3, 0, 0};
+	assert_int_equal(nd_store_write(st, link_fn, self), ND_EINVAL);
+	/* 2 is replaced: its links go both ways, and they are pending. */
+	put b[] = {{2, 8}, {0, 0}};
+	assert_int_equal(nd_store_write(st, put_fn, b), ND_OK);
+	assert_int_equal(pending(st), 1);
+	expect_links(st, 2, NULL, 0);
+	expect_links(st, 1, (uint32_t[]){4}, 1);
+	expect_links(st, 3, NULL, 0);
+	/* 4 is deleted: the same. */
+	uint32_t four = 4;
+	assert_int_equal(nd_store_write(st, del_fn, &four), ND_OK);
+	expect_links(st, 1, NULL, 0);
+	uint32_t again[] = {1, 3, 0, 0};
+	assert_int_equal(nd_store_write(st, link_fn, again), ND_OK);
+	expect_links(st, 3, (uint32_t[]){1}, 1);
+	assert_int_equal(nd_store_write(st, clear_fn, NULL), ND_OK);
+	expect_links(st, 1, NULL, 0);
+	assert_int_equal(pending(st), 1);
+	nd_store_close(st);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -522,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_bit_postings),
 		cmocka_unit_test(test_near_index),
 		cmocka_unit_test(test_near_rebuild),
+		cmocka_unit_test(test_links),
 	};
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
 }

@@ -42,7 +42,7 @@ extern "C" {
 /* 3 added the bit postings, 4 the near-neighbour index.  A store of
  * another format is refused (ND_EVERSION): it is derived from the
  * database, so build and sign make it again. */
-#define ND_STORE_FORMAT 4
+#define ND_STORE_FORMAT 5
 #define ND_STORE_NEAR_MAX_ROWS 16
 
 /* Lifetimes and threads (as lmdb.h states its own):
@@ -169,6 +169,24 @@ ND_EXTERN void nd_store_keys_free(nd_store_keys *it);
 typedef int (*nd_store_doc_fn)(uint32_t docid, uint64_t key, const void *payload,
 			       size_t len, void *ctx);
 ND_EXTERN int nd_store_docs_each(nd_store_txn *txn, nd_store_doc_fn fn, void *ctx);
+
+/* Links: pairs of documents the verdict accepted at the copy point, kept
+ * both ways, whose connected components are the store's clusters and
+ * collapse ids (neardup/collapse.h).  Putting or deleting a record drops
+ * its links in the same transaction.  Any transaction that changes
+ * records leaves the links "pending" (not known to cover every record)
+ * unless it calls nd_store_links_mark: a hook that links its one document
+ * marks them as they were before; nd_links_rebuild (neardup/cluster.h)
+ * rebuilds them all and marks them covered. */
+ND_EXTERN int nd_store_links(nd_store_txn *txn, uint32_t docid, uint32_t **out, size_t *n);
+ND_EXTERN int nd_store_link_put(nd_store_txn *txn, uint32_t a, uint32_t b);
+ND_EXTERN int nd_store_links_clear(nd_store_txn *txn);
+/* Every link, each way, in (a, b) order; non-zero from fn stops and is returned. */
+typedef int (*nd_store_link_fn)(uint32_t a, uint32_t b, void *ctx);
+ND_EXTERN int nd_store_links_each(nd_store_txn *txn, nd_store_link_fn fn, void *ctx);
+/* 1 when some record may lack its links, 0 when they cover every record, or an error. */
+ND_EXTERN int nd_store_links_pending(nd_store_txn *txn);
+ND_EXTERN int nd_store_links_mark(nd_store_txn *txn, int pending);
 
 #ifdef __cplusplus
 }
