@@ -3,6 +3,7 @@
 #include "tests/test_util.h"
 #include "neardup/hook.h"
 #include "neardup/collapse.h"
+#include "neardup/cluster.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -535,6 +536,95 @@ static void test_hook_tolerant(void **state)
 	free(tst);
 }
 
+/* Online clusters: a page in a site template (its bits, and so its key,
+ * differ) is linked by its hook to the page it copies, so both get one
+ * collapse id, in the value slot too; deleting it takes the id away.
+ * Unrelated pages stay apart. */
+static void test_hook_links(void **state)
+{
+	(void)state;
+	char *tdb = tu_join(dir, "lnk-db"), *tst = tu_join(dir, "lnk-st");
+	uint64_t rng = 33;
+	char *filler = tu_random_doc(&rng, 200, VOCAB), *other = tu_random_doc(&rng, 200, VOCAB);
+	char *frame = tu_random_doc(&rng, 100, VOCAB);
+	size_t cap = strlen(filler) + strlen(other) + 2 * strlen(frame) + 100;
+	char *a = malloc(cap), *b = malloc(cap), *c = malloc(cap);
+	snprintf(a, cap, "s1 s2 s3 s4 s5 s6 %s s1 s2 s3 s4 s5 s6", filler);
+	snprintf(c, cap, "s1 s2 s3 s4 s5 s6 %s s1 s2 s3 s4 s5 s6", other);
+	snprintf(b, cap, "%s s1 s2 s3 s4 s5 s6 %s s1 s2 s3 s4 s5 s6 %s", frame, filler, frame);
+	const char *ids[] = {"a", "c"};
+	char *texts[] = {a, c};
+	nd_xdb *ro;
+	nd_store *st;
+	nd_descriptor *d;
+	tu_handmade_set(tdb, tst, ids, texts, 2, 6, &ro, &st, &d);
+	/* Signed by the library: links pending until built. */
+	assert_int_equal(nd_links_rebuild(ro, st, NULL, NULL), ND_OK);
+	nd_xdb_close(ro);
+
+	nd_indexer *ix;
+	nd_hook *h;
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+	ho.max_drift = 0;
+	assert_int_equal(nd_indexer_open(&ix, tdb, NULL), ND_OK);
+	nd_xdb *db = nd_indexer_db(ix);
+	assert_int_equal(nd_collapse_slot_set(st, 9), ND_OK);
+	assert_int_equal(nd_hook_open(&h, db, st, &ho), ND_OK);
+	assert_int_equal(nd_indexer_add_text(ix, "b", b, strlen(b), NULL, NULL), ND_OK);
+	nd_docid docs[3];
+	assert_int_equal(nd_xdb_find_uid(db, "a", &docs[0]), ND_OK);
+	assert_int_equal(nd_xdb_find_uid(db, "c", &docs[1]), ND_OK);
+	docs[2] = nd_indexer_last_docid(ix);
+	nd_hook_result r = ND_HOOK_RESULT_INIT;
+	assert_int_equal(nd_hook_changed(h, docs[2], &r), ND_OK);
+	nd_store_txn *txn;
+	nd_sig sa = ND_SIG_INIT, sb = ND_SIG_INIT;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	uint64_t ka, kb;
+	const void *pay;
+	size_t len;
+	assert_int_equal(nd_store_doc_get(txn, docs[0], &ka, &pay, &len), ND_OK);
+	assert_int_equal(nd_store_doc_get(txn, docs[2], &kb, &pay, &len), ND_OK);
+	assert_int_equal(nd_store_links_pending(txn), 0);
+	nd_store_txn_end(txn);
+	assert_true(ka != kb); /* the template moved its bits */
+	assert_int_equal(r.nduplicates, 1);
+	assert_int_equal(r.duplicates[0].docid, docs[0]);
+	assert_int_equal(r.duplicates[0].how, ND_VERIFIED_RESEMBLANCE);
+	nd_docid cid[3];
+	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, 3, cid), ND_OK);
+	assert_true(cid[0] == docs[0] && cid[2] == docs[0] && cid[1] == 0);
+	char *v = NULL;
+	size_t vl = 0;
+	assert_int_equal(nd_xdb_doc_value(db, docs[2], 9, &v, &vl), ND_OK);
+	assert_int_equal(vl, ND_COLLAPSE_VALUE_LEN); /* the hook kept the slot */
+	free(v);
+	/* b goes: a is alone again, and so is its slot. */
+	assert_int_equal(nd_indexer_delete(ix, "b", NULL), ND_OK);
+	assert_int_equal(nd_hook_changed(h, docs[2], &r), ND_OK);
+	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, 2, cid), ND_OK);
+	assert_true(cid[0] == 0 && cid[1] == 0);
+	v = NULL, vl = 0;
+	int vrc = nd_xdb_doc_value(db, docs[0], 9, &v, &vl);
+	assert_true(vrc == ND_ENOTFOUND || vl == 0);
+	free(v);
+	nd_hook_result_clear(&r);
+	nd_sig_clear(&sa);
+	nd_sig_clear(&sb);
+	nd_hook_free(h);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	nd_descriptor_free(d);
+	nd_store_close(st);
+	free(a);
+	free(b);
+	free(c);
+	free(filler);
+	free(other);
+	free(frame);
+	free(tdb);
+	free(tst);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -542,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_hook_drift_limit),
 		cmocka_unit_test(test_update_after_omindex),
 		cmocka_unit_test(test_hook_tolerant),
+		cmocka_unit_test(test_hook_links),
 	};
 	return cmocka_run_group_tests_name("hook", tests, setup, teardown);
 }

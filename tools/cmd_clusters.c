@@ -30,10 +30,12 @@ static const char usage_text[] =
 	"  --point P        what counts as a duplicate (default copy; see 'neardup\n"
 	"                   check --help'): the verdict of --verify and --tolerant;\n"
 	"                   alone, the point's clusters: strict, --verify; copy,\n"
-	"                   the connected components of the near-neighbour pairs\n"
-	"                   at 3-shingle resemblance >= 0.3 (a page joins the\n"
-	"                   cluster of any duplicate, as hooks do); story,\n"
-	"                   --linkage 0.01.  With --linkage CUT, at CUT\n"
+	"                   the store's clusters, what collapsing folds: the\n"
+	"                   connected components of its links (near-neighbour\n"
+	"                   pairs at 3-shingle resemblance >= 0.46, linked by\n"
+	"                   sign, hooks and update; recomputed from the index\n"
+	"                   while links are pending); story, --linkage 0.01.\n"
+	"                   With --linkage CUT, at CUT\n"
 	"  --max-distance F strict's bound on normalized word Levenshtein (0.08)\n"
 	"  --tolerant J     group by bit-set Jaccard >= J (0 < J <= 1) instead of\n"
 	"                   equal keys, verified as with --verify (implies it; one\n"
@@ -61,6 +63,12 @@ typedef struct {
 	uint64_t key;
 	size_t size;
 } cl;
+
+static int cmp_docid(const void *a, const void *b)
+{
+	nd_docid x = *(const nd_docid *)a, y = *(const nd_docid *)b;
+	return x < y ? -1 : x > y;
+}
 
 static int cmp_key(const void *a, const void *b)
 {
@@ -177,7 +185,26 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 	no.jobs = jobs;
 	no.progress = on_near_progress;
 	no.ctx = &prog;
-	if (cut > 0) {
+	int from_links = 0;
+	if (single && j <= 0 && (rc = nd_store_read_begin(st, &txn)) == ND_OK) {
+		from_links = nd_store_links_pending(txn) == 0;
+		nd_store_txn_end(txn);
+		txn = NULL;
+	}
+	if (from_links) {
+		/* The store's clusters, as collapsing folds them: the components
+		 * of its links (made by sign from these pairs, and by hooks). */
+		if ((l.n && !(ids = malloc(l.n * sizeof(*ids)))) ||
+		    (rc = nd_collapse_ids(db, st, vo, l.docs, l.n, ids)) < 0) {
+			tool_fail("clusters", l.n && !ids ? ND_ENOMEM : rc, storepath);
+			goto cleanup;
+		}
+		for (size_t i = 0; i < l.n; i++) {
+			const nd_docid *at = ids[i] ? bsearch(&ids[i], l.docs, l.n, sizeof(nd_docid), cmp_docid) : NULL;
+			into[i] = at ? (size_t)(at - l.docs) : i;
+		}
+		tool_progress_end(&prog);
+	} else if (cut > 0) {
 		if (j > 0)
 			rc = nd_cluster_linkage(db, st, &lo, l.docs, l.n, into, &ls);
 		else
@@ -219,7 +246,7 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 		json_object_set_new(out, "documents_signed", json_integer((json_int_t)l.n));
 		if (cut > 0) {
 			json_object_set_new(out, "linkage", json_real(cut));
-			json_object_set_new(out, "clustering", json_string(how));
+			json_object_set_new(out, "clustering", json_string(from_links ? "links" : how));
 			json_object_set_new(out, "candidates", json_string(j > 0 ? "bits" : "near"));
 			if (j > 0)
 				json_object_set_new(out, "min_jaccard", json_real(lo.min_jaccard));
@@ -235,7 +262,11 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 		json_object_set_new(out, "groups_total", json_integer((json_int_t)ng));
 		json_object_set_new(out, "documents_in_groups", json_integer((json_int_t)in_groups));
 		json_object_set_new(out, "min_size", json_integer((json_int_t)min_size));
-	} else if (cut > 0 && j <= 0)
+	} else if (from_links)
+		tool_say("%zu clusters of >= %llu documents from the store's links (copy point: 3-shingle "
+			 "resemblance >= %g), holding %zu of %zu signed documents (%.1f s)\n",
+			 ng, (unsigned long long)min_size, cut, in_groups, l.n, tool_now() - t0);
+	else if (cut > 0 && j <= 0)
 		tool_say("%zu clusters of >= %llu documents by %s (%s3-shingle resemblance >= %g "
 		       "over %llu near-neighbour pairs, %.1f a document), holding %zu of %zu signed documents "
 		       "(%.1f s)\n",

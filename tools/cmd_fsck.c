@@ -42,6 +42,31 @@ typedef struct {
 
 static void problem(fsck_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+typedef struct {
+	fsck_ctx *c;
+	uint64_t links;
+} link_ctx;
+
+static int check_link(uint32_t a, uint32_t b, void *vctx)
+{
+	link_ctx *l = vctx;
+	nd_docid *back = NULL;
+	size_t n = 0;
+	uint64_t key;
+	int found = 0;
+	l->links++;
+	if (nd_store_doc_get(l->c->txn, a, &key, NULL, NULL) != ND_OK ||
+	    nd_store_doc_get(l->c->txn, b, &key, NULL, NULL) != ND_OK)
+		problem(l->c, "link %u-%u: a document without a record", a, b);
+	if (nd_store_links(l->c->txn, b, &back, &n) == ND_OK)
+		for (size_t i = 0; i < n && !found; i++)
+			found = back[i] == a;
+	free(back);
+	if (!found)
+		problem(l->c, "link %u-%u: not kept the other way", a, b);
+	return 0;
+}
+
 /* Print the first 20 problems; count all. */
 static void problem(fsck_ctx *c, const char *fmt, ...)
 {
@@ -201,6 +226,15 @@ int nd_cmd_fsck(int argc, char **argv)
 	if (members != c.keyed)
 		problem(&c, "clusters hold %llu members but %llu records have a key",
 			(unsigned long long)members, (unsigned long long)c.keyed);
+	/* Links: each kept both ways, between two documents with records. */
+	link_ctx lc = {&c, 0};
+	if ((rc = nd_store_links_each(c.txn, check_link, &lc)) < 0) {
+		tool_fail("fsck", rc, storepath);
+		goto cleanup;
+	}
+	if ((rc = nd_store_links_pending(c.txn)) == 1)
+		tool_say("note: links are pending (a signing or hook did not finish): 'neardup update' "
+			 "or 'neardup sign' makes them again\n");
 	if (c.db) {
 		int slot;
 		size_t wrong;

@@ -1,5 +1,6 @@
 /* neardup sign: sign documents from the postlists into the store. */
 #include "tool.h"
+#include "neardup/cluster.h"
 #include "neardup/collapse.h"
 #include "neardup/descriptor.h"
 
@@ -13,18 +14,24 @@ static const char usage_text[] =
 	"\n"
 	"Sign every document not yet signed (all, with --restart) by walking the\n"
 	"postlists of the store's descriptive words; no document text is read.\n"
-	"An interrupted run resumes where it stopped.\n"
+	"Then link the copies: near neighbours whose word 3-shingle resemblance is\n"
+	"at least the copy point's (0.46) are linked, and the links' connected\n"
+	"components are the store's clusters and collapse ids.  An interrupted\n"
+	"run resumes where it stopped.\n"
 	"\n"
 	"  --db DIR        Xapian database the set was built from (required)\n"
 	"  --store DIR     neardup store (required)\n"
 	"  --restart       drop all signatures and sign from the first document\n"
+	"  --no-links      skip linking: collapsing then folds verified equal-key\n"
+	"                  groups only, as over shards, until 'neardup update' (or a\n"
+	"                  later sign) makes the links\n"
 	"  --block N       documents per block and per store transaction (default 131072)\n"
 	"  --jobs N        threads reading postlists (default: the number of cores);\n"
 	"                  one writer; the records are the same for any N\n"
 	"  --max-drift F   refuse to sign past this drift since 'neardup build' (0.5;\n"
 	"                  0 = no limit): documents added after it count\n"
-	"  --value-slot N  also keep each document's collapse id (first docid of its\n"
-	"                  verified duplicate group) in Xapian value slot N, for\n"
+	"  --value-slot N  also keep each document's collapse id (smallest docid of\n"
+	"                  its cluster) in Xapian value slot N, for\n"
 	"                  'neardup search --collapse native'; opens the database\n"
 	"                  writable, and hooks and 'update' keep the slot from then on\n"
 	"  -q, --quiet     no progress and no summary, only errors\n"
@@ -59,6 +66,37 @@ static int add_doc(uint32_t docid, uint64_t key, const void *payload, size_t len
 	}
 	l->docs[l->n++] = docid;
 	return 0;
+}
+
+static void on_links_progress(const char *stage, size_t done, size_t n, void *ctx)
+{
+	tool_progress *p = ctx;
+	if (n)
+		tool_progress_show(p, done, "links, %s: %zu of %zu documents", stage, done, n);
+	else
+		tool_progress_show(p, done, "links, %s: %zu candidate pairs", stage, done);
+}
+
+/* The copy point's links from the near-neighbour index: the store's
+ * clusters and collapse ids (nd_links_rebuild). */
+static int link_all(nd_xdb *db, nd_store *st, unsigned jobs)
+{
+	nd_near_options no = ND_NEAR_OPTIONS_INIT;
+	tool_progress prog;
+	uint64_t n = 0;
+	double t0 = tool_now();
+	tool_progress_init(&prog, 0);
+	no.jobs = jobs;
+	no.progress = on_links_progress;
+	no.ctx = &prog;
+	int rc = nd_links_rebuild(db, st, &no, &n);
+	tool_progress_end(&prog);
+	if (rc < 0) {
+		tool_fail("sign", rc, nd_store_path(st));
+		return rc;
+	}
+	tool_say("links: %llu verified pairs (copy point) in %.3f s\n", (unsigned long long)n, tool_now() - t0);
+	return ND_OK;
 }
 
 /* Collapse ids of every signed document into the slot, then commit. */
@@ -96,6 +134,7 @@ int nd_cmd_sign(int argc, char **argv)
 		{"db", required_argument, NULL, 'd'},
 		{"store", required_argument, NULL, 's'},
 		{"restart", no_argument, NULL, 'r'},
+		{"no-links", no_argument, NULL, 'L'},
 		{"block", required_argument, NULL, 'b'},
 		{"jobs", required_argument, NULL, 'j'},
 		{"max-drift", required_argument, NULL, 'm'},
@@ -111,6 +150,7 @@ int nd_cmd_sign(int argc, char **argv)
 	nd_store_txn *txn = NULL;
 	tool_progress prog;
 	uint64_t v, docs = 0, keys = 0;
+	int no_links = 0;
 	int c, rc, ret = EXIT_ERR, slot = -1;
 
 	o.jobs = tool_default_jobs();
@@ -120,6 +160,7 @@ int nd_cmd_sign(int argc, char **argv)
 		case 'd': dbpath = optarg; break;
 		case 's': storepath = optarg; break;
 		case 'r': o.restart = 1; break;
+		case 'L': no_links = 1; break;
 		case 'b':
 			if (tool_parse_u64(optarg, &v) || v == 0 || v > (1u << 24)) {
 				fprintf(stderr, "neardup sign: --block needs 1..16777216, not '%s'\n", optarg);
@@ -189,8 +230,11 @@ int nd_cmd_sign(int argc, char **argv)
 	}
 	tool_say("store: %llu documents signed, %llu distinct keys\n",
 	       (unsigned long long)docs, (unsigned long long)keys);
+	int pending = nd_store_links_pending(txn);
 	nd_store_txn_end(txn);
 	txn = NULL;
+	if (pending > 0 && !no_links && link_all(db, st, o.jobs) < 0)
+		goto cleanup;
 	if (slot >= 0 && write_slot(db, st, slot) < 0)
 		goto cleanup;
 	ret = EXIT_OK;

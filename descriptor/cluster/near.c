@@ -13,6 +13,7 @@
  * cut, so the rest cannot matter, and memory holds a few pairs a
  * duplicate instead of 35 a document. */
 #include "neardup/cluster.h"
+#include "neardup/verify.h"
 #include "neardup/similarity.h"
 #include "neardup/words.h"
 #include "common/nd_buf.h"
@@ -209,8 +210,11 @@ static uint32_t find_root(uint32_t *up, uint32_t x)
 	return x;
 }
 
-int nd_cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, const nd_docid *docs, size_t n,
-		    size_t *into, nd_near_stats *stats)
+typedef int (*pair_fn)(nd_docid a, nd_docid b, void *ctx);
+
+/* nd_cluster_near; with link (may be NULL), also every pair at >= cut. */
+static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, const nd_docid *docs, size_t n,
+			size_t *into, nd_near_stats *stats, pair_fn link, void *link_ctx)
 {
 	nd_near_options o = ND_NEAR_OPTIONS_INIT;
 	walk_ctx w = {0};
@@ -304,6 +308,11 @@ int nd_cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, const
 			if (a != b)
 				up[a < b ? b : a] = a < b ? a : b;
 		}
+	for (size_t i = 0; link && i < np && rc == ND_OK; i++)
+		if (score[i] >= o.cut)
+			rc = link(docs[w.pairs[i] >> 32], docs[(uint32_t)w.pairs[i]], link_ctx);
+	if (rc < 0)
+		goto done;
 	if (o.single) {
 		/* Components: the root is the smallest index in each. */
 		for (size_t i = 0; i < n; i++)
@@ -351,5 +360,108 @@ done:
 	free(s.chunks);
 	free(s.fp);
 	free(s.cnt);
+	return rc;
+}
+
+int nd_cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, const nd_docid *docs, size_t n,
+		    size_t *into, nd_near_stats *stats)
+{
+	return cluster_near(db, st, opts, docs, n, into, stats, NULL, NULL);
+}
+
+/* ---- links: the copy point's verified pairs, kept in the store ---- */
+
+typedef struct {
+	uint64_t *v;
+	size_t n, cap;
+} pair_list;
+
+static int add_link(nd_docid a, nd_docid b, void *ctx)
+{
+	pair_list *l = ctx;
+	void *p = l->v;
+	if (nd_array_reserve(&p, &l->cap, l->n + 1, sizeof(uint64_t)) < 0)
+		return nd_error_set(ND_ENOMEM, "out of memory for links");
+	l->v = p;
+	l->v[l->n++] = (uint64_t)a << 32 | b;
+	return ND_OK;
+}
+
+static int add_doc(uint32_t docid, uint64_t key, const void *payload, size_t len, void *ctx)
+{
+	(void)key, (void)payload, (void)len;
+	pair_list *l = ctx; /* docids, one a slot */
+	void *p = l->v;
+	if (nd_array_reserve(&p, &l->cap, l->n + 1, sizeof(uint64_t)) < 0)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	l->v = p;
+	l->v[l->n++] = docid;
+	return 0;
+}
+
+typedef struct {
+	const pair_list *links;
+	size_t from, to;
+	int last;
+} write_ctx;
+
+static int write_links(nd_store_txn *txn, void *vctx)
+{
+	write_ctx *w = vctx;
+	int rc = w->from == 0 ? nd_store_links_clear(txn) : ND_OK;
+	for (size_t i = w->from; i < w->to && rc == ND_OK; i++)
+		rc = nd_store_link_put(txn, (uint32_t)(w->links->v[i] >> 32), (uint32_t)w->links->v[i]);
+	if (rc == ND_OK && w->last)
+		rc = nd_store_links_mark(txn, 0);
+	return rc;
+}
+
+int nd_links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint64_t *nlinks)
+{
+	nd_near_options o = opts ? *opts : (nd_near_options)ND_NEAR_OPTIONS_INIT;
+	pair_list docs = {NULL, 0, 0}, links = {NULL, 0, 0};
+	nd_docid *ids = NULL;
+	size_t *into = NULL;
+	nd_store_txn *txn;
+	int rc;
+
+	o.cut = nd_point_resemblance(ND_POINT_COPY);
+	o.single = 1;
+	if (nlinks)
+		*nlinks = 0;
+	if ((rc = nd_store_read_begin(st, &txn)) < 0)
+		return rc;
+	rc = nd_store_docs_each(txn, add_doc, &docs);
+	nd_store_txn_end(txn);
+	if (rc < 0)
+		goto done;
+	if (!(ids = malloc((docs.n + 1) * sizeof(*ids))) || !(into = malloc((docs.n + 1) * sizeof(*into)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < docs.n; i++)
+		ids[i] = (nd_docid)docs.v[i];
+	free(docs.v);
+	docs.v = NULL;
+	if ((rc = cluster_near(db, st, &o, ids, docs.n, into, NULL, add_link, &links)) < 0)
+		goto done;
+	/* Written in transactions of a million, the first clearing the old
+	 * ones and the last marking them complete: a killed run stays pending. */
+	const size_t step = (size_t)1 << 20;
+	size_t from = 0;
+	do {
+		size_t to = links.n - from > step ? from + step : links.n;
+		write_ctx w = {&links, from, to, to == links.n};
+		if ((rc = nd_store_write(st, write_links, &w)) < 0)
+			goto done;
+		from = to;
+	} while (from < links.n);
+	if (nlinks)
+		*nlinks = links.n;
+done:
+	free(docs.v);
+	free(links.v);
+	free(ids);
+	free(into);
 	return rc;
 }

@@ -1,5 +1,6 @@
-/* Collapse ids from verified groups, for filtering ranked lists and for
- * Xapian's collapse key. */
+/* Collapse ids from the store's links (the copy point's clusters) or,
+ * while links are pending and over shards, from verified equal-key
+ * groups; for filtering ranked lists and for Xapian's collapse key. */
 #include "neardup/collapse.h"
 #include "descriptor/verify/verify_internal.h"
 #include "common/nd_buf.h"
@@ -21,6 +22,12 @@ static int cmp_key_ref(const void *a, const void *b)
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
 	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int cmp_key_only(const void *a, const void *b)
+{
+	const key_ref *x = a, *y = b;
+	return x->key < y->key ? -1 : x->key > y->key;
 }
 
 static int cmp_docid(const void *a, const void *b)
@@ -101,6 +108,174 @@ static int key_members(const store_set *ss, nd_store_txn *const *txn, uint64_t k
 	return ss->sh ? nd_shards_key_docs(ss->sh, txn, key, out, nout) : nd_store_key_docs(txn[0], key, out, nout);
 }
 
+/* A set of docids (open addressing; 0 is the empty slot). */
+typedef struct {
+	uint32_t *v;
+	size_t cap, n;
+} id_set;
+
+static int id_set_add(id_set *s, uint32_t x)
+{
+	if (2 * (s->n + 1) > s->cap) {
+		id_set t = {NULL, s->cap ? 2 * s->cap : 64, 0};
+		if (!(t.v = calloc(t.cap, sizeof(*t.v))))
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->v[i])
+				id_set_add(&t, s->v[i]);
+		free(s->v);
+		*s = t;
+	}
+	size_t h = (x * 0x9e3779b1u) & (s->cap - 1);
+	while (s->v[h] && s->v[h] != x)
+		h = (h + 1) & (s->cap - 1);
+	if (s->v[h])
+		return 0;
+	s->v[h] = x;
+	s->n++;
+	return 1;
+}
+
+/* Collapse ids from the store's links: each document's is the smallest
+ * docid of its link component (0 when it has no link).  *used 0 (ids
+ * untouched) when the links do not cover every record yet. */
+static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids, int *used)
+{
+	nd_store_txn *txn;
+	id_set seen = {NULL, 0, 0};
+	uint32_t *queue = NULL, *nb = NULL;
+	size_t qcap = 0;
+	key_ref *order = NULL;
+	int rc;
+
+	*used = 0;
+	if ((rc = nd_store_read_begin(st, &txn)) < 0)
+		return rc;
+	if ((rc = nd_store_links_pending(txn)) != 0) {
+		rc = rc < 0 ? rc : ND_OK; /* pending: the caller falls back */
+		goto cleanup;
+	}
+	*used = 1;
+	/* docs by docid, to give a component's id to those asked about. */
+	if (!(order = malloc((n + 1) * sizeof(*order)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = (key_ref){docs[i], i};
+	qsort(order, n, sizeof(*order), cmp_key_ref);
+	for (size_t i = 0; i < n; i++)
+		ids[i] = 0;
+	for (size_t r = 0; r < n; r++) {
+		uint32_t start = (uint32_t)order[r].key;
+		if (!start || (rc = id_set_add(&seen, start)) == 0)
+			continue; /* in a component already walked */
+		if (rc < 0)
+			goto cleanup;
+		size_t head = 0, tail = 0;
+		void *p = queue;
+		if ((rc = nd_array_reserve(&p, &qcap, 1, sizeof(*queue))) < 0)
+			goto cleanup;
+		queue = p;
+		queue[tail++] = start;
+		nd_docid least = start;
+		while (head < tail) {
+			size_t m;
+			if ((rc = nd_store_links(txn, queue[head++], &nb, &m)) < 0)
+				goto cleanup;
+			for (size_t k = 0; k < m; k++) {
+				int added = id_set_add(&seen, nb[k]);
+				if (added < 0) {
+					rc = added;
+					goto cleanup;
+				}
+				if (!added)
+					continue;
+				p = queue;
+				if ((rc = nd_array_reserve(&p, &qcap, tail + 1, sizeof(*queue))) < 0)
+					goto cleanup;
+				queue = p;
+				queue[tail++] = nb[k];
+				least = nb[k] < least ? nb[k] : least;
+			}
+			free(nb);
+			nb = NULL;
+		}
+		if (tail < 2)
+			continue;
+		/* Members asked about get the id. */
+		for (size_t q = 0; q < tail; q++) {
+			key_ref want = {queue[q], 0};
+			const key_ref *hit = bsearch(&want, order, n, sizeof(*order), cmp_key_only);
+			for (; hit && hit > order && hit[-1].key == want.key; hit--)
+				;
+			for (; hit && hit < order + n && hit->key == want.key; hit++)
+				ids[hit->i] = least;
+		}
+	}
+	rc = ND_OK;
+cleanup:
+	nd_store_txn_end(txn);
+	free(seen.v);
+	free(queue);
+	free(nb);
+	free(order);
+	return rc;
+}
+
+int nd_collapse_members(nd_store *st, const nd_docid *seeds, size_t n, nd_docid **out, size_t *nout)
+{
+	nd_store_txn *txn;
+	id_set seen = {NULL, 0, 0};
+	nd_docid *all = NULL;
+	uint32_t *nb = NULL;
+	size_t cap = 0, m = 0;
+	int rc;
+
+	*out = NULL;
+	*nout = 0;
+	if ((rc = nd_store_read_begin(st, &txn)) < 0)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		if (!seeds[i] || (rc = id_set_add(&seen, seeds[i])) == 0)
+			continue;
+		void *p = all;
+		if (rc < 0 || (rc = nd_array_reserve(&p, &cap, m + 1, sizeof(*all))) < 0)
+			goto cleanup;
+		all = p;
+		all[m++] = seeds[i];
+	}
+	/* all[] is the queue: every member found is walked once. */
+	for (size_t head = 0; head < m; head++) {
+		size_t k;
+		if ((rc = nd_store_links(txn, all[head], &nb, &k)) < 0)
+			goto cleanup;
+		for (size_t j = 0; j < k; j++) {
+			if ((rc = id_set_add(&seen, nb[j])) == 0)
+				continue;
+			void *p = all;
+			if (rc < 0 || (rc = nd_array_reserve(&p, &cap, m + 1, sizeof(*all))) < 0)
+				goto cleanup;
+			all = p;
+			all[m++] = nb[j];
+		}
+		free(nb);
+		nb = NULL;
+	}
+	if (m > 1)
+		qsort(all, m, sizeof(*all), cmp_docid);
+	*out = all;
+	*nout = m;
+	all = NULL;
+	rc = ND_OK;
+cleanup:
+	nd_store_txn_end(txn);
+	free(seen.v);
+	free(nb);
+	free(all);
+	return rc;
+}
+
 static int collapse_ids(nd_xdb *db, const store_set *ss, const nd_verify_options *vo, const nd_docid *docs,
 			size_t n, nd_docid *ids)
 {
@@ -113,6 +288,12 @@ static int collapse_ids(nd_xdb *db, const store_set *ss, const nd_verify_options
 	memset(ids, 0, n * sizeof(*ids));
 	if (n == 0)
 		return ND_OK;
+	if (!ss->sh) {
+		/* One store: its links, when they cover every record. */
+		int used;
+		if ((rc = link_ids(ss->st[0], docs, n, ids, &used)) < 0 || used)
+			return rc;
+	}
 	if (!(refs = malloc(n * sizeof(*refs))) || !(txn = calloc(ss->n, sizeof(*txn)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
@@ -375,7 +556,28 @@ static int audit_value(nd_docid docid, const char *val, size_t len, void *vctx)
 	return 0;
 }
 
-/* Every member of a cluster of two or more: only they can have an id. */
+typedef struct {
+	nd_docid *v;
+	size_t n, cap;
+} doc_list;
+
+static int add_linked(uint32_t a, uint32_t b, void *ctx)
+{
+	doc_list *l = ctx;
+	(void)b;
+	if (l->n && l->v[l->n - 1] == a)
+		return 0; /* links come in (a, b) order */
+	void *p = l->v;
+	if (nd_array_reserve(&p, &l->cap, l->n + 1, sizeof(nd_docid)) < 0)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	l->v = p;
+	l->v[l->n++] = a;
+	return 0;
+}
+
+/* Every document that can have an id: with links covering every record,
+ * those with a link; else the members of equal-key clusters of two or
+ * more.  Ascending. */
 static int clustered_docs(nd_store *st, nd_docid **out, size_t *n)
 {
 	nd_store_txn *txn;
@@ -389,6 +591,20 @@ static int clustered_docs(nd_store *st, nd_docid **out, size_t *n)
 	*n = 0;
 	if ((rc = nd_store_read_begin(st, &txn)) < 0)
 		return rc;
+	if ((rc = nd_store_links_pending(txn)) == 0) {
+		doc_list l = {NULL, 0, 0};
+		rc = nd_store_links_each(txn, add_linked, &l);
+		nd_store_txn_end(txn);
+		if (rc < 0) {
+			free(l.v);
+			return rc;
+		}
+		*out = l.v;
+		*n = l.n;
+		return ND_OK;
+	}
+	if (rc < 0)
+		goto cleanup;
 	if ((rc = nd_store_keys_open(txn, &it)) < 0)
 		goto cleanup;
 	while ((got = nd_store_keys_next(it, &key, &count)) == 1) {

@@ -2,6 +2,7 @@
  * last saw the database, applied without re-clustering anything else. */
 #include "neardup/hook.h"
 #include "neardup/collapse.h"
+#include "neardup/cluster.h"
 #include "neardup/words.h"
 #include "descriptor/verify/verify_internal.h"
 #include "common/nd_buf.h"
@@ -145,9 +146,23 @@ cleanup:
 	return rc;
 }
 
+/* Does a member compared at the story or copy point pass point p?  The
+ * story comparison measures the resemblance whenever strict refuses, so
+ * one comparison answers every point at or above it. */
+static int passes(const nd_check_member *m, nd_point p)
+{
+	if (!m->duplicate)
+		return 0;
+	if (m->how == ND_VERIFIED_LEVENSHTEIN || m->how == ND_VERIFIED_SHINGLES)
+		return 1; /* strict accepted it */
+	return p != ND_POINT_STRICT && 1 - m->distance >= nd_point_resemblance(p) - 1e-12;
+}
+
 /* Its candidates (equal key and near-neighbour index; tolerant: and bit-set
- * Jaccard), compared with it as check compares a text. */
-static int tolerant_duplicates_of(nd_hook *h, nd_hook_result *res)
+ * Jaccard), compared with it as check compares a text: res gets those
+ * passing the hook's point, *links (caller frees) those passing copy, the
+ * point the store's links are made at. */
+static int duplicates_of(nd_hook *h, nd_hook_result *res, nd_docid **links, size_t *nlinks)
 {
 	nd_store_txn *txn;
 	nd_sig sig = ND_SIG_INIT;
@@ -160,6 +175,9 @@ static int tolerant_duplicates_of(nd_hook *h, nd_hook_result *res)
 	uint64_t key;
 	int rc;
 
+	res->candidates = res->nduplicates = 0;
+	*links = NULL;
+	*nlinks = 0;
 	if ((rc = nd_store_read_begin(h->st, &txn)) < 0)
 		return rc;
 	rc = nd_store_doc_get(txn, res->docid, &key, &pay, &len);
@@ -176,7 +194,8 @@ static int tolerant_duplicates_of(nd_hook *h, nd_hook_result *res)
 	for (size_t i = 0; i < nc; i++)
 		res->candidates += c[i].docid != res->docid; /* itself is among them */
 	size_t most = h->o.max_compare < nc ? h->o.max_compare : nc;
-	if (!(res->duplicates = malloc(most * sizeof(*res->duplicates))) || !(m = malloc(most * sizeof(*m)))) {
+	if (!(res->duplicates = malloc(most * sizeof(*res->duplicates))) || !(m = malloc(most * sizeof(*m))) ||
+	    !(*links = malloc(most * sizeof(**links)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
@@ -185,27 +204,79 @@ static int tolerant_duplicates_of(nd_hook *h, nd_hook_result *res)
 		rc = ND_OK; /* no words to verify by */
 		goto cleanup;
 	}
-	if (rc < 0 || (rc = nd__compare_candidates(h->db, mine, nmine, c, nc, res->docid, h->o.max_compare,
-						   &h->o.verify, m, &nm)) < 0)
+	nd_verify_options vo = h->o.verify;
+	vo.point = vo.point == ND_POINT_STORY ? ND_POINT_STORY : ND_POINT_COPY;
+	if (rc < 0 || (rc = nd__compare_candidates(h->db, mine, nmine, c, nc, res->docid, h->o.max_compare, &vo,
+						   m, &nm)) < 0)
 		goto cleanup;
-	for (size_t i = 0; i < nm; i++)
-		if (m[i].duplicate)
-			res->duplicates[res->nduplicates++] =
-				(nd_verified){m[i].docid, 0, m[i].distance, m[i].how};
+	for (size_t i = 0; i < nm; i++) {
+		if (passes(&m[i], h->o.verify.point))
+			res->duplicates[res->nduplicates++] = (nd_verified){m[i].docid, 0, m[i].distance, m[i].how};
+		if (passes(&m[i], ND_POINT_COPY))
+			(*links)[(*nlinks)++] = m[i].docid;
+	}
 cleanup:
 	nd_sig_clear(&sig);
 	free(c);
 	free(m);
 	free(mine);
+	if (rc < 0) {
+		free(*links);
+		*links = NULL;
+		*nlinks = 0;
+	}
 	return rc;
 }
 
-/* The verified duplicates of res->docid, found and judged as check
- * finds and judges a text's. */
-static int duplicates_of(nd_hook *h, nd_hook_result *res)
+typedef struct {
+	nd_docid docid;
+	const nd_docid *to;
+	size_t n;
+	int pending;    /* what the links were before this change */
+} link_ctx;
+
+/* The document's links, and the links marked as they were before: one
+ * document changed and is linked again. */
+static int link_fn(nd_store_txn *txn, void *vctx)
 {
-	res->candidates = res->nduplicates = 0;
-	return tolerant_duplicates_of(h, res);
+	link_ctx *l = vctx;
+	int rc = ND_OK;
+	for (size_t i = 0; i < l->n && rc == ND_OK; i++)
+		if (l->to[i] != l->docid)
+			rc = nd_store_link_put(txn, l->docid, l->to[i]);
+	return rc < 0 ? rc : nd_store_links_mark(txn, l->pending);
+}
+
+/* Whether the links cover every record (0), and docid's links now. */
+static int links_before(nd_hook *h, nd_docid docid, int *pending, nd_docid **old, size_t *nold)
+{
+	nd_store_txn *txn;
+	int rc = nd_store_read_begin(h->st, &txn);
+	*old = NULL;
+	*nold = 0;
+	if (rc < 0)
+		return rc;
+	if ((rc = *pending = nd_store_links_pending(txn)) >= 0)
+		rc = nd_store_links(txn, docid, old, nold);
+	nd_store_txn_end(txn);
+	return rc < 0 ? rc : ND_OK;
+}
+
+/* The slot of every document whose collapse id the change of docs may
+ * have moved: with links, the components they and their old neighbours
+ * are in now; while links are pending, the equal-key clusters. */
+static int settle_links(nd_hook *h, const nd_docid *seeds, size_t n)
+{
+	nd_docid *all = NULL;
+	size_t nall = 0;
+	int rc;
+	if (h->slot < 0)
+		return ND_OK;
+	if ((rc = nd_collapse_members(h->st, seeds, n, &all, &nall)) < 0)
+		return rc;
+	rc = nd_collapse_write_slot(h->db, h->st, &h->o.verify, (unsigned)h->slot, all, nall, NULL);
+	free(all);
+	return rc;
 }
 
 int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
@@ -213,7 +284,9 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 	nd_hook_result local = ND_HOOK_RESULT_INIT;
 	nd_sig sig = ND_SIG_INIT;
 	apply_ctx a = {docid, 1, &sig, h->o.max_drift, nd_store_path(h->st), ND_CHANGE_NONE, 0};
-	int rc;
+	nd_docid *old = NULL, *links = NULL;
+	size_t nold = 0, nlinks = 0;
+	int rc, pending = 1;
 
 	if (!res)
 		res = &local;
@@ -224,17 +297,38 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 		a.present = 0;
 	else if (rc < 0)
 		goto cleanup;
-	if ((rc = nd_store_write(h->st, apply_fn, &a)) < 0)
+	if ((rc = links_before(h, docid, &pending, &old, &nold)) < 0 ||
+	    (rc = nd_store_write(h->st, apply_fn, &a)) < 0)
 		goto cleanup;
 	res->change = a.change;
 	res->old_key = a.old_key;
 	res->key = a.present ? sig.key : 0;
-	uint64_t keys[2] = {res->old_key, res->key};
-	if ((rc = settle(h, keys, 2, &docid, 1)) < 0 || (rc = duplicates_of(h, res)) < 0)
+	if ((rc = duplicates_of(h, res, &links, &nlinks)) < 0)
 		goto cleanup;
+	link_ctx l = {docid, links, nlinks, pending};
+	if ((rc = nd_store_write(h->st, link_fn, &l)) < 0)
+		goto cleanup;
+	if (!pending) {
+		/* Its component now, and its old neighbours' (it may have split). */
+		nd_docid *seeds = malloc((nold + 1) * sizeof(*seeds));
+		if (!seeds) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+			goto cleanup;
+		}
+		seeds[0] = docid;
+		if (nold)
+			memcpy(seeds + 1, old, nold * sizeof(*seeds));
+		rc = settle_links(h, seeds, nold + 1);
+		free(seeds);
+	} else {
+		uint64_t keys[2] = {res->old_key, res->key};
+		rc = settle(h, keys, 2, &docid, 1);
+	}
 cleanup:
 	nd_sig_clear(&sig);
 	nd_hook_result_clear(&local);
+	free(old);
+	free(links);
 	return rc;
 }
 
@@ -268,8 +362,6 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 {
 	nd_sign_options so = ND_SIGN_OPTIONS_INIT;
 	collect_ctx c = {NULL, 0, 0, ND_OK, &h->o};
-	uint64_t *keys = NULL;
-	nd_docid *docs = NULL;
 	char stale[512] = "";
 	int rc, signrc;
 
@@ -281,6 +373,12 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 	so.changed = collect;
 	so.progress = walked;
 	so.ctx = &c;
+	nd_docid *unused = NULL;
+	size_t nunused = 0;
+	int pending = 1;
+	if ((rc = links_before(h, 0, &pending, &unused, &nunused)) < 0)
+		goto cleanup;
+	free(unused);
 	signrc = nd_sign_all(h->st, h->db, &so, rep);
 	if (signrc < 0 && signrc != ND_ESTATE) {
 		rc = signrc;
@@ -290,19 +388,25 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 		snprintf(stale, sizeof(stale), "%s", nd_error_last());
 	if ((rc = c.rc) < 0)
 		goto cleanup;
-	/* What was applied is settled and reported even when the drift
-	 * limit stopped the walk. */
-	if (!(keys = malloc((2 * c.n + 1) * sizeof(*keys))) || !(docs = malloc((c.n + 1) * sizeof(*docs)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
-		goto cleanup;
-	}
+	/* What was applied is linked, settled and reported even when the
+	 * drift limit stopped the walk.  Each change is linked again (its
+	 * record's links went with the old record); the last write marks the
+	 * links as they were before, so a killed run leaves them pending. */
 	for (size_t i = 0; i < c.n; i++) {
-		keys[2 * i] = c.changes[i].old_key;
-		keys[2 * i + 1] = c.changes[i].key;
-		docs[i] = c.changes[i].docid;
+		nd_docid *links = NULL;
+		size_t nlinks = 0;
+		if ((rc = duplicates_of(h, &c.changes[i], &links, &nlinks)) < 0)
+			goto cleanup;
+		link_ctx l = {c.changes[i].docid, links, nlinks, i + 1 == c.n ? pending : 1};
+		rc = nd_store_write(h->st, link_fn, &l);
+		free(links);
+		if (rc < 0)
+			goto cleanup;
 	}
-	if ((rc = settle(h, keys, 2 * c.n, docs, c.n)) < 0)
+	if (pending && (rc = nd_links_rebuild(h->db, h->st, NULL, NULL)) < 0)
 		goto cleanup;
+	/* The links cover every record now: the audit rewrites every
+	 * collapse id that moved. */
 	if (h->slot >= 0) {
 		size_t wrong;
 		if ((rc = nd_collapse_slot_audit(h->db, h->st, &h->o.verify, (unsigned)h->slot, 1, &wrong)) < 0)
@@ -311,8 +415,6 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 			rep->slot_repaired = wrong;
 	}
 	for (size_t i = 0; i < c.n; i++) {
-		if ((rc = duplicates_of(h, &c.changes[i])) < 0)
-			goto cleanup;
 		if (fn)
 			fn(&c.changes[i], ctx);
 		nd_hook_result_clear(&c.changes[i]);
@@ -322,7 +424,5 @@ cleanup:
 	for (size_t i = 0; i < c.n; i++)
 		nd_hook_result_clear(&c.changes[i]);
 	free(c.changes);
-	free(keys);
-	free(docs);
 	return rc;
 }

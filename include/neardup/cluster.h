@@ -82,6 +82,15 @@ typedef struct {
 ND_EXTERN int nd_cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *o, const nd_docid *docs,
 			      size_t n, size_t *into, nd_near_stats *stats);
 
+/* Rebuild the store's links (neardup/store.h) from its near-neighbour
+ * index: every pair of neighbours whose word 3-shingle bag resemblance is
+ * at least the copy point's (nd_point_resemblance), as nd_cluster_near
+ * scores them (o may be NULL; its jobs and progress are used, its cut and
+ * single are the copy point's).  Old links go in the first write, and the
+ * last marks the links complete, so a killed rebuild leaves them pending.
+ * *nlinks (may be NULL) gets the number of pairs linked. */
+ND_EXTERN int nd_links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *o, uint64_t *nlinks);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,9 +1,14 @@
 /* neardup: collapsing near-duplicates out of search results.
  *
- * A document's collapse id is the first docid of its verified group (the
- * members of its candidate cluster that verification found to be
- * near-duplicates of each other), or 0 when no other document is verified
- * as its duplicate.  Equal signatures alone never collapse anything.
+ * A document's collapse id is the smallest docid of its cluster, or 0 when
+ * no other document is its duplicate.  Clusters are the connected
+ * components of the store's links (neardup/store.h): pairs the verdict
+ * accepted at the copy point, kept by sign (nd_links_rebuild), hooks and
+ * update, so a copy in another template folds with its original whatever
+ * their keys.  While the links are pending (a store signed by the library
+ * without nd_links_rebuild, a killed hook) and over shards, clusters are
+ * the equal-key groups verified at vo's point, as before links.  Equal
+ * signatures alone never collapse anything.
  *
  * Two ways to use it, giving the same kept results:
  *   native: nd_collapse_write_slot keeps each document's collapse id in a
@@ -31,8 +36,9 @@
 extern "C" {
 #endif
 
-/* ids[i] gets the collapse id of docs[i].  One verification per distinct
- * key, answered from the store's cache when it holds one.  vo may be NULL. */
+/* ids[i] gets the collapse id of docs[i]: from the links, one walk per
+ * component; else one verification per distinct key, answered from the
+ * store's cache when it holds one.  vo may be NULL. */
 ND_EXTERN int nd_collapse_ids(nd_xdb *db, nd_store *st, const nd_verify_options *vo,
 			      const nd_docid *docs, size_t n, nd_docid *ids);
 
@@ -60,6 +66,12 @@ ND_EXTERN int nd_collapse(nd_xdb *db, nd_store *st, const nd_verify_options *vo,
 ND_EXTERN int nd_collapse_tolerant(nd_xdb *db, nd_store *st, const nd_verify_options *vo,
 				   double min_jaccard, const nd_docid *ranked, size_t n,
 				   nd_collapsed *out, size_t *nkept);
+
+/* Every document sharing a link component with one of seeds[0..n) (the
+ * seeds included), ascending: those whose collapse id a change to the
+ * seeds can move.  *out (caller frees) may be NULL when *nout is 0. */
+ND_EXTERN int nd_collapse_members(nd_store *st, const nd_docid *seeds, size_t n, nd_docid **out,
+				  size_t *nout);
 
 /* Encoding of a collapse id in a value slot: 4 bytes, big-endian; no value
  * for id 0.  Xapian compares values as strings: any fixed width works. */
