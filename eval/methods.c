@@ -1600,7 +1600,7 @@ static const ev_method m_descnear = {"descriptive-near+xcheck",
 
 static const ev_method m_vstrict = {"verdict-strict", "equal keys and the index, Levenshtein <= 0.08 (--point strict)",
 				   1, 1, 1, desc_prepare_plain, vstrict_candidates, vstrict_score, desc_release, 0};
-static const ev_method m_vcopy = {"verdict-copy", "equal keys and the index, strict or shingles w=3 >= 0.3 (--point copy)",
+static const ev_method m_vcopy = {"verdict-copy", "equal keys and the index, strict or shingles w=3 >= 0.46 (--point copy)",
 				  0, ND_POINT_COPY_RESEMBLANCE, 0, desc_prepare_plain, vres_candidates, vres_score,
 				  desc_release, 0};
 static const ev_method m_vstory = {"verdict-story", "equal keys and the index, strict or shingles w=3 >= 0.01 (--point story)",

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Choose the verdict's thresholds by cross-validation, away from test data.
 
-    scripts/calibrate.py --copy NAME=SCORES[:METHOD] ... --story SCORES[:METHOD]
+    scripts/calibrate.py --copy NAME=SCORES[:METHOD] ... [--guard SCORES[:METHOD]]
+                         [--story SCORES[:METHOD]]
 
 SCORES files come from `neardup eval --scores` (one per labeled set).
 
@@ -13,6 +14,12 @@ is judged pair by pair; a set of clusters by the clusters its accepted
 candidate pairs form (connected components: a document joins the cluster
 of its duplicates, as hooks and collapsing do), pairwise P and R over all
 its duplicate pairs.  The threshold to ship is chosen on all sets.
+
+--guard: an unlabeled corpus of distinct documents that share boilerplate
+(the Debian copyright files of `make run`): clusters that are components
+chain through it, which no labeled set shows.  Thresholds whose largest
+component there holds more than --max-share (10%) of its documents are
+not chosen.
 
 story: the clusters' average-linkage cut.  Each of five halvings of the
 clusters (seeds 1-5) chooses the cut on one half and is measured on the
@@ -90,18 +97,46 @@ def judge(entry, t):
     return components(docs, pairs, t, positives) if docs else prf(pairs, t, positives)
 
 
-def best(score_of):
-    return max(GRID, key=lambda t: (round(score_of(t), 6), -t))
+def best(score_of, grid=None):
+    return max(grid or GRID, key=lambda t: (round(score_of(t), 6), -t))
 
 
-def copy(sets):
+def largest_share(docs, pairs, t):
+    """The share of docs in the largest component of the pairs at >= t."""
+    parent = {d: d for d in docs}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b, _lab, s in pairs:
+        if s >= t and a in parent and b in parent:
+            ra, rb = find(a), find(b)
+            if ra != rb:
+                parent[ra] = rb
+    size = {}
+    for d in docs:
+        r = find(d)
+        size[r] = size.get(r, 0) + 1
+    return max(size.values()) / len(docs) if docs else 0
+
+
+def copy(sets, guard=None, max_share=0.1):
+    grid = GRID
+    if guard:
+        docs, pairs, _ = guard
+        grid = [t for t in GRID if largest_share(docs, pairs, t) <= max_share]
+        print("guard: thresholds from %.2f keep the largest component within %.0f%% of the guard corpus"
+              % (min(grid), 100 * max_share))
     print("copy: leave-one-set-out (pairs sets pair by pair, clusters sets by components)")
     print("%-12s %6s %6s %6s %6s" % ("held out", "t", "P", "R", "F1"))
     for held in sets:
         rest = [v for n, v in sets.items() if n != held]
-        t = best(lambda t: statistics.mean(judge(v, t)[2] for v in rest))
+        t = best(lambda t: statistics.mean(judge(v, t)[2] for v in rest), grid)
         print("%-12s %6.2f %6.3f %6.3f %6.3f" % ((held, t) + judge(sets[held], t)))
-    t = best(lambda t: statistics.mean(judge(v, t)[2] for v in sets.values()))
+    t = best(lambda t: statistics.mean(judge(v, t)[2] for v in sets.values()), grid)
     print("copy threshold on all sets: %.2f" % t)
     for name, v in sets.items():
         print("  at %.2f %-12s P %.3f R %.3f F1 %.3f" % ((t, name) + judge(v, t)))
@@ -140,6 +175,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--copy", action="append", default=[], metavar="NAME=SCORES[:METHOD]",
                     help="a labeled set's scores (default method verdict-copy)")
+    ap.add_argument("--guard", metavar="SCORES[:METHOD]",
+                    help="unlabeled corpus whose largest component bounds the copy threshold")
+    ap.add_argument("--max-share", type=float, default=0.1,
+                    help="the guard's largest component, as a share of its documents (0.1)")
     ap.add_argument("--story", metavar="SCORES[:METHOD]",
                     help="clusters' scores under --linkage average (default method verdict-story)")
     a = ap.parse_args()
@@ -150,7 +189,7 @@ def main():
         for spec in a.copy:
             name, _, rest = spec.partition("=")
             sets[name] = load(rest, "verdict-copy")
-        copy(sets)
+        copy(sets, load(a.guard, "verdict-copy") if a.guard else None, a.max_share)
     if a.story:
         docs, pairs, _ = load(a.story, "verdict-story")
         story(docs, pairs)

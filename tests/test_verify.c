@@ -390,7 +390,7 @@ static void test_points(void **state)
 }
 
 /* The copy verdict equals its definition, strict (Levenshtein within the
- * bound) or 3-shingle bag resemblance >= 0.3, computed separately: the
+ * bound) or 3-shingle bag resemblance >= the point's, computed separately: the
  * resemblance floor that spares Levenshtein never refuses a pair it would
  * accept; and a document's shingles given once give the same verdicts. */
 static void test_points_reference(void **state)
@@ -422,7 +422,7 @@ static void test_points_reference(void **state)
 		nd_verify_how how;
 		assert_int_equal(nd_levenshtein(a, na, b, nb, o.max_distance, &lev, &exact), ND_OK);
 		assert_int_equal(nd_shingle_similarity(a, na, b, nb, 3, &sim), ND_OK);
-		int strict = exact && lev <= o.max_distance, want = strict || sim.bag >= 0.3;
+		int strict = exact && lev <= o.max_distance, want = strict || sim.bag >= ND_POINT_COPY_RESEMBLANCE;
 		int got = nd_verify_pair(a, na, b, nb, &o, &how, &d);
 		seen[strict ? 0 : want ? 1 : 2]++;
 		if (got != want)

@@ -68,7 +68,7 @@ const char *tool_how_name(nd_verify_how how);
 #define TOOL_POINT_HELP \
 	"  --point P          what counts as a duplicate (default copy): strict, word\n" \
 	"                     Levenshtein <= --max-distance (practically the same\n" \
-	"                     text); copy, that or word 3-shingle resemblance >= 0.3\n" \
+	"                     text); copy, that or word 3-shingle resemblance >= 0.46\n" \
 	"                     (the same main text in another template, cut or\n" \
 	"                     edited); story, resemblance >= 0.01 (the same story)\n"
 

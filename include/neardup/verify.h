@@ -40,7 +40,7 @@ typedef enum {
 	ND_POINT_STORY = 2,
 } nd_point;
 
-#define ND_POINT_COPY_RESEMBLANCE 0.3
+#define ND_POINT_COPY_RESEMBLANCE 0.46
 #define ND_POINT_STORY_RESEMBLANCE 0.01
 
 /* "strict", "copy", "story"; NULL for a value out of range. */
