@@ -11,6 +11,7 @@
  *   bench_live [--docs N] [--checks N] [--updates N] [--queries N]
  *              (defaults 20000, 3000, 2000, 300) */
 #include "neardup/check.h"
+#include "neardup/cluster.h"
 #include "neardup/collapse.h"
 #include "neardup/hook.h"
 #include "neardup/indexer.h"
@@ -113,7 +114,8 @@ int main(int argc, char **argv)
 	nd_store *st;
 	nd_descriptor *d;
 	if (nd_descriptor_build(&d, db, NULL, NULL) < 0 || nd_store_open(&st, spath, ND_STORE_WRITE) < 0 ||
-	    nd_descriptor_save(d, st, db, NULL) < 0 || nd_sign_all(st, db, NULL, NULL) < 0)
+	    nd_descriptor_save(d, st, db, NULL) < 0 || nd_sign_all(st, db, NULL, NULL) < 0 ||
+	    nd_links_rebuild(db, st, NULL, NULL) < 0) /* as 'neardup sign' does */
 		return die("build/sign");
 	nd_docid last;
 	nd_xdb_lastdocid(db, &last);
