@@ -61,8 +61,8 @@ def prf(pairs, t, positives):
     return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 
-def components(docs, pairs, t, positives):
-    """P, R, F1 of the clusters formed by the pairs scoring >= t."""
+def roots(docs, pairs, t):
+    """Each document's component root under the pairs scoring >= t."""
     parent = {d: d for d in docs}
 
     def find(x):
@@ -76,9 +76,14 @@ def components(docs, pairs, t, positives):
             ra, rb = find(a), find(b)
             if ra != rb:
                 parent[ra] = rb
+    return {d: find(d) for d in docs}
+
+
+def components(docs, pairs, t, positives):
+    """P, R, F1 of the clusters formed by the pairs scoring >= t."""
     members = {}
-    for d in docs:
-        members.setdefault(find(d), []).append(docs[d])
+    for d, r in roots(docs, pairs, t).items():
+        members.setdefault(r, []).append(docs[d])
     tp = fp = 0
     for m in members.values():
         same = {}
@@ -103,22 +108,8 @@ def best(score_of, grid=None):
 
 def largest_share(docs, pairs, t):
     """The share of docs in the largest component of the pairs at >= t."""
-    parent = {d: d for d in docs}
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for a, b, _lab, s in pairs:
-        if s >= t and a in parent and b in parent:
-            ra, rb = find(a), find(b)
-            if ra != rb:
-                parent[ra] = rb
     size = {}
-    for d in docs:
-        r = find(d)
+    for r in roots(docs, pairs, t).values():
         size[r] = size.get(r, 0) + 1
     return max(size.values()) / len(docs) if docs else 0
 
