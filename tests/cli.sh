@@ -161,7 +161,9 @@ pc = json.load(open(sys.argv[4]))
 by_check = {m["id"] for m in chk["members"] if m["duplicate"]}
 assert chk["point"] == "copy" and by_check == {"f11.0", "f11.1", "f11.2", "f11.3"}, chk
 assert all(m["by"] == "resemblance" for m in chk["members"] if m["duplicate"]), chk
-assert strict["point"] == "strict" and strict["duplicates"] == 0, strict
+assert strict["point"] == "strict" and strict["duplicates"] == 0 and strict["cluster"] is None, strict
+# the cluster it would join: family 11's, whose collapse id is its smallest docid
+assert chk["cluster"] == min(m["docid"] for m in chk["members"] if m["duplicate"]), chk
 assert len(upd) == 1 and upd[0]["change"] == "added", upd
 ids = {m["docid"]: m["id"] for m in chk["members"]}
 assert {ids.get(x["docid"]) for x in upd[0]["duplicates"]} == by_check, (upd, by_check)

@@ -1,6 +1,7 @@
 /* neardup check: the cluster an unindexed document would join. */
 #include "tool.h"
 #include "neardup/check.h"
+#include "neardup/collapse.h"
 #include "neardup/indexer.h"
 
 #include <getopt.h>
@@ -36,7 +37,8 @@ static const char usage_text[] =
 	"                     the descriptive words held (MinHash agreement)\n"
 	"  --max-doc-mb N     refuse a file, standard input or JSONL line larger\n"
 	"                     than N MiB (default 64, as 'neardup index')\n"
-	"  --json             one JSON object per input document\n"
+	"  --json             one JSON object per input document (\"cluster\": the\n"
+	"                     collapse id of the cluster the page would join)\n"
 	"  -q, --quiet        accepted for uniformity: check prints only results\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -68,6 +70,32 @@ static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 		nd_check_result_clear(&r);
 		return rc;
 	}
+	/* The cluster the page would join: the smallest collapse id (or docid)
+	 * among its duplicates at the copy point, whose clusters the store
+	 * keeps (one store; over shards clusters are per shard). */
+	nd_docid cluster = 0;
+	if (!c->sh && r.duplicates) {
+		nd_docid *dups = malloc(r.nmembers * sizeof(*dups)), *ids = malloc(r.nmembers * sizeof(*ids));
+		size_t k = 0;
+		for (size_t i = 0; dups && i < r.nmembers; i++) {
+			const nd_check_member *m = &r.members[i];
+			if (m->duplicate && (m->how != ND_VERIFIED_RESEMBLANCE ||
+					     1 - m->distance >= nd_point_resemblance(ND_POINT_COPY) - 1e-12))
+				dups[k++] = m->docid;
+		}
+		if (dups && ids && k && (rc = nd_collapse_ids(c->db, c->st, &c->vo, dups, k, ids)) == ND_OK)
+			for (size_t i = 0; i < k; i++) {
+				nd_docid id = ids[i] ? ids[i] : dups[i];
+				cluster = !cluster || id < cluster ? id : cluster;
+			}
+		free(dups);
+		free(ids);
+		if (rc < 0) {
+			tool_fail("check", rc, name);
+			nd_check_result_clear(&r);
+			return rc;
+		}
+	}
 	json_t *jo = c->json ? json_object() : NULL, *jm = c->json ? json_array() : NULL;
 	char key[17];
 	snprintf(key, sizeof(key), "%016llx", (unsigned long long)r.sig.key);
@@ -78,10 +106,15 @@ static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 		json_object_set_new(jo, "point", json_string(nd_point_name(c->vo.point)));
 		json_object_set_new(jo, "candidates", json_integer((json_int_t)r.cluster_size));
 		json_object_set_new(jo, "duplicates", json_integer((json_int_t)r.duplicates));
-	} else
-		printf("%s: %u bits, key %s, %zu candidate%s, %zu duplicate%s (%s)\n", name, r.sig.nbits,
+		json_object_set_new(jo, "cluster", cluster ? json_integer(cluster) : json_null());
+	} else {
+		printf("%s: %u bits, key %s, %zu candidate%s, %zu duplicate%s (%s)", name, r.sig.nbits,
 		       r.sig.key ? key : "none", r.cluster_size, r.cluster_size == 1 ? "" : "s", r.duplicates,
 		       r.duplicates == 1 ? "" : "s", nd_point_name(c->vo.point));
+		if (cluster)
+			printf(", joins cluster %u", cluster);
+		putchar('\n');
+	}
 	for (size_t i = 0; i < r.nmembers; i++) {
 		char *uid = NULL;
 		if (nd_xdb_doc_uid(c->db, r.members[i].docid, &uid) < 0)
