@@ -233,6 +233,11 @@ static int desc_prepare(void **state, ev_corpus *c, int xcheck)
 static int desc_prepare_plain(void **state, ev_corpus *c) { return desc_prepare(state, c, 0); }
 static int desc_prepare_x(void **state, ev_corpus *c) { return desc_prepare(state, c, 1); }
 
+/* The classic cross-check these methods are named for: the verdict at the
+ * strict point (Levenshtein <= 0.08), whatever the product's default. */
+static const nd_verify_options strict_options = {0.08, 20000, 0.875, 10, 8, NULL, (size_t)256 << 20,
+						  ND_POINT_STRICT};
+
 static int desc_score_pair(void *vs, size_t a, size_t b, double *out)
 {
 	desc_state *s = vs;
@@ -240,7 +245,8 @@ static int desc_score_pair(void *vs, size_t a, size_t b, double *out)
 	if (*out && s->xcheck) {
 		double d;
 		nd_verify_how how;
-		int rc = nd_verify_pair(s->c->ids[a], s->c->len[a], s->c->ids[b], s->c->len[b], NULL, &how, &d);
+		int rc = nd_verify_pair(s->c->ids[a], s->c->len[a], s->c->ids[b], s->c->len[b], &strict_options,
+					&how, &d);
 		if (rc < 0)
 			return rc;
 		*out = rc;
@@ -444,12 +450,12 @@ static int xcheck_of(ev_corpus *c, size_t a, size_t b, double *out)
 	return rc;
 }
 
-/* The product's verdict (nd_verify_pair, default options). */
+/* What check --tolerant 0.5 decided before the points: the strict verdict. */
 static int lev_of(ev_corpus *c, size_t a, size_t b, double *out)
 {
 	double d;
 	nd_verify_how how;
-	int rc = nd_verify_pair(c->ids[a], c->len[a], c->ids[b], c->len[b], NULL, &how, &d);
+	int rc = nd_verify_pair(c->ids[a], c->len[a], c->ids[b], c->len[b], &strict_options, &how, &d);
 	*out = rc > 0;
 	return rc < 0 ? rc : ND_OK;
 }
@@ -1569,7 +1575,7 @@ static const ev_method m_desch = {"descriptive-hamming", "Hamming <= 2 (score 1/
 static const ev_method m_desct = {"descriptive-tolerant+xcheck", "bits J >= floor or present words J >= floor, shingles w=3 >= 0.5", 0,
 				  0.5, 0, desc_prepare_plain, desct_candidates, desct_score, desc_release, 0};
 static const ev_method m_desctl = {"descriptive-tolerant+lev",
-				   "bits Jaccard >= 0.5, Levenshtein <= 0.08 (check --tolerant 0.5)", 1, 1, 1,
+				   "bits Jaccard >= 0.5, Levenshtein <= 0.08 (check --tolerant 0.5 --point strict)", 1, 1, 1,
 				   desc_prepare_plain, desctl_candidates, desctl_score, desc_release, 0};
 static const ev_method m_descm = {"descriptive-multi", "4 sets of 50% of the words, any key equal", 1, 1,
 				  1, multi_prepare_plain, multi_candidates, multi_score, multi_release, 0};

@@ -68,7 +68,7 @@ static const char usage_text[] =
 	"simhash (64 bits, Hamming <= 3), minhash (128, LSH 32x4, 0.8), imatch;\n"
 	"tolerant descriptive: descriptive-jaccard, descriptive-hamming,\n"
 	"descriptive-tolerant+xcheck, descriptive-tolerant+lev (as check\n"
-	"--tolerant 0.5 decides); randomized sets: descriptive-multi,\n"
+	"--tolerant 0.5 --point strict decides); randomized sets: descriptive-multi,\n"
 	"descriptive-multi+xcheck; learned (need --test-share): svm (seed 002),\n"
 	"weights (seed 003).\n"
 	"alpha = duplicates missed (1 - recall), beta = false duplicates among those\n"
