@@ -228,23 +228,40 @@ cleanup:
 	return rc;
 }
 
+/* Links to write, of one change (hooks) or many (update), and the links
+ * marked as they were before: the changes are linked again. */
 typedef struct {
-	nd_docid docid;
-	const nd_docid *to;
-	size_t n;
-	int pending;    /* what the links were before this change */
-} link_ctx;
+	nd_docid *a, *b;
+	size_t n, cap;
+	int pending;    /* marked after writing them */
+} link_batch;
 
-/* The document's links, and the links marked as they were before: one
- * document changed and is linked again. */
-static int link_fn(nd_store_txn *txn, void *vctx)
+static int batch_add(link_batch *lb, nd_docid docid, const nd_docid *to, size_t n)
 {
-	link_ctx *l = vctx;
+	for (size_t i = 0; i < n; i++) {
+		if (to[i] == docid)
+			continue;
+		if (lb->n == lb->cap) {
+			size_t cap = lb->cap ? 2 * lb->cap : 1024;
+			nd_docid *a = realloc(lb->a, cap * sizeof(*a)), *b = a ? realloc(lb->b, cap * sizeof(*b)) : NULL;
+			if (a)
+				lb->a = a;
+			if (!b)
+				return nd_error_set(ND_ENOMEM, "out of memory for links");
+			lb->b = b, lb->cap = cap;
+		}
+		lb->a[lb->n] = docid, lb->b[lb->n++] = to[i];
+	}
+	return ND_OK;
+}
+
+static int batch_fn(nd_store_txn *txn, void *vctx)
+{
+	link_batch *lb = vctx;
 	int rc = ND_OK;
-	for (size_t i = 0; i < l->n && rc == ND_OK; i++)
-		if (l->to[i] != l->docid)
-			rc = nd_store_link_put(txn, l->docid, l->to[i]);
-	return rc < 0 ? rc : nd_store_links_mark(txn, l->pending);
+	for (size_t i = 0; i < lb->n && rc == ND_OK; i++)
+		rc = nd_store_link_put(txn, lb->a[i], lb->b[i]);
+	return rc < 0 ? rc : nd_store_links_mark(txn, lb->pending);
 }
 
 /* Whether the links cover every record (0), and docid's links now. */
@@ -305,8 +322,12 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 	res->key = a.present ? sig.key : 0;
 	if ((rc = duplicates_of(h, res, &links, &nlinks)) < 0)
 		goto cleanup;
-	link_ctx l = {docid, links, nlinks, pending};
-	if ((rc = nd_store_write(h->st, link_fn, &l)) < 0)
+	link_batch lb = {NULL, NULL, 0, 0, pending};
+	if ((rc = batch_add(&lb, docid, links, nlinks)) == ND_OK)
+		rc = nd_store_write(h->st, batch_fn, &lb);
+	free(lb.a);
+	free(lb.b);
+	if (rc < 0)
 		goto cleanup;
 	if (!pending) {
 		/* Its component now, and its old neighbours' (it may have split). */
@@ -392,17 +413,28 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 	 * drift limit stopped the walk.  Each change is linked again (its
 	 * record's links went with the old record); the last write marks the
 	 * links as they were before, so a killed run leaves them pending. */
+	link_batch lb = {NULL, NULL, 0, 0, 1};
 	for (size_t i = 0; i < c.n; i++) {
 		nd_docid *links = NULL;
 		size_t nlinks = 0;
 		if ((rc = duplicates_of(h, &c.changes[i], &links, &nlinks)) < 0)
 			goto cleanup;
-		link_ctx l = {c.changes[i].docid, links, nlinks, i + 1 == c.n ? pending : 1};
-		rc = nd_store_write(h->st, link_fn, &l);
+		rc = batch_add(&lb, c.changes[i].docid, links, nlinks);
 		free(links);
-		if (rc < 0)
+		/* A transaction every few thousand changes, not one each. */
+		if (rc == ND_OK && (i + 1 == c.n || (i + 1) % 4096 == 0)) {
+			lb.pending = i + 1 == c.n ? pending : 1;
+			rc = nd_store_write(h->st, batch_fn, &lb);
+			lb.n = 0;
+		}
+		if (rc < 0) {
+			free(lb.a);
+			free(lb.b);
 			goto cleanup;
+		}
 	}
+	free(lb.a);
+	free(lb.b);
 	if (pending && (rc = nd_links_rebuild(h->db, h->st, NULL, NULL)) < 0)
 		goto cleanup;
 	/* The links cover every record now: the audit rewrites every
