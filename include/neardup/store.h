@@ -39,7 +39,7 @@
 extern "C" {
 #endif
 
-/* 3 added the bit postings, 4 the near-neighbour index.  A store of
+/* 3 added the bit postings, 4 the near-neighbour index, 5 the links.  A store of
  * another format is refused (ND_EVERSION): it is derived from the
  * database, so build and sign make it again. */
 #define ND_STORE_FORMAT 5
