@@ -578,7 +578,6 @@ static void test_hook_links(void **state)
 	nd_hook_result r = ND_HOOK_RESULT_INIT;
 	assert_int_equal(nd_hook_changed(h, docs[2], &r), ND_OK);
 	nd_store_txn *txn;
-	nd_sig sa = ND_SIG_INIT, sb = ND_SIG_INIT;
 	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
 	uint64_t ka, kb;
 	const void *pay;
@@ -609,8 +608,6 @@ static void test_hook_links(void **state)
 	assert_true(vrc == ND_ENOTFOUND || vl == 0);
 	free(v);
 	nd_hook_result_clear(&r);
-	nd_sig_clear(&sa);
-	nd_sig_clear(&sb);
 	nd_hook_free(h);
 	assert_int_equal(nd_indexer_close(ix), ND_OK);
 	nd_descriptor_free(d);

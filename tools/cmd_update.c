@@ -45,7 +45,6 @@ static const char usage_text[] =
 typedef struct {
 	nd_xdb *db;
 	int json, quiet;
-	double tolerant;
 } upd_ctx;
 
 static void on_walked(nd_docid done, nd_docid last, void *ctx)
@@ -117,7 +116,7 @@ int nd_cmd_update(int argc, char **argv)
 	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
 	nd_sign_report rep = {0};
 	const char *dbpath = NULL, *storepath = NULL;
-	upd_ctx c = {NULL, 0, 0, 0};
+	upd_ctx c = {NULL, 0, 0};
 	nd_store *st = NULL;
 	nd_hook *h = NULL;
 	int opt, rc, slot, ret = EXIT_ERR;
@@ -154,7 +153,6 @@ int nd_cmd_update(int argc, char **argv)
 					optarg);
 				return EXIT_USAGE;
 			}
-			c.tolerant = ho.tolerant;
 			break;
 		}
 		case 'j': c.json = 1; break;
