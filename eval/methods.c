@@ -843,7 +843,7 @@ static int verdict_of(ev_corpus *c, size_t a, size_t b, nd_point point, double *
 	int rc = nd_verify_pair(c->ids[a], c->len[a], c->ids[b], c->len[b], &o, &how, &d);
 	if (rc < 0)
 		return rc;
-	*out = point == ND_POINT_STRICT ? rc : how == ND_VERIFIED_RESEMBLANCE ? 1 - d : 1;
+	*out = point == ND_POINT_STRICT ? rc : how == ND_VERIFIED_RESEMBLANCE ? 1 - d : rc;
 	return ND_OK;
 }
 
@@ -1604,12 +1604,12 @@ static const ev_method m_descnear = {"descriptive-near+xcheck",
 				     "the store's near-neighbour index (clusters --linkage), shingles w=3", 0, 0.5, 0,
 				     near_prepare, near_candidates, near_score, near_release, 0};
 
-static const ev_method m_vstrict = {"verdict-strict", "equal keys and the index, Levenshtein <= 0.08 (--point strict)",
+static const ev_method m_vstrict = {"verdict-strict", "equal keys and the index, Levenshtein <= 0.08, values kept (--point strict)",
 				   1, 1, 1, desc_prepare_plain, vstrict_candidates, vstrict_score, desc_release, 0};
-static const ev_method m_vcopy = {"verdict-copy", "equal keys and the index, strict or shingles w=3 >= 0.46 (--point copy)",
+static const ev_method m_vcopy = {"verdict-copy", "the index, strict, shingles w=3 >= 0.46 or contained >= 0.8, values kept (--point copy)",
 				  0, ND_POINT_COPY_RESEMBLANCE, 0, desc_prepare_plain, vres_candidates, vres_score,
 				  desc_release, 0};
-static const ev_method m_vstory = {"verdict-story", "equal keys and the index, strict or shingles w=3 >= 0.01 (--point story)",
+static const ev_method m_vstory = {"verdict-story", "the index, strict, contained or shingles w=3 >= 0.01, values kept (--point story)",
 				   0, ND_POINT_STORY_RESEMBLANCE, 0, desc_prepare_plain, vres_candidates, vres_score,
 				   desc_release, 0};
 

@@ -279,7 +279,10 @@ int nd_tokenizer_fold(nd_tokenizer *tk, const char *word, size_t len, char **out
 
 uint32_t nd_word_id(const char *word, size_t len)
 {
-	return (uint32_t)(nd_hash_bytes(word, len, 0x776f7264ULL) >> 32);
+	uint32_t digit = 0;
+	for (size_t i = 0; i < len && !digit; i++)
+		digit = word[i] >= '0' && word[i] <= '9';
+	return ((uint32_t)(nd_hash_bytes(word, len, 0x776f7264ULL) >> 32) & ~ND_WORD_DIGIT) | digit;
 }
 
 void nd_word_ids(const nd_token *tokens, size_t n, uint32_t *out)

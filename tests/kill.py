@@ -43,7 +43,7 @@ def main():
 
 def corpus(path, fams, start, copies_of=None, seed=0):
     """Families of texts from a 3,000-word vocabulary; copies are 1-word edits."""
-    vocab = ["w%04da" % i for i in range(3000)]
+    vocab = ["w%sa" % "".join(chr(97 + int(c)) for c in "%04d" % i) for i in range(3000)]  # no digits: no values
     with open(path, "w") as f:
         for fam in range(start, start + fams):
             r = random.Random(fam * 7919 + seed)

@@ -24,7 +24,7 @@ mkdir "$t/site" "$t/templates" "$t/log"
 python3 - "$t/site" <<'EOF'
 import random, sys
 r = random.Random(5)
-vocab = ["w%04da" % i for i in range(3000)]
+vocab = ["w%sa" % "".join(chr(97 + int(c)) for c in "%04d" % i) for i in range(3000)]
 for fam in range(40):
     base = [r.choice(vocab) for _ in range(150 + fam % 5 * 20)]
     for c in range(1 + fam % 4):
@@ -56,7 +56,7 @@ printf 'database_dir %s\ntemplate_dir %s\nlog_dir %s\n' "$t" "$t/templates" "$t/
 om() { OMEGA_CONFIG_FILE="$t/omega.conf" "$omega" DB=db FMT=nd HITSPERPAGE=1000 "$@" | sed '1,/^\r\{0,1\}$/d'; }
 
 n=0
-for q in w0001a w0002a w0010a w0100a w0042a w0500a; do
+for q in waaaba waaaca waabaa wabaaa waaeca wafaaa; do
 	om "P=$q" > "$t/all"
 	om "P=$q" COLLAPSE=20 > "$t/folded"
 	"$nd" search --db "$t/db" --store "$t/st" --collapse native --limit 1000 --json "$q" > "$t/native.json"

@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ndtest import corpus, expect, must, passed, run  # noqa: E402
 
 SLOT = "5"
-QUERIES = ["w0003a", "w0007a OR w0011a", "w0013a", "w0002a w0005a"]
+QUERIES = ["waaada", "waaaha OR waabba", "waabda", "waaaca waaafa"]
 
 
 
@@ -73,7 +73,7 @@ def killed_updates(nd, tmp, db, store, rnd):
         with open(more, "a") as f:
             for fam in range(trial * 30, trial * 30 + 30):
                 r = random.Random(fam * 7919)
-                vocab = ["w%04da" % i for i in range(3000)]
+                vocab = ["w%sa" % "".join(chr(97 + int(c)) for c in "%04d" % i) for i in range(3000)]
                 base = [vocab[min(int(r.paretovariate(1.2)) * 13 % 3000, 2999)] if r.random() < .5
                         else r.choice(vocab) for _ in range(80 + fam % 6 * 20)]
                 f.write(json.dumps({"id": "k%d.%d" % (trial, fam), "text": " ".join(base)}) + "\n")

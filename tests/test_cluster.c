@@ -251,13 +251,22 @@ static void test_clusters_equal_all_pairs(void **state)
 		assert_int_equal(nd_words_get(db, docs[i], &w[i], &len[i], NULL), ND_OK);
 	nd_scored *p = malloc(n * n / 2 * sizeof(*p));
 	assert_non_null(p);
-	size_t np = 0;
+	nd_scored *copy = malloc(n * n / 2 * sizeof(*copy));
+	assert_non_null(copy);
+	size_t np = 0, ncopy = 0;
+	nd_verify_options vo = ND_VERIFY_OPTIONS_INIT;
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++) {
 			nd_shingle_sim sim;
+			nd_verify_how how;
+			double d;
 			assert_int_equal(nd_shingle_similarity(w[i], len[i], w[j], len[j], 3, &sim), ND_OK);
 			if (sim.bag > 0)
 				p[np++] = (nd_scored){(uint32_t)i, (uint32_t)j, sim.bag};
+			int yes = nd_verify_pair(w[i], len[i], w[j], len[j], &vo, &how, &d);
+			assert_true(yes == 0 || yes == 1);
+			if (yes)
+				copy[ncopy++] = (nd_scored){(uint32_t)i, (uint32_t)j, 1};
 		}
 	for (size_t i = 0; i < n; i++)
 		free(w[i]);
@@ -265,17 +274,17 @@ static void test_clusters_equal_all_pairs(void **state)
 	for (size_t i = 0; i < n; i++)
 		if (into[i] != ref[i])
 			fail_msg("document %zu: cluster of %zu from the index, %zu from every pair", i, into[i], ref[i]);
-	/* The copy point's clusters (components of the pairs at >= its
-	 * resemblance) equal the components over every pair. */
+	/* The copy point's clusters (components of the pairs its verdict
+	 * accepts) equal the components over every pair. */
 	size_t single[FAMILIES * (COPIES + 1)];
 	o.single = 1;
 	o.cut = nd_point_resemblance(ND_POINT_COPY);
 	assert_int_equal(nd_cluster_near(db, st, &o, docs, n, single, NULL), ND_OK);
 	for (size_t i = 0; i < n; i++)
 		ref[i] = i;
-	for (size_t k = 0; k < np; k++)
-		if (p[k].score >= o.cut) {
-			size_t a = p[k].a, b = p[k].b;
+	assert_true(ncopy > 0);
+	for (size_t k = 0; k < ncopy; k++) {
+			size_t a = copy[k].a, b = copy[k].b;
 			while (ref[a] != a)
 				a = ref[a];
 			while (ref[b] != b)
@@ -290,6 +299,7 @@ static void test_clusters_equal_all_pairs(void **state)
 			fail_msg("document %zu: component of %zu from the index, %zu from every pair", i, single[i], r);
 	}
 	free(p);
+	free(copy);
 	/* And the clusters are exactly the families. */
 	size_t first[FAMILIES];
 	for (int f = 0; f < FAMILIES; f++)

@@ -51,7 +51,7 @@ static int setup(void **state)
 	for (int i = 0; i < 5; i++) {
 		char id[32];
 		snprintf(id, sizeof(id), "short%d", i);
-		assert_int_equal(nd_indexer_add_text(ix, id, "w0001a w0002a", 13, NULL, NULL), ND_OK);
+		assert_int_equal(nd_indexer_add_text(ix, id, "waaaba waaaca", 13, NULL, NULL), ND_OK);
 	}
 	assert_int_equal(nd_indexer_close(ix), ND_OK);
 	return 0;

@@ -297,7 +297,7 @@ static void test_method_scores(void **state)
 	/* Resemblance-type scores: 1 for the copy, high for one word of 300
 	 * (10-word shingles: 290/310 shared), low for 30% edits, ~0 unrelated. */
 	const char *setlike[] = {"shingles", "shingles-mod16", "sscr", "docq4", "minhash"};
-	/* Character 4-grams of the fixture's words ("w0123a") are shared by
+	/* Character 4-grams of the fixture's words ("wabcda") are shared by
 	 * any two texts, so docq of unrelated ones is about 0.5 here. */
 	const double max_other[] = {0.2, 0.2, 0.2, 0.6, 0.2};
 	for (size_t k = 0; k < sizeof(setlike) / sizeof(*setlike); k++) {

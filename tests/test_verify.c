@@ -369,9 +369,12 @@ static void test_points(void **state)
 					 nd_point_name(points[p]), rc, want[p], d);
 			if (rc && cases[k].strict)
 				assert_int_equal(how, ND_VERIFIED_LEVENSHTEIN);
-			if (rc && !cases[k].strict) {
-				assert_int_equal(how, ND_VERIFIED_RESEMBLANCE);
+			if (rc && !cases[k].strict && how == ND_VERIFIED_RESEMBLANCE)
 				assert_true(1 - d >= nd_point_resemblance(points[p]));
+			if (rc && !cases[k].strict && how != ND_VERIFIED_RESEMBLANCE) {
+				/* the template's copy: all of it kept in the page */
+				assert_int_equal(how, ND_VERIFIED_CONTAINMENT);
+				assert_true(cases[k].b == templ && 1 - d >= ND_POINT_COPY_CONTAINMENT);
 			}
 		}
 	}
@@ -399,21 +402,22 @@ static void test_points_reference(void **state)
 	uint64_t rng = 17;
 	uint32_t a[400], b[480];
 	int seen[3] = {0, 0, 0}; /* strict, copy only, refused: each exercised */
+	int seen_contained = 0;  /* copy by containment alone */
 	for (int k = 0; k < 400; k++) {
-		size_t na = 20 + tu_rand(&rng) % 380, nb = 0, edits = tu_rand(&rng) % (na / 4 + 1);
+		size_t na = 20 + tu_rand(&rng) % 380, nb = 0, edits = tu_rand(&rng) % (na / (k % 3 == 1 ? 16 : 4) + 1);
 		for (size_t i = 0; i < na; i++)
-			a[i] = (uint32_t)(tu_rand(&rng) % 300); /* repeats: multisets matter */
+			a[i] = (uint32_t)(tu_rand(&rng) % 300) << 1; /* repeats: multisets matter; even: no value */
 		/* b: a with edits (substitute, insert, delete), sometimes framed. */
-		size_t frame = k % 3 == 0 ? tu_rand(&rng) % 60 : 0;
+		size_t frame = k % 3 == 0 ? tu_rand(&rng) % 60 : k % 3 == 1 ? tu_rand(&rng) % 200 : 0;
 		for (size_t i = 0; i < frame; i++)
-			b[nb++] = (uint32_t)(1000 + i);
+			b[nb++] = (uint32_t)(1000 + i) << 1;
 		for (size_t i = 0; i < na && nb < 470; i++) {
 			uint64_t r = tu_rand(&rng) % na;
 			if (r < edits / 3)
 				continue;                                   /* delete */
 			if (r < 2 * edits / 3)
-				b[nb++] = (uint32_t)(tu_rand(&rng) % 300); /* insert */
-			b[nb++] = r < edits ? (uint32_t)(tu_rand(&rng) % 300) : a[i];
+				b[nb++] = (uint32_t)(tu_rand(&rng) % 300) << 1; /* insert */
+			b[nb++] = r < edits ? (uint32_t)(tu_rand(&rng) % 300) << 1 : a[i];
 		}
 		nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
 		double d, lev;
@@ -422,13 +426,19 @@ static void test_points_reference(void **state)
 		nd_verify_how how;
 		assert_int_equal(nd_levenshtein(a, na, b, nb, o.max_distance, &lev, &exact), ND_OK);
 		assert_int_equal(nd_shingle_similarity(a, na, b, nb, 3, &sim), ND_OK);
-		int strict = exact && lev <= o.max_distance, want = strict || sim.bag >= ND_POINT_COPY_RESEMBLANCE;
+		size_t lo = na < nb ? na : nb, hi = na < nb ? nb : na;
+		int contained = lo >= ND_CONTAIN_MIN_WORDS && hi <= ND_CONTAIN_MAX_RATIO * lo &&
+				sim.containment >= ND_POINT_COPY_CONTAINMENT;
+		int strict = exact && lev <= o.max_distance;
+		int want = strict || contained || sim.bag >= ND_POINT_COPY_RESEMBLANCE;
 		int got = nd_verify_pair(a, na, b, nb, &o, &how, &d);
 		seen[strict ? 0 : want ? 1 : 2]++;
+		seen_contained += !strict && contained && sim.bag < ND_POINT_COPY_RESEMBLANCE;
 		if (got != want)
 			fail_msg("pair %d (%zu, %zu words): verdict %d, Levenshtein %g, bag %g", k, na, nb, got, lev,
 				 sim.bag);
-		assert_int_equal(how, strict ? ND_VERIFIED_LEVENSHTEIN : ND_VERIFIED_RESEMBLANCE);
+		assert_int_equal(how, strict ? ND_VERIFIED_LEVENSHTEIN
+				      : contained ? ND_VERIFIED_CONTAINMENT : ND_VERIFIED_RESEMBLANCE);
 		uint64_t *own;
 		size_t nown;
 		assert_int_equal(nd__point_shingles(a, na, &own, &nown), ND_OK);
@@ -437,6 +447,8 @@ static void test_points_reference(void **state)
 		o.point = ND_POINT_STRICT;
 		assert_int_equal(nd_verify_pair(a, na, b, nb, &o, &how, &d), strict);
 	}
+	if (seen_contained < 5)
+		fail_msg("only %d pairs copies by containment alone", seen_contained);
 	if (seen[0] < 20 || seen[1] < 20 || seen[2] < 20)
 		fail_msg("classes strict %d, copy only %d, refused %d: too few of one", seen[0], seen[1], seen[2]);
 }
@@ -613,6 +625,116 @@ static void test_cluster_linkage(void **state)
 	free(tst);
 }
 
+/* n word ids of random lower-case words (no digit), then a value. */
+static void random_words(uint64_t *rng, uint32_t *out, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char w[9];
+		size_t len = 4 + tu_rand(rng) % 5;
+		for (size_t k = 0; k < len; k++)
+			w[k] = (char)('a' + tu_rand(rng) % 26);
+		out[i] = nd_word_id(w, len);
+	}
+}
+
+static uint32_t value_id(const char *v)
+{
+	return nd_word_id(v, strlen(v));
+}
+
+static int verdict(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, nd_point p, nd_verify_how *how)
+{
+	nd_verify_options o = ND_VERIFY_OPTIONS_INIT;
+	double d;
+	o.point = p;
+	int rc = nd_verify_pair(a, na, b, nb, &o, how, &d);
+	assert_true(rc == 0 || rc == 1);
+	return rc;
+}
+
+/* What differs counts, not only how much: two fillings of one template
+ * (other prices and dates in the same places) are refused at every point
+ * though 97% of their words agree; a text and its copy cut short or with a
+ * comment thread added are copies by containment, unless the shorter is
+ * too short, the longer far longer, or a value of the shorter is lost. */
+static void test_values_and_containment(void **state)
+{
+	(void)state;
+	uint64_t rng = 77;
+	/* Ids say which words hold a digit, and nothing else does. */
+	assert_true(value_id("2024") & ND_WORD_DIGIT);
+	assert_true(value_id("12.99") & ND_WORD_DIGIT);
+	assert_true(value_id("mp3") & ND_WORD_DIGIT);
+	assert_false(value_id("price") & ND_WORD_DIGIT);
+	assert_false(value_id("straße") & ND_WORD_DIGIT);
+	uint32_t w[400];
+	random_words(&rng, w, 400);
+	for (size_t i = 0; i < 400; i++)
+		assert_false(w[i] & ND_WORD_DIGIT);
+
+	/* A 120-word listing with a price at 30 and a date at 80; the other
+	 * listing has other values there. */
+	enum { L = 120 };
+	uint32_t x[L], y[L];
+	memcpy(x, w, sizeof(x));
+	memcpy(y, w, sizeof(y));
+	x[30] = value_id("12.99"), y[30] = value_id("14.50");
+	x[80] = value_id("2024"), y[80] = value_id("2025");
+	const nd_point points[] = {ND_POINT_STRICT, ND_POINT_COPY, ND_POINT_STORY};
+	nd_verify_how how;
+	for (size_t p = 0; p < 3; p++) {
+		assert_int_equal(verdict(x, L, y, L, points[p], &how), 0);
+		assert_int_equal(how, ND_REFUSED_VALUES);
+	}
+	int differ = -1;
+	assert_int_equal(nd__values_differ(x, L, y, L, &differ), ND_OK);
+	assert_int_equal(differ, 1);
+	/* One value changed: in 90 words that is over one per 100, refused;
+	 * in 120 words, or in a 300-word text, it is an update, accepted. */
+	y[80] = x[80];
+	assert_int_equal(verdict(x, 90, y, 90, ND_POINT_STRICT, &how), 0);
+	assert_int_equal(how, ND_REFUSED_VALUES);
+	assert_int_equal(verdict(x, L, y, L, ND_POINT_STRICT, &how), 1);
+	uint32_t lx[300], ly[300];
+	memcpy(lx, w, sizeof(lx));
+	memcpy(ly, w, sizeof(ly));
+	lx[150] = value_id("12"), ly[150] = value_id("14");
+	assert_int_equal(verdict(lx, 300, ly, 300, ND_POINT_STRICT, &how), 1);
+	assert_int_equal(how, ND_VERIFIED_LEVENSHTEIN);
+	/* A value changed into a word, or a value added elsewhere, is an edit. */
+	memcpy(y, x, sizeof(y));
+	y[30] = w[399];
+	y[60] = value_id("99");
+	assert_int_equal(verdict(x, L, y, L, ND_POINT_STRICT, &how), 1);
+
+	/* A 100-word article and the same with a 150-word comment thread:
+	 * resemblance 0.4, contained whole. */
+	uint32_t art[250];
+	memcpy(art, w + 100, sizeof(art));
+	for (size_t p = 0; p < 3; p++) {
+		int want = points[p] != ND_POINT_STRICT;
+		assert_int_equal(verdict(art, 100, art, 250, points[p], &how), want);
+		if (want)
+			assert_int_equal(how, ND_VERIFIED_CONTAINMENT);
+	}
+	/* Cut to its first 60 words: a copy too. */
+	assert_int_equal(verdict(art, 60, art, 100, ND_POINT_COPY, &how), 1);
+	assert_int_equal(how, ND_VERIFIED_CONTAINMENT);
+	/* Too short to say (40 words), or the longer over three times as long
+	 * (100 in 350): resemblance decides, and refuses. */
+	assert_int_equal(verdict(art, 40, art, 100, ND_POINT_COPY, &how), 0);
+	uint32_t big[350];
+	memcpy(big, w, 250 * sizeof(uint32_t));
+	memcpy(big + 250, art, 100 * sizeof(uint32_t));
+	assert_int_equal(verdict(art, 100, big, 350, ND_POINT_COPY, &how), 0);
+	assert_int_equal(how, ND_VERIFIED_RESEMBLANCE);
+	/* A value of the shorter the longer lacks: not contained. */
+	uint32_t vart[100];
+	memcpy(vart, art, sizeof(vart));
+	vart[50] = value_id("1999");
+	assert_int_equal(verdict(vart, 100, art, 250, ND_POINT_COPY, &how), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -624,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_cluster_linkage),
 		cmocka_unit_test(test_points),
 		cmocka_unit_test(test_points_reference),
+		cmocka_unit_test(test_values_and_containment),
 		cmocka_unit_test(test_sort_u64),
 	};
 	return cmocka_run_group_tests_name("verify", tests, setup, teardown);

@@ -597,8 +597,7 @@ static int verify_members(run_t *r, uint64_t key, const uint32_t *ids, size_t n,
 
 static const char *how_name(nd_verify_how how)
 {
-	return how == ND_VERIFIED_REPRESENTATIVE ? "representative" : how == ND_VERIFIED_LEVENSHTEIN ? "levenshtein" :
-	       how == ND_VERIFIED_SHINGLES ? "shingles" : "no-words";
+	return how == ND_VERIFY_NO_WORDS ? "no-words" : tool_how_name(how);
 }
 
 /* The unique id of a member, or NULL (no database, deleted since

@@ -137,6 +137,8 @@ const char *tool_how_name(nd_verify_how how)
 	case ND_VERIFIED_LEVENSHTEIN: return "levenshtein";
 	case ND_VERIFIED_SHINGLES: return "shingles";
 	case ND_VERIFIED_RESEMBLANCE: return "resemblance";
+	case ND_VERIFIED_CONTAINMENT: return "containment";
+	case ND_REFUSED_VALUES: return "values";
 	case ND_VERIFIED_REPRESENTATIVE: return "representative";
 	default: return "none";
 	}

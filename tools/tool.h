@@ -62,7 +62,8 @@ int tool_parse_content(const char *s, nd_content *out);
 /* --point: strict, copy or story; on error prints "neardup CMD: ..." and
  * returns -1. */
 int tool_parse_point(const char *cmd, const char *s, nd_point *out);
-/* The verdict's reason, as printed: "levenshtein", "shingles", "resemblance". */
+/* The verdict's reason, as printed: "levenshtein", "shingles", "resemblance",
+ * "containment"; "values" for a pair refused for its values. */
 const char *tool_how_name(nd_verify_how how);
 /* The --point paragraph every deciding command's --help shows. */
 #define TOOL_POINT_HELP \

@@ -168,12 +168,10 @@ static int read_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 	return rc;
 }
 
-/* Multiset resemblance of two sorted shingle lists. */
-static double bag(const shingles *s, uint32_t a, uint32_t b)
+/* Shingles two documents share, as multisets. */
+static size_t shared(const shingles *s, uint32_t a, uint32_t b)
 {
 	size_t nx = s->cnt[a], ny = s->cnt[b], both = 0;
-	if (!nx || !ny)
-		return 0;
 	const uint32_t *x = s->fp[a], *y = s->fp[b];
 	for (size_t i = 0, j = 0; i < nx && j < ny;) {
 		if (x[i] == y[j])
@@ -183,7 +181,88 @@ static double bag(const shingles *s, uint32_t a, uint32_t b)
 		else
 			j++;
 	}
-	return (double)both / (double)(nx + ny - both);
+	return both;
+}
+
+/* Multiset resemblance of two sorted shingle lists. */
+static double bag(const shingles *s, uint32_t a, uint32_t b)
+{
+	size_t nx = s->cnt[a], ny = s->cnt[b], both = nx && ny ? shared(s, a, b) : 0;
+	return both ? (double)both / (double)(nx + ny - both) : 0;
+}
+
+/* Whether the copy verdict could accept the pair: its resemblance or the
+ * shorter's containment near the point's (32-bit fingerprints here, 64
+ * in the verdict: a margin keeps every pair it accepts). */
+static int copy_possible(const shingles *s, uint32_t a, uint32_t b, float score)
+{
+	const double margin = 0.02;
+	size_t nx = s->cnt[a], ny = s->cnt[b], lo = nx < ny ? nx : ny, hi = nx < ny ? ny : nx;
+	if (score >= ND_POINT_COPY_RESEMBLANCE - margin)
+		return 1;
+	if (!lo || lo + s->width - 1 < ND_CONTAIN_MIN_WORDS || hi > ND_CONTAIN_MAX_RATIO * (lo + s->width))
+		return 0;
+	return (double)shared(s, a, b) / (double)lo >= ND_POINT_COPY_CONTAINMENT - margin;
+}
+
+typedef struct {
+	shingles *s;
+	const nd_docid *docs;
+	const uint64_t *pairs;
+	const size_t *which;     /* pairs to judge */
+	float *score;            /* set to 1 (accepted) or 0 */
+} judge_ctx;
+
+/* The copy verdict itself on the pairs that could pass, each share with
+ * its own database handle (Xapian's are not thread-safe). */
+static int judge_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
+{
+	judge_ctx *c = vctx;
+	nd_verify_options vo = ND_VERIFY_OPTIONS_INIT;
+	nd_xdb *db = c->s->db;
+	int rc = ND_OK;
+	vo.point = ND_POINT_COPY;
+	if (t > 0 && (rc = nd_xdb_open(&db, c->s->path, ND_XDB_READ)) < 0)
+		return rc;
+	for (uint32_t k = from; k < to && rc == ND_OK; k++) {
+		size_t i = c->which[k];
+		uint32_t *x = NULL, *y = NULL;
+		size_t nx = 0, ny = 0;
+		nd_verify_how how;
+		double d;
+		rc = nd_words_get(db, c->docs[c->pairs[i] >> 32], &x, &nx, NULL);
+		if (rc == ND_OK)
+			rc = nd_words_get(db, c->docs[(uint32_t)c->pairs[i]], &y, &ny, NULL);
+		if (rc == ND_OK)
+			rc = nd_verify_pair(x, nx, y, ny, &vo, &how, &d);
+		c->score[i] = rc == 1 ? 1.0f : 0.0f;
+		rc = rc == ND_ENOTFOUND || rc == 1 ? ND_OK : rc;
+		free(x);
+		free(y);
+	}
+	if (t > 0)
+		nd_xdb_close(db);
+	return rc;
+}
+
+/* Single linkage is the copy point's clusters: each pair's score becomes
+ * the verdict's yes (1) or no (0), so batch clusters and links are what
+ * hooks and check decide. */
+static int judge_copy(shingles *s, const nd_docid *docs, const uint64_t *pairs, size_t np, float *score,
+		      unsigned jobs)
+{
+	size_t *which = malloc((np + 1) * sizeof(*which)), m = 0;
+	if (!which)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t i = 0; i < np; i++) {
+		if (copy_possible(s, (uint32_t)(pairs[i] >> 32), (uint32_t)pairs[i], score[i]))
+			which[m++] = i;
+		score[i] = 0;
+	}
+	judge_ctx c = {s, docs, pairs, which, score};
+	int rc = m ? nd_parallel_shares(jobs, (uint32_t)m, judge_share, &c) : ND_OK;
+	free(which);
+	return rc;
 }
 
 typedef struct {
@@ -296,6 +375,11 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, c
 	score_ctx sc = {&s, w.pairs, score};
 	if (np && (rc = nd_parallel_shares(o.jobs, (uint32_t)np, score_share, &sc)) < 0)
 		goto done;
+	if (o.single) {
+		if ((rc = judge_copy(&s, docs, w.pairs, np, score, o.jobs)) < 0)
+			goto done;
+		o.cut = 1; /* the verdict's yes */
+	}
 	if (!(up = malloc(n * sizeof(*up)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
@@ -425,7 +509,6 @@ int nd_links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint
 	nd_store_txn *txn;
 	int rc;
 
-	o.cut = nd_point_resemblance(ND_POINT_COPY);
 	o.single = 1;
 	if (nlinks)
 		*nlinks = 0;

@@ -708,7 +708,8 @@ static int slot_put(nd_store_txn *txn, void *ctx)
 int nd_collapse_slot_set(nd_store *st, int slot)
 {
 	int32_t s = slot;
-	if (slot < -1 || (unsigned)slot == ND_SLOT_WORDS || (unsigned)slot == ND_SLOT_FULL_WORDS)
+	if (slot < -1 || (unsigned)slot == ND_SLOT_WORDS || (unsigned)slot == ND_SLOT_FULL_WORDS ||
+	    (unsigned)slot == ND_SLOT_WORDS_V1 || (unsigned)slot == ND_SLOT_FULL_WORDS_V1)
 		return nd_error_set(ND_EINVAL, "value slot %d cannot hold collapse ids%s", slot,
 				    slot >= 0 ? " (neardup keeps word sequences there)" : "");
 	return nd_store_write(st, slot_put, &s);

@@ -155,6 +155,8 @@ static int passes(const nd_check_member *m, nd_point p)
 		return 0;
 	if (m->how == ND_VERIFIED_LEVENSHTEIN || m->how == ND_VERIFIED_SHINGLES)
 		return 1; /* strict accepted it */
+	if (m->how == ND_VERIFIED_CONTAINMENT)
+		return p != ND_POINT_STRICT;
 	return p != ND_POINT_STRICT && 1 - m->distance >= nd_point_resemblance(p) - 1e-12;
 }
 

@@ -6,6 +6,8 @@
 #include "neardup/words.h"
 #include "common/nd_buf.h"
 #include "common/nd_join.h"
+#include "common/nd_hash.h"
+#include "neardup/tokenizer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +59,7 @@ static int cache_lookup(nd_store_txn *txn, uint64_t key, const nd_docid *docs, s
 	for (size_t i = 0; i < n; i++) {
 		cache_ent e;
 		memcpy(&e, (const char *)val + sizeof(h) + i * sizeof(e), sizeof(e));
-		if (e.docid != docs[i] || e.group >= h.ngroups || e.how > ND_VERIFIED_RESEMBLANCE)
+		if (e.docid != docs[i] || e.group >= h.ngroups || e.how > ND_VERIFIED_CONTAINMENT)
 			return 0;
 		out[i] = (nd_verified){e.docid, e.group, e.distance, (nd_verify_how)e.how};
 	}
@@ -249,12 +251,10 @@ int nd__point_shingles(const uint32_t *a, size_t na, uint64_t **out, size_t *n)
 	return ND_OK;
 }
 
-/* Multiset resemblance of two sorted fingerprint lists (nd_shingle_sim.bag). */
-static double bag_sorted(const uint64_t *x, size_t nx, const uint64_t *y, size_t ny)
+/* Shingles two sorted fingerprint lists share, as multisets. */
+static size_t shared_sorted(const uint64_t *x, size_t nx, const uint64_t *y, size_t ny)
 {
 	size_t both = 0;
-	if (!nx || !ny)
-		return 0;
 	for (size_t i = 0, j = 0; i < nx && j < ny;) {
 		if (x[i] == y[j])
 			both++, i++, j++;
@@ -263,7 +263,7 @@ static double bag_sorted(const uint64_t *x, size_t nx, const uint64_t *y, size_t
 		else
 			j++;
 	}
-	return (double)both / (double)(nx + ny - both);
+	return both;
 }
 
 /* The least 3-shingle bag resemblance two sequences within e word edits
@@ -278,12 +278,160 @@ static double bag_floor(size_t na, size_t nb, size_t e)
 	return (double)shared / (double)(sa + sb - shared);
 }
 
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* The distinct values (ids with ND_WORD_DIGIT) of a[0..n), sorted; *out
+ * is malloc'd (NULL when there are none). */
+static int values_of(const uint32_t *a, size_t n, uint32_t **out, size_t *k)
+{
+	*out = NULL;
+	*k = 0;
+	for (size_t i = 0; i < n; i++)
+		*k += a[i] & ND_WORD_DIGIT;
+	if (!*k)
+		return ND_OK;
+	if (!(*out = malloc(*k * sizeof(uint32_t))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	*k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (a[i] & ND_WORD_DIGIT)
+			(*out)[(*k)++] = a[i];
+	qsort(*out, *k, sizeof(uint32_t), cmp_u32);
+	size_t u = 0;
+	for (size_t i = 0; i < *k; i++)
+		if (!u || (*out)[i] != (*out)[u - 1])
+			(*out)[u++] = (*out)[i];
+	*k = u;
+	return ND_OK;
+}
+
+/* 1 when every value of the shorter text occurs in the longer one. */
+static int values_kept(const uint32_t *s, size_t ns, const uint32_t *l, size_t nl, int *out)
+{
+	uint32_t *vs = NULL, *vl = NULL;
+	size_t ks, kl;
+	int rc;
+	if ((rc = values_of(s, ns, &vs, &ks)) < 0 || (rc = values_of(l, nl, &vl, &kl)) < 0) {
+		free(vs);
+		return rc;
+	}
+	size_t j = 0;
+	*out = 1;
+	for (size_t i = 0; i < ks && *out; i++) {
+		while (j < kl && vl[j] < vs[i])
+			j++;
+		*out = j < kl && vl[j] == vs[i];
+	}
+	free(vs);
+	free(vl);
+	return ND_OK;
+}
+
+typedef struct {
+	uint64_t ctx;
+	uint32_t value;
+} slot_ent;
+
+static int cmp_slot(const void *x, const void *y)
+{
+	const slot_ent *a = x, *b = y;
+	return a->ctx != b->ctx ? (a->ctx < b->ctx ? -1 : 1) : (a->value > b->value) - (a->value < b->value);
+}
+
+/* The place of a[i]: the two words before it and the one after. */
+static uint64_t place_of(const uint32_t *a, size_t i)
+{
+	return nd_mix64(((uint64_t)a[i - 2] << 32 | a[i - 1]) ^ nd_mix64(a[i + 1] + 0x9e3779b97f4a7c15ULL));
+}
+
+static int cmp_u64_asc(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* Values of a that b holds, in the same place, as other values: a template
+ * filled in with another price, date or amount.  Counted once a place. */
+static int changed_values(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, size_t *out)
+{
+	slot_ent *e = NULL;
+	uint64_t *hit = NULL;
+	size_t ne = 0, nhit = 0;
+	*out = 0;
+	if (na < 4 || nb < 4)
+		return ND_OK;
+	if (!(e = malloc((nb - 3) * sizeof(*e))) || !(hit = malloc((na - 3) * sizeof(*hit)))) {
+		free(e);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
+	for (size_t j = 2; j + 1 < nb; j++)
+		e[ne++] = (slot_ent){place_of(b, j), b[j]};
+	qsort(e, ne, sizeof(*e), cmp_slot);
+	for (size_t i = 2; i + 1 < na; i++) {
+		if (!(a[i] & ND_WORD_DIGIT))
+			continue;
+		uint64_t c = place_of(a, i);
+		size_t lo = 0, hi = ne;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (e[mid].ctx < c)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		int same = 0, value = 0, any = 0;
+		for (size_t k = lo; k < ne && e[k].ctx == c; k++) {
+			any = 1;
+			same |= e[k].value == a[i];
+			value |= (e[k].value & ND_WORD_DIGIT) != 0;
+		}
+		if (any && !same && value)
+			hit[nhit++] = c;
+	}
+	qsort(hit, nhit, sizeof(*hit), cmp_u64_asc);
+	for (size_t i = 0; i < nhit; i++)
+		*out += !i || hit[i] != hit[i - 1];
+	free(e);
+	free(hit);
+	return ND_OK;
+}
+
+int nd__values_differ(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, int *out)
+{
+	size_t x, y;
+	int rc;
+	if ((rc = changed_values(a, na, b, nb, &x)) < 0 || (rc = changed_values(b, nb, a, na, &y)) < 0)
+		return rc;
+	size_t v = x > y ? x : y, shorter = na < nb ? na : nb;
+	*out = v >= ND_VALUES_MAX || (v && v * 100 >= shorter * ND_VALUES_PER_100);
+	return ND_OK;
+}
+
+/* Copy's containment: the shorter text (at least ND_CONTAIN_MIN_WORDS
+ * words) keeps most of its shingles and all its values in a text at most
+ * ND_CONTAIN_MAX_RATIO times as long: a cut, or the page with a comment
+ * thread or another template's leftovers.  The ratio and the values stop
+ * a short licence or template from joining every longer text quoting it. */
+static int contained(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, double cont, int *out)
+{
+	const uint32_t *s = na <= nb ? a : b, *l = na <= nb ? b : a;
+	size_t ns = na <= nb ? na : nb, nl = na <= nb ? nb : na;
+	*out = 0;
+	if (ns < ND_CONTAIN_MIN_WORDS || nl > ND_CONTAIN_MAX_RATIO * ns || cont < ND_POINT_COPY_CONTAINMENT)
+		return ND_OK;
+	return values_kept(s, ns, l, nl, out);
+}
+
 int nd__verify_pair_with(const uint32_t *a, size_t na, const uint64_t *sa, size_t nsa, const uint32_t *b,
 			 size_t nb, const nd_verify_options *o, nd_verify_how *how, double *distance)
 {
 	static const nd_verify_options defaults = ND_VERIFY_OPTIONS_INIT;
 	nd_shingle_sim s;
-	int rc, exact;
+	int rc, exact, differ;
 	size_t longer = na > nb ? na : nb;
 	if (!o)
 		o = &defaults;
@@ -292,13 +440,17 @@ int nd__verify_pair_with(const uint32_t *a, size_t na, const uint64_t *sa, size_
 			return rc;
 		*how = ND_VERIFIED_SHINGLES;
 		*distance = 1 - s.bag;
-		if (s.bag >= o->min_resemblance || o->point == ND_POINT_STRICT)
-			return s.bag >= o->min_resemblance;
+		if (s.bag >= o->min_resemblance)
+			goto accept;
+		if (o->point == ND_POINT_STRICT)
+			return 0;
 	} else if (o->point == ND_POINT_STRICT) {
 		if ((rc = nd_levenshtein(a, na, b, nb, o->max_distance, distance, &exact)) < 0)
 			return rc;
 		*how = ND_VERIFIED_LEVENSHTEIN;
-		return exact && *distance <= o->max_distance;
+		if (exact && *distance <= o->max_distance)
+			goto accept;
+		return 0;
 	}
 	/* Copy and story: strict, or the same text under another template,
 	 * cut or edited past 8%, keeping most of its short shingles.  The
@@ -312,7 +464,9 @@ int nd__verify_pair_with(const uint32_t *a, size_t na, const uint64_t *sa, size_
 		free(own);
 		return rc;
 	}
-	double bag = bag_sorted(sa ? sa : own, nown, other, nother);
+	size_t both = nown && nother ? shared_sorted(sa ? sa : own, nown, other, nother) : 0;
+	double bag = both ? (double)both / (double)(nown + nother - both) : 0;
+	double cont = both ? (double)both / (double)(nown < nother ? nown : nother) : 0;
 	free(own);
 	free(other);
 	if (longer <= o->max_exact_words &&
@@ -323,12 +477,30 @@ int nd__verify_pair_with(const uint32_t *a, size_t na, const uint64_t *sa, size_
 		if (exact && d <= o->max_distance) {
 			*how = ND_VERIFIED_LEVENSHTEIN;
 			*distance = d;
-			return 1;
+			goto accept;
 		}
+	}
+	if ((rc = contained(a, na, b, nb, cont, &exact)) < 0)
+		return rc;
+	if (exact) {
+		*how = ND_VERIFIED_CONTAINMENT;
+		*distance = 1 - cont;
+		goto accept;
 	}
 	*how = ND_VERIFIED_RESEMBLANCE;
 	*distance = 1 - bag;
-	return bag >= nd_point_resemblance(o->point);
+	if (bag < nd_point_resemblance(o->point))
+		return 0;
+accept:
+	/* At every point: texts that hold other values in the same places
+	 * are two fillings of one template, however much else they share. */
+	if ((rc = nd__values_differ(a, na, b, nb, &differ)) < 0)
+		return rc;
+	if (differ) {
+		*how = ND_REFUSED_VALUES;
+		return 0;
+	}
+	return 1;
 }
 
 int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,

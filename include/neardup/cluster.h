@@ -58,9 +58,10 @@ typedef struct {
 	void (*progress)(const char *stage, size_t done, size_t n, void *ctx);
 	void *ctx;
 	int single;              /* 1: clusters are the connected components of the
-				    pairs at >= cut, as a document joins the cluster of
-				    any duplicate (the copy point's clusters, what hooks
-				    and collapsing build); 0: average linkage (story) */
+				    pairs the copy verdict accepts (nd_verify_pair at
+				    ND_POINT_COPY; cut unused), as a document joins the
+				    cluster of any duplicate (what hooks and collapsing
+				    build); 0: average linkage (story) */
 } nd_near_options;
 #define ND_NEAR_OPTIONS_INIT { 0.1, 3, 1, NULL, NULL, 0 }
 
@@ -83,10 +84,10 @@ ND_EXTERN int nd_cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *o
 			      size_t n, size_t *into, nd_near_stats *stats);
 
 /* Rebuild the store's links (neardup/store.h) from its near-neighbour
- * index: every pair of neighbours whose word 3-shingle bag resemblance is
- * at least the copy point's (nd_point_resemblance), as nd_cluster_near
- * scores them (o may be NULL; its jobs and progress are used, its cut and
- * single are the copy point's).  Old links go in the first write, and the
+ * index: every pair of neighbours the copy verdict accepts (nd_verify_pair
+ * at ND_POINT_COPY, asked only for pairs whose shingles could pass), as
+ * nd_cluster_near with single links them (o may be NULL; its jobs and
+ * progress are used).  Old links go in the first write, and the
  * last marks the links complete, so a killed rebuild leaves them pending.
  * *nlinks (may be NULL) gets the number of pairs linked. */
 ND_EXTERN int nd_links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *o, uint64_t *nlinks);

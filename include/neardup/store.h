@@ -39,10 +39,12 @@
 extern "C" {
 #endif
 
-/* 3 added the bit postings, 4 the near-neighbour index, 5 the links.  A store of
+/* 3 added the bit postings, 4 the near-neighbour index, 5 the links, 6 word
+ * ids that mark digits (ND_WORD_DIGIT: cached sequences and links follow
+ * the verdict that reads them).  A store of
  * another format is refused (ND_EVERSION): it is derived from the
  * database, so build and sign make it again. */
-#define ND_STORE_FORMAT 5
+#define ND_STORE_FORMAT 6
 #define ND_STORE_NEAR_MAX_ROWS 16
 
 /* Lifetimes and threads (as lmdb.h states its own):

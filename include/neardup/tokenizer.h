@@ -64,8 +64,12 @@ ND_EXTERN int nd_tokenizer_fold(nd_tokenizer *tk, const char *word, size_t len,
 
 /* Words as the cross-check compares them: a 32-bit id of a folded token.
  * Equal words have equal ids, and two distinct words of one document pair
- * share an id with probability ~1e-4 at most for 1,000-word vocabularies,
- * which cannot move a verdict at the 8% bound by more than one word. */
+ * share an id with probability ~2e-4 at most for 1,000-word vocabularies,
+ * which cannot move a verdict at the 8% bound by more than one word.  The
+ * low bit (ND_WORD_DIGIT) is set exactly when the word holds a decimal
+ * digit (a number, price, date or code), so the verdict can tell values
+ * from words without the text. */
+#define ND_WORD_DIGIT 1u
 ND_EXTERN uint32_t nd_word_id(const char *word, size_t len);
 /* Ids of tokens[0..n) into out[0..n). */
 ND_EXTERN void nd_word_ids(const nd_token *tokens, size_t n, uint32_t *out);

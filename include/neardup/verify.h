@@ -28,12 +28,25 @@ typedef struct nd_verify_batch nd_verify_batch;
  *           max_distance (0.08, seed 001's expert bound); pairs longer than
  *           max_exact_words by 10-shingle bag resemblance >= min_resemblance
  *   copy    the default: the same main text, whatever the template, with
- *           small edits or a cut: strict, or word 3-shingle bag resemblance
- *           >= ND_POINT_COPY_RESEMBLANCE; clusters are the connected
- *           components of accepted pairs (a page joins any duplicate's)
+ *           small edits, a cut or an added comment thread: strict, or word
+ *           3-shingle bag resemblance >= ND_POINT_COPY_RESEMBLANCE, or the
+ *           shorter text (>= ND_CONTAIN_MIN_WORDS words, the longer at most
+ *           ND_CONTAIN_MAX_RATIO times as long) keeping
+ *           ND_POINT_COPY_CONTAINMENT of its 3-shingles and every one of
+ *           its values (words with a digit) in the longer; clusters are the
+ *           connected components of accepted pairs (a page joins any
+ *           duplicate's)
  *   story   the same story retold or heavily edited: strict, or 3-shingle bag
  *           resemblance >= ND_POINT_STORY_RESEMBLANCE; clusters join by
- *           average linkage at that cut, a pair never proposed counting 0 */
+ *           average linkage at that cut, a pair never proposed counting 0
+ *
+ * At every point a pair is refused (ND_REFUSED_VALUES) when the texts hold
+ * other values in the same places -- a word with a digit whose two words
+ * before and one after are the same in both, with another value there --
+ * at least ND_VALUES_MAX times, or once per 100 words of the shorter
+ * text: two fillings of one template (prices, dates, amounts) are not
+ * copies, however many of their words agree.  Values are told from words
+ * by the id alone (ND_WORD_DIGIT). */
 typedef enum {
 	ND_POINT_COPY = 0,
 	ND_POINT_STRICT = 1,
@@ -42,6 +55,11 @@ typedef enum {
 
 #define ND_POINT_COPY_RESEMBLANCE 0.46
 #define ND_POINT_STORY_RESEMBLANCE 0.01
+#define ND_POINT_COPY_CONTAINMENT 0.8
+#define ND_CONTAIN_MIN_WORDS 50
+#define ND_CONTAIN_MAX_RATIO 3
+#define ND_VALUES_MAX 2
+#define ND_VALUES_PER_100 1
 
 /* "strict", "copy", "story"; NULL for a value out of range. */
 ND_EXTERN const char *nd_point_name(nd_point p);
@@ -76,6 +94,10 @@ typedef enum {
 	ND_VERIFY_NO_WORDS = 3,         /* no word sequence: left alone in its group */
 	ND_VERIFIED_RESEMBLANCE = 4,    /* copy and story points: 3-shingle bag resemblance
 					   >= the point's (nd_point_resemblance) */
+	ND_VERIFIED_CONTAINMENT = 5,    /* copy and story points: the shorter text contained
+					   (distance: 1 - its share of shingles kept) */
+	ND_REFUSED_VALUES = 6,          /* refused at every point: other values in the same
+					   places (distance: the measure that would have accepted) */
 } nd_verify_how;
 
 typedef struct {

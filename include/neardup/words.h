@@ -19,9 +19,14 @@
 extern "C" {
 #endif
 
-#define ND_SLOT_WORDS 0x6e64u /* "nd" */
+#define ND_SLOT_WORDS 0x6e77u /* "nw" */
 /* The whole page's word ids when ND_SLOT_WORDS holds its main content. */
-#define ND_SLOT_FULL_WORDS 0x6e66u /* "nf" */
+#define ND_SLOT_FULL_WORDS 0x6e78u /* "nx" */
+/* Where neardup before store format 6 kept them, with ids that lack
+ * ND_WORD_DIGIT: never read (such a database's sequences are rebuilt from
+ * positions until it is indexed again), never given to collapse ids. */
+#define ND_SLOT_WORDS_V1 0x6e64u /* "nd" */
+#define ND_SLOT_FULL_WORDS_V1 0x6e66u /* "nf" */
 
 typedef enum {
 	ND_WORDS_STORED = 1,    /* from the value slot */
