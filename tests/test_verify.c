@@ -701,6 +701,14 @@ static void test_values_and_containment(void **state)
 	lx[150] = value_id("12"), ly[150] = value_id("14");
 	assert_int_equal(verdict(lx, 300, ly, 300, ND_POINT_STRICT, &how), 1);
 	assert_int_equal(how, ND_VERIFIED_LEVENSHTEIN);
+	/* A block added with other values in the places the text has too (a
+	 * mirror's header quoting another notice) changes no value of it. */
+	uint32_t blk[L + 60];
+	memcpy(blk, x, L * sizeof(uint32_t));
+	memcpy(blk + L, x, 60 * sizeof(uint32_t));
+	blk[L + 30] = value_id("3.75");
+	assert_int_equal(verdict(x, L, blk, L + 60, ND_POINT_COPY, &how), 1);
+	assert_int_equal(how, ND_VERIFIED_CONTAINMENT);
 	/* A value changed into a word, or a value added elsewhere, is an edit. */
 	memcpy(y, x, sizeof(y));
 	y[30] = w[399];

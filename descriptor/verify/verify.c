@@ -354,18 +354,40 @@ static int cmp_u64_asc(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-/* Values of a that b holds, in the same place, as other values: a template
- * filled in with another price, date or amount.  Counted once a place. */
+static int has_value(const uint32_t *v, size_t k, uint32_t x)
+{
+	size_t lo = 0, hi = k;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < k && v[lo] == x;
+}
+
+/* Values of a that b holds, in the same place, as other values that a
+ * lacks: a template filled in with another price, date or amount.  (A
+ * value a holds too is the place repeated, as when a adds a block whose
+ * phrases b also has.)  Counted once a place. */
 static int changed_values(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, size_t *out)
 {
 	slot_ent *e = NULL;
 	uint64_t *hit = NULL;
-	size_t ne = 0, nhit = 0;
+	uint32_t *own = NULL;
+	size_t ne = 0, nhit = 0, nown;
+	int rc;
 	*out = 0;
 	if (na < 4 || nb < 4)
 		return ND_OK;
+	if ((rc = values_of(a, na, &own, &nown)) < 0)
+		return rc;
+	if (!nown)
+		return ND_OK;
 	if (!(e = malloc((nb - 3) * sizeof(*e))) || !(hit = malloc((na - 3) * sizeof(*hit)))) {
 		free(e);
+		free(own);
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
 	for (size_t j = 2; j + 1 < nb; j++)
@@ -387,7 +409,7 @@ static int changed_values(const uint32_t *a, size_t na, const uint32_t *b, size_
 		for (size_t k = lo; k < ne && e[k].ctx == c; k++) {
 			any = 1;
 			same |= e[k].value == a[i];
-			value |= (e[k].value & ND_WORD_DIGIT) != 0;
+			value |= (e[k].value & ND_WORD_DIGIT) && !has_value(own, nown, e[k].value);
 		}
 		if (any && !same && value)
 			hit[nhit++] = c;
@@ -397,6 +419,7 @@ static int changed_values(const uint32_t *a, size_t na, const uint32_t *b, size_
 		*out += !i || hit[i] != hit[i - 1];
 	free(e);
 	free(hit);
+	free(own);
 	return ND_OK;
 }
 
