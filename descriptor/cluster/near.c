@@ -376,6 +376,8 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, c
 	if (np && (rc = nd_parallel_shares(o.jobs, (uint32_t)np, score_share, &sc)) < 0)
 		goto done;
 	if (o.single) {
+		for (size_t i = 0; stats && i < np; i++)
+			stats->pairs += score[i] > 0; /* before the verdict turns scores to 0 or 1 */
 		if ((rc = judge_copy(&s, docs, w.pairs, np, score, o.jobs)) < 0)
 			goto done;
 		o.cut = 1; /* the verdict's yes */
@@ -401,11 +403,8 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, c
 		/* Components: the root is the smallest index in each. */
 		for (size_t i = 0; i < n; i++)
 			into[i] = find_root(up, (uint32_t)i);
-		if (stats)
-			for (size_t i = 0; i < np; i++) {
-				stats->pairs += score[i] > 0;
-				stats->linked += score[i] >= o.cut;
-			}
+		for (size_t i = 0; stats && i < np; i++)
+			stats->linked += score[i] >= o.cut;
 		goto done;
 	}
 	for (size_t i = 0; i < np; i++) {

@@ -27,6 +27,19 @@ static int cmp_u64(const void *a, const void *b)
  * byte are skipped): shingle fingerprints are sorted once per compared
  * pair, and qsort's calls through a comparator were a third of a hook's
  * time.  Falls back to qsort when there is no memory for the copy. */
+int nd__in_sorted_u64(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo] == x;
+}
+
 void nd__sort_u64(uint64_t *v, size_t n)
 {
 	uint64_t *tmp;

@@ -6,26 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int in_set(const uint64_t *set, size_t n, uint64_t x)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (set[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && set[lo] == x;
-}
-
 /* Tokens of x covered by shingles that are in the other text's set. */
 static size_t covered(const uint64_t *fp, size_t nwin, size_t n, unsigned w,
 		      const uint64_t *other, size_t nother)
 {
 	size_t count = 0, reach = 0; /* tokens [0, reach) already counted */
 	for (size_t i = 0; i < nwin; i++) {
-		if (!in_set(other, nother, fp[i]))
+		if (!nd__in_sorted_u64(other, nother, fp[i]))
 			continue;
 		size_t end = i + w < n ? i + w : n;
 		size_t start = i > reach ? i : reach;

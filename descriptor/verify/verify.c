@@ -278,15 +278,10 @@ static double bag_floor(size_t na, size_t nb, size_t e)
 	return (double)shared / (double)(sa + sb - shared);
 }
 
-static int cmp_u32(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return a < b ? -1 : a > b;
-}
-
-/* The distinct values (ids with ND_WORD_DIGIT) of a[0..n), sorted; *out
- * is malloc'd (NULL when there are none). */
-static int values_of(const uint32_t *a, size_t n, uint32_t **out, size_t *k)
+/* The distinct values (ids with ND_WORD_DIGIT) of a[0..n), sorted (as
+ * 64-bit keys, for nd__sort_u64 and nd__in_sorted_u64); *out is malloc'd
+ * (NULL when there are none). */
+static int values_of(const uint32_t *a, size_t n, uint64_t **out, size_t *k)
 {
 	*out = NULL;
 	*k = 0;
@@ -294,13 +289,13 @@ static int values_of(const uint32_t *a, size_t n, uint32_t **out, size_t *k)
 		*k += a[i] & ND_WORD_DIGIT;
 	if (!*k)
 		return ND_OK;
-	if (!(*out = malloc(*k * sizeof(uint32_t))))
+	if (!(*out = malloc(*k * sizeof(uint64_t))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	*k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (a[i] & ND_WORD_DIGIT)
 			(*out)[(*k)++] = a[i];
-	qsort(*out, *k, sizeof(uint32_t), cmp_u32);
+	nd__sort_u64(*out, *k);
 	size_t u = 0;
 	for (size_t i = 0; i < *k; i++)
 		if (!u || (*out)[i] != (*out)[u - 1])
@@ -312,20 +307,16 @@ static int values_of(const uint32_t *a, size_t n, uint32_t **out, size_t *k)
 /* 1 when every value of the shorter text occurs in the longer one. */
 static int values_kept(const uint32_t *s, size_t ns, const uint32_t *l, size_t nl, int *out)
 {
-	uint32_t *vs = NULL, *vl = NULL;
+	uint64_t *vs = NULL, *vl = NULL;
 	size_t ks, kl;
 	int rc;
 	if ((rc = values_of(s, ns, &vs, &ks)) < 0 || (rc = values_of(l, nl, &vl, &kl)) < 0) {
 		free(vs);
 		return rc;
 	}
-	size_t j = 0;
 	*out = 1;
-	for (size_t i = 0; i < ks && *out; i++) {
-		while (j < kl && vl[j] < vs[i])
-			j++;
-		*out = j < kl && vl[j] == vs[i];
-	}
+	for (size_t i = 0; i < ks && *out; i++)
+		*out = nd__in_sorted_u64(vl, kl, vs[i]);
 	free(vs);
 	free(vl);
 	return ND_OK;
@@ -348,46 +339,22 @@ static uint64_t place_of(const uint32_t *a, size_t i)
 	return nd_mix64(((uint64_t)a[i - 2] << 32 | a[i - 1]) ^ nd_mix64(a[i + 1] + 0x9e3779b97f4a7c15ULL));
 }
 
-static int cmp_u64_asc(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? -1 : a > b;
-}
-
-static int has_value(const uint32_t *v, size_t k, uint32_t x)
-{
-	size_t lo = 0, hi = k;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < k && v[lo] == x;
-}
-
 /* Values of a that b holds, in the same place, as other values that a
  * lacks: a template filled in with another price, date or amount.  (A
  * value a holds too is the place repeated, as when a adds a block whose
- * phrases b also has.)  Counted once a place. */
-static int changed_values(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, size_t *out)
+ * phrases b also has.)  Counted once a place.  va, vb: their values
+ * (values_of). */
+static int changed_values(const uint32_t *a, size_t na, const uint64_t *va, size_t nva, const uint32_t *b,
+			  size_t nb, size_t *out)
 {
 	slot_ent *e = NULL;
 	uint64_t *hit = NULL;
-	uint32_t *own = NULL;
-	size_t ne = 0, nhit = 0, nown;
-	int rc;
+	size_t ne = 0, nhit = 0;
 	*out = 0;
 	if (na < 4 || nb < 4)
 		return ND_OK;
-	if ((rc = values_of(a, na, &own, &nown)) < 0)
-		return rc;
-	if (!nown)
-		return ND_OK;
 	if (!(e = malloc((nb - 3) * sizeof(*e))) || !(hit = malloc((na - 3) * sizeof(*hit)))) {
 		free(e);
-		free(own);
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
 	for (size_t j = 2; j + 1 < nb; j++)
@@ -409,29 +376,37 @@ static int changed_values(const uint32_t *a, size_t na, const uint32_t *b, size_
 		for (size_t k = lo; k < ne && e[k].ctx == c; k++) {
 			any = 1;
 			same |= e[k].value == a[i];
-			value |= (e[k].value & ND_WORD_DIGIT) && !has_value(own, nown, e[k].value);
+			value |= (e[k].value & ND_WORD_DIGIT) && !nd__in_sorted_u64(va, nva, e[k].value);
 		}
 		if (any && !same && value)
 			hit[nhit++] = c;
 	}
-	qsort(hit, nhit, sizeof(*hit), cmp_u64_asc);
+	nd__sort_u64(hit, nhit);
 	for (size_t i = 0; i < nhit; i++)
 		*out += !i || hit[i] != hit[i - 1];
 	free(e);
 	free(hit);
-	free(own);
 	return ND_OK;
 }
 
 int nd__values_differ(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, int *out)
 {
-	size_t x, y;
+	uint64_t *va = NULL, *vb = NULL;
+	size_t nva, nvb, x = 0, y = 0;
 	int rc;
-	if ((rc = changed_values(a, na, b, nb, &x)) < 0 || (rc = changed_values(b, nb, a, na, &y)) < 0)
-		return rc;
+	*out = 0;
+	/* Each list once for both directions; a text without values changes none. */
+	if ((rc = values_of(a, na, &va, &nva)) < 0 || (rc = values_of(b, nb, &vb, &nvb)) < 0)
+		goto done;
+	if (nva && nvb && ((rc = changed_values(a, na, va, nva, b, nb, &x)) < 0 ||
+			   (rc = changed_values(b, nb, vb, nvb, a, na, &y)) < 0))
+		goto done;
 	size_t v = x > y ? x : y, shorter = na < nb ? na : nb;
 	*out = v >= ND_VALUES_MAX || (v && v * 100 >= shorter * ND_VALUES_PER_100);
-	return ND_OK;
+done:
+	free(va);
+	free(vb);
+	return rc;
 }
 
 /* Copy's containment: the shorter text (at least ND_CONTAIN_MIN_WORDS
