@@ -701,6 +701,23 @@ static void test_values_and_containment(void **state)
 	lx[150] = value_id("12"), ly[150] = value_id("14");
 	assert_int_equal(verdict(lx, 300, ly, 300, ND_POINT_STRICT, &how), 1);
 	assert_int_equal(how, ND_VERIFIED_LEVENSHTEIN);
+	/* The rule is a rate: three years moved on in a 400-word file (its
+	 * next release) is a version, three in 250 words a filling. */
+	uint32_t *vx = malloc(400 * sizeof(*vx)), *vy = malloc(400 * sizeof(*vy));
+	assert_non_null(vx);
+	assert_non_null(vy);
+	for (size_t i = 0; i < 400; i++)
+		vx[i] = vy[i] = w[(i * 7) % 400];
+	const char *was[] = {"2019", "2020", "2021"}, *now[] = {"2022", "2023", "2024"};
+	for (size_t k = 0; k < 3; k++)
+		vx[40 + 60 * k] = value_id(was[k]), vy[40 + 60 * k] = value_id(now[k]);
+	assert_int_equal(verdict(vx, 400, vy, 400, ND_POINT_STRICT, &how), 1);
+	assert_int_equal(nd__values_differ(vx, 400, vy, 400, &differ), ND_OK);
+	assert_int_equal(differ, 0);
+	assert_int_equal(verdict(vx, 250, vy, 250, ND_POINT_COPY, &how), 0);
+	assert_int_equal(how, ND_REFUSED_VALUES);
+	free(vx);
+	free(vy);
 	/* A block added with other values in the places the text has too (a
 	 * mirror's header quoting another notice) changes no value of it. */
 	uint32_t blk[L + 60];

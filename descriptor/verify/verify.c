@@ -402,7 +402,7 @@ int nd__values_differ(const uint32_t *a, size_t na, const uint32_t *b, size_t nb
 			   (rc = changed_values(b, nb, vb, nvb, a, na, &y)) < 0))
 		goto done;
 	size_t v = x > y ? x : y, shorter = na < nb ? na : nb;
-	*out = v >= ND_VALUES_MAX || (v && v * 100 >= shorter * ND_VALUES_PER_100);
+	*out = v && v * 100 >= shorter * ND_VALUES_PER_100;
 done:
 	free(va);
 	free(vb);

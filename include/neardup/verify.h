@@ -43,9 +43,10 @@ typedef struct nd_verify_batch nd_verify_batch;
  * At every point a pair is refused (ND_REFUSED_VALUES) when the texts hold
  * other values in the same places -- a word with a digit whose two words
  * before and one after are the same in both, with another value there --
- * at least ND_VALUES_MAX times, or once per 100 words of the shorter
- * text: two fillings of one template (prices, dates, amounts) are not
- * copies, however many of their words agree.  Values are told from words
+ * at least ND_VALUES_PER_100 times per 100 words of the shorter text:
+ * two fillings of one template (prices, dates, amounts) are not copies,
+ * however many of their words agree, while a long text's next version,
+ * with a few years or version numbers moved on, still is.  Values are told from words
  * by the id alone (ND_WORD_DIGIT). */
 typedef enum {
 	ND_POINT_COPY = 0,
@@ -58,7 +59,6 @@ typedef enum {
 #define ND_POINT_COPY_CONTAINMENT 0.8
 #define ND_CONTAIN_MIN_WORDS 50
 #define ND_CONTAIN_MAX_RATIO 3
-#define ND_VALUES_MAX 2
 #define ND_VALUES_PER_100 1
 
 /* "strict", "copy", "story"; NULL for a value out of range. */
