@@ -347,7 +347,8 @@ static int run_splits(ev_corpus *c, const ev_method *m, nd_eval_result *r)
 {
 	size_t k = c->o->splits;
 	int rc = ND_OK;
-	if (!(r->split_best = calloc(k, sizeof(*r->split_best))))
+	if (!(r->split_best = calloc(k, sizeof(*r->split_best))) ||
+	    !(r->split_point = calloc(k, sizeof(*r->split_point))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	r->nsplits = k;
 	collect_ctx cc = {c, c->t, NULL, 0, 0};
@@ -365,6 +366,7 @@ static int run_splits(ev_corpus *c, const ev_method *m, nd_eval_result *r)
 			break;
 		rc = m->learned ? run_method(c, m, r) : measure(c, m, cc.p, cc.n, r);
 		r->split_best[k] = r->best;
+		r->split_point[k] = (nd_eval_point){m->threshold, r->precision, r->recall, r->f1, 0};
 	}
 	free(cc.p);
 	return rc;
@@ -467,6 +469,7 @@ void nd_eval_results_free(nd_eval_result *r, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(r[i].curve);
 		free(r[i].split_best);
+		free(r[i].split_point);
 	}
 	free(r);
 }

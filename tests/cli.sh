@@ -247,6 +247,12 @@ for m in j["methods"]:
     assert m["candidate_floor"] == 0.01, m
     cut = sum(1 for p in m["max_f1"] if p["lowest"] and p["recall"] < 1)
     assert m["cut_splits"] == cut, m
+    # at the method's own threshold, fixed before the splits: never above
+    # each split's best, and its mean is the mean of what it lists
+    at = m["at_threshold"]
+    assert len(at) == 3 and all(p["threshold"] == m["threshold"] for p in at), m
+    assert all(a["f1"] <= b["f1"] + 1e-12 for a, b in zip(at, m["max_f1"])), m
+    assert abs(m["f1_at_threshold_mean"] - sum(p["f1"] for p in at) / 3) < 1e-9, m
 EOF
 rc=0
 "$nd" eval -q --db "$t/db" --clusters "$t/families.tsv" --splits 2 --plots "$t/p" 2>/dev/null || rc=$?

@@ -486,6 +486,12 @@ static void test_learned(void **state)
 			    fabs(res[i].split_best[k].threshold - r1[i].best.threshold) > 1e-12)
 				fail_msg("%s split %zu: %.6f, alone %.6f", res[i].method, k, res[i].split_best[k].f1,
 					 r1[i].best.f1);
+			/* ... and so are its figures at the method's own threshold. */
+			const nd_eval_point *at = &res[i].split_point[k];
+			if (at->threshold != r1[i].threshold || fabs(at->f1 - r1[i].f1) > 1e-12 ||
+			    fabs(at->precision - r1[i].precision) > 1e-12 || fabs(at->recall - r1[i].recall) > 1e-12)
+				fail_msg("%s split %zu at %.3f: F1 %.6f, alone %.6f", res[i].method, k, at->threshold,
+					 at->f1, r1[i].f1);
 			if (k == 0) /* the result's own figures are the first split's */
 				assert_true(res[i].best.f1 == r1[i].best.f1 && res[i].tp + res[i].fn == r1[i].tp + r1[i].fn);
 		}

@@ -277,20 +277,21 @@ io:
 	return -1;
 }
 
-/* Mean, sample deviation and range of a result's max-F1 over its splits;
- * P and R at each split's best, averaged. */
+/* Mean, sample deviation and range of F1 over a result's splits (pt: each
+ * split's max-F1, or its figures at the default threshold); P and R
+ * there, averaged. */
 typedef struct {
 	double mean, sd, lo, hi, p, r;
 	size_t cut; /* splits whose best is cut by the candidate floor */
 } split_stats;
 
-static split_stats stats_of(const nd_eval_result *r)
+static split_stats stats_of(const nd_eval_result *r, const nd_eval_point *pt)
 {
 	split_stats s = {0, 0, 1, 0, 0, 0, 0};
 	size_t k = r->nsplits;
 	for (size_t i = 0; i < k; i++) {
-		const nd_eval_point *b = &r->split_best[i];
-		s.cut += (size_t)nd_eval_cut(r, b);
+		const nd_eval_point *b = &pt[i];
+		s.cut += pt == r->split_best && nd_eval_cut(r, b);
 		s.mean += b->f1 / (double)k;
 		s.p += b->precision / (double)k;
 		s.r += b->recall / (double)k;
@@ -298,7 +299,7 @@ static split_stats stats_of(const nd_eval_result *r)
 		s.hi = b->f1 > s.hi ? b->f1 : s.hi;
 	}
 	for (size_t i = 0; i < k; i++)
-		s.sd += (r->split_best[i].f1 - s.mean) * (r->split_best[i].f1 - s.mean);
+		s.sd += (pt[i].f1 - s.mean) * (pt[i].f1 - s.mean);
 	s.sd = k > 1 ? sqrt(s.sd / (double)(k - 1)) : 0;
 	return s;
 }
@@ -312,17 +313,22 @@ static void print_splits(const nd_eval_result *r, size_t n, double share, uint64
 		json_object_set_new(root, "splits", json_pack("{s:I,s:f,s:I}", "count", (json_int_t)k,
 							      "test_share", share, "first_seed", (json_int_t)seed));
 		for (size_t i = 0; i < n; i++) {
-			json_t *each = json_array();
-			for (size_t j = 0; j < k; j++)
+			json_t *each = json_array(), *at = json_array();
+			for (size_t j = 0; j < k; j++) {
 				json_array_append_new(each, point_json(&r[i].split_best[j]));
-			split_stats s = stats_of(&r[i]);
+				json_array_append_new(at, point_json(&r[i].split_point[j]));
+			}
+			split_stats s = stats_of(&r[i], r[i].split_best), p = stats_of(&r[i], r[i].split_point);
 			json_array_append_new(methods,
-					      json_pack("{s:s,s:s,s:b,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I,s:o}", "method",
-							r[i].method, "settings", r[i].settings, "learned", r[i].learned,
-							"max_f1_mean", s.mean, "max_f1_sd", s.sd, "max_f1_min", s.lo,
-							"max_f1_max", s.hi, "precision_mean", s.p, "recall_mean", s.r,
-							"candidate_floor", r[i].floor, "cut_splits", (json_int_t)s.cut,
-							"max_f1", each));
+					      json_pack("{s:s,s:s,s:b,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I,s:o,s:f,s:f,s:f,s:f,s:f,s:o}",
+							"method", r[i].method, "settings", r[i].settings, "learned",
+							r[i].learned, "max_f1_mean", s.mean, "max_f1_sd", s.sd,
+							"max_f1_min", s.lo, "max_f1_max", s.hi, "precision_mean", s.p,
+							"recall_mean", s.r, "candidate_floor", r[i].floor, "cut_splits",
+							(json_int_t)s.cut, "max_f1", each, "threshold", r[i].threshold,
+							"f1_at_threshold_mean", p.mean, "f1_at_threshold_sd", p.sd,
+							"precision_at_threshold_mean", p.p, "recall_at_threshold_mean", p.r,
+							"at_threshold", at));
 		}
 		json_object_set_new(root, "methods", methods);
 		json_dumpf(root, stdout, JSON_INDENT(1));
@@ -337,15 +343,19 @@ static void print_splits(const nd_eval_result *r, size_t n, double share, uint64
 	printf("\n%zu splits by group (seeds %llu..%llu): %.0f%% of the groups measured each time, "
 	       "learned methods trained on the rest\n", k, (unsigned long long)seed,
 	       (unsigned long long)(seed + k - 1), 100 * share);
-	printf("%-*s %8s %6s %6s %6s %7s %7s %5s\n", mw, "method", "max-F1", "sd", "min", "max", "P", "R", "cut");
+	printf("%-*s %8s %6s %6s %6s %7s %7s %5s | %7s %6s %6s %6s %6s\n", mw, "method", "max-F1", "sd", "min",
+	       "max", "P", "R", "cut", "at", "F1", "sd", "P", "R");
 	size_t any_cut = 0;
 	for (size_t i = 0; i < n; i++) {
-		split_stats s = stats_of(&r[i]);
+		split_stats s = stats_of(&r[i], r[i].split_best), p = stats_of(&r[i], r[i].split_point);
 		any_cut += s.cut;
-		printf("%-*s %8.3f %6.3f %6.3f %6.3f %7.3f %7.3f %5zu\n", mw, r[i].method, s.mean, s.sd, s.lo,
-		       s.hi, s.p, s.r, s.cut);
+		printf("%-*s %8.3f %6.3f %6.3f %6.3f %7.3f %7.3f %5zu | %7.4f %6.3f %6.3f %6.3f %6.3f\n", mw,
+		       r[i].method, s.mean, s.sd, s.lo, s.hi, s.p, s.r, s.cut, r[i].threshold, p.mean, p.sd, p.p,
+		       p.r);
 	}
-	printf("(max-F1: mean of each split's best F1, sd over the splits; P and R at each best, averaged)\n");
+	printf("(max-F1: mean of each split's best F1, sd over the splits; P and R at each best, averaged;\n"
+	       " after |: F1, sd, P and R at the method's own threshold 'at', fixed before any split: a\n"
+	       " verdict's operating point, as the product decides)\n");
 	if (any_cut)
 		printf("(cut: splits where %s)\n", cut_note);
 }

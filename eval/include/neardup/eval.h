@@ -99,7 +99,9 @@ typedef struct {
 	 * the news gold set's duplicates) still share most of those words. */
 	double presence_floor;
 	/* With splits = K > 0 (and test_share > 0): K splits, seeds seed ..
-	 * seed + K - 1, each method's best point on each (split_best); the
+	 * seed + K - 1, each method's best point on each (split_best) and
+	 * its figures at its own threshold (split_point: the operating
+	 * point a verdict ships, measured on unseen halves); the
 	 * rest of a result is the first split's.  Methods that do not learn
 	 * are scored once and measured on each split. */
 	size_t splits;         /* (0) */
@@ -161,6 +163,8 @@ typedef struct {
 	double floor;            /* pairs scoring below this were never generated (the method's
 				    own floor or min_score; 0 with labeled pairs: all scored) */
 	nd_eval_point *split_best; /* max F1 of each split (options' splits) */
+	nd_eval_point *split_point; /* ... and the figures at the default threshold
+				       (a verdict's point) on each */
 	size_t nsplits;
 	double seconds;          /* representations + candidates + scoring */
 	double docs_per_s;
