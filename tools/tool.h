@@ -70,7 +70,12 @@ const char *tool_how_name(nd_verify_how how);
 	"  --point P          what counts as a duplicate (default copy): strict, word\n" \
 	"                     Levenshtein <= --max-distance (practically the same\n" \
 	"                     text); copy, that or word 3-shingle resemblance >= 0.46\n" \
-	"                     (the same main text in another template, cut or\n" \
-	"                     edited); story, resemblance >= 0.01 (the same story)\n"
+	"                     (the same main text in another template, or edited),\n" \
+	"                     or the shorter text's 3-shingles kept >= 0.8 in the\n" \
+	"                     longer (cut short, a comment thread added); story,\n" \
+	"                     resemblance >= 0.01 (the same story).  At every point\n" \
+	"                     a pair is refused ('values') when other numbers stand\n" \
+	"                     in the same places, once per 100 words or more\n" \
+	"                     (two fillings of one template)\n"
 
 #endif
