@@ -202,7 +202,11 @@ static int copy_possible(const shingles *s, uint32_t a, uint32_t b, float score)
 		return 1;
 	if (!lo || lo + s->width - 1 < ND_CONTAIN_MIN_WORDS || hi > ND_CONTAIN_MAX_RATIO * (lo + s->width))
 		return 0;
-	return (double)shared(s, a, b) / (double)lo >= ND_POINT_COPY_CONTAINMENT - margin;
+	/* score = both / (nx + ny - both), so the shared count is known
+	 * without merging the lists again (that second merge was half of
+	 * sign's time). */
+	double both = (double)score * (double)(nx + ny) / (1.0 + (double)score);
+	return both / (double)lo >= ND_POINT_COPY_CONTAINMENT - margin;
 }
 
 typedef struct {
