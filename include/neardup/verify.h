@@ -46,8 +46,8 @@ typedef struct nd_verify_batch nd_verify_batch;
  * at least ND_VALUES_PER_100 times per 100 words of the shorter text:
  * two fillings of one template (prices, dates, amounts) are not copies,
  * however many of their words agree, while a long text's next version,
- * with a few years or version numbers moved on, still is.  Values are told from words
- * by the id alone (ND_WORD_DIGIT). */
+ * with a few years or version numbers moved on, still is.  Values are
+ * told from words by the id alone (ND_WORD_DIGIT). */
 typedef enum {
 	ND_POINT_COPY = 0,
 	ND_POINT_STRICT = 1,
