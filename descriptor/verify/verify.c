@@ -330,7 +330,7 @@ typedef struct {
 static int cmp_slot(const void *x, const void *y)
 {
 	const slot_ent *a = x, *b = y;
-	return a->ctx != b->ctx ? (a->ctx < b->ctx ? -1 : 1) : (a->value > b->value) - (a->value < b->value);
+	return (a->ctx > b->ctx) - (a->ctx < b->ctx);
 }
 
 /* The place of a[i]: the two words before it and the one after. */
@@ -342,8 +342,9 @@ static uint64_t place_of(const uint32_t *a, size_t i)
 /* Values of a that b holds, in the same place, as other values that a
  * lacks: a template filled in with another price, date or amount.  (A
  * value a holds too is the place repeated, as when a adds a block whose
- * phrases b also has.)  Counted once a place.  va, vb: their values
- * (values_of). */
+ * phrases b also has.)  Counted once a place.  va: a's values
+ * (values_of).  Only b's places that hold a value can answer, so only
+ * those are listed and sorted: a few in a text, not every word. */
 static int changed_values(const uint32_t *a, size_t na, const uint64_t *va, size_t nva, const uint32_t *b,
 			  size_t nb, size_t *out)
 {
@@ -358,7 +359,8 @@ static int changed_values(const uint32_t *a, size_t na, const uint64_t *va, size
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
 	for (size_t j = 2; j + 1 < nb; j++)
-		e[ne++] = (slot_ent){place_of(b, j), b[j]};
+		if (b[j] & ND_WORD_DIGIT)
+			e[ne++] = (slot_ent){place_of(b, j), b[j]};
 	qsort(e, ne, sizeof(*e), cmp_slot);
 	for (size_t i = 2; i + 1 < na; i++) {
 		if (!(a[i] & ND_WORD_DIGIT))
@@ -372,13 +374,12 @@ static int changed_values(const uint32_t *a, size_t na, const uint64_t *va, size
 			else
 				hi = mid;
 		}
-		int same = 0, value = 0, any = 0;
+		int same = 0, other = 0;
 		for (size_t k = lo; k < ne && e[k].ctx == c; k++) {
-			any = 1;
 			same |= e[k].value == a[i];
-			value |= (e[k].value & ND_WORD_DIGIT) && !nd__in_sorted_u64(va, nva, e[k].value);
+			other |= !nd__in_sorted_u64(va, nva, e[k].value);
 		}
-		if (any && !same && value)
+		if (other && !same)
 			hit[nhit++] = c;
 	}
 	nd__sort_u64(hit, nhit);
