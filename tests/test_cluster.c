@@ -251,8 +251,11 @@ static void test_clusters_equal_all_pairs(void **state)
 		assert_int_equal(nd_words_get(db, docs[i], &w[i], &len[i], NULL), ND_OK);
 	nd_scored *p = malloc(n * n / 2 * sizeof(*p));
 	assert_non_null(p);
-	nd_scored *copy = malloc(n * n / 2 * sizeof(*copy));
-	assert_non_null(copy);
+	/* The copy verdict over every pair, joined as it goes: the reference
+	 * components (smallest index the root). */
+	size_t comp[FAMILIES * (COPIES + 1)];
+	for (size_t i = 0; i < n; i++)
+		comp[i] = i;
 	size_t np = 0, ncopy = 0;
 	nd_verify_options vo = ND_VERIFY_OPTIONS_INIT;
 	for (size_t i = 0; i < n; i++)
@@ -265,8 +268,15 @@ static void test_clusters_equal_all_pairs(void **state)
 				p[np++] = (nd_scored){(uint32_t)i, (uint32_t)j, sim.bag};
 			int yes = nd_verify_pair(w[i], len[i], w[j], len[j], &vo, &how, &d);
 			assert_true(yes == 0 || yes == 1);
-			if (yes)
-				copy[ncopy++] = (nd_scored){(uint32_t)i, (uint32_t)j, 1};
+			if (yes) {
+				size_t a = i, b = j;
+				while (comp[a] != a)
+					a = comp[a];
+				while (comp[b] != b)
+					b = comp[b];
+				comp[a < b ? b : a] = a < b ? a : b;
+				ncopy++;
+			}
 		}
 	for (size_t i = 0; i < n; i++)
 		free(w[i]);
@@ -278,28 +288,16 @@ static void test_clusters_equal_all_pairs(void **state)
 	 * accepts) equal the components over every pair. */
 	size_t single[FAMILIES * (COPIES + 1)];
 	o.single = 1;
-	o.cut = nd_point_resemblance(ND_POINT_COPY);
 	assert_int_equal(nd_cluster_near(db, st, &o, docs, n, single, NULL), ND_OK);
-	for (size_t i = 0; i < n; i++)
-		ref[i] = i;
 	assert_true(ncopy > 0);
-	for (size_t k = 0; k < ncopy; k++) {
-			size_t a = copy[k].a, b = copy[k].b;
-			while (ref[a] != a)
-				a = ref[a];
-			while (ref[b] != b)
-				b = ref[b];
-			ref[a < b ? b : a] = a < b ? a : b;
-		}
 	for (size_t i = 0; i < n; i++) {
 		size_t r = i;
-		while (ref[r] != r)
-			r = ref[r];
+		while (comp[r] != r)
+			r = comp[r];
 		if (single[i] != r)
 			fail_msg("document %zu: component of %zu from the index, %zu from every pair", i, single[i], r);
 	}
 	free(p);
-	free(copy);
 	/* And the clusters are exactly the families. */
 	size_t first[FAMILIES];
 	for (int f = 0; f < FAMILIES; f++)
