@@ -24,6 +24,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import calibrate  # noqa: E402  (the scores reader and the judges)
+
 WORD = re.compile(r"\w+(?:[.,']\w+)*", re.U)
 
 
@@ -113,6 +116,7 @@ VARIANTS = [
 
 
 def load(spec, method):
+    """calibrate.py's reader of the scores file, then each pair's features."""
     name, scores, texts = spec.split("=", 2)
     if texts.endswith(".jsonl"):
         table = {}
@@ -127,68 +131,28 @@ def load(spec, method):
             p = p if os.path.exists(p) else p + ".txt"
             with open(p, encoding="utf-8", errors="replace") as f:
                 return f.read()
-    docs, pairs, positives, cur, cache = {}, [], 0, None, {}
-    with open(scores, encoding="utf-8") as f:
-        for line in f:
-            p = line.rstrip("\n").split("\t")
-            if p[0] == "#doc":
-                docs[p[1]] = p[2]
-            elif p[0] == "#method":
-                cur = p[1]
-                if cur == method:
-                    positives = int(p[3])
-            elif cur == method:
-                for i in p[:2]:
-                    if i not in cache:
-                        w = words(text(i))
-                        cache[i] = (w, shingles([t for t, _ in w]))
-                (a, sa), (b, sb) = cache[p[0]], cache[p[1]]
-                pairs.append((p[0], p[1], int(p[2]), features(a, b, sa, sb)))
-    if cur is None or not pairs:
+    docs, scored, positives = calibrate.load(scores, method)
+    if not scored:
         sys.exit("verdict-grid: %s: no pairs of method %s" % (scores, method))
+    cache, pairs = {}, []
+    for a, b, lab, _ in scored:
+        for i in (a, b):
+            if i not in cache:
+                w = words(text(i))
+                cache[i] = (w, shingles([t for t, _ in w]))
+        pairs.append((a, b, lab, features(cache[a][0], cache[b][0], cache[a][1], cache[b][1])))
     return name, docs, pairs, positives
 
 
-def components(docs, pairs, accept):
-    up = {d: d for d in docs}
-    for a, b, _, _ in pairs:
-        up.setdefault(a, a), up.setdefault(b, b)
-
-    def find(x):
-        while up[x] != x:
-            up[x] = up[up[x]]
-            x = up[x]
-        return x
-    for a, b, _, f in pairs:
-        if accept(f):
-            ra, rb = find(a), find(b)
-            if ra != rb:
-                up[ra] = rb
-    comp = collections.defaultdict(list)
-    for d in up:
-        comp[find(d)].append(d)
-    return list(comp.values())
-
-
-def prf(tp, fp, positives):
-    p = tp / (tp + fp) if tp + fp else 1.0
-    r = tp / positives if positives else 0.0
-    return p, r, 2 * p * r / (p + r) if p + r else 0.0
-
-
 def measure(docs, pairs, positives, accept):
-    if not positives:  # a guard corpus: how far do accepted pairs chain?
-        return "largest component %d of %d" % (max(len(c) for c in components(docs, pairs, accept)),
-                                              len(docs) or len({x for p in pairs for x in p[:2]}))
-    if docs:  # clusters: the components' pairs
-        tp = fp = 0
-        for m in components(docs, pairs, accept):
-            n, same = len(m), sum(k * (k - 1) // 2 for k in collections.Counter(docs.get(d) for d in m).values())
-            tp, fp = tp + same, fp + n * (n - 1) // 2 - same
-        return "P %.3f R %.3f F1 %.3f" % prf(tp, fp, positives)
-    tp = sum(1 for _, _, lab, f in pairs if lab and accept(f))
-    fp = sum(1 for _, _, lab, f in pairs if not lab and accept(f))
-    return "P %.3f R %.3f F1 %.3f" % prf(tp, fp, positives)
+    """The variant's yes as a score of 1, judged as calibrate.py judges a
+    threshold: components for clusters, pairs for pairs, and for an
+    unlabeled guard corpus its largest component."""
+    judged = [(a, b, lab, 1.0 if accept(f) else 0.0) for a, b, lab, f in pairs]
+    if not positives:
+        return "largest component %d of %d" % (round(calibrate.largest_share(docs, judged, 1.0) * len(docs)),
+                                              len(docs))
+    return "P %.3f R %.3f F1 %.3f" % calibrate.judge((docs, judged, positives), 1.0)
 
 
 def main():

@@ -67,4 +67,20 @@ with tempfile.TemporaryDirectory() as d:
     assert recall("... + contained >= 0.8 (shipped)") == 0.5, out
     # Without the length ratio the same.
     assert recall("contained >= 0.8, no length ratio") == 0.5, out
+
+    # An unlabeled guard corpus reports its largest component: the
+    # article and its thread chain at the shipped point, not without
+    # containment.
+    guard = os.path.join(d, "guard.tsv")
+    with open(guard, "w") as f:
+        for k in ("art", "art-thread", "short"):
+            f.write("#doc\t%s\t%s\n" % (k, k))
+        f.write("#method\tverdict-copy\tpositives\t0\n")
+        f.write("art\tart-thread\t0\t0.4\nart\tshort\t0\t0.1\n")
+    out = subprocess.run([sys.executable, script, "--set", "guard=%s=%s" % (guard, t)],
+                         capture_output=True, text=True, check=True).stdout
+    lines = out.splitlines()
+    at = lambda head: lines[lines.index(head) + 1].split()
+    assert at("... + contained >= 0.8 (shipped)")[1:] == ["largest", "component", "2", "of", "3"], out
+    assert at("... + values veto, 1 per 100 words")[1:] == ["largest", "component", "1", "of", "3"], out
 print("verdict-grid: ok")
