@@ -2,7 +2,9 @@
  * answers are known. */
 #include "tests/test_util.h"
 #include "neardup/descriptor.h"
+#include "descriptor/method/method.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,8 +195,12 @@ static int check_record(uint32_t docid, uint64_t key, const void *payload, size_
 		assert_int_equal(fresh.nbits, stored.nbits);
 		assert_memory_equal(fresh.bits, stored.bits, stored.nbits * sizeof(uint16_t));
 		assert_int_equal(fresh.key, key);
-		/* Postlist walk and termlist agree on the fingerprint too. */
+		/* Postlist walk and termlist agree on the fingerprint and the
+		 * near-neighbour keys too. */
 		assert_int_equal(fresh.fingerprint, stored.fingerprint);
+		assert_int_equal(!!fresh.present, stored.present);
+		if (stored.present)
+			assert_memory_equal(fresh.near, stored.near, sizeof(stored.near));
 	}
 	if (stored.nbits < ND_MIN_BITS)
 		assert_int_equal(key, 0);
@@ -413,6 +419,150 @@ static void test_crash_resume(void **state)
 	}
 	assert_true(kills >= 4);
 	free(want);
+	nd_xdb_close(db);
+}
+
+/* Near-neighbour keys with weights: a row agrees between two word sets
+ * with the chance of the weighted Jaccard (shared weight / union weight),
+ * not the plain one.  Heavy words are the shared ones here, so the two
+ * differ by far more than the sampling error of 400 pairs x 60 rows. */
+static void test_near_weights(void **state)
+{
+	(void)state;
+	enum { NW = 400, HELD = 30 };
+	const char *words[NW];
+	char buf[NW][16];
+	double th[NW], w[NW];
+	nd_descriptor *d;
+	for (int i = 0; i < NW; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "w%03d", i);
+		words[i] = buf[i], th[i] = 0.01;
+		w[i] = i < NW / 2 ? 6.0 : 1.0; /* w000..w199 rare, the rest common */
+	}
+	assert_int_equal(nd_descriptor_from_words(&d, words, th, NW, 1), ND_OK);
+	uint64_t plain_version = nd_descriptor_version(d);
+	assert_int_equal(nd__descriptor_finish(d, w), ND_OK);
+	assert_true(nd_descriptor_version(d) != plain_version); /* the keys differ, so does the set */
+	uint64_t rng = 7;
+	double agree = 0, wj = 0, j = 0;
+	const int pairs = 400;
+	for (int p = 0; p < pairs; p++) {
+		/* HELD words each: 10 rare ones shared, the rest (rare or common) own */
+		uint32_t a[HELD], b[HELD];
+		uint16_t na[ND_NEAR_N], nb[ND_NEAR_N];
+		double shared = 0, uni = 0;
+		for (int k = 0; k < HELD; k++) {
+			if (k < 10)
+				a[k] = b[k] = (uint32_t)(tu_rand(&rng) % (NW / 2));
+			else
+				a[k] = (uint32_t)(tu_rand(&rng) % NW), b[k] = (uint32_t)(tu_rand(&rng) % NW);
+		}
+		char in[NW] = {0};
+		for (int k = 0; k < HELD; k++)
+			in[a[k]] |= 1, in[b[k]] |= 2;
+		int nshared = 0, nuni = 0;
+		for (int i = 0; i < NW; i++)
+			if (in[i]) {
+				uni += w[i], nuni++;
+				if (in[i] == 3)
+					shared += w[i], nshared++;
+			}
+		wj += shared / uni, j += (double)nshared / nuni;
+		nd__near_reset(na);
+		nd__near_reset(nb);
+		for (int k = 0; k < HELD; k++) {
+			nd__near_add(d, na, a[k]);
+			nd__near_add(d, nb, b[k]);
+		}
+		for (int k = 0; k < ND_NEAR_N; k++)
+			agree += na[k] == nb[k];
+	}
+	agree /= (double)pairs * ND_NEAR_N, wj /= pairs, j /= pairs;
+	print_message("near rows agree %.3f; weighted Jaccard %.3f, plain %.3f\n", agree, wj, j);
+	assert_true(fabs(agree - wj) < 0.03);
+	assert_true(wj - j > 0.1);
+	/* Equal weights: the plain Jaccard. */
+	assert_int_equal(nd__descriptor_finish(d, NULL), ND_OK);
+	assert_true(nd_descriptor_version(d) == plain_version);
+	agree = 0, rng = 7, j = 0;
+	for (int p = 0; p < pairs; p++) {
+		uint32_t a[HELD], b[HELD];
+		uint16_t na[ND_NEAR_N], nb[ND_NEAR_N];
+		for (int k = 0; k < HELD; k++) {
+			if (k < 10)
+				a[k] = b[k] = (uint32_t)(tu_rand(&rng) % (NW / 2));
+			else
+				a[k] = (uint32_t)(tu_rand(&rng) % NW), b[k] = (uint32_t)(tu_rand(&rng) % NW);
+		}
+		nd__near_reset(na);
+		nd__near_reset(nb);
+		for (int k = 0; k < HELD; k++) {
+			nd__near_add(d, na, a[k]);
+			nd__near_add(d, nb, b[k]);
+		}
+		for (int k = 0; k < ND_NEAR_N; k++)
+			agree += na[k] == nb[k];
+	}
+	agree /= (double)pairs * ND_NEAR_N;
+	print_message("equal weights: rows agree %.3f\n", agree);
+	assert_true(agree < wj - 0.1);
+	/* Weights must be positive and finite. */
+	w[3] = 0;
+	assert_int_equal(nd__descriptor_finish(d, w), ND_EINVAL);
+	nd_descriptor_free(d);
+}
+
+/* A built set keeps its weights (ln(1 + N/df), frozen with it) through the
+ * store; a set given as words has none, and saving it over a weighted one
+ * leaves no stale weights behind; a damaged weights record is refused. */
+static int put_weights(nd_store_txn *txn, void *ctx)
+{
+	return nd_store_meta_put(txn, "set.weights", ctx, 12);
+}
+
+static void test_weights_stored(void **state)
+{
+	(void)state;
+	nd_xdb *db;
+	nd_descriptor *d, *back;
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	nd_store *st = build_and_sign("weights", db, NULL);
+	nd_build_options o = opts();
+	uint32_t ndocs = 0;
+	assert_int_equal(nd_descriptor_build(&d, db, &o, NULL), ND_OK);
+	assert_int_equal(nd_descriptor_load(&back, st, db), ND_OK);
+	assert_non_null(d->weights);
+	assert_non_null(back->weights);
+	assert_true(nd_descriptor_version(back) == nd_descriptor_version(d));
+	assert_memory_equal(back->weights, d->weights, d->n * sizeof(double));
+	assert_memory_equal(back->near_hash, d->near_hash, (size_t)d->n * ND_NEAR_N * sizeof(uint16_t));
+	assert_int_equal(nd_xdb_doccount(db, &ndocs), ND_OK);
+	for (uint32_t i = 0; i < d->n; i++) {
+		uint32_t df = 0;
+		uint64_t cf;
+		assert_int_equal(nd_xdb_termfreq(db, d->words[i], &df, &cf), ND_OK);
+		assert_true(fabs(d->weights[i] - log1p((double)ndocs / df)) < 1e-12);
+	}
+	nd_descriptor_free(back);
+	/* The same words given as words: equal weights, another version. */
+	nd_descriptor *plain;
+	assert_int_equal(nd_descriptor_from_words(&plain, (const char *const *)d->words, d->thresholds, d->n,
+						  d->word_lengths), ND_OK);
+	assert_null(plain->weights);
+	assert_true(nd_descriptor_version(plain) != nd_descriptor_version(d));
+	assert_int_equal(nd_descriptor_save(plain, st, db, NULL), ND_OK);
+	assert_int_equal(nd_descriptor_load(&back, st, db), ND_OK);
+	assert_null(back->weights);
+	assert_true(nd_descriptor_version(back) == nd_descriptor_version(plain));
+	nd_descriptor_free(back);
+	nd_descriptor_free(plain);
+	/* A weights record of the wrong size. */
+	char junk[12] = "not doubles";
+	assert_int_equal(nd_store_write(st, put_weights, junk), ND_OK);
+	assert_int_equal(nd_descriptor_load(&back, st, db), ND_ECORRUPT);
+	assert_non_null(strstr(nd_error_last(), "set.weights"));
+	nd_descriptor_free(d);
+	nd_store_close(st);
 	nd_xdb_close(db);
 }
 
@@ -656,6 +806,8 @@ int main(void)
 		cmocka_unit_test(test_edit_stability),
 		cmocka_unit_test(test_crash_resume),
 		cmocka_unit_test(test_uuid_mismatch),
+		cmocka_unit_test(test_near_weights),
+		cmocka_unit_test(test_weights_stored),
 		cmocka_unit_test(test_scriptindex_database),
 		cmocka_unit_test(test_sig_decode_rejects),
 	};

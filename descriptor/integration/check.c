@@ -32,7 +32,7 @@ int nd_sig_from_tokens(const nd_descriptor *d, const nd_token *tokens, size_t n,
 		int32_t w = nd__find_sorted(d->words, d->n, tokens[i].text, tokens[i].len);
 		if (w >= 0 && wdf[w]++ == 0) {
 			seen[nseen++] = (uint16_t)w;
-			nd__near_add(out->near, (uint32_t)w);
+			nd__near_add(d, out->near, (uint32_t)w);
 		}
 	}
 	out->present = (uint32_t)nseen;

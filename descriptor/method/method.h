@@ -14,9 +14,17 @@ struct nd_descriptor {
 	char **words;        /* sorted in byte order: a termlist merge-joins with them */
 	double *thresholds;
 	double *lambdas;
+	double *weights;     /* near-key weight of each word, ln(1 + N/df) when the
+				set was chosen; NULL: all equal (a set given as
+				words, or stored before weights were kept) */
+	uint16_t *near_hash; /* each word's ND_NEAR_N near hashes (nd__near_hashes) */
 	int word_lengths;    /* 1: len(d) from termlists; 0: Xapian's doclength */
 	uint64_t version;
 };
+
+/* Take weights (n of them, copied; NULL: all equal) and derive what the set
+ * computes from its words: the near hashes and the version. */
+int nd__descriptor_finish(nd_descriptor *d, const double *weights);
 
 /* The one bit test used by every signing path, so that signing from
  * postlists and from a termlist agree bit for bit: f = wdf/len > b, written
@@ -65,9 +73,9 @@ int nd__drift_counts(nd_store_txn *txn, nd_docid docid, nd_change change);
 int nd__drift_add(nd_store_txn *txn, uint64_t changes, double max_drift, const char *path);
 
 /* Near-neighbour keys (see nd_sig): start every MinHash at its maximum,
- * then lower it by each word held.  16-bit truncation keeps the order of
- * the 64-bit hashes, so the minimum of the truncations is the truncated
- * minimum. */
+ * then lower it by each word held.  Keys are 16 bits and a minimum of
+ * 16-bit values is the 16-bit value of the minimum, because each word's
+ * value is an order-keeping truncation of its hash (or clock). */
 #define ND_NEAR_N (ND_NEAR_TREES * ND_NEAR_ROWS)
 static inline void nd__near_reset(uint16_t *near)
 {
@@ -75,12 +83,29 @@ static inline void nd__near_reset(uint16_t *near)
 		near[k] = UINT16_MAX;
 }
 
-/* Word's ND_NEAR_N hashes, one a (tree, row). */
-static inline void nd__near_hashes(uint32_t word, uint16_t *out)
+/* Word's ND_NEAR_N values, one a (tree, row).  With equal weights, the top
+ * 16 bits of a hash: a row's minimum is each held word with equal chance,
+ * and two documents agree with probability their words' Jaccard.  With
+ * weight w, an exponential clock -ln(u)/w, u uniform from the hash: the
+ * minimum is word i with chance w_i / sum(w), so agreement follows the
+ * weighted Jaccard and a shared rare word counts for more than a shared
+ * common one (1M scale corpus: recall 0.961 -> 0.977 at the same candidates
+ * a document).  The clock is kept as its log2 in 1/2048 octaves over
+ * [2^-24, 2^8): a document's minimum lies well inside, and values outside
+ * (one in millions) clamp to the ends. */
+static inline void nd__near_hashes(uint32_t word, double weight, uint16_t *out)
 {
 	uint64_t h = nd_mix64(0x6e656172ULL ^ ((uint64_t)word << 20));
-	for (unsigned k = 0; k < ND_NEAR_N; k++)
-		out[k] = (uint16_t)(nd_mix64(h + k) >> 48);
+	for (unsigned k = 0; k < ND_NEAR_N; k++) {
+		uint64_t x = nd_mix64(h + k);
+		if (weight <= 0) {
+			out[k] = (uint16_t)(x >> 48);
+			continue;
+		}
+		double u = ((double)(x >> 11) + 0.5) * 0x1p-53;
+		double q = floor((log2(-log(u) / weight) + 24.0) * 2048.0);
+		out[k] = q < 0 ? 0 : q > UINT16_MAX ? UINT16_MAX : (uint16_t)q;
+	}
 }
 
 /* Lower near by a word's hashes (nd__near_hashes). */
@@ -90,11 +115,10 @@ static inline void nd__near_min(uint16_t *near, const uint16_t *hashes)
 		near[k] = hashes[k] < near[k] ? hashes[k] : near[k];
 }
 
-static inline void nd__near_add(uint16_t *near, uint32_t word)
+/* Lower near by word of d. */
+static inline void nd__near_add(const nd_descriptor *d, uint16_t *near, uint32_t word)
 {
-	uint16_t h[ND_NEAR_N];
-	nd__near_hashes(word, h);
-	nd__near_min(near, h);
+	nd__near_min(near, d->near_hash + (size_t)word * ND_NEAR_N);
 }
 
 /* Append bit to a signature. */

@@ -231,6 +231,7 @@ static heap_ent heap_pop(heap_ent *h, size_t *n)
 typedef struct {
 	char *word;
 	double b, lambda;
+	uint32_t df;
 } chosen_word;
 
 static int cmp_chosen(const void *a, const void *b)
@@ -244,8 +245,29 @@ static uint64_t set_version(const nd_descriptor *d)
 	for (uint32_t i = 0; i < d->n; i++) {
 		h = nd_hash_bytes(d->words[i], strlen(d->words[i]) + 1, h);
 		h = nd_hash_bytes(&d->thresholds[i], sizeof(double), h);
+		if (d->weights) /* a set with equal weights keeps its version */
+			h = nd_hash_bytes(&d->weights[i], sizeof(double), h);
 	}
 	return nd_hash_bytes(&d->word_lengths, sizeof(int), h);
+}
+
+int nd__descriptor_finish(nd_descriptor *d, const double *weights)
+{
+	free(d->weights);
+	free(d->near_hash);
+	d->weights = NULL;
+	if (!(d->near_hash = malloc(((size_t)d->n + 1) * ND_NEAR_N * sizeof(uint16_t))) ||
+	    (weights && !(d->weights = malloc(((size_t)d->n + 1) * sizeof(double)))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < d->n; i++) {
+		if (weights && !(weights[i] > 0 && weights[i] < 1e6))
+			return nd_error_set(ND_EINVAL, "word '%s' has near-key weight %g", d->words[i], weights[i]);
+		if (weights)
+			d->weights[i] = weights[i];
+		nd__near_hashes(i, weights ? weights[i] : 0, d->near_hash + (size_t)i * ND_NEAR_N);
+	}
+	d->version = set_version(d);
+	return ND_OK;
 }
 
 static int descriptor_alloc(nd_descriptor **out, uint32_t n)
@@ -273,6 +295,8 @@ void nd_descriptor_free(nd_descriptor *d)
 	free(d->words);
 	free(d->thresholds);
 	free(d->lambdas);
+	free(d->weights);
+	free(d->near_hash);
 	free(d);
 }
 
@@ -294,7 +318,7 @@ int nd_descriptor_from_words(nd_descriptor **out, const char *const *words,
 	if (!(v = calloc(n, sizeof(*v))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < n; i++)
-		v[i] = (chosen_word){(char *)words[i], thresholds[i], 0};
+		v[i] = (chosen_word){(char *)words[i], thresholds[i], 0, 0};
 	qsort(v, n, sizeof(*v), cmp_chosen);
 	for (uint32_t i = 1; i < n; i++)
 		if (!strcmp(v[i].word, v[i - 1].word)) {
@@ -316,7 +340,10 @@ int nd_descriptor_from_words(nd_descriptor **out, const char *const *words,
 	}
 	free(v);
 	d->word_lengths = word_lengths;
-	d->version = set_version(d);
+	if ((rc = nd__descriptor_finish(d, NULL)) < 0) {
+		nd_descriptor_free(d);
+		return rc;
+	}
 	*out = d;
 	return ND_OK;
 }
@@ -687,7 +714,7 @@ static int choose(build_state *bs, chosen_word *chosen, uint32_t *nchosen)
 		for (uint32_t i = bs->ent_start[c]; i < bs->ent_start[c + 1]; i++)
 			if (bs->f0[i] > (float)bs->b[c])
 				bitcount[bs->ent_doc[i]]++;
-		chosen[(*nchosen)++] = (chosen_word){bs->cands.terms[c], bs->b[c], bs->lam[c]};
+		chosen[(*nchosen)++] = (chosen_word){bs->cands.terms[c], bs->b[c], bs->lam[c], bs->cands.df[c]};
 	}
 	free(heap);
 	free(bitcount);
@@ -700,23 +727,35 @@ static int make_set(build_state *bs, chosen_word *chosen, uint32_t nchosen, int3
 		    nd_descriptor **out, nd_build_report *rep)
 {
 	nd_descriptor *d;
-	double log_keep = 0;
+	double log_keep = 0, *weight;
 	int rc;
 	qsort(chosen, nchosen, sizeof(*chosen), cmp_chosen);
 	if ((rc = descriptor_alloc(&d, nchosen)) < 0)
 		return rc;
+	if (!(weight = malloc(((size_t)nchosen + 1) * sizeof(double)))) {
+		nd_descriptor_free(d);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
 	for (uint32_t i = 0; i < nchosen; i++) {
 		if (!(d->words[i] = strdup(chosen[i].word))) {
+			free(weight);
 			nd_descriptor_free(d);
 			return nd_error_set(ND_ENOMEM, "out of memory");
 		}
 		d->thresholds[i] = chosen[i].b;
 		d->lambdas[i] = chosen[i].lambda;
+		/* Frozen with the set (the corpus's df moves on; keys must not). */
+		weight[i] = log1p((double)rep->doccount / (chosen[i].df ? chosen[i].df : 1));
 		log_keep += log1p(-fmin(chosen[i].lambda, 0.999999));
 		chosen_of[nd_candidates_find(&bs->cands, chosen[i].word, strlen(chosen[i].word))] = (int32_t)i;
 	}
 	d->word_lengths = rep->word_lengths;
-	d->version = set_version(d);
+	rc = nd__descriptor_finish(d, weight);
+	free(weight);
+	if (rc < 0) {
+		nd_descriptor_free(d);
+		return rc;
+	}
 	rep->p_change = -expm1(log_keep);
 	*out = d;
 	return ND_OK;

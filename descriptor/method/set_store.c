@@ -38,6 +38,9 @@ static int save_fn(nd_store_txn *txn, void *vctx)
 	    (rc = nd_store_meta_put(txn, "set.words", c->words.ptr, c->words.len)) < 0 ||
 	    (rc = nd_store_meta_put(txn, "set.thresholds", d->thresholds, d->n * sizeof(double))) < 0 ||
 	    (rc = nd_store_meta_put(txn, "set.lambdas", d->lambdas, d->n * sizeof(double))) < 0 ||
+	    /* empty: equal weights (and no stale weights of an earlier set) */
+	    (rc = nd_store_meta_put(txn, "set.weights", d->weights ? (const void *)d->weights : "",
+				    d->weights ? d->n * sizeof(double) : 0)) < 0 ||
 	    (rc = nd_store_meta_put(txn, "set.version", &d->version, sizeof(d->version))) < 0 ||
 	    (rc = nd_store_meta_put(txn, "set.word_lengths", &wl, sizeof(wl))) < 0 ||
 	    (rc = nd_store_meta_put(txn, "set.options", opt, strlen(opt))) < 0 ||
@@ -149,9 +152,10 @@ int nd_descriptor_load(nd_descriptor **out, nd_store *st, nd_xdb *db)
 	{
 		const char **wv = malloc(n * sizeof(char *));
 		double *th = malloc(n * sizeof(double)), *lam = malloc(n * sizeof(double));
+		double *weight = malloc(n * sizeof(double));
 		const char *p = words;
-		if (!wv || !th || !lam) {
-			free(wv); free(th); free(lam);
+		if (!wv || !th || !lam || !weight) {
+			free(wv); free(th); free(lam); free(weight);
 			rc = nd_error_set(ND_ENOMEM, "out of memory");
 			goto cleanup;
 		}
@@ -166,13 +170,29 @@ int nd_descriptor_load(nd_descriptor **out, nd_store *st, nd_xdb *db)
 		if (rc == ND_OK) {
 			/* Words were stored sorted, so lambdas line up. */
 			memcpy(d->lambdas, lam, n * sizeof(double));
+			/* Empty, or absent in a store from before weights: the
+			 * keys were made with equal weights, and stay so. */
+			const void *wraw;
+			size_t wbytes = 0;
+			rc = nd_store_meta_get(txn, "set.weights", &wraw, &wbytes);
+			if (rc == ND_ENOTFOUND)
+				rc = ND_OK, wbytes = 0;
+			if (rc == ND_OK && wbytes && wbytes != n * sizeof(double))
+				rc = nd_error_set(ND_ECORRUPT, "store %s: 'set.weights' record is %zu bytes, "
+						  "expected %zu", path, wbytes, n * sizeof(double));
+			if (rc == ND_OK && wbytes)
+				memcpy(weight, wraw, wbytes);
+			if (rc == ND_OK)
+				rc = nd__descriptor_finish(d, wbytes ? weight : NULL);
+		}
+		if (rc == ND_OK) {
 			uint64_t version;
 			if ((rc = get_exact(txn, "set.version", &version, sizeof(version), path)) == ND_OK &&
 			    version != d->version)
 				rc = nd_error_set(ND_ECORRUPT, "store %s: descriptive set fails its version check",
 						  path);
 		}
-		free(wv); free(th); free(lam);
+		free(wv); free(th); free(lam); free(weight);
 		if (rc < 0)
 			goto cleanup;
 	}

@@ -242,7 +242,7 @@ static int on_term(const char *term, size_t len, uint32_t wdf, void *vctx)
 		return 0;
 	t->fp += nd_fp_word((uint32_t)w, wdf);
 	t->sig->present++;
-	nd__near_add(t->sig->near, (uint32_t)w);
+	nd__near_add(t->d, t->sig->near, (uint32_t)w);
 	if (nd_bit_above(wdf, t->len, t->d->thresholds[w]) &&
 	    (t->rc = nd_sig_push(t->sig, (uint16_t)w)) < 0)
 		return 1;
@@ -417,7 +417,6 @@ typedef struct {
 	size_t npairs, off_cap, bit_cap;
 	uint64_t *fp;             /* fingerprint sums of this share */
 	uint16_t *near;           /* near-neighbour keys of this share (ND_NEAR_N a document) */
-	uint16_t *wh;             /* words w0..w1's near hashes, ND_NEAR_N each */
 	uint32_t *held;           /* descriptive words held, of this share */
 	uint64_t postings;
 	/* the block */
@@ -441,7 +440,7 @@ static void *scan_words(void *vw)
 	for (uint32_t i = w->w0; i < w->w1; i++) {
 		size_t n;
 		double b = w->d->thresholds[i];
-		const uint16_t *wh = w->wh + (size_t)(i - w->w0) * ND_NEAR_N;
+		const uint16_t *wh = w->d->near_hash + (size_t)i * ND_NEAR_N;
 		do {
 			if ((w->rc = nd_xdb_postlist_next(w->pl[i - w->w0], w->hi, w->buf, SIGN_BUFCAP, &n)) < 0)
 				goto fail;
@@ -482,7 +481,6 @@ static void worker_free(sign_worker *w)
 	free(w->pair_bit);
 	free(w->fp);
 	free(w->near);
-	free(w->wh);
 	free(w->held);
 	if (w->owns_db)
 		nd_xdb_close(w->db);
@@ -515,11 +513,8 @@ static int worker_init(sign_worker *w, const nd_descriptor *d, nd_xdb *db, unsig
 	    !(w->buf = malloc(SIGN_BUFCAP * sizeof(nd_posting))) ||
 	    !(w->fp = malloc(block_docs * sizeof(uint64_t))) ||
 	    !(w->near = malloc((size_t)block_docs * ND_NEAR_N * sizeof(uint16_t))) ||
-	    !(w->held = malloc(block_docs * sizeof(uint32_t))) ||
-	    !(w->wh = malloc(((size_t)(w->w1 - w->w0) + 1) * ND_NEAR_N * sizeof(uint16_t))))
+	    !(w->held = malloc(block_docs * sizeof(uint32_t))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
-	for (uint32_t i = w->w0; i < w->w1; i++)
-		nd__near_hashes(i, w->wh + (size_t)(i - w->w0) * ND_NEAR_N);
 	for (uint32_t i = w->w0; i < w->w1; i++) {
 		if ((rc = nd_xdb_postlist_open(&w->pl[i - w->w0], w->db, d->words[i])) < 0)
 			return rc;
