@@ -21,8 +21,9 @@ perturbation, with known duplicate groups:
 skipped), e.g. after a change to signing or clustering.
 
 Every step runs as its own process (peak RSS from os.wait4): index, build,
-sign, clusters, clusters --verify and clusters --linkage 0.1 (candidates
-from the store's near-neighbour index).  Per step: wall seconds,
+sign, clusters, clusters --verify, clusters --point copy (the default
+operating point: components of the pairs sign's links accepted) and
+clusters --linkage 0.1 (candidates from the store's near-neighbour index).  Per step: wall seconds,
 documents/s, peak MiB; then the store and database sizes, and how well
 equal keys, verified clusters and linkage clusters recover the known
 groups (pairs recalled / pairs in the groups, and the share of reported
@@ -224,22 +225,25 @@ def main():
             if n == sizes[0]:
                 print("sentences: %d from %s; vocabulary %d" % (g["sentences"], g["source"],
                                                               g["vocabulary"]))
-                print("%9s %-19s %9s %10s %9s" % ("docs", "step", "seconds", "docs/s", "peak MiB"))
-            print("%9d %-19s %9.1f %10s %9s  (%.0f MB, %d groups, %d same-group pairs)" % (
+                print("%9s %-21s %9s %10s %9s" % ("docs", "step", "seconds", "docs/s", "peak MiB"))
+            print("%9d %-21s %9.1f %10s %9s  (%.0f MB, %d groups, %d same-group pairs)" % (
                 n, "generate", time.monotonic() - t0, "", "", os.path.getsize(src) / 1e6, g["groups"],
                 true_pairs), flush=True)
             db, st = os.path.join(d, "db"), os.path.join(d, "store")
             keys_json, ver_json = os.path.join(d, "keys.json"), os.path.join(d, "verified.json")
             link_json, bits_json = os.path.join(d, "linkage.json"), os.path.join(d, "linkage-bits.json")
+            copy_json = os.path.join(d, "copy.json")
             steps = [] if reused else [("index", [nd, "index", "-q", "--db", db, src], None)]
             if reused:
-                print("%9d %-19s (database kept from an earlier run)" % (n, "index"), flush=True)
+                print("%9d %-21s (database kept from an earlier run)" % (n, "index"), flush=True)
             steps += [
                 ("build", [nd, "build", "--db", db, "--store", st], None),
                 ("sign", [nd, "sign", "--db", db, "--store", st], None),
                 ("clusters", [nd, "clusters", "--store", st, "--db", db, "--json"], keys_json),
                 ("clusters --verify", [nd, "clusters", "--store", st, "--db", db, "--verify", "--json"],
                  ver_json),
+                ("clusters --point copy", [nd, "clusters", "--store", st, "--db", db, "--point", "copy",
+                                           "--json"], copy_json),
                 ("clusters --linkage", [nd, "clusters", "--store", st, "--db", db, "--linkage", "0.1", "--json"],
                  link_json),
             ]
@@ -251,18 +255,23 @@ def main():
                 sec, peak = measure(cmd, fh)
                 if fh:
                     fh.close()
-                print("%9d %-19s %9.1f %10.0f %9.1f" % (n, name, sec, n / sec if sec else 0, peak),
+                print("%9d %-21s %9.1f %10.0f %9.1f" % (n, name, sec, n / sec if sec else 0, peak),
                       flush=True)
                 rows.append((n, name, sec, peak))
             rk, pk = pair_quality(keys_json, true_pairs)
             rv, pv = pair_quality(ver_json, true_pairs)
             rl, pl = pair_quality(link_json, true_pairs)
+            rc_, pc_ = pair_quality(copy_json, true_pairs)
+            cj = json.load(open(copy_json))
+            largest = max((len(c["documents"]) for c in cj.get("clusters", cj.get("groups", []))), default=0)
             cands = json.load(open(link_json))["pairs_compared"]
             print("%9d store %.0f MiB, database %.0f MiB; same-group pairs recalled by equal keys "
                   "%.3f (precision %.3f), by verified clusters %.3f (precision %.3f)" % (
                       n, du(st), du(db), rk, pk, rv, pv), flush=True)
             print("%9d linkage over the near-neighbour index: %.1f candidate pairs a document, recall %.3f, "
                   "precision %.3f" % (n, cands / n, rl, pl), flush=True)
+            print("%9d copy point (sign's links): recall %.3f, precision %.3f, largest cluster %d" % (
+                n, rc_, pc_, largest), flush=True)
             rows.append((n, "candidates/doc", cands / n, 0))
             if n <= bits_upto:
                 rb, pb = pair_quality(bits_json, true_pairs)
@@ -279,11 +288,12 @@ def main():
         print("\ngrowth from %d to %d documents (x%.0f): ratio of each step's seconds, and of "
               "linkage's candidates a document" % (
             sizes[0], sizes[-1], sizes[-1] / sizes[0]))
-        for name in ("index", "build", "sign", "clusters", "clusters --verify", "clusters --linkage",
+        for name in ("index", "build", "sign", "clusters", "clusters --verify", "clusters --point copy",
+                     "clusters --linkage",
                      "candidates/doc"):
             t = {n: s for n, nm, s, _ in rows if nm == name}
             if sizes[0] in t and sizes[-1] in t and t[sizes[0]] > 0:
-                print("  %-19s x%.1f" % (name, t[sizes[-1]] / t[sizes[0]]))
+                print("  %-21s x%.1f" % (name, t[sizes[-1]] / t[sizes[0]]))
 
 
 if __name__ == "__main__":
