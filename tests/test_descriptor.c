@@ -542,6 +542,7 @@ static void test_weights_stored(void **state)
 		uint64_t cf;
 		assert_int_equal(nd_xdb_termfreq(db, d->words[i], &df, &cf), ND_OK);
 		assert_true(fabs(d->weights[i] - log1p((double)ndocs / df)) < 1e-12);
+		assert_true(nd_descriptor_weight(d, i) == d->weights[i]);
 	}
 	nd_descriptor_free(back);
 	/* The same words given as words: equal weights, another version. */
@@ -549,6 +550,7 @@ static void test_weights_stored(void **state)
 	assert_int_equal(nd_descriptor_from_words(&plain, (const char *const *)d->words, d->thresholds, d->n,
 						  d->word_lengths), ND_OK);
 	assert_null(plain->weights);
+	assert_true(nd_descriptor_weight(plain, 0) == 0);
 	assert_true(nd_descriptor_version(plain) != nd_descriptor_version(d));
 	assert_int_equal(nd_descriptor_save(plain, st, db, NULL), ND_OK);
 	assert_int_equal(nd_descriptor_load(&back, st, db), ND_OK);

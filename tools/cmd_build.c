@@ -216,10 +216,10 @@ int nd_cmd_build(int argc, char **argv)
 			for (uint32_t i = 0; i < n; i++)
 				v[i] = (by_lambda){i, nd_descriptor_lambda(d, i)};
 			qsort(v, n, sizeof(*v), cmp_lambda);
-			printf("%-24s %12s %10s\n", "word", "threshold", "lambda");
+			printf("%-24s %12s %10s %8s\n", "word", "threshold", "lambda", "weight");
 			for (uint32_t i = 0; i < n && i < show; i++)
-				printf("%-24s %12.6f %10.6f\n", nd_descriptor_word(d, v[i].i),
-				       nd_descriptor_threshold(d, v[i].i), v[i].lambda);
+				printf("%-24s %12.6f %10.6f %8.4f\n", nd_descriptor_word(d, v[i].i),
+				       nd_descriptor_threshold(d, v[i].i), v[i].lambda, nd_descriptor_weight(d, v[i].i));
 			free(v);
 		}
 	}

@@ -304,6 +304,7 @@ uint32_t nd_descriptor_size(const nd_descriptor *d) { return d->n; }
 const char *nd_descriptor_word(const nd_descriptor *d, uint32_t i) { return i < d->n ? d->words[i] : NULL; }
 double nd_descriptor_threshold(const nd_descriptor *d, uint32_t i) { return i < d->n ? d->thresholds[i] : 0; }
 double nd_descriptor_lambda(const nd_descriptor *d, uint32_t i) { return i < d->n ? d->lambdas[i] : 0; }
+double nd_descriptor_weight(const nd_descriptor *d, uint32_t i) { return d->weights && i < d->n ? d->weights[i] : 0; }
 uint64_t nd_descriptor_version(const nd_descriptor *d) { return d->version; }
 
 int nd_descriptor_from_words(nd_descriptor **out, const char *const *words,

@@ -87,7 +87,12 @@ ND_EXTERN uint32_t nd_descriptor_size(const nd_descriptor *d);
 ND_EXTERN const char *nd_descriptor_word(const nd_descriptor *d, uint32_t i);
 ND_EXTERN double nd_descriptor_threshold(const nd_descriptor *d, uint32_t i);
 ND_EXTERN double nd_descriptor_lambda(const nd_descriptor *d, uint32_t i);
-/* A hash of the words and thresholds: stores signed with another version are stale. */
+/* Word i's weight in the near-neighbour keys, ln(1 + N/df) frozen when the
+ * set was chosen; 0 when the set weighs every word alike (given as words,
+ * or stored before weights were kept). */
+ND_EXTERN double nd_descriptor_weight(const nd_descriptor *d, uint32_t i);
+/* A hash of the words, thresholds and weights: stores signed with another
+ * version are stale. */
 ND_EXTERN uint64_t nd_descriptor_version(const nd_descriptor *d);
 
 /* Make a set from given words and thresholds (sorted by the call); for
@@ -112,7 +117,9 @@ ND_EXTERN int nd_descriptor_load(nd_descriptor **out, nd_store *st, nd_xdb *db);
 /* Near-neighbour keys (the store's LSH forest): for each of ND_NEAR_TREES
  * trees, a sequence of ND_NEAR_ROWS MinHashes (16 bits each) of the
  * descriptive words the document holds at all (wdf > 0, above threshold
- * or not).  Documents with similar word sets share long prefixes in some
+ * or not), weighted by the set's frozen ln(1 + N/df) when it has them, so
+ * that a row agrees with the chance of the weighted Jaccard.  Documents
+ * with similar word sets share long prefixes in some
  * tree, so each finds its likely duplicates among its few neighbours in
  * the sorted sequences, whatever the corpus's size.  Measured on the
  * scale corpus (README, "How cost grows"). */
