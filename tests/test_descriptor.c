@@ -515,9 +515,15 @@ static void test_near_weights(void **state)
 /* A built set keeps its weights (ln(1 + N/df), frozen with it) through the
  * store; a set given as words has none, and saving it over a weighted one
  * leaves no stale weights behind; a damaged weights record is refused. */
+typedef struct {
+	const void *v;
+	size_t len;
+} weights_rec;
+
 static int put_weights(nd_store_txn *txn, void *ctx)
 {
-	return nd_store_meta_put(txn, "set.weights", ctx, 12);
+	const weights_rec *r = ctx;
+	return nd_store_meta_put(txn, "set.weights", r->v, r->len);
 }
 
 static void test_weights_stored(void **state)
@@ -559,10 +565,19 @@ static void test_weights_stored(void **state)
 	nd_descriptor_free(back);
 	nd_descriptor_free(plain);
 	/* A weights record of the wrong size. */
-	char junk[12] = "not doubles";
-	assert_int_equal(nd_store_write(st, put_weights, junk), ND_OK);
+	weights_rec junk = {"not doubles", 12};
+	assert_int_equal(nd_store_write(st, put_weights, &junk), ND_OK);
 	assert_int_equal(nd_descriptor_load(&back, st, db), ND_ECORRUPT);
 	assert_non_null(strstr(nd_error_last(), "set.weights"));
+	/* ... or of the right size but not a weight. */
+	double *nan_weights = calloc(d->n, sizeof(double));
+	memcpy(nan_weights, d->weights, d->n * sizeof(double));
+	nan_weights[d->n / 2] = NAN;
+	weights_rec rec = {nan_weights, d->n * sizeof(double)};
+	assert_int_equal(nd_store_write(st, put_weights, &rec), ND_OK);
+	assert_int_equal(nd_descriptor_load(&back, st, db), ND_ECORRUPT);
+	assert_non_null(strstr(nd_error_last(), "near-key weight"));
+	free(nan_weights);
 	nd_descriptor_free(d);
 	nd_store_close(st);
 	nd_xdb_close(db);

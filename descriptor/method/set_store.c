@@ -182,6 +182,10 @@ int nd_descriptor_load(nd_descriptor **out, nd_store *st, nd_xdb *db)
 						  "expected %zu", path, wbytes, n * sizeof(double));
 			if (rc == ND_OK && wbytes)
 				memcpy(weight, wraw, wbytes);
+			for (uint32_t i = 0; rc == ND_OK && wbytes && i < n; i++)
+				if (!(weight[i] > 0 && weight[i] < 1e6))
+					rc = nd_error_set(ND_ECORRUPT, "store %s: word %u's near-key weight is %g",
+							  path, i, weight[i]);
 			if (rc == ND_OK)
 				rc = nd__descriptor_finish(d, wbytes ? weight : NULL);
 		}
