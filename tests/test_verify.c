@@ -625,7 +625,7 @@ static void test_cluster_linkage(void **state)
 	free(tst);
 }
 
-/* n word ids of random lower-case words (no digit), then a value. */
+/* n word ids of random lower-case words (no digit: none is a value). */
 static void random_words(uint64_t *rng, uint32_t *out, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {

@@ -304,22 +304,31 @@ static int values_of(const uint32_t *a, size_t n, uint64_t **out, size_t *k)
 	return ND_OK;
 }
 
-/* 1 when every value of the shorter text occurs in the longer one. */
-static int values_kept(const uint32_t *s, size_t ns, const uint32_t *l, size_t nl, int *out)
+/* A pair's texts and, once asked for (pair_values_list), each one's
+ * values: containment and the veto both read them. */
+typedef struct {
+	const uint32_t *a, *b;
+	size_t na, nb;
+	uint64_t *va, *vb;
+	size_t nva, nvb;
+	int listed;
+} pair_values;
+
+static int pair_values_list(pair_values *p)
 {
-	uint64_t *vs = NULL, *vl = NULL;
-	size_t ks, kl;
 	int rc;
-	if ((rc = values_of(s, ns, &vs, &ks)) < 0 || (rc = values_of(l, nl, &vl, &kl)) < 0) {
-		free(vs);
+	if (p->listed)
+		return ND_OK;
+	if ((rc = values_of(p->a, p->na, &p->va, &p->nva)) < 0 || (rc = values_of(p->b, p->nb, &p->vb, &p->nvb)) < 0)
 		return rc;
-	}
-	*out = 1;
-	for (size_t i = 0; i < ks && *out; i++)
-		*out = nd__in_sorted_u64(vl, kl, vs[i]);
-	free(vs);
-	free(vl);
+	p->listed = 1;
 	return ND_OK;
+}
+
+static void pair_values_free(pair_values *p)
+{
+	free(p->va);
+	free(p->vb);
 }
 
 typedef struct {
@@ -390,23 +399,28 @@ static int changed_values(const uint32_t *a, size_t na, const uint64_t *va, size
 	return ND_OK;
 }
 
-int nd__values_differ(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, int *out)
+/* The veto (nd__values_differ) over p's lists. */
+static int values_differ(pair_values *p, int *out)
 {
-	uint64_t *va = NULL, *vb = NULL;
-	size_t nva, nvb, x = 0, y = 0;
+	size_t x = 0, y = 0;
 	int rc;
 	*out = 0;
-	/* Each list once for both directions; a text without values changes none. */
-	if ((rc = values_of(a, na, &va, &nva)) < 0 || (rc = values_of(b, nb, &vb, &nvb)) < 0)
-		goto done;
-	if (nva && nvb && ((rc = changed_values(a, na, va, nva, b, nb, &x)) < 0 ||
-			   (rc = changed_values(b, nb, vb, nvb, a, na, &y)) < 0))
-		goto done;
-	size_t v = x > y ? x : y, shorter = na < nb ? na : nb;
+	if ((rc = pair_values_list(p)) < 0)
+		return rc;
+	/* A text without values changes none. */
+	if (p->nva && p->nvb && ((rc = changed_values(p->a, p->na, p->va, p->nva, p->b, p->nb, &x)) < 0 ||
+				 (rc = changed_values(p->b, p->nb, p->vb, p->nvb, p->a, p->na, &y)) < 0))
+		return rc;
+	size_t v = x > y ? x : y, shorter = p->na < p->nb ? p->na : p->nb;
 	*out = v && v * 100 >= shorter * ND_VALUES_PER_100;
-done:
-	free(va);
-	free(vb);
+	return ND_OK;
+}
+
+int nd__values_differ(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, int *out)
+{
+	pair_values p = {a, b, na, nb, NULL, NULL, 0, 0, 0};
+	int rc = values_differ(&p, out);
+	pair_values_free(&p);
 	return rc;
 }
 
@@ -415,14 +429,21 @@ done:
  * ND_CONTAIN_MAX_RATIO times as long: a cut, or the page with a comment
  * thread or another template's leftovers.  The ratio and the values stop
  * a short licence or template from joining every longer text quoting it. */
-static int contained(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, double cont, int *out)
+static int contained(pair_values *p, double cont, int *out)
 {
-	const uint32_t *s = na <= nb ? a : b, *l = na <= nb ? b : a;
-	size_t ns = na <= nb ? na : nb, nl = na <= nb ? nb : na;
+	int a_shorter = p->na <= p->nb, rc;
+	size_t ns = a_shorter ? p->na : p->nb, nl = a_shorter ? p->nb : p->na;
 	*out = 0;
 	if (ns < ND_CONTAIN_MIN_WORDS || nl > ND_CONTAIN_MAX_RATIO * ns || cont < ND_POINT_COPY_CONTAINMENT)
 		return ND_OK;
-	return values_kept(s, ns, l, nl, out);
+	if ((rc = pair_values_list(p)) < 0)
+		return rc;
+	const uint64_t *vs = a_shorter ? p->va : p->vb, *vl = a_shorter ? p->vb : p->va;
+	size_t ks = a_shorter ? p->nva : p->nvb, kl = a_shorter ? p->nvb : p->nva;
+	*out = 1;
+	for (size_t i = 0; i < ks && *out; i++)
+		*out = nd__in_sorted_u64(vl, kl, vs[i]);
+	return ND_OK;
 }
 
 int nd__verify_pair_with(const uint32_t *a, size_t na, const uint64_t *sa, size_t nsa, const uint32_t *b,
@@ -432,6 +453,7 @@ int nd__verify_pair_with(const uint32_t *a, size_t na, const uint64_t *sa, size_
 	nd_shingle_sim s;
 	int rc, exact, differ;
 	size_t longer = na > nb ? na : nb;
+	pair_values pv = {a, b, na, nb, NULL, NULL, 0, 0, 0};
 	if (!o)
 		o = &defaults;
 	if (longer > o->max_exact_words) {
@@ -479,8 +501,8 @@ int nd__verify_pair_with(const uint32_t *a, size_t na, const uint64_t *sa, size_
 			goto accept;
 		}
 	}
-	if ((rc = contained(a, na, b, nb, cont, &exact)) < 0)
-		return rc;
+	if ((rc = contained(&pv, cont, &exact)) < 0)
+		goto done;
 	if (exact) {
 		*how = ND_VERIFIED_CONTAINMENT;
 		*distance = 1 - cont;
@@ -488,18 +510,22 @@ int nd__verify_pair_with(const uint32_t *a, size_t na, const uint64_t *sa, size_
 	}
 	*how = ND_VERIFIED_RESEMBLANCE;
 	*distance = 1 - bag;
-	if (bag < nd_point_resemblance(o->point))
-		return 0;
+	if (bag < nd_point_resemblance(o->point)) {
+		rc = 0;
+		goto done;
+	}
 accept:
 	/* At every point: texts that hold other values in the same places
-	 * are two fillings of one template, however much else they share. */
-	if ((rc = nd__values_differ(a, na, b, nb, &differ)) < 0)
-		return rc;
-	if (differ) {
+	 * are two fillings of one template, however much else they share.
+	 * (Containment listed the values already when it was asked.) */
+	if ((rc = values_differ(&pv, &differ)) < 0)
+		goto done;
+	if (differ)
 		*how = ND_REFUSED_VALUES;
-		return 0;
-	}
-	return 1;
+	rc = !differ;
+done:
+	pair_values_free(&pv);
+	return rc;
 }
 
 int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,

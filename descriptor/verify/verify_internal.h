@@ -19,12 +19,12 @@ void nd__sort_u64(uint64_t *v, size_t n);
 int nd__in_sorted_u64(const uint64_t *v, size_t n, uint64_t x);
 size_t nd__unique_sorted_u64(uint64_t *v, size_t n);
 
-/* The copy and story points' sorted shingles of a (*out caller frees;
- * NULL when n is 0), and nd_verify_pair with a's given (sa NULL: made
- * here), for comparing one document with many. */
 /* *out 1 when a and b hold other values in the same places (the
  * verdict's veto at every point; see nd_verify_pair). */
 int nd__values_differ(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, int *out);
+/* The copy and story points' sorted shingles of a (*out caller frees;
+ * NULL when n is 0), and nd_verify_pair with a's given (sa NULL: made
+ * here), for comparing one document with many. */
 int nd__point_shingles(const uint32_t *a, size_t na, uint64_t **out, size_t *n);
 int nd__verify_pair_with(const uint32_t *a, size_t na, const uint64_t *sa, size_t nsa, const uint32_t *b,
 			 size_t nb, const nd_verify_options *o, nd_verify_how *how, double *distance);
