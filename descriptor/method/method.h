@@ -17,7 +17,7 @@ struct nd_descriptor {
 	double *weights;     /* near-key weight of each word, ln(1 + N/df) when the
 				set was chosen; NULL: all equal (a set given as
 				words, or stored before weights were kept) */
-	uint16_t *near_hash; /* each word's ND_NEAR_N near hashes (nd__near_hashes) */
+	uint16_t *near_hash; /* each word's ND_NEAR_N near values (near_values in select.c) */
 	int word_lengths;    /* 1: len(d) from termlists; 0: Xapian's doclength */
 	uint64_t version;
 };
@@ -83,32 +83,7 @@ static inline void nd__near_reset(uint16_t *near)
 		near[k] = UINT16_MAX;
 }
 
-/* Word's ND_NEAR_N values, one a (tree, row).  With equal weights, the top
- * 16 bits of a hash: a row's minimum is each held word with equal chance,
- * and two documents agree with probability their words' Jaccard.  With
- * weight w, an exponential clock -ln(u)/w, u uniform from the hash: the
- * minimum is word i with chance w_i / sum(w), so agreement follows the
- * weighted Jaccard and a shared rare word counts for more than a shared
- * common one (1M scale corpus: recall 0.961 -> 0.977 at the same candidates
- * a document).  The clock is kept as its log2 in 1/2048 octaves over
- * [2^-24, 2^8): a document's minimum lies well inside, and values outside
- * (one in millions) clamp to the ends. */
-static inline void nd__near_hashes(uint32_t word, double weight, uint16_t *out)
-{
-	uint64_t h = nd_mix64(0x6e656172ULL ^ ((uint64_t)word << 20));
-	for (unsigned k = 0; k < ND_NEAR_N; k++) {
-		uint64_t x = nd_mix64(h + k);
-		if (weight <= 0) {
-			out[k] = (uint16_t)(x >> 48);
-			continue;
-		}
-		double u = ((double)(x >> 11) + 0.5) * 0x1p-53;
-		double q = floor((log2(-log(u) / weight) + 24.0) * 2048.0);
-		out[k] = q < 0 ? 0 : q > UINT16_MAX ? UINT16_MAX : (uint16_t)q;
-	}
-}
-
-/* Lower near by a word's hashes (nd__near_hashes). */
+/* Lower near by a word's values (d->near_hash). */
 static inline void nd__near_min(uint16_t *near, const uint16_t *hashes)
 {
 	for (unsigned k = 0; k < ND_NEAR_N; k++)
