@@ -154,7 +154,13 @@ static void test_native_needs_slot(void **state)
 	assert_int_equal(nd_store_open(&s2, p, ND_STORE_WRITE), ND_OK);
 	assert_int_equal(nd_search(db, s2, "waaada", ND_COLLAPSE_NATIVE, 0, 5, 100, h, &n, NULL), ND_ESTATE);
 	assert_non_null(strstr(nd_error_last(), "--value-slot"));
-	assert_int_equal(nd_collapse_slot_set(s2, 0x6e64), ND_EINVAL); /* the word-sequence slot */
+	/* The word-sequence slots, today's and those of databases indexed
+	 * before ids marked digits. */
+	const int word_slots[] = {ND_SLOT_WORDS, ND_SLOT_FULL_WORDS, ND_SLOT_WORDS_V1, ND_SLOT_FULL_WORDS_V1};
+	for (size_t k = 0; k < 4; k++) {
+		assert_int_equal(nd_collapse_slot_set(s2, word_slots[k]), ND_EINVAL);
+		assert_non_null(strstr(nd_error_last(), "word sequences"));
+	}
 	assert_int_equal(nd_search(db, s2, "waaada AND (", ND_COLLAPSE_NONE, 0, 5, 100, h, &n, NULL), ND_EINVAL);
 	nd_store_close(s2);
 	free(p);
