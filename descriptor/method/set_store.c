@@ -125,7 +125,7 @@ int nd_descriptor_load(nd_descriptor **out, nd_store *st, nd_xdb *db)
 	nd_descriptor *d = NULL;
 	const void *words;
 	size_t wlen;
-	uint32_t n = 0, wl;
+	uint32_t n = 0, wl = 0;
 	int rc;
 	const char *path = nd_store_path(st);
 
@@ -190,7 +190,7 @@ int nd_descriptor_load(nd_descriptor **out, nd_store *st, nd_xdb *db)
 				rc = nd__descriptor_finish(d, wbytes ? weight : NULL);
 		}
 		if (rc == ND_OK) {
-			uint64_t version;
+			uint64_t version = 0;
 			if ((rc = get_exact(txn, "set.version", &version, sizeof(version), path)) == ND_OK &&
 			    version != d->version)
 				rc = nd_error_set(ND_ECORRUPT, "store %s: descriptive set fails its version check",

@@ -131,7 +131,7 @@ static int meta_u(nd_store_txn *txn, const char *name, void *out, size_t len)
 
 static int drift_add(nd_store_txn *txn, uint64_t changes)
 {
-	uint64_t have;
+	uint64_t have = 0;
 	int rc;
 	if (!changes)
 		return ND_OK;
@@ -143,8 +143,8 @@ static int drift_add(nd_store_txn *txn, uint64_t changes)
 
 static int drift_of(nd_store_txn *txn, uint64_t extra, double *drift)
 {
-	uint64_t changes;
-	uint32_t built;
+	uint64_t changes = 0;
+	uint32_t built = 0;
 	int rc;
 	if ((rc = meta_u(txn, "drift.changes", &changes, sizeof(changes))) < 0 ||
 	    (rc = meta_u(txn, "db.doccount", &built, sizeof(built))) < 0)
@@ -169,7 +169,7 @@ int nd_drift(nd_store *st, double *drift)
  * document the set was built from. */
 int nd__drift_counts(nd_store_txn *txn, nd_docid docid, nd_change change)
 {
-	uint32_t built_last;
+	uint32_t built_last = 0;
 	if (change != ND_CHANGE_ADDED)
 		return change != ND_CHANGE_NONE;
 	if (meta_u(txn, "db.lastdocid", &built_last, sizeof(built_last)) < 0)
