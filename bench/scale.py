@@ -145,8 +145,9 @@ def group_of(uid):
 
 
 def pair_quality(clusters_json, true_pairs):
-    """(recall of same-group pairs, precision of reported pairs)."""
-    found = good = 0
+    """(recall of same-group pairs, precision of reported pairs, documents
+    in the largest reported group)."""
+    found = good = largest = 0
     j = json.load(open(clusters_json))
     for c in j.get("clusters", j.get("groups", [])):
         # Verified clusters are split into groups; a pair is reported when
@@ -156,12 +157,13 @@ def pair_quality(clusters_json, true_pairs):
             parts.setdefault(m.get("group", 0), []).append(group_of(m.get("id") or ""))
         for members in parts.values():
             size = len(members)
+            largest = max(largest, size)
             found += size * (size - 1) // 2
             known = {}
             for g in members:
                 known[g] = known.get(g, 0) + 1
             good += sum(k * (k - 1) // 2 for k in known.values())
-    return (good / true_pairs if true_pairs else 0.0), (good / found if found else 0.0)
+    return (good / true_pairs if true_pairs else 0.0), (good / found if found else 0.0), largest
 
 
 def generate_main(args):
@@ -258,12 +260,10 @@ def main():
                 print("%9d %-21s %9.1f %10.0f %9.1f" % (n, name, sec, n / sec if sec else 0, peak),
                       flush=True)
                 rows.append((n, name, sec, peak))
-            rk, pk = pair_quality(keys_json, true_pairs)
-            rv, pv = pair_quality(ver_json, true_pairs)
-            rl, pl = pair_quality(link_json, true_pairs)
-            rc_, pc_ = pair_quality(copy_json, true_pairs)
-            cj = json.load(open(copy_json))
-            largest = max((len(c["documents"]) for c in cj.get("clusters", cj.get("groups", []))), default=0)
+            rk, pk, _ = pair_quality(keys_json, true_pairs)
+            rv, pv, _ = pair_quality(ver_json, true_pairs)
+            rl, pl, _ = pair_quality(link_json, true_pairs)
+            rc_, pc_, largest = pair_quality(copy_json, true_pairs)
             cands = json.load(open(link_json))["pairs_compared"]
             print("%9d store %.0f MiB, database %.0f MiB; same-group pairs recalled by equal keys "
                   "%.3f (precision %.3f), by verified clusters %.3f (precision %.3f)" % (
@@ -274,7 +274,7 @@ def main():
                 n, rc_, pc_, largest), flush=True)
             rows.append((n, "candidates/doc", cands / n, 0))
             if n <= bits_upto:
-                rb, pb = pair_quality(bits_json, true_pairs)
+                rb, pb, _ = pair_quality(bits_json, true_pairs)
                 cb = json.load(open(bits_json))["pairs_compared"]
                 print("%9d linkage over bit-set Jaccard >= 0.05: %.1f candidate pairs a document, recall %.3f, "
                       "precision %.3f" % (n, cb / n, rb, pb), flush=True)
