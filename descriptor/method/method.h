@@ -23,8 +23,15 @@ struct nd_descriptor {
 };
 
 /* Take weights (n of them, copied; NULL: all equal) and derive what the set
- * computes from its words: the near hashes and the version. */
+ * computes from its words: the near hashes and the version.  A weight that
+ * is not nd__weight_ok is ND_EINVAL. */
 int nd__descriptor_finish(nd_descriptor *d, const double *weights);
+
+/* A near-key weight: positive and finite (written so that NaN fails). */
+static inline int nd__weight_ok(double w)
+{
+	return w > 0 && w < 1e6;
+}
 
 /* The one bit test used by every signing path, so that signing from
  * postlists and from a termlist agree bit for bit: f = wdf/len > b, written

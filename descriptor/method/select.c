@@ -285,7 +285,7 @@ int nd__descriptor_finish(nd_descriptor *d, const double *weights)
 	    (weights && !(d->weights = malloc(((size_t)d->n + 1) * sizeof(double)))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < d->n; i++) {
-		if (weights && !(weights[i] > 0 && weights[i] < 1e6))
+		if (weights && !nd__weight_ok(weights[i]))
 			return nd_error_set(ND_EINVAL, "word '%s' has near-key weight %g", d->words[i], weights[i]);
 		if (weights)
 			d->weights[i] = weights[i];

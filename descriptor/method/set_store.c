@@ -183,7 +183,7 @@ int nd_descriptor_load(nd_descriptor **out, nd_store *st, nd_xdb *db)
 			if (rc == ND_OK && wbytes)
 				memcpy(weight, wraw, wbytes);
 			for (uint32_t i = 0; rc == ND_OK && wbytes && i < n; i++)
-				if (!(weight[i] > 0 && weight[i] < 1e6))
+				if (!nd__weight_ok(weight[i]))
 					rc = nd_error_set(ND_ECORRUPT, "store %s: word %u's near-key weight is %g",
 							  path, i, weight[i]);
 			if (rc == ND_OK)
