@@ -103,6 +103,14 @@ static void sig_of(nd_store *st, nd_docid d, nd_sig *out)
 	nd_store_txn_end(txn);
 }
 
+/* The root of x's component (union-find, no compression: a test's size). */
+static size_t root(const size_t *comp, size_t x)
+{
+	while (comp[x] != x)
+		x = comp[x];
+	return x;
+}
+
 static int candidates_of(nd_store *st, nd_docid d, nd_docid **out, size_t *n)
 {
 	nd_store_txn *txn;
@@ -299,11 +307,7 @@ static void test_clusters_equal_all_pairs(void **state)
 			int yes = nd_verify_pair(w[i], len[i], w[j], len[j], &vo, &how, &d);
 			assert_true(yes == 0 || yes == 1);
 			if (yes) {
-				size_t a = i, b = j;
-				while (comp[a] != a)
-					a = comp[a];
-				while (comp[b] != b)
-					b = comp[b];
+				size_t a = root(comp, i), b = root(comp, j);
 				comp[a < b ? b : a] = a < b ? a : b;
 				ncopy++;
 			}
@@ -320,13 +324,10 @@ static void test_clusters_equal_all_pairs(void **state)
 	o.single = 1;
 	assert_int_equal(nd_cluster_near(db, st, &o, docs, n, single, NULL), ND_OK);
 	assert_true(ncopy > 0);
-	for (size_t i = 0; i < n; i++) {
-		size_t r = i;
-		while (comp[r] != r)
-			r = comp[r];
-		if (single[i] != r)
-			fail_msg("document %zu: component of %zu from the index, %zu from every pair", i, single[i], r);
-	}
+	for (size_t i = 0; i < n; i++)
+		if (single[i] != root(comp, i))
+			fail_msg("document %zu: component of %zu from the index, %zu from every pair", i, single[i],
+				 root(comp, i));
 	free(p);
 	/* And the clusters are exactly the families. */
 	size_t first[FAMILIES];
