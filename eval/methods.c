@@ -799,11 +799,56 @@ static int near_pairs(ev_corpus *c, pair_list *pl)
 	return rc;
 }
 
+typedef struct {
+	ev_corpus *c;
+	pair_scorer of;
+} fresh_ctx;
+
+/* nd_score_pairs_fn for completed averages: the method's own score. */
+static int score_fresh(const uint64_t *pair, size_t n, float *out, void *vctx)
+{
+	fresh_ctx *f = vctx;
+	int rc = ND_OK;
+	for (size_t i = 0; i < n && rc == ND_OK; i++) {
+		double s = 0;
+		rc = f->of(f->c, (size_t)(pair[i] >> 32), (size_t)(uint32_t)pair[i], &s);
+		out[i] = (float)s;
+	}
+	return rc;
+}
+
+/* Candidate pairs collected (rc: how collecting ended), scored by of,
+ * completed as nd_cluster_near completes them at cut (nd_linkage_complete,
+ * the library's budget), and emitted when >= min_score; frees the list. */
+static int score_completed(pair_list *l, int rc, ev_corpus *c, pair_scorer of, double cut, double min_score,
+			   ev_emit emit, void *ctx)
+{
+	fresh_ctx f = {c, of};
+	float *score = NULL;
+	if (rc == ND_OK)
+		l->n = unique_u64(l->v, l->n);
+	if (rc == ND_OK && l->n && !(score = malloc(l->n * sizeof(*score))))
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+	if (rc == ND_OK)
+		rc = score_fresh(l->v, l->n, score, &f);
+	if (rc == ND_OK)
+		rc = nd_linkage_complete(c->n, &l->v, &score, &l->n, cut, (size_t)ND_NEAR_COMPLETE * c->n,
+					 ND_NEAR_COMPLETE_DOCS, score_fresh, &f, NULL);
+	for (size_t i = 0; i < l->n && rc == ND_OK; i++)
+		if (score[i] >= min_score)
+			rc = emit((size_t)(l->v[i] >> 32), (size_t)(uint32_t)l->v[i], score[i], ctx);
+	free(score);
+	free(l->v);
+	return rc < 0 ? rc : ND_OK;
+}
+
+/* The index's pairs, completed at the library's default cut. */
 static int near_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
 {
+	nd_near_options o = ND_NEAR_OPTIONS_INIT;
 	pair_list pl = {NULL, 0, 0};
 	(void)vs;
-	return score_pairs(&pl, near_pairs(c, &pl), c, xcheck_of, min_score, emit, ctx);
+	return score_completed(&pl, near_pairs(c, &pl), c, xcheck_of, o.cut, min_score, emit, ctx);
 }
 
 static int near_prepare(void **state, ev_corpus *c)
@@ -872,10 +917,19 @@ static int vstrict_candidates(void *vs, ev_corpus *c, double min_score, ev_emit 
 	return score_pairs(&pl, verdict_pairs(vs, c, &pl), c, strict_of, 0, emit, ctx);
 }
 
-static int vres_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
+static int vcopy_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
 {
 	pair_list pl = {NULL, 0, 0};
 	return score_pairs(&pl, verdict_pairs(vs, c, &pl), c, resemblance_of, min_score, emit, ctx);
+}
+
+/* Completed at story's cut, as clusters --point story completes them
+ * (copy's clusters are components: nothing to complete). */
+static int vstory_candidates(void *vs, ev_corpus *c, double min_score, ev_emit emit, void *ctx)
+{
+	pair_list pl = {NULL, 0, 0};
+	return score_completed(&pl, verdict_pairs(vs, c, &pl), c, resemblance_of, ND_POINT_STORY_RESEMBLANCE,
+			       min_score, emit, ctx);
 }
 
 static int vstrict_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
@@ -1607,10 +1661,10 @@ static const ev_method m_descnear = {"descriptive-near+xcheck",
 static const ev_method m_vstrict = {"verdict-strict", "equal keys and the index, Levenshtein <= 0.08, values kept (--point strict)",
 				   1, 1, 1, desc_prepare_plain, vstrict_candidates, vstrict_score, desc_release, 0};
 static const ev_method m_vcopy = {"verdict-copy", "the index, strict, shingles w=3 >= 0.46 or contained >= 0.8, values kept (--point copy)",
-				  0, ND_POINT_COPY_RESEMBLANCE, 0, desc_prepare_plain, vres_candidates, vres_score,
+				  0, ND_POINT_COPY_RESEMBLANCE, 0, desc_prepare_plain, vcopy_candidates, vres_score,
 				  desc_release, 0};
 static const ev_method m_vstory = {"verdict-story", "the index, strict, contained or shingles w=3 >= 0.01, values kept (--point story)",
-				   0, ND_POINT_STORY_RESEMBLANCE, 0, desc_prepare_plain, vres_candidates, vres_score,
+				   0, ND_POINT_STORY_RESEMBLANCE, 0, desc_prepare_plain, vstory_candidates, vres_score,
 				   desc_release, 0};
 
 const ev_method *const ev_methods[] = {&m_vstrict, &m_vcopy, &m_vstory, &m_desc, &m_descx, &m_descj, &m_desch,

@@ -101,6 +101,19 @@ assert b["candidates"] == "bits" and b["min_jaccard"] == 0.01, b["candidates"]
 groups = lambda j: sorted(sorted(d["docid"] for d in g["documents"]) for g in j["groups"])
 assert groups(a) == groups(b), (len(groups(a)), len(groups(b)))
 EOF
+# Completed averages leave small clusters as they are: families of 2-4
+# add no pair, and --complete 0 (off) gives the same clusters.
+"$nd" clusters --db "$t/db" --store "$t/store" --linkage 0.5 --complete 0 --json > "$t/lg0.json" ||
+	fail "clusters --linkage --complete 0"
+python3 - "$t/lg.json" "$t/lg0.json" <<'EOF' || fail "clusters --complete: small families changed"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["pairs_completed"] == 0 and b["pairs_completed"] == 0, (a["pairs_completed"], b["pairs_completed"])
+groups = lambda j: sorted(sorted(d["docid"] for d in g["documents"]) for g in j["groups"])
+assert groups(a) == groups(b)
+EOF
+rc=0; "$nd" clusters --db "$t/db" --store "$t/store" --linkage 0.1 --complete 5000 2> "$t/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "complete needs" "$t/err" || fail "clusters --complete 5000: exit $rc"
 rc=0; "$nd" clusters --db "$t/db" --store "$t/store" --linkage 0 2> "$t/err" || rc=$?
 [ "$rc" = 2 ] && grep -q "linkage needs" "$t/err" || fail "clusters --linkage 0: exit $rc"
 rc=0; "$nd" clusters --store "$t/store" --linkage 0.1 2> "$t/err" || rc=$?

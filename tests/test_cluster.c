@@ -10,6 +10,7 @@
 #include "neardup/hook.h"
 #include "neardup/similarity.h"
 #include "neardup/words.h"
+#include "common/nd_hash.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -344,6 +345,239 @@ static void test_clusters_equal_all_pairs(void **state)
 	free_corpus(&c);
 }
 
+/* ---- completed averages, on a known similarity ----
+ *
+ * STORIES stories of STORY documents (pairwise similarity 0.2-0.4),
+ * TRIPLES groups of 3 (0.6), and documents alone; across groups 0 or a
+ * little noise (< 0.03).  The candidates are a sparse sample, as an index
+ * with a few partners a document gives: PARTNERS others of the document's
+ * own group and as many anywhere. */
+#define STORIES 2
+#define STORY 24
+#define TRIPLES 10
+#define ALONE 20
+#define NSYN (STORIES * STORY + TRIPLES * 3 + ALONE)
+#define PARTNERS 3
+
+static int group_of(uint32_t i)
+{
+	if (i < STORIES * STORY)
+		return (int)(i / STORY);
+	if (i < STORIES * STORY + TRIPLES * 3)
+		return STORIES + (int)((i - STORIES * STORY) / 3);
+	return -1 - (int)i;
+}
+
+static float sim_of(uint32_t a, uint32_t b)
+{
+	uint64_t h = (uint64_t)(a < b ? a : b) << 32 | (a < b ? b : a);
+	double u = (double)(nd_mix64(h) >> 11) / 9007199254740992.0;
+	if (group_of(a) == group_of(b))
+		return group_of(a) < STORIES ? (float)(0.2 + 0.2 * u) : 0.6f;
+	return u < 0.5 ? 0.0f : (float)(0.03 * (u - 0.5));
+}
+
+typedef struct {
+	size_t calls, scored;
+	int fail;
+} syn_ctx;
+
+static int syn_score(const uint64_t *pair, size_t n, float *out, void *vctx)
+{
+	syn_ctx *c = vctx;
+	c->calls++;
+	if (c->fail)
+		return nd_error_set(ND_EIO, "scorer failed on purpose");
+	for (size_t i = 0; i < n; i++) {
+		assert_true((uint32_t)(pair[i] >> 32) < (uint32_t)pair[i]);
+		assert_true(i == 0 || pair[i - 1] < pair[i]);
+		out[i] = sim_of((uint32_t)(pair[i] >> 32), (uint32_t)pair[i]);
+	}
+	c->scored += n;
+	return ND_OK;
+}
+
+static int cmp_key(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* The sparse candidates, ascending and distinct, scored. */
+static size_t syn_candidates(uint64_t seed, uint64_t **pair, float **score)
+{
+	uint64_t rng = seed, *p = malloc(NSYN * PARTNERS * 2 * sizeof(*p));
+	size_t n = 0;
+	assert_non_null(p);
+	for (uint32_t i = 0; i < NSYN; i++) {
+		int g = group_of(i);
+		uint32_t lo = 0, size = 0;
+		if (g >= 0 && g < STORIES)
+			lo = (uint32_t)g * STORY, size = STORY;
+		else if (g >= STORIES)
+			lo = STORIES * STORY + (uint32_t)(g - STORIES) * 3, size = 3;
+		for (int k = 0; k < PARTNERS; k++) {
+			uint32_t in = size ? lo + (i - lo + 1 + (uint32_t)(tu_rand(&rng) % (size - 1))) % size : i;
+			uint32_t out = (uint32_t)(tu_rand(&rng) % NSYN);
+			if (in != i)
+				p[n++] = in < i ? (uint64_t)in << 32 | i : (uint64_t)i << 32 | in;
+			if (out != i)
+				p[n++] = out < i ? (uint64_t)out << 32 | i : (uint64_t)i << 32 | out;
+		}
+	}
+	qsort(p, n, sizeof(*p), cmp_key);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!u || p[u - 1] != p[i])
+			p[u++] = p[i];
+	*score = malloc((u + 1) * sizeof(**score));
+	assert_non_null(*score);
+	for (size_t i = 0; i < u; i++)
+		(*score)[i] = sim_of((uint32_t)(p[i] >> 32), (uint32_t)p[i]);
+	*pair = p;
+	return u;
+}
+
+/* nd_linkage_sparse drops only pairs that cannot join: its clusters are
+ * average linkage's over every pair it was given, at several cuts. */
+static void test_linkage_sparse(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		uint64_t *pair;
+		float *score;
+		size_t np = syn_candidates(seed, &pair, &score), into[NSYN], ref[NSYN];
+		nd_scored *p = malloc(np * sizeof(*p));
+		assert_non_null(p);
+		for (size_t i = 0; i < np; i++)
+			p[i] = (nd_scored){(uint32_t)(pair[i] >> 32), (uint32_t)pair[i], score[i]};
+		for (double cut = 0.05; cut < 0.5; cut += 0.1) {
+			uint64_t linked = 0;
+			assert_int_equal(nd_linkage_sparse(NSYN, pair, score, np, cut, into, &linked), ND_OK);
+			assert_int_equal(nd_average_linkage_clusters(NSYN, p, np, cut, ref), ND_OK);
+			assert_true(linked <= np);
+			for (size_t i = 0; i < NSYN; i++)
+				if (into[i] != ref[i])
+					fail_msg("seed %llu cut %g document %zu: %zu pruned, %zu over every pair",
+						 (unsigned long long)seed, cut, i, into[i], ref[i]);
+		}
+		free(p);
+		free(pair);
+		free(score);
+	}
+}
+
+static int partition_equal(const size_t *x, const size_t *y, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if ((x[i] == x[j]) != (y[i] == y[j]))
+				return 0;
+	return 1;
+}
+
+static void test_linkage_complete(void **state)
+{
+	(void)state;
+	/* The true clusters: average linkage over every pair. */
+	nd_scored *all = malloc(NSYN * NSYN / 2 * sizeof(*all));
+	size_t nall = 0, truth[NSYN];
+	assert_non_null(all);
+	for (uint32_t i = 0; i < NSYN; i++)
+		for (uint32_t j = i + 1; j < NSYN; j++)
+			all[nall++] = (nd_scored){i, j, sim_of(i, j)};
+	assert_int_equal(nd_average_linkage_clusters(NSYN, all, nall, 0.1, truth), ND_OK);
+	free(all);
+	for (uint32_t i = 0; i < NSYN; i++)
+		for (uint32_t j = i + 1; j < NSYN; j++)
+			assert_int_equal(truth[i] == truth[j], group_of(i) == group_of(j));
+
+	int split = 0;
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		uint64_t *pair, *before;
+		float *score;
+		size_t np = syn_candidates(seed, &pair, &score), n0 = np, added = 0, into[NSYN];
+		assert_non_null(before = malloc(np * sizeof(*before)));
+		memcpy(before, pair, np * sizeof(*before));
+		assert_int_equal(nd_linkage_sparse(NSYN, pair, score, np, 0.1, into, NULL), ND_OK);
+		split += !partition_equal(into, truth, NSYN);
+
+		/* No budget: nothing added, nothing scored. */
+		syn_ctx sc = {0, 0, 0};
+		assert_int_equal(nd_linkage_complete(NSYN, &pair, &score, &np, 0.1, 0, 0, syn_score, &sc, &added),
+				 ND_OK);
+		assert_int_equal(np, n0);
+		assert_int_equal(added, 0);
+		assert_int_equal(sc.calls, 0);
+
+		/* A failing scorer: an error, and the candidates as they were. */
+		sc.fail = 1;
+		assert_int_equal(nd_linkage_complete(NSYN, &pair, &score, &np, 0.1, NSYN * NSYN, 0, syn_score, &sc,
+						     &added), ND_EIO);
+		assert_int_equal(np, n0);
+		assert_memory_equal(pair, before, np * sizeof(*pair));
+		sc.fail = 0;
+
+		/* A budget: never exceeded. */
+		size_t budget = 2 * NSYN, np2 = np;
+		uint64_t *p2 = malloc(np * sizeof(*p2));
+		float *s2 = malloc(np * sizeof(*s2));
+		assert_true(p2 && s2);
+		memcpy(p2, pair, np * sizeof(*p2));
+		memcpy(s2, score, np * sizeof(*s2));
+		assert_int_equal(nd_linkage_complete(NSYN, &p2, &s2, &np2, 0.1, budget, 0, syn_score, &sc, &added),
+				 ND_OK);
+		assert_true(added <= budget && np2 == np + added);
+		free(p2);
+		free(s2);
+
+		/* Sides of at least 16 documents: no pair added inside or
+		 * between the triples and lone documents. */
+		np2 = np;
+		assert_non_null(p2 = malloc(np * sizeof(*p2)));
+		assert_non_null(s2 = malloc(np * sizeof(*s2)));
+		memcpy(p2, pair, np * sizeof(*p2));
+		memcpy(s2, score, np * sizeof(*s2));
+		assert_int_equal(nd_linkage_complete(NSYN, &p2, &s2, &np2, 0.1, NSYN * NSYN, 16, syn_score, &sc,
+						     &added), ND_OK);
+		for (size_t i = 0, k = 0; i < np2; i++) {
+			if (k < n0 && before[k] == p2[i]) {
+				k++;
+				continue;
+			}
+			uint32_t a = (uint32_t)(p2[i] >> 32), b = (uint32_t)p2[i];
+			assert_true(group_of(a) < STORIES || group_of(b) < STORIES);
+		}
+		free(p2);
+		free(s2);
+
+		/* Unbounded: every old pair kept with its score, the new ones
+		 * scored once, all ascending and distinct; the stories whole. */
+		sc = (syn_ctx){0, 0, 0};
+		assert_int_equal(nd_linkage_complete(NSYN, &pair, &score, &np, 0.1, NSYN * NSYN, 0, syn_score, &sc,
+						     &added), ND_OK);
+		assert_int_equal(np, n0 + added);
+		assert_int_equal(sc.scored, added);
+		assert_true(added > 0);
+		for (size_t i = 0, k = 0; i < np; i++) {
+			assert_true(i == 0 || pair[i - 1] < pair[i]);
+			k += k < n0 && before[k] == pair[i];
+			assert_true(score[i] == sim_of((uint32_t)(pair[i] >> 32), (uint32_t)pair[i]));
+			if (i == np - 1)
+				assert_int_equal(k, n0);
+		}
+		assert_int_equal(nd_linkage_sparse(NSYN, pair, score, np, 0.1, into, NULL), ND_OK);
+		if (!partition_equal(into, truth, NSYN))
+			fail_msg("seed %llu: completed clusters differ from average linkage over every pair",
+				 (unsigned long long)seed);
+		free(before);
+		free(pair);
+		free(score);
+	}
+	/* The premise: the sparse candidates alone split stories. */
+	assert_true(split >= 10);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -365,6 +599,8 @@ int main(void)
 		cmocka_unit_test(test_candidates),
 		cmocka_unit_test(test_online),
 		cmocka_unit_test(test_clusters_equal_all_pairs),
+		cmocka_unit_test(test_linkage_sparse),
+		cmocka_unit_test(test_linkage_complete),
 	};
 	return cmocka_run_group_tests_name("cluster", tests, setup, teardown);
 }

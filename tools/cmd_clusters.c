@@ -49,10 +49,13 @@ static const char usage_text[] =
 	"                   clusters join while the mean over all their pairs is\n"
 	"                   >= CUT (0.1 is the library's default).  For web pages:\n"
 	"                   copies of one article in different templates, which\n"
-	"                   Levenshtein within 8%% would keep apart.  With --tolerant\n"
+	"                   Levenshtein within 8% would keep apart.  With --tolerant\n"
 	"                   J, the candidates are instead every pair at bit-set\n"
 	"                   Jaccard >= J (0.05 scores most pairs of a story, but\n"
 	"                   their number grows with the square of the corpus)\n"
+	"  --complete N     --linkage: completed averages: pairs inside and across\n"
+	"                   the clusters a first linkage finds are scored too, at\n"
+	"                   most N a document (default 64; 0: only the index's)\n"
 	"  --jobs N         --linkage: threads reading words and scoring (default:\n"
 	"                   the number of cores)\n"
 	"  --json           one JSON object on stdout\n"
@@ -143,8 +146,8 @@ static void on_near_progress(const char *stage, size_t done, size_t n, void *ctx
 /* --tolerant: every signed document, grouped by nd_verify_tolerant; or
  * with cut > 0 (--linkage), clustered by nd_cluster_linkage. */
 static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, const nd_verify_options *vo,
-			   double j, double cut, unsigned jobs, uint64_t min_size, uint64_t limit, int json,
-			   int single)
+			   double j, double cut, unsigned jobs, unsigned complete, uint64_t min_size, uint64_t limit,
+			   int json, int single)
 {
 	nd_near_options no = ND_NEAR_OPTIONS_INIT;
 	const char *how = single ? "components" : "average linkage";
@@ -183,6 +186,7 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 	no.cut = cut;
 	no.single = single;
 	no.jobs = jobs;
+	no.complete = complete;
 	no.progress = on_near_progress;
 	no.ctx = &prog;
 	int from_links = 0;
@@ -254,6 +258,7 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 					    json_integer((json_int_t)(j > 0 ? ls.compared : ns.candidates)));
 			if (j <= 0) {
 				json_object_set_new(out, "pairs_linked", json_integer((json_int_t)ns.linked));
+				json_object_set_new(out, "pairs_completed", json_integer((json_int_t)ns.completed));
 				json_object_set_new(out, "shingle_bytes", json_integer((json_int_t)ns.words_bytes));
 			}
 			json_object_set_new(out, "seconds", json_real(tool_now() - t0));
@@ -352,7 +357,7 @@ typedef struct {
 	int json, verify, point;
 	nd_verify_options vo;
 	double tolerant, cut;
-	unsigned jobs;
+	unsigned jobs, complete;
 	nd_xdb *db;
 	nd_store *st, *sts[ND_MAX_SHARD_STORES];
 	nd_shards *sh;
@@ -376,6 +381,7 @@ static int parse_args(int argc, char **argv, run_t *r)
 		{"tolerant", required_argument, NULL, 't'},
 		{"linkage", required_argument, NULL, 'L'},
 		{"jobs", required_argument, NULL, 'J'},
+		{"complete", required_argument, NULL, 'C'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
@@ -438,6 +444,14 @@ static int parse_args(int argc, char **argv, run_t *r)
 		case 'J':
 			if (tool_parse_jobs("clusters", optarg, &r->jobs))
 				return EXIT_USAGE;
+			break;
+		case 'C':
+			if (tool_parse_u64(optarg, &v) || v > 4096) {
+				fprintf(stderr, "neardup clusters: --complete needs pairs a document, 0..4096, not '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			r->complete = (unsigned)v;
 			break;
 		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
@@ -701,13 +715,15 @@ int nd_cmd_clusters(int argc, char **argv)
 	r.limit = UINT64_MAX;
 	r.vo = (nd_verify_options)ND_VERIFY_OPTIONS_INIT;
 	r.jobs = tool_default_jobs();
+	r.complete = ND_NEAR_COMPLETE;
 	if ((ret = parse_args(argc, argv, &r)) >= 0)
 		return ret;
 	ret = EXIT_ERR;
 	if (open_inputs(&r) < 0)
 		goto cleanup;
 	if (r.tolerant > 0 || r.cut > 0) {
-		ret = tolerant_groups(r.db, r.st, r.storepath, &r.vo, r.tolerant, r.cut, r.jobs, r.min_size, r.limit,
+		ret = tolerant_groups(r.db, r.st, r.storepath, &r.vo, r.tolerant, r.cut, r.jobs, r.complete, r.min_size,
+				      r.limit,
 				      r.json, r.point && r.vo.point == ND_POINT_COPY && r.tolerant <= 0);
 		goto cleanup;
 	}

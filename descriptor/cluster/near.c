@@ -7,11 +7,11 @@
  * fingerprints, sorted: a multiset), and pairs are scored by bag
  * resemblance.  Pairs the index did not propose count 0: not being a
  * near neighbour is evidence too (scoring them before each join made
- * the gold set's clusters worse, 0.956 -> 0.941 max-F1).  Only pairs
- * inside a component of pairs at or above the cut are linked: average
- * linkage never joins across a gap where every cross pair is below the
- * cut, so the rest cannot matter, and memory holds a few pairs a
- * duplicate instead of 35 a document. */
+ * the gold set's clusters worse, 0.956 -> 0.941 max-F1), except between
+ * large tentative clusters, whose averages are completed first
+ * (nd_linkage_complete).  Then nd_linkage_sparse links only pairs inside
+ * a component of pairs at or above the cut, and the shingles are freed
+ * before it. */
 #include "neardup/cluster.h"
 #include "neardup/verify.h"
 #include "neardup/similarity.h"
@@ -286,6 +286,34 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 	return ND_OK;
 }
 
+typedef struct {
+	shingles *s;
+	unsigned jobs;
+} fresh_ctx;
+
+/* nd_score_pairs_fn for completed averages: bag resemblance, in threads. */
+static int score_fresh(const uint64_t *pair, size_t n, float *out, void *vctx)
+{
+	fresh_ctx *f = vctx;
+	score_ctx sc = {f->s, pair, out};
+	if (n >= UINT32_MAX)
+		return nd_error_set(ND_EINVAL, "too many pairs to score at once (%zu)", n);
+	return n ? nd_parallel_shares(f->jobs, (uint32_t)n, score_share, &sc) : ND_OK;
+}
+
+static void free_shingles(shingles *s, unsigned nshare)
+{
+	for (unsigned t = 0; s->chunks && t < nshare; t++)
+		for (chunk *c = s->chunks[t], *nx; c; c = nx) {
+			nx = c->next;
+			free(c);
+		}
+	free(s->chunks);
+	free(s->fp);
+	free(s->cnt);
+	s->chunks = NULL, s->fp = NULL, s->cnt = NULL;
+}
+
 static uint32_t find_root(uint32_t *up, uint32_t x)
 {
 	while (up[x] != x)
@@ -295,7 +323,7 @@ static uint32_t find_root(uint32_t *up, uint32_t x)
 
 typedef int (*pair_fn)(nd_docid a, nd_docid b, void *ctx);
 
-/* nd_cluster_near; with link (may be NULL), also every pair at >= cut. */
+/* nd_cluster_near; with link (may be NULL; single only), also every pair linked. */
 static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, const nd_docid *docs, size_t n,
 			size_t *into, nd_near_stats *stats, pair_fn link, void *link_ctx)
 {
@@ -305,8 +333,6 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, c
 	nd_store_txn *txn = NULL;
 	uint32_t *index = NULL, *up = NULL;
 	float *score = NULL;
-	nd_scored *kept = NULL;
-	size_t nkept = 0;
 	int rc = ND_OK;
 
 	if (opts)
@@ -379,13 +405,40 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, c
 	score_ctx sc = {&s, w.pairs, score};
 	if (np && (rc = nd_parallel_shares(o.jobs, (uint32_t)np, score_share, &sc)) < 0)
 		goto done;
-	if (o.single) {
-		for (size_t i = 0; stats && i < np; i++)
-			stats->pairs += score[i] > 0; /* before the verdict turns scores to 0 or 1 */
-		if ((rc = judge_copy(&s, docs, w.pairs, np, score, o.jobs)) < 0)
-			goto done;
-		o.cut = 1; /* the verdict's yes */
+	/* Pairs sharing no shingle can neither join nor link: dropped, so
+	 * that linkage has the room. */
+	size_t kept = 0;
+	for (size_t i = 0; i < np; i++)
+		if (score[i] > 0)
+			w.pairs[kept] = w.pairs[i], score[kept++] = score[i];
+	if (stats)
+		stats->pairs += kept;
+	if (kept < np && kept) {
+		uint64_t *p = realloc(w.pairs, kept * sizeof(*p));
+		float *f = p ? realloc(score, kept * sizeof(*f)) : NULL;
+		w.pairs = p ? p : w.pairs;
+		score = f ? f : score;
 	}
+	np = kept;
+	if (!o.single) {
+		if (o.complete) {
+			fresh_ctx f = {&s, o.jobs};
+			size_t added = 0;
+			if ((rc = nd_linkage_complete(n, &w.pairs, &score, &np, o.cut, (size_t)o.complete * n,
+						      ND_NEAR_COMPLETE_DOCS, score_fresh, &f, &added)) < 0)
+				goto done;
+			if (stats)
+				stats->completed += added;
+		}
+		free_shingles(&s, o.jobs); /* scored: linkage needs the room */
+		rc = nd_linkage_sparse(n, w.pairs, score, np, o.cut, into, stats ? &stats->linked : NULL);
+		goto done;
+	}
+
+	/* Single linkage is the copy point's clusters: the components of the
+	 * pairs its verdict accepts. */
+	if ((rc = judge_copy(&s, docs, w.pairs, np, score, o.jobs)) < 0)
+		goto done;
 	if (!(up = malloc(n * sizeof(*up)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
@@ -393,60 +446,25 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, c
 	for (size_t i = 0; i < n; i++)
 		up[i] = (uint32_t)i;
 	for (size_t i = 0; i < np; i++)
-		if (score[i] >= o.cut) {
+		if (score[i] >= 1) {
 			uint32_t a = find_root(up, (uint32_t)(w.pairs[i] >> 32)), b = find_root(up, (uint32_t)w.pairs[i]);
 			if (a != b)
 				up[a < b ? b : a] = a < b ? a : b;
+			if (stats)
+				stats->linked++;
 		}
 	for (size_t i = 0; link && i < np && rc == ND_OK; i++)
-		if (score[i] >= o.cut)
+		if (score[i] >= 1)
 			rc = link(docs[w.pairs[i] >> 32], docs[(uint32_t)w.pairs[i]], link_ctx);
-	if (rc < 0)
-		goto done;
-	if (o.single) {
-		/* Components: the root is the smallest index in each. */
-		for (size_t i = 0; i < n; i++)
-			into[i] = find_root(up, (uint32_t)i);
-		for (size_t i = 0; stats && i < np; i++)
-			stats->linked += score[i] >= o.cut;
-		goto done;
-	}
-	for (size_t i = 0; i < np; i++) {
-		uint32_t a = (uint32_t)(w.pairs[i] >> 32), b = (uint32_t)w.pairs[i];
-		if (score[i] > 0 && stats)
-			stats->pairs++;
-		if (score[i] > 0 && find_root(up, a) == find_root(up, b))
-			w.pairs[nkept] = w.pairs[i], score[nkept++] = score[i];
-	}
-	free(up);
-	up = NULL;
-	if (stats)
-		stats->linked += nkept;
-	if (!(kept = malloc((nkept + 1) * sizeof(*kept)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
-		goto done;
-	}
-	for (size_t i = 0; i < nkept; i++)
-		kept[i] = (nd_scored){(uint32_t)(w.pairs[i] >> 32), (uint32_t)w.pairs[i], score[i]};
-	free(w.pairs);
-	w.pairs = NULL;
-	free(score);
-	score = NULL;
-	rc = nd_average_linkage_clusters(n, kept, nkept, o.cut, into);
+	/* Components: the root is the smallest index in each. */
+	for (size_t i = 0; i < n && rc == ND_OK; i++)
+		into[i] = find_root(up, (uint32_t)i);
 done:
 	free(index);
 	free(up);
 	free(score);
-	free(kept);
 	free(w.pairs);
-	for (unsigned t = 0; s.chunks && t < o.jobs; t++)
-		for (chunk *c = s.chunks[t], *nx; c; c = nx) {
-			nx = c->next;
-			free(c);
-		}
-	free(s.chunks);
-	free(s.fp);
-	free(s.cnt);
+	free_shingles(&s, o.jobs);
 	return rc;
 }
 

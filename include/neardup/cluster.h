@@ -10,7 +10,8 @@
  *
  * Clusters: candidate pairs are scored by the multiset resemblance of
  * their word w-shingles, and joined by average linkage, a pair the index
- * did not propose counting 0. */
+ * did not propose counting 0, except between large tentative clusters
+ * (completed averages, nd_linkage_complete). */
 #ifndef ND_CLUSTER_H
 #define ND_CLUSTER_H
 
@@ -43,6 +44,35 @@ ND_EXTERN int nd_average_linkage(size_t n, const nd_scored *p, size_t np, double
  * (i for a document alone). */
 ND_EXTERN int nd_average_linkage_clusters(size_t n, const nd_scored *p, size_t np, double floor, size_t *into);
 
+/* Candidate pairs as clustering reads them: pair[i] = a << 32 | b, with
+ * a < b indices of documents, ascending and distinct, and score[i] their
+ * resemblance.  nd_linkage_sparse is nd_average_linkage_clusters over them,
+ * holding only the pairs inside a component of pairs >= cut (the rest
+ * cannot join); *linked (may be NULL) is added the number held. */
+ND_EXTERN int nd_linkage_sparse(size_t n, const uint64_t *pair, const float *score, size_t np, double cut,
+				size_t *into, uint64_t *linked);
+
+/* Scores pair[0..n) into score[0..n); non-zero stops. */
+typedef int (*nd_score_pairs_fn)(const uint64_t *pair, size_t n, float *score, void *ctx);
+
+/* Completed averages: average linkage counts a pair the candidates lack as
+ * 0, so a story larger than the index's windows, whose pages it links
+ * only here and there, stays in pieces.  The candidates are clustered at
+ * cut (tentative clusters).  Pairs of tentative clusters that a candidate
+ * of score > 0 links, a cluster with itself included, whose two sides
+ * hold at least min_docs documents (a cluster with itself: twice its
+ * size), are taken highest mean first, and every pair between them that
+ * is not a candidate is scored by fn and added, while the added pairs fit
+ * in budget (a pair of clusters that does not fit is skipped).  Small
+ * clusters are left as they are: the index proposes most of their pairs
+ * already, so a pair it lacks is evidence.  *pair and *score (malloc'd)
+ * are reallocated to hold the new pairs, still ascending; *np and *added
+ * (may be NULL) are updated.  On an error the candidates are as they were
+ * (the arrays may have moved). */
+ND_EXTERN int nd_linkage_complete(size_t n, uint64_t **pair, float **score, size_t *np, double cut,
+				  size_t budget, size_t min_docs, nd_score_pairs_fn fn, void *ctx,
+				  size_t *added);
+
 /* The candidates of a signature (sig->present > 0) in the store's
  * near-neighbour index: its neighbours in every tree, self (0: none) left
  * out, distinct, ascending.  *out (caller frees) may be NULL when *n is 0.
@@ -62,13 +92,23 @@ typedef struct {
 				    ND_POINT_COPY; cut unused), as a document joins the
 				    cluster of any duplicate (what hooks and collapsing
 				    build); 0: average linkage (story) */
+	unsigned complete;       /* average linkage: completed averages
+				    (nd_linkage_complete) of tentative clusters
+				    whose sides hold ND_NEAR_COMPLETE_DOCS
+				    documents, at most this many added pairs a
+				    document (ND_NEAR_COMPLETE); 0: off */
 } nd_near_options;
-#define ND_NEAR_OPTIONS_INIT { 0.1, 3, 1, NULL, NULL, 0 }
+#define ND_NEAR_COMPLETE 64
+/* Four windows: more documents than two members see in a tree, so that
+ * most of the sides' pairs cannot be among the index's candidates. */
+#define ND_NEAR_COMPLETE_DOCS (4 * ND_NEAR_WINDOW)
+#define ND_NEAR_OPTIONS_INIT { 0.1, 3, 1, NULL, NULL, 0, ND_NEAR_COMPLETE }
 
 typedef struct {
 	uint64_t candidates;     /* distinct candidate pairs from the index */
 	uint64_t pairs;          /* of which with some resemblance */
 	uint64_t linked;         /* of which in a component that can join (>= cut) */
+	uint64_t completed;      /* pairs added by completed averages */
 	uint64_t words_bytes;    /* shingles held */
 } nd_near_stats;
 
@@ -78,7 +118,9 @@ typedef struct {
  * Documents without a record, a held descriptive word or words stay
  * alone.  Memory: every document's shingles (4 bytes each) and the
  * candidate pairs (at most 8 * ND_NEAR_WINDOW * ND_NEAR_TREES bytes a
- * document); pairs that cannot reach the cut are dropped before linking.
+ * document), with average linkage and o->complete the pairs completion
+ * adds (12 bytes each, o->complete a document at most); pairs that cannot
+ * reach the cut are dropped before linking.
  * stats (may be NULL) is added to. */
 ND_EXTERN int nd_cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *o, const nd_docid *docs,
 			      size_t n, size_t *into, nd_near_stats *stats);

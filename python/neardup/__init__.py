@@ -71,9 +71,9 @@ typedef struct {
 typedef struct { nd_docid docid; double weight; uint32_t collapsed; } nd_xdb_hit;
 typedef struct {
     double cut; unsigned shingle_width; unsigned jobs;
-    void (*progress)(const char *, size_t, size_t, void *); void *ctx; int single;
+    void (*progress)(const char *, size_t, size_t, void *); void *ctx; int single; unsigned complete;
 } nd_near_options;
-typedef struct { uint64_t candidates, pairs, linked, words_bytes; } nd_near_stats;
+typedef struct { uint64_t candidates, pairs, linked, completed, words_bytes; } nd_near_stats;
 
 const char *nd_strerror(int code);
 const char *nd_error_last(void);
@@ -367,6 +367,7 @@ class Neardup:
         o.cut = _lib.nd_point_resemblance(_point(point))
         o.shingle_width, o.jobs, o.progress, o.ctx = 3, jobs, _ffi.NULL, _ffi.NULL
         o.single = 1 if point == "copy" else 0
+        o.complete = 64  # ND_NEAR_COMPLETE: completed averages, as `neardup clusters`
         arr = _ffi.new("nd_docid[]", docs)
         into = _ffi.new("size_t[]", len(docs))
         _check(_lib.nd_cluster_near(self._db, self._st, o, arr, len(docs), into, _ffi.NULL))
