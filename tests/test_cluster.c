@@ -578,6 +578,139 @@ static void test_linkage_complete(void **state)
 	assert_true(split >= 10);
 }
 
+/* Completed averages through the store: two stories of STORY2 pages, each
+ * page its story's text with a sixth of the words changed (resemblance
+ * about 0.2, so the index proposes some of a story's pairs, not all),
+ * among unrelated pages.  nd_cluster_near, which reads the shingles of
+ * the pairs it completes again, gives the clusters that
+ * nd_linkage_complete and nd_linkage_sparse give over the index's pairs
+ * scored here by nd_shingle_similarity. */
+#define STORY2 40
+#define OTHERS 60
+
+static int bag_score(const uint64_t *pair, size_t n, float *out, void *ctx)
+{
+	uint32_t **w = ((void **)ctx)[0];
+	size_t *len = ((void **)ctx)[1];
+	for (size_t i = 0; i < n; i++) {
+		nd_shingle_sim sim;
+		uint32_t a = (uint32_t)(pair[i] >> 32), b = (uint32_t)pair[i];
+		assert_int_equal(nd_shingle_similarity(w[a], len[a], w[b], len[b], 3, &sim), ND_OK);
+		out[i] = (float)sim.bag;
+	}
+	return ND_OK;
+}
+
+static void test_clusters_completed(void **state)
+{
+	(void)state;
+	enum { N = 2 * STORY2 + OTHERS };
+	char *path = tu_join(dir, "stories"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	nd_indexer *ix;
+	uint64_t rng = 99;
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	char *base[2] = {tu_random_doc(&rng, 240, VOCAB), tu_random_doc(&rng, 240, VOCAB)};
+	for (int i = 0; i < N; i++) {
+		char id[32], *t = i < 2 * STORY2 ? tu_edit_doc(&rng, base[i % 2], 40, VOCAB) :
+					 tu_random_doc(&rng, 150 + (size_t)(tu_rand(&rng) % 100), VOCAB);
+		snprintf(id, sizeof(id), "d%d", i);
+		assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
+		free(t);
+	}
+	free(base[0]);
+	free(base[1]);
+	assert_int_equal(nd_indexer_commit(ix), ND_OK);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	nd_xdb *db;
+	nd_store *st;
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	tu_build_and_sign(db, stpath, 400, NULL);
+	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_READ), ND_OK);
+
+	nd_docid docs[N];
+	size_t into[N], ref[N], off[N];
+	for (size_t i = 0; i < N; i++)
+		docs[i] = (nd_docid)(i + 1);
+	nd_near_options o = ND_NEAR_OPTIONS_INIT;
+	nd_near_stats ns = {0}, ns0 = {0};
+	o.jobs = 2;
+	assert_int_equal(nd_cluster_near(db, st, &o, docs, N, into, &ns), ND_OK);
+	assert_true(ns.completed > 0 && ns.completed <= (uint64_t)ND_NEAR_COMPLETE * N);
+	o.complete = 0;
+	assert_int_equal(nd_cluster_near(db, st, &o, docs, N, off, &ns0), ND_OK);
+	assert_int_equal(ns0.completed, 0);
+
+	/* The reference: the index's pairs, scored and completed here. */
+	uint32_t *w[N];
+	size_t len[N];
+	for (size_t i = 0; i < N; i++)
+		assert_int_equal(nd_words_get(db, docs[i], &w[i], &len[i], NULL), ND_OK);
+	uint64_t *pair = malloc(N * 2 * ND_NEAR_WINDOW * ND_NEAR_TREES * sizeof(*pair));
+	size_t np = 0;
+	assert_non_null(pair);
+	nd_store_txn *txn;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	for (size_t i = 0; i < N; i++) {
+		nd_sig sig = ND_SIG_INIT;
+		nd_docid *nb = NULL;
+		size_t nn = 0;
+		sig_of(st, docs[i], &sig);
+		assert_int_equal(nd_near_candidates(txn, &sig, docs[i], &nb, &nn), ND_OK);
+		for (size_t k = 0; k < nn; k++) {
+			uint64_t j = nb[k] - 1;
+			pair[np++] = i < j ? (uint64_t)i << 32 | j : j << 32 | i;
+		}
+		free(nb);
+		nd_sig_clear(&sig);
+	}
+	nd_store_txn_end(txn);
+	qsort(pair, np, sizeof(*pair), cmp_key);
+	size_t u = 0;
+	for (size_t i = 0; i < np; i++)
+		if (!u || pair[u - 1] != pair[i])
+			pair[u++] = pair[i];
+	np = u;
+	float *score = malloc((np + 1) * sizeof(*score));
+	void *ctx[2] = {w, len};
+	size_t added = 0;
+	assert_non_null(score);
+	assert_int_equal(bag_score(pair, np, score, ctx), ND_OK);
+	u = 0; /* as nd_cluster_near, pairs sharing no shingle are none */
+	for (size_t i = 0; i < np; i++)
+		if (score[i] > 0)
+			pair[u] = pair[i], score[u++] = score[i];
+	np = u;
+	assert_int_equal(nd_linkage_complete(N, &pair, &score, &np, 0.1, (size_t)ND_NEAR_COMPLETE * N,
+					     ND_NEAR_COMPLETE_DOCS, bag_score, ctx, &added), ND_OK);
+	assert_int_equal(nd_linkage_sparse(N, pair, score, np, 0.1, ref, NULL), ND_OK);
+	assert_int_equal(added, ns.completed);
+	for (size_t i = 0; i < N; i++)
+		if (into[i] != ref[i])
+			fail_msg("document %zu: cluster of %zu from nd_cluster_near, %zu completed here", i, into[i],
+				 ref[i]);
+	/* Without completion the index's pairs leave the stories in pieces. */
+	size_t apart = 0;
+	for (size_t i = 0; i < 2 * STORY2; i++)
+		for (size_t j = i + 2; j < 2 * STORY2; j += 2)
+			apart += off[i] != off[j];
+	assert_true(apart > 0);
+	/* Each story is one cluster, and nothing else joins it. */
+	for (size_t i = 0; i < N; i++)
+		for (size_t j = i + 1; j < N; j++)
+			assert_int_equal(into[i] == into[j], i < 2 * STORY2 && j < 2 * STORY2 && i % 2 == j % 2);
+	for (size_t i = 0; i < N; i++)
+		free(w[i]);
+	free(pair);
+	free(score);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	tu_rmtree(path);
+	free(path);
+	free(dbpath);
+	free(stpath);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -601,6 +734,7 @@ int main(void)
 		cmocka_unit_test(test_clusters_equal_all_pairs),
 		cmocka_unit_test(test_linkage_sparse),
 		cmocka_unit_test(test_linkage_complete),
+		cmocka_unit_test(test_clusters_completed),
 	};
 	return cmocka_run_group_tests_name("cluster", tests, setup, teardown);
 }

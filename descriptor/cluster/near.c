@@ -168,6 +168,31 @@ static int read_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 	return rc;
 }
 
+static void free_shingles(shingles *s)
+{
+	for (unsigned t = 0; s->chunks && t < s->nshare; t++)
+		for (chunk *c = s->chunks[t], *nx; c; c = nx) {
+			nx = c->next;
+			free(c);
+		}
+	free(s->chunks);
+	free(s->fp);
+	free(s->cnt);
+	s->chunks = NULL, s->fp = NULL, s->cnt = NULL;
+}
+
+/* The shingles of docs[0..n), read in o->jobs shares (free_shingles). */
+static int read_shingles(shingles *s, nd_xdb *db, const nd_docid *docs, size_t n, const nd_near_options *o)
+{
+	*s = (shingles){0};
+	s->db = db, s->path = nd_xdb_path(db), s->docs = docs, s->width = o->shingle_width, s->o = o, s->n = n;
+	s->nshare = o->jobs;
+	if (!(s->chunks = calloc(o->jobs, sizeof(*s->chunks))) || !(s->fp = calloc(n + 1, sizeof(*s->fp))) ||
+	    !(s->cnt = calloc(n + 1, sizeof(*s->cnt))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	return n ? nd_parallel_shares(o->jobs, (uint32_t)n, read_share, s) : ND_OK;
+}
+
 /* Shingles two documents share, as multisets. */
 static size_t shared(const shingles *s, uint32_t a, uint32_t b)
 {
@@ -287,31 +312,54 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 }
 
 typedef struct {
-	shingles *s;
-	unsigned jobs;
+	nd_xdb *db;
+	const nd_docid *docs;
+	const nd_near_options *o;
 } fresh_ctx;
 
-/* nd_score_pairs_fn for completed averages: bag resemblance, in threads. */
+/* nd_score_pairs_fn for completed averages.  Every document's shingles
+ * were freed before the first linkage (at 1M they are 1.3 GB, and the
+ * linkage's peak); those of the pairs' documents, few, are read again. */
 static int score_fresh(const uint64_t *pair, size_t n, float *out, void *vctx)
 {
 	fresh_ctx *f = vctx;
-	score_ctx sc = {f->s, pair, out};
-	if (n >= UINT32_MAX)
-		return nd_error_set(ND_EINVAL, "too many pairs to score at once (%zu)", n);
-	return n ? nd_parallel_shares(f->jobs, (uint32_t)n, score_share, &sc) : ND_OK;
-}
-
-static void free_shingles(shingles *s, unsigned nshare)
-{
-	for (unsigned t = 0; s->chunks && t < nshare; t++)
-		for (chunk *c = s->chunks[t], *nx; c; c = nx) {
-			nx = c->next;
-			free(c);
+	uint32_t *at = malloc((2 * n + 1) * sizeof(*at));
+	nd_docid *sub = NULL;
+	uint64_t *mapped = NULL;
+	shingles s = {0};
+	size_t k = 0;
+	int rc;
+	if (n >= UINT32_MAX / 2)
+		rc = nd_error_set(ND_EINVAL, "too many pairs to score at once (%zu)", n);
+	else if (!at || !(sub = malloc((2 * n + 1) * sizeof(*sub))) || !(mapped = malloc((n + 1) * sizeof(*mapped))))
+		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu completing pairs", n);
+	else
+		rc = ND_OK;
+	for (size_t i = 0; i < n && rc == ND_OK; i++)
+		at[2 * i] = (uint32_t)(pair[i] >> 32), at[2 * i + 1] = (uint32_t)pair[i];
+	if (rc == ND_OK) {
+		qsort(at, 2 * n, sizeof(*at), cmp_u32);
+		for (size_t i = 0; i < 2 * n; i++)
+			if (!k || at[i] != at[k - 1])
+				at[k++] = at[i];
+		for (size_t i = 0; i < k; i++)
+			sub[i] = f->docs[at[i]]; /* ascending, as docs */
+		for (size_t i = 0; i < n; i++) {
+			uint32_t a = (uint32_t)(pair[i] >> 32), b = (uint32_t)pair[i];
+			uint64_t x = (uint64_t)((uint32_t *)bsearch(&a, at, k, sizeof(*at), cmp_u32) - at);
+			uint64_t y = (uint64_t)((uint32_t *)bsearch(&b, at, k, sizeof(*at), cmp_u32) - at);
+			mapped[i] = x << 32 | y;
 		}
-	free(s->chunks);
-	free(s->fp);
-	free(s->cnt);
-	s->chunks = NULL, s->fp = NULL, s->cnt = NULL;
+		rc = read_shingles(&s, f->db, sub, k, f->o);
+	}
+	score_ctx sc = {&s, mapped, out};
+	if (rc == ND_OK && n)
+		rc = nd_parallel_shares(f->o->jobs, (uint32_t)n, score_share, &sc);
+	free_shingles(&s);
+	free(at);
+	free(sub);
+	free(mapped);
+	return rc;
 }
 
 static uint32_t find_root(uint32_t *up, uint32_t x)
@@ -384,14 +432,7 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, c
 	}
 
 	/* Shingles of every document, read in o.jobs shares. */
-	s.db = db, s.path = nd_xdb_path(db), s.docs = docs, s.width = o.shingle_width, s.o = &o, s.n = n;
-	s.nshare = o.jobs;
-	if (!(s.chunks = calloc(o.jobs, sizeof(*s.chunks))) || !(s.fp = calloc(n, sizeof(*s.fp))) ||
-	    !(s.cnt = calloc(n, sizeof(*s.cnt)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
-		goto done;
-	}
-	if ((rc = nd_parallel_shares(o.jobs, (uint32_t)n, read_share, &s)) < 0)
+	if ((rc = read_shingles(&s, db, docs, n, &o)) < 0)
 		goto done;
 	for (unsigned t = 0; t < o.jobs; t++)
 		for (chunk *c = s.chunks[t]; c && stats; c = c->next)
@@ -421,8 +462,9 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, c
 	}
 	np = kept;
 	if (!o.single) {
+		free_shingles(&s); /* scored: linkage needs the room */
 		if (o.complete) {
-			fresh_ctx f = {&s, o.jobs};
+			fresh_ctx f = {db, docs, &o};
 			size_t added = 0;
 			if ((rc = nd_linkage_complete(n, &w.pairs, &score, &np, o.cut, (size_t)o.complete * n,
 						      ND_NEAR_COMPLETE_DOCS, score_fresh, &f, &added)) < 0)
@@ -430,7 +472,6 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, c
 			if (stats)
 				stats->completed += added;
 		}
-		free_shingles(&s, o.jobs); /* scored: linkage needs the room */
 		rc = nd_linkage_sparse(n, w.pairs, score, np, o.cut, into, stats ? &stats->linked : NULL);
 		goto done;
 	}
@@ -464,7 +505,7 @@ done:
 	free(up);
 	free(score);
 	free(w.pairs);
-	free_shingles(&s, o.jobs);
+	free_shingles(&s);
 	return rc;
 }
 
