@@ -5,6 +5,7 @@
  * stores (tests/fuzz/corpora/store), so mutations reach the B-trees. */
 #include "neardup/store.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -71,6 +72,23 @@ static int put_one(nd_store_txn *txn, void *vctx)
 	return rc == ND_ENOTFOUND ? ND_OK : rc;
 }
 
+/* The scratch store goes with the process: a replay in `make test` or a
+ * fuzzing run leaves nothing in /tmp. */
+static void remove_dir(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[sizeof(dir) + 300];
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
@@ -80,6 +98,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		snprintf(file, sizeof(file), "%s/data.mdb", dir);
 		if (mkdir(dir, 0700) < 0 && access(dir, W_OK) < 0)
 			abort();
+		atexit(remove_dir);
 	}
 	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
