@@ -818,8 +818,10 @@ static int score_fresh(const uint64_t *pair, size_t n, float *out, void *vctx)
 }
 
 /* Candidate pairs collected (rc: how collecting ended), scored by of,
- * completed as nd_cluster_near completes them at cut (nd_linkage_complete,
- * the library's budget), and emitted when >= min_score; frees the list. */
+ * under --linkage average completed as nd_cluster_near completes them at
+ * cut (nd_linkage_complete, the library's budget; completing is part of
+ * clustering: a pair verdict, as check's, sees the index's pairs only),
+ * and emitted when >= min_score; frees the list. */
 static int score_completed(pair_list *l, int rc, ev_corpus *c, pair_scorer of, double cut, double min_score,
 			   ev_emit emit, void *ctx)
 {
@@ -831,7 +833,7 @@ static int score_completed(pair_list *l, int rc, ev_corpus *c, pair_scorer of, d
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 	if (rc == ND_OK)
 		rc = score_fresh(l->v, l->n, score, &f);
-	if (rc == ND_OK)
+	if (rc == ND_OK && c->o->linkage == ND_EVAL_LINK_AVERAGE)
 		rc = nd_linkage_complete(c->n, &l->v, &score, &l->n, cut, (size_t)ND_NEAR_COMPLETE * c->n,
 					 ND_NEAR_COMPLETE_DOCS, score_fresh, &f, NULL);
 	for (size_t i = 0; i < l->n && rc == ND_OK; i++)
@@ -1663,7 +1665,7 @@ static const ev_method m_vstrict = {"verdict-strict", "equal keys and the index,
 static const ev_method m_vcopy = {"verdict-copy", "the index, strict, shingles w=3 >= 0.46 or contained >= 0.8, values kept (--point copy)",
 				  0, ND_POINT_COPY_RESEMBLANCE, 0, desc_prepare_plain, vcopy_candidates, vres_score,
 				  desc_release, 0};
-static const ev_method m_vstory = {"verdict-story", "the index, strict, contained or shingles w=3 >= 0.01, values kept (--point story)",
+static const ev_method m_vstory = {"verdict-story", "the index, strict, contained or shingles w=3 >= 0.08, values kept (--point story)",
 				   0, ND_POINT_STORY_RESEMBLANCE, 0, desc_prepare_plain, vstory_candidates, vres_score,
 				   desc_release, 0};
 

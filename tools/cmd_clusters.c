@@ -34,7 +34,7 @@ static const char usage_text[] =
 	"                   connected components of its links (near-neighbour\n"
 	"                   pairs at 3-shingle resemblance >= 0.46, linked by\n"
 	"                   sign, hooks and update; recomputed from the index\n"
-	"                   while links are pending); story, --linkage 0.01.\n"
+	"                   while links are pending); story, --linkage 0.08.\n"
 	"                   With --linkage CUT, at CUT\n"
 	"  --max-distance F strict's bound on normalized word Levenshtein (0.08)\n"
 	"  --tolerant J     group by bit-set Jaccard >= J (0 < J <= 1) instead of\n"

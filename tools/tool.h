@@ -73,7 +73,7 @@ const char *tool_how_name(nd_verify_how how);
 	"                     (the same main text in another template, or edited),\n" \
 	"                     or the shorter text's 3-shingles kept >= 0.8 in the\n" \
 	"                     longer (cut short, a comment thread added); story,\n" \
-	"                     resemblance >= 0.01 (the same story).  At every point\n" \
+	"                     resemblance >= 0.08 (the same story).  At every point\n" \
 	"                     a pair is refused ('values') when other numbers stand\n" \
 	"                     in the same places, once per 100 words or more\n" \
 	"                     (two fillings of one template)\n"

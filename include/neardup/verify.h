@@ -39,6 +39,7 @@ typedef struct nd_verify_batch nd_verify_batch;
  *   story   the same story retold or heavily edited: strict, or 3-shingle bag
  *           resemblance >= ND_POINT_STORY_RESEMBLANCE; clusters join by
  *           average linkage at that cut, a pair never proposed counting 0
+ *           except between large tentative clusters (nd_linkage_complete)
  *
  * At every point a pair is refused (ND_REFUSED_VALUES) when the texts hold
  * other values in the same places -- a word with a digit whose two words
@@ -55,7 +56,7 @@ typedef enum {
 } nd_point;
 
 #define ND_POINT_COPY_RESEMBLANCE 0.46
-#define ND_POINT_STORY_RESEMBLANCE 0.01
+#define ND_POINT_STORY_RESEMBLANCE 0.08
 #define ND_POINT_COPY_CONTAINMENT 0.8
 #define ND_CONTAIN_MIN_WORDS 50
 #define ND_CONTAIN_MAX_RATIO 3
