@@ -13,6 +13,7 @@
  * clusters of the first into ever larger ones of template-mates
  * (precision 0.977 -> 0.914, 5M pairs added). */
 #include "neardup/cluster.h"
+#include "descriptor/verify/verify_internal.h"
 
 #include <stdlib.h>
 
@@ -94,25 +95,6 @@ static int by_mean(const void *x, const void *y)
 	if (a->mean != b->mean)
 		return a->mean > b->mean ? -1 : 1;
 	return by_key(x, y);
-}
-
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? -1 : a > b;
-}
-
-static int has_pair(const uint64_t *pair, size_t np, uint64_t k)
-{
-	size_t lo = 0, hi = np;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (pair[mid] < k)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < np && pair[lo] == k;
 }
 
 /* Whether candidate p (score v) links tentative clusters whose two sides
@@ -209,11 +191,11 @@ int nd_linkage_complete(size_t n, uint64_t **pairp, float **scorep, size_t *np, 
 			for (uint32_t y = c == d ? x + 1 : start[d]; y < start[d + 1]; y++) {
 				uint32_t a = member[x], b = member[y];
 				uint64_t key = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
-				if (!has_pair(pair, m, key) && nfresh < want)
+				if (!nd__in_sorted_u64(pair, m, key) && nfresh < want)
 					fresh[nfresh++] = key;
 			}
 	}
-	qsort(fresh, nfresh, sizeof(*fresh), cmp_u64);
+	nd__sort_u64(fresh, nfresh);
 
 	/* Scored, then merged into the candidates from the end, in place. */
 	uint64_t *p2 = realloc(pair, (m + nfresh) * sizeof(*pair));
