@@ -53,9 +53,10 @@ static const char usage_text[] =
 	"                   J, the candidates are instead every pair at bit-set\n"
 	"                   Jaccard >= J (0.05 scores most pairs of a story, but\n"
 	"                   their number grows with the square of the corpus)\n"
-	"  --complete N     --linkage: completed averages: pairs inside and across\n"
-	"                   the clusters a first linkage finds are scored too, at\n"
-	"                   most N a document (default 64; 0: only the index's)\n"
+	"  --complete N     --linkage: completed averages: the missing pairs inside\n"
+	"                   and across the clusters a first linkage finds, where\n"
+	"                   both sides hold 16 documents or more, are scored too,\n"
+	"                   at most N a document (default 64; 0: only the index's)\n"
 	"  --jobs N         --linkage: threads reading words and scoring (default:\n"
 	"                   the number of cores)\n"
 	"  --json           one JSON object on stdout\n"
@@ -271,12 +272,16 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 		tool_say("%zu clusters of >= %llu documents from the store's links (copy point: 3-shingle "
 			 "resemblance >= %g), holding %zu of %zu signed documents (%.1f s)\n",
 			 ng, (unsigned long long)min_size, cut, in_groups, l.n, tool_now() - t0);
-	else if (cut > 0 && j <= 0)
+	else if (cut > 0 && j <= 0) {
+		char added[64] = "";
+		if (!single)
+			snprintf(added, sizeof(added), ", and %llu completing", (unsigned long long)ns.completed);
 		tool_say("%zu clusters of >= %llu documents by %s (%s3-shingle resemblance >= %g "
-		       "over %llu near-neighbour pairs, %.1f a document), holding %zu of %zu signed documents "
+		       "over %llu near-neighbour pairs, %.1f a document%s), holding %zu of %zu signed documents "
 		       "(%.1f s)\n",
 		       ng, (unsigned long long)min_size, how, single ? "" : "mean ", cut, (unsigned long long)ns.candidates,
-		       l.n ? (double)ns.candidates / (double)l.n : 0.0, in_groups, l.n, tool_now() - t0);
+		       l.n ? (double)ns.candidates / (double)l.n : 0.0, added, in_groups, l.n, tool_now() - t0);
+	}
 	else if (cut > 0)
 		tool_say("%zu clusters of >= %llu documents by average linkage (mean 3-shingle resemblance >= %g "
 		       "over %llu pairs at bit-set Jaccard >= %g), holding %zu of %zu signed documents (%.1f s)\n",
