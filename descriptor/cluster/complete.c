@@ -10,7 +10,7 @@
  * index to have proposed most of their pairs, are scored too (within a
  * budget of pairs a document), and the caller links again.  One round
  * only: on the 1M scale corpus a second and later rounds joined the
- * clusters of the first into ever larger ones of template-mates
+ * clusters of the first into ever larger ones of unrelated pages
  * (precision 0.977 -> 0.914, 5M pairs added). */
 #include "neardup/cluster.h"
 #include "descriptor/verify/verify_internal.h"
