@@ -13,15 +13,32 @@
  * clusters of the first into ever larger ones of unrelated pages
  * (precision 0.977 -> 0.914, 5M pairs added). */
 #include "neardup/cluster.h"
+#include "descriptor/cluster/cluster_internal.h"
 #include "descriptor/verify/verify_internal.h"
 
 #include <stdlib.h>
 
-static uint32_t find_root(uint32_t *up, uint32_t x)
+uint32_t nd__root(uint32_t *up, uint32_t x)
 {
 	while (up[x] != x)
 		x = up[x] = up[up[x]];
 	return x;
+}
+
+int nd__components(size_t n, const uint64_t *pair, const float *score, size_t np, double at_least, uint32_t **upp)
+{
+	uint32_t *up = malloc((n + 1) * sizeof(*up));
+	if (!(*upp = up))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		up[i] = (uint32_t)i;
+	for (size_t i = 0; i < np; i++)
+		if (score[i] >= at_least) {
+			uint32_t a = nd__root(up, (uint32_t)(pair[i] >> 32)), b = nd__root(up, (uint32_t)pair[i]);
+			if (a != b)
+				up[a < b ? b : a] = a < b ? a : b;
+		}
+	return ND_OK;
 }
 
 int nd_linkage_sparse(size_t n, const uint64_t *pair, const float *score, size_t np, double cut, size_t *into,
@@ -40,18 +57,10 @@ int nd_linkage_sparse(size_t n, const uint64_t *pair, const float *score, size_t
 					    (unsigned)(uint32_t)pair[i], n);
 	/* Average linkage never joins across a gap where every cross pair is
 	 * below the cut: only pairs inside a component of pairs >= cut count. */
-	if (!(up = malloc((n + 1) * sizeof(*up))))
-		return nd_error_set(ND_ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++)
-		up[i] = (uint32_t)i;
+	if ((rc = nd__components(n, pair, score, np, cut, &up)) < 0)
+		return rc;
 	for (size_t i = 0; i < np; i++)
-		if (score[i] >= cut) {
-			uint32_t a = find_root(up, (uint32_t)(pair[i] >> 32)), b = find_root(up, (uint32_t)pair[i]);
-			if (a != b)
-				up[a < b ? b : a] = a < b ? a : b;
-		}
-	for (size_t i = 0; i < np; i++)
-		nkept += score[i] > 0 && find_root(up, (uint32_t)(pair[i] >> 32)) == find_root(up, (uint32_t)pair[i]);
+		nkept += score[i] > 0 && nd__root(up, (uint32_t)(pair[i] >> 32)) == nd__root(up, (uint32_t)pair[i]);
 	if (!(kept = malloc((nkept + 1) * sizeof(*kept)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu linked pairs", nkept);
 		goto done;
@@ -59,7 +68,7 @@ int nd_linkage_sparse(size_t n, const uint64_t *pair, const float *score, size_t
 	nkept = 0;
 	for (size_t i = 0; i < np; i++) {
 		uint32_t a = (uint32_t)(pair[i] >> 32), b = (uint32_t)pair[i];
-		if (score[i] > 0 && find_root(up, a) == find_root(up, b))
+		if (score[i] > 0 && nd__root(up, a) == nd__root(up, b))
 			kept[nkept++] = (nd_scored){a, b, score[i]};
 	}
 	free(up);

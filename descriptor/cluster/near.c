@@ -13,6 +13,7 @@
  * a component of pairs at or above the cut, and the shingles are freed
  * before it. */
 #include "neardup/cluster.h"
+#include "descriptor/cluster/cluster_internal.h"
 #include "neardup/verify.h"
 #include "neardup/similarity.h"
 #include "neardup/words.h"
@@ -362,13 +363,6 @@ static int score_fresh(const uint64_t *pair, size_t n, float *out, void *vctx)
 	return rc;
 }
 
-static uint32_t find_root(uint32_t *up, uint32_t x)
-{
-	while (up[x] != x)
-		x = up[x] = up[up[x]];
-	return x;
-}
-
 typedef int (*pair_fn)(nd_docid a, nd_docid b, void *ctx);
 
 /* nd_cluster_near; with link (may be NULL; single only), also every pair linked. */
@@ -480,26 +474,17 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, c
 	 * pairs its verdict accepts. */
 	if ((rc = judge_copy(&s, docs, w.pairs, np, score, o.jobs)) < 0)
 		goto done;
-	if (!(up = malloc(n * sizeof(*up)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
+	if ((rc = nd__components(n, w.pairs, score, np, 1, &up)) < 0)
 		goto done;
-	}
-	for (size_t i = 0; i < n; i++)
-		up[i] = (uint32_t)i;
-	for (size_t i = 0; i < np; i++)
+	for (size_t i = 0; i < np && rc == ND_OK; i++)
 		if (score[i] >= 1) {
-			uint32_t a = find_root(up, (uint32_t)(w.pairs[i] >> 32)), b = find_root(up, (uint32_t)w.pairs[i]);
-			if (a != b)
-				up[a < b ? b : a] = a < b ? a : b;
 			if (stats)
 				stats->linked++;
+			if (link)
+				rc = link(docs[w.pairs[i] >> 32], docs[(uint32_t)w.pairs[i]], link_ctx);
 		}
-	for (size_t i = 0; link && i < np && rc == ND_OK; i++)
-		if (score[i] >= 1)
-			rc = link(docs[w.pairs[i] >> 32], docs[(uint32_t)w.pairs[i]], link_ctx);
-	/* Components: the root is the smallest index in each. */
 	for (size_t i = 0; i < n && rc == ND_OK; i++)
-		into[i] = find_root(up, (uint32_t)i);
+		into[i] = nd__root(up, (uint32_t)i);
 done:
 	free(index);
 	free(up);

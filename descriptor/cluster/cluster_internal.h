@@ -1,0 +1,16 @@
+/* Internal to descriptor/cluster/: the components of scored candidate
+ * pairs, shared by average linkage's pruning (nd_linkage_sparse) and the
+ * copy point's clusters (nd_cluster_near with single). */
+#ifndef ND_DESC_CLUSTER_H
+#define ND_DESC_CLUSTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Union-find over n documents joined by the pairs (a << 32 | b) whose
+ * score is >= at_least: *up (caller frees) gets each one's parent, and
+ * nd__root walks it to the smallest index of the component. */
+int nd__components(size_t n, const uint64_t *pair, const float *score, size_t np, double at_least, uint32_t **up);
+uint32_t nd__root(uint32_t *up, uint32_t x);
+
+#endif
