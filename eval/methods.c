@@ -817,23 +817,24 @@ static int score_fresh(const uint64_t *pair, size_t n, float *out, void *vctx)
 	return rc;
 }
 
-/* Candidate pairs collected (rc: how collecting ended), scored by of,
- * under --linkage average completed as nd_cluster_near completes them at
- * cut (nd_linkage_complete, the library's budget; completing is part of
- * clustering: a pair verdict, as check's, sees the index's pairs only),
- * and emitted when >= min_score; frees the list. */
+/* score_pairs, but under --linkage average the pairs are completed first
+ * as nd_cluster_near completes them at cut (nd_linkage_complete, the
+ * library's budget).  Completing is part of clustering: a pair verdict,
+ * as check's, sees the index's pairs only, so otherwise score_pairs. */
 static int score_completed(pair_list *l, int rc, ev_corpus *c, pair_scorer of, double cut, double min_score,
 			   ev_emit emit, void *ctx)
 {
 	fresh_ctx f = {c, of};
 	float *score = NULL;
+	if (c->o->linkage != ND_EVAL_LINK_AVERAGE)
+		return score_pairs(l, rc, c, of, min_score, emit, ctx);
 	if (rc == ND_OK)
 		l->n = unique_u64(l->v, l->n);
 	if (rc == ND_OK && l->n && !(score = malloc(l->n * sizeof(*score))))
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 	if (rc == ND_OK)
 		rc = score_fresh(l->v, l->n, score, &f);
-	if (rc == ND_OK && c->o->linkage == ND_EVAL_LINK_AVERAGE)
+	if (rc == ND_OK)
 		rc = nd_linkage_complete(c->n, &l->v, &score, &l->n, cut, (size_t)ND_NEAR_COMPLETE * c->n,
 					 ND_NEAR_COMPLETE_DOCS, score_fresh, &f, NULL);
 	for (size_t i = 0; i < l->n && rc == ND_OK; i++)

@@ -324,7 +324,7 @@ typedef struct {
 static int score_fresh(const uint64_t *pair, size_t n, float *out, void *vctx)
 {
 	fresh_ctx *f = vctx;
-	uint32_t *at = malloc((2 * n + 1) * sizeof(*at));
+	uint32_t *at = NULL;
 	nd_docid *sub = NULL;
 	uint64_t *mapped = NULL;
 	shingles s = {0};
@@ -332,7 +332,8 @@ static int score_fresh(const uint64_t *pair, size_t n, float *out, void *vctx)
 	int rc;
 	if (n >= UINT32_MAX / 2)
 		rc = nd_error_set(ND_EINVAL, "too many pairs to score at once (%zu)", n);
-	else if (!at || !(sub = malloc((2 * n + 1) * sizeof(*sub))) || !(mapped = malloc((n + 1) * sizeof(*mapped))))
+	else if (!(at = malloc((2 * n + 1) * sizeof(*at))) || !(sub = malloc((2 * n + 1) * sizeof(*sub))) ||
+		 !(mapped = malloc((n + 1) * sizeof(*mapped))))
 		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu completing pairs", n);
 	else
 		rc = ND_OK;
