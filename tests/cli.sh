@@ -114,6 +114,13 @@ assert groups(a) == groups(b)
 EOF
 rc=0; "$nd" clusters --db "$t/db" --store "$t/store" --linkage 0.1 --complete 5000 2> "$t/err" || rc=$?
 [ "$rc" = 2 ] && grep -q "complete needs" "$t/err" || fail "clusters --complete 5000: exit $rc"
+# Where nothing is completed (components, bit-set candidates) it says so.
+for opts in "--point copy" "--linkage 0.1 --tolerant 0.05" "--verify"; do
+	rc=0; "$nd" clusters --db "$t/db" --store "$t/store" $opts --complete 8 2> "$t/err" || rc=$?
+	[ "$rc" = 2 ] && grep -q "complete needs average linkage" "$t/err" || fail "clusters $opts --complete: exit $rc"
+done
+"$nd" clusters --db "$t/db" --store "$t/store" --point story --complete 8 --json > /dev/null ||
+	fail "clusters --point story --complete 8"
 rc=0; "$nd" clusters --db "$t/db" --store "$t/store" --linkage 0 2> "$t/err" || rc=$?
 [ "$rc" = 2 ] && grep -q "linkage needs" "$t/err" || fail "clusters --linkage 0: exit $rc"
 rc=0; "$nd" clusters --store "$t/store" --linkage 0.1 2> "$t/err" || rc=$?

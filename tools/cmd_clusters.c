@@ -359,7 +359,7 @@ typedef struct {
 	const char *dbpath, *storepath, *stores[ND_MAX_SHARD_STORES];
 	size_t nst;
 	uint64_t min_size, limit;
-	int json, verify, point;
+	int json, verify, point, complete_set;
 	nd_verify_options vo;
 	double tolerant, cut;
 	unsigned jobs, complete;
@@ -457,6 +457,7 @@ static int parse_args(int argc, char **argv, run_t *r)
 				return EXIT_USAGE;
 			}
 			r->complete = (unsigned)v;
+			r->complete_set = 1;
 			break;
 		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
@@ -468,6 +469,11 @@ static int parse_args(int argc, char **argv, run_t *r)
 		r->verify = 1;
 		if (r->vo.point != ND_POINT_STRICT)
 			r->cut = nd_point_resemblance(r->vo.point);
+	}
+	if (r->complete_set && !(r->cut > 0 && r->tolerant <= 0 && !(r->point && r->vo.point == ND_POINT_COPY))) {
+		fprintf(stderr, "neardup clusters: --complete needs average linkage over the index: --linkage "
+			"CUT (without --tolerant) or --point story\n");
+		return EXIT_USAGE;
 	}
 	if ((r->tolerant > 0 || r->cut > 0) && r->nst > 1) {
 		fprintf(stderr, "neardup clusters: --%s needs one store (groups by equal key span shards; "
