@@ -200,6 +200,8 @@ int nd_linkage_complete(size_t n, uint64_t **pairp, float **scorep, size_t *np, 
 			for (uint32_t y = c == d ? x + 1 : start[d]; y < start[d + 1]; y++) {
 				uint32_t a = member[x], b = member[y];
 				uint64_t key = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+				/* want bounds them for distinct candidates; the check
+				 * keeps a caller's repeated pair from overrunning fresh */
 				if (!nd__in_sorted_u64(pair, m, key) && nfresh < want)
 					fresh[nfresh++] = key;
 			}
