@@ -12,5 +12,7 @@
  * nd__root walks it to the smallest index of the component. */
 int nd__components(size_t n, const uint64_t *pair, const float *score, size_t np, double at_least, uint32_t **up);
 uint32_t nd__root(uint32_t *up, uint32_t x);
+/* Joins a's and b's components (the smaller root stays). */
+void nd__join(uint32_t *up, uint32_t a, uint32_t b);
 
 #endif

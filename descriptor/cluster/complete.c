@@ -25,6 +25,14 @@ uint32_t nd__root(uint32_t *up, uint32_t x)
 	return x;
 }
 
+void nd__join(uint32_t *up, uint32_t a, uint32_t b)
+{
+	a = nd__root(up, a);
+	b = nd__root(up, b);
+	if (a != b)
+		up[a < b ? b : a] = a < b ? a : b;
+}
+
 int nd__components(size_t n, const uint64_t *pair, const float *score, size_t np, double at_least, uint32_t **upp)
 {
 	uint32_t *up = malloc((n + 1) * sizeof(*up));
@@ -33,11 +41,8 @@ int nd__components(size_t n, const uint64_t *pair, const float *score, size_t np
 	for (size_t i = 0; i < n; i++)
 		up[i] = (uint32_t)i;
 	for (size_t i = 0; i < np; i++)
-		if (score[i] >= at_least) {
-			uint32_t a = nd__root(up, (uint32_t)(pair[i] >> 32)), b = nd__root(up, (uint32_t)pair[i]);
-			if (a != b)
-				up[a < b ? b : a] = a < b ? a : b;
-		}
+		if (score[i] >= at_least)
+			nd__join(up, (uint32_t)(pair[i] >> 32), (uint32_t)pair[i]);
 	return ND_OK;
 }
 

@@ -53,6 +53,19 @@ static int bit_postings(uint32_t bit, void *ctx, const uint32_t **ids, size_t *n
 	return rc;
 }
 
+double nd__cand_rank(const nd_sig *a, const nd_sig *b, double jaccard)
+{
+	/* The closer of two estimates: bits, and the share of MinHashes of
+	 * the descriptive words held that agree (a page in a template keeps
+	 * its words while its frequencies, and so its bits, move). */
+	unsigned agree = 0;
+	if (a->key && b->key == a->key)
+		return 2.0;
+	for (unsigned k = 0; a->present && b->present && k < ND_NEAR_N; k++)
+		agree += a->near[k] == b->near[k];
+	return (double)agree / ND_NEAR_N > jaccard ? (double)agree / ND_NEAR_N : jaccard;
+}
+
 int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_sig *sig, double t,
 			       nd__cand **out, size_t *nout)
 {
@@ -127,16 +140,8 @@ int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_
 			break;
 		}
 		double j = nd__sig_jaccard(sig, &b);
-		/* Ranked by the closer of two estimates: bits, and the share of
-		 * MinHashes of the descriptive words held that agree (a page in
-		 * a template keeps its words while its frequencies, and so its
-		 * bits, move). */
-		unsigned agree = 0;
-		for (unsigned k = 0; sig->present && b.present && k < ND_NEAR_N; k++)
-			agree += sig->near[k] == b.near[k];
-		double rank = (double)agree / ND_NEAR_N > j ? (double)agree / ND_NEAR_N : j;
 		if (j >= t - 1e-12 || (nnear && bsearch(&all[i], near, nnear, sizeof(*near), cmp_docid)))
-			c[nc++] = (nd__cand){all[i], j, sig->key && b.key == sig->key ? 2.0 : rank};
+			c[nc++] = (nd__cand){all[i], j, nd__cand_rank(sig, &b, j)};
 		nd_sig_clear(&b);
 	}
 	if (rc == ND_OK) {

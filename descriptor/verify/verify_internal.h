@@ -47,6 +47,8 @@ typedef struct {
 	double rank;      /* equal key 2, else the larger of jaccard and the share
 			     of near-neighbour MinHashes that agree */
 } nd__cand;
+/* A candidate b's rank for a (jaccard: of their bit sets). */
+double nd__cand_rank(const nd_sig *a, const nd_sig *b, double jaccard);
 /* qsort order of candidates: equal keys, then most similar, then docid. */
 int nd__cmp_cand(const void *x, const void *y);
 int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_sig *sig, double t,
