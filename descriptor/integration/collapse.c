@@ -1,11 +1,14 @@
 /* Collapse ids from the store's links (the copy point's clusters) or,
- * while links are pending and over shards, from verified equal-key
- * groups; for filtering ranked lists and for Xapian's collapse key. */
+ * while links are pending, from verified equal-key groups; over shards,
+ * each shard's links and the verdict between results of different shards;
+ * for filtering ranked lists and for Xapian's collapse key. */
 #include "neardup/collapse.h"
 #include "descriptor/verify/verify_internal.h"
 #include "common/nd_buf.h"
 #include "neardup/shards.h"
 #include "neardup/words.h"
+#include "neardup/cluster.h"
+#include "descriptor/cluster/cluster_internal.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -276,8 +279,10 @@ cleanup:
 	return rc;
 }
 
-static int collapse_ids(nd_xdb *db, const store_set *ss, const nd_verify_options *vo, const nd_docid *docs,
-			size_t n, nd_docid *ids)
+/* Verified equal-key groups over every store: what collapses while links
+ * are pending. */
+static int key_ids(nd_xdb *db, const store_set *ss, const nd_verify_options *vo, const nd_docid *docs, size_t n,
+		   nd_docid *ids)
 {
 	nd_store_txn **txn = NULL;
 	key_ref *refs = NULL;
@@ -288,12 +293,6 @@ static int collapse_ids(nd_xdb *db, const store_set *ss, const nd_verify_options
 	memset(ids, 0, n * sizeof(*ids));
 	if (n == 0)
 		return ND_OK;
-	if (!ss->sh) {
-		/* One store: its links, when they cover every record. */
-		int used;
-		if ((rc = link_ids(ss->st[0], docs, n, ids, &used)) < 0 || used)
-			return rc;
-	}
 	if (!(refs = malloc(n * sizeof(*refs))) || !(txn = calloc(ss->n, sizeof(*txn)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
@@ -349,6 +348,210 @@ cleanup:
 	free(nmembers);
 	free(refs);
 	return rc;
+}
+
+/* Results of another shard compared with one result, at most: its
+ * candidates there are only the results not yet joined to it, so few. */
+#define SHARD_COMPARE 8
+
+/* The results among a result's candidates in store t: the documents of its
+ * key and its neighbours in t's near-neighbour index, as its hook would
+ * have found them had every shard been one store, ranked as check ranks
+ * them, less those joined to it already.  Appended to *c (caller frees). */
+static int shard_candidates(const store_set *ss, nd_store_txn *txn, size_t t, const nd_descriptor *d,
+			    const nd_sig *sig, const key_ref *byid, size_t n, uint32_t *up, size_t self,
+			    nd__cand **c, size_t *nc, size_t *cap)
+{
+	uint32_t *same = NULL, *near = NULL;
+	size_t nsame = 0, nnear = 0;
+	int rc = ND_OK;
+
+	if ((sig->key && (rc = nd_store_key_docs(txn, sig->key, &same, &nsame)) < 0) ||
+	    (sig->present && (rc = nd_near_candidates(txn, sig, 0, &near, &nnear)) < 0))
+		goto cleanup;
+	if (nsame > 1)
+		qsort(same, nsame, sizeof(*same), cmp_docid);
+	for (size_t k = 0; k < nsame + nnear; k++) {
+		uint32_t x = k < nsame ? same[k] : near[k - nsame];
+		key_ref want = {nd_shards_docid(ss->sh, t, x), 0};
+		const key_ref *hit = bsearch(&want, byid, n, sizeof(*byid), cmp_key_only);
+		if (!hit || nd__root(up, (uint32_t)hit->i) == nd__root(up, (uint32_t)self) ||
+		    (k >= nsame && bsearch(&x, same, nsame, sizeof(*same), cmp_docid)))
+			continue; /* not a result, joined already, or the key's already */
+		uint64_t key;
+		const void *pay;
+		size_t len;
+		nd_sig b = ND_SIG_INIT;
+		void *p = *c;
+		if ((rc = nd_store_doc_get(txn, x, &key, &pay, &len)) < 0 || (rc = nd_sig_decode(&b, pay, len, d->n)) < 0 ||
+		    (rc = nd_array_reserve(&p, cap, *nc + 1, sizeof(**c))) < 0) {
+			nd_sig_clear(&b);
+			goto cleanup;
+		}
+		*c = p;
+		double j = nd__sig_jaccard(sig, &b);
+		(*c)[(*nc)++] = (nd__cand){(uint32_t)want.key, j, nd__cand_rank(sig, &b, j)};
+		nd_sig_clear(&b);
+	}
+cleanup:
+	free(same);
+	free(near);
+	return rc;
+}
+
+/* One result against its candidates in every other shard: the verdict's
+ * duplicates join it (up: union-find over the results). */
+static int join_across(nd_xdb *db, const store_set *ss, nd_store_txn *const *txn, const nd_verify_options *vo,
+		       const nd_docid *docs, const key_ref *byid, size_t n, const size_t *shard,
+		       const nd_docid *local, uint32_t *up, size_t i)
+{
+	const nd_descriptor *d = nd_shards_descriptor(ss->sh);
+	nd_sig sig = ND_SIG_INIT;
+	nd__cand *c = NULL;
+	nd_check_member mem[SHARD_COMPARE];
+	uint32_t *w = NULL;
+	size_t nc = 0, cap = 0, nw, nm;
+	uint64_t key;
+	const void *pay;
+	size_t len;
+	int rc = nd_store_doc_get(txn[shard[i]], local[i], &key, &pay, &len);
+
+	if (rc == ND_ENOTFOUND)
+		return ND_OK; /* not signed: never collapsed */
+	if (rc < 0 || (rc = nd_sig_decode(&sig, pay, len, d->n)) < 0)
+		goto cleanup;
+	for (size_t t = 0; t < ss->n && rc == ND_OK; t++)
+		if (t != shard[i])
+			rc = shard_candidates(ss, txn[t], t, d, &sig, byid, n, up, i, &c, &nc, &cap);
+	if (rc < 0 || nc == 0)
+		goto cleanup;
+	qsort(c, nc, sizeof(*c), nd__cmp_cand); /* equal keys first, then the most similar */
+	if ((rc = nd_words_get(db, docs[i], &w, &nw, NULL)) == ND_ENOTFOUND) {
+		rc = ND_OK; /* no words: nothing to verify with */
+		goto cleanup;
+	}
+	if (rc < 0 || (rc = nd__compare_candidates(db, w, nw, c, nc, 0, SHARD_COMPARE, vo, mem, &nm)) < 0)
+		goto cleanup;
+	for (size_t k = 0; k < nm; k++) {
+		key_ref want = {mem[k].docid, 0};
+		const key_ref *hit = bsearch(&want, byid, n, sizeof(*byid), cmp_key_only);
+		if (mem[k].duplicate && hit)
+			nd__join(up, (uint32_t)i, (uint32_t)hit->i);
+	}
+cleanup:
+	nd_sig_clear(&sig);
+	free(c);
+	free(w);
+	return rc;
+}
+
+/* Over shards, what one store's links fold: each shard's own links, and
+ * across shards the pairs of results the verdict accepts, each result
+ * compared with the results among its candidates in the other shards
+ * (join_across).  A shard whose links are pending adds verified equal-key
+ * groups over every store, as one store falls back to.  A document that
+ * joins two results only through others outside the list does not fold
+ * them across shards: results are compared with results. */
+static int shard_ids(nd_xdb *db, const store_set *ss, const nd_verify_options *vo, const nd_docid *docs, size_t n,
+		     nd_docid *ids)
+{
+	uint32_t *up = malloc((n + 1) * sizeof(*up));
+	size_t *shard = malloc((n + 1) * sizeof(*shard));
+	nd_docid *local = malloc((n + 1) * sizeof(*local)), *sel = malloc((n + 1) * sizeof(*sel));
+	nd_docid *lid = malloc((n + 1) * sizeof(*lid));
+	key_ref *byid = malloc((n + 1) * sizeof(*byid)), *at = malloc((n + 1) * sizeof(*at));
+	nd_store_txn **txn = calloc(ss->n + 1, sizeof(*txn));
+	int rc = ND_OK, pending = 0;
+
+	if (!up || !shard || !local || !sel || !lid || !byid || !at || !txn) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	for (size_t i = 0; i < n; i++) {
+		up[i] = (uint32_t)i;
+		local[i] = nd_shards_local(ss->sh, docs[i], &shard[i]);
+		byid[i] = (key_ref){docs[i], i};
+	}
+	qsort(byid, n, sizeof(*byid), cmp_key_ref);
+	/* Each shard's links: results of one component share its id. */
+	for (size_t s = 0; s < ss->n; s++) {
+		size_t m = 0;
+		int used;
+		for (size_t i = 0; i < n; i++)
+			if (shard[i] == s) {
+				at[m] = (key_ref){0, i};
+				sel[m++] = local[i];
+			}
+		if (m == 0)
+			continue;
+		if ((rc = link_ids(ss->st[s], sel, m, lid, &used)) < 0)
+			goto cleanup;
+		pending |= !used;
+		for (size_t k = 0; k < m; k++)
+			at[k].key = used ? lid[k] : 0;
+		qsort(at, m, sizeof(*at), cmp_key_ref);
+		for (size_t k = 1; k < m; k++)
+			if (at[k].key && at[k].key == at[k - 1].key)
+				nd__join(up, (uint32_t)at[k - 1].i, (uint32_t)at[k].i);
+	}
+	if (pending) {
+		if ((rc = key_ids(db, ss, vo, docs, n, lid)) < 0)
+			goto cleanup;
+		for (size_t i = 0; i < n; i++)
+			at[i] = (key_ref){lid[i], i};
+		qsort(at, n, sizeof(*at), cmp_key_ref);
+		for (size_t k = 1; k < n; k++)
+			if (at[k].key && at[k].key == at[k - 1].key)
+				nd__join(up, (uint32_t)at[k - 1].i, (uint32_t)at[k].i);
+	}
+	/* Across shards. */
+	for (size_t s = 0; s < ss->n; s++)
+		if ((rc = nd_store_read_begin(ss->st[s], &txn[s])) < 0)
+			goto cleanup;
+	for (size_t i = 0; i < n; i++)
+		if (shard[i] != SIZE_MAX && (rc = join_across(db, ss, txn, vo, docs, byid, n, shard, local, up, i)) < 0)
+			goto cleanup;
+	/* A group's id is its smallest docid (lid, at its root; sel counts
+	 * its results); a result alone gets 0. */
+	memset(lid, 0, n * sizeof(*lid));
+	memset(sel, 0, n * sizeof(*sel));
+	for (size_t i = 0; i < n; i++) {
+		uint32_t r = nd__root(up, (uint32_t)i);
+		sel[r]++;
+		lid[r] = lid[r] && lid[r] < docs[i] ? lid[r] : docs[i];
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t r = nd__root(up, (uint32_t)i);
+		ids[i] = sel[r] > 1 ? lid[r] : 0;
+	}
+cleanup:
+	for (size_t s = 0; txn && s < ss->n; s++)
+		nd_store_txn_end(txn[s]);
+	free(txn);
+	free(up);
+	free(shard);
+	free(local);
+	free(sel);
+	free(lid);
+	free(byid);
+	free(at);
+	return rc;
+}
+
+static int collapse_ids(nd_xdb *db, const store_set *ss, const nd_verify_options *vo, const nd_docid *docs,
+			size_t n, nd_docid *ids)
+{
+	int used, rc;
+
+	memset(ids, 0, n * sizeof(*ids));
+	if (n == 0)
+		return ND_OK;
+	if (ss->sh)
+		return shard_ids(db, ss, vo, docs, n, ids);
+	/* One store: its links, when they cover every record. */
+	if ((rc = link_ids(ss->st[0], docs, n, ids, &used)) < 0 || used)
+		return rc;
+	return key_ids(db, ss, vo, docs, n, ids);
 }
 
 int nd_collapse_ids(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const nd_docid *docs,

@@ -6,9 +6,14 @@
  * accepted at the copy point, kept by sign (nd_links_rebuild), hooks and
  * update, so a copy in another template folds with its original whatever
  * their keys.  While the links are pending (a store signed by the library
- * without nd_links_rebuild, a killed hook) and over shards, clusters are
- * the equal-key groups verified at vo's point, as before links.  Equal
- * signatures alone never collapse anything.
+ * without nd_links_rebuild, a killed hook), clusters are the equal-key
+ * groups verified at vo's point, as before links.  Over shards (filter
+ * only), each shard's links fold its own documents, and a result folds
+ * with a result of another shard when the verdict accepts the pair, the
+ * candidates being each result's key and near neighbours in the other
+ * shards' indexes: what one store's links would fold, but for two results
+ * joined only through documents outside the list.  Equal signatures alone
+ * never collapse anything.
  *
  * Two ways to use it, giving the same kept results:
  *   native: nd_collapse_write_slot keeps each document's collapse id in a
