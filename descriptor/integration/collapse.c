@@ -376,7 +376,7 @@ static int shard_candidates(const store_set *ss, nd_store_txn *txn, size_t t, co
 		key_ref want = {nd_shards_docid(ss->sh, t, x), 0};
 		const key_ref *hit = bsearch(&want, byid, n, sizeof(*byid), cmp_key_only);
 		if (!hit || nd__root(up, (uint32_t)hit->i) == nd__root(up, (uint32_t)self) ||
-		    (k >= nsame && bsearch(&x, same, nsame, sizeof(*same), cmp_docid)))
+		    (k >= nsame && nsame && bsearch(&x, same, nsame, sizeof(*same), cmp_docid)))
 			continue; /* not a result, joined already, or the key's already */
 		uint64_t key;
 		const void *pay;
