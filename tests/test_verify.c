@@ -441,9 +441,15 @@ static void test_points_reference(void **state)
 				      : contained ? ND_VERIFIED_CONTAINMENT : ND_VERIFIED_RESEMBLANCE);
 		uint64_t *own;
 		size_t nown;
+		uint64_t *theirs;
+		size_t ntheirs;
 		assert_int_equal(nd__point_shingles(a, na, &own, &nown), ND_OK);
-		assert_int_equal(nd__verify_pair_with(a, na, own, nown, b, nb, &o, &how, &d), got);
+		assert_int_equal(nd__point_shingles(b, nb, &theirs, &ntheirs), ND_OK);
+		assert_int_equal(nd__verify_pair_with(a, na, own, nown, b, nb, NULL, 0, &o, &how, &d), got);
+		assert_int_equal(nd__verify_pair_with(a, na, own, nown, b, nb, theirs, ntheirs, &o, &how, &d), got);
+		assert_int_equal(nd__verify_pair_with(a, na, NULL, 0, b, nb, theirs, ntheirs, &o, &how, &d), got);
 		free(own);
+		free(theirs);
 		o.point = ND_POINT_STRICT;
 		assert_int_equal(nd_verify_pair(a, na, b, nb, &o, &how, &d), strict);
 	}

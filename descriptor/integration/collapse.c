@@ -5,6 +5,7 @@
 #include "neardup/collapse.h"
 #include "descriptor/verify/verify_internal.h"
 #include "common/nd_buf.h"
+#include "common/nd_hash.h"
 #include "neardup/shards.h"
 #include "neardup/words.h"
 #include "neardup/cluster.h"
@@ -111,13 +112,14 @@ static int key_members(const store_set *ss, nd_store_txn *const *txn, uint64_t k
 	return ss->sh ? nd_shards_key_docs(ss->sh, txn, key, out, nout) : nd_store_key_docs(txn[0], key, out, nout);
 }
 
-/* A set of docids (open addressing; 0 is the empty slot). */
+/* A set of docids, or of pairs (open addressing; 0 is the empty slot).
+ * id_set_add: 1 when x was added, 0 when it was there. */
 typedef struct {
-	uint32_t *v;
+	uint64_t *v;
 	size_t cap, n;
 } id_set;
 
-static int id_set_add(id_set *s, uint32_t x)
+static int id_set_add(id_set *s, uint64_t x)
 {
 	if (2 * (s->n + 1) > s->cap) {
 		id_set t = {NULL, s->cap ? 2 * s->cap : 64, 0};
@@ -129,7 +131,7 @@ static int id_set_add(id_set *s, uint32_t x)
 		free(s->v);
 		*s = t;
 	}
-	size_t h = (x * 0x9e3779b1u) & (s->cap - 1);
+	size_t h = nd_mix64(x) & (s->cap - 1);
 	while (s->v[h] && s->v[h] != x)
 		h = (h + 1) & (s->cap - 1);
 	if (s->v[h])
@@ -399,18 +401,38 @@ cleanup:
 	return rc;
 }
 
-/* One result against its candidates in every other shard: the verdict's
- * duplicates join it (up: union-find over the results). */
+/* A result's words and shingles, read at most once a search: results are
+ * compared with each other. */
+typedef struct {
+	uint32_t *w;
+	uint64_t *s;
+	size_t nw, ns;
+	int state; /* 0 not read yet, 1 read, -1 no words */
+} result_text;
+
+static int text_of(nd_xdb *db, const nd_verify_options *vo, nd_docid docid, result_text *t)
+{
+	if (t->state)
+		return ND_OK;
+	int rc = nd_words_get(db, docid, &t->w, &t->nw, NULL);
+	t->state = rc == ND_ENOTFOUND ? -1 : 1; /* deleted since signing, or no words */
+	if (rc < 0)
+		return rc == ND_ENOTFOUND ? ND_OK : rc;
+	return vo && vo->point == ND_POINT_STRICT ? ND_OK : nd__point_shingles(t->w, t->nw, &t->s, &t->ns);
+}
+
+/* One result against its candidates in every other shard, the most
+ * similar first, at most SHARD_COMPARE of them and no pair twice
+ * (compared): the verdict's duplicates join it (up: union-find over the
+ * results). */
 static int join_across(nd_xdb *db, const store_set *ss, nd_store_txn *const *txn, const nd_verify_options *vo,
 		       const nd_docid *docs, const key_ref *byid, size_t n, const size_t *shard,
-		       const nd_docid *local, uint32_t *up, size_t i)
+		       const nd_docid *local, uint32_t *up, result_text *text, id_set *compared, size_t i)
 {
 	const nd_descriptor *d = nd_shards_descriptor(ss->sh);
 	nd_sig sig = ND_SIG_INIT;
 	nd__cand *c = NULL;
-	nd_check_member mem[SHARD_COMPARE];
-	uint32_t *w = NULL;
-	size_t nc = 0, cap = 0, nw, nm;
+	size_t nc = 0, cap = 0;
 	uint64_t key;
 	const void *pay;
 	size_t len;
@@ -423,25 +445,34 @@ static int join_across(nd_xdb *db, const store_set *ss, nd_store_txn *const *txn
 	for (size_t t = 0; t < ss->n && rc == ND_OK; t++)
 		if (t != shard[i])
 			rc = shard_candidates(ss, txn[t], t, d, &sig, byid, n, up, i, &c, &nc, &cap);
-	if (rc < 0 || nc == 0)
+	if (rc < 0)
 		goto cleanup;
 	qsort(c, nc, sizeof(*c), nd__cmp_cand); /* equal keys first, then the most similar */
-	if ((rc = nd_words_get(db, docs[i], &w, &nw, NULL)) == ND_ENOTFOUND) {
-		rc = ND_OK; /* no words: nothing to verify with */
-		goto cleanup;
+	for (size_t k = 0, m = 0; k < nc && m < SHARD_COMPARE; k++) {
+		key_ref want = {c[k].docid, 0};
+		size_t j = ((const key_ref *)bsearch(&want, byid, n, sizeof(*byid), cmp_key_only))->i;
+		uint64_t pair = i < j ? (uint64_t)i << 32 | j : (uint64_t)j << 32 | i;
+		if (nd__root(up, (uint32_t)i) == nd__root(up, (uint32_t)j) || (rc = id_set_add(compared, pair)) == 0)
+			continue;
+		if (rc < 0 || (rc = text_of(db, vo, docs[i], &text[i])) < 0 ||
+		    (rc = text_of(db, vo, docs[j], &text[j])) < 0)
+			goto cleanup;
+		m++;
+		if (text[i].state < 0)
+			break; /* nothing to verify with */
+		nd_verify_how how;
+		double dist;
+		if (text[j].state > 0 &&
+		    (rc = nd__verify_pair_with(text[i].w, text[i].nw, text[i].s, text[i].ns, text[j].w, text[j].nw,
+					       text[j].s, text[j].ns, vo, &how, &dist)) > 0)
+			nd__join(up, (uint32_t)i, (uint32_t)j);
+		if (rc < 0)
+			goto cleanup;
 	}
-	if (rc < 0 || (rc = nd__compare_candidates(db, w, nw, c, nc, 0, SHARD_COMPARE, vo, mem, &nm)) < 0)
-		goto cleanup;
-	for (size_t k = 0; k < nm; k++) {
-		key_ref want = {mem[k].docid, 0};
-		const key_ref *hit = bsearch(&want, byid, n, sizeof(*byid), cmp_key_only);
-		if (mem[k].duplicate && hit)
-			nd__join(up, (uint32_t)i, (uint32_t)hit->i);
-	}
+	rc = ND_OK;
 cleanup:
 	nd_sig_clear(&sig);
 	free(c);
-	free(w);
 	return rc;
 }
 
@@ -461,9 +492,11 @@ static int shard_ids(nd_xdb *db, const store_set *ss, const nd_verify_options *v
 	nd_docid *lid = malloc((n + 1) * sizeof(*lid));
 	key_ref *byid = malloc((n + 1) * sizeof(*byid)), *at = malloc((n + 1) * sizeof(*at));
 	nd_store_txn **txn = calloc(ss->n + 1, sizeof(*txn));
+	result_text *text = calloc(n + 1, sizeof(*text));
+	id_set compared = {NULL, 0, 0};
 	int rc = ND_OK, pending = 0;
 
-	if (!up || !shard || !local || !sel || !lid || !byid || !at || !txn) {
+	if (!up || !shard || !local || !sel || !lid || !byid || !at || !txn || !text) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
@@ -509,7 +542,8 @@ static int shard_ids(nd_xdb *db, const store_set *ss, const nd_verify_options *v
 		if ((rc = nd_store_read_begin(ss->st[s], &txn[s])) < 0)
 			goto cleanup;
 	for (size_t i = 0; i < n; i++)
-		if (shard[i] != SIZE_MAX && (rc = join_across(db, ss, txn, vo, docs, byid, n, shard, local, up, i)) < 0)
+		if (shard[i] != SIZE_MAX &&
+		    (rc = join_across(db, ss, txn, vo, docs, byid, n, shard, local, up, text, &compared, i)) < 0)
 			goto cleanup;
 	/* A group's id is its smallest docid (lid, at its root; sel counts
 	 * its results); a result alone gets 0. */
@@ -528,6 +562,12 @@ cleanup:
 	for (size_t s = 0; txn && s < ss->n; s++)
 		nd_store_txn_end(txn[s]);
 	free(txn);
+	for (size_t i = 0; text && i < n; i++) {
+		free(text[i].w);
+		free(text[i].s);
+	}
+	free(text);
+	free(compared.v);
 	free(up);
 	free(shard);
 	free(local);

@@ -181,7 +181,7 @@ int nd__compare_candidates(nd_xdb *db, const uint32_t *ids, size_t n, const nd__
 			continue;
 		rc = nd_words_get(db, c[i].docid, &w, &nw, NULL);
 		if (rc == ND_OK)
-			rc = dup = nd__verify_pair_with(ids, n, own, nown, w, nw, vo, &how, &dist);
+			rc = dup = nd__verify_pair_with(ids, n, own, nown, w, nw, NULL, 0, vo, &how, &dist);
 		free(w);
 		if (rc == ND_ENOTFOUND) { /* deleted since signing, or no words */
 			rc = dup = 0;

@@ -447,7 +447,8 @@ static int contained(pair_values *p, double cont, int *out)
 }
 
 int nd__verify_pair_with(const uint32_t *a, size_t na, const uint64_t *sa, size_t nsa, const uint32_t *b,
-			 size_t nb, const nd_verify_options *o, nd_verify_how *how, double *distance)
+			 size_t nb, const uint64_t *sb, size_t nsb, const nd_verify_options *o, nd_verify_how *how,
+			 double *distance)
 {
 	static const nd_verify_options defaults = ND_VERIFY_OPTIONS_INIT;
 	nd_shingle_sim s;
@@ -478,14 +479,14 @@ int nd__verify_pair_with(const uint32_t *a, size_t na, const uint64_t *sa, size_
 	 * resemblance comes first: most candidates are refused, and one too
 	 * low for any pair within the Levenshtein bound spares computing it. */
 	uint64_t *own = NULL, *other = NULL;
-	size_t nown = nsa, nother;
+	size_t nown = nsa, nother = nsb;
 	if (!sa && (rc = nd__point_shingles(a, na, &own, &nown)) < 0)
 		return rc;
-	if ((rc = nd__point_shingles(b, nb, &other, &nother)) < 0) {
+	if (!sb && (rc = nd__point_shingles(b, nb, &other, &nother)) < 0) {
 		free(own);
 		return rc;
 	}
-	size_t both = nown && nother ? shared_sorted(sa ? sa : own, nown, other, nother) : 0;
+	size_t both = nown && nother ? shared_sorted(sa ? sa : own, nown, sb ? sb : other, nother) : 0;
 	double bag = both ? (double)both / (double)(nown + nother - both) : 0;
 	double cont = both ? (double)both / (double)(nown < nother ? nown : nother) : 0;
 	free(own);
@@ -531,7 +532,7 @@ done:
 int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
 		   const nd_verify_options *o, nd_verify_how *how, double *distance)
 {
-	return nd__verify_pair_with(a, na, NULL, 0, b, nb, o, how, distance);
+	return nd__verify_pair_with(a, na, NULL, 0, b, nb, NULL, 0, o, how, distance);
 }
 
 typedef struct {

@@ -23,11 +23,13 @@ size_t nd__unique_sorted_u64(uint64_t *v, size_t n);
  * verdict's veto at every point; see nd_verify_pair). */
 int nd__values_differ(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, int *out);
 /* The copy and story points' sorted shingles of a (*out caller frees;
- * NULL when n is 0), and nd_verify_pair with a's given (sa NULL: made
- * here), for comparing one document with many. */
+ * NULL when n is 0), and nd_verify_pair with a's and b's given (sa, sb
+ * NULL: made here), for comparing one document with many, or many with
+ * each other. */
 int nd__point_shingles(const uint32_t *a, size_t na, uint64_t **out, size_t *n);
 int nd__verify_pair_with(const uint32_t *a, size_t na, const uint64_t *sa, size_t nsa, const uint32_t *b,
-			 size_t nb, const nd_verify_options *o, nd_verify_how *how, double *distance);
+			 size_t nb, const uint64_t *sb, size_t nsb, const nd_verify_options *o, nd_verify_how *how,
+			 double *distance);
 
 /* ND_EINVAL naming the option when o (may be NULL) is out of range or NaN. */
 int nd__verify_options_check(const nd_verify_options *o);
