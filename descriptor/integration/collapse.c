@@ -476,6 +476,15 @@ cleanup:
 	return rc;
 }
 
+/* Join the results (at[k].i) that share a nonzero id (at[k].key). */
+static void join_equal(key_ref *at, size_t m, uint32_t *up)
+{
+	qsort(at, m, sizeof(*at), cmp_key_ref);
+	for (size_t k = 1; k < m; k++)
+		if (at[k].key && at[k].key == at[k - 1].key)
+			nd__join(up, (uint32_t)at[k - 1].i, (uint32_t)at[k].i);
+}
+
 /* Over shards, what one store's links fold: each shard's own links, and
  * across shards the pairs of results the verdict accepts, each result
  * compared with the results among its candidates in the other shards
@@ -522,20 +531,14 @@ static int shard_ids(nd_xdb *db, const store_set *ss, const nd_verify_options *v
 		pending |= !used;
 		for (size_t k = 0; k < m; k++)
 			at[k].key = used ? lid[k] : 0;
-		qsort(at, m, sizeof(*at), cmp_key_ref);
-		for (size_t k = 1; k < m; k++)
-			if (at[k].key && at[k].key == at[k - 1].key)
-				nd__join(up, (uint32_t)at[k - 1].i, (uint32_t)at[k].i);
+		join_equal(at, m, up);
 	}
 	if (pending) {
 		if ((rc = key_ids(db, ss, vo, docs, n, lid)) < 0)
 			goto cleanup;
 		for (size_t i = 0; i < n; i++)
 			at[i] = (key_ref){lid[i], i};
-		qsort(at, n, sizeof(*at), cmp_key_ref);
-		for (size_t k = 1; k < n; k++)
-			if (at[k].key && at[k].key == at[k - 1].key)
-				nd__join(up, (uint32_t)at[k - 1].i, (uint32_t)at[k].i);
+		join_equal(at, n, up);
 	}
 	/* Across shards. */
 	for (size_t s = 0; s < ss->n; s++)
