@@ -137,6 +137,13 @@ done
 # The templated copies fold across shards although their keys differ
 # from their originals' (equal keys alone would keep them apart).
 [ "$(grep -c '^t[0-9]* 1$' "$t/sharded")" -ge 8 ] || fail "templated copies not folded over shards: $(cat "$t/sharded")"
+# A shard whose links are pending (signed --no-links) folds its own by
+# verified equal keys, and the verdict across shards still holds.
+"$nd" build --db "$t/dba" --store "$t/st-dba-nolinks" --from-store "$t/set" > /dev/null
+"$nd" sign --db "$t/dba" --store "$t/st-dba-nolinks" --no-links > /dev/null
+"$nd" search --db "$t/stub" --store "$t/st-dba-nolinks" --store "$t/st-dbb" --limit 50 --json "$(cat "$t/q-templates")" |
+	fams > "$t/pending"
+[ "$(grep -c '^t[0-9]* 1$' "$t/pending")" -ge 8 ] || fail "pending links: templated copies not folded: $(cat "$t/pending")"
 if "$nd" search --db "$t/stub" --store "$t/st-dba" --store "$t/st-dbb" --collapse native x 2> "$t/err"; then
 	fail "native collapse over shards accepted"
 fi
