@@ -356,48 +356,64 @@ cleanup:
  * candidates there are only the results not yet joined to it, so few. */
 #define SHARD_COMPARE 8
 
-/* The results among a result's candidates in store t: the documents of its
- * key and its neighbours in t's near-neighbour index, as its hook would
- * have found them had every shard been one store, ranked as check ranks
- * them, less those joined to it already.  Appended to *c (caller frees). */
-static int shard_candidates(const store_set *ss, nd_store_txn *txn, size_t t, const nd_descriptor *d,
-			    const nd_sig *sig, const key_ref *byid, size_t n, uint32_t *up, size_t self,
-			    nd__cand **c, size_t *nc, size_t *cap)
+/* What join_across reads about the results: each one's shard and
+ * signature (decoded once; key 0 and no near keys when unsigned), and the
+ * results by combined docid and by key. */
+typedef struct {
+	const store_set *ss;
+	const nd_docid *docs;
+	size_t n;
+	const size_t *shard;
+	const nd_sig *sig;
+	const key_ref *byid, *bykey;
+	uint32_t *up;      /* union-find over the results */
+} result_set;
+
+static int add_cand(const result_set *r, size_t i, size_t j, nd__cand **c, size_t *nc, size_t *cap)
 {
-	uint32_t *same = NULL, *near = NULL;
-	size_t nsame = 0, nnear = 0;
+	void *p = *c;
+	if (nd__root(r->up, (uint32_t)i) == nd__root(r->up, (uint32_t)j))
+		return ND_OK; /* joined already */
+	if (nd_array_reserve(&p, cap, *nc + 1, sizeof(**c)) < 0)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	*c = p;
+	double jac = nd__sig_jaccard(&r->sig[i], &r->sig[j]);
+	(*c)[(*nc)++] = (nd__cand){(uint32_t)j, jac, nd__cand_rank(&r->sig[i], &r->sig[j], jac)};
+	return ND_OK;
+}
+
+/* Result i's candidates among the results of the other shards, as its
+ * hook would have found them had every shard been one store: those with
+ * its key, and its neighbours in each other shard's near-neighbour index;
+ * ranked as check ranks them.  c[].docid is a result's index here. */
+static int shard_candidates(const result_set *r, nd_store_txn *const *txn, size_t i, nd__cand **c, size_t *nc,
+			    size_t *cap)
+{
+	const nd_sig *sig = &r->sig[i];
 	int rc = ND_OK;
 
-	if ((sig->key && (rc = nd_store_key_docs(txn, sig->key, &same, &nsame)) < 0) ||
-	    (sig->present && (rc = nd_near_candidates(txn, sig, 0, &near, &nnear)) < 0))
-		goto cleanup;
-	if (nsame > 1)
-		qsort(same, nsame, sizeof(*same), cmp_docid);
-	for (size_t k = 0; k < nsame + nnear; k++) {
-		uint32_t x = k < nsame ? same[k] : near[k - nsame];
-		key_ref want = {nd_shards_docid(ss->sh, t, x), 0};
-		const key_ref *hit = bsearch(&want, byid, n, sizeof(*byid), cmp_key_only);
-		if (!hit || nd__root(up, (uint32_t)hit->i) == nd__root(up, (uint32_t)self) ||
-		    (k >= nsame && nsame && bsearch(&x, same, nsame, sizeof(*same), cmp_docid)))
-			continue; /* not a result, joined already, or the key's already */
-		uint64_t key;
-		const void *pay;
-		size_t len;
-		nd_sig b = ND_SIG_INIT;
-		void *p = *c;
-		if ((rc = nd_store_doc_get(txn, x, &key, &pay, &len)) < 0 || (rc = nd_sig_decode(&b, pay, len, d->n)) < 0 ||
-		    (rc = nd_array_reserve(&p, cap, *nc + 1, sizeof(**c))) < 0) {
-			nd_sig_clear(&b);
-			goto cleanup;
-		}
-		*c = p;
-		double j = nd__sig_jaccard(sig, &b);
-		(*c)[(*nc)++] = (nd__cand){(uint32_t)want.key, j, nd__cand_rank(sig, &b, j)};
-		nd_sig_clear(&b);
+	if (sig->key) {
+		key_ref want = {sig->key, 0};
+		const key_ref *k = bsearch(&want, r->bykey, r->n, sizeof(*r->bykey), cmp_key_only);
+		while (k && k > r->bykey && k[-1].key == sig->key)
+			k--;
+		for (; k && k < r->bykey + r->n && k->key == sig->key && rc == ND_OK; k++)
+			if (r->shard[k->i] != r->shard[i])
+				rc = add_cand(r, i, k->i, c, nc, cap);
 	}
-cleanup:
-	free(same);
-	free(near);
+	for (size_t t = 0; sig->present && t < r->ss->n && rc == ND_OK; t++) {
+		uint32_t *near = NULL;
+		size_t nnear = 0;
+		if (t == r->shard[i] || (rc = nd_near_candidates(txn[t], sig, 0, &near, &nnear)) < 0)
+			continue;
+		for (size_t k = 0; k < nnear && rc == ND_OK; k++) {
+			key_ref want = {nd_shards_docid(r->ss->sh, t, near[k]), 0};
+			const key_ref *hit = bsearch(&want, r->byid, r->n, sizeof(*r->byid), cmp_key_only);
+			if (hit && !(sig->key && r->sig[hit->i].key == sig->key)) /* the key's are in */
+				rc = add_cand(r, i, hit->i, c, nc, cap);
+		}
+		free(near);
+	}
 	return rc;
 }
 
@@ -423,39 +439,24 @@ static int text_of(nd_xdb *db, const nd_verify_options *vo, nd_docid docid, resu
 
 /* One result against its candidates in every other shard, the most
  * similar first, at most SHARD_COMPARE of them and no pair twice
- * (compared): the verdict's duplicates join it (up: union-find over the
- * results). */
-static int join_across(nd_xdb *db, const store_set *ss, nd_store_txn *const *txn, const nd_verify_options *vo,
-		       const nd_docid *docs, const key_ref *byid, size_t n, const size_t *shard,
-		       const nd_docid *local, uint32_t *up, result_text *text, id_set *compared, size_t i)
+ * (compared): the verdict's duplicates join it. */
+static int join_across(nd_xdb *db, const result_set *r, nd_store_txn *const *txn, const nd_verify_options *vo,
+		       result_text *text, id_set *compared, size_t i)
 {
-	const nd_descriptor *d = nd_shards_descriptor(ss->sh);
-	nd_sig sig = ND_SIG_INIT;
 	nd__cand *c = NULL;
 	size_t nc = 0, cap = 0;
-	uint64_t key;
-	const void *pay;
-	size_t len;
-	int rc = nd_store_doc_get(txn[shard[i]], local[i], &key, &pay, &len);
+	int rc = shard_candidates(r, txn, i, &c, &nc, &cap);
 
-	if (rc == ND_ENOTFOUND)
-		return ND_OK; /* not signed: never collapsed */
-	if (rc < 0 || (rc = nd_sig_decode(&sig, pay, len, d->n)) < 0)
-		goto cleanup;
-	for (size_t t = 0; t < ss->n && rc == ND_OK; t++)
-		if (t != shard[i])
-			rc = shard_candidates(ss, txn[t], t, d, &sig, byid, n, up, i, &c, &nc, &cap);
 	if (rc < 0)
 		goto cleanup;
 	qsort(c, nc, sizeof(*c), nd__cmp_cand); /* equal keys first, then the most similar */
 	for (size_t k = 0, m = 0; k < nc && m < SHARD_COMPARE; k++) {
-		key_ref want = {c[k].docid, 0};
-		size_t j = ((const key_ref *)bsearch(&want, byid, n, sizeof(*byid), cmp_key_only))->i;
+		size_t j = c[k].docid;
 		uint64_t pair = i < j ? (uint64_t)i << 32 | j : (uint64_t)j << 32 | i;
-		if (nd__root(up, (uint32_t)i) == nd__root(up, (uint32_t)j) || (rc = id_set_add(compared, pair)) == 0)
+		if (nd__root(r->up, (uint32_t)i) == nd__root(r->up, (uint32_t)j) || (rc = id_set_add(compared, pair)) == 0)
 			continue;
-		if (rc < 0 || (rc = text_of(db, vo, docs[i], &text[i])) < 0 ||
-		    (rc = text_of(db, vo, docs[j], &text[j])) < 0)
+		if (rc < 0 || (rc = text_of(db, vo, r->docs[i], &text[i])) < 0 ||
+		    (rc = text_of(db, vo, r->docs[j], &text[j])) < 0)
 			goto cleanup;
 		m++;
 		if (text[i].state < 0)
@@ -465,13 +466,12 @@ static int join_across(nd_xdb *db, const store_set *ss, nd_store_txn *const *txn
 		if (text[j].state > 0 &&
 		    (rc = nd__verify_pair_with(text[i].w, text[i].nw, text[i].s, text[i].ns, text[j].w, text[j].nw,
 					       text[j].s, text[j].ns, vo, &how, &dist)) > 0)
-			nd__join(up, (uint32_t)i, (uint32_t)j);
+			nd__join(r->up, (uint32_t)i, (uint32_t)j);
 		if (rc < 0)
 			goto cleanup;
 	}
 	rc = ND_OK;
 cleanup:
-	nd_sig_clear(&sig);
 	free(c);
 	return rc;
 }
@@ -500,12 +500,14 @@ static int shard_ids(nd_xdb *db, const store_set *ss, const nd_verify_options *v
 	nd_docid *local = malloc((n + 1) * sizeof(*local)), *sel = malloc((n + 1) * sizeof(*sel));
 	nd_docid *lid = malloc((n + 1) * sizeof(*lid));
 	key_ref *byid = malloc((n + 1) * sizeof(*byid)), *at = malloc((n + 1) * sizeof(*at));
+	key_ref *bykey = malloc((n + 1) * sizeof(*bykey));
 	nd_store_txn **txn = calloc(ss->n + 1, sizeof(*txn));
 	result_text *text = calloc(n + 1, sizeof(*text));
+	nd_sig *sig = calloc(n + 1, sizeof(*sig));
 	id_set compared = {NULL, 0, 0};
 	int rc = ND_OK, pending = 0;
 
-	if (!up || !shard || !local || !sel || !lid || !byid || !at || !txn || !text) {
+	if (!up || !shard || !local || !sel || !lid || !byid || !at || !bykey || !txn || !text || !sig) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
@@ -540,13 +542,25 @@ static int shard_ids(nd_xdb *db, const store_set *ss, const nd_verify_options *v
 			at[i] = (key_ref){lid[i], i};
 		join_equal(at, n, up);
 	}
-	/* Across shards. */
+	/* Across shards: every result's signature once, then each result
+	 * against the others'. */
 	for (size_t s = 0; s < ss->n; s++)
 		if ((rc = nd_store_read_begin(ss->st[s], &txn[s])) < 0)
 			goto cleanup;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t key;
+		const void *pay;
+		size_t len;
+		if (shard[i] != SIZE_MAX && (rc = nd_store_doc_get(txn[shard[i]], local[i], &key, &pay, &len)) == ND_OK)
+			rc = nd_sig_decode(&sig[i], pay, len, nd_shards_descriptor(ss->sh)->n);
+		if (rc < 0 && rc != ND_ENOTFOUND)
+			goto cleanup; /* ND_ENOTFOUND: not signed, never collapsed */
+		bykey[i] = (key_ref){sig[i].key, i};
+	}
+	qsort(bykey, n, sizeof(*bykey), cmp_key_ref);
+	result_set r = {ss, docs, n, shard, sig, byid, bykey, up};
 	for (size_t i = 0; i < n; i++)
-		if (shard[i] != SIZE_MAX &&
-		    (rc = join_across(db, ss, txn, vo, docs, byid, n, shard, local, up, text, &compared, i)) < 0)
+		if ((rc = join_across(db, &r, txn, vo, text, &compared, i)) < 0)
 			goto cleanup;
 	/* A group's id is its smallest docid (lid, at its root; sel counts
 	 * its results); a result alone gets 0. */
@@ -570,6 +584,10 @@ cleanup:
 		free(text[i].s);
 	}
 	free(text);
+	for (size_t i = 0; sig && i < n; i++)
+		nd_sig_clear(&sig[i]);
+	free(sig);
+	free(bykey);
 	free(compared.v);
 	free(up);
 	free(shard);
