@@ -1,6 +1,7 @@
 #include "neardup/indexer.h"
 #include "neardup/tokenizer.h"
 #include "neardup/words.h"
+#include "common/nd_hash.h"
 #include "common/nd_buf.h"
 #include "indexer/html_text.h"
 #include "indexer/input.h"
@@ -191,6 +192,11 @@ static int index_doc(nd_indexer *ix, const char *id, const char *text, size_t le
 	if ((rc = nd_xdb_doc_set_value(doc, ND_SLOT_WORDS, ix->words.ptr, ntok * 4)) < 0)
 		goto cleanup;
 	if (nfull && (rc = nd_xdb_doc_set_value(doc, ND_SLOT_FULL_WORDS, ix->fullwords.ptr, nfull * 4)) < 0)
+		goto cleanup;
+	uint64_t th = nd_hash_bytes(ix->words.ptr, ntok * 4, nfull);
+	if (nfull)
+		th = nd_hash_bytes(ix->fullwords.ptr, nfull * 4, th);
+	if ((rc = nd_xdb_doc_set_value(doc, ND_SLOT_TEXT_HASH, (const char *)&th, sizeof(th))) < 0)
 		goto cleanup;
 	ix->data.len = 0;
 	if ((rc = put_field(&ix->data, "id", id)) < 0 ||

@@ -503,6 +503,22 @@ int nd_xdb_values_each(nd_xdb *db, unsigned slot, nd_xdb_value_fn fn, void *ctx)
 	return rc;
 }
 
+int nd_xdb_values_range(nd_xdb *db, unsigned slot, nd_docid lo, nd_docid hi, nd_xdb_value_fn fn, void *ctx)
+{
+	std::vector<std::pair<Xapian::docid, std::string>> vals;
+	int rc = with_retry(db, [&] {
+		vals.clear();
+		Xapian::ValueIterator v = db->db->valuestream_begin(slot), end = db->db->valuestream_end(slot);
+		if (v != end && lo > 1)
+			v.skip_to(lo);
+		for (; v != end && v.get_docid() < hi; ++v)
+			vals.emplace_back(v.get_docid(), *v);
+	});
+	for (size_t i = 0; rc == ND_OK && i < vals.size(); i++)
+		rc = fn(vals[i].first, vals[i].second.data(), vals[i].second.size(), ctx);
+	return rc;
+}
+
 int nd_xdb_doc_uid(nd_xdb *db, nd_docid docid, char **out)
 {
 	*out = nullptr;

@@ -76,6 +76,7 @@ static const kind tables[] = {
 	{"bits", DUPS, 4, 4, 0, 0},
 	{"near", 0, 0, 0, 0, 0},
 	{"links", DUPS, 4, 4, 0, 0},
+	{"journal", MDB_INTEGERKEY, 4, 0, 0, 0},
 };
 static const kind free_kind = {"(free pages)", MDB_INTEGERKEY, 8, 0, 1, 0};
 static const kind main_kind = {"(table names)", 0, 0, 0, 0, 1};
@@ -87,6 +88,7 @@ typedef struct {
 	uint8_t *seen;                 /* a bit a page */
 	uint64_t used;
 	const char *table;             /* being walked, for messages */
+	struct node_span *span;        /* room for a page's nodes */
 } walker;
 
 static int bad(walker *w, uint64_t pgno, const char *fmt, ...) ND_PRINTF(3, 4);
@@ -153,6 +155,44 @@ static int free_list(walker *w, uint64_t pgno, const unsigned char *v, uint64_t 
 	return ND_OK;
 }
 
+/* LMDB keeps a page's nodes packed from its upper bound to its end, each
+ * NODESZ + key (+ value, or an overflow page number, on a leaf) rounded
+ * to even: when one is deleted or resized, it moves the rest by that
+ * size.  Nodes that overlap or leave gaps (a size field damaged, yet in
+ * bounds) would have it move bytes across nodes, so each must start where
+ * the one before ends.  size[i] and off[i] of n nodes; sorts them. */
+typedef struct node_span {
+	unsigned off, size;
+} node_span;
+
+static int cmp_span(const void *x, const void *y)
+{
+	const node_span *a = x, *b = y;
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+static int packed(node_span *s, unsigned n, unsigned upper, uint64_t end)
+{
+	uint64_t at = upper;
+	qsort(s, n, sizeof(*s), cmp_span);
+	for (unsigned i = 0; i < n; i++) {
+		if (s[i].off != at)
+			return 0;
+		at += s[i].size + (s[i].size & 1);
+	}
+	return at == end;
+}
+
+static unsigned node_size(const unsigned char *node, int leaf)
+{
+	uint16_t nflags = rd16(node + 4), ksize = rd16(node + 6);
+	uint64_t dsize = (uint64_t)rd16(node) | ((uint64_t)rd16(node + 2) << 16);
+	uint64_t sz = NODESZ + (uint64_t)ksize;
+	if (leaf)
+		sz += (nflags & F_BIGDATA) ? 8 : dsize;
+	return sz > 0xffffff ? 0xffffff : (unsigned)sz;
+}
+
 /* A sub-page: a small leaf of duplicates inside a node's value. */
 static int sub_page(walker *w, uint64_t pgno, const unsigned char *p, uint64_t len, const kind *k,
 		    uint64_t *entries)
@@ -173,6 +213,9 @@ static int sub_page(walker *w, uint64_t pgno, const unsigned char *p, uint64_t l
 	} else {
 		const unsigned char *prev = NULL;
 		unsigned prevlen = 0;
+		node_span span[2048];
+		if (n > 2048)
+			return bad(w, pgno, "a duplicate sub-page of %u nodes", n);
 		for (unsigned i = 0; i < n; i++) {
 			unsigned off = rd16(p + HDR + 2 * i);
 			if (off < upper || off + NODESZ > len || off + NODESZ + rd16(p + off + 6) > len)
@@ -182,7 +225,10 @@ static int sub_page(walker *w, uint64_t pgno, const unsigned char *p, uint64_t l
 			if (prev && out_of_order(k, k->flags & MDB_INTEGERDUP, prev, prevlen, key, kl))
 				return bad(w, pgno, "duplicates out of order");
 			prev = key, prevlen = kl;
+			span[i] = (node_span){off, node_size(p + off, 1)};
 		}
+		if (!packed(span, n, upper, len))
+			return bad(w, pgno, "a duplicate sub-page whose nodes overlap or leave gaps");
 	}
 	*entries += n;
 	return ND_OK;
@@ -305,10 +351,17 @@ static int walk_page(walker *w, uint64_t pgno, unsigned depth, const dbrec *db, 
 		return bad(w, pgno, "a branch without children");
 	const unsigned char *prev = NULL;
 	unsigned prevlen = 0;
+	node_span *span = w->span;
 	for (unsigned i = 0; i < n; i++) {
 		unsigned off = rd16(p + HDR + 2 * i);
 		if (off < upper || off + NODESZ > w->psize)
 			return bad(w, pgno, "node %u at offset %u, outside the page", i, off);
+		span[i] = (node_span){off, node_size(p + off, leaf)};
+	}
+	if (!packed(span, n, upper, w->psize))
+		return bad(w, pgno, "nodes that overlap or leave gaps");
+	for (unsigned i = 0; i < n; i++) {
+		unsigned off = rd16(p + HDR + 2 * i);
 		const unsigned char *node = p + off, *key = node + NODESZ;
 		unsigned kl = rd16(node + 6);
 		if (off + NODESZ + (uint64_t)kl > w->psize)
@@ -375,7 +428,7 @@ static int read_meta(walker *w, const unsigned char *page, unsigned i, uint64_t 
 
 int nd__store_pages_check(const char *file, nd__store_pages *out)
 {
-	walker w = {file, NULL, 0, 0, 0, NULL, 0, "(meta)"};
+	walker w = {file, NULL, 0, 0, 0, NULL, 0, "(meta)", NULL};
 	unsigned char head[HDR + 160];
 	struct stat sb;
 	int fd, rc;
@@ -448,7 +501,7 @@ int nd__store_pages_check(const char *file, nd__store_pages *out)
 			 (unsigned long long)last[m], (unsigned long long)(w.size / w.psize));
 		goto done;
 	}
-	if (!(w.seen = calloc(w.npages / 8 + 1, 1))) {
+	if (!(w.seen = calloc(w.npages / 8 + 1, 1)) || !(w.span = malloc(w.psize / 2 * sizeof(*w.span)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -477,6 +530,7 @@ int nd__store_pages_check(const char *file, nd__store_pages *out)
 	rc = ND_OK;
 done:
 	free(w.seen);
+	free(w.span);
 	munmap(map, w.size);
 	return rc;
 }

@@ -20,7 +20,7 @@
 
 struct nd_store {
 	MDB_env *env;
-	MDB_dbi meta, docs, clusters, verified, words, bits, near, links;
+	MDB_dbi meta, docs, clusters, verified, words, bits, near, links, journal;
 	char *path;
 	int writable;
 	int lockfd;     /* the writer lock (writer.lock), held while open for writing; else -1 */
@@ -36,7 +36,7 @@ typedef struct {
 } bit_op;
 
 #define NEAR_DEFERRED "near.deferred"
-#define LINKS_PENDING "links.pending"
+#define LINKS_REBUILD "links.rebuild"
 
 /* A near-neighbour entry to add or remove: tree, sequence, docid (big
  * endian, so that memcmp orders them). */
@@ -56,7 +56,7 @@ struct nd_store_txn {
 	size_t nnear, nearcap;
 	int near_deferred; /* "near.deferred" in meta: puts leave the index alone */
 	int changed;       /* a record was put, deleted or cleared: bump records.gen */
-	int links_marked;  /* nd_store_links_mark said what the links cover */
+	int links_rebuild; /* "links.rebuild" in meta: nothing is journaled */
 };
 
 struct nd_store_keys {
@@ -341,9 +341,11 @@ static int open_dbis(nd_store *st)
 	if (!mrc)
 		mrc = mdb_dbi_open(txn, "links", wflag | MDB_INTEGERKEY | MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP,
 				   &st->links);
+	if (!mrc)
+		mrc = mdb_dbi_open(txn, "journal", wflag | MDB_INTEGERKEY, &st->journal);
 	if (mrc) {
 		mdb_txn_abort(txn);
-		return mdb_err(st, mrc, "open bit postings, near-neighbour index and links");
+		return mdb_err(st, mrc, "open bit postings, near-neighbour index, links and journal");
 	}
 	/* Commit, even read-only: handles opened in an aborted txn are closed. */
 	if ((mrc = mdb_txn_commit(txn)))
@@ -453,7 +455,7 @@ int nd_store_open(nd_store **out, const char *path, int mode)
 		rc = mdb_err(st, mrc, "create");
 		goto fail;
 	}
-	mdb_env_set_maxdbs(st->env, 8);
+	mdb_env_set_maxdbs(st->env, 9);
 	mdb_env_set_maxreaders(st->env, 254);
 	st->mapsize = INITIAL_MAP;
 	if (st->writable)
@@ -468,7 +470,7 @@ int nd_store_open(nd_store **out, const char *path, int mode)
 		mdb_env_close(st->env);
 		st->env = NULL;
 		if ((mrc = mdb_env_create(&st->env)) == 0) {
-			mdb_env_set_maxdbs(st->env, 8);
+			mdb_env_set_maxdbs(st->env, 9);
 			mrc = mdb_env_open(st->env, path, MDB_NOTLS | MDB_RDONLY | MDB_NOLOCK, 0664);
 			st->nolock = mrc == 0;
 		}
@@ -580,6 +582,8 @@ static int bump_gen(nd_store_txn *txn)
 int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 {
 	nd_store_txn t = {st, NULL, NULL, 0, 0, NULL, 0, 0, 0, 0, 0};
+	const void *mv;
+	size_t ml;
 	int rc, mrc;
 
 	if (!st->writable)
@@ -589,12 +593,10 @@ int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 		t.nops = 0;
 		t.nnear = 0;
 		t.changed = 0;
-		t.links_marked = 0;
 		if ((rc = txn_begin(st, 0, &t.txn)) < 0)
 			break;
-		const void *dv;
-		size_t dl;
-		t.near_deferred = nd_store_meta_get(&t, NEAR_DEFERRED, &dv, &dl) == ND_OK;
+		t.near_deferred = nd_store_meta_get(&t, NEAR_DEFERRED, &mv, &ml) == ND_OK;
+		t.links_rebuild = nd_store_meta_get(&t, LINKS_REBUILD, &mv, &ml) == ND_OK;
 		rc = fn(&t, ctx);
 		if (rc >= 0)
 			rc = apply_bits(&t);
@@ -602,12 +604,6 @@ int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 			rc = apply_near(&t);
 		if (rc >= 0 && t.changed)
 			rc = bump_gen(&t);
-		/* Records changed: the links no longer cover them until a hook
-		 * or a rebuild says so (nd_store_links_mark). */
-		if (rc >= 0 && t.changed && !t.links_marked) {
-			uint8_t one = 1;
-			rc = nd_store_meta_put(&t, LINKS_PENDING, &one, 1);
-		}
 		if (rc >= 0) {
 			mrc = mdb_txn_commit(t.txn);
 			rc = mrc ? mdb_err(st, mrc, "commit") : ND_OK;
@@ -674,8 +670,10 @@ int nd_store_doc_get(nd_store_txn *txn, uint32_t docid, uint64_t *key,
 	return ND_OK;
 }
 
+static int journal_note(nd_store_txn *txn, uint32_t docid, int state, const void *old, size_t len);
+
 /* A record changes or goes: its links (both directions) are no longer
- * verdicts about it. */
+ * verdicts about it, and its partners are journaled as touched. */
 static int links_drop(nd_store_txn *txn, uint32_t docid)
 {
 	uint32_t *other = NULL;
@@ -694,6 +692,10 @@ static int links_drop(nd_store_txn *txn, uint32_t docid)
 		if (mrc && mrc != MDB_NOTFOUND) {
 			free(other);
 			return mdb_err(txn->st, mrc, "drop links");
+		}
+		if ((rc = journal_note(txn, o, ND_JOURNAL_TOUCHED, NULL, 0)) < 0) {
+			free(other);
+			return rc;
 		}
 	}
 	free(other);
@@ -744,9 +746,53 @@ static int invalidate(nd_store_txn *txn, uint32_t docid, uint64_t oldkey, uint64
 	return ND_OK;
 }
 
+/* The links are to be made again from all the records (nd_store_links_clear,
+ * a first signing, a journal grown too long): nothing is journaled. */
+static int links_need_rebuild(nd_store_txn *txn)
+{
+	uint8_t one = 1;
+	int mrc = mdb_drop(txn->txn, txn->st->journal, 0);
+	if (mrc)
+		return mdb_err(txn->st, mrc, "clear the links' journal");
+	txn->links_rebuild = 1;
+	return nd_store_meta_put(txn, LINKS_REBUILD, &one, 1);
+}
+
+/* The first change of a record since the links were last settled keeps the
+ * record as it was (ND_JOURNAL_RECORD and its payload, or ND_JOURNAL_ABSENT),
+ * so that settling can tell which pairs of near neighbours the change made
+ * or unmade; a document that only lost a link to a changed one is noted
+ * ND_JOURNAL_TOUCHED (its component may have split).  old (NULL: no
+ * record) is a copy: the put may move pages. */
+static int journal_note(nd_store_txn *txn, uint32_t docid, int state, const void *old, size_t len)
+{
+	unsigned int id = docid;
+	MDB_val k = {sizeof(id), &id}, v;
+	MDB_stat js, ds;
+	int mrc;
+	if (txn->links_rebuild)
+		return ND_OK;
+	mrc = mdb_get(txn->txn, txn->st->journal, &k, &v);
+	if (mrc == 0 && !(state != ND_JOURNAL_TOUCHED && v.mv_size && ((uint8_t *)v.mv_data)[0] == ND_JOURNAL_TOUCHED))
+		return ND_OK; /* changed before: the older record is the one settled against */
+	if (mrc && mrc != MDB_NOTFOUND)
+		return mdb_err(txn->st, mrc, "read the links' journal");
+	if ((mrc = mdb_stat(txn->txn, txn->st->journal, &js)) || (mrc = mdb_stat(txn->txn, txn->st->docs, &ds)))
+		return mdb_err(txn->st, mrc, "stat");
+	if (js.ms_entries >= ND_STORE_JOURNAL_MIN && js.ms_entries >= ds.ms_entries / ND_STORE_JOURNAL_SHARE)
+		return links_need_rebuild(txn);
+	v.mv_size = 1 + len, v.mv_data = NULL;
+	if ((mrc = mdb_put(txn->txn, txn->st->journal, &k, &v, MDB_RESERVE)))
+		return mdb_err(txn->st, mrc, "write the links' journal");
+	((uint8_t *)v.mv_data)[0] = (uint8_t)state;
+	if (len)
+		memcpy((uint8_t *)v.mv_data + 1, old, len);
+	return ND_OK;
+}
+
 /* The bits of docid's current record into *bits (NULL, 0 if none; the
- * copy outlives the writes that follow), and its near-neighbour entries
- * queued for removal. */
+ * copy outlives the writes that follow), its near-neighbour entries
+ * queued for removal, and the record journaled for the links. */
 static int old_record(nd_store_txn *txn, uint32_t docid, uint64_t *key, uint16_t **bits, int *n)
 {
 	const void *pay;
@@ -758,15 +804,22 @@ static int old_record(nd_store_txn *txn, uint32_t docid, uint64_t *key, uint16_t
 	 * any write can move the record). */
 	if (rc < 0 || (rc = queue_near(txn, docid, pay, len, 0)) < 0)
 		return rc;
-	if (!(*bits = malloc(len + 2)))
+	uint8_t *copy = malloc(len + 1);
+	if (!copy || !(*bits = malloc(len + 2))) {
+		free(copy);
 		return nd_error_set(ND_ENOMEM, "out of memory");
-	if ((*n = payload_bits(pay, len, *bits)) < 0) {
+	}
+	memcpy(copy, pay, len);
+	if ((rc = journal_note(txn, docid, ND_JOURNAL_RECORD, copy, len)) == ND_OK && (*n = payload_bits(copy, len, *bits)) < 0)
+		rc = nd_error_set(ND_ECORRUPT, "store %s: record of document %u has no bit list",
+				  txn->st->path, docid);
+	free(copy);
+	if (rc < 0) {
 		free(*bits);
 		*bits = NULL;
-		return nd_error_set(ND_ECORRUPT, "store %s: record of document %u has no bit list",
-				    txn->st->path, docid);
+		*n = 0;
 	}
-	return ND_OK;
+	return rc;
 }
 
 int nd_store_doc_put(nd_store_txn *txn, uint32_t docid, uint64_t key,
@@ -789,9 +842,11 @@ int nd_store_doc_put(nd_store_txn *txn, uint32_t docid, uint64_t key,
 	if (rc == ND_OK) {
 		if (old && old != key && (rc = cluster_del(txn, old, docid)) < 0)
 			goto out;
-	} else if (rc == ND_ENOTFOUND)
+	} else if (rc == ND_ENOTFOUND) {
 		old = 0;
-	else
+		if ((rc = journal_note(txn, docid, ND_JOURNAL_ABSENT, NULL, 0)) < 0)
+			goto out;
+	} else
 		goto out;
 	if ((rc = queue_near(txn, docid, payload, len, 1)) < 0)
 		goto out;
@@ -904,7 +959,7 @@ int nd_store_clear(nd_store_txn *txn)
 	    (mrc = mdb_drop(txn->txn, txn->st->links, 0)))
 		return mdb_err(txn->st, mrc, "clear");
 	txn->nops = txn->nnear = 0; /* queued for records just dropped */
-	return ND_OK;
+	return nd_store_links_settled(txn); /* no records, no links */
 }
 
 int nd_store_counts(nd_store_txn *txn, uint64_t *docs, uint64_t *keys)
@@ -1088,12 +1143,18 @@ void nd_store_keys_free(nd_store_keys *it)
 
 int nd_store_docs_each(nd_store_txn *txn, nd_store_doc_fn fn, void *ctx)
 {
+	return nd_store_docs_from(txn, 0, fn, ctx);
+}
+
+int nd_store_docs_from(nd_store_txn *txn, uint32_t first, nd_store_doc_fn fn, void *ctx)
+{
 	MDB_cursor *cur;
-	MDB_val k, v;
+	unsigned int from = first;
+	MDB_val k = {sizeof(from), &from}, v;
 	int mrc, rc = 0;
 	if ((mrc = mdb_cursor_open(txn->txn, txn->st->docs, &cur)))
 		return mdb_err(txn->st, mrc, "cursor");
-	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); !mrc;
+	for (mrc = mdb_cursor_get(cur, &k, &v, first ? MDB_SET_RANGE : MDB_FIRST); !mrc;
 	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		unsigned int id;
 		uint64_t key;
@@ -1157,6 +1218,38 @@ int nd_store_near(nd_store_txn *txn, unsigned tree, const uint16_t *seq, unsigne
 	return mrc && mrc != MDB_NOTFOUND ? mdb_err(txn->st, mrc, "read near-neighbour index") : ND_OK;
 }
 
+int nd_store_near_scan(nd_store_txn *txn, unsigned tree, const uint16_t *seq, unsigned rows, uint32_t docid,
+		       int dir, unsigned max, uint32_t *ids, uint16_t *seqs, size_t *n)
+{
+	uint8_t key[NEAR_KEY_MAX];
+	MDB_cursor *cur;
+	MDB_val k, v;
+	int mrc;
+	*n = 0;
+	if (rows == 0 || rows > ND_STORE_NEAR_MAX_ROWS || tree > 255)
+		return nd_error_set(ND_EINVAL, "near-neighbour scan of tree %u, %u rows", tree, rows);
+	if ((mrc = mdb_cursor_open(txn->txn, txn->st->near, &cur)))
+		return mdb_err(txn->st, mrc, "cursor");
+	size_t klen = (size_t)near_key(key, tree, seq, rows, docid);
+	k.mv_size = klen, k.mv_data = key;
+	mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	if (dir > 0 && !mrc && k.mv_size == klen && !memcmp(k.mv_data, key, klen))
+		mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT); /* strictly after */
+	else if (dir < 0)
+		mrc = mdb_cursor_get(cur, &k, &v, mrc == MDB_NOTFOUND ? MDB_LAST : MDB_PREV);
+	for (; !mrc && *n < max; mrc = mdb_cursor_get(cur, &k, &v, dir > 0 ? MDB_NEXT : MDB_PREV)) {
+		const uint8_t *p = k.mv_data;
+		if (k.mv_size != klen || p[0] != tree)
+			break;
+		ids[*n] = near_docid(&k);
+		for (unsigned r = 0; seqs && r < rows; r++)
+			seqs[*n * rows + r] = (uint16_t)(p[1 + 2 * r] << 8 | p[2 + 2 * r]);
+		(*n)++;
+	}
+	mdb_cursor_close(cur);
+	return mrc && mrc != MDB_NOTFOUND ? mdb_err(txn->st, mrc, "read near-neighbour index") : ND_OK;
+}
+
 int nd_store_near_each(nd_store_txn *txn, nd_store_near_fn fn, void *ctx)
 {
 	MDB_cursor *cur;
@@ -1204,6 +1297,8 @@ int nd_store_near_defer(nd_store_txn *txn)
 {
 	uint8_t one = 1;
 	int rc = nd_store_meta_put(txn, NEAR_DEFERRED, &one, 1);
+	if (rc == ND_OK)
+		rc = links_need_rebuild(txn); /* their pairs come from the index */
 	if (rc == ND_OK) {
 		txn->near_deferred = 1;
 		txn->nnear = 0; /* queued before: the rebuild makes them anew */
@@ -1320,7 +1415,19 @@ int nd_store_link_put(nd_store_txn *txn, uint32_t a, uint32_t b)
 int nd_store_links_clear(nd_store_txn *txn)
 {
 	int mrc = mdb_drop(txn->txn, txn->st->links, 0);
-	return mrc ? mdb_err(txn->st, mrc, "clear links") : ND_OK;
+	return mrc ? mdb_err(txn->st, mrc, "clear links") : links_need_rebuild(txn);
+}
+
+int nd_store_link_del(nd_store_txn *txn, uint32_t a, uint32_t b)
+{
+	for (int dir = 0; dir < 2; dir++) {
+		unsigned int x = dir ? b : a, y = dir ? a : b;
+		MDB_val k = {sizeof(x), &x}, v = {sizeof(y), &y};
+		int mrc = mdb_del(txn->txn, txn->st->links, &k, &v);
+		if (mrc && mrc != MDB_NOTFOUND)
+			return mdb_err(txn->st, mrc, "remove link");
+	}
+	return ND_OK;
 }
 
 int nd_store_links_each(nd_store_txn *txn, nd_store_link_fn fn, void *ctx)
@@ -1347,21 +1454,65 @@ int nd_store_links_each(nd_store_txn *txn, nd_store_link_fn fn, void *ctx)
 	return rc;
 }
 
-int nd_store_links_pending(nd_store_txn *txn)
+int nd_store_links_state(nd_store_txn *txn)
 {
 	const void *v;
 	size_t n;
-	int rc = nd_store_meta_get(txn, LINKS_PENDING, &v, &n);
-	if (rc == ND_ENOTFOUND)
-		return 0; /* a store never signed: nothing to cover */
-	if (rc < 0)
+	MDB_stat js;
+	int mrc, rc = nd_store_meta_get(txn, LINKS_REBUILD, &v, &n);
+	if (rc == ND_OK)
+		return ND_LINKS_REBUILD;
+	if (rc != ND_ENOTFOUND)
 		return rc;
-	return n == 1 && *(const uint8_t *)v;
+	if ((mrc = mdb_stat(txn->txn, txn->st->journal, &js)))
+		return mdb_err(txn->st, mrc, "stat");
+	return js.ms_entries ? ND_LINKS_JOURNAL : ND_LINKS_SETTLED;
 }
 
-int nd_store_links_mark(nd_store_txn *txn, int pending)
+int nd_store_links_settled(nd_store_txn *txn)
 {
-	uint8_t v = pending ? 1 : 0;
-	txn->links_marked = 1;
-	return nd_store_meta_put(txn, LINKS_PENDING, &v, 1);
+	MDB_val k = {strlen(LINKS_REBUILD), LINKS_REBUILD};
+	int mrc = mdb_drop(txn->txn, txn->st->journal, 0);
+	if (mrc)
+		return mdb_err(txn->st, mrc, "clear the links' journal");
+	if ((mrc = mdb_del(txn->txn, txn->st->meta, &k, NULL)) && mrc != MDB_NOTFOUND)
+		return mdb_err(txn->st, mrc, "meta");
+	txn->links_rebuild = 0;
+	return ND_OK;
+}
+
+int nd_store_journal_count(nd_store_txn *txn, uint64_t *n)
+{
+	MDB_stat js;
+	int mrc = mdb_stat(txn->txn, txn->st->journal, &js);
+	if (mrc)
+		return mdb_err(txn->st, mrc, "stat");
+	*n = js.ms_entries;
+	return ND_OK;
+}
+
+int nd_store_journal_each(nd_store_txn *txn, nd_store_journal_fn fn, void *ctx)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	int mrc, rc = 0;
+	if ((mrc = mdb_cursor_open(txn->txn, txn->st->journal, &cur)))
+		return mdb_err(txn->st, mrc, "cursor");
+	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); !mrc && !rc;
+	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		unsigned int id;
+		const uint8_t *p = v.mv_data;
+		if (k.mv_size != sizeof(id) || v.mv_size < 1 || p[0] > ND_JOURNAL_TOUCHED ||
+		    (p[0] != ND_JOURNAL_RECORD && v.mv_size != 1)) {
+			rc = nd_error_set(ND_ECORRUPT, "store %s: damaged entry in the links' journal",
+					  txn->st->path);
+			break;
+		}
+		memcpy(&id, k.mv_data, sizeof(id));
+		rc = fn(id, p[0], p[0] == ND_JOURNAL_RECORD ? p + 1 : NULL, v.mv_size - 1, ctx);
+	}
+	mdb_cursor_close(cur);
+	if (rc)
+		return rc;
+	return mrc && mrc != MDB_NOTFOUND ? mdb_err(txn->st, mrc, "read the links' journal") : ND_OK;
 }

@@ -57,6 +57,7 @@ typedef struct {
 	nd_xdb *db;
 	size_t records;
 	uint64_t near;     /* near-neighbour entries the records call for */
+	uint64_t links;    /* links checked against the rule */
 } consist_ctx;
 
 static int check_one(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
@@ -99,7 +100,7 @@ static int check_one(uint32_t docid, uint64_t key, const void *payload, size_t l
 
 /* doc -> sig and sig -> docs agree with the database; update finds nothing
  * left to do; the collapse slot holds every document's collapse id. */
-static void check_consistent(nd_xdb *db, nd_store *st, int slot)
+static uint64_t check_consistent(nd_xdb *db, nd_store *st, int slot)
 {
 	nd_descriptor *d;
 	nd_store_txn *txn;
@@ -107,7 +108,7 @@ static void check_consistent(nd_xdb *db, nd_store *st, int slot)
 	nd_docid last;
 	assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
 	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
-	consist_ctx c = {txn, d, db, 0, 0};
+	consist_ctx c = {txn, d, db, 0, 0, 0};
 	assert_int_equal(nd_store_docs_each(txn, check_one, &c), ND_OK);
 	nd_store_txn_end(txn);
 	assert_int_equal(nd_xdb_doccount(db, &doccount), ND_OK);
@@ -117,6 +118,20 @@ static void check_consistent(nd_xdb *db, nd_store *st, int slot)
 	assert_int_equal(nd_store_near_count(txn, &entries), ND_OK);
 	nd_store_txn_end(txn);
 	assert_int_equal(entries, c.near); /* and no entry of a replaced or deleted record is left */
+
+	/* Settled links are exactly the rule's for these records: what the
+	 * hooks made one change at a time is what a rebuild makes. */
+	int links;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	links = nd_store_links_state(txn);
+	nd_store_txn_end(txn);
+	if (links == ND_LINKS_SETTLED) {
+		uint64_t missing, extra, have;
+		assert_int_equal(nd_links_check(db, st, NULL, &missing, &extra, &have), ND_OK);
+		assert_int_equal(missing, 0);
+		assert_int_equal(extra, 0);
+		c.links += have;
+	}
 
 	nd_sign_options so = ND_SIGN_OPTIONS_INIT;
 	nd_sign_report rep;
@@ -146,6 +161,7 @@ static void check_consistent(nd_xdb *db, nd_store *st, int slot)
 		}
 	}
 	nd_descriptor_free(d);
+	return links == ND_LINKS_SETTLED ? c.links + 1 : 0; /* 0: links not settled */
 }
 
 typedef struct {
@@ -172,7 +188,7 @@ static void test_hook_random_operations(void **state)
 	char *dbpath = tu_join(dir, "opsdb"), *storepath = tu_join(dir, "opsstore");
 	const int nfam = 120, nops = 400;
 	uint64_t rng = 5;
-	int present[400] = {0}; /* family id -> which copy is indexed, -1 deleted */
+	int present[400] = {0}; /* family id -> which copy is indexed (1, 2), -1 deleted */
 	nd_indexer *ix;
 	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
 	for (int f = 0; f < nfam; f++)
@@ -226,14 +242,15 @@ static void test_hook_random_operations(void **state)
 			 * keeps the signature. */
 			int copy = 1 + (int)((r >> 16) % 2);
 			char *t = family_text((uint64_t)(f % nfam), copy);
-			int had = present[f] > 0;
+			int had = present[f] > 0, same = present[f] == copy;
 			assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
 			free(t);
 			docid = nd_indexer_last_docid(ix);
 			assert_int_not_equal(docid, 0);
-			present[f] = 1;
+			present[f] = copy;
 			assert_int_equal(nd_hook_changed(h, docid, &res), ND_OK);
-			assert_int_equal(res.change, had ? ND_CHANGE_REPLACED : ND_CHANGE_ADDED);
+			/* The same text again is no change (and no drift). */
+			assert_int_equal(res.change, same ? ND_CHANGE_NONE : had ? ND_CHANGE_REPLACED : ND_CHANGE_ADDED);
 			/* The family's original (docids of f0..: not deleted by
 			 * these operations) when it has the same key: a duplicate. */
 			if (res.key) {
@@ -258,11 +275,12 @@ static void test_hook_random_operations(void **state)
 		nd_hook_result_clear(&res);
 		if (op % 100 == 99) {
 			assert_int_equal(nd_indexer_commit(ix), ND_OK);
-			check_consistent(db, st, SLOT);
+			uint64_t links = check_consistent(db, st, SLOT);
+			assert_true(links > 1); /* settled by every hook, and some pairs linked */
 		}
 	}
 	assert_true(counts[ND_CHANGE_ADDED] > 20 && counts[ND_CHANGE_REPLACED] > 20 &&
-		    counts[ND_CHANGE_DELETED] > 20);
+		    counts[ND_CHANGE_DELETED] > 20 && counts[ND_CHANGE_NONE] > 20);
 	/* Copies one or two words apart are within 8%: verification finds
 	 * nearly every original sharing the copy's key. */
 	assert_true(expected > 50);
@@ -584,7 +602,7 @@ static void test_hook_links(void **state)
 	size_t len;
 	assert_int_equal(nd_store_doc_get(txn, docs[0], &ka, &pay, &len), ND_OK);
 	assert_int_equal(nd_store_doc_get(txn, docs[2], &kb, &pay, &len), ND_OK);
-	assert_int_equal(nd_store_links_pending(txn), 0);
+	assert_int_equal(nd_store_links_state(txn), ND_LINKS_SETTLED);
 	nd_store_txn_end(txn);
 	assert_true(ka != kb); /* the template moved its bits */
 	assert_int_equal(r.nduplicates, 1);
@@ -623,6 +641,115 @@ static void test_hook_links(void **state)
 	free(tst);
 }
 
+/* The links are a function of the records, whatever path made them.  A
+ * family of near-copies larger than the near-neighbour windows crowds
+ * every tree, so each add, replace and delete moves linked pairs across
+ * the window edge: losses around an entry that came in, gains around one
+ * that left.  Hooks one change at a time, and 'update' over many changes
+ * at once, must leave exactly the links a rebuild makes. */
+static void links_exact(nd_xdb *db, nd_store *st)
+{
+	nd_store_txn *txn;
+	uint64_t missing, extra, have;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_links_state(txn), ND_LINKS_SETTLED);
+	nd_store_txn_end(txn);
+	assert_int_equal(nd_links_check(db, st, NULL, &missing, &extra, &have), ND_OK);
+	if (missing || extra)
+		fail_msg("links: %llu missing, %llu extra of %llu", (unsigned long long)missing,
+			 (unsigned long long)extra, (unsigned long long)have);
+	assert_true(have > 20);
+}
+
+static void test_links_follow_records(void **state)
+{
+	(void)state;
+	char *dbpath = tu_join(dir, "follow-db"), *storepath = tu_join(dir, "follow-st");
+	uint64_t rng = 77, brng = 4242;
+	char *base[4];
+	nd_indexer *ix;
+	char id[32];
+	for (int f = 0; f < 4; f++)
+		base[f] = tu_random_doc(&brng, 120, VOCAB);
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	for (int i = 0; i < 130; i++) {
+		/* 4 families of 12 copies (rare enough for descriptive words),
+		 * one of exact copies, 82 others */
+		char *t = i >= 48 ? tu_random_doc(&rng, 120, VOCAB) : i % 4 ? tu_edit_doc(&rng, base[i % 4], 1 + i % 3, VOCAB)
+								: strdup(base[0]);
+		snprintf(id, sizeof(id), "d%d", i);
+		assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
+		free(t);
+	}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	build_store(dbpath, storepath, 150);
+
+	nd_store *st;
+	nd_hook *h;
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+	ho.max_drift = 0;
+	assert_int_equal(nd_store_open(&st, storepath, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	nd_xdb *db = nd_indexer_db(ix);
+	assert_int_equal(nd_hook_open(&h, db, st, &ho), ND_OK);
+	/* Signed by the library without links: the first writer makes them. */
+	assert_int_equal(nd_hook_update(h, NULL, NULL, NULL), ND_OK);
+	links_exact(db, st);
+	int next = 130;
+	for (int round = 0; round < 24; round++) {
+		int hooks = round % 3 != 2; /* every third round: many changes, then one update */
+		for (int op = 0; op < 6; op++) {
+			uint64_t r = tu_rand(&rng);
+			int kind = (int)(r % 3), which = (int)((r >> 8) % (uint64_t)next);
+			nd_docid docid = 0;
+			snprintf(id, sizeof(id), "d%d", kind == 0 ? next++ : which);
+			if (kind == 2) {
+				if (nd_indexer_delete(ix, id, &docid) == ND_ENOTFOUND)
+					continue;
+			} else {
+				/* family 0's copies are exact: equal sequences in every
+				 * tree, ordered by docid, so a replaced document that
+				 * becomes one lands between linked copies everywhere */
+				int fam = (int)((r >> 24) % 4);
+				char *t = !((r >> 16) % 4) ? tu_random_doc(&rng, 120, VOCAB)
+					  : fam ? tu_edit_doc(&rng, base[fam], 1 + (r >> 20) % 3, VOCAB) : strdup(base[0]);
+				assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
+				free(t);
+				docid = nd_indexer_last_docid(ix);
+			}
+			if (hooks) {
+				assert_int_equal(nd_indexer_commit(ix), ND_OK); /* commit, then the hook */
+				assert_int_equal(nd_hook_changed(h, docid, NULL), ND_OK);
+			}
+		}
+		assert_int_equal(nd_indexer_commit(ix), ND_OK);
+		if (!hooks)
+			assert_int_equal(nd_hook_update(h, NULL, NULL, NULL), ND_OK);
+		links_exact(db, st);
+	}
+	/* And surely: documents between exact copies (docids 1, 5, 9, ...)
+	 * become copies too, each one putting linked copies a window apart,
+	 * then copies in the middle go, bringing others within one. */
+	for (int i = 0; i < 24; i++) {
+		nd_docid docid;
+		snprintf(id, sizeof(id), "d%d", i < 12 ? 4 * (i / 2) + 1 + i % 2 : 4 * (i - 12) + 8);
+		if (i < 12)
+			assert_int_equal(nd_indexer_add_text(ix, id, base[0], strlen(base[0]), NULL, NULL), ND_OK);
+		else if (nd_indexer_delete(ix, id, &docid) == ND_ENOTFOUND)
+			continue;
+		assert_int_equal(nd_indexer_commit(ix), ND_OK);
+		assert_int_equal(nd_hook_changed(h, i < 12 ? nd_indexer_last_docid(ix) : docid, NULL), ND_OK);
+		links_exact(db, st);
+	}
+	nd_hook_free(h);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	nd_store_close(st);
+	for (int f = 0; f < 4; f++)
+		free(base[f]);
+	free(dbpath);
+	free(storepath);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -631,6 +758,7 @@ int main(void)
 		cmocka_unit_test(test_update_after_omindex),
 		cmocka_unit_test(test_hook_tolerant),
 		cmocka_unit_test(test_hook_links),
+		cmocka_unit_test(test_links_follow_records),
 	};
 	return cmocka_run_group_tests_name("hook", tests, setup, teardown);
 }

@@ -513,7 +513,8 @@ static void test_near_rebuild(void **state)
 }
 
 /* Links: kept both ways, dropped with a record that changes or goes, and
- * by clear; a record change leaves them pending until marked. */
+ * by clear; the first change of a record since the links were settled
+ * journals it as it was, and its lost partners as touched. */
 static int link_fn(nd_store_txn *txn, void *ctx)
 {
 	const uint32_t *pairs = ctx;
@@ -522,7 +523,7 @@ static int link_fn(nd_store_txn *txn, void *ctx)
 		if (rc < 0)
 			return rc;
 	}
-	return nd_store_links_mark(txn, 0);
+	return nd_store_links_settled(txn);
 }
 
 static void expect_links(nd_store *st, uint32_t docid, const uint32_t *want, size_t n)
@@ -540,13 +541,37 @@ static void expect_links(nd_store *st, uint32_t docid, const uint32_t *want, siz
 	nd_store_txn_end(txn);
 }
 
-static int pending(nd_store *st)
+static int links_state(nd_store *st)
 {
 	nd_store_txn *txn;
 	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
-	int p = nd_store_links_pending(txn);
+	int p = nd_store_links_state(txn);
 	nd_store_txn_end(txn);
 	return p;
+}
+
+/* The journal as "docid:state:payload-length " words. */
+typedef struct {
+	char text[256];
+} journal_text;
+
+static int on_journaled(uint32_t docid, int state, const void *old, size_t len, void *ctx)
+{
+	journal_text *j = ctx;
+	size_t at = strlen(j->text);
+	assert_true((old != NULL) == (state == ND_JOURNAL_RECORD));
+	snprintf(j->text + at, sizeof(j->text) - at, "%u:%d:%zu ", docid, state, len);
+	return 0;
+}
+
+static void expect_journal(nd_store *st, const char *want)
+{
+	journal_text j = {""};
+	nd_store_txn *txn;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_journal_each(txn, on_journaled, &j), ND_OK);
+	nd_store_txn_end(txn);
+	assert_string_equal(j.text, want);
 }
 
 static int count_link(uint32_t a, uint32_t b, void *ctx)
@@ -556,19 +581,33 @@ static int count_link(uint32_t a, uint32_t b, void *ctx)
 	return 0;
 }
 
+static int unlink_fn(nd_store_txn *txn, void *ctx)
+{
+	const uint32_t *p = ctx;
+	return nd_store_link_del(txn, p[0], p[1]);
+}
+
+static int links_clear_fn(nd_store_txn *txn, void *ctx)
+{
+	(void)ctx;
+	return nd_store_links_clear(txn);
+}
+
 static void test_links(void **state)
 {
 	(void)state;
 	char *path = tu_join(dir, "links");
 	nd_store *st;
 	assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
-	assert_int_equal(pending(st), 0); /* never signed */
+	assert_int_equal(links_state(st), ND_LINKS_SETTLED); /* never signed */
 	put a[] = {{1, 5}, {2, 5}, {3, 6}, {4, 7}, {0, 0}};
 	assert_int_equal(nd_store_write(st, put_fn, a), ND_OK);
-	assert_int_equal(pending(st), 1); /* records without links */
+	assert_int_equal(links_state(st), ND_LINKS_JOURNAL); /* records without links */
+	expect_journal(st, "1:0:0 2:0:0 3:0:0 4:0:0 ");
 	uint32_t l[] = {1, 2, 2, 3, 4, 1, 1, 2, 0, 0}; /* 1-2 twice: kept once */
 	assert_int_equal(nd_store_write(st, link_fn, l), ND_OK);
-	assert_int_equal(pending(st), 0);
+	assert_int_equal(links_state(st), ND_LINKS_SETTLED);
+	expect_journal(st, "");
 	expect_links(st, 1, (uint32_t[]){2, 4}, 2);
 	expect_links(st, 2, (uint32_t[]){1, 3}, 2);
 	expect_links(st, 3, (uint32_t[]){2}, 1);
@@ -580,23 +619,69 @@ static void test_links(void **state)
 	assert_int_equal(each, 6); /* 3 pairs, each way */
 	uint32_t self[] = {3, 3, 0, 0};
 	assert_int_equal(nd_store_write(st, link_fn, self), ND_EINVAL);
-	/* 2 is replaced: its links go both ways, and they are pending. */
+	/* 2 is replaced: its links go both ways; it is journaled with its
+	 * record as it was (6 bytes), its partners as touched. */
 	put b[] = {{2, 8}, {0, 0}};
 	assert_int_equal(nd_store_write(st, put_fn, b), ND_OK);
-	assert_int_equal(pending(st), 1);
+	assert_int_equal(links_state(st), ND_LINKS_JOURNAL);
+	expect_journal(st, "1:2:0 2:1:6 3:2:0 ");
 	expect_links(st, 2, NULL, 0);
 	expect_links(st, 1, (uint32_t[]){4}, 1);
 	expect_links(st, 3, NULL, 0);
-	/* 4 is deleted: the same. */
+	/* 1, touched, then changed: journaled with its record; 2 again: its
+	 * first old record stays. */
+	put c[] = {{1, 9}, {2, 9}, {0, 0}};
+	assert_int_equal(nd_store_write(st, put_fn, c), ND_OK);
+	expect_journal(st, "1:1:6 2:1:6 3:2:0 4:2:0 ");
+	/* 4 is deleted: journaled as it was. */
 	uint32_t four = 4;
 	assert_int_equal(nd_store_write(st, del_fn, &four), ND_OK);
+	expect_journal(st, "1:1:6 2:1:6 3:2:0 4:1:6 ");
 	expect_links(st, 1, NULL, 0);
 	uint32_t again[] = {1, 3, 0, 0};
 	assert_int_equal(nd_store_write(st, link_fn, again), ND_OK);
 	expect_links(st, 3, (uint32_t[]){1}, 1);
+	uint32_t pair[] = {3, 1};
+	assert_int_equal(nd_store_write(st, unlink_fn, pair), ND_OK);
+	assert_int_equal(nd_store_write(st, unlink_fn, pair), ND_OK); /* gone already: no error */
+	expect_links(st, 1, NULL, 0);
+	expect_links(st, 3, NULL, 0);
+	/* Dropping the links marks them for a rebuild, and nothing is
+	 * journaled until they are settled. */
+	assert_int_equal(nd_store_write(st, links_clear_fn, NULL), ND_OK);
+	assert_int_equal(links_state(st), ND_LINKS_REBUILD);
+	assert_int_equal(nd_store_write(st, put_fn, b), ND_OK);
+	expect_journal(st, "");
+	assert_int_equal(links_state(st), ND_LINKS_REBUILD);
+	/* Clearing every record leaves nothing to link: settled. */
 	assert_int_equal(nd_store_write(st, clear_fn, NULL), ND_OK);
 	expect_links(st, 1, NULL, 0);
-	assert_int_equal(pending(st), 1);
+	assert_int_equal(links_state(st), ND_LINKS_SETTLED);
+	nd_store_close(st);
+	free(path);
+}
+
+/* A journal past ND_STORE_JOURNAL_MIN entries and 1/ND_STORE_JOURNAL_SHARE
+ * of the records gives way to a rebuild. */
+static void test_journal_overflow(void **state)
+{
+	(void)state;
+	char *path = tu_join(dir, "journal");
+	nd_store *st;
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
+	many_ctx m = {ND_STORE_JOURNAL_MIN, 0};
+	assert_int_equal(nd_store_write(st, many_fn, &m), ND_OK);
+	assert_int_equal(links_state(st), ND_LINKS_JOURNAL);
+	uint64_t n;
+	nd_store_txn *txn;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_journal_count(txn, &n), ND_OK);
+	nd_store_txn_end(txn);
+	assert_int_equal(n, ND_STORE_JOURNAL_MIN);
+	put one[] = {{ND_STORE_JOURNAL_MIN + 1, 3}, {0, 0}};
+	assert_int_equal(nd_store_write(st, put_fn, one), ND_OK);
+	assert_int_equal(links_state(st), ND_LINKS_REBUILD);
+	expect_journal(st, "");
 	nd_store_close(st);
 	free(path);
 }
@@ -612,6 +697,7 @@ int main(void)
 		cmocka_unit_test(test_near_index),
 		cmocka_unit_test(test_near_rebuild),
 		cmocka_unit_test(test_links),
+		cmocka_unit_test(test_journal_overflow),
 	};
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
 }

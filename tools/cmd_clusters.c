@@ -192,7 +192,7 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 	no.ctx = &prog;
 	int from_links = 0;
 	if (single && j <= 0 && (rc = nd_store_read_begin(st, &txn)) == ND_OK) {
-		from_links = nd_store_links_pending(txn) == 0;
+		from_links = nd_store_links_state(txn) != ND_LINKS_REBUILD;
 		nd_store_txn_end(txn);
 		txn = NULL;
 	}

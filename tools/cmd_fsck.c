@@ -1,6 +1,7 @@
 /* neardup fsck: check a store's consistency (and, with --db, that it
  * matches the database). */
 #include "tool.h"
+#include "neardup/cluster.h"
 #include "neardup/collapse.h"
 #include "neardup/descriptor.h"
 
@@ -15,15 +16,18 @@ static const char usage_text[] =
 	"Check that every document record decodes, that doc -> signature and\n"
 	"signature -> docs agree both ways, as do doc -> bits and bit -> docs and\n"
 	"doc -> near-neighbour keys and the near-neighbour index, and\n"
-	"with --db that every record equals signing the document afresh and\n"
-	"belongs to a document still there, and that the collapse value slot (sign\n"
-	"--value-slot) holds each document's collapse id.  Opening the store first\n"
-	"checks its file page by page (truncation, damage).\n"
+	"that the links are settled; with --db also that every record equals\n"
+	"signing the document afresh and belongs to a document still there, that\n"
+	"the links are exactly those the copy verdict gives the records (every\n"
+	"document's words are read), and that the collapse value slot (sign\n"
+	"--value-slot) holds each document's collapse id.  It checks the store's\n"
+	"file page by page (truncation, damage) first.\n"
 	"Read-only; safe while a writer works (it checks one snapshot).\n"
 	"\n"
 	"  --store DIR   neardup store\n"
 	"  --db DIR      Xapian database it was signed from\n"
-	"  --dump        also print 'docid key' for every record (for comparing stores)\n"
+	"  --dump        also print 'docid key' for every record and 'link a b' for\n"
+	"                every link (a < b), for comparing stores\n"
 	"  -q, --quiet   print problems only, no notes or summary\n"
 	"  -h, --help    this text\n"
 	"\n"
@@ -55,6 +59,8 @@ static int check_link(uint32_t a, uint32_t b, void *vctx)
 	uint64_t key;
 	int found = 0;
 	l->links++;
+	if (l->c->dump && a < b)
+		printf("link %u %u\n", a, b);
 	if (nd_store_doc_get(l->c->txn, a, &key, NULL, NULL) != ND_OK ||
 	    nd_store_doc_get(l->c->txn, b, &key, NULL, NULL) != ND_OK)
 		problem(l->c, "link %u-%u: a document without a record", a, b);
@@ -232,9 +238,38 @@ int nd_cmd_fsck(int argc, char **argv)
 		tool_fail("fsck", rc, storepath);
 		goto cleanup;
 	}
-	if ((rc = nd_store_links_pending(c.txn)) == 1)
-		tool_say("note: links are pending (a signing or hook did not finish): 'neardup update' "
-			 "or 'neardup sign' makes them again\n");
+	/* Unsettled links are a problem, not a note: collapsing and clusters
+	 * read them. */
+	int state = nd_store_links_state(c.txn);
+	uint64_t journaled = 0;
+	if (state < 0 || (state == ND_LINKS_JOURNAL && (rc = nd_store_journal_count(c.txn, &journaled)) < 0)) {
+		tool_fail("fsck", state < 0 ? state : rc, storepath);
+		goto cleanup;
+	}
+	if (state == ND_LINKS_REBUILD)
+		problem(&c, "links are to be made again (a signing ran with --no-links, or was killed "
+			"before it linked): until then collapsing folds verified equal-key groups only; "
+			"'neardup update' makes them");
+	else if (state == ND_LINKS_JOURNAL)
+		problem(&c, "the links of %llu changed documents are not settled (a writer was killed, "
+			"or is at work): the next writer settles them, or 'neardup update'",
+			(unsigned long long)journaled);
+	else if (c.db) {
+		/* Settled: the links must be the rule's for these records,
+		 * whatever made them. */
+		uint64_t missing, extra, have;
+		nd_store_txn_end(c.txn);
+		c.txn = NULL;
+		if ((rc = nd_links_check(c.db, st, NULL, &missing, &extra, &have)) < 0 ||
+		    (rc = nd_store_read_begin(st, &c.txn)) < 0) {
+			tool_fail("fsck", rc, storepath);
+			goto cleanup;
+		}
+		if (missing || extra)
+			problem(&c, "links: %llu pairs the copy verdict links are missing and %llu are linked "
+				"that it does not (of %llu); 'neardup sign --restart' makes them again",
+				(unsigned long long)missing, (unsigned long long)extra, (unsigned long long)have);
+	}
 	if (c.db) {
 		int slot;
 		size_t wrong;

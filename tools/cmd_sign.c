@@ -5,6 +5,7 @@
 #include "neardup/descriptor.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <getopt.h>
 #include <unistd.h>
@@ -14,26 +15,29 @@ static const char usage_text[] =
 	"\n"
 	"Sign every document not yet signed (all, with --restart) by walking the\n"
 	"postlists of the store's descriptive words; no document text is read.\n"
-	"Then link the copies: near neighbours whose word 3-shingle resemblance is\n"
-	"at least the copy point's (0.46) are linked, and the links' connected\n"
-	"components are the store's clusters and collapse ids.  An interrupted\n"
-	"run resumes where it stopped.\n"
+	"Then link the copies: near neighbours whose texts the copy verdict\n"
+	"accepts are linked, and the links' connected components are the store's\n"
+	"clusters and collapse ids.  An interrupted run resumes where it stopped,\n"
+	"and the links come out the same whatever path made the records.\n"
 	"\n"
 	"  --db DIR        Xapian database the set was built from (required)\n"
 	"  --store DIR     neardup store (required)\n"
 	"  --restart       drop all signatures and sign from the first document\n"
 	"  --no-links      skip linking: collapsing then folds verified equal-key\n"
-	"                  groups only, until 'neardup update' (or a later sign)\n"
+	"                  groups only, until the next writer (update, a hook, sign)\n"
 	"                  makes the links\n"
 	"  --block N       documents per block and per store transaction (default 131072)\n"
 	"  --jobs N        threads reading postlists (default: the number of cores);\n"
 	"                  one writer; the records are the same for any N\n"
 	"  --max-drift F   refuse to sign past this drift since 'neardup build' (0.5;\n"
 	"                  0 = no limit): documents added after it count\n"
-	"  --value-slot N  also keep each document's collapse id (smallest docid of\n"
-	"                  its cluster) in Xapian value slot N, for\n"
-	"                  'neardup search --collapse native'; opens the database\n"
-	"                  writable, and hooks and 'update' keep the slot from then on\n"
+	"  --value-slot N  keep each document's collapse id (smallest docid of its\n"
+	"                  cluster) in Xapian value slot N, for 'neardup search\n"
+	"                  --collapse native'; hooks and 'update' keep it from then\n"
+	"                  on, and a later sign keeps the store's slot without this\n"
+	"                  option.  Another N moves the ids (the old slot's values\n"
+	"                  are removed); 'none' stops keeping them.  Keeping a slot\n"
+	"                  opens the database writable\n"
 	"  -q, --quiet     no progress and no summary, only errors\n"
 	"  -h, --help      this text\n";
 
@@ -77,25 +81,31 @@ static void on_links_progress(const char *stage, size_t done, size_t n, void *ct
 		tool_progress_show(p, done, "links, %s: %zu candidate pairs", stage, done);
 }
 
-/* The copy point's links from the near-neighbour index: the store's
- * clusters and collapse ids (nd_links_rebuild). */
+/* The copy point's links, those of the records now (nd_links_settle):
+ * the store's clusters and collapse ids. */
 static int link_all(nd_xdb *db, nd_store *st, unsigned jobs)
 {
 	nd_near_options no = ND_NEAR_OPTIONS_INIT;
+	nd_links_report lr;
 	tool_progress prog;
-	uint64_t n = 0;
 	double t0 = tool_now();
 	tool_progress_init(&prog, 0);
 	no.jobs = jobs;
 	no.progress = on_links_progress;
 	no.ctx = &prog;
-	int rc = nd_links_rebuild(db, st, &no, &n);
+	int rc = nd_links_settle(db, st, &no, &lr, NULL, NULL);
 	tool_progress_end(&prog);
 	if (rc < 0) {
 		tool_fail("sign", rc, nd_store_path(st));
 		return rc;
 	}
-	tool_say("links: %llu verified pairs (copy point) in %.3f s\n", (unsigned long long)n, tool_now() - t0);
+	if (lr.rebuilt)
+		tool_say("links: %llu verified pairs (copy point) in %.3f s\n", (unsigned long long)lr.links,
+			 tool_now() - t0);
+	else if (lr.changed)
+		tool_say("links: %llu changed documents settled, %llu links made, %llu unmade, in %.3f s\n",
+			 (unsigned long long)lr.changed, (unsigned long long)lr.added,
+			 (unsigned long long)lr.removed, tool_now() - t0);
 	return ND_OK;
 }
 
@@ -107,7 +117,7 @@ static int write_slot(nd_xdb *db, nd_store *st, int slot)
 	size_t written = 0;
 	double t0 = tool_now();
 	int rc;
-	if ((rc = nd_collapse_slot_set(st, slot)) < 0 || (rc = nd_store_read_begin(st, &txn)) < 0) {
+	if ((rc = nd_collapse_slot_move(db, st, slot)) < 0 || (rc = nd_store_read_begin(st, &txn)) < 0) {
 		free(l.docs);
 		tool_fail("sign", rc, "--value-slot");
 		return rc;
@@ -151,7 +161,7 @@ int nd_cmd_sign(int argc, char **argv)
 	tool_progress prog;
 	uint64_t v, docs = 0, keys = 0;
 	int no_links = 0;
-	int c, rc, ret = EXIT_ERR, slot = -1;
+	int c, rc, ret = EXIT_ERR, slot = -1, slot_req = -1, slot_given = 0, kept = -1;
 
 	o.jobs = tool_default_jobs();
 	optind = 1;
@@ -180,11 +190,15 @@ int nd_cmd_sign(int argc, char **argv)
 			break;
 		}
 		case 'v':
-			if (tool_parse_u64(optarg, &v) || v >= 0x7fffffff) {
-				fprintf(stderr, "neardup sign: --value-slot needs a slot number, not '%s'\n", optarg);
+			if (!strcmp(optarg, "none"))
+				slot_req = -1;
+			else if (tool_parse_u64(optarg, &v) || v >= 0x7fffffff) {
+				fprintf(stderr, "neardup sign: --value-slot needs a slot number or 'none', not '%s'\n",
+					optarg);
 				return EXIT_USAGE;
-			}
-			slot = (int)v;
+			} else
+				slot_req = (int)v;
+			slot_given = 1;
 			break;
 		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
@@ -197,12 +211,16 @@ int nd_cmd_sign(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return EXIT_USAGE;
 	}
-	if ((rc = nd_xdb_open(&db, dbpath, slot >= 0 ? ND_XDB_WRITE : ND_XDB_READ)) < 0) {
-		tool_fail("sign", rc, dbpath);
+	/* The store first: a slot it keeps is kept, so the database opens
+	 * writable (and a sign beside another writer of it fails, as it must:
+	 * the ids of new documents would be missing). */
+	if ((rc = nd_store_open(&st, storepath, ND_STORE_WRITE)) < 0 || (rc = nd_collapse_slot_get(st, &kept)) < 0) {
+		tool_fail("sign", rc, storepath);
 		goto cleanup;
 	}
-	if ((rc = nd_store_open(&st, storepath, ND_STORE_WRITE)) < 0) {
-		tool_fail("sign", rc, storepath);
+	slot = slot_given ? slot_req : kept;
+	if ((rc = nd_xdb_open(&db, dbpath, slot >= 0 || kept >= 0 ? ND_XDB_WRITE : ND_XDB_READ)) < 0) {
+		tool_fail("sign", rc, dbpath);
 		goto cleanup;
 	}
 	tool_progress_init(&prog, 0);
@@ -230,11 +248,17 @@ int nd_cmd_sign(int argc, char **argv)
 	}
 	tool_say("store: %llu documents signed, %llu distinct keys\n",
 	       (unsigned long long)docs, (unsigned long long)keys);
-	int pending = nd_store_links_pending(txn);
 	nd_store_txn_end(txn);
 	txn = NULL;
-	if (pending > 0 && !no_links && link_all(db, st, o.jobs) < 0)
+	if (!no_links && link_all(db, st, o.jobs) < 0)
 		goto cleanup;
+	if (slot < 0 && kept >= 0) {
+		if ((rc = nd_collapse_slot_move(db, st, -1)) < 0) {
+			tool_fail("sign", rc, dbpath);
+			goto cleanup;
+		}
+		tool_say("value slot %d: collapse ids removed; no slot is kept now\n", kept);
+	}
 	if (slot >= 0 && write_slot(db, st, slot) < 0)
 		goto cleanup;
 	ret = EXIT_OK;

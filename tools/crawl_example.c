@@ -1,12 +1,18 @@
 /* A crawler's loop with the neardup library, as the README shows it:
- * check each fetched page before indexing, index it, then tell neardup
- * through the hook.  Pages are text files here; a crawler has them in
- * memory.
+ * check each fetched page before indexing, index it, commit, then tell
+ * neardup through the hook.  Pages are text files here; a crawler has
+ * them in memory.
  *
  *   crawl-example DB STORE FILE...
  *
  * DB must have been built by `neardup index`, with a store from
- * `neardup build` + `neardup sign`. */
+ * `neardup build` + `neardup sign`.
+ *
+ * Why the hook comes after the commit: a hook records what the database
+ * holds.  Run before the commit, a crash would leave records of documents
+ * the database never kept (their docids handed out again later).  Run
+ * after it, a crash leaves committed documents the store has not seen
+ * yet, which nd_hook_update finds; so the loop begins with one. */
 #include "neardup/check.h"
 #include "neardup/hook.h"
 #include "neardup/indexer.h"
@@ -40,6 +46,10 @@ static int fail(const char *what, int rc)
 	return 1;
 }
 
+/* Pages indexed between commits: a commit (an fsync) per page would cost
+ * more than everything else here. */
+#define BATCH 64
+
 int main(int argc, char **argv)
 {
 	nd_indexer *ix;
@@ -47,6 +57,9 @@ int main(int argc, char **argv)
 	nd_descriptor *d;
 	nd_tokenizer *tk;
 	nd_hook *h;
+	nd_docid batch[BATCH];
+	const char *names[BATCH];
+	size_t nb = 0;
 	int rc;
 
 	if (argc < 4) {
@@ -62,6 +75,9 @@ int main(int argc, char **argv)
 		return fail(argv[2], rc);
 	if ((rc = nd_tokenizer_new(&tk)) < 0)
 		return fail("tokenizer", rc);
+	/* 0. Catch up with what a crash between a commit and its hooks left. */
+	if ((rc = nd_hook_update(h, NULL, NULL, NULL)) < 0)
+		return fail(argv[2], rc);
 
 	for (int i = 3; i < argc; i++) {
 		size_t len;
@@ -82,26 +98,36 @@ int main(int argc, char **argv)
 			return fail(argv[i], rc);
 		free(text);
 		nd_docid docid = nd_indexer_last_docid(ix);
-		if (!docid)
-			continue; /* skipped: no words */
+		if (docid) { /* 0: skipped, no words */
+			batch[nb] = docid;
+			names[nb++] = argv[i];
+		}
+		if (nb < BATCH && i + 1 < argc)
+			continue;
 
-		/* 3. The hook: sign it, join its cluster, get its duplicates. */
-		nd_hook_result hr = ND_HOOK_RESULT_INIT;
-		if ((rc = nd_hook_changed(h, docid, &hr)) < 0)
-			return fail(argv[i], rc);
-		printf("%s: docid %u %s, %zu duplicate(s):", argv[i], docid, nd_change_name(hr.change),
-		       hr.nduplicates);
-		for (size_t k = 0; k < hr.nduplicates; k++)
-			printf(" %u", hr.duplicates[k].docid);
-		putchar('\n');
-		nd_hook_result_clear(&hr);
+		/* 3. Commit, then the hooks: sign each page, join its cluster,
+		 * get its duplicates. */
+		if ((rc = nd_indexer_commit(ix)) < 0)
+			return fail(argv[1], rc);
+		for (size_t k = 0; k < nb; k++) {
+			nd_hook_result hr = ND_HOOK_RESULT_INIT;
+			if ((rc = nd_hook_changed(h, batch[k], &hr)) < 0)
+				return fail(names[k], rc);
+			printf("%s: docid %u %s, %zu duplicate(s):", names[k], batch[k], nd_change_name(hr.change),
+			       hr.nduplicates);
+			for (size_t m = 0; m < hr.nduplicates; m++)
+				printf(" %u", hr.duplicates[m].docid);
+			putchar('\n');
+			nd_hook_result_clear(&hr);
+		}
+		nb = 0;
+		/* A store that keeps collapse ids wrote them into the database. */
+		if ((rc = nd_indexer_commit(ix)) < 0)
+			return fail(argv[1], rc);
 	}
-	rc = nd_indexer_commit(ix);
 	nd_hook_free(h);
 	nd_tokenizer_free(tk);
 	nd_descriptor_free(d);
 	nd_store_close(st);
-	if (rc < 0)
-		return fail(argv[1], rc);
 	return nd_indexer_close(ix) < 0 ? fail(argv[1], ND_EIO) : 0;
 }

@@ -149,14 +149,12 @@ static int read_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 		rc = nd_words_get(db, s->docs[i], &ids, &nw, NULL);
 		if (rc == ND_ENOTFOUND)
 			rc = ND_OK, nw = 0;
-		size_t k = nw ? (nw >= s->width ? nw - s->width + 1 : 1) : 0;
+		size_t k = nd__shingles32_count(nw, s->width);
 		uint32_t *fp = rc == ND_OK && k ? chunk_room(&s->chunks[t], k) : NULL;
 		if (rc == ND_OK && k && !fp)
 			rc = nd_error_set(ND_ENOMEM, "out of memory for the shingles of %zu documents", s->n);
 		if (rc == ND_OK) {
-			for (size_t j = 0; j < k; j++)
-				fp[j] = (uint32_t)(nd_shingle_fp(ids, nw, j, s->width) >> 32);
-			qsort(fp, k, sizeof(uint32_t), cmp_u32);
+			nd__shingles32(ids, nw, s->width, fp);
 			s->fp[i] = fp;
 			s->cnt[i] = (uint32_t)k;
 		}
@@ -194,11 +192,22 @@ static int read_shingles(shingles *s, nd_xdb *db, const nd_docid *docs, size_t n
 	return n ? nd_parallel_shares(o->jobs, (uint32_t)n, read_share, s) : ND_OK;
 }
 
-/* Shingles two documents share, as multisets. */
-static size_t shared(const shingles *s, uint32_t a, uint32_t b)
+size_t nd__shingles32_count(size_t nw, unsigned width)
 {
-	size_t nx = s->cnt[a], ny = s->cnt[b], both = 0;
-	const uint32_t *x = s->fp[a], *y = s->fp[b];
+	return nw ? (nw >= width ? nw - width + 1 : 1) : 0;
+}
+
+void nd__shingles32(const uint32_t *ids, size_t nw, unsigned width, uint32_t *fp)
+{
+	size_t k = nd__shingles32_count(nw, width);
+	for (size_t j = 0; j < k; j++)
+		fp[j] = (uint32_t)(nd_shingle_fp(ids, nw, j, width) >> 32);
+	qsort(fp, k, sizeof(uint32_t), cmp_u32);
+}
+
+double nd__bag32(const uint32_t *x, size_t nx, const uint32_t *y, size_t ny)
+{
+	size_t both = 0;
 	for (size_t i = 0, j = 0; i < nx && j < ny;) {
 		if (x[i] == y[j])
 			both++, i++, j++;
@@ -207,32 +216,42 @@ static size_t shared(const shingles *s, uint32_t a, uint32_t b)
 		else
 			j++;
 	}
-	return both;
+	return both ? (double)both / (double)(nx + ny - both) : 0;
 }
 
-/* Multiset resemblance of two sorted shingle lists. */
+/* Multiset resemblance of two documents' sorted shingle lists. */
 static double bag(const shingles *s, uint32_t a, uint32_t b)
 {
-	size_t nx = s->cnt[a], ny = s->cnt[b], both = nx && ny ? shared(s, a, b) : 0;
-	return both ? (double)both / (double)(nx + ny - both) : 0;
+	return nd__bag32(s->fp[a], s->cnt[a], s->fp[b], s->cnt[b]);
 }
 
 /* Whether the copy verdict could accept the pair: its resemblance or the
  * shorter's containment near the point's (32-bit fingerprints here, 64
  * in the verdict: a margin keeps every pair it accepts). */
-static int copy_possible(const shingles *s, uint32_t a, uint32_t b, float score)
+int nd__copy_possible(size_t nx, size_t ny, unsigned width, float score)
 {
 	const double margin = 0.02;
-	size_t nx = s->cnt[a], ny = s->cnt[b], lo = nx < ny ? nx : ny, hi = nx < ny ? ny : nx;
+	size_t lo = nx < ny ? nx : ny, hi = nx < ny ? ny : nx;
+	if (score <= 0)
+		return 0;
 	if (score >= ND_POINT_COPY_RESEMBLANCE - margin)
 		return 1;
-	if (!lo || lo + s->width - 1 < ND_CONTAIN_MIN_WORDS || hi > ND_CONTAIN_MAX_RATIO * (lo + s->width))
+	if (!lo || lo + width - 1 < ND_CONTAIN_MIN_WORDS || hi > ND_CONTAIN_MAX_RATIO * (lo + width))
 		return 0;
 	/* score = both / (nx + ny - both), so the shared count is known
 	 * without merging the lists again (that second merge was half of
 	 * sign's time). */
 	double both = (double)score * (double)(nx + ny) / (1.0 + (double)score);
 	return both / (double)lo >= ND_POINT_COPY_CONTAINMENT - margin;
+}
+
+int nd__link_verdict(const uint32_t *x, size_t nx, const uint32_t *y, size_t ny)
+{
+	nd_verify_options vo = ND_VERIFY_OPTIONS_INIT;
+	nd_verify_how how;
+	double d;
+	vo.point = ND_POINT_COPY;
+	return nd_verify_pair(x, nx, y, ny, &vo, &how, &d);
 }
 
 typedef struct {
@@ -248,23 +267,19 @@ typedef struct {
 static int judge_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 {
 	judge_ctx *c = vctx;
-	nd_verify_options vo = ND_VERIFY_OPTIONS_INIT;
 	nd_xdb *db = c->s->db;
 	int rc = ND_OK;
-	vo.point = ND_POINT_COPY;
 	if (t > 0 && (rc = nd_xdb_open(&db, c->s->path, ND_XDB_READ)) < 0)
 		return rc;
 	for (uint32_t k = from; k < to && rc == ND_OK; k++) {
 		size_t i = c->which[k];
 		uint32_t *x = NULL, *y = NULL;
 		size_t nx = 0, ny = 0;
-		nd_verify_how how;
-		double d;
 		rc = nd_words_get(db, c->docs[c->pairs[i] >> 32], &x, &nx, NULL);
 		if (rc == ND_OK)
 			rc = nd_words_get(db, c->docs[(uint32_t)c->pairs[i]], &y, &ny, NULL);
 		if (rc == ND_OK)
-			rc = nd_verify_pair(x, nx, y, ny, &vo, &how, &d);
+			rc = nd__link_verdict(x, nx, y, ny);
 		c->score[i] = rc == 1 ? 1.0f : 0.0f;
 		rc = rc == ND_ENOTFOUND || rc == 1 ? ND_OK : rc;
 		free(x);
@@ -285,7 +300,8 @@ static int judge_copy(shingles *s, const nd_docid *docs, const uint64_t *pairs, 
 	if (!which)
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (size_t i = 0; i < np; i++) {
-		if (copy_possible(s, (uint32_t)(pairs[i] >> 32), (uint32_t)pairs[i], score[i]))
+		uint32_t a = (uint32_t)(pairs[i] >> 32), b = (uint32_t)pairs[i];
+		if (nd__copy_possible(s->cnt[a], s->cnt[b], s->width, score[i]))
 			which[m++] = i;
 		score[i] = 0;
 	}
@@ -544,22 +560,22 @@ static int write_links(nd_store_txn *txn, void *vctx)
 	for (size_t i = w->from; i < w->to && rc == ND_OK; i++)
 		rc = nd_store_link_put(txn, (uint32_t)(w->links->v[i] >> 32), (uint32_t)w->links->v[i]);
 	if (rc == ND_OK && w->last)
-		rc = nd_store_links_mark(txn, 0);
+		rc = nd_store_links_settled(txn);
 	return rc;
 }
 
-int nd_links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint64_t *nlinks)
+/* The rule's links over every record now: *links (ascending, a < b). */
+static int rule_links(nd_xdb *db, nd_store *st, const nd_near_options *opts, pair_list *links)
 {
 	nd_near_options o = opts ? *opts : (nd_near_options)ND_NEAR_OPTIONS_INIT;
-	pair_list docs = {NULL, 0, 0}, links = {NULL, 0, 0};
+	pair_list docs = {NULL, 0, 0};
 	nd_docid *ids = NULL;
 	size_t *into = NULL;
 	nd_store_txn *txn;
 	int rc;
 
 	o.single = 1;
-	if (nlinks)
-		*nlinks = 0;
+	o.shingle_width = ND_LINK_SHINGLE_WIDTH; /* the rule's, whatever the caller's */
 	if ((rc = nd_store_read_begin(st, &txn)) < 0)
 		return rc;
 	rc = nd_store_docs_each(txn, add_doc, &docs);
@@ -574,10 +590,29 @@ int nd_links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint
 		ids[i] = (nd_docid)docs.v[i];
 	free(docs.v);
 	docs.v = NULL;
-	if ((rc = cluster_near(db, st, &o, ids, docs.n, into, NULL, add_link, &links)) < 0)
+	if ((rc = cluster_near(db, st, &o, ids, docs.n, into, NULL, add_link, links)) < 0)
+		goto done;
+	if (links->n > 1)
+		qsort(links->v, links->n, sizeof(uint64_t), cmp_u64);
+done:
+	free(docs.v);
+	free(ids);
+	free(into);
+	return rc;
+}
+
+int nd_links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint64_t *nlinks)
+{
+	pair_list links = {NULL, 0, 0};
+	int rc;
+
+	if (nlinks)
+		*nlinks = 0;
+	if ((rc = rule_links(db, st, opts, &links)) < 0)
 		goto done;
 	/* Written in transactions of a million, the first clearing the old
-	 * ones and the last marking them complete: a killed run stays pending. */
+	 * ones (and marking them for a rebuild) and the last settling them:
+	 * a killed run is redone by the next writer. */
 	const size_t step = (size_t)1 << 20;
 	size_t from = 0;
 	do {
@@ -590,9 +625,48 @@ int nd_links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint
 	if (nlinks)
 		*nlinks = links.n;
 done:
-	free(docs.v);
 	free(links.v);
-	free(ids);
-	free(into);
+	return rc;
+}
+
+typedef struct {
+	pair_list *v;
+} stored_ctx;
+
+static int add_stored(uint32_t a, uint32_t b, void *ctx)
+{
+	return a < b ? add_link(a, b, ctx) : 0; /* kept both ways: once */
+}
+
+int nd_links_check(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint64_t *missing, uint64_t *extra,
+		   uint64_t *nlinks)
+{
+	pair_list rule = {NULL, 0, 0}, have = {NULL, 0, 0};
+	nd_store_txn *txn = NULL;
+	int rc;
+
+	*missing = *extra = 0;
+	if (nlinks)
+		*nlinks = 0;
+	if ((rc = rule_links(db, st, opts, &rule)) < 0 || (rc = nd_store_read_begin(st, &txn)) < 0)
+		goto done;
+	if ((rc = nd_store_links_each(txn, add_stored, &have)) < 0)
+		goto done;
+	if (have.n > 1)
+		qsort(have.v, have.n, sizeof(uint64_t), cmp_u64);
+	for (size_t i = 0, k = 0; i < rule.n || k < have.n;) {
+		if (k == have.n || (i < rule.n && rule.v[i] < have.v[k]))
+			(*missing)++, i++;
+		else if (i == rule.n || have.v[k] < rule.v[i])
+			(*extra)++, k++;
+		else
+			i++, k++;
+	}
+	if (nlinks)
+		*nlinks = have.n;
+done:
+	nd_store_txn_end(txn);
+	free(rule.v);
+	free(have.v);
 	return rc;
 }

@@ -143,7 +143,7 @@ static int id_set_add(id_set *s, uint64_t x)
 
 /* Collapse ids from the store's links: each document's is the smallest
  * docid of its link component (0 when it has no link).  *used 0 (ids
- * untouched) when the links do not cover every record yet. */
+ * untouched) when the links are to be rebuilt. */
 static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids, int *used)
 {
 	nd_store_txn *txn;
@@ -156,8 +156,10 @@ static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids,
 	*used = 0;
 	if ((rc = nd_store_read_begin(st, &txn)) < 0)
 		return rc;
-	if ((rc = nd_store_links_pending(txn)) != 0) {
-		rc = rc < 0 ? rc : ND_OK; /* pending: the caller falls back */
+	/* Journaled changes (a writer settling them, or killed before it did)
+	 * leave every other link right: only a rebuild's absence falls back. */
+	if ((rc = nd_store_links_state(txn)) == ND_LINKS_REBUILD || rc < 0) {
+		rc = rc < 0 ? rc : ND_OK; /* the caller falls back */
 		goto cleanup;
 	}
 	*used = 1;
@@ -855,7 +857,7 @@ static int clustered_docs(nd_store *st, nd_docid **out, size_t *n)
 	*n = 0;
 	if ((rc = nd_store_read_begin(st, &txn)) < 0)
 		return rc;
-	if ((rc = nd_store_links_pending(txn)) == 0) {
+	if ((rc = nd_store_links_state(txn)) >= 0 && rc != ND_LINKS_REBUILD) {
 		doc_list l = {NULL, 0, 0};
 		rc = nd_store_links_each(txn, add_linked, &l);
 		nd_store_txn_end(txn);
@@ -973,10 +975,53 @@ int nd_collapse_slot_set(nd_store *st, int slot)
 {
 	int32_t s = slot;
 	if (slot < -1 || (unsigned)slot == ND_SLOT_WORDS || (unsigned)slot == ND_SLOT_FULL_WORDS ||
+	    (unsigned)slot == ND_SLOT_TEXT_HASH ||
 	    (unsigned)slot == ND_SLOT_WORDS_V1 || (unsigned)slot == ND_SLOT_FULL_WORDS_V1)
 		return nd_error_set(ND_EINVAL, "value slot %d cannot hold collapse ids%s", slot,
 				    slot >= 0 ? " (neardup keeps word sequences there)" : "");
 	return nd_store_write(st, slot_put, &s);
+}
+
+typedef struct {
+	nd_docid *v;
+	size_t n, cap;
+} slot_docs;
+
+static int slot_doc(nd_docid docid, const char *val, size_t len, void *ctx)
+{
+	slot_docs *l = ctx;
+	void *p = l->v;
+	(void)val, (void)len;
+	if (nd_array_reserve(&p, &l->cap, l->n + 1, sizeof(nd_docid)) < 0)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	l->v = p;
+	l->v[l->n++] = docid;
+	return 0;
+}
+
+int nd_collapse_slot_move(nd_xdb *db, nd_store *st, int slot)
+{
+	slot_docs l = {NULL, 0, 0};
+	int old, rc;
+	if ((rc = nd_collapse_slot_get(st, &old)) < 0 || old == slot)
+		return rc;
+	if (old >= 0) {
+		/* The old values go first, committed: killed before the store
+		 * names the new slot, the store still names the old one, whose
+		 * values 'update' writes again. */
+		if (!nd_xdb_writable(db))
+			return nd_error_set(ND_EINVAL, "moving collapse ids out of value slot %d of %s needs "
+					    "the database writable", old, nd_xdb_path(db));
+		rc = nd_xdb_values_each(db, (unsigned)old, slot_doc, &l);
+		for (size_t i = 0; i < l.n && rc == ND_OK; i++)
+			rc = nd_xdb_set_value(db, l.v[i], (unsigned)old, NULL, 0);
+		free(l.v);
+		if (rc == ND_OK)
+			rc = nd_xdb_commit(db);
+		if (rc < 0)
+			return rc;
+	}
+	return nd_collapse_slot_set(st, slot);
 }
 
 /* Filter: rank `depth` results uncollapsed, keep the first of each group

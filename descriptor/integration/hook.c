@@ -11,6 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* nd_hook_update walks again this many times when the database changes
+ * under it (an indexer committing beside it). */
+#define ND_UPDATE_RETRIES 8
+
+static int cmp_docid(const void *x, const void *y)
+{
+	nd_docid a = *(const nd_docid *)x, b = *(const nd_docid *)y;
+	return a < b ? -1 : a > b;
+}
+
 struct nd_hook {
 	nd_xdb *db;
 	nd_store *st;
@@ -91,57 +101,40 @@ static int apply_fn(nd_store_txn *txn, void *vctx)
 {
 	apply_ctx *a = vctx;
 	int rc;
-	/* Forced: the caller says the document changed, so the record is
-	 * rewritten (and its caches dropped) even if the fingerprint is equal. */
+	/* Unforced: a record whose fingerprint and key are unchanged is left
+	 * alone and counts nothing, as 'update' would find it. */
 	if ((rc = nd__sig_apply(txn, a->docid, a->present, a->sig->bits, a->sig->nbits,
-				a->sig->present ? a->sig->near : NULL, a->sig->fingerprint, 1, &a->change, &a->old_key)) < 0)
+				a->sig->present ? a->sig->near : NULL, a->sig->fingerprint, 0, &a->change, &a->old_key)) < 0)
 		return rc;
 	return nd__drift_add(txn, (uint64_t)nd__drift_counts(txn, a->docid, a->change), a->max_drift,
 			     a->path);
 }
 
-/* Rewrite the collapse slot of every member of the touched clusters and of
- * the changed documents themselves (which may have left every cluster). */
-static int settle(nd_hook *h, const uint64_t *keys, size_t nkeys, const nd_docid *docs, size_t ndocs)
+/* The slot of every document whose collapse id the settled links may have
+ * moved: the components the seeds are in now (every one after a rebuild),
+ * and the hook's own document, whose value a re-index drops even when its
+ * record is unchanged. */
+static int settle_slot(nd_hook *h, const nd_links_report *lr, const nd_docid *seeds, size_t n, nd_docid self)
 {
-	nd_store_txn *txn = NULL;
 	nd_docid *all = NULL;
-	size_t n = 0, cap = 0;
+	size_t nall = 0, wrong;
 	int rc;
-
 	if (h->slot < 0)
 		return ND_OK;
-	void *p = NULL;
-	if ((rc = nd_array_reserve(&p, &cap, ndocs + 1, sizeof(nd_docid))) < 0)
+	if (lr->rebuilt)
+		return nd_collapse_slot_audit(h->db, h->st, &h->o.verify, (unsigned)h->slot, 1, &wrong);
+	if ((rc = nd_collapse_members(h->st, seeds, n, &all, &nall)) < 0)
 		return rc;
-	all = p;
-	memcpy(all, docs, ndocs * sizeof(nd_docid));
-	n = ndocs;
-	if ((rc = nd_store_read_begin(h->st, &txn)) < 0)
-		goto cleanup;
-	for (size_t k = 0; k < nkeys; k++) {
-		nd_docid *m;
-		size_t nm;
-		if (!keys[k])
-			continue;
-		if ((rc = nd_store_key_docs(txn, keys[k], &m, &nm)) < 0)
-			goto cleanup;
-		p = all;
-		if ((rc = nd_array_reserve(&p, &cap, n + nm, sizeof(nd_docid))) < 0) {
-			free(m);
-			goto cleanup;
+	if (self && (!nall || !bsearch(&self, all, nall, sizeof(*all), cmp_docid))) {
+		nd_docid *more = realloc(all, (nall + 1) * sizeof(*all));
+		if (!more) {
+			free(all);
+			return nd_error_set(ND_ENOMEM, "out of memory");
 		}
-		all = p;
-		if (nm)
-			memcpy(all + n, m, nm * sizeof(nd_docid));
-		n += nm;
-		free(m);
+		all = more;
+		all[nall++] = self; /* alone in its component: id 0, no value */
 	}
-	nd_store_txn_end(txn);
-	txn = NULL;
-	rc = nd_collapse_write_slot(h->db, h->st, &h->o.verify, (unsigned)h->slot, all, n, NULL);
-cleanup:
-	nd_store_txn_end(txn);
+	rc = nall ? nd_collapse_write_slot(h->db, h->st, &h->o.verify, (unsigned)h->slot, all, nall, NULL) : ND_OK;
 	free(all);
 	return rc;
 }
@@ -162,9 +155,8 @@ static int passes(const nd_check_member *m, nd_point p)
 
 /* Its candidates (equal key and near-neighbour index; tolerant: and bit-set
  * Jaccard), compared with it as check compares a text: res gets those
- * passing the hook's point, *links (caller frees) those passing copy, the
- * point the store's links are made at. */
-static int duplicates_of(nd_hook *h, nd_hook_result *res, nd_docid **links, size_t *nlinks)
+ * passing the hook's point. */
+static int duplicates_of(nd_hook *h, nd_hook_result *res)
 {
 	nd_store_txn *txn;
 	nd_sig sig = ND_SIG_INIT;
@@ -178,8 +170,6 @@ static int duplicates_of(nd_hook *h, nd_hook_result *res, nd_docid **links, size
 	int rc;
 
 	res->candidates = res->nduplicates = 0;
-	*links = NULL;
-	*nlinks = 0;
 	if ((rc = nd_store_read_begin(h->st, &txn)) < 0)
 		return rc;
 	rc = nd_store_doc_get(txn, res->docid, &key, &pay, &len);
@@ -196,8 +186,7 @@ static int duplicates_of(nd_hook *h, nd_hook_result *res, nd_docid **links, size
 	for (size_t i = 0; i < nc; i++)
 		res->candidates += c[i].docid != res->docid; /* itself is among them */
 	size_t most = h->o.max_compare < nc ? h->o.max_compare : nc;
-	if (!(res->duplicates = malloc(most * sizeof(*res->duplicates))) || !(m = malloc(most * sizeof(*m))) ||
-	    !(*links = malloc(most * sizeof(**links)))) {
+	if (!(res->duplicates = malloc(most * sizeof(*res->duplicates))) || !(m = malloc(most * sizeof(*m)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
@@ -211,90 +200,29 @@ static int duplicates_of(nd_hook *h, nd_hook_result *res, nd_docid **links, size
 	if (rc < 0 || (rc = nd__compare_candidates(h->db, mine, nmine, c, nc, res->docid, h->o.max_compare, &vo,
 						   m, &nm)) < 0)
 		goto cleanup;
-	for (size_t i = 0; i < nm; i++) {
+	for (size_t i = 0; i < nm; i++)
 		if (passes(&m[i], h->o.verify.point))
 			res->duplicates[res->nduplicates++] = (nd_verified){m[i].docid, 0, m[i].distance, m[i].how};
-		if (passes(&m[i], ND_POINT_COPY))
-			(*links)[(*nlinks)++] = m[i].docid;
-	}
 cleanup:
 	nd_sig_clear(&sig);
 	free(c);
 	free(m);
 	free(mine);
-	if (rc < 0) {
-		free(*links);
-		*links = NULL;
-		*nlinks = 0;
-	}
 	return rc;
 }
 
-/* Links to write, of one change (hooks) or many (update), and the links
- * marked as they were before: the changes are linked again. */
-typedef struct {
-	nd_docid *a, *b;
-	size_t n, cap;
-	int pending;    /* marked after writing them */
-} link_batch;
-
-static int batch_add(link_batch *lb, nd_docid docid, const nd_docid *to, size_t n)
+/* The links made those of the records (whatever left them unsettled:
+ * this change, an earlier process killed mid-change, a first signing
+ * without links), then the collapse slot of what they moved. */
+static int settle(nd_hook *h, nd_docid self)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (to[i] == docid)
-			continue;
-		if (lb->n == lb->cap) {
-			size_t cap = lb->cap ? 2 * lb->cap : 1024;
-			nd_docid *a = realloc(lb->a, cap * sizeof(*a)), *b = a ? realloc(lb->b, cap * sizeof(*b)) : NULL;
-			if (a)
-				lb->a = a;
-			if (!b)
-				return nd_error_set(ND_ENOMEM, "out of memory for links");
-			lb->b = b, lb->cap = cap;
-		}
-		lb->a[lb->n] = docid, lb->b[lb->n++] = to[i];
-	}
-	return ND_OK;
-}
-
-static int batch_fn(nd_store_txn *txn, void *vctx)
-{
-	link_batch *lb = vctx;
-	int rc = ND_OK;
-	for (size_t i = 0; i < lb->n && rc == ND_OK; i++)
-		rc = nd_store_link_put(txn, lb->a[i], lb->b[i]);
-	return rc < 0 ? rc : nd_store_links_mark(txn, lb->pending);
-}
-
-/* Whether the links cover every record (0), and docid's links now. */
-static int links_before(nd_hook *h, nd_docid docid, int *pending, nd_docid **old, size_t *nold)
-{
-	nd_store_txn *txn;
-	int rc = nd_store_read_begin(h->st, &txn);
-	*old = NULL;
-	*nold = 0;
-	if (rc < 0)
-		return rc;
-	if ((rc = *pending = nd_store_links_pending(txn)) >= 0)
-		rc = nd_store_links(txn, docid, old, nold);
-	nd_store_txn_end(txn);
-	return rc < 0 ? rc : ND_OK;
-}
-
-/* The slot of every document whose collapse id the change of docs may
- * have moved: with links, the components they and their old neighbours
- * are in now; while links are pending, the equal-key clusters. */
-static int settle_links(nd_hook *h, const nd_docid *seeds, size_t n)
-{
-	nd_docid *all = NULL;
-	size_t nall = 0;
-	int rc;
-	if (h->slot < 0)
-		return ND_OK;
-	if ((rc = nd_collapse_members(h->st, seeds, n, &all, &nall)) < 0)
-		return rc;
-	rc = nd_collapse_write_slot(h->db, h->st, &h->o.verify, (unsigned)h->slot, all, nall, NULL);
-	free(all);
+	nd_links_report lr;
+	nd_docid *seeds = NULL;
+	size_t nseeds = 0;
+	int rc = nd_links_settle(h->db, h->st, NULL, &lr, &seeds, &nseeds);
+	if (rc == ND_OK)
+		rc = settle_slot(h, &lr, seeds, nseeds, self);
+	free(seeds);
 	return rc;
 }
 
@@ -303,9 +231,7 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 	nd_hook_result local = ND_HOOK_RESULT_INIT;
 	nd_sig sig = ND_SIG_INIT;
 	apply_ctx a = {docid, 1, &sig, h->o.max_drift, nd_store_path(h->st), ND_CHANGE_NONE, 0};
-	nd_docid *old = NULL, *links = NULL;
-	size_t nold = 0, nlinks = 0;
-	int rc, pending = 1;
+	int rc;
 
 	if (!res)
 		res = &local;
@@ -316,42 +242,16 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 		a.present = 0;
 	else if (rc < 0)
 		goto cleanup;
-	if ((rc = links_before(h, docid, &pending, &old, &nold)) < 0 ||
-	    (rc = nd_store_write(h->st, apply_fn, &a)) < 0)
+	if ((rc = nd_store_write(h->st, apply_fn, &a)) < 0)
 		goto cleanup;
 	res->change = a.change;
 	res->old_key = a.old_key;
 	res->key = a.present ? sig.key : 0;
-	if ((rc = duplicates_of(h, res, &links, &nlinks)) < 0)
+	if ((rc = settle(h, a.present ? docid : 0)) < 0 || (rc = duplicates_of(h, res)) < 0)
 		goto cleanup;
-	link_batch lb = {NULL, NULL, 0, 0, pending};
-	if ((rc = batch_add(&lb, docid, links, nlinks)) == ND_OK)
-		rc = nd_store_write(h->st, batch_fn, &lb);
-	free(lb.a);
-	free(lb.b);
-	if (rc < 0)
-		goto cleanup;
-	if (!pending) {
-		/* Its component now, and its old neighbours' (it may have split). */
-		nd_docid *seeds = malloc((nold + 1) * sizeof(*seeds));
-		if (!seeds) {
-			rc = nd_error_set(ND_ENOMEM, "out of memory");
-			goto cleanup;
-		}
-		seeds[0] = docid;
-		if (nold)
-			memcpy(seeds + 1, old, nold * sizeof(*seeds));
-		rc = settle_links(h, seeds, nold + 1);
-		free(seeds);
-	} else {
-		uint64_t keys[2] = {res->old_key, res->key};
-		rc = settle(h, keys, 2, &docid, 1);
-	}
 cleanup:
 	nd_sig_clear(&sig);
 	nd_hook_result_clear(&local);
-	free(old);
-	free(links);
 	return rc;
 }
 
@@ -381,13 +281,12 @@ static void collect(nd_docid docid, nd_change change, uint64_t old_key, uint64_t
 	c->changes[c->n++] = (nd_hook_result){docid, change, new_key, old_key, 0, NULL, 0};
 }
 
-int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
+/* One walk of the database against the store; ND_ERETRY when the
+ * database changed under it (the changes before stay applied). */
+static int update_once(nd_hook *h, collect_ctx *c, nd_sign_report *rep, char *stale, size_t stale_len)
 {
 	nd_sign_options so = ND_SIGN_OPTIONS_INIT;
-	collect_ctx c = {NULL, 0, 0, ND_OK, &h->o};
-	char stale[512] = "";
-	int rc, signrc;
-
+	int signrc;
 	so.update = 1;
 	so.max_drift = h->o.max_drift;
 	if (h->o.block_docs)
@@ -395,65 +294,65 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 	so.jobs = h->o.jobs;
 	so.changed = collect;
 	so.progress = walked;
-	so.ctx = &c;
-	nd_docid *unused = NULL;
-	size_t nunused = 0;
-	int pending = 1;
-	if ((rc = links_before(h, 0, &pending, &unused, &nunused)) < 0)
-		goto cleanup;
-	free(unused);
+	so.ctx = c;
 	signrc = nd_sign_all(h->st, h->db, &so, rep);
-	if (signrc < 0 && signrc != ND_ESTATE) {
-		rc = signrc;
-		goto cleanup;
+	if (signrc == ND_ESTATE) {
+		snprintf(stale, stale_len, "%s", nd_error_last());
+		return ND_OK;
 	}
-	if (signrc == ND_ESTATE)
-		snprintf(stale, sizeof(stale), "%s", nd_error_last());
-	if ((rc = c.rc) < 0)
-		goto cleanup;
-	/* What was applied is linked, settled and reported even when the
-	 * drift limit stopped the walk.  Each change is linked again (its
-	 * record's links went with the old record); the last write marks the
-	 * links as they were before, so a killed run leaves them pending. */
-	link_batch lb = {NULL, NULL, 0, 0, 1};
-	for (size_t i = 0; i < c.n; i++) {
-		nd_docid *links = NULL;
-		size_t nlinks = 0;
-		if ((rc = duplicates_of(h, &c.changes[i], &links, &nlinks)) < 0)
-			goto cleanup;
-		rc = batch_add(&lb, c.changes[i].docid, links, nlinks);
-		free(links);
-		/* A transaction every few thousand changes, not one each. */
-		if (rc == ND_OK && (i + 1 == c.n || (i + 1) % 4096 == 0)) {
-			lb.pending = i + 1 == c.n ? pending : 1;
-			rc = nd_store_write(h->st, batch_fn, &lb);
-			lb.n = 0;
+	return signrc;
+}
+
+int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
+{
+	collect_ctx c = {NULL, 0, 0, ND_OK, &h->o};
+	nd_sign_report local;
+	char stale[512] = "";
+	int rc;
+
+	if (!rep)
+		rep = &local;
+	/* An indexer that commits often changes the database under the walk;
+	 * each attempt keeps what it applied, so a retry walks again and
+	 * finds only the rest. */
+	for (int attempt = 0;; attempt++) {
+		nd_sign_report r;
+		int changed;
+		rc = update_once(h, &c, &r, stale, sizeof(stale));
+		if (attempt == 0)
+			*rep = r;
+		else {
+			rep->added += r.added, rep->replaced += r.replaced, rep->deleted += r.deleted;
+			rep->docs += r.docs, rep->postings += r.postings, rep->to = r.to;
+			rep->seconds += r.seconds, rep->drift = r.drift;
 		}
-		if (rc < 0) {
-			free(lb.a);
-			free(lb.b);
-			goto cleanup;
-		}
+		if (rc != ND_ERETRY || attempt == ND_UPDATE_RETRIES)
+			break;
+		if ((rc = nd_xdb_reopen(h->db, &changed)) < 0)
+			break;
 	}
-	free(lb.a);
-	free(lb.b);
-	if (pending && (rc = nd_links_rebuild(h->db, h->st, NULL, NULL)) < 0)
+	if (rc < 0 || (rc = c.rc) < 0)
 		goto cleanup;
-	/* The links cover every record now: the audit rewrites every
-	 * collapse id that moved. */
+	/* What was applied is linked, reported and its slot kept even when the
+	 * drift limit stopped the walk. */
+	nd_links_report lr;
+	if ((rc = nd_links_settle(h->db, h->st, NULL, &lr, NULL, NULL)) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < c.n; i++)
+		if ((rc = duplicates_of(h, &c.changes[i])) < 0)
+			goto cleanup;
+	/* The links are the records' now: the audit rewrites every collapse
+	 * id that moved, and any a re-index or a killed run left wrong. */
 	if (h->slot >= 0) {
 		size_t wrong;
 		if ((rc = nd_collapse_slot_audit(h->db, h->st, &h->o.verify, (unsigned)h->slot, 1, &wrong)) < 0)
 			goto cleanup;
-		if (rep)
-			rep->slot_repaired = wrong;
+		rep->slot_repaired = wrong;
 	}
-	for (size_t i = 0; i < c.n; i++) {
+	for (size_t i = 0; i < c.n; i++)
 		if (fn)
 			fn(&c.changes[i], ctx);
-		nd_hook_result_clear(&c.changes[i]);
-	}
-	rc = signrc == ND_ESTATE ? nd_error_set(ND_ESTATE, "%s", stale) : ND_OK;
+	rc = *stale ? nd_error_set(ND_ESTATE, "%s", stale) : ND_OK;
 cleanup:
 	for (size_t i = 0; i < c.n; i++)
 		nd_hook_result_clear(&c.changes[i]);

@@ -59,6 +59,12 @@ static inline uint64_t nd_fp_word(uint32_t word, uint32_t wdf)
 	return nd_mix64(((uint64_t)(word + 1) << 32) | wdf);
 }
 
+/* The text hash (ND_SLOT_TEXT_HASH) of a document that has one. */
+static inline uint64_t nd_fp_text(uint64_t hash)
+{
+	return nd_mix64(hash ^ 0x7465787468617368ULL);
+}
+
 static inline uint64_t nd_fp_final(uint64_t sum, uint32_t len)
 {
 	return nd_mix64(sum ^ nd_mix64(0x6670000000000000ULL | len));

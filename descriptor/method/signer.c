@@ -6,6 +6,7 @@
  * one store transaction that also records how far signing got, so a killed
  * run resumes at the next block. */
 #include "descriptor/method/method.h"
+#include "neardup/words.h"
 #include "common/nd_buf.h"
 
 #include <pthread.h>
@@ -274,6 +275,17 @@ int nd_sig_from_termlist(const nd_descriptor *d, nd_xdb *db, nd_docid docid, nd_
 		return rc;
 	if (t.rc < 0)
 		return t.rc;
+	char *th = NULL;
+	size_t thlen = 0;
+	if ((rc = nd_xdb_doc_value(db, docid, ND_SLOT_TEXT_HASH, &th, &thlen)) < 0)
+		return rc;
+	if (thlen == sizeof(uint64_t)) {
+		uint64_t h;
+		memcpy(&h, th, sizeof(h));
+		if (h)
+			t.fp += nd_fp_text(h);
+	}
+	free(th);
 	/* Termlists and the set are both in byte order, so bits come sorted. */
 	for (uint32_t i = 1; i < out->nbits; i++)
 		if (out->bits[i] <= out->bits[i - 1])
@@ -529,7 +541,7 @@ static int worker_init(sign_worker *w, const nd_descriptor *d, nd_xdb *db, unsig
 typedef struct {
 	nd_docid lo, hi;
 	uint32_t *len, *present, *count, *row, *held;
-	uint64_t *fp;
+	uint64_t *fp, *text;
 	uint16_t *bits, *near;
 	size_t bits_cap;
 } sign_block;
@@ -542,6 +554,7 @@ static int block_alloc(sign_block *b, uint32_t block_docs)
 	    !(b->count = malloc((block_docs + 1) * sizeof(uint32_t))) ||
 	    !(b->row = malloc((block_docs + 1) * sizeof(uint32_t))) ||
 	    !(b->fp = malloc(block_docs * sizeof(uint64_t))) ||
+	    !(b->text = malloc(block_docs * sizeof(uint64_t))) ||
 	    !(b->held = malloc(block_docs * sizeof(uint32_t))) ||
 	    !(b->near = malloc((size_t)block_docs * ND_NEAR_N * sizeof(uint16_t))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
@@ -555,6 +568,7 @@ static void block_free(sign_block *b)
 	free(b->count);
 	free(b->row);
 	free(b->fp);
+	free(b->text);
 	free(b->held);
 	free(b->near);
 	free(b->bits);
@@ -572,6 +586,14 @@ typedef struct {
 	char err[512];
 } block_reader;
 
+static int on_text_hash(nd_docid docid, const char *val, size_t len, void *ctx)
+{
+	sign_block *b = ctx;
+	if (len == sizeof(uint64_t) && docid >= b->lo && docid < b->hi)
+		memcpy(&b->text[docid - b->lo], val, len);
+	return 0;
+}
+
 static int read_block(block_reader *r)
 {
 	sign_block *b = r->b;
@@ -582,6 +604,9 @@ static int read_block(block_reader *r)
 	size_t npairs = 0;
 	int rc;
 	if ((rc = nd_desc_lengths(w[0].db, w[0].d->word_lengths, b->lo, b->hi, b->len, b->present)) < 0)
+		return rc;
+	memset(b->text, 0, nb * sizeof(uint64_t));
+	if ((rc = nd_xdb_values_range(w[0].db, ND_SLOT_TEXT_HASH, b->lo, b->hi, on_text_hash, b)) < 0)
 		return rc;
 	for (unsigned t = 0; t < r->jobs; t++) {
 		w[t].lo = b->lo, w[t].hi = b->hi, w[t].len = b->len;
@@ -618,6 +643,9 @@ static int read_block(block_reader *r)
 		npairs += w[t].npairs;
 	}
 	for (uint32_t k = 0; k < nb; k++)
+		if (b->text[k])
+			b->fp[k] += nd_fp_text(b->text[k]);
+	for (uint32_t k = 0; k < nb; k++)
 		b->count[k + 1] += b->count[k];
 	memcpy(b->row, b->count, (nb + 1) * sizeof(uint32_t));
 	void *pb = b->bits;
@@ -636,6 +664,63 @@ static void *read_block_thread(void *vr)
 	if ((r->rc = read_block(r)) < 0)
 		snprintf(r->err, sizeof(r->err), "%s", nd_error_last());
 	return NULL;
+}
+
+/* Records past the database's last docid: documents a crashed indexer
+ * added to the store but never committed to the database (a hook ran
+ * before the commit).  Xapian will hand their docids out again. */
+typedef struct {
+	nd_docid *v;
+	size_t n, cap;
+	uint64_t *old_keys;
+	double max_drift;
+	const char *path;
+} beyond_ctx;
+
+static int add_beyond(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
+{
+	beyond_ctx *b = vctx;
+	void *p = b->v;
+	(void)key, (void)payload, (void)len;
+	if (nd_array_reserve(&p, &b->cap, b->n + 1, sizeof(nd_docid)) < 0)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	b->v = p;
+	b->v[b->n++] = docid;
+	return 0;
+}
+
+static int drop_beyond_fn(nd_store_txn *txn, void *vctx)
+{
+	beyond_ctx *b = vctx;
+	uint64_t drift = 0;
+	int rc = ND_OK;
+	for (size_t i = 0; i < b->n && rc == ND_OK; i++) {
+		nd_change ch;
+		rc = nd__sig_apply(txn, b->v[i], 0, NULL, 0, NULL, 0, 0, &ch, &b->old_keys[i]);
+		drift += (uint64_t)nd__drift_counts(txn, b->v[i], ch);
+	}
+	return rc < 0 ? rc : nd__drift_add(txn, drift, b->max_drift, b->path);
+}
+
+static int drop_beyond(nd_store *st, nd_docid last, const nd_sign_options *o, nd_sign_report *rep)
+{
+	beyond_ctx b = {NULL, 0, 0, NULL, o->max_drift, nd_store_path(st)};
+	nd_store_txn *txn;
+	int rc = nd_store_read_begin(st, &txn);
+	if (rc < 0)
+		return rc;
+	rc = last == UINT32_MAX ? ND_OK : nd_store_docs_from(txn, last + 1, add_beyond, &b);
+	nd_store_txn_end(txn);
+	if (rc == ND_OK && b.n && !(b.old_keys = calloc(b.n, sizeof(*b.old_keys))))
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+	if (rc == ND_OK && b.n && (rc = nd_store_write(st, drop_beyond_fn, &b)) == ND_OK) {
+		rep->deleted += b.n;
+		for (size_t i = 0; o->changed && i < b.n; i++)
+			o->changed(b.v[i], ND_CHANGE_DELETED, b.old_keys[i], 0, o->ctx);
+	}
+	free(b.v);
+	free(b.old_keys);
+	return rc;
 }
 
 int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_report *rep)
@@ -681,8 +766,10 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 	rep->from = through + 1;
 	rep->to = last;
 	if (through >= last) {
-		/* a first signing killed before its end (else an empty commit,
-		 * which LMDB does not write) */
+		/* an empty database, or a first signing killed before its end
+		 * (else an empty commit, which LMDB does not write) */
+		if (o.update && (rc = drop_beyond(st, last, &o, rep)) < 0)
+			goto cleanup;
 		rc = nd_store_write(st, rebuild_fn, NULL);
 		goto cleanup;
 	}
@@ -772,6 +859,8 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 		if (o.progress)
 			o.progress(b->hi - 1, last, o.ctx);
 	}
+	if (o.update && (rc = drop_beyond(st, last, &o, rep)) < 0)
+		goto cleanup;
 	rc = nd_store_write(st, rebuild_fn, NULL);
 cleanup:
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -125,14 +125,46 @@ typedef struct {
 ND_EXTERN int nd_cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *o, const nd_docid *docs,
 			      size_t n, size_t *into, nd_near_stats *stats);
 
-/* Rebuild the store's links (neardup/store.h) from its near-neighbour
- * index: every pair of neighbours the copy verdict accepts (nd_verify_pair
- * at ND_POINT_COPY, asked only for pairs whose shingles could pass), as
- * nd_cluster_near with single links them (o may be NULL; its jobs and
- * progress are used).  Old links go in the first write, and the
- * last marks the links complete, so a killed rebuild leaves them pending.
- * *nlinks (may be NULL) gets the number of pairs linked. */
+/* The store's links (neardup/store.h) are a function of its records:
+ * every pair of documents within ND_NEAR_WINDOW of each other in some tree
+ * of the near-neighbour index whose texts the copy verdict accepts
+ * (nd_verify_pair at ND_POINT_COPY with the default options, asked only
+ * of pairs whose 3-shingles could pass), and no other pair.  Their
+ * connected components are the copy point's clusters, which is what
+ * nd_cluster_near with single computes for a set of documents. */
+
+/* Make the links again from every record (o may be NULL; its jobs and
+ * progress are used).  The first write drops the old ones and marks the
+ * links for a rebuild, the last settles them, so a killed rebuild is made
+ * again by the next writer.  *nlinks (may be NULL) gets the pairs linked. */
 ND_EXTERN int nd_links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *o, uint64_t *nlinks);
+
+typedef struct {
+	int rebuilt;         /* 1: made again from every record (nd_links_rebuild) */
+	uint64_t links;      /* rebuilt: pairs linked */
+	uint64_t changed;    /* settled from the journal: records changed since */
+	uint64_t added;      /* links made */
+	uint64_t removed;    /* links unmade between unchanged records */
+	uint64_t verified;   /* pairs the verdict was asked about */
+} nd_links_report;
+
+/* Make the links those of the records now, whatever wrote the records
+ * (sign, update, hooks, a killed run of any of them): nothing when they
+ * are settled; from the journal when they were settled before the last
+ * changes (the changed records' pairs, and the pairs of others whose
+ * distance in a tree crossed ND_NEAR_WINDOW); else nd_links_rebuild.  One
+ * write: a killed settle leaves the journal, and the next settles it.
+ * *seeds (may be NULL; caller frees) gets the documents whose link
+ * component may have changed, ascending (after a rebuild none are listed:
+ * any may have).  rep may be NULL. */
+ND_EXTERN int nd_links_settle(nd_xdb *db, nd_store *st, const nd_near_options *o, nd_links_report *rep,
+			      nd_docid **seeds, size_t *nseeds);
+
+/* The links the rule gives for the records now, against the store's:
+ * *missing pairs it lacks, *extra pairs it should not have, *nlinks (may
+ * be NULL) the pairs it has.  Reads every document's words (fsck --db). */
+ND_EXTERN int nd_links_check(nd_xdb *db, nd_store *st, const nd_near_options *o, uint64_t *missing,
+			     uint64_t *extra, uint64_t *nlinks);
 
 #ifdef __cplusplus
 }

@@ -101,6 +101,11 @@ ND_EXTERN int nd_collapse_slot_audit(nd_xdb *db, nd_store *st, const nd_verify_o
  * and `neardup update` maintain it: -1 when none. */
 ND_EXTERN int nd_collapse_slot_get(nd_store *st, int *slot);
 ND_EXTERN int nd_collapse_slot_set(nd_store *st, int slot);
+/* Keep collapse ids in slot instead (-1: nowhere): the old slot's values
+ * are removed from the database and committed first (db writable), then
+ * the store names the new slot; the caller writes its values
+ * (nd_collapse_write_slot) and commits. */
+ND_EXTERN int nd_collapse_slot_move(nd_xdb *db, nd_store *st, int slot);
 
 typedef enum {
 	ND_COLLAPSE_NONE = 0,

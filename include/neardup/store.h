@@ -1,6 +1,6 @@
 /* neardup: the LMDB store.
  *
- * One LMDB environment (a directory) with six named databases:
+ * One LMDB environment (a directory) with nine named databases:
  *   meta      name -> bytes (format version, descriptive set, options, ...)
  *   docs      docid -> (64-bit key, payload bytes)
  *   clusters  key -> sorted docids (every document whose record has that key)
@@ -8,6 +8,8 @@
  *   words     docid -> bytes: a cached per-document value (rebuilt words)
  *   bits      bit -> sorted docids (every document whose record has that bit)
  *   near      (tree, sequence, docid): each record's near-neighbour keys
+ *   links     docid -> docids: the copy point's verified pairs
+ *   journal   docid -> its record as it was when the links were settled
  * The store keeps clusters and bits in step with docs inside the same
  * transaction, and any write to a document's record drops the cached
  * values of the document and of its old and new cluster, so caches cannot
@@ -41,10 +43,10 @@ extern "C" {
 
 /* 3 added the bit postings, 4 the near-neighbour index, 5 the links, 6 word
  * ids that mark digits (ND_WORD_DIGIT: cached sequences and links follow
- * the verdict that reads them).  A store of
+ * the verdict that reads them), 7 the links' journal.  A store of
  * another format is refused (ND_EVERSION): it is derived from the
  * database, so build and sign make it again. */
-#define ND_STORE_FORMAT 6
+#define ND_STORE_FORMAT 7
 #define ND_STORE_NEAR_MAX_ROWS 16
 
 /* Lifetimes and threads (as lmdb.h states its own):
@@ -133,6 +135,12 @@ ND_EXTERN int nd_store_near_count(nd_store_txn *txn, uint64_t *n);
 ND_EXTERN int nd_store_near_defer(nd_store_txn *txn);
 ND_EXTERN int nd_store_near_deferred(nd_store_txn *txn);
 ND_EXTERN int nd_store_near_rebuild(nd_store_txn *txn);
+/* Up to max entries of tree `tree` after (dir > 0) or before (dir < 0) the
+ * place of (seq, docid), that entry itself left out, nearest first: their
+ * docids into ids[] and, when seqs is not NULL, their sequences into seqs
+ * (rows u16 each). */
+ND_EXTERN int nd_store_near_scan(nd_store_txn *txn, unsigned tree, const uint16_t *seq, unsigned rows,
+				 uint32_t docid, int dir, unsigned max, uint32_t *ids, uint16_t *seqs, size_t *n);
 /* 1 if docid is entered under (tree, seq), 0 if not. */
 ND_EXTERN int nd_store_near_has(nd_store_txn *txn, unsigned tree, const uint16_t *seq, unsigned rows,
 				uint32_t docid);
@@ -171,24 +179,54 @@ ND_EXTERN void nd_store_keys_free(nd_store_keys *it);
 typedef int (*nd_store_doc_fn)(uint32_t docid, uint64_t key, const void *payload,
 			       size_t len, void *ctx);
 ND_EXTERN int nd_store_docs_each(nd_store_txn *txn, nd_store_doc_fn fn, void *ctx);
+/* The same from docid first on. */
+ND_EXTERN int nd_store_docs_from(nd_store_txn *txn, uint32_t first, nd_store_doc_fn fn, void *ctx);
 
 /* Links: pairs of documents the verdict accepted at the copy point, kept
  * both ways, whose connected components are the store's clusters and
- * collapse ids (neardup/collapse.h).  Putting or deleting a record drops
- * its links in the same transaction.  Any transaction that changes
- * records leaves the links "pending" (not known to cover every record)
- * unless it calls nd_store_links_mark: a hook that links its one document
- * marks them as they were before; nd_links_rebuild (neardup/cluster.h)
- * rebuilds them all and marks them covered. */
+ * collapse ids (neardup/collapse.h).  Which pairs are linked is a function
+ * of the records alone (nd_links_settle, neardup/cluster.h), whatever path
+ * made them.  Putting or deleting a record drops its links in the same
+ * transaction, and the first change of a record since the links were last
+ * settled journals the record as it was, so that settling can redo only
+ * what the changes touched.  A journal past ND_STORE_JOURNAL_MIN entries
+ * and 1/ND_STORE_JOURNAL_SHARE of the records is dropped and the links
+ * marked for a rebuild from every record, as are a first signing's (its
+ * near-neighbour index is deferred) and nd_store_links_clear's. */
 ND_EXTERN int nd_store_links(nd_store_txn *txn, uint32_t docid, uint32_t **out, size_t *n);
 ND_EXTERN int nd_store_link_put(nd_store_txn *txn, uint32_t a, uint32_t b);
+/* Both ways; a link that is not there is no error. */
+ND_EXTERN int nd_store_link_del(nd_store_txn *txn, uint32_t a, uint32_t b);
+/* Drops every link and marks them for a rebuild (ND_LINKS_REBUILD). */
 ND_EXTERN int nd_store_links_clear(nd_store_txn *txn);
 /* Every link, each way, in (a, b) order; non-zero from fn stops and is returned. */
 typedef int (*nd_store_link_fn)(uint32_t a, uint32_t b, void *ctx);
 ND_EXTERN int nd_store_links_each(nd_store_txn *txn, nd_store_link_fn fn, void *ctx);
-/* 1 when some record may lack its links, 0 when they cover every record, or an error. */
-ND_EXTERN int nd_store_links_pending(nd_store_txn *txn);
-ND_EXTERN int nd_store_links_mark(nd_store_txn *txn, int pending);
+
+#define ND_STORE_JOURNAL_MIN 4096
+#define ND_STORE_JOURNAL_SHARE 16
+enum {
+	ND_LINKS_SETTLED = 0,  /* the links are those of the records */
+	ND_LINKS_JOURNAL = 1,  /* but for the journaled records' (a writer is
+				  settling them, or was killed before it did) */
+	ND_LINKS_REBUILD = 2,  /* to be made again from every record: they cover
+				  few or none of them */
+};
+/* One of the above, or an error. */
+ND_EXTERN int nd_store_links_state(nd_store_txn *txn);
+/* Journaled documents: fn(docid, state, old payload, its length, ctx),
+ * where state is ND_JOURNAL_RECORD (its record changed; old is the record
+ * as it was when the links were last settled, borrowed until the
+ * transaction ends), ND_JOURNAL_ABSENT (it had no record then; old NULL)
+ * or ND_JOURNAL_TOUCHED (its record is unchanged, but it lost a link to a
+ * changed one; old NULL).  Non-zero from fn stops and is returned. */
+enum { ND_JOURNAL_ABSENT = 0, ND_JOURNAL_RECORD = 1, ND_JOURNAL_TOUCHED = 2 };
+typedef int (*nd_store_journal_fn)(uint32_t docid, int state, const void *old, size_t len, void *ctx);
+ND_EXTERN int nd_store_journal_each(nd_store_txn *txn, nd_store_journal_fn fn, void *ctx);
+ND_EXTERN int nd_store_journal_count(nd_store_txn *txn, uint64_t *n);
+/* The caller has made the links those of the records in this
+ * transaction: the journal is emptied and a rebuild mark cleared. */
+ND_EXTERN int nd_store_links_settled(nd_store_txn *txn);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,14 @@ extern "C" {
 #define ND_SLOT_WORDS 0x6e77u /* "nw" */
 /* The whole page's word ids when ND_SLOT_WORDS holds its main content. */
 #define ND_SLOT_FULL_WORDS 0x6e78u /* "nx" */
+/* An 8-byte hash of the indexed text (the word ids of ND_SLOT_WORDS and
+ * ND_SLOT_FULL_WORDS), which signing mixes into each record's
+ * fingerprint: a re-indexed document whose words changed where no
+ * descriptive word counts is a change all the same, to hooks and to
+ * 'neardup update' alike (read as one value stream, not text by text).
+ * Databases built by others have none; there the fingerprint is the
+ * length and the descriptive words' counts. */
+#define ND_SLOT_TEXT_HASH 0x6e68u /* "nh" */
 /* Where neardup before store format 6 kept them, with ids that lack
  * ND_WORD_DIGIT: never read (such a database's sequences are rebuilt from
  * positions until it is indexed again), never given to collapse ids. */

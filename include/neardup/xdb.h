@@ -114,6 +114,9 @@ ND_EXTERN int nd_xdb_doc_value(nd_xdb *db, nd_docid docid, unsigned slot,
  * (with a retry if the database changes) before fn is first called. */
 typedef int (*nd_xdb_value_fn)(nd_docid docid, const char *val, size_t len, void *ctx);
 ND_EXTERN int nd_xdb_values_each(nd_xdb *db, unsigned slot, nd_xdb_value_fn fn, void *ctx);
+/* The same for docids in [lo, hi) only. */
+ND_EXTERN int nd_xdb_values_range(nd_xdb *db, unsigned slot, nd_docid lo, nd_docid hi, nd_xdb_value_fn fn,
+				  void *ctx);
 
 /* The document's unique id: its Q term (ours, scriptindex) or else its U
  * term (omindex), without the prefix.  Caller frees *out.  ND_ENOTFOUND

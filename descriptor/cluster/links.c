@@ -1,0 +1,614 @@
+/* The store's links as a function of its records.
+ *
+ * The rule: two documents are linked when they are within ND_NEAR_WINDOW
+ * of each other in some tree of the near-neighbour index and the copy
+ * verdict accepts their texts; no other pair is.  nd_links_rebuild applies
+ * it to every record; settling applies it to what changed since the links
+ * last held, so that hooks, update, sign, a rerun after a kill, and a
+ * rebuild all end with the same links for the same records.
+ *
+ * What a change can do: a record's own links go with it (the store drops
+ * them), so a changed document is linked again with its neighbours now.
+ * Every other pair keeps its link unless its distance in a tree crossed
+ * the window: an entry that left a tree brings the pairs around its old
+ * place one closer, an entry that came in puts the pairs around its new
+ * place one further apart.  Such pairs are within ND_NEAR_WINDOW of the
+ * place in the index after the change (entries that left) or before it
+ * (entries that came), so they are found by scanning a window each side of
+ * each changed entry.  The index before the change is the index now with
+ * the journaled records' entries taken out and their old ones put back (a
+ * view); a pair is then a candidate before and after by scanning each
+ * tree from the one towards the other, and only a pair that was not a
+ * candidate and is one now needs the verdict. */
+#include "neardup/cluster.h"
+#include "descriptor/cluster/cluster_internal.h"
+#include "neardup/words.h"
+#include "common/nd_buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define W ND_NEAR_WINDOW
+#define T ND_NEAR_TREES
+#define R ND_NEAR_ROWS
+
+/* A tree's entry: the store orders them by sequence, then docid. */
+typedef struct {
+	uint16_t seq[R];
+	uint32_t docid;
+} nent;
+
+static int nent_cmp(const nent *a, const nent *b)
+{
+	for (unsigned r = 0; r < R; r++)
+		if (a->seq[r] != b->seq[r])
+			return a->seq[r] < b->seq[r] ? -1 : 1;
+	return a->docid < b->docid ? -1 : a->docid > b->docid;
+}
+
+static int nent_qcmp(const void *x, const void *y)
+{
+	return nent_cmp(x, y);
+}
+
+/* Index of the first of v[0..n) that is > e (after: 1) or >= e (0). */
+static size_t nent_bound(const nent *v, size_t n, const nent *e, int after)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = nent_cmp(&v[mid], e);
+		if (c < 0 || (after && c == 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int nent_in(const nent *v, size_t n, const nent *e)
+{
+	size_t at = nent_bound(v, n, e, 0);
+	return at < n && nent_cmp(&v[at], e) == 0;
+}
+
+/* The index now (no additions or removals), or as it was when the links
+ * were last settled: the journaled records' entries now removed, their
+ * entries then added, each tree's sorted. */
+typedef struct {
+	nd_store_txn *txn;
+	nent *add[T], *rem[T];
+	size_t nadd[T], nrem[T];
+} view;
+
+/* Up to max (<= W) entries of tree t after (dir > 0) or before the place
+ * of *from, that entry left out, nearest first. */
+static int view_scan(const view *v, unsigned t, const nent *from, int dir, unsigned max, nent *out, size_t *nout)
+{
+	nent got[W];
+	uint32_t ids[W];
+	uint16_t seqs[W * R];
+	size_t ng = 0;
+	nent at = *from;
+	int rc;
+
+	*nout = 0;
+	/* Stored entries, those this view removes skipped. */
+	for (;;) {
+		size_t k;
+		if ((rc = nd_store_near_scan(v->txn, t, at.seq, R, at.docid, dir, max, ids, seqs, &k)) < 0)
+			return rc;
+		for (size_t i = 0; i < k && ng < max; i++) {
+			nent e;
+			memcpy(e.seq, seqs + i * R, sizeof(e.seq));
+			e.docid = ids[i];
+			at = e;
+			if (!nent_in(v->rem[t], v->nrem[t], &e))
+				got[ng++] = e;
+		}
+		if (k < max || ng == max)
+			break;
+	}
+	/* Merged with those it adds, beyond *from in the same direction. */
+	const nent *a = v->add[t];
+	size_t na = v->nadd[t], ia = dir > 0 ? nent_bound(a, na, from, 1) : nent_bound(a, na, from, 0);
+	size_t ig = 0;
+	while (*nout < max) {
+		int have_a = dir > 0 ? ia < na : ia > 0;
+		const nent *ea = have_a ? (dir > 0 ? &a[ia] : &a[ia - 1]) : NULL;
+		const nent *eg = ig < ng ? &got[ig] : NULL;
+		if (!ea && !eg)
+			break;
+		if (eg && (!ea || (dir > 0 ? nent_cmp(eg, ea) < 0 : nent_cmp(eg, ea) > 0)))
+			out[(*nout)++] = *eg, ig++;
+		else {
+			out[(*nout)++] = *ea;
+			ia = dir > 0 ? ia + 1 : ia - 1;
+		}
+	}
+	return ND_OK;
+}
+
+/* A record's tree entries (*has 0 when it has no record or no
+ * near-neighbour keys). */
+typedef struct {
+	uint32_t docid;
+	int has;
+	nent e[T];
+} rec_entries;
+
+static int entries_of(const void *payload, size_t len, uint32_t docid, rec_entries *out)
+{
+	nd_sig s = ND_SIG_INIT;
+	int rc = nd_sig_decode(&s, payload, len, (uint32_t)ND_MAX_WORDS + 1);
+	out->docid = docid;
+	out->has = rc == ND_OK && s.present;
+	for (unsigned t = 0; out->has && t < T; t++) {
+		memcpy(out->e[t].seq, s.near + t * R, sizeof(out->e[t].seq));
+		out->e[t].docid = docid;
+	}
+	nd_sig_clear(&s);
+	return rc;
+}
+
+/* Entries of records read now, by docid (open addressing). */
+typedef struct {
+	rec_entries *v;
+	size_t cap, n;
+} rec_cache;
+
+static int record_now(nd_store_txn *txn, rec_cache *c, uint32_t docid, const rec_entries **out)
+{
+	if (2 * (c->n + 1) > c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 1024;
+		rec_entries *v = calloc(cap, sizeof(*v));
+		if (!v)
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		for (size_t i = 0; i < c->cap; i++)
+			if (c->v[i].docid) {
+				size_t h = (c->v[i].docid * 0x9e3779b1u) & (cap - 1);
+				while (v[h].docid)
+					h = (h + 1) & (cap - 1);
+				v[h] = c->v[i];
+			}
+		free(c->v);
+		c->v = v, c->cap = cap;
+	}
+	size_t h = (docid * 0x9e3779b1u) & (c->cap - 1);
+	while (c->v[h].docid && c->v[h].docid != docid)
+		h = (h + 1) & (c->cap - 1);
+	if (!c->v[h].docid) {
+		uint64_t key;
+		const void *pay;
+		size_t len;
+		int rc = nd_store_doc_get(txn, docid, &key, &pay, &len);
+		rec_entries r = {docid, 0, {{{0}, 0}}};
+		if (rc == ND_OK)
+			rc = entries_of(pay, len, docid, &r);
+		if (rc < 0 && rc != ND_ENOTFOUND)
+			return rc;
+		c->v[h] = r;
+		c->v[h].docid = docid;
+		c->n++;
+	}
+	*out = &c->v[h];
+	return ND_OK;
+}
+
+/* Whether x and y (records with entries, in both views alike) are within
+ * W of each other in some tree of view v: scan from the lesser towards
+ * the greater. */
+static int near_in(const view *v, const rec_entries *x, const rec_entries *y)
+{
+	nent got[W];
+	size_t n;
+	int rc;
+	for (unsigned t = 0; t < T; t++) {
+		const nent *a = &x->e[t], *b = &y->e[t];
+		if (nent_cmp(a, b) > 0) {
+			const nent *s = a;
+			a = b, b = s;
+		}
+		if ((rc = view_scan(v, t, a, 1, W, got, &n)) < 0)
+			return rc;
+		for (size_t i = 0; i < n; i++)
+			if (got[i].docid == b->docid)
+				return 1;
+	}
+	return 0;
+}
+
+typedef struct {
+	uint64_t *v;
+	size_t n, cap;
+} u64_list;
+
+static int push(u64_list *l, uint32_t a, uint32_t b)
+{
+	void *p = l->v;
+	if (a == b)
+		return ND_OK;
+	if (nd_array_reserve(&p, &l->cap, l->n + 1, sizeof(uint64_t)) < 0)
+		return nd_error_set(ND_ENOMEM, "out of memory for links");
+	l->v = p;
+	l->v[l->n++] = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+	return ND_OK;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+static void sort_unique(u64_list *l)
+{
+	size_t k = 0;
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(uint64_t), cmp_u64);
+	for (size_t i = 0; i < l->n; i++)
+		if (!k || l->v[i] != l->v[k - 1])
+			l->v[k++] = l->v[i];
+	l->n = k;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* The journal as read. */
+typedef struct {
+	uint32_t *changed;     /* records changed (D), ascending */
+	rec_entries *before;   /* their entries then, parallel to changed */
+	size_t n, cap;
+	uint32_t *touched;     /* documents that only lost a link */
+	size_t ntouched, tcap;
+	int damaged;           /* an old record that does not decode: rebuild */
+} journal;
+
+static int on_journal(uint32_t docid, int state, const void *old, size_t len, void *vctx)
+{
+	journal *j = vctx;
+	if (state == ND_JOURNAL_TOUCHED) {
+		void *p = j->touched;
+		if (nd_array_reserve(&p, &j->tcap, j->ntouched + 1, sizeof(uint32_t)) < 0)
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		j->touched = p;
+		j->touched[j->ntouched++] = docid;
+		return 0;
+	}
+	if (j->n == j->cap) {
+		size_t cap = j->cap ? 2 * j->cap : 256;
+		uint32_t *c = realloc(j->changed, cap * sizeof(*c));
+		if (c)
+			j->changed = c;
+		rec_entries *b = c ? realloc(j->before, cap * sizeof(*b)) : NULL;
+		if (!b)
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		j->before = b, j->cap = cap;
+	}
+	rec_entries *r = &j->before[j->n];
+	memset(r, 0, sizeof(*r));
+	r->docid = docid;
+	if (old && entries_of(old, len, docid, r) < 0)
+		j->damaged = 1; /* a record damaged on disk, rewritten by the change */
+	j->changed[j->n++] = docid; /* the journal is read in docid order */
+	return 0;
+}
+
+static int is_changed(const journal *j, uint32_t docid)
+{
+	return j->n && bsearch(&docid, j->changed, j->n, sizeof(uint32_t), cmp_u32) != NULL;
+}
+
+/* Words and 32-bit shingles of documents, read once while they fit. */
+typedef struct {
+	uint32_t docid;
+	uint32_t *ids, *fp;
+	size_t nids, nfp;
+	int have;
+} words_ent;
+
+typedef struct {
+	nd_xdb *db;
+	words_ent *v;
+	size_t cap, n, bytes;
+} words_cache;
+
+static void words_cache_clear(words_cache *c)
+{
+	for (size_t i = 0; i < c->cap; i++) {
+		free(c->v[i].ids);
+		free(c->v[i].fp);
+	}
+	if (c->cap)
+		memset(c->v, 0, c->cap * sizeof(*c->v));
+	c->n = c->bytes = 0;
+}
+
+/* The words of docid, read now if not held.  The entry may move when the
+ * table grows, the arrays it points to do not. */
+static int words_of(words_cache *c, uint32_t docid, words_ent *out)
+{
+	if (2 * (c->n + 1) > c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 1024;
+		words_ent *v = calloc(cap, sizeof(*v));
+		if (!v)
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		for (size_t i = 0; i < c->cap; i++)
+			if (c->v[i].docid) {
+				size_t h = (c->v[i].docid * 0x9e3779b1u) & (cap - 1);
+				while (v[h].docid)
+					h = (h + 1) & (cap - 1);
+				v[h] = c->v[i];
+			}
+		free(c->v);
+		c->v = v, c->cap = cap;
+	}
+	size_t h = (docid * 0x9e3779b1u) & (c->cap - 1);
+	while (c->v[h].docid && c->v[h].docid != docid)
+		h = (h + 1) & (c->cap - 1);
+	words_ent *e = &c->v[h];
+	if (!e->docid) {
+		int rc = nd_words_get(c->db, docid, &e->ids, &e->nids, NULL);
+		e->docid = docid;
+		c->n++;
+		if (rc == ND_ENOTFOUND)
+			rc = ND_OK; /* no words: never linked */
+		else if (rc == ND_OK && e->nids) {
+			e->nfp = nd__shingles32_count(e->nids, ND_LINK_SHINGLE_WIDTH);
+			if (!(e->fp = malloc(e->nfp * sizeof(*e->fp))))
+				return nd_error_set(ND_ENOMEM, "out of memory");
+			nd__shingles32(e->ids, e->nids, ND_LINK_SHINGLE_WIDTH, e->fp);
+			e->have = 1;
+			c->bytes += (e->nids + e->nfp) * sizeof(uint32_t);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	*out = *e;
+	return ND_OK;
+}
+
+/* The rule's verdict on each pair (ascending): accepted ones into *yes.
+ * Words are held while they take 64 MiB or less, then read again. */
+static int judge(nd_xdb *db, const u64_list *pairs, u64_list *yes, uint64_t *asked)
+{
+	words_cache c = {db, NULL, 0, 0, 0};
+	int rc = ND_OK;
+	for (size_t i = 0; i < pairs->n && rc == ND_OK; i++) {
+		uint32_t a = (uint32_t)(pairs->v[i] >> 32), b = (uint32_t)pairs->v[i];
+		words_ent x, y;
+		if (c.bytes > ((size_t)64 << 20))
+			words_cache_clear(&c);
+		if ((rc = words_of(&c, a, &x)) < 0 || (rc = words_of(&c, b, &y)) < 0)
+			break;
+		if (!x.have || !y.have)
+			continue;
+		float score = (float)nd__bag32(x.fp, x.nfp, y.fp, y.nfp);
+		if (!nd__copy_possible(x.nfp, y.nfp, ND_LINK_SHINGLE_WIDTH, score))
+			continue;
+		(*asked)++;
+		if ((rc = nd__link_verdict(x.ids, x.nids, y.ids, y.nids)) == 1)
+			rc = push(yes, a, b);
+	}
+	words_cache_clear(&c);
+	free(c.v);
+	return rc < 0 ? rc : ND_OK;
+}
+
+typedef struct {
+	const u64_list *yes, *gone;
+} settle_write;
+
+static int write_settled(nd_store_txn *txn, void *vctx)
+{
+	settle_write *w = vctx;
+	int rc = ND_OK;
+	for (size_t i = 0; i < w->gone->n && rc == ND_OK; i++)
+		rc = nd_store_link_del(txn, (uint32_t)(w->gone->v[i] >> 32), (uint32_t)w->gone->v[i]);
+	for (size_t i = 0; i < w->yes->n && rc == ND_OK; i++)
+		rc = nd_store_link_put(txn, (uint32_t)(w->yes->v[i] >> 32), (uint32_t)w->yes->v[i]);
+	return rc < 0 ? rc : nd_store_links_settled(txn);
+}
+
+static void view_free(view *v)
+{
+	for (unsigned t = 0; t < T; t++) {
+		free(v->add[t]);
+		free(v->rem[t]);
+	}
+}
+
+static int view_push(nent **v, size_t *n, const nent *e)
+{
+	nent *p = realloc(*v, (*n + 1) * sizeof(**v)); /* few: one a changed record and tree */
+	if (!p)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	*v = p;
+	(*v)[(*n)++] = *e;
+	return ND_OK;
+}
+
+/* The settling proper, in snapshot txn of the index now: *yes the pairs
+ * to link, *gone those to unlink. */
+static int settle_journal(nd_store_txn *txn, const journal *j, u64_list *yes, u64_list *gone,
+			  u64_list *asked_pairs)
+{
+	view now = {txn, {NULL}, {NULL}, {0}, {0}}, then = now;
+	rec_cache rc_now = {NULL, 0, 0};
+	u64_list cand = {NULL, 0, 0};
+	nent got[2][W];
+	size_t ng[2];
+	int rc = ND_OK;
+	(void)yes;
+
+	/* The index then: entries of changed records that moved, each way. */
+	for (size_t i = 0; i < j->n && rc == ND_OK; i++) {
+		const rec_entries *was = &j->before[i], *is;
+		if ((rc = record_now(txn, &rc_now, j->changed[i], &is)) < 0)
+			break;
+		for (unsigned t = 0; t < T && rc == ND_OK; t++) {
+			int same = was->has && is->has && nent_cmp(&was->e[t], &is->e[t]) == 0;
+			if (was->has && !same)
+				rc = view_push(&then.add[t], &then.nadd[t], &was->e[t]);
+			if (rc == ND_OK && is->has && !same)
+				rc = view_push(&then.rem[t], &then.nrem[t], &is->e[t]);
+		}
+	}
+	for (unsigned t = 0; t < T; t++) {
+		if (then.nadd[t] > 1)
+			qsort(then.add[t], then.nadd[t], sizeof(nent), nent_qcmp);
+		if (then.nrem[t] > 1)
+			qsort(then.rem[t], then.nrem[t], sizeof(nent), nent_qcmp);
+	}
+
+	/* A changed record's pairs now, all judged: its links went with it. */
+	for (size_t i = 0; i < j->n && rc == ND_OK; i++) {
+		const rec_entries *is;
+		if ((rc = record_now(txn, &rc_now, j->changed[i], &is)) < 0 || !is->has)
+			continue;
+		for (unsigned t = 0; t < T && rc == ND_OK; t++)
+			for (int side = 0; side < 2 && rc == ND_OK; side++) {
+				size_t n;
+				if ((rc = view_scan(&now, t, &is->e[t], side ? -1 : 1, W, got[0], &n)) < 0)
+					break;
+				for (size_t k = 0; k < n && rc == ND_OK; k++)
+					rc = push(asked_pairs, is->docid, got[0][k].docid);
+			}
+	}
+
+	/* Pairs of unchanged records whose distance crossed the window: around
+	 * each place an entry left (closer now) and each it came to (further
+	 * apart now). */
+	for (int dir = 0; dir < 2 && rc == ND_OK; dir++) {
+		const view *v = dir == 0 ? &now : &then;
+		for (unsigned t = 0; t < T && rc == ND_OK; t++) {
+			const nent *at = dir == 0 ? then.add[t] : then.rem[t];
+			size_t nat = dir == 0 ? then.nadd[t] : then.nrem[t];
+			for (size_t e = 0; e < nat && rc == ND_OK; e++) {
+				if ((rc = view_scan(v, t, &at[e], -1, W, got[0], &ng[0])) < 0 ||
+				    (rc = view_scan(v, t, &at[e], 1, W, got[1], &ng[1])) < 0)
+					break;
+				cand.n = 0;
+				for (size_t b = 0; b < ng[0] && rc == ND_OK; b++)
+					for (size_t a = 0; a < ng[1] && b + a + 1 <= W && rc == ND_OK; a++)
+						if (!is_changed(j, got[0][b].docid) && !is_changed(j, got[1][a].docid))
+							rc = push(&cand, got[0][b].docid, got[1][a].docid);
+				for (size_t c = 0; c < cand.n && rc == ND_OK; c++) {
+					const rec_entries *x, *y;
+					int was_near, is_near;
+					if ((rc = record_now(txn, &rc_now, (uint32_t)(cand.v[c] >> 32), &x)) < 0)
+						break;
+					rec_entries xs = *x; /* the cache may move */
+					if ((rc = record_now(txn, &rc_now, (uint32_t)cand.v[c], &y)) < 0)
+						break;
+					if (!xs.has || !y->has)
+						continue;
+					if ((rc = was_near = near_in(&then, &xs, y)) < 0 ||
+					    (rc = is_near = near_in(&now, &xs, y)) < 0)
+						break;
+					rc = ND_OK;
+					if (!was_near && is_near)
+						rc = push(asked_pairs, xs.docid, y->docid);
+					else if (was_near && !is_near)
+						rc = push(gone, xs.docid, y->docid);
+				}
+			}
+		}
+	}
+	free(cand.v);
+	free(rc_now.v);
+	view_free(&then);
+	return rc;
+}
+
+int nd_links_settle(nd_xdb *db, nd_store *st, const nd_near_options *o, nd_links_report *rep, nd_docid **seeds,
+		    size_t *nseeds)
+{
+	nd_links_report local;
+	journal j = {NULL, NULL, 0, 0, NULL, 0, 0, 0};
+	u64_list yes = {NULL, 0, 0}, gone = {NULL, 0, 0}, asked = {NULL, 0, 0};
+	nd_store_txn *txn = NULL;
+	int rc, state;
+
+	if (!rep)
+		rep = &local;
+	memset(rep, 0, sizeof(*rep));
+	if (seeds)
+		*seeds = NULL, *nseeds = 0;
+	if ((rc = nd_store_read_begin(st, &txn)) < 0)
+		return rc;
+	if ((rc = state = nd_store_links_state(txn)) < 0 || state == ND_LINKS_SETTLED)
+		goto done;
+	if (state == ND_LINKS_REBUILD) {
+		nd_store_txn_end(txn);
+		txn = NULL;
+		rep->rebuilt = 1;
+		rc = nd_links_rebuild(db, st, o, &rep->links);
+		goto done;
+	}
+	if ((rc = nd_store_journal_each(txn, on_journal, &j)) < 0)
+		goto done;
+	if (j.damaged) {
+		/* The index then is not known: every link is made again. */
+		nd_store_txn_end(txn);
+		txn = NULL;
+		rep->rebuilt = 1;
+		rc = nd_links_rebuild(db, st, o, &rep->links);
+		goto done;
+	}
+	if ((rc = settle_journal(txn, &j, &yes, &gone, &asked)) < 0)
+		goto done;
+	nd_store_txn_end(txn); /* no snapshot held while words are read */
+	txn = NULL;
+	sort_unique(&asked);
+	sort_unique(&gone);
+	if ((rc = judge(db, &asked, &yes, &rep->verified)) < 0)
+		goto done;
+	settle_write w = {&yes, &gone};
+	if ((rc = nd_store_write(st, write_settled, &w)) < 0)
+		goto done;
+	rep->changed = j.n;
+	rep->added = yes.n;
+	rep->removed = gone.n;
+	if (seeds) {
+		/* Whose component may have changed: the changed, those that lost a
+		 * link to them, and both ends of every link made or unmade. */
+		size_t n = j.n + j.ntouched + 2 * (yes.n + gone.n), k = 0;
+		nd_docid *s = malloc((n + 1) * sizeof(*s));
+		if (!s) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+			goto done;
+		}
+		if (j.n)
+			memcpy(s, j.changed, j.n * sizeof(*s));
+		k = j.n;
+		if (j.ntouched)
+			memcpy(s + k, j.touched, j.ntouched * sizeof(*s));
+		k += j.ntouched;
+		for (size_t i = 0; i < yes.n; i++)
+			s[k++] = (nd_docid)(yes.v[i] >> 32), s[k++] = (nd_docid)yes.v[i];
+		for (size_t i = 0; i < gone.n; i++)
+			s[k++] = (nd_docid)(gone.v[i] >> 32), s[k++] = (nd_docid)gone.v[i];
+		if (k > 1)
+			qsort(s, k, sizeof(*s), cmp_u32);
+		size_t u = 0;
+		for (size_t i = 0; i < k; i++)
+			if (!u || s[i] != s[u - 1])
+				s[u++] = s[i];
+		*seeds = s;
+		*nseeds = u;
+	}
+done:
+	nd_store_txn_end(txn);
+	free(j.changed);
+	free(j.before);
+	free(j.touched);
+	free(yes.v);
+	free(gone.v);
+	free(asked.v);
+	return rc;
+}
