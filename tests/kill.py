@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""Crash safety: SIGKILL `neardup sign`, `update` and `index` at random
-moments, many times.  After every kill the store must pass `neardup fsck`
-(doc -> sig and sig -> docs agree), and rerunning the command must end
-exactly where an uninterrupted run ends (same records, same keys).
+"""Crash safety: SIGKILL `neardup sign`, `update`, `index` and the
+crawler example (check, index, commit, hook) at random moments, many
+times.  After every kill the store must pass `neardup fsck` (doc -> sig
+and sig -> docs agree; links unsettled at most), and rerunning the command
+must end exactly where an uninterrupted run ends: the same records, keys
+and links (and `fsck --db` finds the links to be those the copy verdict
+gives the records).
 
-    kill.py NEARDUP [--kills N] [--seed S]     (defaults 200, 1)
+    kill.py NEARDUP [--crawl CRAWL-EXAMPLE] [--kills N] [--seed S]
+                                                    (defaults 200, 1)
 """
 import json
 import os
@@ -24,19 +28,22 @@ def main():
     nd = os.path.abspath(sys.argv[1])
     kills_wanted = 200
     seed = 1
+    crawl = None
     args = sys.argv[2:]
     while args:
         if args[0] == "--kills":
             kills_wanted = int(args[1])
         elif args[0] == "--seed":
             seed = int(args[1])
+        elif args[0] == "--crawl":
+            crawl = os.path.abspath(args[1])
         else:
-            sys.exit("usage: kill.py NEARDUP [--kills N] [--seed S]")
+            sys.exit("usage: kill.py NEARDUP [--crawl CRAWL-EXAMPLE] [--kills N] [--seed S]")
         args = args[2:]
     rnd = random.Random(seed)
     tmp = tempfile.mkdtemp(prefix="nd-kill-")
     try:
-        return trial_all(nd, kills_wanted, rnd, tmp)
+        return trial_all(nd, crawl, kills_wanted, rnd, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -95,7 +102,7 @@ def kill_at_random(cmd, duration, rnd):
     return p.returncode == -9
 
 
-def trial_all(nd, kills_wanted, rnd, tmp):
+def trial_all(nd, crawl, kills_wanted, rnd, tmp):
     j = lambda *a: os.path.join(tmp, *a)
     corpus(j("base.jsonl"), 1500, 0)
     # Changes: 150 new families, 80 existing families re-indexed with other text.
@@ -104,6 +111,14 @@ def trial_all(nd, kills_wanted, rnd, tmp):
     with open(j("changes.jsonl"), "w") as out:
         for f in ("more.jsonl", "redo.jsonl"):
             out.write(open(j(f)).read())
+    # The crawler's pages: the new families' texts and copies of existing ones.
+    os.mkdir(j("pages"))
+    pages = []
+    for n, line in enumerate(open(j("changes.jsonl"))):
+        if n % 2 == 0:
+            pages.append(j("pages", "p%03d.txt" % n))
+            with open(pages[-1], "w") as f:
+                f.write(json.loads(line)["text"])
 
     timed([nd, "index", "--quiet", "--db", j("db"), j("base.jsonl")])
     timed([nd, "build", "--db", j("db"), "--store", j("store0"), "--words", "500"])
@@ -117,12 +132,21 @@ def trial_all(nd, kills_wanted, rnd, tmp):
     t_upd = timed([nd, "update", "--quiet", "--db", j("db2"), "--store", j("ref-upd"), "--block", "48",
                    "--max-drift", "0"])
     want_upd = dump(nd, j("ref-upd"), j("db2"))
-    print("kill.py: uninterrupted sign %.2f s, index %.2f s, update %.2f s" % (t_sign, t_index, t_upd))
-    if want_upd == want_sign:
+    t_crawl, want_crawl = 0, None
+    if crawl:
+        shutil.copytree(j("db"), j("db3"))
+        shutil.copytree(j("ref-sign"), j("ref-crawl"))
+        t_crawl = timed([crawl, j("db3"), j("ref-crawl")] + pages)
+        want_crawl = dump(nd, j("ref-crawl"), j("db3"))
+    print("kill.py: uninterrupted sign %.2f s, index %.2f s, update %.2f s, crawl %.2f s"
+          % (t_sign, t_index, t_upd, t_crawl))
+    if want_upd == want_sign or (crawl and want_crawl == want_sign):
         raise SystemExit("the changes changed nothing: the test would prove nothing")
+    if not any(l.startswith("link ") for l in want_upd):
+        raise SystemExit("no links: the test would prove nothing of them")
 
-    kills = {"sign": 0, "update": 0, "index": 0}
-    share = {"sign": 0.4, "update": 0.3, "index": 0.3}
+    kills = {"sign": 0, "update": 0, "index": 0, "crawl": 0}
+    share = {"sign": 0.3, "update": 0.25, "index": 0.2, "crawl": 0.25 if crawl else 0}
     attempts = 0
     while sum(kills.values()) < kills_wanted:
         attempts += 1
@@ -146,6 +170,16 @@ def trial_all(nd, kills_wanted, rnd, tmp):
             fsck(nd, s)
             timed(cmd)
             got, want, db = dump(nd, s, j("db2")), want_upd, j("db2")
+        elif which == "crawl":
+            # Killed anywhere in check, index, commit, hook: the next run
+            # catches up and ends where an uninterrupted one does.
+            shutil.copytree(j("db"), d)
+            shutil.copytree(j("ref-sign"), s)
+            cmd = [crawl, d, s] + pages
+            killed = kill_at_random(cmd, t_crawl, rnd)
+            fsck(nd, s)
+            timed(cmd)
+            got, want, db = dump(nd, s, d), want_crawl, d
         else:
             shutil.copytree(j("db"), d)
             shutil.copytree(j("ref-sign"), s)
@@ -156,12 +190,14 @@ def trial_all(nd, kills_wanted, rnd, tmp):
             timed([nd, "update", "--quiet", "--db", d, "--store", s, "--max-drift", "0"])
             got, want, db = dump(nd, s, d), want_upd, d
         if got != want:
-            raise SystemExit("after killing %s, the rerun differs from an uninterrupted run (%d vs %d records)"
-                             % (which, len(got), len(want)))
+            links = lambda v: sum(l.startswith("link ") for l in v)
+            raise SystemExit("after killing %s, the rerun differs from an uninterrupted run (%d vs %d records, "
+                             "%d vs %d links)" % (which, len(got) - links(got), len(want) - links(want),
+                                                  links(got), links(want)))
         kills[which] += killed
-    print("kill.py: %d kills (sign %d, update %d, index %d) in %d attempts; every store consistent "
-          "after the kill and equal to an uninterrupted run after the rerun"
-          % (sum(kills.values()), kills["sign"], kills["update"], kills["index"], attempts))
+    print("kill.py: %d kills (sign %d, update %d, index %d, crawl %d) in %d attempts; every store consistent "
+          "after the kill and equal to an uninterrupted run (records and links) after the rerun"
+          % (sum(kills.values()), kills["sign"], kills["update"], kills["index"], kills["crawl"], attempts))
     return 0
 
 

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define VOCAB 3000
 #define SLOT 7
@@ -750,6 +752,90 @@ static void test_links_follow_records(void **state)
 	free(storepath);
 }
 
+/* A process that hooks documents and dies before committing them leaves
+ * records of documents the database never kept; update removes them (and
+ * reports them deleted), as does the next hook's open, so fsck --db and
+ * the next documents' docids are clean. */
+static void test_phantom_records(void **state)
+{
+	(void)state;
+	char *dbpath = tu_join(dir, "ph-db"), *storepath = tu_join(dir, "ph-st");
+	nd_indexer *ix;
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	for (int f = 0; f < 60; f++) {
+		char id[32], *t = family_text((uint64_t)f, 0);
+		snprintf(id, sizeof(id), "p%d", f);
+		assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
+		free(t);
+	}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	build_store(dbpath, storepath, 150);
+	for (int via_hook = 0; via_hook < 2; via_hook++) {
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			/* The child hooks 5 new documents and dies uncommitted. */
+			nd_store *cst;
+			nd_hook *ch;
+			nd_hook_options co = ND_HOOK_OPTIONS_INIT;
+			co.max_drift = 0;
+			if (nd_indexer_open(&ix, dbpath, NULL) || nd_store_open(&cst, storepath, ND_STORE_WRITE) ||
+			    nd_hook_open(&ch, nd_indexer_db(ix), cst, &co))
+				_exit(2);
+			for (int f = 0; f < 5; f++) {
+				char id[32], *t = family_text((uint64_t)(100 + f), 0);
+				snprintf(id, sizeof(id), "ghost%d", f);
+				if (nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL) ||
+				    nd_hook_changed(ch, nd_indexer_last_docid(ix), NULL))
+					_exit(3);
+				free(t);
+			}
+			_exit(0);
+		}
+		int status;
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		nd_store *st;
+		nd_xdb *db;
+		nd_store_txn *txn;
+		uint64_t ndocs;
+		uint32_t doccount;
+		nd_hook *h;
+		nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+		ho.max_drift = 0;
+		assert_int_equal(nd_store_open(&st, storepath, ND_STORE_WRITE), ND_OK);
+		assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+		assert_int_equal(nd_xdb_doccount(db, &doccount), ND_OK);
+		assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+		assert_int_equal(nd_store_counts(txn, &ndocs, NULL), ND_OK);
+		nd_store_txn_end(txn);
+		assert_int_equal(ndocs, (uint64_t)doccount + 5); /* the phantoms */
+		nd_sign_report rep;
+		h = NULL;
+		if (via_hook) {
+			/* The hook's open removes them: nothing left for update. */
+			assert_int_equal(nd_hook_open(&h, db, st, &ho), ND_OK);
+			assert_int_equal(nd_hook_update(h, NULL, NULL, &rep), ND_OK);
+			assert_int_equal(rep.deleted, 0);
+		} else {
+			nd_sign_options so = ND_SIGN_OPTIONS_INIT;
+			so.update = 1;
+			so.max_drift = 0;
+			assert_int_equal(nd_sign_all(st, db, &so, &rep), ND_OK);
+			assert_int_equal(rep.deleted, 5);
+		}
+		assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+		assert_int_equal(nd_store_counts(txn, &ndocs, NULL), ND_OK);
+		nd_store_txn_end(txn);
+		assert_int_equal(ndocs, doccount);
+		nd_hook_free(h);
+		nd_xdb_close(db);
+		nd_store_close(st);
+	}
+	free(dbpath);
+	free(storepath);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -759,6 +845,7 @@ int main(void)
 		cmocka_unit_test(test_hook_tolerant),
 		cmocka_unit_test(test_hook_links),
 		cmocka_unit_test(test_links_follow_records),
+		cmocka_unit_test(test_phantom_records),
 	};
 	return cmocka_run_group_tests_name("hook", tests, setup, teardown);
 }

@@ -72,6 +72,15 @@ int nd_hook_open(nd_hook **out, nd_xdb *db, nd_store *st, const nd_hook_options 
 				  h->slot, nd_xdb_path(db));
 		goto fail;
 	}
+	/* Records of documents a crashed indexer hooked but never committed:
+	 * Xapian hands their docids out again. */
+	nd_docid last;
+	nd_sign_options so = ND_SIGN_OPTIONS_INIT;
+	nd_sign_report rep;
+	memset(&rep, 0, sizeof(rep));
+	so.max_drift = h->o.max_drift;
+	if ((rc = nd_xdb_lastdocid(db, &last)) < 0 || (rc = nd__drop_beyond(st, last, &so, &rep)) < 0)
+		goto fail;
 	*out = h;
 	return ND_OK;
 fail:

@@ -80,6 +80,10 @@ int nd__store_matches_db(nd_store *st, nd_xdb *db);
 int nd__sig_apply(nd_store_txn *txn, nd_docid docid, int present, const uint16_t *bits,
 		  uint32_t nbits, const uint16_t *near, uint64_t fp, int force, nd_change *change,
 		  uint64_t *old_key);
+/* Delete the records of docids past last (documents a crashed indexer
+ * hooked but never committed), each a change reported through o->changed
+ * and counted in rep->deleted. */
+int nd__drop_beyond(nd_store *st, nd_docid last, const nd_sign_options *o, nd_sign_report *rep);
 /* 1 when a change counts in the drift (see nd_drift). */
 int nd__drift_counts(nd_store_txn *txn, nd_docid docid, nd_change change);
 /* Add changes to the drift; ND_ESTATE when that would pass max_drift (> 0). */

@@ -702,7 +702,7 @@ static int drop_beyond_fn(nd_store_txn *txn, void *vctx)
 	return rc < 0 ? rc : nd__drift_add(txn, drift, b->max_drift, b->path);
 }
 
-static int drop_beyond(nd_store *st, nd_docid last, const nd_sign_options *o, nd_sign_report *rep)
+int nd__drop_beyond(nd_store *st, nd_docid last, const nd_sign_options *o, nd_sign_report *rep)
 {
 	beyond_ctx b = {NULL, 0, 0, NULL, o->max_drift, nd_store_path(st)};
 	nd_store_txn *txn;
@@ -768,7 +768,7 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 	if (through >= last) {
 		/* an empty database, or a first signing killed before its end
 		 * (else an empty commit, which LMDB does not write) */
-		if (o.update && (rc = drop_beyond(st, last, &o, rep)) < 0)
+		if (o.update && (rc = nd__drop_beyond(st, last, &o, rep)) < 0)
 			goto cleanup;
 		rc = nd_store_write(st, rebuild_fn, NULL);
 		goto cleanup;
@@ -859,7 +859,7 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 		if (o.progress)
 			o.progress(b->hi - 1, last, o.ctx);
 	}
-	if (o.update && (rc = drop_beyond(st, last, &o, rep)) < 0)
+	if (o.update && (rc = nd__drop_beyond(st, last, &o, rep)) < 0)
 		goto cleanup;
 	rc = nd_store_write(st, rebuild_fn, NULL);
 cleanup:
