@@ -321,6 +321,9 @@ int nd_cmd_check(int argc, char **argv)
 		tool_fail("check", rc, "tokenizer");
 		goto cleanup;
 	}
+	tool_links_warn("check", c.st); /* the cluster a page joins is a link component */
+	for (size_t i = 0; c.sh && i < nd_shards_stores(c.sh); i++)
+		tool_links_warn("check", nd_shards_store(c.sh, i));
 	for (int i = optind; i < argc; i++)
 		failed |= check_input(&c, argv[i], format) < 0;
 	ret = failed ? EXIT_ERR : EXIT_OK;

@@ -168,9 +168,11 @@ static int tolerant_groups(nd_xdb *db, nd_store *st, const char *storepath, cons
 		tool_fail("clusters", rc < 0 ? rc : ND_ENOMEM, storepath);
 		goto cleanup;
 	}
-	if (l.n && (!(into = malloc(l.n * sizeof(*into))) || !(dist = malloc(l.n * sizeof(*dist))) ||
-		    !(g = malloc(l.n * sizeof(*g))) || !(order = malloc(l.n * sizeof(*order))) ||
-		    !(start = calloc(l.n + 1, sizeof(*start))))) {
+	/* One more than the documents: a store with none (built, not yet
+	 * signed; every document deleted) lists no clusters. */
+	if (!(into = malloc((l.n + 1) * sizeof(*into))) || !(dist = malloc((l.n + 1) * sizeof(*dist))) ||
+	    !(g = malloc((l.n + 1) * sizeof(*g))) || !(order = malloc((l.n + 1) * sizeof(*order))) ||
+	    !(start = calloc(l.n + 1, sizeof(*start)))) {
 		tool_fail("clusters", ND_ENOMEM, storepath);
 		goto cleanup;
 	}

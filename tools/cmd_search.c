@@ -234,6 +234,8 @@ int nd_cmd_search(int argc, char **argv)
 		}
 		if (!a.mode_given)
 			a.mode = ND_COLLAPSE_FILTER;
+		for (size_t i = 0; i < nd_shards_stores(sh); i++)
+			tool_links_warn("search", nd_shards_store(sh, i));
 	} else {
 		if ((rc = nd_store_open(&st, a.storepath, ND_STORE_READ)) < 0 ||
 		    (rc = nd_collapse_slot_get(st, &slot)) < 0) {
@@ -242,6 +244,8 @@ int nd_cmd_search(int argc, char **argv)
 		}
 		if (!a.mode_given)
 			a.mode = slot >= 0 ? ND_COLLAPSE_NATIVE : ND_COLLAPSE_FILTER;
+		if (a.mode != ND_COLLAPSE_NONE)
+			tool_links_warn("search", st);
 	}
 	double t0 = tool_now();
 	if (sh && a.mode == ND_COLLAPSE_FILTER)

@@ -20,6 +20,20 @@ int tool_fail(const char *cmd, int rc, const char *what)
 	return EXIT_ERR;
 }
 
+void tool_links_warn(const char *cmd, nd_store *st)
+{
+	nd_store_txn *txn;
+	int state;
+	if (!st || nd_store_read_begin(st, &txn) < 0)
+		return;
+	state = nd_store_links_state(txn);
+	nd_store_txn_end(txn);
+	if (state == ND_LINKS_REBUILD)
+		fprintf(stderr, "neardup %s: warning: store %s: its links are to be made again (signed with "
+			"--no-links, or a signing was killed before it linked): until a writer makes them "
+			"('neardup update'), only verified equal-key groups fold\n", cmd, nd_store_path(st));
+}
+
 double tool_now(void)
 {
 	struct timespec ts;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "neardup/indexer.h"
+#include "neardup/store.h"
 #include "neardup/verify.h"
 
 /* Exit codes: ok / error / usage. */
@@ -23,6 +24,10 @@ int nd_cmd_eval(int argc, char **argv);
 
 /* Print "neardup <cmd>: <what>: <nd_strerror>\n  <detail>" to stderr; returns EXIT_ERR. */
 int tool_fail(const char *cmd, int rc, const char *what);
+
+/* A warning on stderr when st's links are to be rebuilt (collapsing and
+ * copy clusters fall back on verified equal-key groups until then). */
+void tool_links_warn(const char *cmd, nd_store *st);
 
 /* Progress line on stderr, only when stderr is a terminal; throttled. */
 typedef struct {

@@ -297,7 +297,7 @@ static int key_ids(nd_xdb *db, const store_set *ss, const nd_verify_options *vo,
 	memset(ids, 0, n * sizeof(*ids));
 	if (n == 0)
 		return ND_OK;
-	if (!(refs = malloc(n * sizeof(*refs))) || !(txn = calloc(ss->n, sizeof(*txn)))) {
+	if (!(refs = malloc((n + 1) * sizeof(*refs))) || !(txn = calloc(ss->n, sizeof(*txn)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
@@ -451,7 +451,8 @@ static int join_across(nd_xdb *db, const result_set *r, nd_store_txn *const *txn
 
 	if (rc < 0)
 		goto cleanup;
-	qsort(c, nc, sizeof(*c), nd__cmp_cand); /* equal keys first, then the most similar */
+	if (nc > 1) /* c is NULL when there are none */
+		qsort(c, nc, sizeof(*c), nd__cmp_cand); /* equal keys first, then the most similar */
 	for (size_t k = 0, m = 0; k < nc && m < SHARD_COMPARE; k++) {
 		size_t j = c[k].docid;
 		uint64_t pair = i < j ? (uint64_t)i << 32 | j : (uint64_t)j << 32 | i;
@@ -606,9 +607,9 @@ static int collapse_ids(nd_xdb *db, const store_set *ss, const nd_verify_options
 {
 	int used, rc;
 
-	memset(ids, 0, n * sizeof(*ids));
 	if (n == 0)
-		return ND_OK;
+		return ND_OK; /* ids may be NULL */
+	memset(ids, 0, n * sizeof(*ids));
 	if (ss->sh)
 		return shard_ids(db, ss, vo, docs, n, ids);
 	/* One store: its links, when they cover every record. */
