@@ -10,6 +10,8 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 typedef struct {
 	nd_docid docid;
@@ -262,18 +264,52 @@ static int finish_pairs(nd_truth *t, const char *path)
 	return ND_OK;
 }
 
+/* A truth file, under the guards every input has: a regular file (a FIFO
+ * would block, /dev/zero never end), of lines no longer than
+ * ND_TRUTH_MAX_LINE. */
+static FILE *open_truth(const char *path, int *rc)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO: no wait for a writer */
+	FILE *f;
+	*rc = ND_OK;
+	if (fd < 0) {
+		*rc = nd_error_set(errno == ENOENT ? ND_ENOTFOUND : ND_EIO, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		*rc = nd_error_set(ND_EINVAL, "%s: not a regular file (a truth file is read whole)", path);
+		return NULL;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0 || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		*rc = nd_error_set(ND_EIO, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	return f;
+}
+
+#define ND_TRUTH_MAX_LINE 65536
+
 static int load_file(nd_truth *t, nd_xdb *db, const char *path, nd_truth_kind kind)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f;
 	char *line = NULL, *fld[4];
 	size_t cap = 0, lineno = 0;
+	ssize_t got;
 	int rc = ND_OK, first = 1;
 	static const char *const cluster_words[] = {"cluster", "group", "label", "class", NULL};
 
-	if (!f)
-		return nd_error_set(errno == ENOENT ? ND_ENOTFOUND : ND_EIO, "%s: %s", path, strerror(errno));
-	while (rc == ND_OK && getline(&line, &cap, f) >= 0) {
+	if (!(f = open_truth(path, &rc)))
+		return rc;
+	while (rc == ND_OK && (got = getline(&line, &cap, f)) >= 0) {
 		lineno++;
+		if (got > ND_TRUTH_MAX_LINE) {
+			rc = nd_error_set(ND_EPARSE, "%s:%zu: a line of %zd bytes (at most %d: ids and a label)",
+					  path, lineno, got, ND_TRUTH_MAX_LINE);
+			break;
+		}
 		int n = split_fields(line, fld);
 		if (n == 0 || fld[0][0] == '#')
 			continue;

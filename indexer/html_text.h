@@ -6,12 +6,18 @@
 #include "indexer/boilerplate.h"
 #include "neardup/indexer.h"
 
+/* Bounds on what libxml2 is given (see html_guard in html_text.c). */
+#define ND_HTML_MAX_ELEMENTS 1000000
+#define ND_HTML_MAX_ATTRS 256
+
 /* Parse html[0..len) (charset from the document's meta tag or BOM; libxml2
  * falls back to ISO-8859-1 for undeclared non-UTF-8 bytes) and append its
  * visible text as UTF-8 to text, block elements separated by newlines,
  * script/style/noscript/template dropped.  The <title> goes to title (may
  * be NULL).  name is used in error messages.  Never recurses, so deeply
- * nested markup cannot exhaust the stack. */
+ * nested markup cannot exhaust the stack.  ND_ETOOBIG past
+ * ND_HTML_MAX_ELEMENTS elements; attributes past ND_HTML_MAX_ATTRS in a
+ * tag are dropped. */
 int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text, nd_buf *title,
 		    nd_buf *blocks);
 /* blocks (may be NULL) gets an nd_html_block per block with visible text. */

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,6 +67,25 @@ struct nd_store_keys {
 	int started;
 };
 
+/* Why a write of st may have come up short: the disk holding it full,
+ * or the data file at the process's file size limit; NULL for neither. */
+static const char *io_cause(nd_store *st)
+{
+	struct statvfs fs;
+	struct rlimit rl;
+	struct stat sb;
+	char file[4096];
+	if (!st)
+		return NULL;
+	if (statvfs(st->path, &fs) == 0 && (uint64_t)fs.f_bavail * fs.f_frsize < ((uint64_t)4 << 20))
+		return "the disk is full";
+	snprintf(file, sizeof(file), "%s/data.mdb", st->path);
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && stat(file, &sb) == 0 &&
+	    (uint64_t)sb.st_size + ((uint64_t)1 << 20) >= (uint64_t)rl.rlim_cur)
+		return "the data file reached the process's file size limit";
+	return NULL;
+}
+
 static int mdb_err(nd_store *st, int mrc, const char *what)
 {
 	int code;
@@ -86,11 +107,16 @@ static int mdb_err(nd_store *st, int mrc, const char *what)
 	default: code = ND_EIO; break;
 	}
 	/* LMDB turns a short write (the disk or a file size limit reached
-	 * mid-page) into EIO; the commit did not happen either way. */
-	if (mrc == EIO)
-		return nd_error_set(code, "store %s: %s: %s (disk full, file size limit or device error; "
-				    "nothing of this transaction was stored)",
-				    st ? st->path : "?", what, mdb_strerror(mrc));
+	 * mid-page) into EIO; the commit did not happen either way.  Which of
+	 * them it was is told by the space left and the limit. */
+	if (mrc == EIO) {
+		const char *why = io_cause(st);
+		if (why)
+			return nd_error_set(ND_EFULL, "store %s: %s: %s; nothing of this transaction was stored",
+					    st->path, what, why);
+		return nd_error_set(code, "store %s: %s: %s (a device error; nothing of this transaction "
+				    "was stored)", st ? st->path : "?", what, mdb_strerror(mrc));
+	}
 	return nd_error_set(code, "store %s: %s: %s", st ? st->path : "?", what, mdb_strerror(mrc));
 }
 

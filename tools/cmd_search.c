@@ -30,6 +30,9 @@ static const char usage_text[] =
 	"  --limit N         results per page (10)\n"
 	"  --offset N        skip this many (collapsed) results (0)\n"
 	"  --depth N         matches looked at for collapsing and counts (1000)\n"
+	"  --max-query-terms N  refuse queries of more terms (1000; wildcards expand\n"
+	"                    to the most frequent this many): Xapian's matcher\n"
+	"                    takes time quadratic in them\n"
 	"  --json            one JSON object for the page\n"
 	"  -q, --quiet       no summary line, only the results\n"
 	"  -h, --help        this text\n";
@@ -84,7 +87,7 @@ typedef struct {
 	size_t nst;
 	nd_collapse_mode mode;
 	int mode_given, json;
-	uint64_t limit, offset, depth;
+	uint64_t limit, offset, depth, max_terms;
 } search_args;
 
 /* The options into a: -1 to go on, else the exit status. */
@@ -97,6 +100,7 @@ static int parse_args(int argc, char **argv, search_args *a)
 		{"limit", required_argument, NULL, 'l'},
 		{"offset", required_argument, NULL, 'o'},
 		{"depth", required_argument, NULL, 'D'},
+		{"max-query-terms", required_argument, NULL, 'T'},
 		{"json", no_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -130,6 +134,12 @@ static int parse_args(int argc, char **argv, search_args *a)
 				return EXIT_USAGE;
 			}
 			break;
+		case 'T':
+			if (tool_parse_u64(optarg, &a->max_terms) || a->max_terms == 0 || a->max_terms > 1000000) {
+				fprintf(stderr, "neardup search: --max-query-terms needs 1..1000000, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'j': a->json = 1; break;
 		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
@@ -160,13 +170,24 @@ static char *join_query(int argc, char **argv)
 	return query;
 }
 
+/* The query as messages show it: its first 60 bytes. */
+static const char *shown(const char *query, char *buf, size_t cap)
+{
+	if (strlen(query) <= 60)
+		return query;
+	snprintf(buf, cap, "%.60s...", query);
+	return buf;
+}
+
 static void print_hits(nd_xdb *db, const search_args *a, const char *query, const nd_xdb_hit *hits, size_t n,
 		       uint32_t estimated, double ms)
 {
 	json_t *jo = a->json ? json_object() : NULL, *jr = a->json ? json_array() : NULL;
+	char buf[80];
 	if (!a->json)
 		tool_say("%zu results for '%s' (about %u matches, collapse %s, %.1f ms)\n"
-		       "rank    docid  weight folded  document\n", n, query, estimated, mode_name(a->mode), ms);
+		       "rank    docid  weight folded  document\n", n, shown(query, buf, sizeof(buf)), estimated,
+		       mode_name(a->mode), ms);
 	for (size_t i = 0; i < n; i++) {
 		char *label = label_of(db, hits[i].docid);
 		if (a->json) {
@@ -200,7 +221,7 @@ static void print_hits(nd_xdb *db, const search_args *a, const char *query, cons
 
 int nd_cmd_search(int argc, char **argv)
 {
-	search_args a = {NULL, NULL, {NULL}, 0, ND_COLLAPSE_NONE, 0, 0, 10, 0, 1000};
+	search_args a = {NULL, NULL, {NULL}, 0, ND_COLLAPSE_NONE, 0, 0, 10, 0, 1000, ND_XDB_MAX_QUERY_TERMS};
 	nd_shards *sh = NULL;
 	nd_xdb *db = NULL;
 	nd_store *st = NULL;
@@ -221,6 +242,7 @@ int nd_cmd_search(int argc, char **argv)
 		tool_fail("search", rc, a.dbpath);
 		goto cleanup;
 	}
+	nd_xdb_set_max_query_terms(db, (uint32_t)a.max_terms);
 	if (a.nst > 1) {
 		if (a.mode_given && (a.mode == ND_COLLAPSE_NATIVE || a.mode == ND_COLLAPSE_TOLERANT)) {
 			fprintf(stderr, "neardup search: --collapse %s needs one database and store; "
@@ -256,7 +278,8 @@ int nd_cmd_search(int argc, char **argv)
 			       &n, &estimated);
 	double ms = (tool_now() - t0) * 1000;
 	if (rc < 0) {
-		tool_fail("search", rc, query);
+		char buf[80];
+		tool_fail("search", rc, shown(query, buf, sizeof(buf)));
 		goto cleanup;
 	}
 	print_hits(db, &a, query, hits, n, estimated, ms);

@@ -164,7 +164,13 @@ typedef struct {
 } nd_xdb_query;
 
 /* hits (caller's array of q->max) gets *n hits; *estimated (may be NULL)
- * Xapian's estimate of all matches.  ND_EINVAL for a query it cannot parse. */
+ * Xapian's estimate of all matches.  ND_EINVAL for a query it cannot
+ * parse, or of more terms than the handle allows (wildcards expand to at
+ * most that many, the most frequent first). */
+/* Queries through db may hold at most n terms (0: ND_XDB_MAX_QUERY_TERMS):
+ * Xapian's matcher takes time quadratic in them. */
+#define ND_XDB_MAX_QUERY_TERMS 1000
+ND_EXTERN void nd_xdb_set_max_query_terms(nd_xdb *db, uint32_t n);
 ND_EXTERN int nd_xdb_search(nd_xdb *db, const char *query, const nd_xdb_query *q,
 			    nd_xdb_hit *hits, size_t *n, uint32_t *estimated);
 
