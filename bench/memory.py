@@ -62,9 +62,8 @@ def main():
                 ("index", [nd, "index", "-q", "--db", db, src]),
                 ("build", [nd, "build", "--db", db, "--store", st]),
                 ("sign", [nd, "sign", "--db", db, "--store", st]),
-                ("clusters", [nd, "clusters", "--store", st, "--json"]),
-                ("clusters --verify", [nd, "clusters", "--store", st, "--db", db, "--verify",
-                                       "--json"]),
+                ("clusters --keys", [nd, "clusters", "--store", st, "--keys", "--json"]),
+                ("clusters", [nd, "clusters", "--store", st, "--db", db, "--json"]),
             ]
             for name, cmd in steps:
                 sec, peak = measure(cmd)

@@ -21,17 +21,14 @@ perturbation, with known duplicate groups:
 skipped), e.g. after a change to signing or clustering.
 
 Every step runs as its own process (peak RSS from os.wait4): index, build,
-sign, clusters, clusters --verify, clusters --point copy (the default
-operating point: components of the pairs sign's links accepted) and
-clusters --linkage 0.1 (candidates from the store's near-neighbour index).  Per step: wall seconds,
-documents/s, peak MiB; then the store and database sizes, and how well
-equal keys, verified clusters and linkage clusters recover the known
-groups (pairs recalled / pairs in the groups, and the share of reported
-pairs that are in a group), with linkage's candidate pairs per document
-and the pairs its completed averages added.
---bits-upto N also runs the old candidates (every pair at bit-set
-Jaccard >= 0.05: clusters --linkage 0.1 --tolerant 0.05) on sizes up to N,
-for comparison; they grow with the square of the corpus.
+sign, clusters --keys (equal signatures), and clusters at the strict, copy
+(the default: components of the pairs sign's links accepted) and story
+points (average linkage at 0.1 over the store's near-neighbour index).
+Per step: wall seconds, documents/s, peak MiB; then the store and database
+sizes, and how well each recovers the known groups (pairs recalled / pairs
+in the groups, and the share of reported pairs that are in a group), with
+story's candidate pairs per document and the pairs its completed averages
+added.
 """
 import json
 import os
@@ -150,13 +147,8 @@ def pair_quality(clusters_json, true_pairs):
     in the largest reported group)."""
     found = good = largest = 0
     j = json.load(open(clusters_json))
-    for c in j.get("clusters", j.get("groups", [])):
-        # Verified clusters are split into groups; a pair is reported when
-        # both are in one group (or, unverified, in one cluster).
-        parts = {}
-        for m in c["documents"]:
-            parts.setdefault(m.get("group", 0), []).append(group_of(m.get("id") or ""))
-        for members in parts.values():
+    for c in j["clusters"]:
+        for members in [[group_of(m.get("id") or "") for m in c["documents"]]]:
             size = len(members)
             largest = max(largest, size)
             found += size * (size - 1) // 2
@@ -189,7 +181,6 @@ def main():
     data = os.environ.get("ND_DATA", os.path.join(HERE, "..", "..", "shared", "data"))
     keep = None
     reuse = False
-    bits_upto = 0
     while args:
         if args[0] == "--reuse":
             reuse = True
@@ -201,8 +192,6 @@ def main():
             data = args[1]
         elif args[0] == "--keep" and len(args) > 1:
             keep = args[1]
-        elif args[0] == "--bits-upto" and len(args) > 1:
-            bits_upto = int(args[1])
         else:
             sys.exit(__doc__)
         args = args[2:]
@@ -228,47 +217,43 @@ def main():
             if n == sizes[0]:
                 print("sentences: %d from %s; vocabulary %d" % (g["sentences"], g["source"],
                                                               g["vocabulary"]))
-                print("%9s %-21s %9s %10s %9s" % ("docs", "step", "seconds", "docs/s", "peak MiB"))
-            print("%9d %-21s %9.1f %10s %9s  (%.0f MB, %d groups, %d same-group pairs)" % (
+                print("%9s %-24s %9s %10s %9s" % ("docs", "step", "seconds", "docs/s", "peak MiB"))
+            print("%9d %-24s %9.1f %10s %9s  (%.0f MB, %d groups, %d same-group pairs)" % (
                 n, "generate", time.monotonic() - t0, "", "", os.path.getsize(src) / 1e6, g["groups"],
                 true_pairs), flush=True)
             db, st = os.path.join(d, "db"), os.path.join(d, "store")
-            keys_json, ver_json = os.path.join(d, "keys.json"), os.path.join(d, "verified.json")
-            link_json, bits_json = os.path.join(d, "linkage.json"), os.path.join(d, "linkage-bits.json")
-            copy_json = os.path.join(d, "copy.json")
+            keys_json, strict_json = os.path.join(d, "keys.json"), os.path.join(d, "strict.json")
+            link_json, copy_json = os.path.join(d, "linkage.json"), os.path.join(d, "copy.json")
             steps = [] if reused else [("index", [nd, "index", "-q", "--db", db, src], None)]
             if reused:
-                print("%9d %-21s (database kept from an earlier run)" % (n, "index"), flush=True)
+                print("%9d %-24s (database kept from an earlier run)" % (n, "index"), flush=True)
             steps += [
                 ("build", [nd, "build", "--db", db, "--store", st], None),
                 ("sign", [nd, "sign", "--db", db, "--store", st], None),
-                ("clusters", [nd, "clusters", "--store", st, "--db", db, "--json"], keys_json),
-                ("clusters --verify", [nd, "clusters", "--store", st, "--db", db, "--verify", "--json"],
-                 ver_json),
+                ("clusters --keys", [nd, "clusters", "--store", st, "--db", db, "--keys", "--json"], keys_json),
+                ("clusters --point strict", [nd, "clusters", "--store", st, "--db", db, "--point", "strict",
+                                             "--json"], strict_json),
                 ("clusters --point copy", [nd, "clusters", "--store", st, "--db", db, "--point", "copy",
                                            "--json"], copy_json),
-                ("clusters --linkage", [nd, "clusters", "--store", st, "--db", db, "--linkage", "0.1", "--json"],
-                 link_json),
+                ("clusters --point story", [nd, "clusters", "--store", st, "--db", db, "--point", "story",
+                                            "--cut", "0.1", "--json"], link_json),
             ]
-            if n <= bits_upto:
-                steps.append(("linkage, bits >= 0.05", [nd, "clusters", "--store", st, "--db", db, "--linkage",
-                                                         "0.1", "--tolerant", "0.05", "--json"], bits_json))
             for name, cmd, out in steps:
                 fh = open(out, "w") if out else None
                 sec, peak = measure(cmd, fh)
                 if fh:
                     fh.close()
-                print("%9d %-21s %9.1f %10.0f %9.1f" % (n, name, sec, n / sec if sec else 0, peak),
+                print("%9d %-24s %9.1f %10.0f %9.1f" % (n, name, sec, n / sec if sec else 0, peak),
                       flush=True)
                 rows.append((n, name, sec, peak))
             rk, pk, _ = pair_quality(keys_json, true_pairs)
-            rv, pv, _ = pair_quality(ver_json, true_pairs)
+            rv, pv, _ = pair_quality(strict_json, true_pairs)
             rl, pl, _ = pair_quality(link_json, true_pairs)
             rc_, pc_, largest = pair_quality(copy_json, true_pairs)
             lj = json.load(open(link_json))
-            cands, completed = lj["pairs_compared"], lj.get("pairs_completed", 0)
+            cands, completed = lj["pairs"]["candidates"], lj["pairs"]["completed"]
             print("%9d store %.0f MiB, database %.0f MiB; same-group pairs recalled by equal keys "
-                  "%.3f (precision %.3f), by verified clusters %.3f (precision %.3f)" % (
+                  "%.3f (precision %.3f), by the strict point %.3f (precision %.3f)" % (
                       n, du(st), du(db), rk, pk, rv, pv), flush=True)
             print("%9d linkage over the near-neighbour index: %.1f candidate pairs a document (and %.2f "
                   "completing ones), recall %.3f, precision %.3f" % (n, cands / n, completed / n, rl, pl),
@@ -276,11 +261,6 @@ def main():
             print("%9d copy point (sign's links): recall %.3f, precision %.3f, largest cluster %d" % (
                 n, rc_, pc_, largest), flush=True)
             rows.append((n, "candidates/doc", cands / n, 0))
-            if n <= bits_upto:
-                rb, pb, _ = pair_quality(bits_json, true_pairs)
-                cb = json.load(open(bits_json))["pairs_compared"]
-                print("%9d linkage over bit-set Jaccard >= 0.05: %.1f candidate pairs a document, recall %.3f, "
-                      "precision %.3f" % (n, cb / n, rb, pb), flush=True)
             if not keep:
                 shutil.rmtree(d)
     finally:
@@ -291,12 +271,12 @@ def main():
         print("\ngrowth from %d to %d documents (x%.0f): ratio of each step's seconds, and of "
               "linkage's candidates a document" % (
             sizes[0], sizes[-1], sizes[-1] / sizes[0]))
-        for name in ("index", "build", "sign", "clusters", "clusters --verify", "clusters --point copy",
-                     "clusters --linkage",
+        for name in ("index", "build", "sign", "clusters --keys", "clusters --point strict",
+                     "clusters --point copy", "clusters --point story",
                      "candidates/doc"):
             t = {n: s for n, nm, s, _ in rows if nm == name}
             if sizes[0] in t and sizes[-1] in t and t[sizes[0]] > 0:
-                print("  %-21s x%.1f" % (name, t[sizes[-1]] / t[sizes[0]]))
+                print("  %-24s x%.1f" % (name, t[sizes[-1]] / t[sizes[0]]))
 
 
 if __name__ == "__main__":

@@ -34,6 +34,11 @@ const char *nd_strerror(int code)
 	return names[i];
 }
 
+const char *nd_version(void)
+{
+	return ND_VERSION_STRING;
+}
+
 const char *nd_error_last(void)
 {
 	return last_detail;

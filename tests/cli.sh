@@ -57,74 +57,66 @@ grep -Eq " \+[0-9]+  " "$t/native.out" || fail "nothing collapsed"
 grep -Eq " \+[0-9]+  " "$t/tolerant.out" || fail "tolerant collapsed nothing"
 [ "$(wc -l < "$t/tolerant.out")" -le "$(wc -l < "$t/filter.out")" ] || fail "tolerant kept more than filter"
 
-# Tolerant groups hold every verified equal-key group, so at least its documents.
-"$nd" clusters --db "$t/db" --store "$t/store" --verify --json > "$t/vg.json"
-"$nd" clusters --db "$t/db" --store "$t/store" --tolerant 0.5 --json > "$t/tg.json"
-python3 - "$t/vg.json" "$t/tg.json" <<'EOF' || fail "clusters --tolerant"
+# clusters: one interface, one JSON layout, at every point.  The corpus's
+# families are copies with 0-3 words changed: at copy and story each
+# cluster is one family and every family with copies is found; strict's
+# clusters lie within copy's.
+for p in copy strict story; do
+	"$nd" clusters --db "$t/db" --store "$t/store" --point $p --json > "$t/c-$p.json" || fail "clusters --point $p"
+done
+"$nd" clusters --db "$t/db" --store "$t/store" --json > "$t/c-default.json" || fail "clusters"
+python3 - "$t" <<'EOF' || fail "clusters --point: $(head -c 600 "$t/c-copy.json")"
 import json, sys
-v, t = (json.load(open(p)) for p in sys.argv[1:])
-held = v["verification"]["verified_documents"]
-assert t["documents_in_groups"] >= held > 0, (t["documents_in_groups"], held)
-assert sum(g["size"] for g in t["groups"]) == t["documents_in_groups"]
-for g in t["groups"]:
-    d = g["documents"]
-    assert d[0]["distance"] == 0, d  # null: joined with its key's verified group
-    assert all(x["distance"] is None or 0 <= x["distance"] <= 0.08 for x in d), d
-    assert [x["docid"] for x in d[1:]] == sorted(x["docid"] for x in d[1:]) and d[0]["docid"] < d[1]["docid"]
-EOF
-rc=0; "$nd" clusters --db "$t/db" --store "$t/store" --tolerant 1.5 2> "$t/err" || rc=$?
-[ "$rc" = 2 ] && grep -q "tolerant needs" "$t/err" || fail "clusters --tolerant 1.5: exit $rc"
-rc=0; "$nd" clusters --store "$t/store" --tolerant 0.5 2> "$t/err" || rc=$?
-[ "$rc" = 2 ] && grep -q "needs --db" "$t/err" || fail "clusters --tolerant without --db: exit $rc"
-# clusters --linkage: average linkage over 3-shingle resemblance; the
-# corpus's families are copies with 0-3 words changed, so at 0.5 each
-# cluster is one family and every family with copies is found.
-"$nd" clusters --db "$t/db" --store "$t/store" --linkage 0.5 --json > "$t/lg.json" || fail "clusters --linkage"
-python3 - "$t/lg.json" <<'EOF' || fail "clusters --linkage: $(head -c 600 "$t/lg.json")"
-import json, sys
-j = json.load(open(sys.argv[1]))
-assert j["linkage"] == 0.5 and j["candidates"] == "near" and j["pairs_compared"] > 0, j
-# at most 80 neighbours a document, fewer once shared
-assert j["pairs_compared"] <= 40 * j["documents_signed"], j["pairs_compared"]
-fams = [{d["id"].split(".")[0] for d in g["documents"]} for g in j["groups"]]
-assert all(len(f) == 1 for f in fams), [f for f in fams if len(f) > 1][:3]
-assert len(fams) == 75, len(fams)  # families of 2-4 documents: 75 of the 100
-EOF
-# The same clusters from the near-neighbour index as from every pair of
-# bit-set Jaccard >= 0.01 (about all pairs here).
-"$nd" clusters --db "$t/db" --store "$t/store" --linkage 0.5 --tolerant 0.01 --json > "$t/lgb.json" ||
-	fail "clusters --linkage --tolerant"
-python3 - "$t/lg.json" "$t/lgb.json" <<'EOF' || fail "clusters --linkage: near and bits candidates differ"
-import json, sys
-a, b = (json.load(open(f)) for f in sys.argv[1:3])
-assert b["candidates"] == "bits" and b["min_jaccard"] == 0.01, b["candidates"]
-groups = lambda j: sorted(sorted(d["docid"] for d in g["documents"]) for g in j["groups"])
-assert groups(a) == groups(b), (len(groups(a)), len(groups(b)))
+d = sys.argv[1]
+j = {p: json.load(open("%s/c-%s.json" % (d, p))) for p in ("copy", "strict", "story", "default")}
+keys = {"point", "documents_signed", "clusters_total", "documents_in_clusters", "min_size", "from", "seconds",
+        "clusters"}
+for p, v in j.items():
+    assert keys <= set(v) and v["point"] == ("copy" if p == "default" else p), (p, sorted(v))
+    assert v["clusters_total"] == len(v["clusters"]) and v["documents_signed"] == 250, p
+    assert sum(c["size"] for c in v["clusters"]) == v["documents_in_clusters"], p
+    for c in v["clusters"]:
+        ids = [x["docid"] for x in c["documents"]]
+        assert ids == sorted(ids) and c["size"] == len(ids) and all(x["id"] for x in c["documents"]), c
+groups = lambda v: sorted(sorted(x["docid"] for x in c["documents"]) for c in v["clusters"])
+assert groups(j["default"]) == groups(j["copy"])            # copy is the default
+assert j["copy"]["from"] == "links" and j["story"]["from"] == "index"
+assert j["story"]["pairs"]["candidates"] <= 40 * 250       # at most 80 neighbours, fewer once shared
+for p in ("copy", "story"):
+    fams = [{x["id"].split(".")[0] for x in c["documents"]} for c in j[p]["clusters"]]
+    fams = [f for f in fams if not any(i.startswith("tmpl") or i.startswith("sig") for i in f)]
+    assert all(len(f) == 1 for f in fams), (p, [f for f in fams if len(f) > 1][:3])
+copy = [set(g) for g in groups(j["copy"])]
+assert all(any(set(g) <= c for c in copy) for g in groups(j["strict"]))
+assert j["strict"]["documents_in_clusters"] <= j["copy"]["documents_in_clusters"]
 EOF
 # Completed averages leave small clusters as they are: families of 2-4
 # add no pair, and --complete 0 (off) gives the same clusters.
-"$nd" clusters --db "$t/db" --store "$t/store" --linkage 0.5 --complete 0 --json > "$t/lg0.json" ||
-	fail "clusters --linkage --complete 0"
-python3 - "$t/lg.json" "$t/lg0.json" <<'EOF' || fail "clusters --complete: small families changed"
+"$nd" clusters --db "$t/db" --store "$t/store" --point story --complete 0 --json > "$t/c-story0.json" ||
+	fail "clusters --point story --complete 0"
+python3 - "$t/c-story.json" "$t/c-story0.json" <<'EOF' || fail "clusters --complete: small families changed"
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
-assert a["pairs_completed"] == 0 and b["pairs_completed"] == 0, (a["pairs_completed"], b["pairs_completed"])
-groups = lambda j: sorted(sorted(d["docid"] for d in g["documents"]) for g in j["groups"])
+assert a["pairs"]["completed"] == 0 and b["pairs"]["completed"] == 0
+groups = lambda j: sorted(sorted(d["docid"] for d in g["documents"]) for g in j["clusters"])
 assert groups(a) == groups(b)
 EOF
-rc=0; "$nd" clusters --db "$t/db" --store "$t/store" --linkage 0.1 --complete 5000 2> "$t/err" || rc=$?
-[ "$rc" = 2 ] && grep -q "complete needs" "$t/err" || fail "clusters --complete 5000: exit $rc"
-# Where nothing is completed (components, bit-set candidates) it says so.
-for opts in "--point copy" "--linkage 0.1 --tolerant 0.05" "--verify"; do
-	rc=0; "$nd" clusters --db "$t/db" --store "$t/store" $opts --complete 8 2> "$t/err" || rc=$?
-	[ "$rc" = 2 ] && grep -q "complete needs average linkage" "$t/err" || fail "clusters $opts --complete: exit $rc"
+# Usage errors are one line and a hint, exit 2.
+for opts in "--point loose" "--complete 5000 --point story" "--cut 0 --point story" "--cut 0.5" \
+	    "--point copy --complete 8" "--keys --point copy" "--verify" "--tolerant 0.5"; do
+	rc=0; "$nd" clusters --db "$t/db" --store "$t/store" $opts 2> "$t/err" || rc=$?
+	[ "$rc" = 2 ] && [ "$(wc -l < "$t/err")" -le 2 ] && grep -q "Try 'neardup clusters --help'" "$t/err" ||
+		fail "clusters $opts: exit $rc, $(cat "$t/err")"
 done
-"$nd" clusters --db "$t/db" --store "$t/store" --point story --complete 8 --json > /dev/null ||
-	fail "clusters --point story --complete 8"
-rc=0; "$nd" clusters --db "$t/db" --store "$t/store" --linkage 0 2> "$t/err" || rc=$?
-[ "$rc" = 2 ] && grep -q "linkage needs" "$t/err" || fail "clusters --linkage 0: exit $rc"
-rc=0; "$nd" clusters --store "$t/store" --linkage 0.1 2> "$t/err" || rc=$?
-[ "$rc" = 2 ] && grep -q "linkage needs --db" "$t/err" || fail "clusters --linkage without --db: exit $rc"
+rc=0; "$nd" clusters --store "$t/store" 2> "$t/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "db and --store are required" "$t/err" || fail "clusters without --db: exit $rc"
+# --keys: the raw candidates, equal signatures.
+"$nd" clusters --store "$t/store" --keys --json > "$t/keys.json" || fail "clusters --keys"
+python3 - "$t/keys.json" <<'EOF' || fail "clusters --keys: $(head -c 300 "$t/keys.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["point"] == "keys" and j["clusters_total"] > 20 and j["clusters"][0]["documents"][0]["id"] is None
+EOF
 
 # Crawl-time check of a 1-word edit of family 3 (4 members): duplicates found.
 "$nd" check --db "$t/db" --store "$t/store" "$t/copy3.txt" > "$t/check.out"
@@ -187,7 +179,7 @@ assert chk["cluster"] == min(m["docid"] for m in chk["members"] if m["duplicate"
 assert len(upd) == 1 and upd[0]["change"] == "added", upd
 ids = {m["docid"]: m["id"] for m in chk["members"]}
 assert {ids.get(x["docid"]) for x in upd[0]["duplicates"]} == by_check, (upd, by_check)
-fam = [g for g in pc["groups"] if any(d["id"] == "tmpl11" for d in g["documents"])]
+fam = [g for g in pc["clusters"] if any(d["id"] == "tmpl11" for d in g["documents"])]
 assert fam and {d["id"] for d in fam[0]["documents"]} == by_check | {"tmpl11"}, fam
 EOF
 rc=0; "$nd" update --db "$t/db" --store "$t/store" --tolerant 0 2> "$t/err" || rc=$?
@@ -200,7 +192,7 @@ grep -q "$t/nope" "$t/err" || fail "error does not name the database: $(cat "$t/
 "$nd" build -q --db "$t/db" --store "$t/store2" --words 300 > "$t/q.out" 2>&1
 "$nd" sign -q --db "$t/db" --store "$t/store2" >> "$t/q.out" 2>&1
 [ ! -s "$t/q.out" ] || fail "build -q / sign -q printed: $(head -3 "$t/q.out")"
-"$nd" clusters -q --store "$t/store2" --limit 1 > "$t/q.out"
+"$nd" clusters -q --db "$t/db" --store "$t/store2" --limit 1 > "$t/q.out"
 head -1 "$t/q.out" | grep -q "clusters of" && fail "clusters -q printed its summary"
 grep -q "^cluster 1:" "$t/q.out" || fail "clusters -q: $(head -3 "$t/q.out")"
 for c in index build sign clusters check update search fsck text eval; do
@@ -221,28 +213,6 @@ if command -v mdb_load > /dev/null; then
 	if "$nd" fsck --store "$t/store2" > "$t/fsck.out"; then fail "fsck missed a stray bit posting"; fi
 	grep -q "bit postings hold" "$t/fsck.out" || fail "fsck: $(cat "$t/fsck.out")"
 fi
-# clusters --verify caches each cluster's result in its own write; with
-# 1,500 clusters the store file must not grow by a page path per write
-# (as it did while a read snapshot was held across the loop: 16 MB -> 251
-# MB at 100,000 documents).
-python3 - "$t/many.jsonl" <<'EOF'
-import json, random, sys
-r = random.Random(7)
-vocab = ["v%05d" % i for i in range(20000)]
-with open(sys.argv[1], "w") as f:
-    for fam in range(1500):
-        words = " ".join(r.choice(vocab) for _ in range(60))
-        for c in range(2):
-            f.write(json.dumps({"id": "m%d-%d" % (fam, c), "text": words}) + "\n")
-EOF
-"$nd" index --quiet --db "$t/mdb" "$t/many.jsonl" > /dev/null
-"$nd" build --db "$t/mdb" --store "$t/mstore" > /dev/null
-"$nd" sign --db "$t/mdb" --store "$t/mstore" > /dev/null
-before=$(stat -c %s "$t/mstore/data.mdb")
-"$nd" clusters --store "$t/mstore" --db "$t/mdb" --verify > "$t/mver.out"
-after=$(stat -c %s "$t/mstore/data.mdb")
-grep -q "verified" "$t/mver.out" || fail "clusters --verify: $(head -3 "$t/mver.out")"
-[ $((after - before)) -lt 2000000 ] || fail "clusters --verify grew the store from $before to $after bytes"
 # eval --splits: seed 003's protocol (halves of the families, K times);
 # the JSON's mean is the mean of the per-split bests it lists.
 python3 - "$t/corpus.jsonl" > "$t/families.tsv" <<'EOF'

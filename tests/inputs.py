@@ -106,7 +106,7 @@ def nan_options(nd, tmp, db, store):
     cases = [["build", *s, "--max-edit"], ["build", *s, "--word-share"],
              ["sign", *s, "--max-drift"], ["update", *s, "--max-drift"], ["update", *s, "--tolerant"],
              ["check", *s, "--max-distance"], ["check", *s, "--tolerant"],
-             ["clusters", *s, "--max-distance"], ["clusters", *s, "--tolerant"], ["clusters", *s, "--linkage"]]
+             ["clusters", *s, "--point", "story", "--cut"]]
     for c in cases:
         for bad in ("nan", "NaN", "inf", "-inf", "1e999"):
             extra = [os.devnull] if c[0] == "check" else []

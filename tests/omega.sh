@@ -45,7 +45,7 @@ omindex --db "$t/db" --url / "$t/site" > "$t/omindex.log" 2>&1 || fail "omindex:
 "$nd" clusters --db "$t/db" --store "$t/st" --point copy --json > "$t/groups.json" || fail "clusters --point copy"
 python3 - "$t/groups.json" <<'EOF' || fail "templated copies are not in their families' clusters"
 import json, sys
-groups = json.load(open(sys.argv[1]))["groups"]
+groups = json.load(open(sys.argv[1]))["clusters"]
 with_mirror = [g for g in groups if any(d["id"].startswith("/t") for d in g["documents"])]
 assert len(with_mirror) == 8, [[d["id"] for d in g["documents"]] for g in with_mirror]
 EOF
@@ -64,7 +64,7 @@ for q in waaaba waaaca waabaa wabaaa waaeca wafaaa; do
 import json, sys
 groups, allf, foldedf, nativef, q = sys.argv[1:6]
 group = {}
-for i, c in enumerate(json.load(open(groups))["groups"]):
+for i, c in enumerate(json.load(open(groups))["clusters"]):
     for m in c["documents"]:
         group[m["docid"]] = ("cluster", i)
 ranked = [int(l.split()[0]) for l in open(allf) if l.strip()]

@@ -35,13 +35,10 @@ def ran_clean(p, what):
 
 
 def every_command(nd, db, store, page, label):
-    for args in (["clusters", "--store", store],
+    for args in (["clusters", "--store", store, "--keys"],
                  ["clusters", "--store", store, "--db", db, "--point", "copy"],
                  ["clusters", "--store", store, "--db", db, "--point", "story"],
-                 ["clusters", "--store", store, "--db", db, "--point", "strict"],
-                 ["clusters", "--store", store, "--db", db, "--linkage", "0.1"],
-                 ["clusters", "--store", store, "--db", db, "--tolerant", "0.5"],
-                 ["clusters", "--store", store, "--db", db, "--verify", "--json"],
+                 ["clusters", "--store", store, "--db", db, "--point", "strict", "--json"],
                  ["check", "--db", db, "--store", store, page],
                  ["search", "--db", db, "--store", store, "--collapse", "filter", "w0003a"],
                  ["search", "--db", db, "--store", store, "--collapse", "tolerant", "w0003a"],
@@ -62,8 +59,8 @@ def empty_stores(nd, tmp):
     # Built, not signed: no records at all.
     shutil.copytree(j("built"), j("b1"))
     for args in (["clusters", "--store", j("b1"), "--db", j("db"), "--point", "copy"],
-                 ["clusters", "--store", j("b1"), "--db", j("db"), "--linkage", "0.1"],
-                 ["clusters", "--store", j("b1"), "--db", j("db"), "--tolerant", "0.5"],
+                 ["clusters", "--store", j("b1"), "--db", j("db"), "--point", "story"],
+                 ["clusters", "--store", j("b1"), "--keys"],
                  ["search", "--db", j("db"), "--store", j("b1"), "w0003a"]):
         p = run(nd, *args)
         expect(p.returncode == 0, "a store with no records: " + " ".join(args[:1] + args[-2:]), p)

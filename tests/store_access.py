@@ -49,7 +49,7 @@ def writer_lock(nd, tmp, db, store, page):
         expect(p.returncode == 1 and store in p.stderr and "another process" in p.stderr
                and "pid %d" % os.getpid() in p.stderr, "%s while the lock is held" % cmd[0], p)
     # readers are not writers: they go on
-    for cmd in (["clusters", "--store", store], ["check", "--db", db, "--store", store, page],
+    for cmd in (["clusters", "--store", store, "--db", db], ["check", "--db", db, "--store", store, page],
                 ["fsck", "--store", store, "--db", db]):
         p = run(nd, *cmd)
         expect(p.returncode == 0, "%s while a writer holds the lock" % cmd[0], p)
@@ -90,7 +90,7 @@ def read_only(nd, tmp, db, store, page):
         for f in files:
             os.chmod(os.path.join(root, f), 0o644)
     nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-    for cmd in (["fsck", "--store", ro, "--db", db], ["clusters", "--store", ro],
+    for cmd in (["fsck", "--store", ro, "--db", db], ["clusters", "--store", ro, "--db", db],
                 ["check", "--db", db, "--store", ro, page],
                 ["search", "--db", db, "--store", ro, "--collapse", "filter", "w0003a"]):
         p = run(*nobody, nd, *cmd)

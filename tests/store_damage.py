@@ -28,8 +28,8 @@ def commands(nd, db, store, page):
     return {
         "fsck": [nd, "fsck", "--store", store],
         "fsck --db": [nd, "fsck", "--store", store, "--db", db],
-        "clusters": [nd, "clusters", "--store", store],
-        "clusters --verify": [nd, "clusters", "--store", store, "--db", db, "--verify"],
+        "clusters --keys": [nd, "clusters", "--store", store, "--keys"],
+        "clusters": [nd, "clusters", "--store", store, "--db", db],
         "check": [nd, "check", "--db", db, "--store", store, page],
         "search": [nd, "search", "--db", db, "--store", store, "--collapse", "filter", "w0003a"],
         "update": [nd, "update", "--db", db, "--store", store],

@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("neardup 0.1.0\n");
+		printf("neardup %s\n", nd_version());
 		return EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

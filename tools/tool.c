@@ -34,6 +34,20 @@ void tool_links_warn(const char *cmd, nd_store *st)
 			"('neardup update'), only verified equal-key groups fold\n", cmd, nd_store_path(st));
 }
 
+int tool_usage(const char *cmd, const char *fmt, ...)
+{
+	if (fmt) {
+		va_list ap;
+		fprintf(stderr, "neardup %s: ", cmd);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "Try 'neardup %s --help'.\n", cmd);
+	return EXIT_USAGE;
+}
+
 double tool_now(void)
 {
 	struct timespec ts;
@@ -141,7 +155,7 @@ int tool_parse_point(const char *cmd, const char *s, nd_point *out)
 {
 	if (nd_point_parse(s, out) == ND_OK)
 		return 0;
-	fprintf(stderr, "neardup %s: --point is strict, copy or story, not '%s'\n", cmd, s);
+	tool_usage(cmd, "--point is strict, copy or story, not '%s'", s);
 	return -1;
 }
 
@@ -179,7 +193,7 @@ int tool_parse_jobs(const char *cmd, const char *s, unsigned *out)
 {
 	uint64_t v;
 	if (tool_parse_u64(s, &v) || v == 0 || v > ND_SIGN_MAX_JOBS) {
-		fprintf(stderr, "neardup %s: --jobs needs 1..%d, not '%s'\n", cmd, ND_SIGN_MAX_JOBS, s);
+		tool_usage(cmd, "--jobs needs 1..%d, not '%s'", ND_SIGN_MAX_JOBS, s);
 		return -1;
 	}
 	*out = (unsigned)v;

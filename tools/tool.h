@@ -22,6 +22,10 @@ int nd_cmd_search(int argc, char **argv);
 int nd_cmd_fsck(int argc, char **argv);
 int nd_cmd_eval(int argc, char **argv);
 
+/* A usage error: "neardup CMD: MESSAGE" (when fmt is not NULL) and a hint
+ * to read --help, on stderr; returns EXIT_USAGE. */
+int tool_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Print "neardup <cmd>: <what>: <nd_strerror>\n  <detail>" to stderr; returns EXIT_ERR. */
 int tool_fail(const char *cmd, int rc, const char *what);
 

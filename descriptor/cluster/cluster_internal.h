@@ -7,6 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "neardup/cluster.h"
+#include "neardup/verify.h"
+
+/* nd_cluster_near with single linkage decided at point (copy or strict). */
+int nd__cluster_near_at(nd_xdb *db, nd_store *st, const nd_near_options *opts, nd_point point,
+			const nd_docid *docs, size_t n, size_t *into, nd_near_stats *stats);
+
 /* Union-find over n documents joined by the pairs (a << 32 | b) whose
  * score is >= at_least: *up (caller frees) gets each one's parent, and
  * nd__root walks it to the smallest index of the component. */

@@ -260,10 +260,12 @@ typedef struct {
 	const uint64_t *pairs;
 	const size_t *which;     /* pairs to judge */
 	float *score;            /* set to 1 (accepted) or 0 */
+	nd_point point;
 } judge_ctx;
 
-/* The copy verdict itself on the pairs that could pass, each share with
- * its own database handle (Xapian's are not thread-safe). */
+/* The verdict at the point (copy: the links' own) on the pairs that could
+ * pass, each share with its own database handle (Xapian's are not
+ * thread-safe). */
 static int judge_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 {
 	judge_ctx *c = vctx;
@@ -278,8 +280,15 @@ static int judge_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 		rc = nd_words_get(db, c->docs[c->pairs[i] >> 32], &x, &nx, NULL);
 		if (rc == ND_OK)
 			rc = nd_words_get(db, c->docs[(uint32_t)c->pairs[i]], &y, &ny, NULL);
-		if (rc == ND_OK)
+		if (rc == ND_OK && c->point == ND_POINT_COPY)
 			rc = nd__link_verdict(x, nx, y, ny);
+		else if (rc == ND_OK) {
+			nd_verify_options vo = ND_VERIFY_OPTIONS_INIT;
+			nd_verify_how how;
+			double d;
+			vo.point = c->point;
+			rc = nd_verify_pair(x, nx, y, ny, &vo, &how, &d);
+		}
 		c->score[i] = rc == 1 ? 1.0f : 0.0f;
 		rc = rc == ND_ENOTFOUND || rc == 1 ? ND_OK : rc;
 		free(x);
@@ -290,11 +299,13 @@ static int judge_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 	return rc;
 }
 
-/* Single linkage is the copy point's clusters: each pair's score becomes
- * the verdict's yes (1) or no (0), so batch clusters and links are what
- * hooks and check decide. */
-static int judge_copy(shingles *s, const nd_docid *docs, const uint64_t *pairs, size_t np, float *score,
-		      unsigned jobs)
+/* Single linkage is the clusters of a point decided pair by pair (copy,
+ * strict): each pair's score becomes the verdict's yes (1) or no (0), so
+ * batch clusters and links are what hooks and check decide.  A pair strict
+ * accepts copy accepts too, so the copy test leaves out only pairs that
+ * neither can. */
+static int judge(shingles *s, const nd_docid *docs, const uint64_t *pairs, size_t np, float *score,
+		 unsigned jobs, nd_point point)
 {
 	size_t *which = malloc((np + 1) * sizeof(*which)), m = 0;
 	if (!which)
@@ -305,7 +316,7 @@ static int judge_copy(shingles *s, const nd_docid *docs, const uint64_t *pairs, 
 			which[m++] = i;
 		score[i] = 0;
 	}
-	judge_ctx c = {s, docs, pairs, which, score};
+	judge_ctx c = {s, docs, pairs, which, score, point};
 	int rc = m ? nd_parallel_shares(jobs, (uint32_t)m, judge_share, &c) : ND_OK;
 	free(which);
 	return rc;
@@ -383,8 +394,9 @@ static int score_fresh(const uint64_t *pair, size_t n, float *out, void *vctx)
 typedef int (*pair_fn)(nd_docid a, nd_docid b, void *ctx);
 
 /* nd_cluster_near; with link (may be NULL; single only), also every pair linked. */
-static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, const nd_docid *docs, size_t n,
-			size_t *into, nd_near_stats *stats, pair_fn link, void *link_ctx)
+static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, nd_point point,
+			const nd_docid *docs, size_t n, size_t *into, nd_near_stats *stats, pair_fn link,
+			void *link_ctx)
 {
 	nd_near_options o = ND_NEAR_OPTIONS_INIT;
 	walk_ctx w = {0};
@@ -489,7 +501,7 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, c
 
 	/* Single linkage is the copy point's clusters: the components of the
 	 * pairs its verdict accepts. */
-	if ((rc = judge_copy(&s, docs, w.pairs, np, score, o.jobs)) < 0)
+	if ((rc = judge(&s, docs, w.pairs, np, score, o.jobs, point)) < 0)
 		goto done;
 	if ((rc = nd__components(n, w.pairs, score, np, 1, &up)) < 0)
 		goto done;
@@ -511,10 +523,16 @@ done:
 	return rc;
 }
 
+int nd__cluster_near_at(nd_xdb *db, nd_store *st, const nd_near_options *opts, nd_point point,
+			const nd_docid *docs, size_t n, size_t *into, nd_near_stats *stats)
+{
+	return cluster_near(db, st, opts, point, docs, n, into, stats, NULL, NULL);
+}
+
 int nd_cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, const nd_docid *docs, size_t n,
 		    size_t *into, nd_near_stats *stats)
 {
-	return cluster_near(db, st, opts, docs, n, into, stats, NULL, NULL);
+	return cluster_near(db, st, opts, ND_POINT_COPY, docs, n, into, stats, NULL, NULL);
 }
 
 /* ---- links: the copy point's verified pairs, kept in the store ---- */
@@ -590,7 +608,7 @@ static int rule_links(nd_xdb *db, nd_store *st, const nd_near_options *opts, pai
 		ids[i] = (nd_docid)docs.v[i];
 	free(docs.v);
 	docs.v = NULL;
-	if ((rc = cluster_near(db, st, &o, ids, docs.n, into, NULL, add_link, links)) < 0)
+	if ((rc = cluster_near(db, st, &o, ND_POINT_COPY, ids, docs.n, into, NULL, add_link, links)) < 0)
 		goto done;
 	if (links->n > 1)
 		qsort(links->v, links->n, sizeof(uint64_t), cmp_u64);

@@ -16,6 +16,7 @@
 #define ND_CLUSTER_H
 
 #include "neardup/descriptor.h"
+#include "neardup/point.h"
 #include "neardup/store.h"
 #include "neardup/xdb.h"
 
@@ -124,6 +125,34 @@ typedef struct {
  * stats (may be NULL) is added to. */
 ND_EXTERN int nd_cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *o, const nd_docid *docs,
 			      size_t n, size_t *into, nd_near_stats *stats);
+
+/* Clusters at a point, of every signed document: the one way to ask.
+ *   copy    the connected components of the near-neighbour pairs the copy
+ *           verdict accepts: what collapsing folds (read from the store's
+ *           links when they are settled, which hold those pairs)
+ *   strict  the same at the strict point
+ *   story   average linkage over the pairs' 3-shingle resemblance at the
+ *           point's cut (or o->cut), with completed averages
+ * *docs gets every signed document, ascending, and (*into)[i] the index in
+ * *docs of the first member of docs[i]'s cluster (i for a first member or
+ * a document alone); the caller frees both.  rep may be NULL. */
+typedef struct {
+	unsigned jobs;       /* threads reading words and scoring (1..64; 1) */
+	double cut;          /* story: the linkage cut (0: the point's, 0.08) */
+	unsigned complete;   /* story: completed averages' budget, pairs a document
+				(ND_NEAR_COMPLETE; 0: off) */
+	void (*progress)(const char *stage, size_t done, size_t n, void *ctx);
+	void *ctx;
+} nd_clusters_options;
+#define ND_CLUSTERS_OPTIONS_INIT { 1, 0, ND_NEAR_COMPLETE, NULL, NULL }
+
+typedef struct {
+	int from_links;      /* copy: read from the settled links */
+	nd_near_stats near;  /* otherwise: what the index gave */
+} nd_clusters_report;
+
+ND_EXTERN int nd_clusters(nd_xdb *db, nd_store *st, nd_point point, const nd_clusters_options *o,
+			  nd_docid **docs, size_t **into, size_t *n, nd_clusters_report *rep);
 
 /* The store's links (neardup/store.h) are a function of its records:
  * every pair of documents within ND_NEAR_WINDOW of each other in some tree

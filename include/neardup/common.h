@@ -42,6 +42,9 @@ typedef enum {
 	ND_ETOOBIG    = -16, /* input exceeds a documented limit */
 } nd_error;
 
+/* The library's version, "MAJOR.MINOR.PATCH". */
+ND_EXTERN const char *nd_version(void);
+
 /* Static "NAME: text" description of an error code; never NULL. */
 ND_EXTERN const char *nd_strerror(int code);
 

@@ -10,20 +10,27 @@
     groups = nd.clusters()                 # the copy point's clusters
 
 A thin layer over the installed C library (libneardup.so.0) through cffi's
-ABI mode: nothing is compiled.  Errors raise neardup.Error carrying the
-library's message.  Not thread-safe: one Neardup per thread.
+ABI mode: nothing is compiled.  Errors raise subclasses of neardup.Error
+that are also Python's own where one fits (NotFound is a
+FileNotFoundError, InvalidArgument a ValueError, ...).  A Neardup may be
+shared by threads: its calls run one at a time, and close() waits for the
+one running; a call after close() raises Closed.
 """
 import os
+import threading
+import warnings
 
 from cffi import FFI
 
-__all__ = ["Neardup", "Error", "Duplicate", "Change", "Hit", "POINTS"]
+__all__ = ["Neardup", "Error", "NotFound", "InvalidArgument", "Locked", "Corrupt", "Mismatch", "Full",
+           "TooBig", "InvalidState", "Closed", "Retry", "DegradedWarning", "Duplicate", "Change", "Hit",
+           "POINTS", "__version__"]
 
 POINTS = ("copy", "strict", "story")
 
 _ffi = FFI()
 # Must match include/neardup/*.h exactly (ABI mode sees no headers);
-# tests/python_test.py checks every path against the C results.
+# tests/python checks every path against the C results.
 _ffi.cdef("""
 typedef uint32_t nd_docid;
 typedef struct nd_xdb nd_xdb;
@@ -69,24 +76,28 @@ typedef struct {
     nd_verified *duplicates; size_t nduplicates;
 } nd_hook_result;
 typedef struct { nd_docid docid; double weight; uint32_t collapsed; } nd_xdb_hit;
-typedef struct {
-    double cut; unsigned shingle_width; unsigned jobs;
-    void (*progress)(const char *, size_t, size_t, void *); void *ctx; int single; unsigned complete;
-} nd_near_options;
 typedef struct { uint64_t candidates, pairs, linked, completed, words_bytes; } nd_near_stats;
+typedef struct {
+    unsigned jobs; double cut; unsigned complete;
+    void (*progress)(const char *, size_t, size_t, void *); void *ctx;
+} nd_clusters_options;
+typedef struct { int from_links; nd_near_stats near; } nd_clusters_report;
 
+const char *nd_version(void);
 const char *nd_strerror(int code);
 const char *nd_error_last(void);
 int nd_xdb_open(nd_xdb **out, const char *path, int mode);
 void nd_xdb_close(nd_xdb *db);
 int nd_xdb_reopen(nd_xdb *db, int *changed);
+int nd_xdb_commit(nd_xdb *db);
+int nd_collapse_slot_get(nd_store *st, int *slot);
+void nd_xdb_set_max_query_terms(nd_xdb *db, uint32_t n);
 int nd_xdb_doc_uid(nd_xdb *db, nd_docid docid, char **out);
 int nd_store_open(nd_store **out, const char *path, int mode);
 void nd_store_close(nd_store *st);
 int nd_store_read_begin(nd_store *st, nd_store_txn **out);
 void nd_store_txn_end(nd_store_txn *txn);
-int nd_store_docs_each(nd_store_txn *txn,
-                       int (*fn)(uint32_t, uint64_t, const void *, size_t, void *), void *ctx);
+int nd_store_links_state(nd_store_txn *txn);
 int nd_descriptor_load(nd_descriptor **out, nd_store *st, nd_xdb *db);
 void nd_descriptor_free(nd_descriptor *d);
 int nd_tokenizer_new(nd_tokenizer **out);
@@ -100,10 +111,8 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res);
 void nd_hook_result_clear(nd_hook_result *r);
 int nd_search(nd_xdb *db, nd_store *st, const char *query, nd_collapse_mode mode, uint32_t offset,
               uint32_t max, uint32_t depth, nd_xdb_hit *hits, size_t *n, uint32_t *estimated);
-int nd_cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *o, const nd_docid *docs, size_t n,
-                    size_t *into, nd_near_stats *stats);
-const char *nd_point_name(nd_point p);
-double nd_point_resemblance(nd_point p);
+int nd_clusters(nd_xdb *db, nd_store *st, nd_point point, const nd_clusters_options *o,
+                nd_docid **docs, size_t **into, size_t *n, nd_clusters_report *rep);
 void free(void *);
 """)
 
@@ -131,26 +140,117 @@ def _load():
 
 _lib = _load()
 _libc = _ffi.dlopen(None)
+__version__ = _ffi.string(_lib.nd_version()).decode()
 
-_HOW = {0: "representative", 1: "levenshtein", 2: "shingles", 3: "none", 4: "resemblance", 5: "containment", 6: "values"}
+_HOW = {0: "representative", 1: "levenshtein", 2: "shingles", 3: "none", 4: "resemblance", 5: "containment",
+        6: "values"}
 _CHANGE = {0: "none", 1: "added", 2: "replaced", 3: "deleted"}
 _MODES = {"none": 0, "native": 1, "filter": 2, "tolerant": 3}
+_LINKS_REBUILD = 2
 
 
 class Error(Exception):
-    """A neardup error: .code is the nd_error value (negative), .name its
-    name (ND_ENOTFOUND, ...), str() the library's message."""
+    """A neardup error: .code is the library's nd_error value (negative),
+    .name its name (ND_ENOTFOUND, ...), str() what happened, naming the
+    input.  Subclasses say which kind, and are Python's own where one fits."""
 
     def __init__(self, code, message):
         self.code = code
         self.name = _ffi.string(_lib.nd_strerror(code)).decode().split(":")[0]
-        super().__init__("%s: %s" % (self.name, message))
+        super().__init__(message)
+
+
+class NotFound(Error, FileNotFoundError):
+    """A database, store, document or record that is not there."""
+
+
+class InvalidArgument(Error, ValueError):
+    """An argument or option out of range."""
+
+
+class Locked(Error):
+    """Another process writes the store (one writer at a time)."""
+
+
+class Corrupt(Error):
+    """Stored data fails its checks."""
+
+
+class Mismatch(Error):
+    """The store belongs to another database or descriptive set."""
+
+
+class Full(Error, OSError):
+    """The disk, or a file size limit, is full."""
+
+
+class TooBig(Error, ValueError):
+    """An input over a limit (a text over max_doc_mb, a query of too many terms)."""
+
+
+class InvalidState(Error):
+    """Not possible now (no descriptive set yet; the drift limit reached)."""
+
+
+class Closed(InvalidState):
+    """A call after close()."""
+
+
+class Retry(Error):
+    """The database changed under a read: refresh() and call again."""
+
+
+class DegradedWarning(UserWarning):
+    """The store's links are to be made again (signed with --no-links, or a
+    signing killed before it linked): until a writer makes them, collapsing
+    folds verified equal-key groups only."""
+
+
+_KINDS = {-3: InvalidArgument, -4: NotFound, -6: Corrupt, -7: Locked, -8: Retry, -9: Full,
+          -10: InvalidArgument, -11: Mismatch, -12: Mismatch, -14: InvalidArgument, -15: InvalidState,
+          -16: TooBig}
 
 
 def _check(rc):
     if rc < 0:
-        raise Error(rc, _ffi.string(_lib.nd_error_last()).decode("utf-8", "replace"))
+        message = _ffi.string(_lib.nd_error_last()).decode("utf-8", "replace") or \
+            _ffi.string(_lib.nd_strerror(rc)).decode().split(": ", 1)[-1]
+        if rc == -2:
+            raise MemoryError(message)
+        raise _KINDS.get(rc, Error)(rc, message)
     return rc
+
+
+def _path(value, what):
+    """A path as the library takes it: str, bytes or os.PathLike, no NUL."""
+    try:
+        raw = os.fsencode(value)
+    except TypeError:
+        raise TypeError("%s must be a path (str, bytes or os.PathLike), not %s" % (what, type(value).__name__))
+    if b"\0" in raw:
+        raise ValueError("%s: embedded NUL byte" % what)
+    return raw
+
+
+def _string(value, what):
+    """A query: str or bytes (UTF-8), no NUL."""
+    if isinstance(value, str):
+        raw = value.encode("utf-8")
+    elif isinstance(value, (bytes, bytearray, memoryview)):
+        raw = bytes(value)
+    else:
+        raise TypeError("%s must be str or bytes, not %s" % (what, type(value).__name__))
+    if b"\0" in raw:
+        raise ValueError("%s: embedded NUL byte" % what)
+    return raw
+
+
+def _count(value, what, lo=0, hi=2 ** 32 - 1):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("%s must be an int, not %s" % (what, type(value).__name__))
+    if not lo <= value <= hi:
+        raise ValueError("%s must be in %d..%d, not %d" % (what, lo, hi, value))
+    return value
 
 
 class Duplicate:
@@ -193,6 +293,8 @@ class Hit:
 
 
 def _point(name):
+    if not isinstance(name, str):
+        raise TypeError("point must be a str, not %s" % type(name).__name__)
     if name not in POINTS:
         raise ValueError("point is one of %s, not %r" % (", ".join(POINTS), name))
     return POINTS.index(name)
@@ -206,23 +308,43 @@ def _verify_options(point):
     return vo
 
 
+def _serial(method):
+    """One call at a time on a Neardup, and none after close()."""
+    def run(self, *args, **kw):
+        with self._lock:
+            if not self._db:
+                raise Closed(-15, "this Neardup is closed")
+            return method(self, *args, **kw)
+    run.__name__, run.__doc__ = method.__name__, method.__doc__
+    return run
+
+
 class Neardup:
     """A Xapian database and its neardup store (made by `neardup build` and
-    `neardup sign`).  writable: the store is opened for writing (hooks);
-    only one writer at a time.  point: what counts as a duplicate
-    ("copy", the default; "strict"; "story"; see README).  Close it, or
-    use it as a context manager."""
+    `neardup sign`).  writable: the store is opened for writing (hooks; a
+    store that keeps collapse ids in a value slot also opens the database
+    writable); one writer at a time.  point: what counts as a duplicate
+    ("copy", the default; "strict"; "story").  max_doc_mb: check() refuses
+    longer texts; max_query_terms: search() refuses longer queries.  Close
+    it, or use it as a context manager."""
 
-    def __init__(self, db, store, writable=False, point="copy"):
+    def __init__(self, db, store, writable=False, point="copy", max_doc_mb=64, max_query_terms=1000):
+        self._lock = threading.RLock()
         self._db = self._st = self._d = self._tk = self._hook = None
-        self.point = point
+        dbpath, stpath = _path(db, "db"), _path(store, "store")
         _point(point)
+        self.point = point
+        self._max_doc = _count(max_doc_mb, "max_doc_mb", 1, 4096) << 20
+        terms = _count(max_query_terms, "max_query_terms", 1, 1000000)
+        self._writable = bool(writable)
+        self._dbpath = dbpath
         p = _ffi.new("nd_xdb **")
-        _check(_lib.nd_xdb_open(p, os.fsencode(db), 0))
+        _check(_lib.nd_xdb_open(p, dbpath, 0))
         self._db = p[0]
+        _lib.nd_xdb_set_max_query_terms(self._db, terms)
         s = _ffi.new("nd_store **")
         try:
-            _check(_lib.nd_store_open(s, os.fsencode(store), 1 if writable else 0))
+            _check(_lib.nd_store_open(s, stpath, 1 if writable else 0))
             self._st = s[0]
             d = _ffi.new("nd_descriptor **")
             _check(_lib.nd_descriptor_load(d, self._st, self._db))
@@ -233,9 +355,13 @@ class Neardup:
         except BaseException:
             self.close()
             raise
-        self._writable = writable
 
     def close(self):
+        """Free everything; waits for a call running in another thread."""
+        with self._lock:
+            self._free()
+
+    def _free(self):
         if self._hook:
             _lib.nd_hook_free(self._hook)
         if self._tk:
@@ -255,15 +381,14 @@ class Neardup:
         self.close()
 
     def __del__(self):
-        self.close()
+        lock = getattr(self, "_lock", None)
+        if lock is not None and lock.acquire(blocking=False):
+            try:
+                self._free()
+            finally:
+                lock.release()
 
-    def _open(self):
-        if not self._db:
-            raise Error(-15, "this Neardup is closed")
-
-    def uid(self, docid):
-        """The document's unique id (its Q or U term), or None."""
-        self._open()
+    def _uid(self, docid):
         out = _ffi.new("char **")
         if _lib.nd_xdb_doc_uid(self._db, docid, out) < 0 or out[0] == _ffi.NULL:
             return None
@@ -272,50 +397,107 @@ class Neardup:
         finally:
             _libc.free(out[0])
 
+    def _degraded(self):
+        """Warn when the links are to be made again (collapsing folds less)."""
+        txn = _ffi.new("nd_store_txn **")
+        if _lib.nd_store_read_begin(self._st, txn) < 0:
+            return
+        state = _lib.nd_store_links_state(txn[0])
+        _lib.nd_store_txn_end(txn[0])
+        if state == _LINKS_REBUILD:
+            warnings.warn(DegradedWarning("store's links are to be made again: until a writer makes them "
+                                          "(neardup update, or a hook), only verified equal-key groups "
+                                          "fold"), stacklevel=3)
+
+    @_serial
+    def uid(self, docid):
+        """The document's unique id (its Q or U term), or None."""
+        return self._uid(_count(docid, "docid", 1))
+
+    @_serial
     def refresh(self):
         """See the database's latest commit (made by another handle, such as
         python3-xapian's WritableDatabase)."""
-        self._open()
         _check(_lib.nd_xdb_reopen(self._db, _ffi.NULL))
 
+    @_serial
     def check(self, text, compare=8, point=None):
-        """The documents already indexed that `text` (not yet indexed)
-        duplicates, at the point: a list of Duplicate, compared ones only
-        (the first `compare` candidates); those with .duplicate True are
+        """The documents already indexed that `text` (str or bytes, not yet
+        indexed) duplicates, at the point: a list of Duplicate, compared ones
+        only (the first `compare` candidates); those with .duplicate True are
         the verdict's."""
-        self._open()
-        data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+        if isinstance(text, str):
+            data = text.encode("utf-8", "surrogatepass")
+        elif isinstance(text, (bytes, bytearray, memoryview)):
+            data = bytes(text)
+        else:
+            raise TypeError("text must be str or bytes, not %s" % type(text).__name__)
+        if len(data) > self._max_doc:
+            raise TooBig(-16, "text of %d bytes is over max_doc_mb (%d MiB)" % (len(data), self._max_doc >> 20))
+        compare = _count(compare, "compare", 1, 4096)
+        vo = _verify_options(point or self.point)
+        self._degraded()
         r = _ffi.new("nd_check_result *")
         try:
-            _check(_lib.nd_check_text(self._tk, self._d, self._db, self._st, data, len(data),
-                                      _verify_options(point or self.point), compare, r))
-            return [Duplicate(m.docid, self.uid(m.docid), m.distance, bool(m.duplicate),
+            _check(_lib.nd_check_text(self._tk, self._d, self._db, self._st, data, len(data), vo, compare, r))
+            return [Duplicate(m.docid, self._uid(m.docid), m.distance, bool(m.duplicate),
                               _HOW[m.how] if m.duplicate else None, m.jaccard)
                     for m in (r.members[i] for i in range(r.nmembers))]
         finally:
             _lib.nd_check_result_clear(r)
 
+    @_serial
     def changed(self, docid):
         """Document docid was added, replaced or deleted in the database
         (committed): sign it, store it, and return a Change with its
         duplicates.  Needs writable=True.  A docid no longer in the
-        database is a deletion."""
-        self._open()
+        database is a deletion; an unchanged document is change "none"."""
+        docid = _count(docid, "docid", 1)
         if not self._writable:
-            raise Error(-15, "changed() needs Neardup(..., writable=True)")
-        self.refresh()
-        if not self._hook:
-            opts = _ffi.new("nd_hook_options *")
-            opts.max_drift = 0.5
-            opts.verify = _verify_options(self.point)[0]
-            opts.block_docs, opts.jobs, opts.tolerant, opts.max_compare = 0, 1, 0.0, 64
+            raise InvalidState(-15, "changed() needs Neardup(..., writable=True)")
+        _check(_lib.nd_xdb_reopen(self._db, _ffi.NULL))
+        slot = _ffi.new("int *")
+        _check(_lib.nd_collapse_slot_get(self._st, slot))
+        if slot[0] >= 0:
+            # The store keeps collapse ids in the database: a writable handle
+            # for this call only, so that the indexer's own writer can open
+            # the database between calls.
+            w = _ffi.new("nd_xdb **")
+            rc = _lib.nd_xdb_open(w, self._dbpath, 1)
+            if rc == -7:
+                raise Locked(rc, "%s: the store keeps collapse ids in value slot %d, and changed() writes them: "
+                             "commit and close your WritableDatabase first" % (os.fsdecode(self._dbpath),
+                                                                               slot[0]))
+            _check(rc)
             h = _ffi.new("nd_hook **")
-            _check(_lib.nd_hook_open(h, self._db, self._st, opts))
+            try:
+                _check(_lib.nd_hook_open(h, w[0], self._st, self._hook_options()))
+                try:
+                    change = self._change(h[0], docid)
+                    _check(_lib.nd_xdb_commit(w[0]))
+                    return change
+                finally:
+                    _lib.nd_hook_free(h[0])
+            finally:
+                _lib.nd_xdb_close(w[0])
+        if not self._hook:
+            h = _ffi.new("nd_hook **")
+            _check(_lib.nd_hook_open(h, self._db, self._st, self._hook_options()))
             self._hook = h[0]
+        return self._change(self._hook, docid)
+
+    def _hook_options(self):
+        opts = _ffi.new("nd_hook_options *")
+        opts.max_drift = 0.5
+        opts.verify = _verify_options(self.point)[0]
+        opts.block_docs, opts.jobs, opts.tolerant, opts.max_compare = 0, 1, 0.0, 64
+        return opts
+
+    def _change(self, hook, docid):
         r = _ffi.new("nd_hook_result *")
         try:
-            _check(_lib.nd_hook_changed(self._hook, docid, r))
-            dups = [Duplicate(v.docid, self.uid(v.docid), v.distance, True, _HOW[v.how])
+            _check(_lib.nd_hook_changed(hook, docid, r))
+            dups = [Duplicate(v.docid, self._uid(v.docid), v.distance, True, _HOW[v.how])
                     for v in (r.duplicates[i] for i in range(r.nduplicates))]
             return Change(r.docid, _CHANGE[r.change], r.key, r.candidates, dups)
         finally:
@@ -325,55 +507,43 @@ class Neardup:
         """Document docid was deleted (and the deletion committed)."""
         return self.changed(docid)
 
+    @_serial
     def search(self, query, limit=10, offset=0, collapse="filter", depth=1000):
-        """Ranked results for a Xapian QueryParser query, duplicates folded
-        (collapse: "filter", "native" (needs `sign --value-slot`),
-        "tolerant" or "none"): a list of Hit."""
-        self._open()
+        """Ranked results for a Xapian QueryParser query (str or bytes),
+        duplicates folded (collapse: "filter", "native" (needs `sign
+        --value-slot`), "tolerant" or "none"): a list of Hit."""
+        q = _string(query, "query")
+        limit = _count(limit, "limit", 1, 1000000)
+        offset = _count(offset, "offset", 0, 1000000)
+        depth = _count(depth, "depth", 1, 1000000)
         if collapse not in _MODES:
             raise ValueError("collapse is one of %s, not %r" % (", ".join(_MODES), collapse))
-        hits = _ffi.new("nd_xdb_hit[]", max(limit, 1))
+        if collapse != "none":
+            self._degraded()
+        hits = _ffi.new("nd_xdb_hit[]", limit)
         n = _ffi.new("size_t *")
-        _check(_lib.nd_search(self._db, self._st, query.encode("utf-8"), _MODES[collapse], offset, limit,
-                              max(depth, offset + limit), hits, n, _ffi.NULL))
-        return [Hit(hits[i].docid, self.uid(hits[i].docid), hits[i].weight, hits[i].collapsed)
+        _check(_lib.nd_search(self._db, self._st, q, _MODES[collapse], offset, limit, max(depth, offset + limit),
+                              hits, n, _ffi.NULL))
+        return [Hit(hits[i].docid, self._uid(hits[i].docid), hits[i].weight, hits[i].collapsed)
                 for i in range(n[0])]
 
+    @_serial
     def clusters(self, point=None, min_size=2, jobs=1):
-        """The clusters of the point's verdict over the store's
-        near-neighbour index (as `neardup clusters --point`): a list of
-        docid lists, largest first.  strict is not a resemblance: use the
-        command's --verify."""
-        self._open()
-        point = point or self.point
-        if point == "strict":
-            raise ValueError("clusters() takes copy or story (strict: neardup clusters --verify)")
-        docs = []
-
-        @_ffi.callback("int(uint32_t, uint64_t, const void *, size_t, void *)")
-        def each(docid, key, payload, length, ctx):
-            docs.append(docid)
-            return 0
-
-        txn = _ffi.new("nd_store_txn **")
-        _check(_lib.nd_store_read_begin(self._st, txn))
+        """The point's clusters of every signed document (as `neardup
+        clusters --point`): a list of docid lists, largest first."""
+        p = _point(point or self.point)
+        min_size = _count(min_size, "min_size", 1)
+        o = _ffi.new("nd_clusters_options *")
+        o.jobs, o.cut, o.complete, o.progress, o.ctx = _count(jobs, "jobs", 1, 64), 0.0, 64, _ffi.NULL, _ffi.NULL
+        docs, into, n = _ffi.new("nd_docid **"), _ffi.new("size_t **"), _ffi.new("size_t *")
+        _check(_lib.nd_clusters(self._db, self._st, p, o, docs, into, n, _ffi.NULL))
         try:
-            _check(_lib.nd_store_docs_each(txn[0], each, _ffi.NULL))
+            groups = {}
+            for i in range(n[0]):
+                groups.setdefault(into[0][i], []).append(docs[0][i])
         finally:
-            _lib.nd_store_txn_end(txn[0])
-        if not docs:
-            return []
-        o = _ffi.new("nd_near_options *")
-        o.cut = _lib.nd_point_resemblance(_point(point))
-        o.shingle_width, o.jobs, o.progress, o.ctx = 3, jobs, _ffi.NULL, _ffi.NULL
-        o.single = 1 if point == "copy" else 0
-        o.complete = 64  # ND_NEAR_COMPLETE: completed averages, as `neardup clusters`
-        arr = _ffi.new("nd_docid[]", docs)
-        into = _ffi.new("size_t[]", len(docs))
-        _check(_lib.nd_cluster_near(self._db, self._st, o, arr, len(docs), into, _ffi.NULL))
-        groups = {}
-        for i, first in enumerate(into):
-            groups.setdefault(first, []).append(docs[i])
+            _libc.free(docs[0])
+            _libc.free(into[0])
         out = [g for g in groups.values() if len(g) >= min_size]
         out.sort(key=lambda g: (-len(g), g[0]))
         return out

@@ -139,3 +139,116 @@ def test_readme_crawler_loop(corpus, tmp_path):
     assert out.returncode == 0, out.stderr
     assert re.search(r"a\.txt: docid \d+, 2 duplicates \(2 seen", out.stdout), out.stdout
     assert re.search(r"b\.txt: docid \d+, 0 duplicates \(0 seen", out.stdout), out.stdout
+
+
+def test_errors_by_kind(corpus, tmp_path):
+    db, st = corpus
+    with pytest.raises(neardup.NotFound) as e:
+        neardup.Neardup(db, str(tmp_path / "nostore"))
+    assert isinstance(e.value, FileNotFoundError) and isinstance(e.value, neardup.Error)
+    assert "nostore" in str(e.value) and e.value.name == "ND_ENOTFOUND"
+    with pytest.raises(ValueError):
+        neardup.Neardup(db, st + "\0x")          # a NUL cuts no path short
+    with pytest.raises(TypeError):
+        neardup.Neardup(42, st)
+    with neardup.Neardup(db, st) as nd:
+        with pytest.raises(TypeError):
+            nd.check(42)                          # not 42 NUL bytes
+        with pytest.raises(TypeError):
+            nd.search(None)
+        with pytest.raises(ValueError):
+            nd.search("a\0b")
+        assert [h.docid for h in nd.search(b"waabea")] == [h.docid for h in nd.search("waabea")]
+        with pytest.raises(ValueError):
+            nd.search("waabea", limit=-1)         # not cffi's OverflowError
+        with pytest.raises(ValueError):
+            nd.uid(0)
+        with pytest.raises(neardup.InvalidState):
+            nd.changed(1)                         # read-only
+        with pytest.raises(neardup.TooBig):
+            nd.search(" ".join(VOCAB[:1500]))     # more terms than max_query_terms
+    with neardup.Neardup(db, st, max_doc_mb=1) as nd:
+        with pytest.raises(neardup.TooBig):
+            nd.check("word " * 300000)
+    assert re.match(r"\d+\.\d+\.\d+$", neardup.__version__)
+
+
+def test_every_point_clusters(corpus):
+    db, st = corpus
+    nd_cmd = os.environ["NEARDUP"]
+    with neardup.Neardup(db, st) as nd:
+        for point in neardup.POINTS:
+            mine = sorted(sorted(g) for g in nd.clusters(point))
+            out = subprocess.run([nd_cmd, "clusters", "--db", db, "--store", st, "--point", point, "--json"],
+                                 capture_output=True, text=True, check=True)
+            theirs = sorted(sorted(d["docid"] for d in c["documents"]) for c in json.loads(out.stdout)["clusters"])
+            assert mine == theirs, point
+            assert len(mine) >= 20, point
+
+
+def test_one_handle_many_threads(corpus):
+    """Calls from threads run one at a time; close() from another thread
+    waits for the running call, and calls after it raise Closed."""
+    import threading
+    db, st = corpus
+    nd = neardup.Neardup(db, st)
+    errors, done = [], []
+
+    def work(i):
+        try:
+            for k in range(30):
+                nd.check(edit(text(i), k, 1))
+                nd.search("waabea OR waaaha", limit=20)
+            done.append(i)
+        except neardup.Closed:
+            done.append(i)
+        except Exception as e:  # noqa: BLE001 -- any other is a failure
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    nd.close()  # while they run
+    for t in threads:
+        t.join()
+    assert not errors and len(done) == 6, errors
+    with pytest.raises(neardup.Closed):
+        nd.check("anything")
+
+
+def test_degraded_links_warn(corpus):
+    db, st = corpus
+    subprocess.run([os.environ["NEARDUP"], "sign", "-q", "--db", db, "--store", st, "--restart", "--no-links"],
+                   check=True)
+    with neardup.Neardup(db, st) as nd:
+        with pytest.warns(neardup.DegradedWarning):
+            nd.search("waabea")
+    with neardup.Neardup(db, st, writable=True) as nd:
+        docid = index_with_xapian(db, "late", edit(text(9), 3, 1))
+        assert nd.changed(docid).change == "added"   # the writer makes every link
+    with neardup.Neardup(db, st) as nd:
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            nd.search("waabea")
+
+
+def test_kept_slot_loop(corpus):
+    """A store that keeps collapse ids: changed() writes them through a
+    handle of its own, between the indexer's commits."""
+    db, st = corpus
+    subprocess.run([os.environ["NEARDUP"], "sign", "-q", "--db", db, "--store", st, "--value-slot", "20"],
+                   check=True)
+    with neardup.Neardup(db, st, writable=True) as nd:
+        docid = index_with_xapian(db, "copy3", edit(text(3), 77, 1))   # family 3: 1 member
+        r = nd.changed(docid)
+        assert r.change == "added" and len(r.duplicates) == 1, r
+        value = xapian.Database(db).get_document(docid).get_value(20)
+        assert len(value) == 4 and int.from_bytes(value, "big") == min(docid, r.duplicates[0].docid)
+        assert nd.changed(docid).change == "none"          # the same document again
+        wdb = xapian.WritableDatabase(db, xapian.DB_OPEN)
+        try:
+            with pytest.raises(neardup.Locked):
+                nd.changed(docid)
+        finally:
+            wdb.close()

@@ -1,0 +1,67 @@
+/* neardup: what "duplicate" means -- the verdict's named points. */
+#ifndef ND_POINT_H
+#define ND_POINT_H
+
+#include "neardup/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What "duplicate" means: the verdict's named operating points.  Every
+ * path (check, hooks, update, collapsing, clusters, eval's verdict-*
+ * methods) decides by the same point, so what eval measures at a point is
+ * what users get.  The resemblance thresholds were chosen by
+ * leave-one-set-out cross-validation over the labeled sets
+ * (scripts/calibrate.py; README "What a duplicate is").
+ *
+ *   strict  practically the same text: normalized word Levenshtein <=
+ *           max_distance (0.08, seed 001's expert bound); pairs longer than
+ *           max_exact_words by 10-shingle bag resemblance >= min_resemblance
+ *   copy    the default: the same main text, whatever the template, with
+ *           small edits, a cut or an added comment thread: strict, or word
+ *           3-shingle bag resemblance >= ND_POINT_COPY_RESEMBLANCE, or the
+ *           shorter text (>= ND_CONTAIN_MIN_WORDS words, the longer at most
+ *           ND_CONTAIN_MAX_RATIO times as long) keeping
+ *           ND_POINT_COPY_CONTAINMENT of its 3-shingles and every one of
+ *           its values (words with a digit) in the longer; clusters are the
+ *           connected components of accepted pairs (a page joins any
+ *           duplicate's)
+ *   story   the same story retold or heavily edited: strict, or 3-shingle bag
+ *           resemblance >= ND_POINT_STORY_RESEMBLANCE; clusters join by
+ *           average linkage at that cut, a pair never proposed counting 0
+ *           except between large tentative clusters (nd_linkage_complete)
+ *
+ * At every point a pair is refused (ND_REFUSED_VALUES) when the texts hold
+ * other values in the same places -- a word with a digit whose two words
+ * before and one after are the same in both, with another value there --
+ * at least ND_VALUES_PER_100 times per 100 words of the shorter text:
+ * two fillings of one template (prices, dates, amounts) are not copies,
+ * however many of their words agree, while a long text's next version,
+ * with a few years or version numbers moved on, still is.  Values are
+ * told from words by the id alone (ND_WORD_DIGIT). */
+typedef enum {
+	ND_POINT_COPY = 0,
+	ND_POINT_STRICT = 1,
+	ND_POINT_STORY = 2,
+} nd_point;
+
+#define ND_POINT_COPY_RESEMBLANCE 0.46
+#define ND_POINT_STORY_RESEMBLANCE 0.08
+#define ND_POINT_COPY_CONTAINMENT 0.8
+#define ND_CONTAIN_MIN_WORDS 50
+#define ND_CONTAIN_MAX_RATIO 3
+#define ND_VALUES_PER_100 1
+
+/* "strict", "copy", "story"; NULL for a value out of range. */
+ND_EXTERN const char *nd_point_name(nd_point p);
+/* ND_EINVAL (the message lists the names) for an unknown name. */
+ND_EXTERN int nd_point_parse(const char *name, nd_point *out);
+/* The 3-shingle bag resemblance a point accepts at (strict: 1, nothing
+ * beyond Levenshtein), and the average-linkage cut its clusters use. */
+ND_EXTERN double nd_point_resemblance(nd_point p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
