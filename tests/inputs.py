@@ -11,6 +11,9 @@
 - NaN and infinities are refused by every floating-point option.
 - eval with a truth file of one cluster, one document or unknown ids
   ends with a result or a message (it hit a qsort on NULL under UBSan).
+- HTML that libxml2 would take minutes or gigabytes over (a tag of
+  200,000 attributes, 1.1M elements), truth files that are FIFOs or
+  /dev/zero, and queries of 2,000 terms: read, or refused at once.
 - A binary file named .html is skipped as binary; an HTML page that is
   not UTF-8 and declares no other charset is warned about; an empty
   subdirectory is fine; a missing input makes index exit 1 after indexing
@@ -166,6 +169,36 @@ def eval_truths(nd, tmp, db, store):
             expect(p.returncode == 1 and "none of its ids" in p.stderr, "eval says no id is known", p)
 
 
+def bombs(nd, tmp, db, store):
+    """Inputs quadratic or huge in what they cost, refused or bounded."""
+    attrs = os.path.join(tmp, "attrs.html")
+    with open(attrs, "w") as f:  # 2.4 MB in one tag: libxml2 alone took minutes
+        f.write("<html><body><p>the words before</p><div " + " ".join('a%d="x"' % i for i in range(200000)) +
+                ">the words inside</div></body></html>")
+    p = run(nd, "text", "--content", "full", attrs, timeout=60)
+    expect(p.returncode == 0 and "the words inside" in p.stdout, "a tag of 200,000 attributes is read", p)
+    elems = os.path.join(tmp, "elems.html")
+    with open(elems, "w") as f:
+        f.write("<html><body>" + "<p>w</p>" * 1100000 + "</body></html>")
+    p = run(nd, "text", elems, timeout=60)
+    expect(p.returncode == 1 and "elems.html" in p.stderr and "1000000 elements" in p.stderr,
+           "a page of 1.1M elements is refused, named", p)
+    fifo = os.path.join(tmp, "truth.fifo")
+    os.mkfifo(fifo)
+    for kind in ("--pairs", "--clusters"):
+        for src in (fifo, "/dev/zero"):
+            p = run(nd, "eval", "-q", "--db", db, "--store", store, kind, src, timeout=20)
+            expect(p.returncode == 1 and src in p.stderr and "not a regular file" in p.stderr,
+                   "eval %s %s is refused at once" % (kind, src), p)
+    os.remove(fifo)
+    many = " ".join("w%04da" % i for i in range(2000))
+    p = run(nd, "search", "--db", db, "--store", store, many, timeout=60)
+    expect(p.returncode == 1 and "at most 1000" in p.stderr and len(p.stderr) < 1000,
+           "a query of 2,000 terms is refused, briefly", p)
+    p = run(nd, "search", "--db", db, "--store", store, "--max-query-terms", "3000", many, timeout=60)
+    expect(p.returncode == 0, "--max-query-terms lifts the cap", p)
+
+
 def main():
     nd = os.path.abspath(sys.argv[1])
     tmp = tempfile.mkdtemp(prefix="nd-inputs-")
@@ -180,6 +213,7 @@ def main():
         files(nd, tmp)
         eval_truths(nd, tmp, db, store)
         bounded(nd, tmp, db, store)
+        bombs(nd, tmp, db, store)
         passed()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
