@@ -426,7 +426,7 @@ static int read_meta(walker *w, const unsigned char *page, unsigned i, uint64_t 
 	return ND_OK;
 }
 
-int nd__store_pages_check(const char *file, nd__store_pages *out)
+int nd__store_pages_check(const char *file, int walk, nd__store_pages *out)
 {
 	walker w = {file, NULL, 0, 0, 0, NULL, 0, "(meta)", NULL};
 	unsigned char head[HDR + 160];
@@ -499,6 +499,10 @@ int nd__store_pages_check(const char *file, nd__store_pages *out)
 	if (w.npages < 2 || w.npages > w.size / w.psize + (1u << 20)) {
 		rc = bad(&w, m, "its last page is %llu, but the file holds %llu pages",
 			 (unsigned long long)last[m], (unsigned long long)(w.size / w.psize));
+		goto done;
+	}
+	if (!walk) {
+		rc = ND_OK;
 		goto done;
 	}
 	if (!(w.seen = calloc(w.npages / 8 + 1, 1)) || !(w.span = malloc(w.psize / 2 * sizeof(*w.span)))) {

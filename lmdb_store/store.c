@@ -416,18 +416,114 @@ static int writer_lock(nd_store *st)
  * initialised afresh, and a damaged one never followed.  A writer may
  * reuse pages of the newest snapshot while this reads it (this reader is
  * in no reader table yet), so a snapshot is called damaged only when it
- * fails twice. */
-static int check_file(const char *file)
+ * fails twice.  *txnid gets the snapshot checked. */
+static int check_file(const char *file, int walk, uint64_t *txnid)
 {
 	uint64_t failed = 0;
 	for (int tries = 0; tries < 5; tries++) {
 		nd__store_pages p;
-		int rc = nd__store_pages_check(file, &p);
+		int rc = nd__store_pages_check(file, walk, &p);
+		*txnid = p.txnid;
 		if (rc != ND_ECORRUPT || (tries && p.txnid == failed))
 			return rc;
 		failed = p.txnid;
 	}
 	return ND_ECORRUPT;
+}
+
+/* The last snapshot known good (the file "verified" beside the data):
+ * which data file (device, inode), its size and its modification and
+ * change times as they were, and the transaction.  Walking every page
+ * costs time and memory in proportion to the store (0.14 s and the whole
+ * 533 MiB file resident at 1M documents, for a one-page check); a file
+ * unchanged since a walk passed, or since the writer that had walked it
+ * committed, is opened after checking its meta pages alone.  Any other
+ * write to the file (another program's, a damaged disk's driver) changes
+ * its change time, which only the kernel sets, and the next open walks
+ * it.  fsck always walks (ND_STORE_CHECK). */
+#define MARKER_MAGIC "ndverif1"
+typedef struct {
+	char magic[8];
+	uint64_t dev, ino, size, mtime_s, mtime_ns, ctime_s, ctime_ns, txnid, sum;
+} marker;
+
+static uint64_t marker_sum(const marker *m)
+{
+	uint64_t h = 0x6e6476;
+	const uint64_t *w = &m->dev;
+	for (int i = 0; i < 8; i++)
+		h = (h ^ w[i]) * 0x100000001b3ULL + (h >> 29);
+	return h;
+}
+
+static void marker_of(marker *m, const struct stat *sb, uint64_t txnid)
+{
+	memset(m, 0, sizeof(*m));
+	memcpy(m->magic, MARKER_MAGIC, 8);
+	m->dev = (uint64_t)sb->st_dev, m->ino = (uint64_t)sb->st_ino, m->size = (uint64_t)sb->st_size;
+	m->mtime_s = (uint64_t)sb->st_mtim.tv_sec, m->mtime_ns = (uint64_t)sb->st_mtim.tv_nsec;
+	m->ctime_s = (uint64_t)sb->st_ctim.tv_sec, m->ctime_ns = (uint64_t)sb->st_ctim.tv_nsec;
+	m->txnid = txnid;
+	m->sum = marker_sum(m);
+}
+
+static int marker_matches(const char *dir, const struct stat *sb, uint64_t txnid)
+{
+	char file[4096];
+	marker have, want;
+	int fd, ok = 0;
+	snprintf(file, sizeof(file), "%s/verified", dir);
+	if ((fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		return 0;
+	if (pread(fd, &have, sizeof(have), 0) == (ssize_t)sizeof(have)) {
+		marker_of(&want, sb, txnid);
+		ok = !memcmp(&have, &want, sizeof(have));
+	}
+	close(fd);
+	return ok;
+}
+
+/* Best effort: a store this user cannot write keeps an older marker, and
+ * opens walk until its writer writes one.  A torn write fails the sum. */
+static void marker_write(const char *dir, const struct stat *sb, uint64_t txnid)
+{
+	char file[4096];
+	marker m;
+	int fd;
+	snprintf(file, sizeof(file), "%s/verified", dir);
+	if ((fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0664)) < 0)
+		return;
+	marker_of(&m, sb, txnid);
+	if (pwrite(fd, &m, sizeof(m), 0) != (ssize_t)sizeof(m))
+		errno = 0;
+	close(fd);
+}
+
+int nd__store_mark_verified(const char *dir)
+{
+	char file[4096];
+	struct stat sb;
+	uint64_t txnid;
+	int rc;
+	snprintf(file, sizeof(file), "%s/data.mdb", dir);
+	if ((rc = check_file(file, 0, &txnid)) < 0)
+		return rc;
+	if (stat(file, &sb) < 0)
+		return nd_error_set(ND_EIO, "%s: %s", file, strerror(errno));
+	marker_write(dir, &sb, txnid);
+	return ND_OK;
+}
+
+/* After a commit of this store's writer, which opened a good snapshot and
+ * let liblmdb write the next: that one is good too. */
+static void marker_commit(nd_store *st)
+{
+	char file[4096];
+	struct stat sb;
+	MDB_envinfo info;
+	snprintf(file, sizeof(file), "%s/data.mdb", st->path);
+	if (stat(file, &sb) == 0 && mdb_env_info(st->env, &info) == 0)
+		marker_write(st->path, &sb, (uint64_t)info.me_last_txnid);
 }
 
 int nd_store_open(nd_store **out, const char *path, int mode)
@@ -475,8 +571,20 @@ int nd_store_open(nd_store **out, const char *path, int mode)
 	}
 	if (st->writable && (rc = writer_lock(st)) < 0)
 		goto fail;
-	if (exists && (rc = check_file(file)) < 0)
-		goto fail;
+	if (exists) {
+		uint64_t txnid;
+		struct stat before, after;
+		if ((rc = check_file(file, 0, &txnid)) < 0)
+			goto fail;
+		if ((mode & ND_STORE_CHECK) || stat(file, &before) < 0 || !marker_matches(path, &before, txnid)) {
+			if ((rc = check_file(file, 1, &txnid)) < 0)
+				goto fail;
+			/* Remembered only when nothing wrote the file meanwhile. */
+			if (stat(file, &after) == 0 && !memcmp(&before.st_ctim, &after.st_ctim, sizeof(after.st_ctim)) &&
+			    before.st_size == after.st_size)
+				marker_write(path, &after, txnid);
+		}
+	}
 	if ((mrc = mdb_env_create(&st->env))) {
 		rc = mdb_err(st, mrc, "create");
 		goto fail;
@@ -518,6 +626,8 @@ int nd_store_open(nd_store **out, const char *path, int mode)
 		st->mapsize = info.me_mapsize;
 	if ((rc = open_dbis(st)) < 0)
 		goto fail;
+	if (st->writable)
+		marker_commit(st); /* a new store's first commit */
 	*out = st;
 	return ND_OK;
 fail:
@@ -633,6 +743,8 @@ int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 		if (rc >= 0) {
 			mrc = mdb_txn_commit(t.txn);
 			rc = mrc ? mdb_err(st, mrc, "commit") : ND_OK;
+			if (!mrc)
+				marker_commit(st);
 			if (mrc != MDB_MAP_FULL)
 				break;
 		} else

@@ -15,8 +15,13 @@ typedef struct {
 } nd__store_pages;
 
 /* Check every page of the newest snapshot of LMDB data file `file`
- * before liblmdb follows any of it: ND_ECORRUPT naming the first damaged
- * page.  out->txnid is set once the snapshot is known, even on failure. */
-int nd__store_pages_check(const char *file, nd__store_pages *out);
+ * before liblmdb follows any of it (walk 0: its meta pages only):
+ * ND_ECORRUPT naming the first damaged page.  out->txnid is set once the
+ * snapshot is known, even on failure. */
+int nd__store_pages_check(const char *file, int walk, nd__store_pages *out);
+
+/* Record the data file as it is now as checked, without checking it
+ * (tests: that a known-good file is opened without its walk). */
+int nd__store_mark_verified(const char *dir);
 
 #endif

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <lmdb.h>
@@ -686,6 +688,53 @@ static void test_journal_overflow(void **state)
 	free(path);
 }
 
+/* Opening trusts a snapshot known good: one a walk passed, or that its
+ * own writer committed.  Any other write to the file changes its change
+ * time, and the next open walks it; ND_STORE_CHECK (fsck) always walks. */
+static void test_verified_snapshot(void **state)
+{
+	(void)state;
+	char *path = tu_join(dir, "verified"), *data = tu_join(path, "data.mdb"), *mark = tu_join(path, "verified");
+	nd_store *st;
+	struct stat sb;
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
+	many_ctx m = {3000, 0};
+	assert_int_equal(nd_store_write(st, many_fn, &m), ND_OK);
+	nd_store_close(st);
+	assert_int_equal(stat(mark, &sb), 0); /* the writer's commits left it current */
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_READ | ND_STORE_CHECK), ND_OK);
+	nd_store_close(st);
+	/* Scribble pages in place until one the snapshot uses is hit. */
+	assert_int_equal(stat(data, &sb), 0);
+	long psize = sysconf(_SC_PAGESIZE), pages = (long)(sb.st_size / psize);
+	int fd = open(data, O_RDWR), hit = 0;
+	assert_true(fd >= 0);
+	for (long p = 2; p < pages && !hit; p++) {
+		unsigned char keep[64], junk[64];
+		memset(junk, 0xa5, sizeof(junk));
+		assert_int_equal(pread(fd, keep, sizeof(keep), p * psize + 512), (ssize_t)sizeof(keep));
+		assert_int_equal(pwrite(fd, junk, sizeof(junk), p * psize + 512), (ssize_t)sizeof(junk));
+		hit = nd_store_open(&st, path, ND_STORE_READ | ND_STORE_CHECK) == ND_ECORRUPT;
+		if (!hit) {
+			nd_store_close(st);
+			assert_int_equal(pwrite(fd, keep, sizeof(keep), p * psize + 512), (ssize_t)sizeof(keep));
+		}
+	}
+	close(fd);
+	assert_true(hit);
+	/* Written behind the store's back: the marker no longer matches. */
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_READ), ND_ECORRUPT);
+	/* Were it recorded as good (as a walk or the writer would), opening
+	 * checks the meta pages alone; fsck's open still walks. */
+	assert_int_equal(nd__store_mark_verified(path), ND_OK);
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_READ), ND_OK);
+	nd_store_close(st);
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_READ | ND_STORE_CHECK), ND_ECORRUPT);
+	free(path);
+	free(data);
+	free(mark);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -698,6 +747,7 @@ int main(void)
 		cmocka_unit_test(test_near_rebuild),
 		cmocka_unit_test(test_links),
 		cmocka_unit_test(test_journal_overflow),
+		cmocka_unit_test(test_verified_snapshot),
 	};
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
 }

@@ -174,7 +174,7 @@ int nd_cmd_fsck(int argc, char **argv)
 		tool_fail("fsck", rc, dbpath);
 		goto cleanup;
 	}
-	if ((rc = nd_store_open(&st, storepath, ND_STORE_READ)) < 0 ||
+	if ((rc = nd_store_open(&st, storepath, ND_STORE_READ | ND_STORE_CHECK)) < 0 ||
 	    (rc = nd_descriptor_load(&d, st, c.db)) < 0 || (rc = nd_store_read_begin(st, &c.txn)) < 0) {
 		tool_fail("fsck", rc, storepath);
 		goto cleanup;

@@ -26,10 +26,13 @@
  * seeing the last committed state; a user who may read but not write a
  * store reads it without LMDB's lock file.
  *
- * Every open first checks the data file page by page (about 2 us a 4 KiB
- * page): a truncated, emptied or damaged file is refused with
- * ND_ECORRUPT naming the first bad page, never mapped, and never
- * initialised afresh.
+ * Every open checks the data file before liblmdb maps it: a truncated,
+ * emptied or damaged file is refused with ND_ECORRUPT naming the first bad
+ * page, never mapped, and never initialised afresh.  A file unchanged
+ * since its last check passed (or since its writer, which had checked it,
+ * committed) has only its meta pages checked, so that opening costs the
+ * same whatever the store's size; any other file is checked page by page
+ * (about 2 us a 4 KiB page), and so is every file with ND_STORE_CHECK.
  * Every write runs through nd_store_write(), which grows the map and
  * replays the write when LMDB reports MDB_MAP_FULL. */
 #ifndef ND_STORE_H
@@ -66,6 +69,8 @@ typedef struct nd_store_keys nd_store_keys;
 enum {
 	ND_STORE_READ = 0,   /* must exist */
 	ND_STORE_WRITE = 1,  /* created if missing */
+	ND_STORE_CHECK = 2,  /* with either: walk every page, even of a snapshot
+				known good (fsck) */
 };
 
 /* Errors: ND_ENOTFOUND (no store at path, read mode), ND_ECORRUPT (not an
