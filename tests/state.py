@@ -12,6 +12,7 @@
   (exit 1) and by search and check (a warning), and the next writer of any
   kind makes them: a hook of the crawler example, or update.
 - The same page hooked again is unchanged: no change reported, no drift.
+- update beside an indexer that commits every 10 ms succeeds, every time.
 
     state.py NEARDUP CRAWL-EXAMPLE
 """
@@ -188,6 +189,46 @@ def pending_links(nd, crawl, tmp):
     expect("0 added, 0 replaced, 0 deleted" in p.stdout, "update agrees nothing changed", p)
 
 
+WRITER = """
+import sys, time, xapian
+db = xapian.WritableDatabase(sys.argv[1], xapian.DB_OPEN)
+end, i = time.time() + float(sys.argv[2]), 0
+while time.time() < end:
+    doc, tg = xapian.Document(), xapian.TermGenerator()
+    tg.set_document(doc)
+    tg.index_text("an indexer's document number %d waaaab waaaac" % i)
+    doc.add_boolean_term("Qbusy%d" % (i % 50))
+    db.replace_document("Qbusy%d" % (i % 50), doc)
+    db.commit()
+    i += 1
+    time.sleep(0.01)
+print(i)
+"""
+
+
+def busy_indexer(nd, tmp):
+    """update beside an indexer committing every 10 ms: the database changes
+    under its walk, and it walks again itself (14 of 20 runs failed)."""
+    j = lambda *a: os.path.join(tmp, *a)
+    corpus(j("c.jsonl"), 1500, 0)
+    must(nd, "index", "-q", "--db", j("db"), j("c.jsonl"))
+    must(nd, "build", "-q", "--db", j("db"), "--store", j("st"))
+    must(nd, "sign", "-q", "--db", j("db"), "--store", j("st"))
+    w = subprocess.Popen([sys.executable, "-c", WRITER, j("db"), "6"], stdout=subprocess.PIPE, text=True)
+    try:
+        import time
+        time.sleep(0.3)
+        for _ in range(15):
+            p = run(nd, "update", "-q", "--db", j("db"), "--store", j("st"), "--max-drift", "0")
+            expect(p.returncode == 0, "update beside a busy indexer", p)
+    finally:
+        out = w.communicate()[0]
+    expect(int(out or 0) > 100, "the indexer committed all along (%s times)" % out.strip())
+    p = run(nd, "update", "-q", "--db", j("db"), "--store", j("st"), "--max-drift", "0")
+    p = run(nd, "fsck", "--store", j("st"), "--db", j("db"))
+    expect(p.returncode == 0, "and the store is the database's", p)
+
+
 def main():
     nd, crawl = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     try:
@@ -198,7 +239,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="nd-state-")
     try:
         for name, f in (("empty", lambda t: empty_stores(nd, t)), ("shards", lambda t: shards(nd, t)),
-                        ("slot", lambda t: kept_slot(nd, t)), ("links", lambda t: pending_links(nd, crawl, t))):
+                        ("slot", lambda t: kept_slot(nd, t)), ("links", lambda t: pending_links(nd, crawl, t)),
+                        ("busy", lambda t: busy_indexer(nd, t))):
             os.mkdir(os.path.join(tmp, name))
             f(os.path.join(tmp, name))
         passed()
