@@ -50,8 +50,9 @@ def must_fail_naming(cmd, name, preexec=None):
         raise SystemExit("%s died of signal %d" % (" ".join(cmd), -p.returncode))
     if name not in p.stderr or not any(w in p.stderr for w in ("full", "space", "too large", "File too large")):
         raise SystemExit("%s: unclear error (want %s and the reason):\n%s" % (" ".join(cmd), name, p.stderr))
-    if "ND_EFULL" not in p.stderr:
-        raise SystemExit("%s: out of space is ND_EFULL, not:\n%s" % (" ".join(cmd), p.stderr))
+    if "disk or store map is full" not in p.stderr:
+        raise SystemExit("%s: out of space is ND_EFULL (disk or store map is full), not:\n%s" %
+                         (" ".join(cmd), p.stderr))
     checks += 1
     return True
 

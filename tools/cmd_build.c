@@ -66,8 +66,7 @@ static int copy_set(const char *dbpath, const char *storepath, const char *from)
 	nd_descriptor *d = NULL;
 	int rc, ret = EXIT_ERR;
 	if (!strcmp(from, storepath)) {
-		fprintf(stderr, "neardup build: --from-store is the store itself\n");
-		return EXIT_USAGE;
+		return tool_usage("build", "--from-store is the store itself");
 	}
 	if ((rc = nd_xdb_open(&db, dbpath, ND_XDB_READ)) < 0) {
 		tool_fail("build", rc, dbpath);
@@ -142,42 +141,36 @@ int nd_cmd_build(int argc, char **argv)
 		case 'S': if (parse_u32("--show", optarg, &show, 0)) return EXIT_USAGE; break;
 		case 'm': {
 			if (tool_parse_finite(optarg, &o.max_edit) || o.max_edit <= 0 || o.max_edit > 0.5) {
-				fprintf(stderr, "neardup build: --max-edit needs a fraction in (0, 0.5], not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("build", "--max-edit needs a fraction in (0, 0.5], not '%s'", optarg);
 			}
 			break;
 		}
 		case 'W': {
 			if (tool_parse_finite(optarg, &o.word_share) || !(o.word_share > 0 && o.word_share <= 1)) {
-				fprintf(stderr, "neardup build: --word-share needs a fraction in (0, 1], not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("build", "--word-share needs a fraction in (0, 1], not '%s'", optarg);
 			}
 			break;
 		}
 		case 'r':
 			if (tool_parse_u64(optarg, &seed)) {
-				fprintf(stderr, "neardup build: --seed needs a whole number, not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("build", "--seed needs a whole number, not '%s'", optarg);
 			}
 			o.seed = seed;
 			break;
 		case 'F': from = optarg; break;
 		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
-		default: fputs(usage_text, stderr); return EXIT_USAGE;
+		default: return tool_usage("build", NULL);
 		}
 	}
 	if (from && dbpath && storepath && optind == argc)
 		return copy_set(dbpath, storepath, from);
 	if (!dbpath || !storepath || optind < argc) {
-		fprintf(stderr, "neardup build: %s\n", optind < argc ? "unexpected argument" :
+		return tool_usage("build", "%s", optind < argc ? "unexpected argument" :
 			"--db and --store are required");
-		fputs(usage_text, stderr);
-		return EXIT_USAGE;
 	}
 	if (o.words > ND_MAX_WORDS) {
-		fprintf(stderr, "neardup build: --words is at most %d\n", ND_MAX_WORDS);
-		return EXIT_USAGE;
+		return tool_usage("build", "--words is at most %d", ND_MAX_WORDS);
 	}
 	if ((rc = nd_xdb_open(&db, dbpath, ND_XDB_READ)) < 0) {
 		tool_fail("build", rc, dbpath);

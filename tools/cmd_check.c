@@ -239,29 +239,25 @@ int nd_cmd_check(int argc, char **argv)
 		case 'd': dbpath = optarg; break;
 		case 's':
 			if (nstores == ND_MAX_SHARD_STORES) {
-				fprintf(stderr, "neardup check: at most %d --store\n", ND_MAX_SHARD_STORES);
-				return EXIT_USAGE;
+				return tool_usage("check", "at most %d --store", ND_MAX_SHARD_STORES);
 			}
 			storepath = stores[nstores++] = optarg;
 			break;
 		case 'C':
 			if (tool_parse_content(optarg, &c.content) < 0) {
-				fprintf(stderr, "neardup check: --content is main or full, not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("check", "--content is main or full, not '%s'", optarg);
 			}
 			break;
 		case 'f':
 			if (strcmp(optarg, "text") && strcmp(optarg, "html") && strcmp(optarg, "jsonl")) {
-				fprintf(stderr, "neardup check: --format is text, html or jsonl, not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("check", "--format is text, html or jsonl, not '%s'", optarg);
 			}
 			format = optarg;
 			break;
 		case 'D': {
 			if (tool_parse_finite(optarg, &c.vo.max_distance) || c.vo.max_distance < 0 ||
 			    c.vo.max_distance >= 1) {
-				fprintf(stderr, "neardup check: --max-distance needs a fraction in [0, 1)\n");
-				return EXIT_USAGE;
+				return tool_usage("check", "--max-distance needs a fraction in [0, 1)");
 			}
 			break;
 		}
@@ -271,37 +267,32 @@ int nd_cmd_check(int argc, char **argv)
 			break;
 		case 'c':
 			if (tool_parse_u64(optarg, &v) || v == 0) {
-				fprintf(stderr, "neardup check: --compare needs a positive number\n");
-				return EXIT_USAGE;
+				return tool_usage("check", "--compare needs a positive number");
 			}
 			c.compare = (size_t)v;
 			break;
 		case 'j': c.json = 1; break;
 		case 'M':
 			if (tool_parse_u64(optarg, &v) || v == 0 || v > 4096) {
-				fprintf(stderr, "neardup check: --max-doc-mb needs 1..4096, not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("check", "--max-doc-mb needs 1..4096, not '%s'", optarg);
 			}
 			c.max_bytes = (size_t)v << 20;
 			break;
 		case 't': {
 			if (tool_parse_finite(optarg, &c.tolerant) || !(c.tolerant > 0 && c.tolerant <= 1)) {
-				fprintf(stderr, "neardup check: --tolerant needs a bit-set Jaccard in (0, 1], not '%s'\n",
+				return tool_usage("check", "--tolerant needs a bit-set Jaccard in (0, 1], not '%s'",
 					optarg);
-				return EXIT_USAGE;
 			}
 			break;
 		}
 		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
-		default: fputs(usage_text, stderr); return EXIT_USAGE;
+		default: return tool_usage("check", NULL);
 		}
 	}
 	if (!dbpath || !storepath || optind >= argc) {
-		fprintf(stderr, "neardup check: %s\n", optind >= argc ? "no FILE or '-' given" :
+		return tool_usage("check", "%s", optind >= argc ? "no FILE or '-' given" :
 			"--db and --store are required");
-		fputs(usage_text, stderr);
-		return EXIT_USAGE;
 	}
 	if ((rc = nd_xdb_open(&c.db, dbpath, ND_XDB_READ)) < 0) {
 		tool_fail("check", rc, dbpath);

@@ -406,30 +406,26 @@ static int parse_args(int argc, char **argv, eval_args *e)
 		case 'm': e->methods = optarg; break;
 		case 'f': {
 			if (tool_parse_finite(optarg, &e->o.min_score) || !(e->o.min_score > 0 && e->o.min_score <= 1)) {
-				fprintf(stderr, "neardup eval: --min-score needs a number in (0, 1], not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("eval", "--min-score needs a number in (0, 1], not '%s'", optarg);
 			}
 			break;
 		}
 		case 'b': {
 			if (tool_parse_finite(optarg, &e->o.bits_floor) || !(e->o.bits_floor > 0 && e->o.bits_floor <= 1)) {
-				fprintf(stderr, "neardup eval: --bits-floor needs a number in (0, 1], not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("eval", "--bits-floor needs a number in (0, 1], not '%s'", optarg);
 			}
 			break;
 		}
 		case 'r': {
 			if (tool_parse_finite(optarg, &e->o.presence_floor) || !(e->o.presence_floor >= 0 && e->o.presence_floor <= 1)) {
-				fprintf(stderr, "neardup eval: --presence-floor needs a number in [0, 1], not '%s'\n",
+				return tool_usage("eval", "--presence-floor needs a number in [0, 1], not '%s'",
 					optarg);
-				return EXIT_USAGE;
 			}
 			break;
 		}
 		case 'l':
 			if (tool_parse_u64(optarg, &v) || v > 10000000) {
-				fprintf(stderr, "neardup eval: --lev-sample needs 0..10000000, not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("eval", "--lev-sample needs 0..10000000, not '%s'", optarg);
 			}
 			e->o.lev_sample = (size_t)v;
 			break;
@@ -441,29 +437,25 @@ static int parse_args(int argc, char **argv, eval_args *e)
 			else if (!strcmp(optarg, "none"))
 				e->o.linkage = ND_EVAL_LINK_NONE;
 			else {
-				fprintf(stderr, "neardup eval: --linkage is none, average or single, not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("eval", "--linkage is none, average or single, not '%s'", optarg);
 			}
 			linkage_name = optarg;
 			break;
 		case 'S':
 			if (tool_parse_u64(optarg, &v)) {
-				fprintf(stderr, "neardup eval: --seed needs a number, not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("eval", "--seed needs a number, not '%s'", optarg);
 			}
 			e->o.seed = v;
 			break;
 		case 'T': {
 			if (tool_parse_finite(optarg, &e->o.test_share) || !(e->o.test_share >= 0 && e->o.test_share < 1)) {
-				fprintf(stderr, "neardup eval: --test-share needs a number in [0, 1), not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("eval", "--test-share needs a number in [0, 1), not '%s'", optarg);
 			}
 			break;
 		}
 		case 'K':
 			if (tool_parse_u64(optarg, &v) || v < 1 || v > 1000) {
-				fprintf(stderr, "neardup eval: --splits needs 1..1000, not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("eval", "--splits needs 1..1000, not '%s'", optarg);
 			}
 			e->splits = (size_t)v;
 			break;
@@ -488,26 +480,21 @@ static int parse_args(int argc, char **argv, eval_args *e)
 		case 'O': e->scores = optarg; break;
 		case 'q': e->quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
-		default: fputs(usage_text, stderr); return EXIT_USAGE;
+		default: return tool_usage("eval", NULL);
 		}
 	}
 	if (!e->dbpath || !e->truth || optind != argc) {
-		fprintf(stderr, "neardup eval: %s\n", !e->dbpath ? "--db is required"
+		return tool_usage("eval", "%s", !e->dbpath ? "--db is required"
 					: !e->truth ? "--pairs or --clusters is required" : "unexpected argument");
-		fputs(usage_text, stderr);
-		return EXIT_USAGE;
 	}
 	if (e->o.linkage && e->kind == ND_TRUTH_PAIRS) {
-		fprintf(stderr, "neardup eval: --linkage needs --clusters: labeled pairs have no clusters to cut\n");
-		return EXIT_USAGE;
+		return tool_usage("eval", "--linkage needs --clusters: labeled pairs have no clusters to cut");
 	}
 	if (e->splits && e->scores) {
-		fprintf(stderr, "neardup eval: --scores writes one measurement; leave it out with --splits\n");
-		return EXIT_USAGE;
+		return tool_usage("eval", "--scores writes one measurement; leave it out with --splits");
 	}
 	if (e->splits && e->plots) {
-		fprintf(stderr, "neardup eval: --plots draws one measurement; leave it out with --splits\n");
-		return EXIT_USAGE;
+		return tool_usage("eval", "--plots draws one measurement; leave it out with --splits");
 	}
 	if (e->splits) {
 		if (e->o.test_share == 0)

@@ -162,13 +162,11 @@ int nd_cmd_fsck(int argc, char **argv)
 		case 'D': c.dump = 1; break;
 		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
-		default: fputs(usage_text, stderr); return EXIT_USAGE;
+		default: return tool_usage("fsck", NULL);
 		}
 	}
 	if (!storepath || optind < argc) {
-		fprintf(stderr, "neardup fsck: %s\n", optind < argc ? "unexpected argument" : "--store is required");
-		fputs(usage_text, stderr);
-		return EXIT_USAGE;
+		return tool_usage("fsck", "%s", optind < argc ? "unexpected argument" : "--store is required");
 	}
 	if (dbpath && (rc = nd_xdb_open(&c.db, dbpath, ND_XDB_READ)) < 0) {
 		tool_fail("fsck", rc, dbpath);

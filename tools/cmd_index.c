@@ -91,33 +91,28 @@ int nd_cmd_index(int argc, char **argv)
 		case 'd': db = optarg; break;
 		case 'b':
 			if (tool_parse_u64(optarg, &v) || v == 0) {
-				fprintf(stderr, "neardup index: --batch needs a positive number, not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("index", "--batch needs a positive number, not '%s'", optarg);
 			}
 			opts.batch_docs = (size_t)v;
 			break;
 		case 'm':
 			if (tool_parse_u64(optarg, &v) || v == 0 || v > 4096) {
-				fprintf(stderr, "neardup index: --max-doc-mb needs 1..4096, not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("index", "--max-doc-mb needs 1..4096, not '%s'", optarg);
 			}
 			opts.max_doc_bytes = opts.max_line_bytes = (size_t)v << 20;
 			break;
 		case 'C':
 			if (tool_parse_content(optarg, &opts.content) < 0) {
-				fprintf(stderr, "neardup index: --content is main or full, not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("index", "--content is main or full, not '%s'", optarg);
 			}
 			break;
 		case 'q': ctx.quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
-		default: fputs(usage_text, stderr); return EXIT_USAGE;
+		default: return tool_usage("index", NULL);
 		}
 	}
 	if (!db || optind >= argc) {
-		fprintf(stderr, "neardup index: %s\n", !db ? "--db DIR is required" : "no INPUT given");
-		fputs(usage_text, stderr);
-		return EXIT_USAGE;
+		return tool_usage("index", "%s", !db ? "--db DIR is required" : "no INPUT given");
 	}
 	total_bytes = 0;
 	for (int i = optind; i < argc; i++)

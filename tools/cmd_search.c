@@ -113,44 +113,38 @@ static int parse_args(int argc, char **argv, search_args *a)
 		case 'd': a->dbpath = optarg; break;
 		case 's':
 			if (a->nst == ND_MAX_SHARD_STORES) {
-				fprintf(stderr, "neardup search: at most %d --store\n", ND_MAX_SHARD_STORES);
-				return EXIT_USAGE;
+				return tool_usage("search", "at most %d --store", ND_MAX_SHARD_STORES);
 			}
 			a->storepath = a->stores[a->nst++] = optarg;
 			break;
 		case 'c':
 			if (parse_mode(optarg, &a->mode)) {
-				fprintf(stderr, "neardup search: --collapse is native, filter, tolerant or none, not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("search", "--collapse is native, filter, tolerant or none, not '%s'", optarg);
 			}
 			a->mode_given = 1;
 			break;
 		case 'l': case 'o': case 'D':
 			target = opt == 'l' ? &a->limit : opt == 'o' ? &a->offset : &a->depth;
 			if (tool_parse_u64(optarg, target) || *target > 1000000 || (opt != 'o' && *target == 0)) {
-				fprintf(stderr, "neardup search: --%s needs a number up to 1000000%s, not '%s'\n",
+				return tool_usage("search", "--%s needs a number up to 1000000%s, not '%s'",
 					opt == 'l' ? "limit" : opt == 'o' ? "offset" : "depth",
 					opt == 'o' ? "" : " (not 0)", optarg);
-				return EXIT_USAGE;
 			}
 			break;
 		case 'T':
 			if (tool_parse_u64(optarg, &a->max_terms) || a->max_terms == 0 || a->max_terms > 1000000) {
-				fprintf(stderr, "neardup search: --max-query-terms needs 1..1000000, not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("search", "--max-query-terms needs 1..1000000, not '%s'", optarg);
 			}
 			break;
 		case 'j': a->json = 1; break;
 		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
-		default: fputs(usage_text, stderr); return EXIT_USAGE;
+		default: return tool_usage("search", NULL);
 		}
 	}
 	if (!a->dbpath || !a->storepath || optind >= argc) {
-		fprintf(stderr, "neardup search: %s\n", optind >= argc ? "no QUERY given" :
+		return tool_usage("search", "%s", optind >= argc ? "no QUERY given" :
 			"--db and --store are required");
-		fputs(usage_text, stderr);
-		return EXIT_USAGE;
 	}
 	return -1;
 }

@@ -173,8 +173,7 @@ int nd_cmd_sign(int argc, char **argv)
 		case 'L': no_links = 1; break;
 		case 'b':
 			if (tool_parse_u64(optarg, &v) || v == 0 || v > (1u << 24)) {
-				fprintf(stderr, "neardup sign: --block needs 1..16777216, not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("sign", "--block needs 1..16777216, not '%s'", optarg);
 			}
 			o.block_docs = (uint32_t)v;
 			break;
@@ -184,8 +183,7 @@ int nd_cmd_sign(int argc, char **argv)
 			break;
 		case 'm': {
 			if (tool_parse_finite(optarg, &o.max_drift) || o.max_drift < 0) {
-				fprintf(stderr, "neardup sign: --max-drift needs a fraction >= 0, not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("sign", "--max-drift needs a fraction >= 0, not '%s'", optarg);
 			}
 			break;
 		}
@@ -193,23 +191,20 @@ int nd_cmd_sign(int argc, char **argv)
 			if (!strcmp(optarg, "none"))
 				slot_req = -1;
 			else if (tool_parse_u64(optarg, &v) || v >= 0x7fffffff) {
-				fprintf(stderr, "neardup sign: --value-slot needs a slot number or 'none', not '%s'\n",
+				return tool_usage("sign", "--value-slot needs a slot number or 'none', not '%s'",
 					optarg);
-				return EXIT_USAGE;
 			} else
 				slot_req = (int)v;
 			slot_given = 1;
 			break;
 		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
-		default: fputs(usage_text, stderr); return EXIT_USAGE;
+		default: return tool_usage("sign", NULL);
 		}
 	}
 	if (!dbpath || !storepath || optind < argc) {
-		fprintf(stderr, "neardup sign: %s\n", optind < argc ? "unexpected argument" :
+		return tool_usage("sign", "%s", optind < argc ? "unexpected argument" :
 			"--db and --store are required");
-		fputs(usage_text, stderr);
-		return EXIT_USAGE;
 	}
 	/* The store first: a slot it keeps is kept, so the database opens
 	 * writable (and a sign beside another writer of it fails, as it must:

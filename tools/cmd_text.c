@@ -33,20 +33,16 @@ int nd_cmd_text(int argc, char **argv)
 		switch (c) {
 		case 'C':
 			if (tool_parse_content(optarg, &mode) < 0) {
-				fprintf(stderr, "neardup text: --content is main or full, not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("text", "--content is main or full, not '%s'", optarg);
 			}
 			break;
 		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
-		default: fputs(usage_text, stderr); return EXIT_USAGE;
+		default: return tool_usage("text", NULL);
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "neardup text: no FILE given\n");
-		fputs(usage_text, stderr);
-		return EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return tool_usage("text", "no FILE given");
 	for (int i = optind; i < argc; i++) {
 		char *html = NULL, *text = NULL;
 		size_t len = 0, tlen = 0;

@@ -129,16 +129,14 @@ int nd_cmd_update(int argc, char **argv)
 		case 's': storepath = optarg; break;
 		case 'm': {
 			if (tool_parse_finite(optarg, &ho.max_drift) || ho.max_drift < 0) {
-				fprintf(stderr, "neardup update: --max-drift needs a fraction >= 0, not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("update", "--max-drift needs a fraction >= 0, not '%s'", optarg);
 			}
 			break;
 		}
 		case 'b': {
 			uint64_t v;
 			if (tool_parse_u64(optarg, &v) || v == 0 || v > (1u << 24)) {
-				fprintf(stderr, "neardup update: --block needs 1..16777216, not '%s'\n", optarg);
-				return EXIT_USAGE;
+				return tool_usage("update", "--block needs 1..16777216, not '%s'", optarg);
 			}
 			ho.block_docs = (uint32_t)v;
 			break;
@@ -149,9 +147,8 @@ int nd_cmd_update(int argc, char **argv)
 			break;
 		case 't': {
 			if (tool_parse_finite(optarg, &ho.tolerant) || !(ho.tolerant > 0 && ho.tolerant <= 1)) {
-				fprintf(stderr, "neardup update: --tolerant needs a bit-set Jaccard in (0, 1], not '%s'\n",
+				return tool_usage("update", "--tolerant needs a bit-set Jaccard in (0, 1], not '%s'",
 					optarg);
-				return EXIT_USAGE;
 			}
 			break;
 		}
@@ -162,14 +159,12 @@ int nd_cmd_update(int argc, char **argv)
 			break;
 		case 'q': c.quiet = 1; tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
-		default: fputs(usage_text, stderr); return EXIT_USAGE;
+		default: return tool_usage("update", NULL);
 		}
 	}
 	if (!dbpath || !storepath || optind < argc) {
-		fprintf(stderr, "neardup update: %s\n", optind < argc ? "unexpected argument" :
+		return tool_usage("update", "%s", optind < argc ? "unexpected argument" :
 			"--db and --store are required");
-		fputs(usage_text, stderr);
-		return EXIT_USAGE;
 	}
 	if ((rc = nd_store_open(&st, storepath, ND_STORE_WRITE)) < 0 ||
 	    (rc = nd_collapse_slot_get(st, &slot)) < 0) {

@@ -42,7 +42,7 @@ static char *slurp(const char *path, size_t *len)
 
 static int fail(const char *what, int rc)
 {
-	fprintf(stderr, "crawl-example: %s: %s: %s\n", what, nd_strerror(rc), nd_error_last());
+	fprintf(stderr, "crawl-example: %s: %s\n", what, nd_error_last()[0] ? nd_error_last() : nd_strerror(rc));
 	return 1;
 }
 

@@ -23,7 +23,7 @@ static const struct {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: neardup COMMAND [OPTIONS]   (neardup COMMAND --help for each)\n\n");
+	fprintf(f, "usage: neardup COMMAND [OPTIONS]   (neardup help COMMAND for each)\n\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].what);
 	fprintf(f, "\nExit status: 0 ok, 1 error, 2 usage.\n");
@@ -35,18 +35,26 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		usage(stdout);
+	if (!strcmp(argv[1], "--version") || (argc > 2 && !strcmp(argv[2], "--version"))) {
+		printf("neardup %s\n", nd_version());
 		return EXIT_OK;
 	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("neardup %s\n", nd_version());
+	/* "help CMD" is "CMD --help", as git's and Xapian's tools take it. */
+	if ((!strcmp(argv[1], "help") && argc > 2) || (argc > 2 && !strcmp(argv[1], "--help"))) {
+		char *args[] = {argv[2], "--help", NULL};
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			if (!strcmp(argv[2], commands[i].name))
+				return commands[i].fn(2, args);
+		fprintf(stderr, "neardup: no command '%s'\nTry 'neardup --help'.\n", argv[2]);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
 		return EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "neardup: unknown command '%s'\n", argv[1]);
-	usage(stderr);
+	fprintf(stderr, "neardup: unknown command '%s'\nTry 'neardup --help'.\n", argv[1]);
 	return EXIT_USAGE;
 }

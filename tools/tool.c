@@ -13,8 +13,10 @@
 
 int tool_fail(const char *cmd, int rc, const char *what)
 {
-	const char *detail = nd_error_last();
-	fprintf(stderr, "neardup %s: %s: %s\n", cmd, what, nd_strerror(rc));
+	const char *detail = nd_error_last(), *text = strchr(nd_strerror(rc), ':');
+	/* The words, not the code's name ("ND_EFULL: disk ..." -> "disk ..."):
+	 * the name is for --json and the library's callers. */
+	fprintf(stderr, "neardup %s: %s: %s\n", cmd, what, text ? text + 2 : nd_strerror(rc));
 	if (detail && *detail)
 		fprintf(stderr, "  %s\n", detail);
 	return EXIT_ERR;
