@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
-"""neardup(1) from the program's own --help texts, so the page and the
-program cannot drift apart: one section a command, each option as a
-tagged paragraph.
+"""The manual pages, from one source each, so that they cannot drift from
+what they describe:
 
-    manpage.py NEARDUP VERSION OUT      write the page
-    manpage.py --check NEARDUP PAGE     every option of every --help is in the page
+  neardup(1)            the commands, from `neardup --help`
+  neardup-COMMAND(1)    each command, from `neardup COMMAND --help`
+  neardup(3)            the library: docs/library.md's introduction, then
+                        each public header's own comment and declarations
+
+    manpage.py NEARDUP VERSION INCLUDE_DIR LIBRARY_MD OUTDIR   write them
+    manpage.py --check NEARDUP INCLUDE_DIR OUTDIR              every option of
+        every --help is in its command's page, every public function in
+        neardup(3)
 """
+import os
 import re
 import subprocess
 import sys
@@ -25,10 +32,10 @@ def esc(s):
     return re.sub(r"^([.'])", r"\\&\1", s)
 
 
-def section(name, text):
-    """A command's --help as man source: usage, prose, then options."""
+def body(text):
+    """A --help text as man source: usage, prose, then options."""
     lines = text.rstrip("\n").split("\n")
-    out = [".SH %s" % esc(name.upper()) if name == "neardup" else ".SS \"neardup %s\"" % name]
+    out = []
     opt = None
     para = []
 
@@ -39,9 +46,9 @@ def section(name, text):
             para.clear()
 
     for line in lines:
-        m = re.match(r"^  (-[^ ].*?)(?:\s{2,}(.*))?$", line)
+        m = re.match(r"^  (-[^ ].*?)(?:\s{2,}(.*))?$", line) or re.match(r"^  ([a-z][a-z-]*)\s{2,}(.*)$", line)
         if line.startswith("usage: "):
-            out.append(".PP\n.B %s\n.PP" % esc(line[len("usage: "):]))
+            out.append(".SH SYNOPSIS\n.B %s\n.SH DESCRIPTION" % esc(line[len("usage: "):]))
         elif m:
             flush()
             opt = m.group(1)
@@ -53,6 +60,10 @@ def section(name, text):
         elif not line.strip():
             flush()
             opt = None
+        elif line.endswith(":") and not line.startswith(" ") and len(line.split()) <= 3:
+            flush()
+            opt = None
+            out.append(".SH %s" % esc(line[:-1].upper()))
         else:
             opt = None
             para.append(line.strip())
@@ -60,53 +71,143 @@ def section(name, text):
     return "\n".join(out)
 
 
-def write(nd, version, path):
-    cmds = commands(nd)
+FOOT = [".SH \"EXIT STATUS\"", "0 success, 1 an error (named on standard error), 2 a usage mistake."]
+
+
+def command_page(nd, version, name, what):
+    return "\n".join([
+        '.TH NEARDUP\\-%s 1 "" "neardup %s" "neardup manual"' % (esc(name.upper()), esc(version)),
+        ".SH NAME", "neardup\\-%s \\- %s" % (esc(name), esc(what)),
+        body(help_of(nd, name)), *FOOT,
+        ".SH \"SEE ALSO\"", ".BR neardup (1),", ".BR neardup (3)"]) + "\n"
+
+
+def overview_page(nd, version, cmds):
     parts = [
-        '.TH NEARDUP 1 "" "neardup %s" "User Commands"' % esc(version),
-        ".SH NAME",
-        "neardup \\- near\\-duplicate detection on a Xapian word index",
-        ".SH SYNOPSIS",
-        ".B neardup",
-        ".I COMMAND",
-        "[\\fIOPTIONS\\fR]",
+        '.TH NEARDUP 1 "" "neardup %s" "neardup manual"' % esc(version),
+        ".SH NAME", "neardup \\- near\\-duplicate detection on a Xapian word index",
+        ".SH SYNOPSIS", ".B neardup", ".I COMMAND", "[\\fIOPTIONS\\fR]", ".br",
+        ".B neardup help", ".I COMMAND",
         ".SH DESCRIPTION",
         esc("neardup chooses a descriptive set of words from a Xapian database's statistics, signs every "
             "document from the postlists, keeps signatures, clusters and a near-neighbour index in an "
-            "LMDB store, and cross-checks candidates by word shingles and normalized Levenshtein. "
-            "Each command below prints this text with --help."),
-        ".SH COMMANDS",
-    ]
+            "LMDB store, and decides which candidates are duplicates by a verdict over their words, at "
+            "a named point: strict, copy (the default) or story.  Each command has a page of its own, "
+            "and prints it with --help."),
+        ".SH COMMANDS"]
     for name, what in cmds:
-        parts.append(".TP\n.B %s\n%s" % (name, esc(what)))
-    parts.append(".SH \"COMMAND OPTIONS\"")
-    for name, _ in cmds:
-        parts.append(section(name, help_of(nd, name)))
-    parts += [".SH \"EXIT STATUS\"", "0 success, 1 error, 2 usage mistake.",
-              ".SH \"SEE ALSO\"", ".BR omindex (1),", ".BR scriptindex (1),", ".BR xapian\\-delve (1)"]
-    with open(path, "w") as f:
-        f.write("\n".join(parts) + "\n")
+        parts.append(".TP\n.BR neardup\\-%s (1)\n%s" % (esc(name), esc(what)))
+    parts += FOOT + [".SH \"SEE ALSO\"", ".BR neardup (3),", ".BR omindex (1),", ".BR scriptindex (1),",
+                     ".BR xapian\\-delve (1)"]
+    return "\n".join(parts) + "\n"
 
 
-def check(nd, page):
-    text = open(page).read().replace("\\-", "-").replace("\\e", "\\")
+def header_sections(include):
+    """(header, its leading comment, its declarations) of every public header."""
+    out = []
+    for h in ["neardup.h"] + sorted("neardup/" + f for f in os.listdir(os.path.join(include, "neardup"))
+                                    if f.endswith(".h")):
+        text = open(os.path.join(include, h)).read()
+        m = re.match(r"\s*/\*(.*?)\*/", text, re.S)
+        lead = re.sub(r"^\s*\* ?", "", m.group(1), flags=re.M).strip().split("\n\n")[0] if m else ""
+        decls = [re.sub(r"\s+", " ", d).strip() for d in
+                 re.findall(r"ND_EXTERN\s+([^;]*?\([^;]*?\));", text, re.S)]
+        out.append((h, lead, decls))
+    return out
+
+
+def md_to_man(md):
+    """docs/library.md's subset: # headings, paragraphs, ``` blocks, - items."""
+    out, para, code = [], [], False
+    inline = lambda s: re.sub(r"`([^`]+)`", r"\\fB\1\\fR", esc(s))
+
+    def flush():
+        if para:
+            out.append(inline(" ".join(para)))
+            out.append(".PP")
+            para.clear()
+
+    for line in md.split("\n"):
+        if line.startswith("```"):
+            flush()
+            out.append(".EX" if not code else ".EE\n.PP")
+            code = not code
+        elif code:
+            out.append(esc(line) if line else ".sp")
+        elif line.startswith("#"):
+            flush()
+            out.append(".SH %s" % esc(line.lstrip("# ").upper()))
+        elif line.startswith("- "):
+            flush()
+            out.append(".IP \\(bu 2\n" + inline(line[2:]))
+        elif not line.strip():
+            flush()
+        else:
+            para.append(line.strip())
+    flush()
+    return "\n".join(out)
+
+
+def library_page(version, include, library_md):
+    md = open(library_md).read()
+    md = md.split("\n", 1)[1] if md.startswith("# ") else md  # the page has its own title
+    parts = ['.TH NEARDUP 3 "" "neardup %s" "neardup manual"' % esc(version),
+             ".SH NAME", "neardup \\- near\\-duplicate detection on a Xapian word index (C library)",
+             ".SH SYNOPSIS", ".B #include <neardup.h>", ".PP",
+             "cc prog.c $(pkg\\-config \\-\\-cflags \\-\\-libs neardup)",
+             ".SH DESCRIPTION", md_to_man(md), ".SH \"THE HEADERS\""]
+    for h, lead, decls in header_sections(include):
+        parts.append(".SS <%s>" % esc(h))
+        if lead:
+            parts.append(".PP\n" + esc(" ".join(lead.split())))
+        if decls:
+            parts.append(".PP\n.nf")
+            parts += [esc(d) for d in decls]
+            parts.append(".fi")
+    parts += [".SH \"SEE ALSO\"", ".BR neardup (1)"]
+    return "\n".join(parts) + "\n"
+
+
+def write(nd, version, include, library_md, outdir):
+    cmds = commands(nd)
+    pages = {"neardup.1": overview_page(nd, version, cmds), "neardup.3": library_page(version, include, library_md)}
+    for name, what in cmds:
+        pages["neardup-%s.1" % name] = command_page(nd, version, name, what)
+    for f, text in pages.items():
+        with open(os.path.join(outdir, f), "w") as out:
+            out.write(text)
+
+
+def check(nd, include, outdir):
     missing = []
+    plain = lambda f: open(os.path.join(outdir, f)).read().replace("\\-", "-").replace("\\e", "\\")
     for name, _ in commands(nd):
-        if ".SS \"neardup %s\"" % name not in text:
-            missing.append("command %s" % name)
+        f = "neardup-%s.1" % name
+        if not os.path.exists(os.path.join(outdir, f)):
+            missing.append(f)
+            continue
+        text = plain(f)
         for opt in sorted(set(re.findall(r"^  (--[a-z][a-z-]*)", help_of(nd, name), re.M))):
-            section = text.split(".SS \"neardup %s\"" % name, 1)[-1].split(".SS ", 1)[0]
-            if opt not in section:
-                missing.append("neardup %s %s" % (name, opt))
+            if opt not in text:
+                missing.append("%s: %s" % (f, opt))
+        if "neardup-%s(1)" % name not in plain("neardup.1").replace(" (1)", "(1)").replace("\\fR", ""):
+            if "neardup-%s" % name not in plain("neardup.1"):
+                missing.append("neardup.1: neardup-%s" % name)
+    lib = plain("neardup.3")
+    for h, _, decls in header_sections(include):
+        for d in decls:
+            fn = re.search(r"\b(nd_[a-z0-9_]+)\s*\(", d).group(1)
+            if fn not in lib:
+                missing.append("neardup.3: %s" % fn)
     if missing:
-        sys.exit("options missing from %s: %s" % (page, ", ".join(missing)))
-    print("%s: every command and every --help option is in the page" % page)
+        sys.exit("missing from the pages: %s" % ", ".join(missing))
+    print("%s: every command's options in its page, every public function in neardup(3)" % outdir)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == "--check":
-        check(sys.argv[2], sys.argv[3])
-    elif len(sys.argv) == 4:
-        write(*sys.argv[1:4])
+    if len(sys.argv) == 5 and sys.argv[1] == "--check":
+        check(*sys.argv[2:5])
+    elif len(sys.argv) == 6:
+        write(*sys.argv[1:6])
     else:
         sys.exit(__doc__)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The public headers, as an outside program sees them (libgit2's check):
 
-- every header in include/neardup compiles on its own, as C11 and as C++
+- every header in include/neardup, and the umbrella neardup.h, compiles
+  on its own, as C11 and as C++
   (-Wall -Wextra -Werror), with nothing but include/ on the path;
 - every function a public header declares (ND_EXTERN name(...)) is
   exported by the shared library, and every exported function is
@@ -21,16 +22,17 @@ import tempfile
 def main():
     inc, so, cc, cxx = sys.argv[1:5]
     failures = []
-    headers = sorted(f for f in os.listdir(os.path.join(inc, "neardup")) if f.endswith(".h"))
+    headers = sorted("neardup/" + f for f in os.listdir(os.path.join(inc, "neardup")) if f.endswith(".h"))
+    headers.append("neardup.h")  # the umbrella: every module at once
     declared = set()
     with tempfile.TemporaryDirectory() as tmp:
         for h in headers:
-            text = open(os.path.join(inc, "neardup", h)).read()
+            text = open(os.path.join(inc, h)).read()
             declared |= set(re.findall(r"ND_EXTERN[^;(]*?\b(nd_[a-z0-9_]+)\s*\(", text, re.S))
             for lang, comp, ext, std in (("C", cc, "c", "-std=c11"), ("C++", cxx, "cc", "-std=c++17")):
                 src = os.path.join(tmp, "one.%s" % ext)
                 with open(src, "w") as f:
-                    f.write('#include "neardup/%s"\nint main(void) { return 0; }\n' % h)
+                    f.write('#include "%s"\nint main(void) { return 0; }\n' % h)
                 p = subprocess.run([comp, std, "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
                                     "-I", inc, src], capture_output=True, text=True)
                 if p.returncode:

@@ -23,10 +23,25 @@ lib=$(find "$t/root" -name 'libneardup.so.0' | head -1)
 [ -x "$(find "$t/root" -path '*/bin/neardup' | head -1)" ] || fail "no neardup program installed"
 man=$(find "$t/root" -path '*/man1/neardup.1' | head -1)
 [ -n "$man" ] || fail "no neardup(1) installed"
-MANWIDTH=80 man -l "$man" 2> "$t/man.err" | grep -q "neardup sign" || fail "neardup(1) does not render: $(cat "$t/man.err")"
+MANWIDTH=80 man -l "$man" 2> "$t/man.err" | grep -q "neardup-sign" || fail "neardup(1) does not render: $(cat "$t/man.err")"
+mandir=$(dirname "$(dirname "$man")")
+for c in index build sign clusters check update search fsck text eval; do
+	[ -f "$mandir/man1/neardup-$c.1" ] || fail "no neardup-$c(1) installed"
+done
+MANWIDTH=80 man -l "$mandir/man1/neardup-check.1" 2> "$t/man.err" | grep -q -- "--tolerant" ||
+	fail "neardup-check(1) does not render: $(cat "$t/man.err")"
+MANWIDTH=80 man -l "$mandir/man3/neardup.3" 2> "$t/man.err" | grep -q "nd_open" ||
+	fail "neardup(3) does not render: $(cat "$t/man.err")"
+examples=$(find "$t/root" -path '*/doc/neardup/examples' -type d | head -1)
+[ -f "$examples/crawl_example.c" ] && [ -f "$examples/check_page.c" ] || fail "examples not installed"
+[ -f "$(find "$t/root" -name neardup.h -path '*/include/neardup.h' | head -1)" ] || fail "no umbrella <neardup.h>"
 export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$t/root"
 flags=$(pkg-config --cflags --libs neardup) || fail "pkg-config neardup"
 case "$flags" in *"$src"*) fail "pkg-config points into the source tree: $flags" ;; esac
+# The library's own dependencies stay private: no libxml2 or ICU paths
+# in a consumer's flags, and no placeholder URL.
+case "$(pkg-config --cflags neardup)" in *libxml2*|*icu*|*xapian*) fail "private Cflags leak: $(pkg-config --cflags neardup)" ;; esac
+grep -q "example.invalid" "$pc" && fail "placeholder URL in neardup.pc"
 
 cat > "$t/prog.c" <<'EOF'
 /* An outside program: index, build, sign, check a copy. */
@@ -98,13 +113,21 @@ cc -std=c11 -Wall -Wextra -Werror $sanflags -o "$t/prog" "$t/prog.c" $flags 2> "
 mkdir "$t/work"
 LD_LIBRARY_PATH="$(dirname "$lib")" "$t/prog" "$t/work" > "$t/out" 2>&1 || fail "the program: $(cat "$t/out")"
 grep -q "^2 duplicates" "$t/out" || fail "the program: $(cat "$t/out")"
+# The installed example, through the umbrella header and the one-call open.
+# shellcheck disable=SC2086
+cc -std=c11 -Wall -Wextra -Werror $sanflags -o "$t/check_page" "$examples/check_page.c" $flags 2> "$t/cc.log" ||
+	fail "compiling the installed example: $(cat "$t/cc.log")"
+printf 'nothing like any indexed text at all\n' > "$t/page.txt"
+LD_LIBRARY_PATH="$(dirname "$lib")" "$t/check_page" "$t/work/db" "$t/work/st" "$t/page.txt" > "$t/out" 2>&1 ||
+	fail "check_page: $(cat "$t/out")"
+grep -q "page.txt: 0 duplicate" "$t/out" || fail "check_page: $(cat "$t/out")"
 # Every declared function is exported, and nothing internal.
 inc=$(pkg-config --variable=includedir neardup) # sysroot included
 python3 "$src/tests/headers.py" "$inc" "$lib" cc c++ || fail "installed headers and library disagree"
 # The Python package beside it: importable from the documented
 # PYTHONPATH, and it knows where its library was installed.
-pkgdir=$(find "$t/root" -path '*/lib/python3/dist-packages/neardup' -type d | head -1)
-[ -n "$pkgdir" ] || fail "no Python package installed"
+pkgdir=$(dirname "$(find "$t/root" -path '*/neardup/_installed.py' | head -1)")
+[ "$pkgdir" != . ] || fail "no Python package installed"
 grep -q "LIBRARY = \".*/libneardup.so.0\"" "$pkgdir/_installed.py" || fail "_installed.py: $(cat "$pkgdir/_installed.py")"
 if /usr/bin/python3 -c "import cffi" 2> /dev/null; then
 	preload=

@@ -82,37 +82,33 @@ typedef struct {
     void (*progress)(const char *, size_t, size_t, void *); void *ctx;
 } nd_clusters_options;
 typedef struct { int from_links; nd_near_stats near; } nd_clusters_report;
+typedef struct nd_handle nd_handle;
+typedef struct { nd_point point; size_t max_compare; double max_drift; uint32_t max_query_terms; } nd_open_options;
 
 const char *nd_version(void);
 const char *nd_strerror(int code);
 const char *nd_error_last(void);
-int nd_xdb_open(nd_xdb **out, const char *path, int mode);
-void nd_xdb_close(nd_xdb *db);
-int nd_xdb_reopen(nd_xdb *db, int *changed);
-int nd_xdb_commit(nd_xdb *db);
-int nd_collapse_slot_get(nd_store *st, int *slot);
-void nd_xdb_set_max_query_terms(nd_xdb *db, uint32_t n);
 int nd_xdb_doc_uid(nd_xdb *db, nd_docid docid, char **out);
-int nd_store_open(nd_store **out, const char *path, int mode);
-void nd_store_close(nd_store *st);
+int nd_xdb_reopen(nd_xdb *db, int *changed);
+const nd_descriptor *nd_handle_descriptor(nd_handle *h);
+nd_tokenizer *nd_handle_tokenizer(nd_handle *h);
+int nd_check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store *st, const char *text,
+                  size_t len, const nd_verify_options *vo, size_t max_compare, nd_check_result *out);
 int nd_store_read_begin(nd_store *st, nd_store_txn **out);
 void nd_store_txn_end(nd_store_txn *txn);
 int nd_store_links_state(nd_store_txn *txn);
-int nd_descriptor_load(nd_descriptor **out, nd_store *st, nd_xdb *db);
-void nd_descriptor_free(nd_descriptor *d);
-int nd_tokenizer_new(nd_tokenizer **out);
-void nd_tokenizer_free(nd_tokenizer *tk);
-int nd_check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store *st, const char *text,
-                  size_t len, const nd_verify_options *vo, size_t max_compare, nd_check_result *out);
 void nd_check_result_clear(nd_check_result *r);
-int nd_hook_open(nd_hook **out, nd_xdb *db, nd_store *st, const nd_hook_options *opts);
-void nd_hook_free(nd_hook *h);
-int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res);
 void nd_hook_result_clear(nd_hook_result *r);
 int nd_search(nd_xdb *db, nd_store *st, const char *query, nd_collapse_mode mode, uint32_t offset,
               uint32_t max, uint32_t depth, nd_xdb_hit *hits, size_t *n, uint32_t *estimated);
 int nd_clusters(nd_xdb *db, nd_store *st, nd_point point, const nd_clusters_options *o,
                 nd_docid **docs, size_t **into, size_t *n, nd_clusters_report *rep);
+int nd_open(nd_handle **out, const char *db, const char *store, int flags, const nd_open_options *o);
+void nd_close(nd_handle *h);
+int nd_check(nd_handle *h, const char *text, size_t len, nd_check_result *out);
+int nd_changed(nd_handle *h, nd_docid docid, nd_hook_result *out);
+nd_xdb *nd_handle_db(nd_handle *h);
+nd_store *nd_handle_store(nd_handle *h);
 void free(void *);
 """)
 
@@ -312,7 +308,7 @@ def _serial(method):
     """One call at a time on a Neardup, and none after close()."""
     def run(self, *args, **kw):
         with self._lock:
-            if not self._db:
+            if not self._h:
                 raise Closed(-15, "this Neardup is closed")
             return method(self, *args, **kw)
     run.__name__, run.__doc__ = method.__name__, method.__doc__
@@ -321,40 +317,27 @@ def _serial(method):
 
 class Neardup:
     """A Xapian database and its neardup store (made by `neardup build` and
-    `neardup sign`).  writable: the store is opened for writing (hooks; a
-    store that keeps collapse ids in a value slot also opens the database
-    writable); one writer at a time.  point: what counts as a duplicate
-    ("copy", the default; "strict"; "story").  max_doc_mb: check() refuses
-    longer texts; max_query_terms: search() refuses longer queries.  Close
-    it, or use it as a context manager."""
+    `neardup sign`).  writable: the store is opened for writing (hooks);
+    one writer at a time.  point: what counts as a duplicate ("copy", the
+    default; "strict"; "story").  max_doc_mb: check() refuses longer
+    texts; max_query_terms: search() refuses longer queries.  Close it, or
+    use it as a context manager."""
 
     def __init__(self, db, store, writable=False, point="copy", max_doc_mb=64, max_query_terms=1000):
         self._lock = threading.RLock()
-        self._db = self._st = self._d = self._tk = self._hook = None
+        self._h = None
         dbpath, stpath = _path(db, "db"), _path(store, "store")
-        _point(point)
         self.point = point
+        o = _ffi.new("nd_open_options *")
+        o.point = _point(point)
+        o.max_compare, o.max_drift = 8, 0.5
+        o.max_query_terms = _count(max_query_terms, "max_query_terms", 1, 1000000)
         self._max_doc = _count(max_doc_mb, "max_doc_mb", 1, 4096) << 20
-        terms = _count(max_query_terms, "max_query_terms", 1, 1000000)
         self._writable = bool(writable)
-        self._dbpath = dbpath
-        p = _ffi.new("nd_xdb **")
-        _check(_lib.nd_xdb_open(p, dbpath, 0))
-        self._db = p[0]
-        _lib.nd_xdb_set_max_query_terms(self._db, terms)
-        s = _ffi.new("nd_store **")
-        try:
-            _check(_lib.nd_store_open(s, stpath, 1 if writable else 0))
-            self._st = s[0]
-            d = _ffi.new("nd_descriptor **")
-            _check(_lib.nd_descriptor_load(d, self._st, self._db))
-            self._d = d[0]
-            t = _ffi.new("nd_tokenizer **")
-            _check(_lib.nd_tokenizer_new(t))
-            self._tk = t[0]
-        except BaseException:
-            self.close()
-            raise
+        h = _ffi.new("nd_handle **")
+        _check(_lib.nd_open(h, dbpath, stpath, 1 if writable else 0, o))
+        self._h = h[0]
+        self._db, self._st = _lib.nd_handle_db(self._h), _lib.nd_handle_store(self._h)
 
     def close(self):
         """Free everything; waits for a call running in another thread."""
@@ -362,17 +345,9 @@ class Neardup:
             self._free()
 
     def _free(self):
-        if self._hook:
-            _lib.nd_hook_free(self._hook)
-        if self._tk:
-            _lib.nd_tokenizer_free(self._tk)
-        if self._d:
-            _lib.nd_descriptor_free(self._d)
-        if self._st:
-            _lib.nd_store_close(self._st)
-        if self._db:
-            _lib.nd_xdb_close(self._db)
-        self._db = self._st = self._d = self._tk = self._hook = None
+        if self._h:
+            _lib.nd_close(self._h)
+        self._h = self._db = self._st = None
 
     def __enter__(self):
         return self
@@ -439,7 +414,8 @@ class Neardup:
         self._degraded()
         r = _ffi.new("nd_check_result *")
         try:
-            _check(_lib.nd_check_text(self._tk, self._d, self._db, self._st, data, len(data), vo, compare, r))
+            _check(_lib.nd_check_text(_lib.nd_handle_tokenizer(self._h), _lib.nd_handle_descriptor(self._h),
+                                      self._db, self._st, data, len(data), vo, compare, r))
             return [Duplicate(m.docid, self._uid(m.docid), m.distance, bool(m.duplicate),
                               _HOW[m.how] if m.duplicate else None, m.jaccard)
                     for m in (r.members[i] for i in range(r.nmembers))]
@@ -451,52 +427,13 @@ class Neardup:
         """Document docid was added, replaced or deleted in the database
         (committed): sign it, store it, and return a Change with its
         duplicates.  Needs writable=True.  A docid no longer in the
-        database is a deletion; an unchanged document is change "none"."""
+        database is a deletion; an unchanged document is change "none".  A
+        store that keeps collapse ids in a value slot writes them through a
+        handle of its own: close your WritableDatabase first (else Locked)."""
         docid = _count(docid, "docid", 1)
-        if not self._writable:
-            raise InvalidState(-15, "changed() needs Neardup(..., writable=True)")
-        _check(_lib.nd_xdb_reopen(self._db, _ffi.NULL))
-        slot = _ffi.new("int *")
-        _check(_lib.nd_collapse_slot_get(self._st, slot))
-        if slot[0] >= 0:
-            # The store keeps collapse ids in the database: a writable handle
-            # for this call only, so that the indexer's own writer can open
-            # the database between calls.
-            w = _ffi.new("nd_xdb **")
-            rc = _lib.nd_xdb_open(w, self._dbpath, 1)
-            if rc == -7:
-                raise Locked(rc, "%s: the store keeps collapse ids in value slot %d, and changed() writes them: "
-                             "commit and close your WritableDatabase first" % (os.fsdecode(self._dbpath),
-                                                                               slot[0]))
-            _check(rc)
-            h = _ffi.new("nd_hook **")
-            try:
-                _check(_lib.nd_hook_open(h, w[0], self._st, self._hook_options()))
-                try:
-                    change = self._change(h[0], docid)
-                    _check(_lib.nd_xdb_commit(w[0]))
-                    return change
-                finally:
-                    _lib.nd_hook_free(h[0])
-            finally:
-                _lib.nd_xdb_close(w[0])
-        if not self._hook:
-            h = _ffi.new("nd_hook **")
-            _check(_lib.nd_hook_open(h, self._db, self._st, self._hook_options()))
-            self._hook = h[0]
-        return self._change(self._hook, docid)
-
-    def _hook_options(self):
-        opts = _ffi.new("nd_hook_options *")
-        opts.max_drift = 0.5
-        opts.verify = _verify_options(self.point)[0]
-        opts.block_docs, opts.jobs, opts.tolerant, opts.max_compare = 0, 1, 0.0, 64
-        return opts
-
-    def _change(self, hook, docid):
         r = _ffi.new("nd_hook_result *")
         try:
-            _check(_lib.nd_hook_changed(hook, docid, r))
+            _check(_lib.nd_changed(self._h, docid, r))
             dups = [Duplicate(v.docid, self._uid(v.docid), v.distance, True, _HOW[v.how])
                     for v in (r.duplicates[i] for i in range(r.nduplicates))]
             return Change(r.docid, _CHANGE[r.change], r.key, r.candidates, dups)
