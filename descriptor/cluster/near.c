@@ -15,6 +15,7 @@
 #include "neardup/cluster.h"
 #include "descriptor/cluster/cluster_internal.h"
 #include "neardup/verify.h"
+#include "descriptor/verify/verify_internal.h"
 #include "neardup/similarity.h"
 #include "neardup/words.h"
 #include "common/nd_buf.h"
@@ -248,10 +249,8 @@ int nd__copy_possible(size_t nx, size_t ny, unsigned width, float score)
 int nd__link_verdict(const uint32_t *x, size_t nx, const uint32_t *y, size_t ny)
 {
 	nd_verify_options vo = ND_VERIFY_OPTIONS_INIT;
-	nd_verify_how how;
-	double d;
 	vo.point = ND_POINT_COPY;
-	return nd_verify_pair(x, nx, y, ny, &vo, &how, &d);
+	return nd__verify_decide(x, nx, y, ny, &vo);
 }
 
 typedef struct {
@@ -284,10 +283,8 @@ static int judge_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 			rc = nd__link_verdict(x, nx, y, ny);
 		else if (rc == ND_OK) {
 			nd_verify_options vo = ND_VERIFY_OPTIONS_INIT;
-			nd_verify_how how;
-			double d;
 			vo.point = c->point;
-			rc = nd_verify_pair(x, nx, y, ny, &vo, &how, &d);
+			rc = nd__verify_decide(x, nx, y, ny, &vo);
 		}
 		c->score[i] = rc == 1 ? 1.0f : 0.0f;
 		rc = rc == ND_ENOTFOUND || rc == 1 ? ND_OK : rc;

@@ -446,9 +446,12 @@ static int contained(pair_values *p, double cont, int *out)
 	return ND_OK;
 }
 
-int nd__verify_pair_with(const uint32_t *a, size_t na, const uint64_t *sa, size_t nsa, const uint32_t *b,
-			 size_t nb, const uint64_t *sb, size_t nsb, const nd_verify_options *o, nd_verify_how *how,
-			 double *distance)
+/* The verdict; with decide_only, a pair the resemblance accepts is not
+ * measured by Levenshtein too (the answer is the same; *how and
+ * *distance then say resemblance): links need only the answer. */
+static int verify_pair(const uint32_t *a, size_t na, const uint64_t *sa, size_t nsa, const uint32_t *b, size_t nb,
+		       const uint64_t *sb, size_t nsb, const nd_verify_options *o, int decide_only, nd_verify_how *how,
+		       double *distance)
 {
 	static const nd_verify_options defaults = ND_VERIFY_OPTIONS_INIT;
 	nd_shingle_sim s;
@@ -491,7 +494,7 @@ int nd__verify_pair_with(const uint32_t *a, size_t na, const uint64_t *sa, size_
 	double cont = both ? (double)both / (double)(nown < nother ? nown : nother) : 0;
 	free(own);
 	free(other);
-	if (longer <= o->max_exact_words &&
+	if (longer <= o->max_exact_words && !(decide_only && bag >= nd_point_resemblance(o->point)) &&
 	    bag >= bag_floor(na, nb, (size_t)(o->max_distance * (double)longer))) {
 		double d;
 		if ((rc = nd_levenshtein(a, na, b, nb, o->max_distance, &d, &exact)) < 0)
@@ -527,6 +530,20 @@ accept:
 done:
 	pair_values_free(&pv);
 	return rc;
+}
+
+int nd__verify_pair_with(const uint32_t *a, size_t na, const uint64_t *sa, size_t nsa, const uint32_t *b,
+			 size_t nb, const uint64_t *sb, size_t nsb, const nd_verify_options *o, nd_verify_how *how,
+			 double *distance)
+{
+	return verify_pair(a, na, sa, nsa, b, nb, sb, nsb, o, 0, how, distance);
+}
+
+int nd__verify_decide(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, const nd_verify_options *o)
+{
+	nd_verify_how how;
+	double d;
+	return verify_pair(a, na, NULL, 0, b, nb, NULL, 0, o, 1, &how, &d);
 }
 
 int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,

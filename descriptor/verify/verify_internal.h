@@ -31,6 +31,11 @@ int nd__verify_pair_with(const uint32_t *a, size_t na, const uint64_t *sa, size_
 			 size_t nb, const uint64_t *sb, size_t nsb, const nd_verify_options *o, nd_verify_how *how,
 			 double *distance);
 
+/* nd_verify_pair's answer alone (1 or 0, or an error): a pair the
+ * resemblance accepts is not measured by Levenshtein as well.  The links
+ * and batch clusters need no more. */
+int nd__verify_decide(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, const nd_verify_options *o);
+
 /* ND_EINVAL naming the option when o (may be NULL) is out of range or NaN. */
 int nd__verify_options_check(const nd_verify_options *o);
 
