@@ -10,7 +10,7 @@
 # OUT/<set>/table.txt, eval.json and plots/*.svg; for the human-labeled sets
 # also table-split.txt (learned methods, measured on a held-out half) and
 # table-splits.txt (every method's max-F1 over five such halvings, the
-# protocol of seed 003's published figures).
+# protocol of Hajishirzi et al.'s published figures).
 #
 #   spotsigs   68 human-made clusters of news pages (directory per cluster)
 #   clough     graded plagiarism answers: each answer paired with its task's
@@ -54,7 +54,7 @@ evaluate() { # name --clusters|--pairs truth [learn]
 		"$nd" eval -q --db "$out/$name/db" --store "$out/$name/store" "$2" "$3" \
 			--test-share 0.5 > "$out/$name/table-split.txt"
 		cat "$out/$name/table-split.txt"
-		# Seed 003's protocol: max-F1 averaged over five halvings.
+		# Hajishirzi et al.'s protocol: max-F1 averaged over five halvings.
 		"$nd" eval -q --db "$out/$name/db" --store "$out/$name/store" "$2" "$3" \
 			--splits 5 > "$out/$name/table-splits.txt"
 		cat "$out/$name/table-splits.txt"

@@ -85,7 +85,7 @@ static inline int ev_training(const ev_corpus *c, size_t a, size_t b)
 
 extern const ev_method ev_m_svm, ev_m_weights;
 
-/* Learned term weights (seed 003): a term's weight is lambda . phi over
+/* Learned term weights (Hajishirzi et al.): a term's weight is lambda . phi over
  * EV_NF features, so a pair's dot product is lambda' M lambda and a
  * document's squared norm lambda' Q lambda.  The cosine from the pair's M
  * and its documents' Q, and its gradient in lambda (what training follows). */

@@ -2,13 +2,13 @@
  * side of a split by group (nd_truth_split: no cluster on both sides),
  * measured on pairs within the test side.
  *
- *   svm       seed 002's discriminant: an SVM (libsvm, RBF kernel) over a
+ *   svm       the SVM method's discriminant: an SVM (libsvm, RBF kernel) over a
  *             pair's similarity vector: Jaccard, cosine, Dice and extended
  *             Jaccard of the two documents' top-32 tf-idf words, 3-word
  *             shingle resemblance, 1 - normalized word Levenshtein, and
- *             seed 004's sscr (5-word shingles), the best single measure
+ *             Kupietz's sscr (5-word shingles), the best single measure
  *             on the news gold set
- *   weights   seed 003's learned term weights: each word's weight in a
+ *   weights   Hajishirzi et al.'s learned term weights: each word's weight in a
  *             document is a linear function of its features (bias, log tf,
  *             idf, how early it first occurs, document length), fitted by
  *             L-BFGS (liblbfgs) to rank duplicate pairs above others by
@@ -304,7 +304,7 @@ static size_t sample_label(lpair *p, size_t n, int label, size_t want, nd_rng *r
 	return k < want ? k : want;
 }
 
-/* ---- svm (seed 002) ---- */
+/* ---- svm (the SVM method) ---- */
 
 static int similarity_vector(const lrn *s, size_t a, size_t b, double *f)
 {
@@ -365,7 +365,7 @@ static int svm_prepare(void **state, ev_corpus *c)
 		return rc;
 	if ((rc = training_pairs(s, c->o->min_score, &l)) < 0)
 		goto fail;
-	/* Balanced classes, as seed 002 trains. */
+	/* Balanced classes, as the SVM method trains. */
 	size_t npos = sample_label(l.p, l.n, 1, TRAIN_PAIRS, &rng);
 	size_t nneg = sample_label(l.p + npos, l.n - npos, 0, TRAIN_PAIRS, &rng);
 	if (!npos || !nneg) {
@@ -430,10 +430,10 @@ fail_nolist:
 	return rc;
 }
 
-/* ---- learned term weights (seed 003) ---- */
+/* ---- learned term weights (Hajishirzi et al.) ---- */
 
 /* Features of term j of document d: bias, log tf, idf (over log n, so in
- * [0, 1]), how early it first occurs, log length.  Seed 003's list less
+ * [0, 1]), how early it first occurs, log length.  Hajishirzi et al.'s list less
  * what word ids cannot tell (capitals, title, URL, query log). */
 static void term_features(const lrn *s, size_t d, size_t j, double *phi)
 {
@@ -716,7 +716,7 @@ static int weights_candidates(void *vs, ev_corpus *c, double min_score, ev_emit 
 	return x.rc < 0 ? x.rc : rc;
 }
 
-const ev_method ev_m_svm = {"svm", "RBF SVM on 7 similarities (seed 002), P(dup) >= 0.5", 0, 0.5, 0,
+const ev_method ev_m_svm = {"svm", "RBF SVM on 7 similarities (the SVM method), P(dup) >= 0.5", 0, 0.5, 0,
 			    svm_prepare, svm_candidates, svm_score, lrn_release, 1};
-const ev_method ev_m_weights = {"weights", "learned term weights, cosine (seed 003) >= 0.5", 0, 0.5, 0,
+const ev_method ev_m_weights = {"weights", "learned term weights, cosine (Hajishirzi et al.) >= 0.5", 0, 0.5, 0,
 				weights_prepare, weights_candidates, weights_score, lrn_release, 1};

@@ -1,12 +1,12 @@
 /* The methods compared by `neardup eval`, each as representation +
  * candidate index + pair score over the same word sequences:
  *
- *   descriptive         equal descriptive-words keys from the store (seed 001)
+ *   descriptive         equal descriptive-words keys from the store (Ilyinsky et al.)
  *   descriptive+xcheck  ... and word Levenshtein <= 8% (the cross-check)
- *   shingles            Broder resemblance of all 10-word shingles (seed 001: 7/8)
- *   shingles-mod16      ... of the sketch of shingles = 0 mod 16 (seed 001)
- *   sscr                seed 004's shared-shingle coverage, 5-word shingles (0.9)
- *   docq4               seed 000's q-gram measure, q = 4 on the text without
+ *   shingles            Broder resemblance of all 10-word shingles (Ilyinsky et al.: 7/8)
+ *   shingles-mod16      ... of the sketch of shingles = 0 mod 16 (Ilyinsky et al.)
+ *   sscr                Kupietz's shared-shingle coverage, 5-word shingles (0.9)
+ *   docq4               the q-gram method's q-gram measure, q = 4 on the text without
  *                       spaces: |A & B| / max(|A|, |B|) (0.8).  Four-grams are
  *                       shared by nearly every pair of pages, so below 0.5 the
  *                       prefix filter would compare almost all pairs: its
@@ -280,7 +280,7 @@ static void desc_release(void *vs)
 	free(s);
 }
 
-/* ---- tolerant descriptive matching (issue 8) ----
+/* ---- tolerant descriptive matching ----
  *
  * descriptive-jaccard: Jaccard of the two documents' bit sets; candidates
  * from the prefix-filtered inverted index over bits (ev_set_join).
@@ -546,7 +546,7 @@ static int desctl_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
 	return tolerant_score(vs, c, CHECK_TOLERANT, 0, lev_of, a, b, out);
 }
 
-/* ---- candidates by banded MinHash (issue 24) ----
+/* ---- candidates by banded MinHash ----
  *
  * Bounded probing: each document gets BANDS keys, each a hash of ROWS
  * minimum hashes of a set of its words; documents sharing a key are
@@ -947,7 +947,7 @@ static int vres_score(void *vs, ev_corpus *c, size_t a, size_t b, double *out)
 	return resemblance_of(c, a, b, out);
 }
 
-/* ---- randomized descriptive sets (issue 8) ----
+/* ---- randomized descriptive sets ----
  *
  * Kołcz's lexicon randomization for I-Match, applied to descriptive sets:
  * MULTI_SETS sets, each chosen by nd_descriptor_build from its own seeded
@@ -1157,7 +1157,7 @@ static void shingle_release(void *vs)
 	free(s);
 }
 
-/* ---- docq, q = 4 (seed 000) ---- */
+/* ---- docq, q = 4 (the q-gram method) ---- */
 
 typedef struct {
 	char *term;
@@ -1187,7 +1187,7 @@ static int collect_term(const char *term, size_t len, uint32_t wdf, void *vctx)
 }
 
 /* The document's words in position order, concatenated without spaces
- * (seed 000's normal form), rebuilt from the positional index. */
+ * (the q-gram method's normal form), rebuilt from the positional index. */
 static int doc_text(nd_xdb *db, nd_docid d, char **out, size_t *outlen)
 {
 	term_list l = {NULL, 0, 0};

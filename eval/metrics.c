@@ -1,4 +1,4 @@
-/* Precision, recall, F1, seed 001's alpha and beta errors, and the
+/* Precision, recall, F1, Ilyinsky et al.'s alpha and beta errors, and the
  * threshold sweep, from scored pairs. */
 #include "neardup/eval.h"
 

@@ -552,7 +552,7 @@ int nd_truth_split(const nd_truth *t, double test_share, uint64_t seed, uint8_t 
 {
 	if (test_share < 0 || test_share > 1)
 		return nd_error_set(ND_EINVAL, "test share %g is not in [0, 1]", test_share);
-	/* Exactly round(share * groups) groups on the test side, as seed 003
+	/* Exactly round(share * groups) groups on the test side, as Hajishirzi et al.
 	 * halves the clusters: a seeded shuffle of the groups, first ones test.
 	 * A per-group coin would leave the halves' sizes to chance too. */
 	uint32_t g = t->ngroups, ntest = (uint32_t)(test_share * g + 0.5);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Check candidate clusters against their texts, for eyeballing before the
-cross-check (issue 4) exists.
+cross-check exists.
 
 usage: neardup clusters --store S --db D --json > c.json
        scripts/cluster-diff.py dir  c.json CORPUS_DIR [N]     # ids are file paths

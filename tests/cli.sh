@@ -213,7 +213,7 @@ if command -v mdb_load > /dev/null; then
 	if "$nd" fsck --store "$t/store2" > "$t/fsck.out"; then fail "fsck missed a stray bit posting"; fi
 	grep -q "bit postings hold" "$t/fsck.out" || fail "fsck: $(cat "$t/fsck.out")"
 fi
-# eval --splits: seed 003's protocol (halves of the families, K times);
+# eval --splits: Hajishirzi et al.'s protocol (halves of the families, K times);
 # the JSON's mean is the mean of the per-split bests it lists.
 python3 - "$t/corpus.jsonl" > "$t/families.tsv" <<'EOF'
 import json, sys

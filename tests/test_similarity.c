@@ -1,4 +1,4 @@
-/* Cross-check measures: Levenshtein against brute force, seed 004's
+/* Cross-check measures: Levenshtein against brute force, Kupietz's
  * worked example, shingle sampling. */
 #include "tests/test_util.h"
 #include "neardup/shingle.h"
@@ -106,7 +106,7 @@ static void test_levenshtein_normalized(void **state)
 	assert_false(exact);
 }
 
-/* Seed 004, example 1: two normalised newspaper texts, 5-shingles. */
+/* Kupietz, example 1: two normalised newspaper texts, 5-shingles. */
 static const char *text_a[] = {"DIETER", "RULFF", "FREIER", "JOURNALIST", "BERLIN", "LANGEN",
 	"JAHREN", "TAZ", "ZULETZT", "LEITENDER", "REDAKTEUR", "WOCHENZEITUNG", "WOCHEN",
 	"INTERESSE", "GILT", "SEIT", "LANGEM", "ENTWICKLUNG", "DEUTSCHEN", "INNEN", "UND",

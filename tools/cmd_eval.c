@@ -47,7 +47,7 @@ static const char usage_text[] =
 	"                    other F (default 0: measure all pairs, no learned methods)\n"
 	"  --splits K        K such splits (seeds N..N+K-1; --test-share 0.5 unless\n"
 	"                    given): each method's max-F1 averaged over them, with\n"
-	"                    its spread -- seed 003's protocol for the news gold set\n"
+	"                    its spread -- Hajishirzi et al.'s protocol for the news gold set\n"
 	"                    (five halvings), so its figures compare; no Levenshtein\n"
 	"                    sample, no plots\n"
 	"  --scores FILE     write every scored pair of every method (TSV: id_a,\n"
@@ -69,10 +69,10 @@ static const char usage_text[] =
 	"tolerant descriptive: descriptive-jaccard, descriptive-hamming,\n"
 	"descriptive-tolerant+xcheck, descriptive-tolerant+lev (as check\n"
 	"--tolerant 0.5 --point strict decides); randomized sets: descriptive-multi,\n"
-	"descriptive-multi+xcheck; learned (need --test-share): svm (seed 002),\n"
-	"weights (seed 003).\n"
+	"descriptive-multi+xcheck; learned (need --test-share): svm (an SVM over seven similarities),\n"
+	"weights (learned term weights, Hajishirzi et al.).\n"
 	"alpha = duplicates missed (1 - recall), beta = false duplicates among those\n"
-	"offered (1 - precision), as named in seed 001.\n";
+	"offered (1 - precision), as Ilyinsky et al. name them.\n";
 
 static void progress(const char *method, const char *stage, void *ctx)
 {

@@ -1,4 +1,4 @@
-/* Choosing the descriptive set (seed 001, made concrete in DESIGN.md).
+/* Choosing the descriptive set (Ilyinsky et al., made concrete in DESIGN.md).
  *
  * 1. Candidates: mid-frequency unprefixed words (stats.c).
  * 2. Instability: sampled documents are edited at random, as bags of words
@@ -11,7 +11,7 @@
  * 3. Threshold: the midpoint between observed values (or half the
  *    smallest: "w occurs") that minimises Lambda while the bit is set in
  *    neither too few sampled documents (min_sample_df) nor too many
- *    (max_above).  Seed 001 asks that "both fractions (above and below
+ *    (max_above).  Ilyinsky et al. asks that "both fractions (above and below
  *    threshold) are not too small"; counted over the collection, this lets
  *    a mid-frequency word that occurs once per document be a bit.
  * 4. Greedy selection: lazily, the word whose set bits help most sample

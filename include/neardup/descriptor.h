@@ -1,4 +1,4 @@
-/* neardup: the "descriptive words" method (seed 001).
+/* neardup: the "descriptive words" method (Ilyinsky et al.).
  *
  * A descriptive set is N words w_i, each with a threshold b_i on relative
  * frequency f_i(d) = wdf(w_i, d) / len(d), where len(d) counts the
@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-/* Documents with fewer bits than this get no key (seed 001: "vectors with
+/* Documents with fewer bits than this get no key (Ilyinsky et al.: "vectors with
  * 3 or less words above threshold are removed"). */
 #define ND_MIN_BITS 4
 #define ND_MAX_WORDS 65535

@@ -16,7 +16,7 @@ extern "C" {
  * (scripts/calibrate.py; README "What a duplicate is").
  *
  *   strict  practically the same text: normalized word Levenshtein <=
- *           max_distance (0.08, seed 001's expert bound); pairs longer than
+ *           max_distance (0.08, Ilyinsky et al.'s expert bound); pairs longer than
  *           max_exact_words by 10-shingle bag resemblance >= min_resemblance
  *   copy    the default: the same main text, whatever the template, with
  *           small edits, a cut or an added comment thread: strict, or word

@@ -10,7 +10,7 @@ extern "C" {
 #endif
 
 /* 64-bit fingerprints of the w-word shingles of tokens[0..n), keeping only
- * those that are 0 modulo m (m = 1 keeps all; seed 001 uses w = 10,
+ * those that are 0 modulo m (m = 1 keeps all; Ilyinsky et al. uses w = 10,
  * m = 16).  *out (caller frees) gets the sorted distinct fingerprints.  A
  * document shorter than w words has one shingle: all of it. */
 ND_EXTERN int nd_shingles(const nd_token *tokens, size_t n, unsigned w, unsigned m,

@@ -13,9 +13,9 @@ extern "C" {
 
 /* Word-shingle measures with shingle width w (a sequence shorter than w is
  * one shingle: all of it).  Empty sequences give 0.
- *   ssr:  |S_A & S_B| / |S_A | S_B|  (Broder's resemblance; seed 004's "ssr")
+ *   ssr:  |S_A & S_B| / |S_A | S_B|  (Broder's resemblance; Kupietz's "ssr")
  *   sscr: tokens of A and B covered by shared shingles / tokens of A and B
- *         (seed 004), which is kinder to short texts; sscr >= ssr
+ *         (Kupietz), which is kinder to short texts; sscr >= ssr
  *   containment: |S_A & S_B| / min(|S_A|, |S_B|)
  *   bag:  ssr over multisets (each shingle counted as often as it occurs):
  *         a new shingle in text repeated a million times moves it by 1e-6,

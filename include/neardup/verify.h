@@ -19,9 +19,9 @@ extern "C" {
 typedef struct nd_verify_batch nd_verify_batch;
 
 typedef struct {
-	double max_distance;     /* accept at normalized Levenshtein <= this (0.08, seed 001) */
+	double max_distance;     /* accept at normalized Levenshtein <= this (0.08, Ilyinsky et al.) */
 	size_t max_exact_words;  /* longer pairs are judged by shingle resemblance (20000) */
-	double min_resemblance;  /* ... accepted at resemblance >= this (7/8, seed 001) */
+	double min_resemblance;  /* ... accepted at resemblance >= this (7/8, Ilyinsky et al.) */
 	unsigned shingle_width;  /* (10) */
 	unsigned max_leaders;    /* a member is compared with at most this many group
 				    representatives, so cost is linear in cluster size (8) */

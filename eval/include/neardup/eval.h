@@ -150,8 +150,8 @@ typedef struct {
 	/* At the default threshold: */
 	uint64_t suggested, tp, fp, fn;
 	double precision, recall, f1;
-	double alpha;            /* seed 001: duplicates missed, fn / (tp + fn) */
-	double beta;             /* seed 001: false duplicates offered, fp / (tp + fp) */
+	double alpha;            /* Ilyinsky et al.: duplicates missed, fn / (tp + fn) */
+	double beta;             /* Ilyinsky et al.: false duplicates offered, fp / (tp + fp) */
 	/* Threshold sweep (scored methods; verdict methods repeat the point): */
 	nd_eval_point best;      /* max F1 */
 	nd_eval_point *curve;    /* descending thresholds, at most ~200 points */
