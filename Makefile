@@ -1,40 +1,52 @@
 # Thin front for meson.  `make run`: set up, build, run the main job on the
 # sample corpus.  `make test`: set up, build with AddressSanitizer and
-# UndefinedBehaviorSanitizer, run every test.
+# UndefinedBehaviorSanitizer, run every test.  `make install PREFIX=DIR`.
 BUILD ?= build
 TESTBUILD ?= build-test
+PREFIX ?= /usr/local
 
-.PHONY: all setup build run test slow fuzz bench eval clean
+.PHONY: all setup build run test slow fuzz bench eval install clean
 
 all: build
 
 setup:
 	@sh scripts/setup.sh
 
+# The build as one line; its log (and the last of it on failure) in BUILD/build.log.
 $(BUILD)/build.ninja:
-	meson setup $(BUILD) --buildtype=debugoptimized
+	@mkdir -p $(BUILD)
+	@meson setup $(BUILD) --buildtype=debugoptimized > $(BUILD)/setup.log 2>&1 || { cat $(BUILD)/setup.log; exit 1; }
 
 build: setup $(BUILD)/build.ninja
-	ninja -C $(BUILD)
+	@sh scripts/quiet-build.sh $(BUILD)
 
 run: build
-	sh scripts/run-sample.sh $(BUILD)
+	@sh scripts/run-sample.sh $(BUILD)
+
+install: build
+	@meson configure $(BUILD) -Dprefix=$(PREFIX) > /dev/null
+	@meson install -C $(BUILD) --quiet
+	@case "$(PREFIX)" in /usr|/usr/local) [ "$$(id -u)" -ne 0 ] || ldconfig ;; esac
+	@echo "installed under $(PREFIX)"
 
 $(TESTBUILD)/build.ninja:
-	meson setup $(TESTBUILD) --buildtype=debug -Db_sanitize=address,undefined \
-		-Dc_args=-fno-sanitize-recover=undefined -Dcpp_args=-fno-sanitize-recover=undefined
+	@mkdir -p $(TESTBUILD)
+	@meson setup $(TESTBUILD) --buildtype=debug -Db_sanitize=address,undefined \
+		-Dc_args=-fno-sanitize-recover=undefined -Dcpp_args=-fno-sanitize-recover=undefined \
+		> $(TESTBUILD)/setup.log 2>&1 || { cat $(TESTBUILD)/setup.log; exit 1; }
 
 test: setup $(TESTBUILD)/build.ninja
-	ninja -C $(TESTBUILD)
+	@sh scripts/quiet-build.sh $(TESTBUILD)
 	@rc=0; ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		meson test -C $(TESTBUILD) --no-suite slow --print-errorlogs || rc=$$?; \
+		meson test -C $(TESTBUILD) --no-rebuild --no-suite slow --print-errorlogs || rc=$$?; \
 	python3 scripts/test-summary.py $(TESTBUILD)/meson-logs/testlog.json; \
 	exit $$rc
 
-# Long runs kept out of `make test`: 200 random kills (tests/kill.py).
+# Long runs kept out of `make test`: 200 random kills (tests/kill.py), the
+# reliability loops at full length.
 slow: setup $(TESTBUILD)/build.ninja
-	ninja -C $(TESTBUILD)
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 meson test -C $(TESTBUILD) --suite slow --print-errorlogs
+	@sh scripts/quiet-build.sh $(TESTBUILD)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 meson test -C $(TESTBUILD) --no-rebuild --suite slow --print-errorlogs
 
 # libFuzzer targets with clang (tests/fuzz): `make fuzz FUZZ_SECONDS=1800`
 # runs each in turn, growing its corpus in build-fuzz/corpora/<target>.

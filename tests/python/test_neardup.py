@@ -131,7 +131,7 @@ def test_readme_crawler_loop(corpus, tmp_path):
     db, st = corpus
     readme = open(os.environ["README"]).read()
     loop = re.search(r"<!-- python-loop -->\n```python\n(.*?)```", readme, re.S)
-    assert loop, "README has no python crawler loop"
+    assert loop, "docs/python.md has no python crawler loop"
     (tmp_path / "a.txt").write_text(edit(text(7), 5, 1))      # family 7: 2 members
     (tmp_path / "b.txt").write_text(edit(text(7000), 5, 0))   # new
     out = subprocess.run([sys.executable, "-c", loop.group(1), db, st, str(tmp_path / "a.txt"),
