@@ -5,6 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+int tu_slow(void)
+{
+	const char *s = getenv("ND_SLOW");
+	return s && s[0] == '1';
+}
+
 char *tu_tmpdir(void)
 {
 	char tmpl[] = "/tmp/neardup-test-XXXXXX";

@@ -14,6 +14,9 @@
 
 /* A fresh temporary directory (removed by tu_rmtree); caller frees. */
 char *tu_tmpdir(void);
+/* The slow suite (make slow) sets ND_SLOW=1: full sizes and loop counts;
+ * the default run keeps each behaviour at a size that runs fast. */
+int tu_slow(void);
 void tu_rmtree(const char *path);
 /* path joined with name; caller frees. */
 char *tu_join(const char *dir, const char *name);

@@ -292,7 +292,8 @@ static void collect(nd_docid docid, nd_change change, uint64_t old_key, uint64_t
 
 /* One walk of the database against the store; ND_ERETRY when the
  * database changed under it (the changes before stay applied). */
-static int update_once(nd_hook *h, collect_ctx *c, nd_sign_report *rep, char *stale, size_t stale_len)
+static int update_once(nd_hook *h, unsigned jobs, collect_ctx *c, nd_sign_report *rep, char *stale,
+		       size_t stale_len)
 {
 	nd_sign_options so = ND_SIGN_OPTIONS_INIT;
 	int signrc;
@@ -300,7 +301,7 @@ static int update_once(nd_hook *h, collect_ctx *c, nd_sign_report *rep, char *st
 	so.max_drift = h->o.max_drift;
 	if (h->o.block_docs)
 		so.block_docs = h->o.block_docs;
-	so.jobs = h->o.jobs;
+	so.jobs = jobs;
 	so.changed = collect;
 	so.progress = walked;
 	so.ctx = c;
@@ -323,11 +324,15 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 		rep = &local;
 	/* An indexer that commits often changes the database under the walk;
 	 * each attempt keeps what it applied, so a retry walks again and
-	 * finds only the rest. */
+	 * finds only the rest.  Retries read through one handle: several must
+	 * start at one revision, which a busy indexer rarely leaves them; one
+	 * resumes its postlists itself. */
+	unsigned jobs = h->o.jobs;
 	for (int attempt = 0;; attempt++) {
 		nd_sign_report r;
 		int changed;
-		rc = update_once(h, &c, &r, stale, sizeof(stale));
+		rc = update_once(h, jobs, &c, &r, stale, sizeof(stale));
+		jobs = 1;
 		if (attempt == 0)
 			*rep = r;
 		else {
