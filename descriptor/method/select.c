@@ -31,59 +31,77 @@ typedef struct {
 	float lo, hi;
 } flip_iv;
 
-/* One edited copy of a sampled document. */
+/* One edited copy of a sampled document.  Its word counts live in a
+ * Fenwick tree over the document's own candidates followed by those the
+ * edit inserted, in order of insertion: a deletion finds the k-th
+ * occurrence in log time where a scan took the document's length. */
 typedef struct {
-	uint32_t *w;        /* edited wdf of the document's own candidates */
-	size_t w_cap;
-	nd_sample_ent *extra; /* candidates the edit inserted */
-	size_t nextra, extra_cap;
+	uint32_t *w;        /* edited wdf: own candidates, then extra */
+	uint32_t *fw;       /* Fenwick tree over w[0, n), 1-based */
+	uint32_t *extra;    /* candidate of each extra slot */
+	size_t cap;         /* of w, fw, extra */
+	uint32_t n;         /* slots: own candidates and room for every edit */
+	uint32_t m, nextra; /* own candidates; extra slots in use */
+	uint32_t fw_top;    /* highest power of two <= n */
+	uint64_t sumw;      /* sum of w */
 	uint32_t len;       /* edited length */
 } edit_ws;
 
+static void fw_add(edit_ws *ws, uint32_t i, int32_t d)
+{
+	for (uint32_t k = i + 1; k <= ws->n; k += k & -k)
+		ws->fw[k] += (uint32_t)d;
+	ws->sumw += d;
+}
+
+/* Index of the occurrence t (0-based, t < sum of w): the first i whose
+ * running sum exceeds t, exactly what a scan from the start finds. */
+static uint32_t fw_find(const edit_ws *ws, uint64_t t)
+{
+	uint32_t pos = 0;
+	for (uint32_t step = ws->fw_top; step; step >>= 1)
+		if (pos + step <= ws->n && ws->fw[pos + step] <= t) {
+			pos += step;
+			t -= ws->fw[pos];
+		}
+	return pos;
+}
+
 static int extra_add(edit_ws *ws, uint32_t cand)
 {
-	for (size_t i = 0; i < ws->nextra; i++)
-		if (ws->extra[i].cand == cand) {
-			ws->extra[i].wdf++;
+	for (uint32_t i = 0; i < ws->nextra; i++)
+		if (ws->extra[i] == cand) {
+			ws->w[ws->m + i]++;
+			fw_add(ws, ws->m + i, 1);
 			return ND_OK;
 		}
-	void *p = ws->extra;
-	int rc = nd_array_reserve(&p, &ws->extra_cap, ws->nextra + 1, sizeof(nd_sample_ent));
-	if (rc < 0)
-		return rc;
-	ws->extra = p;
-	ws->extra[ws->nextra++] = (nd_sample_ent){cand, 1};
+	/* simulate() sized the slots for every edit being an insertion */
+	ws->extra[ws->nextra] = cand;
+	ws->w[ws->m + ws->nextra] = 1;
+	fw_add(ws, ws->m + ws->nextra, 1);
+	ws->nextra++;
 	return ND_OK;
 }
 
 /* Remove one random word occurrence. */
-static void edit_delete(edit_ws *ws, const nd_sample_doc *doc, nd_rng *rng)
+static void edit_delete(edit_ws *ws, nd_rng *rng)
 {
 	if (ws->len == 0)
 		return;
+	/* own candidates, then extra, then the non-candidate words */
 	uint64_t t = nd_rng_below(rng, ws->len);
-	for (uint32_t i = 0; i < doc->m; i++) {
-		if (t < ws->w[i]) {
-			ws->w[i]--;
-			ws->len--;
-			return;
-		}
-		t -= ws->w[i];
+	if (t < ws->sumw) {
+		uint32_t i = fw_find(ws, t);
+		ws->w[i]--;
+		fw_add(ws, i, -1);
 	}
-	for (size_t i = 0; i < ws->nextra; i++) {
-		if (t < ws->extra[i].wdf) {
-			ws->extra[i].wdf--;
-			ws->len--;
-			return;
-		}
-		t -= ws->extra[i].wdf;
-	}
-	ws->len--; /* a non-candidate word */
+	ws->len--;
 }
 
-/* Insert a word drawn from the sample's word distribution. */
-static int edit_insert(edit_ws *ws, const nd_sample *s, const uint64_t *prefix,
-		       const nd_sample_doc *doc, const nd_sample_ent *own, nd_rng *rng)
+/* Insert a word drawn from the sample's word distribution.  cum holds
+ * each sampled document's running sums of its entries' wdf. */
+static int edit_insert(edit_ws *ws, const nd_sample *s, const uint64_t *prefix, const uint32_t *cum,
+		       const nd_sample_ent *own, nd_rng *rng)
 {
 	uint64_t g = nd_rng_below(rng, s->total_len);
 	uint32_t lo = 0, hi = s->n; /* last j with prefix[j] <= g */
@@ -96,64 +114,100 @@ static int edit_insert(edit_ws *ws, const nd_sample *s, const uint64_t *prefix,
 	}
 	uint64_t t = g - prefix[lo];
 	const nd_sample_doc *src = &s->docs[lo];
+	const uint32_t *c = cum + src->off;
 	ws->len++;
-	for (uint32_t i = 0; i < src->m; i++) {
-		const nd_sample_ent *e = &s->ent[src->off + i];
-		if (t < e->wdf) {
-			/* Is it one of the document's own candidates? */
-			uint32_t a = 0, b = doc->m;
-			while (a < b) {
-				uint32_t mid = (a + b) / 2;
-				if (own[mid].cand < e->cand)
-					a = mid + 1;
-				else
-					b = mid;
-			}
-			if (a < doc->m && own[a].cand == e->cand) {
-				ws->w[a]++;
-				return ND_OK;
-			}
-			return extra_add(ws, e->cand);
-		}
-		t -= e->wdf;
+	/* first entry whose running sum exceeds t */
+	uint32_t a = 0, b = src->m;
+	while (a < b) {
+		uint32_t mid = (a + b) / 2;
+		if (c[mid] <= t)
+			a = mid + 1;
+		else
+			b = mid;
 	}
-	return ND_OK; /* a non-candidate word */
+	if (a == src->m)
+		return ND_OK; /* a non-candidate word */
+	uint32_t cand = s->ent[src->off + a].cand;
+	/* Is it one of the document's own candidates? */
+	a = 0, b = ws->m;
+	while (a < b) {
+		uint32_t mid = (a + b) / 2;
+		if (own[mid].cand < cand)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	if (a < ws->m && own[a].cand == cand) {
+		ws->w[a]++;
+		fw_add(ws, a, 1);
+		return ND_OK;
+	}
+	return extra_add(ws, cand);
 }
 
 /* Apply edit r of sample document j, drawn from its id: the same
  * document gets the same edits however the database is laid out. */
-static int simulate(edit_ws *ws, const nd_sample *s, const uint64_t *prefix, uint32_t j,
+static int simulate(edit_ws *ws, const nd_sample *s, const uint64_t *prefix, const uint32_t *cum, uint32_t j,
 		    uint32_t r, const nd_build_options *o)
 {
 	const nd_sample_doc *doc = &s->docs[j];
 	const nd_sample_ent *own = &s->ent[doc->off];
 	nd_rng rng = {nd_mix64(o->seed * 0x9e3779b97f4a7c15ULL ^ nd_mix64(s->id[j] + r))};
-	void *p = ws->w;
-	int rc;
-
-	if ((rc = nd_array_reserve(&p, &ws->w_cap, doc->m + 1, sizeof(uint32_t))) < 0)
-		return rc;
-	ws->w = p;
-	for (uint32_t i = 0; i < doc->m; i++)
-		ws->w[i] = own[i].wdf;
-	ws->nextra = 0;
-	ws->len = doc->len;
 	uint64_t maxk = (uint64_t)floor(o->max_edit * doc->len);
 	uint64_t k = 1 + nd_rng_below(&rng, maxk ? maxk : 1);
+	size_t need = (size_t)doc->m + (size_t)k;
+
+	if (need > ws->cap) {
+		size_t cap = ws->cap ? ws->cap : 64;
+		while (cap < need)
+			cap *= 2;
+		uint32_t *w = realloc(ws->w, cap * sizeof(uint32_t));
+		if (w)
+			ws->w = w;
+		uint32_t *fw = w ? realloc(ws->fw, (cap + 1) * sizeof(uint32_t)) : NULL;
+		if (fw)
+			ws->fw = fw;
+		uint32_t *ex = fw ? realloc(ws->extra, cap * sizeof(uint32_t)) : NULL;
+		if (!ex)
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		ws->extra = ex;
+		ws->cap = cap;
+	}
+	/* The tree over the own counts, in linear time. */
+	ws->n = (uint32_t)need;
+	for (ws->fw_top = 1; ws->fw_top * 2 <= ws->n; ws->fw_top *= 2)
+		;
+	ws->m = doc->m;
+	ws->nextra = 0;
+	ws->len = doc->len;
+	ws->sumw = 0;
+	memset(ws->w, 0, need * sizeof(uint32_t));
+	memset(ws->fw, 0, (need + 1) * sizeof(uint32_t));
+	for (uint32_t i = 0; i < doc->m; i++) {
+		ws->w[i] = own[i].wdf;
+		ws->fw[i + 1] += own[i].wdf;
+		ws->sumw += own[i].wdf;
+	}
+	for (uint32_t i = 1; i <= ws->n; i++) {
+		uint32_t up = i + (i & -i);
+		if (up <= ws->n)
+			ws->fw[up] += ws->fw[i];
+	}
 	for (uint64_t e = 0; e < k; e++) {
+		int rc = ND_OK;
 		switch (nd_rng_below(&rng, 3)) {
 		case 0:
-			edit_delete(ws, doc, &rng);
+			edit_delete(ws, &rng);
 			break;
 		case 1:
-			if ((rc = edit_insert(ws, s, prefix, doc, own, &rng)) < 0)
-				return rc;
+			rc = edit_insert(ws, s, prefix, cum, own, &rng);
 			break;
 		default:
-			edit_delete(ws, doc, &rng);
-			if ((rc = edit_insert(ws, s, prefix, doc, own, &rng)) < 0)
-				return rc;
+			edit_delete(ws, &rng);
+			rc = edit_insert(ws, s, prefix, cum, own, &rng);
 		}
+		if (rc < 0)
+			return rc;
 	}
 	return ND_OK;
 }
@@ -161,6 +215,7 @@ static int simulate(edit_ws *ws, const nd_sample *s, const uint64_t *prefix, uin
 static void edit_ws_free(edit_ws *ws)
 {
 	free(ws->w);
+	free(ws->fw);
 	free(ws->extra);
 }
 
@@ -384,6 +439,7 @@ typedef struct {
 typedef struct {
 	const nd_sample *s;
 	const uint64_t *prefix;
+	const uint32_t *cum;
 	const nd_build_options *o;
 	iv_list *out;       /* one per share */
 } sim_ctx;
@@ -400,7 +456,7 @@ static int sim_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 		if (!doc->len)
 			continue;
 		for (uint32_t rr = 0; rr < x->o->edits; rr++) {
-			if ((rc = simulate(&ws, s, x->prefix, j, rr, x->o)) < 0)
+			if ((rc = simulate(&ws, s, x->prefix, x->cum, j, rr, x->o)) < 0)
 				break;
 			void *p = out->iv;
 			if ((rc = nd_array_reserve(&p, &out->cap, out->n + doc->m + ws.nextra, sizeof(flip_iv))) < 0)
@@ -413,9 +469,9 @@ static int sim_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 					out->iv[out->n++] = (flip_iv){s->ent[doc->off + i].cand, a < c ? a : c, a < c ? c : a};
 			}
 			for (size_t i = 0; i < ws.nextra; i++)
-				if (ws.extra[i].wdf && ws.len)
-					out->iv[out->n++] = (flip_iv){ws.extra[i].cand, 0.0f,
-								      (float)ws.extra[i].wdf / (float)ws.len};
+				if (ws.w[ws.m + i] && ws.len)
+					out->iv[out->n++] = (flip_iv){ws.extra[i], 0.0f,
+								      (float)ws.w[ws.m + i] / (float)ws.len};
 		}
 	}
 	edit_ws_free(&ws);
@@ -495,6 +551,7 @@ typedef struct {
 typedef struct {
 	const nd_sample *s;
 	const uint64_t *prefix;
+	const uint32_t *cum;
 	const nd_build_options *o;
 	const int32_t *chosen_of;
 	const nd_descriptor *d;
@@ -526,7 +583,7 @@ static int cov_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 		/* Bits were pushed in candidate order = word order: sorted. */
 		uint64_t key0 = nd_sig_key(s0.bits, s0.nbits);
 		for (uint32_t rr = 0; rr < x->o->edits; rr++) {
-			if ((rc = simulate(&ws, s, x->prefix, j, rr, x->o)) < 0)
+			if ((rc = simulate(&ws, s, x->prefix, x->cum, j, rr, x->o)) < 0)
 				goto out;
 			s1.nbits = 0;
 			for (uint32_t i = 0; i < doc->m; i++) {
@@ -536,8 +593,8 @@ static int cov_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 					goto out;
 			}
 			for (size_t i = 0; i < ws.nextra; i++) {
-				int32_t w = x->chosen_of[ws.extra[i].cand];
-				if (w >= 0 && nd_bit_above(ws.extra[i].wdf, ws.len, x->d->thresholds[w]) &&
+				int32_t w = x->chosen_of[ws.extra[i]];
+				if (w >= 0 && nd_bit_above(ws.w[ws.m + i], ws.len, x->d->thresholds[w]) &&
 				    (rc = nd_sig_push(&s1, (uint16_t)w)) < 0)
 					goto out;
 			}
@@ -561,6 +618,7 @@ typedef struct {
 	nd_candidates cands;
 	nd_sample s;
 	uint64_t *prefix;      /* prefix sums of the sample's lengths */
+	uint32_t *cum;         /* running wdf sums within each sampled document */
 	/* Grouped by candidate (counting sort): flip intervals [los, his)
 	 * from iv_start, and sample entries (document, relative frequency)
 	 * from ent_start. */
@@ -574,6 +632,7 @@ typedef struct {
 static void build_state_free(build_state *bs)
 {
 	free(bs->prefix);
+	free(bs->cum);
 	free(bs->iv_start);
 	free(bs->ent_start);
 	free(bs->ent_doc);
@@ -617,6 +676,15 @@ static int collect(build_state *bs, nd_xdb *db, nd_build_report *rep)
 	bs->prefix[0] = 0;
 	for (uint32_t j = 0; j < bs->s.n; j++)
 		bs->prefix[j + 1] = bs->prefix[j] + bs->s.docs[j].len;
+	if (!(bs->cum = malloc((bs->s.nent + 1) * sizeof(*bs->cum))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (uint32_t j = 0; j < bs->s.n; j++) {
+		uint32_t sum = 0;
+		for (uint32_t i = 0; i < bs->s.docs[j].m; i++) {
+			sum += bs->s.ent[bs->s.docs[j].off + i].wdf;
+			bs->cum[bs->s.docs[j].off + i] = sum;
+		}
+	}
 	return ND_OK;
 }
 
@@ -633,6 +701,7 @@ static int simulate_edits(build_state *bs)
 
 	sim.s = s;
 	sim.prefix = bs->prefix;
+	sim.cum = bs->cum;
 	sim.o = &bs->o;
 	if (!(sim.out = calloc(bs->jobs, sizeof(*sim.out))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
@@ -791,7 +860,7 @@ static int make_set(build_state *bs, chosen_word *chosen, uint32_t nchosen, int3
  * set on the sample, with the same bit test as signing. */
 static int measure(build_state *bs, const int32_t *chosen_of, const nd_descriptor *d, nd_build_report *rep)
 {
-	cov_ctx cv = {&bs->s, bs->prefix, &bs->o, chosen_of, d, NULL};
+	cov_ctx cv = {&bs->s, bs->prefix, bs->cum, &bs->o, chosen_of, d, NULL};
 	uint64_t covered = 0, bits_total = 0, changed = 0, edited = 0;
 	if (!(cv.out = calloc(bs->jobs, sizeof(*cv.out))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
