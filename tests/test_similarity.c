@@ -79,6 +79,56 @@ static void test_edit_distance_property(void **state)
 	assert_true(cut > 2000);
 }
 
+/* Long documents, as verification sees them: edited copies (a few edits,
+ * in runs, over large and two-word alphabets, the latter long slides along
+ * repeats) and unrelated texts, at the 8% cut-off and exactly. */
+static void test_edit_distance_long(void **state)
+{
+	(void)state;
+	uint64_t rng = 77;
+	enum { N = 1500 };
+	uint32_t *a = malloc(N * sizeof(uint32_t)), *b = malloc((2 * N + 8) * sizeof(uint32_t));
+	int near = 0, far = 0;
+	for (int trial = 0; trial < 24; trial++) {
+		size_t na = 200 + tu_rand(&rng) % (N - 200), nb = 0, alpha = trial % 3 == 0 ? 2 : 5000;
+		for (size_t i = 0; i < na; i++)
+			a[i] = (uint32_t)(tu_rand(&rng) % alpha);
+		if (trial % 4 == 3) {
+			nb = 200 + tu_rand(&rng) % (N - 200);
+			for (size_t i = 0; i < nb; i++)
+				b[i] = (uint32_t)(tu_rand(&rng) % alpha);
+		} else {
+			uint64_t rate = 10 + tu_rand(&rng) % 200; /* one edit run per `rate` words */
+			for (size_t i = 0; i < na; i++) {
+				if (tu_rand(&rng) % rate == 0) {
+					size_t run = 1 + tu_rand(&rng) % 4;
+					for (size_t r = 0; r < run && i < na; r++, i++)
+						switch (tu_rand(&rng) % 3) {
+						case 0: break;                                   /* delete */
+						case 1: b[nb++] = 9000000; b[nb++] = a[i]; break; /* insert */
+						default: b[nb++] = 8000000;                      /* substitute */
+						}
+					if (i >= na)
+						break;
+				}
+				b[nb++] = a[i];
+			}
+		}
+		size_t want = brute(a, na, b, nb), got, longer = na > nb ? na : nb, k = longer * 8 / 100;
+		assert_int_equal(nd_edit_distance(a, na, b, nb, SIZE_MAX, &got), ND_OK);
+		assert_int_equal(got, want);
+		assert_int_equal(nd_edit_distance(a, na, b, nb, k, &got), ND_OK);
+		assert_int_equal(got, want <= k ? want : k + 1);
+		if (want <= k)
+			near++;
+		else
+			far++;
+	}
+	assert_true(near >= 6 && far >= 6);
+	free(a);
+	free(b);
+}
+
 static void test_levenshtein_normalized(void **state)
 {
 	(void)state;
@@ -184,6 +234,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_edit_distance_property),
+		cmocka_unit_test(test_edit_distance_long),
 		cmocka_unit_test(test_levenshtein_normalized),
 		cmocka_unit_test(test_seed004_example),
 		cmocka_unit_test(test_shingle_sampling),

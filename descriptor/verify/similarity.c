@@ -65,55 +65,67 @@ int nd_shingle_similarity(const uint32_t *a, size_t na, const uint32_t *b, size_
 int nd_edit_distance(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
 		     size_t k, size_t *out)
 {
-	/* Band of diagonals |i - j| <= k over rows of a; cells outside the
-	 * band are "infinite".  A row whose band minimum exceeds k proves the
-	 * distance does. */
-	const uint32_t INF = UINT32_MAX / 2;
-	size_t longer = na > nb ? na : nb;
-	uint32_t *prev, *cur;
+	/* Diagonal transitions (Ukkonen; Landau and Vishkin): for e = 0, 1,
+	 * ..., the furthest row each diagonal j - i reaches with e edits,
+	 * sliding along equal words for free.  Near copies, the pairs worth
+	 * verifying, cost about n + d^2 rather than the band's n * k; a pair
+	 * further apart than k stops after level k. */
+	size_t longer = na > nb ? na : nb, *prev, *cur;
+	const size_t NONE = SIZE_MAX; /* diagonal not reached at that level */
 
 	if (k >= longer)
 		k = longer;
-	if (longer > INF - 1)
-		return nd_error_set(ND_ETOOBIG, "sequences of %zu words", longer);
 	if ((na > nb ? na - nb : nb - na) > k) {
 		*out = k + 1;
 		return ND_OK;
 	}
-	if (!(prev = malloc((nb + 2) * sizeof(uint32_t))) ||
-	    !(cur = malloc((nb + 2) * sizeof(uint32_t)))) {
-		free(prev);
-		return nd_error_set(ND_ENOMEM, "out of memory for a %zu-word row", nb);
+	if (k > (SIZE_MAX / sizeof(size_t) - 3) / 2 || !(prev = malloc((2 * k + 3) * sizeof(size_t))) ||
+	    !(cur = malloc((2 * k + 3) * sizeof(size_t)))) {
+		if (k <= (SIZE_MAX / sizeof(size_t) - 3) / 2)
+			free(prev);
+		return nd_error_set(ND_ENOMEM, "out of memory for %zu diagonals", 2 * k + 1);
 	}
-	for (size_t j = 0; j <= nb + 1; j++)
-		prev[j] = j <= k ? (uint32_t)j : INF;
-	for (size_t i = 1; i <= na; i++) {
-		size_t lo = i > k ? i - k : 1, hi = i + k < nb ? i + k : nb;
-		uint32_t rowmin;
-		cur[lo - 1] = lo == 1 ? (uint32_t)i : INF;
-		rowmin = cur[lo - 1];
-		for (size_t j = lo; j <= hi; j++) {
-			uint32_t v = prev[j - 1] + (a[i - 1] != b[j - 1]);
-			if (prev[j] + 1 < v)
-				v = prev[j] + 1;
-			if (cur[j - 1] + 1 < v)
-				v = cur[j - 1] + 1;
-			cur[j] = v;
-			if (v < rowmin)
-				rowmin = v;
+	/* Diagonal d = j - i is at index d + k + 1; the ends are sentinels. */
+	size_t goal = nb + k + 1 - na, e;
+	for (size_t x = 0; x < 2 * k + 3; x++)
+		prev[x] = cur[x] = NONE;
+	*out = k + 1;
+	for (e = 0; e <= k; e++) {
+		size_t lo = k + 1 - (e < na ? e : na), hi = k + 1 + (e < nb ? e : nb);
+		cur[lo - 1] = cur[hi + 1] = NONE;
+		for (size_t x = lo; x <= hi; x++) {
+			/* Row 0 or column 0 of this diagonal: |d| <= e edits away. */
+			size_t i = x < k + 1 ? k + 1 - x : 0;
+			if (e > 0) {
+				/* substitute (same diagonal), delete a word of a (from the
+				 * diagonal above), insert a word of b (from the one below) */
+				if (prev[x] != NONE && prev[x] + 1 > i)
+					i = prev[x] + 1;
+				if (prev[x + 1] != NONE && prev[x + 1] + 1 > i)
+					i = prev[x + 1] + 1;
+				if (prev[x - 1] != NONE && prev[x - 1] > i)
+					i = prev[x - 1];
+			}
+			/* on diagonal x: j = i + x - (k + 1); row i <= na, column j <= nb */
+			if (i > na)
+				i = na;
+			if (i + x > nb + k + 1)
+				i = nb + k + 1 - x;
+			size_t j = i + x - (k + 1);
+			while (i < na && j < nb && a[i] == b[j]) {
+				i++;
+				j++;
+			}
+			cur[x] = i;
 		}
-		if (hi + 1 <= nb)
-			cur[hi + 1] = INF; /* the next row's band reaches one further */
-		uint32_t *t = prev;
+		if (goal >= lo && goal <= hi && cur[goal] == na) {
+			*out = e;
+			break;
+		}
+		size_t *t = prev;
 		prev = cur;
 		cur = t;
-		if (rowmin > k) {
-			*out = k + 1;
-			goto done;
-		}
 	}
-	*out = prev[nb] <= k ? prev[nb] : k + 1;
-done:
 	free(prev);
 	free(cur);
 	return ND_OK;

@@ -334,12 +334,15 @@ static void pair_values_free(pair_values *p)
 typedef struct {
 	uint64_t ctx;
 	uint32_t value;
+	uint32_t other;     /* the place holds a value a lacks */
 } slot_ent;
 
 static int cmp_slot(const void *x, const void *y)
 {
 	const slot_ent *a = x, *b = y;
-	return (a->ctx > b->ctx) - (a->ctx < b->ctx);
+	if (a->ctx != b->ctx)
+		return (a->ctx > b->ctx) - (a->ctx < b->ctx);
+	return (a->value > b->value) - (a->value < b->value);
 }
 
 /* The place of a[i]: the two words before it and the one after. */
@@ -353,7 +356,9 @@ static uint64_t place_of(const uint32_t *a, size_t i)
  * value a holds too is the place repeated, as when a adds a block whose
  * phrases b also has.)  Counted once a place.  va: a's values
  * (values_of).  Only b's places that hold a value can answer, so only
- * those are listed and sorted: a few in a text, not every word. */
+ * those are listed, sorted by place and value, each place marked once
+ * with whether it holds a value a lacks: a table repeating one place
+ * costs a lookup per value, not a scan. */
 static int changed_values(const uint32_t *a, size_t na, const uint64_t *va, size_t nva, const uint32_t *b,
 			  size_t nb, size_t *out)
 {
@@ -369,27 +374,33 @@ static int changed_values(const uint32_t *a, size_t na, const uint64_t *va, size
 	}
 	for (size_t j = 2; j + 1 < nb; j++)
 		if (b[j] & ND_WORD_DIGIT)
-			e[ne++] = (slot_ent){place_of(b, j), b[j]};
+			e[ne++] = (slot_ent){place_of(b, j), b[j], 0};
 	qsort(e, ne, sizeof(*e), cmp_slot);
+	for (size_t g = 0, h; g < ne; g = h) {
+		uint32_t other = 0;
+		for (h = g; h < ne && e[h].ctx == e[g].ctx; h++)
+			if (!other && (h == g || e[h].value != e[h - 1].value))
+				other = !nd__in_sorted_u64(va, nva, e[h].value);
+		for (size_t x = g; x < h; x++)
+			e[x].other = other;
+	}
 	for (size_t i = 2; i + 1 < na; i++) {
 		if (!(a[i] & ND_WORD_DIGIT))
 			continue;
-		uint64_t c = place_of(a, i);
+		/* the first entry at or after (place, a[i]) */
+		slot_ent key = {place_of(a, i), a[i], 0};
 		size_t lo = 0, hi = ne;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
-			if (e[mid].ctx < c)
+			if (cmp_slot(&e[mid], &key) < 0)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		int same = 0, other = 0;
-		for (size_t k = lo; k < ne && e[k].ctx == c; k++) {
-			same |= e[k].value == a[i];
-			other |= !nd__in_sorted_u64(va, nva, e[k].value);
-		}
-		if (other && !same)
-			hit[nhit++] = c;
+		const slot_ent *at = lo < ne && e[lo].ctx == key.ctx ? &e[lo]
+				   : lo > 0 && e[lo - 1].ctx == key.ctx ? &e[lo - 1] : NULL;
+		if (at && at->value != key.value && at->other)
+			hit[nhit++] = key.ctx; /* b holds values here, none of them a[i] */
 	}
 	nd__sort_u64(hit, nhit);
 	for (size_t i = 0; i < nhit; i++)
