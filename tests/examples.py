@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def blocks(path):
@@ -39,6 +40,7 @@ def blocks(path):
 
 
 def norm(line):
+    line = re.sub(r"\d+\.\d+", "N", line)
     line = re.sub(r"\b[0-9a-f]{16}\b", "K", line)
     line = re.sub(r"\d+(\.\d+)?", "N", line)
     return " ".join(line.split())
@@ -76,8 +78,10 @@ def main():
         os.symlink("/usr/bin/python3", os.path.join(shim, "python3"))  # Debian's, as the README means
         os.makedirs(os.path.join(tmp, "build"))
         os.symlink(os.path.join(build, "tools"), os.path.join(tmp, "build", "tools"))
+        t0 = time.monotonic()
         p = subprocess.run(["sh", "scripts/run-sample.sh", os.path.join(tmp, "build")], cwd=src,
                            capture_output=True, text=True)
+        print("examples: the sample job in %.1f s" % (time.monotonic() - t0))
         if p.returncode:
             sys.exit("FAIL: the sample job: %s" % (p.stdout + p.stderr)[-2000:])
         shutil.copytree(os.path.join(src, "docs"), os.path.join(tmp, "docs"))
@@ -112,16 +116,21 @@ def main():
                 if any(l.startswith("$ ") for l in lines):
                     for cmd, first in commands(lines):
                         k = len(expect)
-                        script.append("( %s ) > %s/out.%d 2> %s/err.%d; echo $? > %s/rc.%d" %
-                                      (cmd, tmp, k, tmp, k, tmp, k))
+                        script.append("date +%%s.%%N > %s/t.%d; ( %s ) > %s/out.%d 2> %s/err.%d; echo $? > %s/rc.%d" %
+                                      (tmp, k, cmd, tmp, k, tmp, k, tmp, k))
                         expect.append((name, cmd, first))
                 else:
                     k = len(expect)
                     body = "\n".join(lines)
-                    script.append("{\n%s\n} > %s/out.%d 2> %s/err.%d; echo $? > %s/rc.%d" %
-                                  (body, tmp, k, tmp, k, tmp, k))
+                    script.append("date +%%s.%%N > %s/t.%d; {\n%s\n} > %s/out.%d 2> %s/err.%d; echo $? > %s/rc.%d" %
+                                  (tmp, k, body, tmp, k, tmp, k, tmp, k))
                     expect.append((name, body, None))
+        script.append("date +%%s.%%N > %s/t.%d" % (tmp, len(expect)))
         subprocess.run(["bash", "-c", "\n".join(script)], cwd=tmp, env=env, capture_output=True, text=True)
+        t = [float(open(os.path.join(tmp, "t.%d" % k)).read()) for k in range(len(expect) + 1)]
+        slow = sorted(range(len(expect)), key=lambda k: t[k] - t[k + 1])[:3]
+        print("examples: slowest %s" % "; ".join("%.1f s %s: %s" % (t[k + 1] - t[k], expect[k][0],
+                                                                    expect[k][1].split("\n")[0][:60]) for k in slow))
         for k, (name, cmd, first) in enumerate(expect):
             rc = open(os.path.join(tmp, "rc.%d" % k)).read().strip()
             out = open(os.path.join(tmp, "out.%d" % k)).read()
