@@ -1323,6 +1323,11 @@ int nd__store_set_mapsize(nd_store *st, size_t bytes)
 	return ND_OK;
 }
 
+size_t nd__store_mapsize(const nd_store *st)
+{
+	return st->mapsize;
+}
+
 int nd_store_near(nd_store_txn *txn, unsigned tree, const uint16_t *seq, unsigned rows, uint32_t self,
 		  unsigned window, uint32_t *out, size_t *n)
 {

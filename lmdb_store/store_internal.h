@@ -6,6 +6,7 @@
 
 /* Set the map size now (tests use a tiny map to exercise growth). */
 int nd__store_set_mapsize(nd_store *st, size_t bytes);
+size_t nd__store_mapsize(const nd_store *st);
 
 /* What a structural check of a data file found (lmdb_store/pages.c). */
 typedef struct {

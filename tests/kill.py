@@ -7,8 +7,8 @@ must end exactly where an uninterrupted run ends: the same records, keys
 and links (and `fsck --db` finds the links to be those the copy verdict
 gives the records).
 
-    kill.py NEARDUP [--crawl CRAWL-EXAMPLE] [--kills N] [--seed S]
-                                                    (defaults 200, 1)
+    kill.py NEARDUP [--crawl CRAWL-EXAMPLE] [--kills N] [--families F] [--seed S]
+                                                    (defaults 200, 1500, 1)
 """
 import json
 import os
@@ -27,23 +27,26 @@ def run(*args, **kw):
 def main():
     nd = os.path.abspath(sys.argv[1])
     kills_wanted = 200
+    families = 1500
     seed = 1
     crawl = None
     args = sys.argv[2:]
     while args:
         if args[0] == "--kills":
             kills_wanted = int(args[1])
+        elif args[0] == "--families":
+            families = int(args[1])
         elif args[0] == "--seed":
             seed = int(args[1])
         elif args[0] == "--crawl":
             crawl = os.path.abspath(args[1])
         else:
-            sys.exit("usage: kill.py NEARDUP [--crawl CRAWL-EXAMPLE] [--kills N] [--seed S]")
+            sys.exit("usage: kill.py NEARDUP [--crawl CRAWL-EXAMPLE] [--kills N] [--families F] [--seed S]")
         args = args[2:]
     rnd = random.Random(seed)
     tmp = tempfile.mkdtemp(prefix="nd-kill-")
     try:
-        return trial_all(nd, crawl, kills_wanted, rnd, tmp)
+        return trial_all(nd, crawl, kills_wanted, families, rnd, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -102,12 +105,12 @@ def kill_at_random(cmd, duration, rnd):
     return p.returncode == -9
 
 
-def trial_all(nd, crawl, kills_wanted, rnd, tmp):
+def trial_all(nd, crawl, kills_wanted, families, rnd, tmp):
     j = lambda *a: os.path.join(tmp, *a)
-    corpus(j("base.jsonl"), 1500, 0)
-    # Changes: 150 new families, 80 existing families re-indexed with other text.
-    corpus(j("more.jsonl"), 150, 5000)
-    corpus(j("redo.jsonl"), 80, 0, seed=99)
+    corpus(j("base.jsonl"), families, 0)
+    # Changes: a tenth more families, 1 in 19 existing ones re-indexed with other text.
+    corpus(j("more.jsonl"), families // 10, 5000)
+    corpus(j("redo.jsonl"), families // 19, 0, seed=99)
     with open(j("changes.jsonl"), "w") as out:
         for f in ("more.jsonl", "redo.jsonl"):
             out.write(open(j(f)).read())
