@@ -877,10 +877,11 @@ static void near_release(void *vs)
  * What check, hooks, update, collapsing and clusters decide: candidates
  * are equal keys and the near-neighbour index's, judged by nd_verify_pair.
  * verdict-strict says yes or no; verdict-copy and verdict-story score a
- * pair 1 when strict accepts it, else by the 3-shingle resemblance the
- * points compare, so that their threshold (the point's resemblance) is the
- * verdict and P, R there are the point's, while the sweep still shows the
- * rest of the curve. */
+ * pair by the 3-shingle resemblance of the two records (1 for an equal
+ * text or a contained one), so that their threshold (the point's
+ * resemblance) is the verdict and P, R there are the point's, while the
+ * sweep still shows the rest of the curve.  A labeled set has no
+ * collection around it, so shared text weighs as any other here. */
 
 static int verdict_of(ev_corpus *c, size_t a, size_t b, nd_point point, double *out)
 {
@@ -900,8 +901,8 @@ static int strict_of(ev_corpus *c, size_t a, size_t b, double *out)
 	return verdict_of(c, a, b, ND_POINT_STRICT, out);
 }
 
-/* Copy and story share the score: strict, else resemblance (story's
- * options measure it whenever strict refuses). */
+/* Copy and story share the score: story's verdict measures the
+ * resemblance whatever it decides. */
 static int resemblance_of(ev_corpus *c, size_t a, size_t b, double *out)
 {
 	return verdict_of(c, a, b, ND_POINT_STORY, out);
@@ -1663,10 +1664,10 @@ static const ev_method m_descnear = {"descriptive-near+xcheck",
 
 static const ev_method m_vstrict = {"verdict-strict", "equal keys and the index, Levenshtein <= 0.08, values kept (--point strict)",
 				   1, 1, 1, desc_prepare_plain, vstrict_candidates, vstrict_score, desc_release, 0};
-static const ev_method m_vcopy = {"verdict-copy", "the index, strict, shingles w=3 >= 0.46 or contained >= 0.8, values kept (--point copy)",
+static const ev_method m_vcopy = {"verdict-copy", "the index, equal text, shingles w=3 >= 0.5 or contained >= 0.8, values kept (--point copy)",
 				  0, ND_POINT_COPY_RESEMBLANCE, 0, desc_prepare_plain, vcopy_candidates, vres_score,
 				  desc_release, 0};
-static const ev_method m_vstory = {"verdict-story", "the index, strict, contained or shingles w=3 >= 0.08, values kept (--point story)",
+static const ev_method m_vstory = {"verdict-story", "the index, equal text, contained or shingles w=3 >= 0.08, values kept (--point story)",
 				   0, ND_POINT_STORY_RESEMBLANCE, 0, desc_prepare_plain, vstory_candidates, vres_score,
 				   desc_release, 0};
 

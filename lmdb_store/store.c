@@ -205,6 +205,18 @@ static uint32_t near_docid(const MDB_val *k)
 	return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
 }
 
+/* Whether tree t of a payload's packed sequences has a key: a sequence
+ * of nothing but UINT16_MAX is "none" (a document without the words that
+ * tree is made of) and is not indexed. */
+static int near_has_key(const uint8_t *seq, unsigned t, unsigned rows)
+{
+	const uint8_t *p = seq + 2 * (size_t)t * rows;
+	for (unsigned i = 0; i < 2 * rows; i++)
+		if (p[i] != 0xff)
+			return 1;
+	return 0;
+}
+
 /* The key of tree t's entry for docid, from a payload's packed sequences
  * (u16 as stored, rows a tree). */
 static int near_key_of(uint8_t *key, const uint8_t *seq, unsigned t, unsigned rows, uint32_t docid)
@@ -227,6 +239,8 @@ static int queue_near(nd_store_txn *txn, uint32_t docid, const void *payload, si
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (unsigned t = 0; t < trees; t++) {
 		near_op *o = &txn->nops_v[txn->nnear];
+		if (!near_has_key(seq, t, rows))
+			continue;
 		o->len = (uint8_t)near_key_of(o->key, seq, t, rows, docid);
 		o->add = (uint8_t)add;
 		o->seq = (uint32_t)txn->nnear++;
@@ -1490,8 +1504,9 @@ static int rebuild_one(uint32_t docid, uint64_t key, const void *payload, size_t
 				    "others of %u", r->txn->st->path, docid, rows, r->rows);
 	if (nd_array_reserve((void **)&r->v, &r->cap, (r->n + trees) * r->stride, 1) < 0)
 		return nd_error_set(ND_ENOMEM, "out of memory for the near-neighbour index");
-	for (unsigned t = 0; t < trees; t++, r->n++)
-		near_key_of(r->v + r->n * r->stride, seq, t, rows, docid);
+	for (unsigned t = 0; t < trees; t++)
+		if (near_has_key(seq, t, rows))
+			near_key_of(r->v + r->n++ * r->stride, seq, t, rows, docid);
 	return 0;
 }
 

@@ -155,7 +155,7 @@ import json, sys
 r = [json.loads(l) for l in open(sys.argv[1])]
 assert len(r) == 1 and r[0]["change"] == "added", r
 assert 1 <= len(r[0]["duplicates"]) <= r[0]["candidates"], r
-assert all(0 <= x["distance"] <= 0.08 and x["by"] == "levenshtein" for x in r[0]["duplicates"]), r
+assert all(0 <= x["distance"] <= 0.5 and x["by"] == "resemblance" for x in r[0]["duplicates"]), r
 EOF
 # One verdict: for the templated page, check (before indexing) and update
 # (after) name the same duplicates, family 11's members, and clusters

@@ -69,7 +69,7 @@ def main():
         trials(nd, tmp)
         if os.geteuid() == 0:
             os.mkdir(mnt)
-            if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mnt],
+            if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mnt],
                               stderr=subprocess.DEVNULL).returncode == 0:
                 try:
                     tmpfs_trials(nd, tmp, mnt)
@@ -139,7 +139,7 @@ def trials(nd, tmp):
 
 
 def tmpfs_trials(nd, tmp, mnt):
-    """A real ENOSPC: the store on a 2 MiB tmpfs that a filler file has nearly filled."""
+    """A real ENOSPC: the store on an 8 MiB tmpfs that a filler file has nearly filled."""
     j = lambda *a: os.path.join(tmp, *a)
     want = dump(nd, j("ref"), j("db"))
     st = os.path.join(mnt, "store")
@@ -156,11 +156,15 @@ def tmpfs_trials(nd, tmp, mnt):
     if dump(nd, st, j("db")) != want:
         raise SystemExit("sign after ENOSPC differs from an uninterrupted run")
     shutil.rmtree(st)
-    # The Xapian database on the full tmpfs.
+    # The Xapian database on the nearly full tmpfs.
     db = os.path.join(mnt, "db")
+    free_kb = os.statvfs(mnt).f_bavail * os.statvfs(mnt).f_frsize // 1024
+    with open(os.path.join(mnt, "filler"), "wb") as f:
+        f.write(b"\0" * max(0, (free_kb - 256) * 1024))
     if not must_fail_naming([nd, "index", "-q", "--db", db, j("base.jsonl"), j("more.jsonl")], db):
-        raise SystemExit("the database fitted on a 2 MiB tmpfs")
+        raise SystemExit("the database fitted in 256 KiB")
     shutil.rmtree(db)
+    os.unlink(os.path.join(mnt, "filler"))
 
 
 if __name__ == "__main__":

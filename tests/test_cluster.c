@@ -10,6 +10,8 @@
 #include "neardup/hook.h"
 #include "neardup/similarity.h"
 #include "neardup/words.h"
+#include "neardup/check.h"
+#include "neardup/tokenizer.h"
 #include "common/nd_hash.h"
 
 #include <math.h>
@@ -590,8 +592,8 @@ static void test_linkage_complete(void **state)
  * the pairs it completes again, gives the clusters that
  * nd_linkage_complete and nd_linkage_sparse give over the index's pairs
  * scored here by nd_shingle_similarity. */
-#define STORY2 40
-#define OTHERS 60
+#define STORY2 150
+#define OTHERS 100
 
 static int bag_score(const uint64_t *pair, size_t n, float *out, void *ctx)
 {
@@ -716,6 +718,109 @@ static void test_clusters_completed(void **state)
 	free(stpath);
 }
 
+/* Text that many documents share is not evidence: PAGES distinct pages,
+ * each its own 60 words followed by one 160-word footer, so that any two
+ * share 60% of their shingles and the plain copy verdict (no
+ * collection around it) calls them copies; and FAMS of them copied twice
+ * with an edit.  In the store the footer's shingles are common, so the
+ * copy point keeps every distinct page apart and each family together,
+ * and the crawl-time check of a new page with the footer finds nothing. */
+#define PAGES 60
+#define FAMS 6
+
+static char *with_footer(uint64_t *rng, const char *footer)
+{
+	char *body = tu_random_doc(rng, 60, VOCAB), *t = malloc(strlen(body) + strlen(footer) + 2);
+	assert_non_null(t);
+	sprintf(t, "%s %s", body, footer);
+	free(body);
+	return t;
+}
+
+static void test_shared_text_is_not_evidence(void **state)
+{
+	(void)state;
+	enum { N = PAGES + 2 * FAMS };
+	char *path = tu_join(dir, "footer"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	uint64_t rng = 7;
+	char *footer = tu_random_doc(&rng, 160, VOCAB), *page[PAGES];
+	nd_indexer *ix;
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	for (int i = 0; i < N; i++) {
+		char id[32], *t;
+		if (i < PAGES)
+			t = page[i] = with_footer(&rng, footer);
+		else
+			t = tu_edit_doc(&rng, page[(i - PAGES) / 2], 1, VOCAB);
+		snprintf(id, sizeof(id), "p%d", i);
+		assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
+		if (i >= PAGES)
+			free(t);
+	}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	nd_xdb *db;
+	nd_store *st;
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	tu_build_and_sign(db, stpath, 400, &st);
+	assert_int_equal(nd_links_settle(db, st, NULL, NULL, NULL, NULL), ND_OK); /* as sign does */
+	nd_store_close(st);
+	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_READ), ND_OK);
+
+	/* The premise: without the collection, two distinct pages are copies. */
+	uint32_t *wa, *wb;
+	size_t na, nb;
+	nd_verify_how how;
+	double dist;
+	assert_int_equal(nd_words_get(db, PAGES, &wa, &na, NULL), ND_OK);
+	assert_int_equal(nd_words_get(db, PAGES - 1, &wb, &nb, NULL), ND_OK);
+	assert_int_equal(nd_verify_pair(wa, na, wb, nb, NULL, &how, &dist), 1);
+	free(wa);
+	free(wb);
+
+	nd_docid docs[N];
+	size_t into[N];
+	for (size_t i = 0; i < N; i++)
+		docs[i] = (nd_docid)(i + 1);
+	nd_near_options o = ND_NEAR_OPTIONS_INIT;
+	o.single = 1;
+	assert_int_equal(nd_cluster_near(db, st, &o, docs, N, into, NULL), ND_OK);
+	for (size_t i = 0; i < N; i++)
+		for (size_t j = i + 1; j < N; j++) {
+			size_t fi = i < PAGES ? i : (i - PAGES) / 2, fj = j < PAGES ? j : (j - PAGES) / 2;
+			if ((into[i] == into[j]) != (fi == fj))
+				fail_msg("documents %zu and %zu: %s", i + 1, j + 1,
+					 fi == fj ? "copies apart" : "distinct pages joined by their footer");
+		}
+
+	/* The crawl-time check reads the same evidence from the store. */
+	nd_tokenizer *tk;
+	nd_descriptor *d;
+	nd_check_result r = ND_CHECK_RESULT_INIT;
+	char *fresh = with_footer(&rng, footer);
+	assert_int_equal(nd_tokenizer_new(&tk), ND_OK);
+	assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
+	assert_int_equal(nd_check_text(tk, d, db, st, fresh, strlen(fresh), NULL, 16, &r), ND_OK);
+	assert_true(r.nmembers > 0); /* the footer makes it a candidate of many */
+	assert_int_equal(r.duplicates, 0);
+	nd_check_result_clear(&r);
+	assert_int_equal(nd_check_text(tk, d, db, st, page[0], strlen(page[0]), NULL, 16, &r), ND_OK);
+	assert_int_equal(r.duplicates, 3); /* page 0 and its two copies */
+	nd_check_result_clear(&r);
+	free(fresh);
+	nd_descriptor_free(d);
+	nd_tokenizer_free(tk);
+	for (int i = 0; i < PAGES; i++)
+		free(page[i]);
+	free(footer);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	tu_rmtree(path);
+	free(path);
+	free(dbpath);
+	free(stpath);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -740,6 +845,7 @@ int main(void)
 		cmocka_unit_test(test_linkage_sparse),
 		cmocka_unit_test(test_linkage_complete),
 		cmocka_unit_test(test_clusters_completed),
+		cmocka_unit_test(test_shared_text_is_not_evidence),
 	};
 	return cmocka_run_group_tests_name("cluster", tests, setup, teardown);
 }

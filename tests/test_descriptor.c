@@ -460,11 +460,11 @@ static double rows_agree(const nd_descriptor *d, const double *w, double *wj, do
 					shared += w[i], nshared++;
 			}
 		*wj += shared / uni, *j += (double)nshared / nuni;
-		for (int k = 0; k < ND_NEAR_N; k++)
+		for (int k = 0; k < ND_NEAR_WORD_N; k++) /* the word trees' rows */
 			agree += na[k] == nb[k];
 	}
 	*wj /= PAIRS, *j /= PAIRS;
-	return agree / ((double)PAIRS * ND_NEAR_N);
+	return agree / ((double)PAIRS * ND_NEAR_WORD_N);
 }
 
 static void test_near_weights(void **state)
@@ -496,7 +496,7 @@ static void test_near_weights(void **state)
 	const uint16_t pinned[3][3] = {{553, 35139, 9870}, {65188, 24224, 9144}, {6410, 14292, 64162}};
 	for (int i = 0; i < 3; i++)
 		for (int k = 0; k < 3; k++)
-			assert_int_equal(d->near_hash[i * ND_NEAR_N + k], pinned[i][k]);
+			assert_int_equal(d->near_hash[i * ND_NEAR_WORD_N + k], pinned[i][k]);
 	agree = rows_agree(d, w, &wj, &j);
 	print_message("equal weights: rows agree %.3f\n", agree);
 	assert_true(fabs(agree - j) < 0.03);
@@ -535,7 +535,7 @@ static void test_weights_stored(void **state)
 	assert_non_null(back->weights);
 	assert_true(nd_descriptor_version(back) == nd_descriptor_version(d));
 	assert_memory_equal(back->weights, d->weights, d->n * sizeof(double));
-	assert_memory_equal(back->near_hash, d->near_hash, (size_t)d->n * ND_NEAR_N * sizeof(uint16_t));
+	assert_memory_equal(back->near_hash, d->near_hash, (size_t)d->n * ND_NEAR_WORD_N * sizeof(uint16_t));
 	assert_int_equal(nd_xdb_doccount(db, &ndocs), ND_OK);
 	for (uint32_t i = 0; i < d->n; i++) {
 		uint32_t df = 0;

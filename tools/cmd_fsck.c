@@ -86,6 +86,14 @@ static void problem(fsck_ctx *c, const char *fmt, ...)
 	va_end(ap);
 }
 
+static int near_keyed(const uint16_t *seq)
+{
+	for (unsigned r = 0; r < ND_NEAR_ROWS; r++)
+		if (seq[r] != UINT16_MAX)
+			return 1;
+	return 0;
+}
+
 static int on_record(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
 {
 	fsck_ctx *c = vctx;
@@ -104,6 +112,8 @@ static int on_record(uint32_t docid, uint64_t key, const void *payload, size_t l
 		c->posted++;
 	}
 	for (unsigned t = 0; c->near_ok && s.present && t < ND_NEAR_TREES; t++) {
+		if (!near_keyed(s.near + t * ND_NEAR_ROWS))
+			continue; /* a tree of words the document does not hold */
 		if (nd_store_near_has(c->txn, t, s.near + t * ND_NEAR_ROWS, ND_NEAR_ROWS, docid) != 1)
 			problem(c, "document %u: not in the near-neighbour index's tree %u", docid, t);
 		c->near++;

@@ -22,17 +22,4 @@ uint32_t nd__root(uint32_t *up, uint32_t x);
 /* Joins a's and b's components (the smaller root stays). */
 void nd__join(uint32_t *up, uint32_t a, uint32_t b);
 
-/* The link rule's pieces, one piece of code for batch and incremental
- * linking alike: a document's word w-shingles as sorted 32-bit
- * fingerprints (nd__shingles32_count of them into fp), their multiset
- * resemblance, whether the copy verdict could accept a pair of that
- * resemblance (shingle counts nx, ny: a cheap test that keeps every pair
- * it accepts), and the verdict itself (1 linked, 0 not, or an error). */
-#define ND_LINK_SHINGLE_WIDTH 3
-size_t nd__shingles32_count(size_t nw, unsigned width);
-void nd__shingles32(const uint32_t *ids, size_t nw, unsigned width, uint32_t *fp);
-double nd__bag32(const uint32_t *x, size_t nx, const uint32_t *y, size_t ny);
-int nd__copy_possible(size_t nx, size_t ny, unsigned width, float score);
-int nd__link_verdict(const uint32_t *x, size_t nx, const uint32_t *y, size_t ny);
-
 #endif

@@ -22,6 +22,7 @@
  * candidate and is one now needs the verdict. */
 #include "neardup/cluster.h"
 #include "descriptor/cluster/cluster_internal.h"
+#include "descriptor/verify/record.h"
 #include "neardup/words.h"
 #include "common/nd_buf.h"
 
@@ -303,38 +304,33 @@ static int is_changed(const journal *j, uint32_t docid)
 	return j->n && bsearch(&docid, j->changed, j->n, sizeof(uint32_t), cmp_u32) != NULL;
 }
 
-/* Words and 32-bit shingles of documents, read once while they fit. */
+/* Records of documents, decoded once (by docid, open addressing). */
 typedef struct {
 	uint32_t docid;
-	uint32_t *ids, *fp;
-	size_t nids, nfp;
-	int have;
-} words_ent;
+	int have;         /* 1: a record with words */
+	nd__rec r;
+} rec_ent;
 
 typedef struct {
-	nd_xdb *db;
-	words_ent *v;
-	size_t cap, n, bytes;
-} words_cache;
+	nd_store_txn *txn;
+	rec_ent *v;
+	size_t cap, n;
+} rec_table;
 
-static void words_cache_clear(words_cache *c)
+static void rec_table_free(rec_table *c)
 {
-	for (size_t i = 0; i < c->cap; i++) {
-		free(c->v[i].ids);
-		free(c->v[i].fp);
-	}
-	if (c->cap)
-		memset(c->v, 0, c->cap * sizeof(*c->v));
-	c->n = c->bytes = 0;
+	for (size_t i = 0; i < c->cap; i++)
+		nd__rec_free(&c->v[i].r);
+	free(c->v);
 }
 
-/* The words of docid, read now if not held.  The entry may move when the
+/* docid's record, decoded now if not held.  The entry may move when the
  * table grows, the arrays it points to do not. */
-static int words_of(words_cache *c, uint32_t docid, words_ent *out)
+static int rec_of(rec_table *c, uint32_t docid, nd__rec *out, int *have)
 {
 	if (2 * (c->n + 1) > c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 1024;
-		words_ent *v = calloc(cap, sizeof(*v));
+		rec_ent *v = calloc(cap, sizeof(*v));
 		if (!v)
 			return nd_error_set(ND_ENOMEM, "out of memory");
 		for (size_t i = 0; i < c->cap; i++)
@@ -350,52 +346,49 @@ static int words_of(words_cache *c, uint32_t docid, words_ent *out)
 	size_t h = (docid * 0x9e3779b1u) & (c->cap - 1);
 	while (c->v[h].docid && c->v[h].docid != docid)
 		h = (h + 1) & (c->cap - 1);
-	words_ent *e = &c->v[h];
+	rec_ent *e = &c->v[h];
 	if (!e->docid) {
-		int rc = nd_words_get(c->db, docid, &e->ids, &e->nids, NULL);
+		int rc = nd__rec_of_doc(c->txn, docid, &e->r);
 		e->docid = docid;
 		c->n++;
 		if (rc == ND_ENOTFOUND)
-			rc = ND_OK; /* no words: never linked */
-		else if (rc == ND_OK && e->nids) {
-			e->nfp = nd__shingles32_count(e->nids, ND_LINK_SHINGLE_WIDTH);
-			if (!(e->fp = malloc(e->nfp * sizeof(*e->fp))))
-				return nd_error_set(ND_ENOMEM, "out of memory");
-			nd__shingles32(e->ids, e->nids, ND_LINK_SHINGLE_WIDTH, e->fp);
-			e->have = 1;
-			c->bytes += (e->nids + e->nfp) * sizeof(uint32_t);
-		}
+			rc = ND_OK; /* no record: never linked */
 		if (rc < 0)
 			return rc;
+		e->have = e->r.nwords > 0;
 	}
-	*out = *e;
+	*out = e->r;
+	*have = e->have;
 	return ND_OK;
 }
 
-/* The rule's verdict on each pair (ascending): accepted ones into *yes.
- * Words are held while they take 64 MiB or less, then read again. */
-static int judge(nd_xdb *db, const u64_list *pairs, u64_list *yes, uint64_t *asked)
+/* The rule's verdict on each pair (ascending), from the records and the
+ * store's common shingles: accepted ones into *yes. */
+static int judge(nd_store *st, const u64_list *pairs, u64_list *yes, uint64_t *asked)
 {
-	words_cache c = {db, NULL, 0, 0, 0};
-	int rc = ND_OK;
+	rec_table c = {NULL, NULL, 0, 0};
+	nd__common *common = NULL;
+	int rc;
+	if ((rc = nd_store_read_begin(st, &c.txn)) < 0)
+		return rc;
+	if ((rc = nd__common_load(c.txn, &common)) < 0)
+		goto done;
 	for (size_t i = 0; i < pairs->n && rc == ND_OK; i++) {
 		uint32_t a = (uint32_t)(pairs->v[i] >> 32), b = (uint32_t)pairs->v[i];
-		words_ent x, y;
-		if (c.bytes > ((size_t)64 << 20))
-			words_cache_clear(&c);
-		if ((rc = words_of(&c, a, &x)) < 0 || (rc = words_of(&c, b, &y)) < 0)
+		nd__rec x, y;
+		int hx, hy;
+		if ((rc = rec_of(&c, a, &x, &hx)) < 0 || (rc = rec_of(&c, b, &y, &hy)) < 0)
 			break;
-		if (!x.have || !y.have)
-			continue;
-		float score = (float)nd__bag32(x.fp, x.nfp, y.fp, y.nfp);
-		if (!nd__copy_possible(x.nfp, y.nfp, ND_LINK_SHINGLE_WIDTH, score))
+		if (!hx || !hy)
 			continue;
 		(*asked)++;
-		if ((rc = nd__link_verdict(x.ids, x.nids, y.ids, y.nids)) == 1)
+		if ((rc = nd__rec_verdict(ND_POINT_COPY, &x, &y, common, NULL, NULL)) == 1)
 			rc = push(yes, a, b);
 	}
-	words_cache_clear(&c);
-	free(c.v);
+done:
+	nd_store_txn_end(c.txn);
+	nd__common_free(common);
+	rec_table_free(&c);
 	return rc < 0 ? rc : ND_OK;
 }
 
@@ -562,11 +555,11 @@ int nd_links_settle(nd_xdb *db, nd_store *st, const nd_near_options *o, nd_links
 	}
 	if ((rc = settle_journal(txn, &j, &yes, &gone, &asked)) < 0)
 		goto done;
-	nd_store_txn_end(txn); /* no snapshot held while words are read */
+	nd_store_txn_end(txn);
 	txn = NULL;
 	sort_unique(&asked);
 	sort_unique(&gone);
-	if ((rc = judge(db, &asked, &yes, &rep->verified)) < 0)
+	if ((rc = judge(st, &asked, &yes, &rep->verified)) < 0)
 		goto done;
 	settle_write w = {&yes, &gone};
 	if ((rc = nd_store_write(st, write_settled, &w)) < 0)

@@ -16,6 +16,7 @@
 #include "descriptor/cluster/cluster_internal.h"
 #include "neardup/verify.h"
 #include "descriptor/verify/verify_internal.h"
+#include "descriptor/verify/record.h"
 #include "neardup/similarity.h"
 #include "neardup/words.h"
 #include "common/nd_buf.h"
@@ -99,193 +100,86 @@ static int cmp_u64(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-/* Every document's shingles, sorted (a multiset), in chunks of CHUNK
- * fingerprints or more (no arena doubling: memory is what is held). */
-#define CHUNK ((size_t)4 << 20)
+/* What a pair is scored by, from the two records. */
+enum { SCORE_PLAIN, SCORE_COPY, SCORE_RESEMBLANCE, SCORE_STORY };
 
-typedef struct chunk {
-	struct chunk *next;
-	size_t used, cap;
-	uint32_t v[];
-} chunk;
+typedef struct {
+	const nd__recset *rs;
+	const nd__common *common;
+	const uint64_t *pairs;
+	float *score;
+	int what;
+	const nd_near_options *o;
+	unsigned nshare;
+} score_ctx;
+
+static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
+{
+	score_ctx *c = vctx;
+	for (uint32_t i = from; i < to; i++) {
+		const nd__rec *a = nd__recset_get(c->rs, c->pairs[i] >> 32);
+		const nd__rec *b = nd__recset_get(c->rs, (uint32_t)c->pairs[i]);
+		float v = 0;
+		if (a->nwords && b->nwords) {
+			if (c->what == SCORE_PLAIN)
+				v = (float)nd__rec_plain(a, b);
+			else if (c->what == SCORE_COPY)
+				v = nd__rec_verdict(ND_POINT_COPY, a, b, c->common, NULL, NULL) == 1 ? 1.0f : 0.0f;
+			else {
+				nd__rec_scores sc;
+				nd__rec_compare(a, b, c->common, &sc);
+				v = sc.equal ? 1.0f : (float)(c->what == SCORE_STORY ? sc.story : sc.resemblance);
+			}
+		}
+		c->score[i] = v;
+		if (t == 0 && c->o->progress && (i - from) % 262144 == 262143)
+			c->o->progress("scoring", (size_t)(i - from + 1) * c->nshare, 0, c->o->ctx);
+	}
+	return ND_OK;
+}
+
+static int score_pairs(const nd__recset *rs, const nd__common *common, const uint64_t *pairs, size_t np,
+		       float *score, int what, const nd_near_options *o)
+{
+	score_ctx c = {rs, common, pairs, score, what, o, o->jobs};
+	return np ? nd_parallel_shares(o->jobs, (uint32_t)np, score_share, &c) : ND_OK;
+}
+
+/* The strict point reads words: Levenshtein on the pairs whose records
+ * could be that close (plain resemblance of their samples well above
+ * what 8% of edits leaves), each share with its own database handle
+ * (Xapian's are not thread-safe). */
+#define STRICT_FLOOR 0.4
 
 typedef struct {
 	nd_xdb *db;
 	const char *path;
 	const nd_docid *docs;
-	unsigned width;
-	chunk **chunks;         /* per share, newest first */
-	const uint32_t **fp;    /* document i's shingles: fp[i][0..cnt[i]) */
-	uint32_t *cnt;
-	uint32_t nshare;
-	const nd_near_options *o;
-	size_t n;
-} shingles;
-
-static uint32_t *chunk_room(chunk **head, size_t k)
-{
-	chunk *c = *head;
-	if (!c || c->cap - c->used < k) {
-		size_t cap = k > CHUNK ? k : CHUNK;
-		if (!(c = malloc(sizeof(chunk) + cap * sizeof(uint32_t))))
-			return NULL;
-		c->next = *head, c->used = 0, c->cap = cap;
-		*head = c;
-	}
-	uint32_t *at = c->v + c->used;
-	c->used += k;
-	return at;
-}
-
-static int read_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
-{
-	shingles *s = vctx;
-	nd_xdb *db = s->db;
-	int rc = ND_OK;
-	if (t > 0 && (rc = nd_xdb_open(&db, s->path, ND_XDB_READ)) < 0)
-		return rc;
-	for (uint32_t i = from; i < to && rc == ND_OK; i++) {
-		uint32_t *ids = NULL;
-		size_t nw = 0;
-		rc = nd_words_get(db, s->docs[i], &ids, &nw, NULL);
-		if (rc == ND_ENOTFOUND)
-			rc = ND_OK, nw = 0;
-		size_t k = nd__shingles32_count(nw, s->width);
-		uint32_t *fp = rc == ND_OK && k ? chunk_room(&s->chunks[t], k) : NULL;
-		if (rc == ND_OK && k && !fp)
-			rc = nd_error_set(ND_ENOMEM, "out of memory for the shingles of %zu documents", s->n);
-		if (rc == ND_OK) {
-			nd__shingles32(ids, nw, s->width, fp);
-			s->fp[i] = fp;
-			s->cnt[i] = (uint32_t)k;
-		}
-		free(ids);
-		if (t == 0 && s->o->progress && (i - from) % 4096 == 4095)
-			s->o->progress("words", (size_t)(i - from + 1) * s->nshare, s->n, s->o->ctx);
-	}
-	if (t > 0)
-		nd_xdb_close(db);
-	return rc;
-}
-
-static void free_shingles(shingles *s)
-{
-	for (unsigned t = 0; s->chunks && t < s->nshare; t++)
-		for (chunk *c = s->chunks[t], *nx; c; c = nx) {
-			nx = c->next;
-			free(c);
-		}
-	free(s->chunks);
-	free(s->fp);
-	free(s->cnt);
-	s->chunks = NULL, s->fp = NULL, s->cnt = NULL;
-}
-
-/* The shingles of docs[0..n), read in o->jobs shares (free_shingles). */
-static int read_shingles(shingles *s, nd_xdb *db, const nd_docid *docs, size_t n, const nd_near_options *o)
-{
-	*s = (shingles){0};
-	s->db = db, s->path = nd_xdb_path(db), s->docs = docs, s->width = o->shingle_width, s->o = o, s->n = n;
-	s->nshare = o->jobs;
-	if (!(s->chunks = calloc(o->jobs, sizeof(*s->chunks))) || !(s->fp = calloc(n + 1, sizeof(*s->fp))) ||
-	    !(s->cnt = calloc(n + 1, sizeof(*s->cnt))))
-		return nd_error_set(ND_ENOMEM, "out of memory");
-	return n ? nd_parallel_shares(o->jobs, (uint32_t)n, read_share, s) : ND_OK;
-}
-
-size_t nd__shingles32_count(size_t nw, unsigned width)
-{
-	return nw ? (nw >= width ? nw - width + 1 : 1) : 0;
-}
-
-void nd__shingles32(const uint32_t *ids, size_t nw, unsigned width, uint32_t *fp)
-{
-	size_t k = nd__shingles32_count(nw, width);
-	for (size_t j = 0; j < k; j++)
-		fp[j] = (uint32_t)(nd_shingle_fp(ids, nw, j, width) >> 32);
-	qsort(fp, k, sizeof(uint32_t), cmp_u32);
-}
-
-double nd__bag32(const uint32_t *x, size_t nx, const uint32_t *y, size_t ny)
-{
-	size_t both = 0;
-	for (size_t i = 0, j = 0; i < nx && j < ny;) {
-		if (x[i] == y[j])
-			both++, i++, j++;
-		else if (x[i] < y[j])
-			i++;
-		else
-			j++;
-	}
-	return both ? (double)both / (double)(nx + ny - both) : 0;
-}
-
-/* Multiset resemblance of two documents' sorted shingle lists. */
-static double bag(const shingles *s, uint32_t a, uint32_t b)
-{
-	return nd__bag32(s->fp[a], s->cnt[a], s->fp[b], s->cnt[b]);
-}
-
-/* Whether the copy verdict could accept the pair: its resemblance or the
- * shorter's containment near the point's (32-bit fingerprints here, 64
- * in the verdict: a margin keeps every pair it accepts). */
-int nd__copy_possible(size_t nx, size_t ny, unsigned width, float score)
-{
-	const double margin = 0.02;
-	size_t lo = nx < ny ? nx : ny, hi = nx < ny ? ny : nx;
-	if (score <= 0)
-		return 0;
-	if (score >= ND_POINT_COPY_RESEMBLANCE - margin)
-		return 1;
-	if (!lo || lo + width - 1 < ND_CONTAIN_MIN_WORDS || hi > ND_CONTAIN_MAX_RATIO * (lo + width))
-		return 0;
-	/* score = both / (nx + ny - both), so the shared count is known
-	 * without merging the lists again (that second merge was half of
-	 * sign's time). */
-	double both = (double)score * (double)(nx + ny) / (1.0 + (double)score);
-	return both / (double)lo >= ND_POINT_COPY_CONTAINMENT - margin;
-}
-
-int nd__link_verdict(const uint32_t *x, size_t nx, const uint32_t *y, size_t ny)
-{
-	nd_verify_options vo = ND_VERIFY_OPTIONS_INIT;
-	vo.point = ND_POINT_COPY;
-	return nd__verify_decide(x, nx, y, ny, &vo);
-}
-
-typedef struct {
-	shingles *s;
-	const nd_docid *docs;
 	const uint64_t *pairs;
-	const size_t *which;     /* pairs to judge */
-	float *score;            /* set to 1 (accepted) or 0 */
-	nd_point point;
-} judge_ctx;
+	const size_t *which;
+	float *score;
+} strict_ctx;
 
-/* The verdict at the point (copy: the links' own) on the pairs that could
- * pass, each share with its own database handle (Xapian's are not
- * thread-safe). */
-static int judge_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
+static int strict_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 {
-	judge_ctx *c = vctx;
-	nd_xdb *db = c->s->db;
+	strict_ctx *c = vctx;
+	nd_xdb *db = c->db;
 	int rc = ND_OK;
-	if (t > 0 && (rc = nd_xdb_open(&db, c->s->path, ND_XDB_READ)) < 0)
+	if (t > 0 && (rc = nd_xdb_open(&db, c->path, ND_XDB_READ)) < 0)
 		return rc;
 	for (uint32_t k = from; k < to && rc == ND_OK; k++) {
 		size_t i = c->which[k];
 		uint32_t *x = NULL, *y = NULL;
 		size_t nx = 0, ny = 0;
+		nd_verify_options vo = ND_VERIFY_OPTIONS_INIT;
+		vo.point = ND_POINT_STRICT;
 		rc = nd_words_get(db, c->docs[c->pairs[i] >> 32], &x, &nx, NULL);
 		if (rc == ND_OK)
 			rc = nd_words_get(db, c->docs[(uint32_t)c->pairs[i]], &y, &ny, NULL);
-		if (rc == ND_OK && c->point == ND_POINT_COPY)
-			rc = nd__link_verdict(x, nx, y, ny);
-		else if (rc == ND_OK) {
-			nd_verify_options vo = ND_VERIFY_OPTIONS_INIT;
-			vo.point = c->point;
-			rc = nd__verify_decide(x, nx, y, ny, &vo);
-		}
+		nd_verify_how how;
+		double d;
+		if (rc == ND_OK)
+			rc = nd_verify_pair(x, nx, y, ny, &vo, &how, &d);
 		c->score[i] = rc == 1 ? 1.0f : 0.0f;
 		rc = rc == ND_ENOTFOUND || rc == 1 ? ND_OK : rc;
 		free(x);
@@ -296,109 +190,142 @@ static int judge_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 	return rc;
 }
 
-/* Single linkage is the clusters of a point decided pair by pair (copy,
- * strict): each pair's score becomes the verdict's yes (1) or no (0), so
- * batch clusters and links are what hooks and check decide.  A pair strict
- * accepts copy accepts too, so the copy test leaves out only pairs that
- * neither can. */
-static int judge(shingles *s, const nd_docid *docs, const uint64_t *pairs, size_t np, float *score,
-		 unsigned jobs, nd_point point)
+static int judge_strict(nd_xdb *db, const nd_docid *docs, const uint64_t *pairs, size_t np, float *score,
+			unsigned jobs)
 {
 	size_t *which = malloc((np + 1) * sizeof(*which)), m = 0;
 	if (!which)
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (size_t i = 0; i < np; i++) {
-		uint32_t a = (uint32_t)(pairs[i] >> 32), b = (uint32_t)pairs[i];
-		if (nd__copy_possible(s->cnt[a], s->cnt[b], s->width, score[i]))
+		if (score[i] >= STRICT_FLOOR)
 			which[m++] = i;
 		score[i] = 0;
 	}
-	judge_ctx c = {s, docs, pairs, which, score, point};
-	int rc = m ? nd_parallel_shares(jobs, (uint32_t)m, judge_share, &c) : ND_OK;
+	strict_ctx c = {db, nd_xdb_path(db), docs, pairs, which, score};
+	int rc = m ? nd_parallel_shares(jobs, (uint32_t)m, strict_share, &c) : ND_OK;
 	free(which);
 	return rc;
 }
 
-typedef struct {
-	shingles *s;
-	const uint64_t *pairs;
-	float *score;
-} score_ctx;
-
-static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
+/* Groups of near-identical documents, whose representatives (smallest
+ * index) count the collection's common shingles: plain resemblance >=
+ * ND_GROUP_RESEMBLANCE over the candidate pairs. */
+static int fresh_common(nd_store_txn *txn, const nd__recset *rs, const nd_docid *docs, size_t n,
+			const uint64_t *pairs, size_t np, const nd_near_options *o, nd__common **out)
 {
-	score_ctx *c = vctx;
-	for (uint32_t i = from; i < to; i++) {
-		c->score[i] = (float)bag(c->s, (uint32_t)(c->pairs[i] >> 32), (uint32_t)c->pairs[i]);
-		if (t == 0 && c->s->o->progress && (i - from) % 262144 == 262143)
-			c->s->o->progress("scoring", (size_t)(i - from + 1) * c->s->nshare, 0, c->s->o->ctx);
+	float *plain = malloc((np + 1) * sizeof(*plain));
+	uint32_t *up = NULL, *reps = NULL;
+	size_t nreps = 0;
+	int rc;
+	(void)rs;
+	if (!plain)
+		return nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", np);
+	if ((rc = score_pairs(rs, NULL, pairs, np, plain, SCORE_PLAIN, o)) < 0 ||
+	    (rc = nd__components(n, pairs, plain, np, ND_GROUP_RESEMBLANCE, &up)) < 0)
+		goto done;
+	if (!(reps = malloc((n + 1) * sizeof(*reps)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (nd__root(up, (uint32_t)i) == i && nd__recset_get(rs, i)->nwords)
+			reps[nreps++] = docs[i];
+	rc = nd__common_build(txn, reps, nreps, out);
+done:
+	free(plain);
+	free(up);
+	free(reps);
+	return rc;
+}
+
+/* Story: average linkage over the plain resemblance of the proposed
+ * pairs (a pair the index did not propose counting 0, except between
+ * large tentative clusters, whose averages are completed), then every
+ * pair the copy verdict accepts joins its two story clusters: a story
+ * holds every copy of its members, however many there are (averages over
+ * a family of thousands fall below any cut). */
+typedef struct {
+	const nd__recset *rs;
+	const nd__common *common;
+} fresh_ctx;
+
+/* nd_score_pairs_fn for completed averages, from the records. */
+static int score_fresh(const uint64_t *pair, size_t n, float *out, void *vctx)
+{
+	fresh_ctx *f = vctx;
+	for (size_t i = 0; i < n; i++) {
+		const nd__rec *a = nd__recset_get(f->rs, pair[i] >> 32), *b = nd__recset_get(f->rs, (uint32_t)pair[i]);
+		nd__rec_scores sc;
+		out[i] = 0.0f;
+		if (a->nwords && b->nwords) {
+			nd__rec_compare(a, b, f->common, &sc);
+			out[i] = sc.equal ? 1.0f : (float)sc.story;
+		}
 	}
 	return ND_OK;
 }
 
-typedef struct {
-	nd_xdb *db;
-	const nd_docid *docs;
-	const nd_near_options *o;
-} fresh_ctx;
-
-/* nd_score_pairs_fn for completed averages.  Every document's shingles
- * were freed before the first linkage (at 1M they are 1.3 GB, and the
- * linkage's peak); those of the pairs' documents, few, are read again. */
-static int score_fresh(const uint64_t *pair, size_t n, float *out, void *vctx)
+static int story(const nd__recset *rs, const nd__common *common, size_t n, uint64_t **pairs, size_t *np,
+		 const nd_near_options *o, size_t *into, nd_near_stats *stats)
 {
-	fresh_ctx *f = vctx;
-	uint32_t *at = NULL;
-	nd_docid *sub = NULL;
-	uint64_t *mapped = NULL;
-	shingles s = {0};
-	size_t k = 0;
+	float *copy = malloc((*np + 1) * sizeof(*copy)), *res = malloc((*np + 1) * sizeof(*res));
+	uint32_t *up = NULL;
 	int rc;
-	if (n >= UINT32_MAX / 2)
-		rc = nd_error_set(ND_EINVAL, "too many pairs to score at once (%zu)", n);
-	else if (!(at = malloc((2 * n + 1) * sizeof(*at))) || !(sub = malloc((2 * n + 1) * sizeof(*sub))) ||
-		 !(mapped = malloc((n + 1) * sizeof(*mapped))))
-		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu completing pairs", n);
-	else
-		rc = ND_OK;
-	for (size_t i = 0; i < n && rc == ND_OK; i++)
-		at[2 * i] = (uint32_t)(pair[i] >> 32), at[2 * i + 1] = (uint32_t)pair[i];
-	if (rc == ND_OK) {
-		qsort(at, 2 * n, sizeof(*at), cmp_u32);
-		for (size_t i = 0; i < 2 * n; i++)
-			if (!k || at[i] != at[k - 1])
-				at[k++] = at[i];
-		for (size_t i = 0; i < k; i++)
-			sub[i] = f->docs[at[i]]; /* ascending, as docs */
-		for (size_t i = 0; i < n; i++) {
-			uint32_t a = (uint32_t)(pair[i] >> 32), b = (uint32_t)pair[i];
-			uint64_t x = (uint64_t)((uint32_t *)bsearch(&a, at, k, sizeof(*at), cmp_u32) - at);
-			uint64_t y = (uint64_t)((uint32_t *)bsearch(&b, at, k, sizeof(*at), cmp_u32) - at);
-			mapped[i] = x << 32 | y;
-		}
-		rc = read_shingles(&s, f->db, sub, k, f->o);
+
+	if (!copy || !res) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", *np);
+		goto done;
 	}
-	score_ctx sc = {&s, mapped, out};
-	if (rc == ND_OK && n)
-		rc = nd_parallel_shares(f->o->jobs, (uint32_t)n, score_share, &sc);
-	free_shingles(&s);
-	free(at);
-	free(sub);
-	free(mapped);
+	if ((rc = score_pairs(rs, common, *pairs, *np, copy, SCORE_COPY, o)) < 0 ||
+	    (rc = score_pairs(rs, common, *pairs, *np, res, SCORE_STORY, o)) < 0)
+		goto done;
+	/* The copy verdict's components, before completion adds pairs. */
+	if ((rc = nd__components(n, *pairs, copy, *np, 1, &up)) < 0)
+		goto done;
+	/* Pairs sharing nothing can neither join nor link: dropped. */
+	size_t kept = 0;
+	for (size_t i = 0; i < *np; i++)
+		if (res[i] > 0)
+			(*pairs)[kept] = (*pairs)[i], res[kept++] = res[i];
+	*np = kept;
+	if (stats)
+		stats->pairs += kept;
+	if (o->complete) {
+		fresh_ctx f = {rs, common};
+		size_t added = 0;
+		if ((rc = nd_linkage_complete(n, pairs, &res, np, o->cut, (size_t)o->complete * n,
+					      ND_NEAR_COMPLETE_DOCS, score_fresh, &f, &added)) < 0)
+			goto done;
+		if (stats)
+			stats->completed += added;
+	}
+	if ((rc = nd_linkage_sparse(n, *pairs, res, *np, o->cut, into, stats ? &stats->linked : NULL)) < 0)
+		goto done;
+	for (size_t i = 0; i < n; i++)
+		nd__join(up, (uint32_t)i, (uint32_t)into[i]);
+	for (size_t i = 0; i < n; i++)
+		into[i] = nd__root(up, (uint32_t)i);
+done:
+	free(copy);
+	free(res);
+	free(up);
 	return rc;
 }
 
 typedef int (*pair_fn)(nd_docid a, nd_docid b, void *ctx);
 
-/* nd_cluster_near; with link (may be NULL; single only), also every pair linked. */
+/* nd_cluster_near; with link (may be NULL; single only), also every pair
+ * linked; with common_out (rule_links), the collection's common shingles
+ * are counted afresh from these records, used, and handed back. */
 static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, nd_point point,
 			const nd_docid *docs, size_t n, size_t *into, nd_near_stats *stats, pair_fn link,
-			void *link_ctx)
+			void *link_ctx, nd__common **common_out)
 {
 	nd_near_options o = ND_NEAR_OPTIONS_INIT;
 	walk_ctx w = {0};
-	shingles s = {0};
 	nd_store_txn *txn = NULL;
+	nd__recset *rs = NULL;
+	nd__common *common = NULL;
 	uint32_t *index = NULL, *up = NULL;
 	float *score = NULL;
 	int rc = ND_OK;
@@ -407,8 +334,6 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 		o = *opts;
 	if (!(o.cut > 0 && o.cut <= 1))
 		return nd_error_set(ND_EINVAL, "the cut must be in (0, 1], not %g", o.cut);
-	if (o.shingle_width == 0)
-		return nd_error_set(ND_EINVAL, "the shingle width must be at least 1");
 	if (o.jobs == 0 || o.jobs > 64)
 		return nd_error_set(ND_EINVAL, "jobs must be 1..64, not %u", o.jobs);
 	if (n >= UINT32_MAX)
@@ -421,7 +346,7 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 		if (docs[i] <= docs[i - 1])
 			return nd_error_set(ND_EINVAL, "documents to cluster must be in ascending docid order");
 
-	/* Candidate pairs, from one snapshot of the index. */
+	/* Candidate pairs and records, from one snapshot. */
 	w.nindex = docs[n - 1] + 1;
 	if (!(index = calloc(w.nindex, sizeof(*index))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
@@ -432,104 +357,83 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 	if ((rc = nd_store_read_begin(st, &txn)) < 0)
 		goto done;
 	rc = nd_store_near_each(txn, on_entry, &w);
-	nd_store_txn_end(txn);
 	free(index);
 	index = NULL;
 	if (rc < 0)
 		goto done;
 	if (w.n > 1)
-		qsort(w.pairs, w.n, sizeof(uint64_t), cmp_u64);
+		nd__sort_u64(w.pairs, w.n);
 	size_t np = 0;
 	for (size_t i = 0; i < w.n; i++)
 		if (!np || w.pairs[i] != w.pairs[np - 1])
 			w.pairs[np++] = w.pairs[i];
 	if (stats)
 		stats->candidates += np;
-	if (np && np < w.cap / 2) { /* give back the doubling's slack before the shingles come */
+	if (np && np < w.cap / 2) { /* give back the doubling's slack */
 		uint64_t *shrunk = realloc(w.pairs, np * sizeof(uint64_t));
 		if (shrunk)
 			w.pairs = shrunk, w.cap = np;
 	}
-
-	/* Shingles of every document, read in o.jobs shares. */
-	if ((rc = read_shingles(&s, db, docs, n, &o)) < 0)
+	if ((rc = nd__recset_load(txn, docs, n, &rs)) < 0)
 		goto done;
-	for (unsigned t = 0; t < o.jobs; t++)
-		for (chunk *c = s.chunks[t]; c && stats; c = c->next)
-			stats->words_bytes += c->cap * sizeof(uint32_t);
-
-	/* Scores, then the components that can join. */
-	if (np && !(score = malloc(np * sizeof(*score)))) {
+	if (stats)
+		stats->words_bytes += nd__recset_bytes(rs);
+	if (!(score = malloc((np + 1) * sizeof(*score)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", np);
 		goto done;
 	}
-	score_ctx sc = {&s, w.pairs, score};
-	if (np && (rc = nd_parallel_shares(o.jobs, (uint32_t)np, score_share, &sc)) < 0)
+	rc = common_out ? fresh_common(txn, rs, docs, n, w.pairs, np, &o, &common) : nd__common_load(txn, &common);
+	nd_store_txn_end(txn);
+	txn = NULL;
+	if (rc < 0 || (rc = nd__recset_weigh(rs, common)) < 0)
 		goto done;
-	/* Pairs sharing no shingle can neither join nor link: dropped, so
-	 * that linkage has the room. */
-	size_t kept = 0;
-	for (size_t i = 0; i < np; i++)
-		if (score[i] > 0)
-			w.pairs[kept] = w.pairs[i], score[kept++] = score[i];
-	if (stats)
-		stats->pairs += kept;
-	if (kept < np && kept) {
-		uint64_t *p = realloc(w.pairs, kept * sizeof(*p));
-		float *f = p ? realloc(score, kept * sizeof(*f)) : NULL;
-		w.pairs = p ? p : w.pairs;
-		score = f ? f : score;
-	}
-	np = kept;
-	if (!o.single) {
-		free_shingles(&s); /* scored: linkage needs the room */
-		if (o.complete) {
-			fresh_ctx f = {db, docs, &o};
-			size_t added = 0;
-			if ((rc = nd_linkage_complete(n, &w.pairs, &score, &np, o.cut, (size_t)o.complete * n,
-						      ND_NEAR_COMPLETE_DOCS, score_fresh, &f, &added)) < 0)
-				goto done;
-			if (stats)
-				stats->completed += added;
-		}
-		rc = nd_linkage_sparse(n, w.pairs, score, np, o.cut, into, stats ? &stats->linked : NULL);
-		goto done;
-	}
 
-	/* Single linkage is the copy point's clusters: the components of the
-	 * pairs its verdict accepts. */
-	if ((rc = judge(&s, docs, w.pairs, np, score, o.jobs, point)) < 0)
+	if (!o.single) {
+		rc = story(rs, common, n, &w.pairs, &np, &o, into, stats);
+		goto done;
+	}
+	/* Single linkage is a point's clusters decided pair by pair: the
+	 * components of the pairs its verdict accepts. */
+	if (point == ND_POINT_STRICT) {
+		if ((rc = score_pairs(rs, common, w.pairs, np, score, SCORE_PLAIN, &o)) < 0 ||
+		    (rc = judge_strict(db, docs, w.pairs, np, score, o.jobs)) < 0)
+			goto done;
+	} else if ((rc = score_pairs(rs, common, w.pairs, np, score, SCORE_COPY, &o)) < 0)
 		goto done;
 	if ((rc = nd__components(n, w.pairs, score, np, 1, &up)) < 0)
 		goto done;
 	for (size_t i = 0; i < np && rc == ND_OK; i++)
 		if (score[i] >= 1) {
 			if (stats)
-				stats->linked++;
+				stats->linked++, stats->pairs++;
 			if (link)
 				rc = link(docs[w.pairs[i] >> 32], docs[(uint32_t)w.pairs[i]], link_ctx);
 		}
 	for (size_t i = 0; i < n && rc == ND_OK; i++)
 		into[i] = nd__root(up, (uint32_t)i);
 done:
+	nd_store_txn_end(txn);
+	if (common_out && rc == ND_OK)
+		*common_out = common, common = NULL;
+	nd__common_free(common);
+	nd__recset_free(rs);
 	free(index);
 	free(up);
 	free(score);
 	free(w.pairs);
-	free_shingles(&s);
 	return rc;
 }
 
 int nd__cluster_near_at(nd_xdb *db, nd_store *st, const nd_near_options *opts, nd_point point,
 			const nd_docid *docs, size_t n, size_t *into, nd_near_stats *stats)
 {
-	return cluster_near(db, st, opts, point, docs, n, into, stats, NULL, NULL);
+	return cluster_near(db, st, opts, point, docs, n, into, stats, NULL, NULL, NULL);
 }
 
 int nd_cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, const nd_docid *docs, size_t n,
 		    size_t *into, nd_near_stats *stats)
 {
-	return cluster_near(db, st, opts, ND_POINT_COPY, docs, n, into, stats, NULL, NULL);
+	return cluster_near(db, st, opts, ND_POINT_COPY, docs, n, into, stats, NULL, NULL, NULL);
 }
 
 /* ---- links: the copy point's verified pairs, kept in the store ---- */
@@ -566,12 +470,15 @@ typedef struct {
 	const pair_list *links;
 	size_t from, to;
 	int last;
+	const nd__common *common; /* stored with the first */
 } write_ctx;
 
 static int write_links(nd_store_txn *txn, void *vctx)
 {
 	write_ctx *w = vctx;
 	int rc = w->from == 0 ? nd_store_links_clear(txn) : ND_OK;
+	if (rc == ND_OK && w->from == 0 && w->common)
+		rc = nd__common_store(txn, w->common);
 	for (size_t i = w->from; i < w->to && rc == ND_OK; i++)
 		rc = nd_store_link_put(txn, (uint32_t)(w->links->v[i] >> 32), (uint32_t)w->links->v[i]);
 	if (rc == ND_OK && w->last)
@@ -579,8 +486,10 @@ static int write_links(nd_store_txn *txn, void *vctx)
 	return rc;
 }
 
-/* The rule's links over every record now: *links (ascending, a < b). */
-static int rule_links(nd_xdb *db, nd_store *st, const nd_near_options *opts, pair_list *links)
+/* The rule's links over every record now: *links (ascending, a < b),
+ * weighed by the store's common shingles, or (fresh not NULL) by those
+ * the records give now, handed back in *fresh. */
+static int rule_links(nd_xdb *db, nd_store *st, const nd_near_options *opts, pair_list *links, nd__common **fresh)
 {
 	nd_near_options o = opts ? *opts : (nd_near_options)ND_NEAR_OPTIONS_INIT;
 	pair_list docs = {NULL, 0, 0};
@@ -590,7 +499,6 @@ static int rule_links(nd_xdb *db, nd_store *st, const nd_near_options *opts, pai
 	int rc;
 
 	o.single = 1;
-	o.shingle_width = ND_LINK_SHINGLE_WIDTH; /* the rule's, whatever the caller's */
 	if ((rc = nd_store_read_begin(st, &txn)) < 0)
 		return rc;
 	rc = nd_store_docs_each(txn, add_doc, &docs);
@@ -605,7 +513,7 @@ static int rule_links(nd_xdb *db, nd_store *st, const nd_near_options *opts, pai
 		ids[i] = (nd_docid)docs.v[i];
 	free(docs.v);
 	docs.v = NULL;
-	if ((rc = cluster_near(db, st, &o, ND_POINT_COPY, ids, docs.n, into, NULL, add_link, links)) < 0)
+	if ((rc = cluster_near(db, st, &o, ND_POINT_COPY, ids, docs.n, into, NULL, add_link, links, fresh)) < 0)
 		goto done;
 	if (links->n > 1)
 		qsort(links->v, links->n, sizeof(uint64_t), cmp_u64);
@@ -619,11 +527,14 @@ done:
 int nd_links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint64_t *nlinks)
 {
 	pair_list links = {NULL, 0, 0};
+	nd__common *common = NULL;
 	int rc;
 
 	if (nlinks)
 		*nlinks = 0;
-	if ((rc = rule_links(db, st, opts, &links)) < 0)
+	/* Made again from every record, the collection's common shingles are
+	 * counted again too. */
+	if ((rc = rule_links(db, st, opts, &links, &common)) < 0)
 		goto done;
 	/* Written in transactions of a million, the first clearing the old
 	 * ones (and marking them for a rebuild) and the last settling them:
@@ -632,7 +543,7 @@ int nd_links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint
 	size_t from = 0;
 	do {
 		size_t to = links.n - from > step ? from + step : links.n;
-		write_ctx w = {&links, from, to, to == links.n};
+		write_ctx w = {&links, from, to, to == links.n, common};
 		if ((rc = nd_store_write(st, write_links, &w)) < 0)
 			goto done;
 		from = to;
@@ -640,6 +551,7 @@ int nd_links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint
 	if (nlinks)
 		*nlinks = links.n;
 done:
+	nd__common_free(common);
 	free(links.v);
 	return rc;
 }
@@ -663,7 +575,7 @@ int nd_links_check(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint64
 	*missing = *extra = 0;
 	if (nlinks)
 		*nlinks = 0;
-	if ((rc = rule_links(db, st, opts, &rule)) < 0 || (rc = nd_store_read_begin(st, &txn)) < 0)
+	if ((rc = rule_links(db, st, opts, &rule, NULL)) < 0 || (rc = nd_store_read_begin(st, &txn)) < 0)
 		goto done;
 	if ((rc = nd_store_links_each(txn, add_stored, &have)) < 0)
 		goto done;

@@ -5,6 +5,7 @@
 #include "neardup/similarity.h"
 #include "neardup/words.h"
 #include "descriptor/verify/verify_internal.h"
+#include "descriptor/verify/record.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,19 @@ void nd_check_result_clear(nd_check_result *r)
  * tolerant.  Over every store given; sh (NULL: one
  * unsharded store) turns each store's docids into the combined
  * database's. */
+typedef struct {
+	nd_check_member m;
+	double rank;
+} ranked_member;
+
+static int cmp_ranked(const void *x, const void *y)
+{
+	const ranked_member *a = x, *b = y;
+	if (a->rank != b->rank)
+		return a->rank > b->rank ? -1 : 1;
+	return a->m.docid < b->m.docid ? -1 : a->m.docid > b->m.docid;
+}
+
 static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store *const *stores,
 		      const nd_shards *sh, size_t nstores, const char *text, size_t len, double tolerant,
 		      const nd_verify_options *vo, size_t max_compare, nd_check_result *out)
@@ -66,9 +80,13 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 	const nd_token *t;
 	size_t n;
 	uint32_t *ids = NULL;
-	nd__cand *all = NULL;
+	nd__rec rec = ND_REC_INIT;
+	ranked_member *all = NULL;
+	nd_check_member *m = NULL;
 	size_t nall = 0;
 	nd_store_txn *txn = NULL;
+	nd__common *common = NULL;
+	nd__cand *c = NULL;
 	int rc = ND_OK;
 
 	out->cluster_size = out->nmembers = out->duplicates = 0;
@@ -81,54 +99,69 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 		return rc;
 	if ((rc = nd__verify_options_check(vo)) < 0)
 		return rc;
+	/* Its words, and its record as if it were indexed. */
+	if (!(ids = malloc((n + 1) * sizeof(uint32_t))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	nd_word_ids(t, n, ids);
+	if ((rc = nd__rec_make(ids, n, &rec, out->sig.near + ND_NEAR_WORD_N)) < 0)
+		goto cleanup;
+	if (n)
+		out->sig.present = out->sig.present ? out->sig.present : 1;
 	if (!out->sig.nbits && !out->sig.present)
-		return ND_OK;
+		goto cleanup;
+	if (!(m = malloc((max_compare + 1) * sizeof(*m)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
 	for (size_t s = 0; s < nstores; s++) {
-		nd__cand *c = NULL;
-		size_t nd = 0;
-		if ((rc = nd_store_read_begin(stores[s], &txn)) < 0)
+		size_t nc = 0, nm = 0;
+		if ((rc = nd_store_read_begin(stores[s], &txn)) < 0 ||
+		    (rc = nd__tolerant_candidates(txn, d, &out->sig, tolerant, &c, &nc)) < 0 ||
+		    (rc = nd__common_load(txn, &common)) < 0 ||
+		    (rc = nd__compare_candidates(db, txn, common, &rec, ids, n, c, nc, 0, max_compare, vo, m, &nm)) < 0)
 			goto cleanup;
-		rc = nd__tolerant_candidates(txn, d, &out->sig, tolerant, &c, &nd);
+		out->cluster_size += nc;
+		ranked_member *p = realloc(all, (nall + nm + 1) * sizeof(*all));
+		if (!p) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+			goto cleanup;
+		}
+		all = p;
+		/* Members are the first candidates, in order: ranks match up. */
+		for (size_t i = 0, k = 0; i < nm; i++) {
+			while (k < nc && c[k].docid != m[i].docid)
+				k++;
+			ranked_member x = {m[i], k < nc ? c[k].rank : 0};
+			if (sh)
+				x.m.docid = nd_shards_docid(sh, s, x.m.docid);
+			all[nall++] = x;
+		}
 		nd_store_txn_end(txn);
 		txn = NULL;
-		nd__cand *p = rc == ND_OK ? realloc(all, (nall + nd + 1) * sizeof(*all)) : NULL;
-		if (rc == ND_OK && !p)
-			rc = nd_error_set(ND_ENOMEM, "out of memory");
-		if (rc == ND_OK) {
-			all = p;
-			for (size_t i = 0; i < nd; i++) {
-				nd__cand x = c[i];
-				if (sh)
-					x.docid = nd_shards_docid(sh, s, x.docid);
-				all[nall++] = x;
-			}
-		}
+		nd__common_free(common);
+		common = NULL;
 		free(c);
-		if (rc < 0)
-			goto cleanup;
+		c = NULL;
 	}
-	qsort(all, nall, sizeof(*all), nd__cmp_cand); /* most similar, then docid */
-	out->cluster_size = nall;
-	if (!nall)
-		goto cleanup;
-	/* Word ids of the text, to compare with the members' sequences. */
-	if (!(ids = malloc((n + 1) * sizeof(uint32_t)))) {
+	/* Most similar first over every store, then docid. */
+	if (nall > 1)
+		qsort(all, nall, sizeof(*all), cmp_ranked);
+	size_t keep = nall < max_compare ? nall : max_compare;
+	if (!(out->members = calloc(keep + 1, sizeof(nd_check_member)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
-	nd_word_ids(t, n, ids);
-	size_t m = nall < max_compare ? nall : max_compare;
-	if (!(out->members = calloc(m + 1, sizeof(nd_check_member)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
-		goto cleanup;
+	for (size_t i = 0; i < keep; i++) {
+		out->members[i] = all[i].m;
+		out->duplicates += all[i].m.duplicate;
 	}
-	if ((rc = nd__compare_candidates(db, ids, n, all, nall, 0, m, vo, out->members,
-					 &out->nmembers)) < 0)
-		goto cleanup;
-	for (size_t i = 0; i < out->nmembers; i++)
-		out->duplicates += out->members[i].duplicate;
+	out->nmembers = keep;
 cleanup:
 	nd_store_txn_end(txn);
+	nd__common_free(common);
+	nd__rec_free(&rec);
+	free(c);
+	free(m);
 	free(all);
 	free(ids);
 	return rc;

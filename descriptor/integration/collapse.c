@@ -419,24 +419,22 @@ static int shard_candidates(const result_set *r, nd_store_txn *const *txn, size_
 	return rc;
 }
 
-/* A result's words and shingles, read at most once a search: results are
- * compared with each other. */
+/* A result's words, read at most once a search: results are compared
+ * with each other (across shards: two stores, two collections, so the
+ * pair verdict on words, every shingle weighing 1). */
 typedef struct {
 	uint32_t *w;
-	uint64_t *s;
-	size_t nw, ns;
+	size_t nw;
 	int state; /* 0 not read yet, 1 read, -1 no words */
 } result_text;
 
-static int text_of(nd_xdb *db, const nd_verify_options *vo, nd_docid docid, result_text *t)
+static int text_of(nd_xdb *db, nd_docid docid, result_text *t)
 {
 	if (t->state)
 		return ND_OK;
 	int rc = nd_words_get(db, docid, &t->w, &t->nw, NULL);
 	t->state = rc == ND_ENOTFOUND ? -1 : 1; /* deleted since signing, or no words */
-	if (rc < 0)
-		return rc == ND_ENOTFOUND ? ND_OK : rc;
-	return vo && vo->point == ND_POINT_STRICT ? ND_OK : nd__point_shingles(t->w, t->nw, &t->s, &t->ns);
+	return rc == ND_ENOTFOUND ? ND_OK : rc;
 }
 
 /* One result against its candidates in every other shard, the most
@@ -458,8 +456,8 @@ static int join_across(nd_xdb *db, const result_set *r, nd_store_txn *const *txn
 		uint64_t pair = i < j ? (uint64_t)i << 32 | j : (uint64_t)j << 32 | i;
 		if (nd__root(r->up, (uint32_t)i) == nd__root(r->up, (uint32_t)j) || (rc = id_set_add(compared, pair)) == 0)
 			continue;
-		if (rc < 0 || (rc = text_of(db, vo, r->docs[i], &text[i])) < 0 ||
-		    (rc = text_of(db, vo, r->docs[j], &text[j])) < 0)
+		if (rc < 0 || (rc = text_of(db, r->docs[i], &text[i])) < 0 ||
+		    (rc = text_of(db, r->docs[j], &text[j])) < 0)
 			goto cleanup;
 		m++;
 		if (text[i].state < 0)
@@ -467,8 +465,7 @@ static int join_across(nd_xdb *db, const result_set *r, nd_store_txn *const *txn
 		nd_verify_how how;
 		double dist;
 		if (text[j].state > 0 &&
-		    (rc = nd__verify_pair_with(text[i].w, text[i].nw, text[i].s, text[i].ns, text[j].w, text[j].nw,
-					       text[j].s, text[j].ns, vo, &how, &dist)) > 0)
+		    (rc = nd_verify_pair(text[i].w, text[i].nw, text[j].w, text[j].nw, vo, &how, &dist)) > 0)
 			nd__join(r->up, (uint32_t)i, (uint32_t)j);
 		if (rc < 0)
 			goto cleanup;
@@ -584,7 +581,6 @@ cleanup:
 	free(txn);
 	for (size_t i = 0; text && i < n; i++) {
 		free(text[i].w);
-		free(text[i].s);
 	}
 	free(text);
 	for (size_t i = 0; sig && i < n; i++)

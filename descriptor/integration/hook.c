@@ -100,6 +100,8 @@ typedef struct {
 	nd_docid docid;
 	int present;
 	const nd_sig *sig;
+	const uint8_t *rec; /* the verdict record, reclen bytes (0: no words) */
+	size_t reclen;
 	double max_drift;
 	const char *path;
 	nd_change change;   /* out */
@@ -110,10 +112,11 @@ static int apply_fn(nd_store_txn *txn, void *vctx)
 {
 	apply_ctx *a = vctx;
 	int rc;
-	/* Unforced: a record whose fingerprint and key are unchanged is left
-	 * alone and counts nothing, as 'update' would find it. */
+	/* Unforced: a record that is the same is left alone and counts
+	 * nothing, as 'update' would find it. */
 	if ((rc = nd__sig_apply(txn, a->docid, a->present, a->sig->bits, a->sig->nbits,
-				a->sig->present ? a->sig->near : NULL, a->sig->fingerprint, 0, &a->change, &a->old_key)) < 0)
+				a->sig->present ? a->sig->near : NULL, a->sig->fingerprint, a->rec,
+				a->reclen, 0, &a->change, &a->old_key)) < 0)
 		return rc;
 	return nd__drift_add(txn, (uint64_t)nd__drift_counts(txn, a->docid, a->change), a->max_drift,
 			     a->path);
@@ -148,27 +151,15 @@ static int settle_slot(nd_hook *h, const nd_links_report *lr, const nd_docid *se
 	return rc;
 }
 
-/* Does a member compared at the story or copy point pass point p?  The
- * story comparison measures the resemblance whenever strict refuses, so
- * one comparison answers every point at or above it. */
-static int passes(const nd_check_member *m, nd_point p)
-{
-	if (!m->duplicate)
-		return 0;
-	if (m->how == ND_VERIFIED_LEVENSHTEIN || m->how == ND_VERIFIED_SHINGLES)
-		return 1; /* strict accepted it */
-	if (m->how == ND_VERIFIED_CONTAINMENT)
-		return p != ND_POINT_STRICT;
-	return p != ND_POINT_STRICT && 1 - m->distance >= nd_point_resemblance(p) - 1e-12;
-}
-
 /* Its candidates (equal key and near-neighbour index; tolerant: and bit-set
- * Jaccard), compared with it as check compares a text: res gets those
- * passing the hook's point. */
+ * Jaccard), compared with it as check compares a text, from the records
+ * (strict: the words): res gets those passing the hook's point. */
 static int duplicates_of(nd_hook *h, nd_hook_result *res)
 {
 	nd_store_txn *txn;
 	nd_sig sig = ND_SIG_INIT;
+	nd__rec rec = ND_REC_INIT;
+	nd__common *common = NULL;
 	nd__cand *c = NULL;
 	nd_check_member *m = NULL;
 	uint32_t *mine = NULL;
@@ -185,12 +176,11 @@ static int duplicates_of(nd_hook *h, nd_hook_result *res)
 	if (rc == ND_OK && (rc = nd_sig_decode(&sig, pay, len, h->d->n)) == ND_OK &&
 	    (sig.nbits || sig.present))
 		rc = nd__tolerant_candidates(txn, h->d, &sig, h->o.tolerant, &c, &nc);
-	nd_store_txn_end(txn); /* no snapshot held while words are read */
 	if (rc == ND_ENOTFOUND || (rc == ND_OK && !nc)) {
 		rc = ND_OK; /* deleted, or nothing similar */
 		goto cleanup;
 	}
-	if (rc < 0)
+	if (rc < 0 || (rc = nd__rec_of_doc(txn, res->docid, &rec)) < 0 || (rc = nd__common_load(txn, &common)) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < nc; i++)
 		res->candidates += c[i].docid != res->docid; /* itself is among them */
@@ -199,21 +189,27 @@ static int duplicates_of(nd_hook *h, nd_hook_result *res)
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
-	rc = nd_words_get(h->db, res->docid, &mine, &nmine, NULL);
-	if (rc == ND_ENOTFOUND) {
-		rc = ND_OK; /* no words to verify by */
-		goto cleanup;
-	}
 	nd_verify_options vo = h->o.verify;
-	vo.point = vo.point == ND_POINT_STORY ? ND_POINT_STORY : ND_POINT_COPY;
-	if (rc < 0 || (rc = nd__compare_candidates(h->db, mine, nmine, c, nc, res->docid, h->o.max_compare, &vo,
-						   m, &nm)) < 0)
+	if (vo.point == ND_POINT_STRICT) {
+		rc = nd_words_get(h->db, res->docid, &mine, &nmine, NULL);
+		if (rc == ND_ENOTFOUND) {
+			rc = ND_OK; /* no words to verify by */
+			goto cleanup;
+		}
+		if (rc < 0)
+			goto cleanup;
+	}
+	if ((rc = nd__compare_candidates(h->db, txn, common, &rec, mine, nmine, c, nc, res->docid, h->o.max_compare,
+					 &vo, m, &nm)) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < nm; i++)
-		if (passes(&m[i], h->o.verify.point))
+		if (m[i].duplicate)
 			res->duplicates[res->nduplicates++] = (nd_verified){m[i].docid, 0, m[i].distance, m[i].how};
 cleanup:
+	nd_store_txn_end(txn);
 	nd_sig_clear(&sig);
+	nd__rec_free(&rec);
+	nd__common_free(common);
 	free(c);
 	free(m);
 	free(mine);
@@ -239,18 +235,20 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 {
 	nd_hook_result local = ND_HOOK_RESULT_INIT;
 	nd_sig sig = ND_SIG_INIT;
-	apply_ctx a = {docid, 1, &sig, h->o.max_drift, nd_store_path(h->st), ND_CHANGE_NONE, 0};
+	apply_ctx a = {docid, 1, &sig, NULL, 0, h->o.max_drift, nd_store_path(h->st), ND_CHANGE_NONE, 0};
+	uint8_t *recbuf = NULL;
 	int rc;
 
 	if (!res)
 		res = &local;
 	nd_hook_result_clear(res);
 	res->docid = docid;
-	rc = nd_sig_from_termlist(h->d, h->db, docid, &sig);
+	rc = nd__sign_doc(h->d, h->db, docid, &sig, &recbuf, &a.reclen);
 	if (rc == ND_ENOTFOUND)
 		a.present = 0;
 	else if (rc < 0)
 		goto cleanup;
+	a.rec = recbuf;
 	if ((rc = nd_store_write(h->st, apply_fn, &a)) < 0)
 		goto cleanup;
 	res->change = a.change;
@@ -260,6 +258,7 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 		goto cleanup;
 cleanup:
 	nd_sig_clear(&sig);
+	free(recbuf);
 	nd_hook_result_clear(&local);
 	return rc;
 }

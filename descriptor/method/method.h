@@ -17,7 +17,7 @@ struct nd_descriptor {
 	double *weights;     /* near-key weight of each word, ln(1 + N/df) when the
 				set was chosen; NULL: all equal (a set given as
 				words, or stored before weights were kept) */
-	uint16_t *near_hash; /* each word's ND_NEAR_N near values (near_values in select.c) */
+	uint16_t *near_hash; /* each word's ND_NEAR_WORD_N near values (near_values in select.c) */
 	int word_lengths;    /* 1: len(d) from termlists; 0: Xapian's doclength */
 	uint64_t version;
 };
@@ -74,12 +74,19 @@ static inline uint64_t nd_fp_final(uint64_t sum, uint32_t len)
 int nd__store_matches_db(nd_store *st, nd_xdb *db);
 
 /* Bring a document's record in line with the database: absent, or present
- * with these bits, near-neighbour keys (NULL: none, no word held) and
- * fingerprint (nd_fp_final).  An equal
- * record is left alone unless force.  *change says what happened. */
-int nd__sig_apply(nd_store_txn *txn, nd_docid docid, int present, const uint16_t *bits,
-		  uint32_t nbits, const uint16_t *near, uint64_t fp, int force, nd_change *change,
+ * with these bits, near-neighbour keys (NULL: none, neither a descriptive
+ * word nor any word held), fingerprint (nd_fp_final) and verdict record
+ * (rec[0..reclen), nd__rec_encode; none for a text without words).  An
+ * equal record is left alone unless force.  *change says what happened. */
+int nd__sig_apply(nd_store_txn *txn, nd_docid docid, int present, const uint16_t *bits, uint32_t nbits,
+		  const uint16_t *near, uint64_t fp, const void *rec, size_t reclen, int force, nd_change *change,
 		  uint64_t *old_key);
+/* Sign one document from its termlist and its words: the signature (with
+ * the text trees' keys; present when it has any near-neighbour key) and
+ * the verdict record (*rec malloc'd, *reclen 0: no words). */
+int nd__sign_doc(const nd_descriptor *d, nd_xdb *db, nd_docid docid, nd_sig *out, uint8_t **rec, size_t *reclen);
+/* The verdict record in a stored payload (*reclen 0: none). */
+int nd__payload_rec(const void *payload, size_t len, const void **rec, size_t *reclen);
 /* Delete the records of docids past last (documents a crashed indexer
  * hooked but never committed), each a change reported through o->changed
  * and counted in rep->deleted. */
@@ -94,23 +101,27 @@ int nd__drift_add(nd_store_txn *txn, uint64_t changes, double max_drift, const c
  * 16-bit values is the 16-bit value of the minimum, because each word's
  * value is an order-keeping truncation of its hash (or clock). */
 #define ND_NEAR_N (ND_NEAR_TREES * ND_NEAR_ROWS)
+#define ND_NEAR_WORD_N (ND_NEAR_WORD_TREES * ND_NEAR_ROWS)
+#define ND_NEAR_TEXT_N (ND_NEAR_TEXT_TREES * ND_NEAR_ROWS)
+/* Every tree "no key"; the word trees' are lowered by the words held
+ * (nd__near_add), the text trees' come from the text (nd__rec_make). */
 static inline void nd__near_reset(uint16_t *near)
 {
 	for (unsigned k = 0; k < ND_NEAR_N; k++)
 		near[k] = UINT16_MAX;
 }
 
-/* Lower near by a word's values (d->near_hash). */
+/* Lower the word trees of near by a word's values (d->near_hash). */
 static inline void nd__near_min(uint16_t *near, const uint16_t *hashes)
 {
-	for (unsigned k = 0; k < ND_NEAR_N; k++)
+	for (unsigned k = 0; k < ND_NEAR_WORD_N; k++)
 		near[k] = hashes[k] < near[k] ? hashes[k] : near[k];
 }
 
 /* Lower near by word of d. */
 static inline void nd__near_add(const nd_descriptor *d, uint16_t *near, uint32_t word)
 {
-	nd__near_min(near, d->near_hash + (size_t)word * ND_NEAR_N);
+	nd__near_min(near, d->near_hash + (size_t)word * ND_NEAR_WORD_N);
 }
 
 /* Append bit to a signature. */

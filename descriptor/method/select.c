@@ -306,7 +306,7 @@ static uint64_t set_version(const nd_descriptor *d)
 	return nd_hash_bytes(&d->word_lengths, sizeof(int), h);
 }
 
-/* Word's ND_NEAR_N values, one a (tree, row).  With equal weights, the top
+/* Word's ND_NEAR_WORD_N values, one a (tree, row).  With equal weights, the top
  * 16 bits of a hash: a row's minimum is each held word with equal chance,
  * and two documents agree with probability their words' Jaccard.  With
  * weight w, an exponential clock -ln(u)/w, u uniform from the hash: the
@@ -319,15 +319,16 @@ static uint64_t set_version(const nd_descriptor *d)
 static void near_values(uint32_t word, double weight, uint16_t *out)
 {
 	uint64_t h = nd_mix64(0x6e656172ULL ^ ((uint64_t)word << 20));
-	for (unsigned k = 0; k < ND_NEAR_N; k++) {
+	for (unsigned k = 0; k < ND_NEAR_WORD_N; k++) {
 		uint64_t x = nd_mix64(h + k);
+		/* UINT16_MAX is a tree's "no key": values stop one short. */
 		if (weight <= 0) {
-			out[k] = (uint16_t)(x >> 48);
+			out[k] = (uint16_t)(x >> 48) == UINT16_MAX ? UINT16_MAX - 1 : (uint16_t)(x >> 48);
 			continue;
 		}
 		double u = ((double)(x >> 11) + 0.5) * 0x1p-53;
 		double q = floor((log2(-log(u) / weight) + 24.0) * 2048.0);
-		out[k] = q < 0 ? 0 : q > UINT16_MAX ? UINT16_MAX : (uint16_t)q;
+		out[k] = q < 0 ? 0 : q > UINT16_MAX - 1 ? UINT16_MAX - 1 : (uint16_t)q;
 	}
 }
 
@@ -336,7 +337,7 @@ int nd__descriptor_finish(nd_descriptor *d, const double *weights)
 	free(d->weights);
 	free(d->near_hash);
 	d->weights = NULL;
-	if (!(d->near_hash = malloc(((size_t)d->n + 1) * ND_NEAR_N * sizeof(uint16_t))) ||
+	if (!(d->near_hash = malloc(((size_t)d->n + 1) * ND_NEAR_WORD_N * sizeof(uint16_t))) ||
 	    (weights && !(d->weights = malloc(((size_t)d->n + 1) * sizeof(double)))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < d->n; i++) {
@@ -344,7 +345,7 @@ int nd__descriptor_finish(nd_descriptor *d, const double *weights)
 			return nd_error_set(ND_EINVAL, "word '%s' has near-key weight %g", d->words[i], weights[i]);
 		if (weights)
 			d->weights[i] = weights[i];
-		near_values(i, weights ? weights[i] : 0, d->near_hash + (size_t)i * ND_NEAR_N);
+		near_values(i, weights ? weights[i] : 0, d->near_hash + (size_t)i * ND_NEAR_WORD_N);
 	}
 	d->version = set_version(d);
 	return ND_OK;

@@ -6,6 +6,7 @@
  * one store transaction that also records how far signing got, so a killed
  * run resumes at the next block. */
 #include "descriptor/method/method.h"
+#include "descriptor/verify/record.h"
 #include "neardup/words.h"
 #include "common/nd_buf.h"
 
@@ -47,8 +48,11 @@ uint64_t nd_sig_key(const uint16_t *bits, uint32_t nbits)
 
 /* Record payload: u16 count, the bits ascending; the store's
  * near-neighbour section (u8 trees, u8 rows, the sequences; 0 trees when
- * no descriptive word is held); u64 fingerprint. */
-static size_t sig_encode(uint8_t *out, const uint16_t *bits, uint32_t nbits, const uint16_t *near, uint64_t fp)
+ * the document has neither a descriptive word nor any word); u64
+ * fingerprint; then the verdict's record (descriptor/verify/record.h;
+ * none for a document without words). */
+static size_t sig_encode(uint8_t *out, const uint16_t *bits, uint32_t nbits, const uint16_t *near, uint64_t fp,
+			 const void *rec, size_t reclen)
 {
 	uint16_t n = (uint16_t)nbits;
 	size_t at = 2 + (size_t)nbits * 2;
@@ -63,27 +67,55 @@ static size_t sig_encode(uint8_t *out, const uint16_t *bits, uint32_t nbits, con
 		at += ND_NEAR_N * 2;
 	}
 	memcpy(out + at, &fp, 8);
-	return at + 8;
+	at += 8;
+	if (reclen)
+		memcpy(out + at, rec, reclen);
+	return at + reclen;
+}
+
+/* Where the fingerprint sits: after the bits and the near section; 0
+ * when the payload is malformed. */
+static size_t fp_at(const uint8_t *p, size_t len)
+{
+	uint16_t n;
+	if (len < 2)
+		return 0;
+	memcpy(&n, p, 2);
+	size_t at = 2 + (size_t)n * 2;
+	if (len < at + 2 + 8)
+		return 0;
+	if (p[at] == 0 && p[at + 1] == 0)
+		return at + 2;
+	if (p[at] != ND_NEAR_TREES || p[at + 1] != ND_NEAR_ROWS || len < at + 2 + ND_NEAR_N * 2 + 8)
+		return 0;
+	return at + 2 + ND_NEAR_N * 2;
+}
+
+int nd__payload_rec(const void *payload, size_t len, const void **rec, size_t *reclen)
+{
+	size_t at = fp_at(payload, len);
+	if (!at)
+		return nd_error_set(ND_ECORRUPT, "signature record of %zu bytes is malformed", len);
+	*rec = (const uint8_t *)payload + at + 8;
+	*reclen = len - at - 8;
+	return ND_OK;
 }
 
 int nd_sig_decode(nd_sig *out, const void *payload, size_t len, uint32_t nwords)
 {
 	uint16_t n;
 	const uint8_t *p = payload;
+	size_t at = fp_at(p, len);
 	out->nbits = 0;
-	if (len < 2)
-		return nd_error_set(ND_ECORRUPT, "signature record of %zu bytes", len);
-	memcpy(&n, p, 2);
-	size_t at = 2 + (size_t)n * 2;
 	out->present = 0;
-	if (len < at + 2 + 8 ||
-	    (len != at + 2 + 8 && (p[at] != ND_NEAR_TREES || p[at + 1] != ND_NEAR_ROWS ||
-				   len != at + 2 + ND_NEAR_N * 2 + 8)) ||
-	    (len == at + 2 + 8 && (p[at] || p[at + 1])))
-		return nd_error_set(ND_ECORRUPT, "signature record claims %u bits in %zu bytes", n, len);
-	if (len != at + 2 + 8) {
-		memcpy(out->near, p + at + 2, ND_NEAR_N * 2);
-		out->present = 1; /* some word held; the count is not kept */
+	if (!at) {
+		memcpy(&n, p, len >= 2 ? 2 : 0);
+		return nd_error_set(ND_ECORRUPT, "signature record claims %u bits in %zu bytes", len >= 2 ? n : 0, len);
+	}
+	memcpy(&n, p, 2);
+	if (p[2 + 2 * (size_t)n]) {
+		memcpy(out->near, p + 2 + 2 * (size_t)n + 2, ND_NEAR_N * 2);
+		out->present = 1; /* some word or text held; the count is not kept */
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		uint16_t b;
@@ -95,7 +127,7 @@ int nd_sig_decode(nd_sig *out, const void *payload, size_t len, uint32_t nwords)
 		if ((rc = nd_sig_push(out, b)) < 0)
 			return rc;
 	}
-	memcpy(&out->fingerprint, p + len - 8, 8);
+	memcpy(&out->fingerprint, p + at, 8);
 	out->key = nd_sig_key(out->bits, out->nbits);
 	return ND_OK;
 }
@@ -194,13 +226,13 @@ int nd__drift_add(nd_store_txn *txn, uint64_t changes, double max_drift, const c
 	return drift_add(txn, changes);
 }
 
-int nd__sig_apply(nd_store_txn *txn, nd_docid docid, int present, const uint16_t *bits,
-		  uint32_t nbits, const uint16_t *near, uint64_t fp, int force, nd_change *change,
+int nd__sig_apply(nd_store_txn *txn, nd_docid docid, int present, const uint16_t *bits, uint32_t nbits,
+		  const uint16_t *near, uint64_t fp, const void *rec, size_t reclen, int force, nd_change *change,
 		  uint64_t *old_key)
 {
-	uint8_t buf[2 + 2 * ND_MAX_WORDS + 2 + 2 * ND_NEAR_N + 8];
+	uint8_t stackbuf[4096], *buf = stackbuf;
 	const void *payload;
-	size_t len;
+	size_t len, need = 2 + 2 * (size_t)nbits + 2 + 2 * ND_NEAR_N + 8 + reclen;
 	int rc = nd_store_doc_get(txn, docid, old_key, &payload, &len);
 	int had = rc == ND_OK;
 	*change = ND_CHANGE_NONE;
@@ -215,15 +247,15 @@ int nd__sig_apply(nd_store_txn *txn, nd_docid docid, int present, const uint16_t
 			*change = ND_CHANGE_DELETED;
 		return rc;
 	}
-	if (had && !force && len >= 8) {
-		uint64_t have;
-		memcpy(&have, (const char *)payload + len - 8, 8);
-		if (have == fp && *old_key == nd_sig_key(bits, nbits))
-			return ND_OK;
-	}
-	if ((rc = nd_store_doc_put(txn, docid, nd_sig_key(bits, nbits), buf,
-				   sig_encode(buf, bits, nbits, near, fp))) == ND_OK)
+	if (need > sizeof(stackbuf) && !(buf = malloc(need)))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	size_t n = sig_encode(buf, bits, nbits, near, fp, rec, reclen);
+	/* The same record is no change: what it holds is all it is. */
+	if (!(had && !force && len == n && !memcmp(payload, buf, n)) &&
+	    (rc = nd_store_doc_put(txn, docid, nd_sig_key(bits, nbits), buf, n)) == ND_OK)
 		*change = had ? ND_CHANGE_REPLACED : ND_CHANGE_ADDED;
+	if (buf != stackbuf)
+		free(buf);
 	return rc;
 }
 
@@ -256,6 +288,17 @@ int nd__cmp_u16(const void *a, const void *b)
 }
 
 int nd_sig_from_termlist(const nd_descriptor *d, nd_xdb *db, nd_docid docid, nd_sig *out)
+{
+	uint8_t *rec = NULL;
+	size_t reclen;
+	int rc = nd__sign_doc(d, db, docid, out, &rec, &reclen);
+	free(rec);
+	return rc;
+}
+
+/* The termlist's part of a document's record: bits, word trees and
+ * fingerprint. */
+static int sig_of_terms(const nd_descriptor *d, nd_xdb *db, nd_docid docid, nd_sig *out)
 {
 	uint32_t len, present;
 	int rc;
@@ -312,6 +355,9 @@ typedef struct {
 	const uint32_t *held;     /* descriptive words held */
 	const uint64_t *fp;       /* fingerprint sums */
 	const uint32_t *len;
+	const uint8_t *rec;       /* verdict records: rec_off[off], rec_len[off] bytes */
+	const size_t *rec_off;
+	const uint32_t *rec_len;
 	uint64_t revision;
 	double max_drift;
 	int keep_changes;
@@ -336,8 +382,11 @@ static int write_block(nd_store_txn *txn, void *vctx)
 		uint32_t n = b->row[off + 1] - b->row[off];
 		nd_change ch;
 		uint64_t old_key;
+		int keyed = b->held[off] || b->rec_len[off]; /* a descriptive word or any word */
 		if ((rc = nd__sig_apply(txn, d, b->present[off] != 0, bits, n,
-					b->held[off] ? b->near + (size_t)off * ND_NEAR_N : NULL, nd_fp_final(b->fp[off], b->len[off]), 0, &ch, &old_key)) < 0)
+					keyed ? b->near + (size_t)off * ND_NEAR_N : NULL,
+					nd_fp_final(b->fp[off], b->len[off]), b->rec + b->rec_off[off], b->rec_len[off],
+					0, &ch, &old_key)) < 0)
 			return rc;
 		b->counts[ch]++;
 		drift += (uint64_t)nd__drift_counts(txn, d, ch);
@@ -452,7 +501,7 @@ static void *scan_words(void *vw)
 	for (uint32_t i = w->w0; i < w->w1; i++) {
 		size_t n;
 		double b = w->d->thresholds[i];
-		const uint16_t *wh = w->d->near_hash + (size_t)i * ND_NEAR_N;
+		const uint16_t *wh = w->d->near_hash + (size_t)i * ND_NEAR_WORD_N;
 		do {
 			if ((w->rc = nd_xdb_postlist_next(w->pl[i - w->w0], w->hi, w->buf, SIGN_BUFCAP, &n)) < 0)
 				goto fail;
@@ -544,6 +593,12 @@ typedef struct {
 	uint64_t *fp, *text;
 	uint16_t *bits, *near;
 	size_t bits_cap;
+	uint8_t *rec;        /* the documents' verdict records, one after another */
+	size_t rec_used, rec_cap;
+	size_t *rec_off;
+	uint32_t *rec_len;   /* 0: none (no words, or not read) */
+	uint32_t *ids;       /* a document's words, aligned */
+	size_t ids_cap;
 } sign_block;
 
 static int block_alloc(sign_block *b, uint32_t block_docs)
@@ -556,7 +611,9 @@ static int block_alloc(sign_block *b, uint32_t block_docs)
 	    !(b->fp = malloc(block_docs * sizeof(uint64_t))) ||
 	    !(b->text = malloc(block_docs * sizeof(uint64_t))) ||
 	    !(b->held = malloc(block_docs * sizeof(uint32_t))) ||
-	    !(b->near = malloc((size_t)block_docs * ND_NEAR_N * sizeof(uint16_t))))
+	    !(b->near = malloc((size_t)block_docs * ND_NEAR_N * sizeof(uint16_t))) ||
+	    !(b->rec_off = malloc(block_docs * sizeof(size_t))) ||
+	    !(b->rec_len = malloc(block_docs * sizeof(uint32_t))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	return ND_OK;
 }
@@ -572,6 +629,10 @@ static void block_free(sign_block *b)
 	free(b->held);
 	free(b->near);
 	free(b->bits);
+	free(b->rec);
+	free(b->rec_off);
+	free(b->rec_len);
+	free(b->ids);
 }
 
 /* Reads blocks: the workers' shares of the words, then a counting sort by
@@ -592,6 +653,102 @@ static int on_text_hash(nd_docid docid, const char *val, size_t len, void *ctx)
 	if (len == sizeof(uint64_t) && docid >= b->lo && docid < b->hi)
 		memcpy(&b->text[docid - b->lo], val, len);
 	return 0;
+}
+
+int nd__sign_doc(const nd_descriptor *d, nd_xdb *db, nd_docid docid, nd_sig *out, uint8_t **rec, size_t *reclen)
+{
+	uint32_t *ids = NULL;
+	size_t n = 0;
+	nd__rec r;
+	int rc;
+	*rec = NULL;
+	*reclen = 0;
+	if ((rc = sig_of_terms(d, db, docid, out)) < 0)
+		return rc;
+	if ((rc = nd_words_get(db, docid, &ids, &n, NULL)) == ND_ENOTFOUND)
+		rc = ND_OK, n = 0; /* no words: no record, no text keys */
+	if (rc < 0 || (rc = nd__rec_make(ids, n, &r, out->near + ND_NEAR_WORD_N)) < 0) {
+		free(ids);
+		return rc;
+	}
+	free(ids);
+	if (n && !(*rec = malloc(nd__rec_size(&r))))
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+	else if (n)
+		*reclen = nd__rec_encode(&r, *rec);
+	if (n && !out->present)
+		out->present = 1; /* near-neighbour keys: the text's */
+	nd__rec_free(&r);
+	return rc;
+}
+
+/* Document lo + off's verdict record from its words, and its text
+ * trees' keys. */
+static int block_add_record(sign_block *b, uint32_t off, const uint32_t *ids, size_t n)
+{
+	nd__rec rec;
+	int rc = nd__rec_make(ids, n, &rec, b->near + (size_t)off * ND_NEAR_N + ND_NEAR_WORD_N);
+	if (rc < 0)
+		return rc;
+	void *p = b->rec;
+	if ((rc = nd_array_reserve(&p, &b->rec_cap, b->rec_used + nd__rec_size(&rec), 1)) == ND_OK) {
+		b->rec = p;
+		b->rec_off[off] = b->rec_used;
+		b->rec_len[off] = n ? (uint32_t)nd__rec_encode(&rec, b->rec + b->rec_used) : 0;
+		b->rec_used += b->rec_len[off];
+	}
+	nd__rec_free(&rec);
+	return rc;
+}
+
+typedef struct {
+	sign_block *b;
+	int rc;
+} words_ctx;
+
+static int on_words(nd_docid docid, const char *val, size_t len, void *vctx)
+{
+	words_ctx *c = vctx;
+	sign_block *b = c->b;
+	uint32_t off = docid - b->lo;
+	if (docid < b->lo || docid >= b->hi || !b->present[off] || len % 4 || !len)
+		return 0; /* read as any other database's below */
+	void *p = b->ids;
+	if ((c->rc = nd_array_reserve(&p, &b->ids_cap, len / 4, sizeof(uint32_t))) < 0)
+		return 1;
+	b->ids = p;
+	memcpy(b->ids, val, len);
+	return (c->rc = block_add_record(b, off, b->ids, len / 4)) < 0;
+}
+
+/* Every present document's verdict record: the words neardup index keeps
+ * (ND_SLOT_WORDS, one stream for the block), else as nd_words_get finds
+ * them (positions, or the document data). */
+static int block_records(nd_xdb *db, sign_block *b)
+{
+	uint32_t nb = b->hi - b->lo;
+	words_ctx c = {b, ND_OK};
+	int rc;
+	b->rec_used = 0;
+	memset(b->rec_len, 0, nb * sizeof(uint32_t));
+	memset(b->rec_off, 0, nb * sizeof(size_t));
+	if ((rc = nd_xdb_values_range(db, ND_SLOT_WORDS, b->lo, b->hi, on_words, &c)) < 0 || (rc = c.rc) < 0)
+		return rc;
+	for (uint32_t off = 0; off < nb; off++) {
+		uint32_t *ids = NULL;
+		size_t n = 0;
+		if (!b->present[off] || b->rec_len[off])
+			continue;
+		rc = nd_words_get(db, b->lo + off, &ids, &n, NULL);
+		if (rc == ND_ENOTFOUND)
+			rc = ND_OK, n = 0; /* no words: no record, no text keys */
+		if (rc == ND_OK && n)
+			rc = block_add_record(b, off, ids, n);
+		free(ids);
+		if (rc < 0)
+			return rc;
+	}
+	return ND_OK;
 }
 
 static int read_block(block_reader *r)
@@ -655,7 +812,7 @@ static int read_block(block_reader *r)
 	for (unsigned t = 0; t < r->jobs; t++)
 		for (size_t k = 0; k < w[t].npairs; k++)
 			b->bits[b->count[w[t].pair_off[k]]++] = w[t].pair_bit[k];
-	return ND_OK;
+	return block_records(w[0].db, b);
 }
 
 static void *read_block_thread(void *vr)
@@ -696,7 +853,7 @@ static int drop_beyond_fn(nd_store_txn *txn, void *vctx)
 	int rc = ND_OK;
 	for (size_t i = 0; i < b->n && rc == ND_OK; i++) {
 		nd_change ch;
-		rc = nd__sig_apply(txn, b->v[i], 0, NULL, 0, NULL, 0, 0, &ch, &b->old_keys[i]);
+		rc = nd__sig_apply(txn, b->v[i], 0, NULL, 0, NULL, 0, NULL, 0, 0, &ch, &b->old_keys[i]);
 		drift += (uint64_t)nd__drift_counts(txn, b->v[i], ch);
 	}
 	return rc < 0 ? rc : nd__drift_add(txn, drift, b->max_drift, b->path);
@@ -836,6 +993,9 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 		bc.near = b->near;
 		bc.held = b->held;
 		bc.len = b->len;
+		bc.rec = b->rec;
+		bc.rec_off = b->rec_off;
+		bc.rec_len = b->rec_len;
 		bc.revision = revision;
 		bc.max_drift = o.max_drift;
 		bc.keep_changes = o.changed != NULL;

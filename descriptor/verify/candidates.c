@@ -2,6 +2,7 @@
  * postings with prefix filtering, and their comparison with a text by the
  * one pair verdict: what check and the tolerant hooks share. */
 #include "descriptor/verify/verify_internal.h"
+#include "descriptor/verify/record.h"
 #include "neardup/words.h"
 #include "common/nd_join.h"
 #include "common/nd_buf.h"
@@ -55,15 +56,23 @@ static int bit_postings(uint32_t bit, void *ctx, const uint32_t **ids, size_t *n
 
 double nd__cand_rank(const nd_sig *a, const nd_sig *b, double jaccard)
 {
-	/* The closer of two estimates: bits, and the share of MinHashes of
-	 * the descriptive words held that agree (a page in a template keeps
-	 * its words while its frequencies, and so its bits, move). */
-	unsigned agree = 0;
+	/* The closer of two estimates: bits, and the share of MinHashes that
+	 * agree, of the descriptive words held (a page in a template keeps
+	 * its words while its frequencies, and so its bits, move) or of the
+	 * text; a tree without a key on either side agrees on nothing. */
+	unsigned agree = 0, asked = 0;
 	if (a->key && b->key == a->key)
 		return 2.0;
-	for (unsigned k = 0; a->present && b->present && k < ND_NEAR_N; k++)
-		agree += a->near[k] == b->near[k];
-	return (double)agree / ND_NEAR_N > jaccard ? (double)agree / ND_NEAR_N : jaccard;
+	for (unsigned t = 0; a->present && b->present && t < ND_NEAR_TREES; t++) {
+		const uint16_t *x = a->near + t * ND_NEAR_ROWS, *y = b->near + t * ND_NEAR_ROWS;
+		if (x[0] == UINT16_MAX && x[ND_NEAR_ROWS - 1] == UINT16_MAX)
+			continue; /* (a key's rows are never all UINT16_MAX) */
+		asked += ND_NEAR_ROWS;
+		for (unsigned r = 0; r < ND_NEAR_ROWS; r++)
+			agree += x[r] == y[r];
+	}
+	double share = asked ? (double)agree / asked : 0;
+	return share > jaccard ? share : jaccard;
 }
 
 int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_sig *sig, double t,
@@ -160,29 +169,34 @@ done:
 	return rc;
 }
 
-int nd__compare_candidates(nd_xdb *db, const uint32_t *ids, size_t n, const nd__cand *c, size_t nc,
-			   nd_docid self, size_t max_compare, const nd_verify_options *vo, nd_check_member *out,
-			   size_t *nout)
+int nd__compare_candidates(nd_xdb *db, nd_store_txn *txn, const nd__common *common, const nd__rec *rec,
+			   const uint32_t *ids, size_t n, const nd__cand *c, size_t nc, nd_docid self,
+			   size_t max_compare, const nd_verify_options *vo, nd_check_member *out, size_t *nout)
 {
-	uint64_t *own = NULL;
-	size_t nown = 0;
+	nd_point point = vo ? vo->point : ND_POINT_COPY;
 	int rc = ND_OK;
 	*nout = 0;
-	/* Its shingles once, not once a comparison. */
-	if ((!vo || vo->point != ND_POINT_STRICT) && nc && (rc = nd__point_shingles(ids, n, &own, &nown)) < 0)
-		return rc;
 	for (size_t i = 0; i < nc && *nout < max_compare; i++) {
-		uint32_t *w = NULL;
-		size_t nw;
 		double dist = 1;
 		nd_verify_how how = ND_VERIFY_NO_WORDS;
 		int dup = 0;
 		if (c[i].docid == self)
 			continue;
-		rc = nd_words_get(db, c[i].docid, &w, &nw, NULL);
-		if (rc == ND_OK)
-			rc = dup = nd__verify_pair_with(ids, n, own, nown, w, nw, NULL, 0, vo, &how, &dist);
-		free(w);
+		if (point == ND_POINT_STRICT) {
+			/* Levenshtein: the words themselves. */
+			uint32_t *w = NULL;
+			size_t nw;
+			rc = nd_words_get(db, c[i].docid, &w, &nw, NULL);
+			if (rc == ND_OK)
+				rc = dup = nd_verify_pair(ids, n, w, nw, vo, &how, &dist);
+			free(w);
+		} else {
+			nd__rec other;
+			if ((rc = nd__rec_of_doc(txn, c[i].docid, &other)) == ND_OK)
+				rc = other.nwords ? (dup = nd__rec_verdict(point, rec, &other, common, &how, &dist))
+						  : ND_ENOTFOUND;
+			nd__rec_free(&other);
+		}
 		if (rc == ND_ENOTFOUND) { /* deleted since signing, or no words */
 			rc = dup = 0;
 			how = ND_VERIFY_NO_WORDS;
@@ -190,6 +204,5 @@ int nd__compare_candidates(nd_xdb *db, const uint32_t *ids, size_t n, const nd__
 			break;
 		out[(*nout)++] = (nd_check_member){c[i].docid, dist, dup, c[i].jaccard, how};
 	}
-	free(own);
 	return rc < 0 ? rc : ND_OK;
 }

@@ -232,335 +232,58 @@ double nd_point_resemblance(nd_point p)
 	return p == ND_POINT_COPY ? ND_POINT_COPY_RESEMBLANCE : p == ND_POINT_STORY ? ND_POINT_STORY_RESEMBLANCE : 1.0;
 }
 
-/* The width of the copy and story points' resemblance: the measure the
- * thresholds were calibrated on. */
-#define POINT_SHINGLE_WIDTH 3
-
-int nd__point_shingles(const uint32_t *a, size_t na, uint64_t **out, size_t *n)
-{
-	size_t k = na ? (na >= POINT_SHINGLE_WIDTH ? na - POINT_SHINGLE_WIDTH + 1 : 1) : 0;
-	*out = NULL;
-	*n = k;
-	if (!k)
-		return ND_OK;
-	if (!(*out = malloc(k * sizeof(uint64_t))))
-		return nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", k);
-	for (size_t i = 0; i < k; i++)
-		(*out)[i] = nd_shingle_fp(a, na, i, POINT_SHINGLE_WIDTH);
-	nd__sort_u64(*out, k);
-	return ND_OK;
-}
-
-/* Shingles two sorted fingerprint lists share, as multisets. */
-static size_t shared_sorted(const uint64_t *x, size_t nx, const uint64_t *y, size_t ny)
-{
-	size_t both = 0;
-	for (size_t i = 0, j = 0; i < nx && j < ny;) {
-		if (x[i] == y[j])
-			both++, i++, j++;
-		else if (x[i] < y[j])
-			i++;
-		else
-			j++;
-	}
-	return both;
-}
-
-/* The least 3-shingle bag resemblance two sequences within e word edits
- * can have: each edit changes at most POINT_SHINGLE_WIDTH shingles. */
-static double bag_floor(size_t na, size_t nb, size_t e)
-{
-	size_t w = POINT_SHINGLE_WIDTH, sa = na >= w ? na - w + 1 : 1, sb = nb >= w ? nb - w + 1 : 1;
-	size_t lost = w * e, shared = (sa < sb ? sa : sb);
-	if (!na || !nb || lost >= shared)
-		return 0;
-	shared -= lost;
-	return (double)shared / (double)(sa + sb - shared);
-}
-
-/* The distinct values (ids with ND_WORD_DIGIT) of a[0..n), sorted (as
- * 64-bit keys, for nd__sort_u64 and nd__in_sorted_u64); *out is malloc'd
- * (NULL when there are none). */
-static int values_of(const uint32_t *a, size_t n, uint64_t **out, size_t *k)
-{
-	*out = NULL;
-	*k = 0;
-	for (size_t i = 0; i < n; i++)
-		*k += a[i] & ND_WORD_DIGIT;
-	if (!*k)
-		return ND_OK;
-	if (!(*out = malloc(*k * sizeof(uint64_t))))
-		return nd_error_set(ND_ENOMEM, "out of memory");
-	*k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (a[i] & ND_WORD_DIGIT)
-			(*out)[(*k)++] = a[i];
-	nd__sort_u64(*out, *k);
-	size_t u = 0;
-	for (size_t i = 0; i < *k; i++)
-		if (!u || (*out)[i] != (*out)[u - 1])
-			(*out)[u++] = (*out)[i];
-	*k = u;
-	return ND_OK;
-}
-
-/* A pair's texts and, once asked for (pair_values_list), each one's
- * values: containment and the veto both read them. */
-typedef struct {
-	const uint32_t *a, *b;
-	size_t na, nb;
-	uint64_t *va, *vb;
-	size_t nva, nvb;
-	int listed;
-} pair_values;
-
-static int pair_values_list(pair_values *p)
-{
-	int rc;
-	if (p->listed)
-		return ND_OK;
-	if ((rc = values_of(p->a, p->na, &p->va, &p->nva)) < 0 || (rc = values_of(p->b, p->nb, &p->vb, &p->nvb)) < 0)
-		return rc;
-	p->listed = 1;
-	return ND_OK;
-}
-
-static void pair_values_free(pair_values *p)
-{
-	free(p->va);
-	free(p->vb);
-}
-
-typedef struct {
-	uint64_t ctx;
-	uint32_t value;
-	uint32_t other;     /* the place holds a value a lacks */
-} slot_ent;
-
-static int cmp_slot(const void *x, const void *y)
-{
-	const slot_ent *a = x, *b = y;
-	if (a->ctx != b->ctx)
-		return (a->ctx > b->ctx) - (a->ctx < b->ctx);
-	return (a->value > b->value) - (a->value < b->value);
-}
-
-/* The place of a[i]: the two words before it and the one after. */
-static uint64_t place_of(const uint32_t *a, size_t i)
-{
-	return nd_mix64(((uint64_t)a[i - 2] << 32 | a[i - 1]) ^ nd_mix64(a[i + 1] + 0x9e3779b97f4a7c15ULL));
-}
-
-/* Values of a that b holds, in the same place, as other values that a
- * lacks: a template filled in with another price, date or amount.  (A
- * value a holds too is the place repeated, as when a adds a block whose
- * phrases b also has.)  Counted once a place.  va: a's values
- * (values_of).  Only b's places that hold a value can answer, so only
- * those are listed, sorted by place and value, each place marked once
- * with whether it holds a value a lacks: a table repeating one place
- * costs a lookup per value, not a scan. */
-static int changed_values(const uint32_t *a, size_t na, const uint64_t *va, size_t nva, const uint32_t *b,
-			  size_t nb, size_t *out)
-{
-	slot_ent *e = NULL;
-	uint64_t *hit = NULL;
-	size_t ne = 0, nhit = 0;
-	*out = 0;
-	if (na < 4 || nb < 4)
-		return ND_OK;
-	if (!(e = malloc((nb - 3) * sizeof(*e))) || !(hit = malloc((na - 3) * sizeof(*hit)))) {
-		free(e);
-		return nd_error_set(ND_ENOMEM, "out of memory");
-	}
-	for (size_t j = 2; j + 1 < nb; j++)
-		if (b[j] & ND_WORD_DIGIT)
-			e[ne++] = (slot_ent){place_of(b, j), b[j], 0};
-	qsort(e, ne, sizeof(*e), cmp_slot);
-	for (size_t g = 0, h; g < ne; g = h) {
-		uint32_t other = 0;
-		for (h = g; h < ne && e[h].ctx == e[g].ctx; h++)
-			if (!other && (h == g || e[h].value != e[h - 1].value))
-				other = !nd__in_sorted_u64(va, nva, e[h].value);
-		for (size_t x = g; x < h; x++)
-			e[x].other = other;
-	}
-	for (size_t i = 2; i + 1 < na; i++) {
-		if (!(a[i] & ND_WORD_DIGIT))
-			continue;
-		/* the first entry at or after (place, a[i]) */
-		slot_ent key = {place_of(a, i), a[i], 0};
-		size_t lo = 0, hi = ne;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (cmp_slot(&e[mid], &key) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		const slot_ent *at = lo < ne && e[lo].ctx == key.ctx ? &e[lo]
-				   : lo > 0 && e[lo - 1].ctx == key.ctx ? &e[lo - 1] : NULL;
-		if (at && at->value != key.value && at->other)
-			hit[nhit++] = key.ctx; /* b holds values here, none of them a[i] */
-	}
-	nd__sort_u64(hit, nhit);
-	for (size_t i = 0; i < nhit; i++)
-		*out += !i || hit[i] != hit[i - 1];
-	free(e);
-	free(hit);
-	return ND_OK;
-}
-
-/* The veto (nd__values_differ) over p's lists. */
-static int values_differ(pair_values *p, int *out)
-{
-	size_t x = 0, y = 0;
-	int rc;
-	*out = 0;
-	if ((rc = pair_values_list(p)) < 0)
-		return rc;
-	/* A text without values changes none. */
-	if (p->nva && p->nvb && ((rc = changed_values(p->a, p->na, p->va, p->nva, p->b, p->nb, &x)) < 0 ||
-				 (rc = changed_values(p->b, p->nb, p->vb, p->nvb, p->a, p->na, &y)) < 0))
-		return rc;
-	size_t v = x > y ? x : y, shorter = p->na < p->nb ? p->na : p->nb;
-	*out = v && v * 100 >= shorter * ND_VALUES_PER_100;
-	return ND_OK;
-}
-
-int nd__values_differ(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, int *out)
-{
-	pair_values p = {a, b, na, nb, NULL, NULL, 0, 0, 0};
-	int rc = values_differ(&p, out);
-	pair_values_free(&p);
-	return rc;
-}
-
-/* Copy's containment: the shorter text (at least ND_CONTAIN_MIN_WORDS
- * words) keeps most of its shingles and all its values in a text at most
- * ND_CONTAIN_MAX_RATIO times as long: a cut, or the page with a comment
- * thread or another template's leftovers.  The ratio and the values stop
- * a short licence or template from joining every longer text quoting it. */
-static int contained(pair_values *p, double cont, int *out)
-{
-	int a_shorter = p->na <= p->nb, rc;
-	size_t ns = a_shorter ? p->na : p->nb, nl = a_shorter ? p->nb : p->na;
-	*out = 0;
-	if (ns < ND_CONTAIN_MIN_WORDS || nl > ND_CONTAIN_MAX_RATIO * ns || cont < ND_POINT_COPY_CONTAINMENT)
-		return ND_OK;
-	if ((rc = pair_values_list(p)) < 0)
-		return rc;
-	const uint64_t *vs = a_shorter ? p->va : p->vb, *vl = a_shorter ? p->vb : p->va;
-	size_t ks = a_shorter ? p->nva : p->nvb, kl = a_shorter ? p->nvb : p->nva;
-	*out = 1;
-	for (size_t i = 0; i < ks && *out; i++)
-		*out = nd__in_sorted_u64(vl, kl, vs[i]);
-	return ND_OK;
-}
-
-/* The verdict; with decide_only, a pair the resemblance accepts is not
- * measured by Levenshtein too (the answer is the same; *how and
- * *distance then say resemblance): links need only the answer. */
-static int verify_pair(const uint32_t *a, size_t na, const uint64_t *sa, size_t nsa, const uint32_t *b, size_t nb,
-		       const uint64_t *sb, size_t nsb, const nd_verify_options *o, int decide_only, nd_verify_how *how,
-		       double *distance)
+/* The verdict on two word sequences.  Copy and story: their records
+ * (record.h) compared with every shingle weighing 1, as for two texts
+ * outside a collection; the store's paths weigh them by the collection
+ * (nd__rec_verdict with its common shingles).  Strict: word Levenshtein
+ * within the bound (long pairs: 10-shingle resemblance), and the values
+ * veto of the records. */
+int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, const nd_verify_options *o,
+		   nd_verify_how *how, double *distance)
 {
 	static const nd_verify_options defaults = ND_VERIFY_OPTIONS_INIT;
-	nd_shingle_sim s;
-	int rc, exact, differ;
-	size_t longer = na > nb ? na : nb;
-	pair_values pv = {a, b, na, nb, NULL, NULL, 0, 0, 0};
+	nd__rec ra, rb;
+	int rc, yes = 0;
 	if (!o)
 		o = &defaults;
+	if ((rc = nd__rec_make(a, na, &ra, NULL)) < 0)
+		return rc;
+	if ((rc = nd__rec_make(b, nb, &rb, NULL)) < 0) {
+		nd__rec_free(&ra);
+		return rc;
+	}
+	if (o->point != ND_POINT_STRICT) {
+		rc = nd__rec_verdict(o->point, &ra, &rb, NULL, how, distance);
+		goto done;
+	}
+	size_t longer = na > nb ? na : nb;
 	if (longer > o->max_exact_words) {
+		nd_shingle_sim s;
 		if ((rc = nd_shingle_similarity(a, na, b, nb, o->shingle_width, &s)) < 0)
-			return rc;
+			goto done;
 		*how = ND_VERIFIED_SHINGLES;
 		*distance = 1 - s.bag;
-		if (s.bag >= o->min_resemblance)
-			goto accept;
-		if (o->point == ND_POINT_STRICT)
-			return 0;
-	} else if (o->point == ND_POINT_STRICT) {
+		yes = s.bag >= o->min_resemblance;
+	} else {
+		int exact;
 		if ((rc = nd_levenshtein(a, na, b, nb, o->max_distance, distance, &exact)) < 0)
-			return rc;
+			goto done;
 		*how = ND_VERIFIED_LEVENSHTEIN;
-		if (exact && *distance <= o->max_distance)
-			goto accept;
-		return 0;
+		yes = exact && *distance <= o->max_distance;
 	}
-	/* Copy and story: strict, or the same text under another template,
-	 * cut or edited past 8%, keeping most of its short shingles.  The
-	 * resemblance comes first: most candidates are refused, and one too
-	 * low for any pair within the Levenshtein bound spares computing it. */
-	uint64_t *own = NULL, *other = NULL;
-	size_t nown = nsa, nother = nsb;
-	if (!sa && (rc = nd__point_shingles(a, na, &own, &nown)) < 0)
-		return rc;
-	if (!sb && (rc = nd__point_shingles(b, nb, &other, &nother)) < 0) {
-		free(own);
-		return rc;
+	if (yes && na && nb) {
+		/* At every point: other values in the same places are two
+		 * fillings of one template. */
+		nd__rec_scores sc;
+		nd__rec_compare(&ra, &rb, NULL, &sc);
+		if (sc.values_differ && !sc.equal)
+			yes = 0, *how = ND_REFUSED_VALUES;
 	}
-	size_t both = nown && nother ? shared_sorted(sa ? sa : own, nown, sb ? sb : other, nother) : 0;
-	double bag = both ? (double)both / (double)(nown + nother - both) : 0;
-	double cont = both ? (double)both / (double)(nown < nother ? nown : nother) : 0;
-	free(own);
-	free(other);
-	if (longer <= o->max_exact_words && !(decide_only && bag >= nd_point_resemblance(o->point)) &&
-	    bag >= bag_floor(na, nb, (size_t)(o->max_distance * (double)longer))) {
-		double d;
-		if ((rc = nd_levenshtein(a, na, b, nb, o->max_distance, &d, &exact)) < 0)
-			return rc;
-		if (exact && d <= o->max_distance) {
-			*how = ND_VERIFIED_LEVENSHTEIN;
-			*distance = d;
-			goto accept;
-		}
-	}
-	if ((rc = contained(&pv, cont, &exact)) < 0)
-		goto done;
-	if (exact) {
-		*how = ND_VERIFIED_CONTAINMENT;
-		*distance = 1 - cont;
-		goto accept;
-	}
-	*how = ND_VERIFIED_RESEMBLANCE;
-	*distance = 1 - bag;
-	if (bag < nd_point_resemblance(o->point)) {
-		rc = 0;
-		goto done;
-	}
-accept:
-	/* At every point: texts that hold other values in the same places
-	 * are two fillings of one template, however much else they share.
-	 * (Containment listed the values already when it was asked.) */
-	if ((rc = values_differ(&pv, &differ)) < 0)
-		goto done;
-	if (differ)
-		*how = ND_REFUSED_VALUES;
-	rc = !differ;
+	rc = yes;
 done:
-	pair_values_free(&pv);
+	nd__rec_free(&ra);
+	nd__rec_free(&rb);
 	return rc;
-}
-
-int nd__verify_pair_with(const uint32_t *a, size_t na, const uint64_t *sa, size_t nsa, const uint32_t *b,
-			 size_t nb, const uint64_t *sb, size_t nsb, const nd_verify_options *o, nd_verify_how *how,
-			 double *distance)
-{
-	return verify_pair(a, na, sa, nsa, b, nb, sb, nsb, o, 0, how, distance);
-}
-
-int nd__verify_decide(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, const nd_verify_options *o)
-{
-	nd_verify_how how;
-	double d;
-	return verify_pair(a, na, NULL, 0, b, nb, NULL, 0, o, 1, &how, &d);
-}
-
-int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
-		   const nd_verify_options *o, nd_verify_how *how, double *distance)
-{
-	return nd__verify_pair_with(a, na, NULL, 0, b, nb, NULL, 0, o, how, distance);
 }
 
 typedef struct {

@@ -8,6 +8,7 @@
 #include "neardup/check.h"
 #include "neardup/verify.h"
 #include "common/nd_join.h"
+#include "descriptor/verify/record.h"
 
 /* Number of values two sorted, distinct uint64_t arrays share. */
 size_t nd__common_sorted(const uint64_t *a, size_t na, const uint64_t *b, size_t nb);
@@ -18,23 +19,6 @@ void nd__sort_u64(uint64_t *v, size_t n);
 /* 1 when x is in v[0..n) (sorted ascending). */
 int nd__in_sorted_u64(const uint64_t *v, size_t n, uint64_t x);
 size_t nd__unique_sorted_u64(uint64_t *v, size_t n);
-
-/* *out 1 when a and b hold other values in the same places (the
- * verdict's veto at every point; see nd_verify_pair). */
-int nd__values_differ(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, int *out);
-/* The copy and story points' sorted shingles of a (*out caller frees;
- * NULL when n is 0), and nd_verify_pair with a's and b's given (sa, sb
- * NULL: made here), for comparing one document with many, or many with
- * each other. */
-int nd__point_shingles(const uint32_t *a, size_t na, uint64_t **out, size_t *n);
-int nd__verify_pair_with(const uint32_t *a, size_t na, const uint64_t *sa, size_t nsa, const uint32_t *b,
-			 size_t nb, const uint64_t *sb, size_t nsb, const nd_verify_options *o, nd_verify_how *how,
-			 double *distance);
-
-/* nd_verify_pair's answer alone (1 or 0, or an error): a pair the
- * resemblance accepts is not measured by Levenshtein as well.  The links
- * and batch clusters need no more. */
-int nd__verify_decide(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, const nd_verify_options *o);
 
 /* ND_EINVAL naming the option when o (may be NULL) is out of range or NaN. */
 int nd__verify_options_check(const nd_verify_options *o);
@@ -61,13 +45,17 @@ int nd__cmp_cand(const void *x, const void *y);
 int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_sig *sig, double t,
 			    nd__cand **out, size_t *nout);
 
-/* Compare word ids[0..n) with the words of c[0..nc) in that order (most
- * similar first), skipping docid self (0: none), at most max_compare of
- * them, by the one pair verdict (nd_verify_pair under vo): out (room for
- * max_compare) gets *nout members.  A candidate without words (deleted
- * since signing) is a member at distance 1.  check and tolerant hooks. */
-int nd__compare_candidates(nd_xdb *db, const uint32_t *ids, size_t n, const nd__cand *c, size_t nc,
-			   nd_docid self, size_t max_compare, const nd_verify_options *vo,
-			   nd_check_member *out, size_t *nout);
+/* Compare a text (its record rec, weighed by common, and for the strict
+ * point its words ids[0..n)) with the candidates c[0..nc) of the store
+ * txn reads, in that order (most similar first), skipping docid self (0:
+ * none), at most max_compare of them, by the verdict at vo->point (NULL:
+ * copy): out (room for max_compare) gets *nout members.  Copy and story
+ * read the candidates' records, strict their words (db).  A candidate
+ * without words (deleted since signing) is a member at distance 1.
+ * check and hooks. */
+int nd__compare_candidates(nd_xdb *db, nd_store_txn *txn, const nd__common *common,
+			   const nd__rec *rec, const uint32_t *ids, size_t n, const nd__cand *c, size_t nc,
+			   nd_docid self, size_t max_compare, const nd_verify_options *vo, nd_check_member *out,
+			   size_t *nout);
 
 #endif

@@ -89,8 +89,9 @@ typedef struct {
 	void (*progress)(const char *stage, size_t done, size_t n, void *ctx);
 	void *ctx;
 	int single;              /* 1: clusters are the connected components of the
-				    pairs the copy verdict accepts (nd_verify_pair at
-				    ND_POINT_COPY; cut unused), as a document joins the
+				    pairs the copy verdict accepts (the records'
+				    verdict, text that the store's collection shares
+				    weighing little; cut unused), as a document joins the
 				    cluster of any duplicate (what hooks and collapsing
 				    build); 0: average linkage (story) */
 	unsigned complete;       /* average linkage: completed averages

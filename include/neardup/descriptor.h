@@ -115,15 +115,22 @@ ND_EXTERN int nd_descriptor_load(nd_descriptor **out, nd_store *st, nd_xdb *db);
  * descriptive word present): `neardup update` finds replaced documents by
  * comparing it, without reading any text. */
 /* Near-neighbour keys (the store's LSH forest): for each of ND_NEAR_TREES
- * trees, a sequence of ND_NEAR_ROWS MinHashes (16 bits each) of the
- * descriptive words the document holds at all (wdf > 0, above threshold
- * or not), weighted by the set's frozen ln(1 + N/df) when it has them, so
- * that a row agrees with the chance of the weighted Jaccard.  Documents
- * with similar word sets share long prefixes in some
- * tree, so each finds its likely duplicates among its few neighbours in
- * the sorted sequences, whatever the corpus's size.  Measured on the
- * scale corpus (README, "How cost grows"). */
-#define ND_NEAR_TREES 10
+ * trees, a sequence of ND_NEAR_ROWS MinHashes (16 bits each).  The first
+ * ND_NEAR_WORD_TREES are of the descriptive words the document holds at
+ * all (wdf > 0, above threshold or not), weighted by the set's frozen
+ * ln(1 + N/df) when it has them, so that a row agrees with the chance of
+ * the weighted Jaccard; the other ND_NEAR_TEXT_TREES are of its word
+ * 3-shingles (one-permutation MinHash), so that a document gets
+ * candidates whatever the descriptive set holds: a short text, a text
+ * copied so often that its words are too common for the set, an
+ * unsegmented script.  Documents with similar word sets or texts share
+ * long prefixes in some tree, so each finds its likely duplicates among
+ * its few neighbours in the sorted sequences, whatever the corpus's size.
+ * A tree whose sequence is all UINT16_MAX has no key (a document holding
+ * no descriptive word in the word trees) and is not indexed. */
+#define ND_NEAR_WORD_TREES 10
+#define ND_NEAR_TEXT_TREES 6
+#define ND_NEAR_TREES (ND_NEAR_WORD_TREES + ND_NEAR_TEXT_TREES)
 #define ND_NEAR_ROWS 6
 #define ND_NEAR_WINDOW 4   /* neighbours each side in each tree */
 
@@ -133,8 +140,8 @@ typedef struct {
 	uint16_t *bits;   /* owned; nd_sig_clear frees */
 	uint32_t cap;
 	uint64_t fingerprint;
-	uint32_t present; /* descriptive words held (0: no near-neighbour keys); a
-			     decoded record keeps only whether any is: 0 or 1 */
+	uint32_t present; /* descriptive words held; a decoded record keeps only
+			     whether it has near-neighbour keys at all: 0 or 1 */
 	uint16_t near[ND_NEAR_TREES * ND_NEAR_ROWS]; /* tree t's sequence at t * ND_NEAR_ROWS */
 } nd_sig;
 

@@ -46,11 +46,11 @@ typedef enum {
 	ND_POINT_STORY = 2,
 } nd_point;
 
-#define ND_POINT_COPY_RESEMBLANCE 0.46
+#define ND_POINT_COPY_RESEMBLANCE 0.5
 #define ND_POINT_STORY_RESEMBLANCE 0.08
 #define ND_POINT_COPY_CONTAINMENT 0.8
 #define ND_CONTAIN_MIN_WORDS 50
-#define ND_CONTAIN_MAX_RATIO 3
+#define ND_CONTAIN_MAX_RATIO 1.5
 #define ND_VALUES_PER_100 1
 
 /* "strict", "copy", "story"; NULL for a value out of range. */

@@ -16,7 +16,8 @@
  * go stale.  It does not know what a key or cached value means; of a
  * payload it reads only the bit list it begins with (u16 count, then u16
  * bits, ascending) and the near-neighbour section after it (u8 trees, u8
- * rows, then trees * rows u16: one sequence a tree; trees may be 0).  Key 0 means "no key": the document is recorded but
+ * rows, then trees * rows u16: one sequence a tree; trees may be 0; a
+ * sequence of nothing but UINT16_MAX is no key, and is not indexed).  Key 0 means "no key": the document is recorded but
  * belongs to no cluster.
  *
  * One writer at a time: a handle opened for writing holds the store's
@@ -46,10 +47,11 @@ extern "C" {
 
 /* 3 added the bit postings, 4 the near-neighbour index, 5 the links, 6 word
  * ids that mark digits (ND_WORD_DIGIT: cached sequences and links follow
- * the verdict that reads them), 7 the links' journal.  A store of
+ * the verdict that reads them), 7 the links' journal, 8 the verdict's
+ * record in every payload and the text trees.  A store of
  * another format is refused (ND_EVERSION): it is derived from the
  * database, so build and sign make it again. */
-#define ND_STORE_FORMAT 7
+#define ND_STORE_FORMAT 8
 #define ND_STORE_NEAR_MAX_ROWS 16
 
 /* Lifetimes and threads (as lmdb.h states its own):

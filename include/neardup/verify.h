@@ -66,15 +66,18 @@ typedef struct {
 	uint64_t cached_words;       /* sequences read from the store's cache */
 } nd_verify_stats;
 
-/* The one pair verdict, used by every path that calls two documents
- * duplicates (clusters, check, hooks, update, collapsing, and eval's
- * product methods), at o->point: word Levenshtein within o->max_distance,
- * or for a pair longer than o->max_exact_words, multiset 10-shingle
- * resemblance of at least o->min_resemblance; at copy and story also a
- * 3-shingle bag resemblance of at least the point's.  o NULL: the defaults.
- * 1 duplicate, 0 not (*how and *distance say by what and how far: for a
- * refused pair the resemblance's 1 - bag where it was measured), or an
- * error. */
+/* The pair verdict on two word sequences, at o->point.  strict: word
+ * Levenshtein within o->max_distance, or for a pair longer than
+ * o->max_exact_words, multiset 10-shingle resemblance of at least
+ * o->min_resemblance.  copy and story: the comparison the store makes
+ * between two documents' records (the same text; or word 3-shingle
+ * resemblance of at least the point's, estimated from samples of about
+ * 256 shingles; or containment), here with every shingle weighing 1: two
+ * sequences alone carry no collection, so text that many documents share
+ * counts as any other (inside a store it weighs little; see
+ * docs/verdict.md).  At every point, other values in the same places
+ * refuse the pair.  o NULL: the defaults.  1 duplicate, 0 not (*how and
+ * *distance say by what and how far), or an error. */
 ND_EXTERN int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
 			     const nd_verify_options *o, nd_verify_how *how, double *distance);
 

@@ -57,7 +57,7 @@ typedef struct {
 } nd_verify_options;
 typedef struct {
     uint64_t key; uint32_t nbits; uint16_t *bits; uint32_t cap; uint64_t fingerprint;
-    uint32_t present; uint16_t near[60];
+    uint32_t present; uint16_t near[96];
 } nd_sig;
 typedef struct {
     nd_docid docid; double distance; int duplicate; double jaccard; nd_verify_how how;

@@ -1,0 +1,394 @@
+/* The verdict over records: what two documents share, weighed by how much
+ * of the collection shares it (see record.h).
+ *
+ * Counting shingles by documents would make a text copied a thousand
+ * times common, and so no evidence of its own copies; counting them by
+ * groups of near-identical documents keeps that text one group's, while a
+ * template, a licence body or a list footer that distinct documents hold
+ * is in many groups.  A weight of min(1, ND_COMMON_CAP / groups) held one
+ * threshold across documentation with shared sections, a copied family
+ * and the scale corpus, where document frequency, own-text cut-offs and
+ * uncapped weights did not (DESIGN.md, "Third stage"). */
+#include "descriptor/verify/record.h"
+#include "descriptor/verify/verify_internal.h"
+#include "common/nd_hash.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the common table ---- */
+
+#define FILTER_BITS 20 /* a bit per 2^(32-20) hash values: most lookups end here */
+
+struct nd__common {
+	uint32_t n;
+	uint32_t *hash;    /* ascending */
+	uint32_t *groups;  /* parallel: groups holding it (> ND_COMMON_CAP) */
+	uint64_t filter[(1u << FILTER_BITS) / 64];
+};
+
+static int common_alloc(nd__common **out, uint32_t n)
+{
+	nd__common *c = calloc(1, sizeof(*c));
+	if (!c || !(c->hash = malloc(((size_t)n + 1) * 4)) || !(c->groups = malloc(((size_t)n + 1) * 4))) {
+		nd__common_free(c);
+		return nd_error_set(ND_ENOMEM, "out of memory for %u common shingles", n);
+	}
+	c->n = n;
+	*out = c;
+	return ND_OK;
+}
+
+static void common_index(nd__common *c)
+{
+	memset(c->filter, 0, sizeof(c->filter));
+	for (uint32_t i = 0; i < c->n; i++) {
+		uint32_t b = c->hash[i] >> (32 - FILTER_BITS);
+		c->filter[b / 64] |= 1ULL << (b % 64);
+	}
+}
+
+void nd__common_free(nd__common *c)
+{
+	if (!c)
+		return;
+	free(c->hash);
+	free(c->groups);
+	free(c);
+}
+
+size_t nd__common_size(const nd__common *c)
+{
+	return c ? c->n : 0;
+}
+
+uint32_t nd__common_groups(const nd__common *c, uint32_t h)
+{
+	uint32_t b = h >> (32 - FILTER_BITS);
+	if (!c || !(c->filter[b / 64] >> (b % 64) & 1))
+		return 0;
+	size_t lo = 0, hi = c->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->hash[mid] < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->n && c->hash[lo] == h ? c->groups[lo] : 0;
+}
+
+#define META "common"
+
+int nd__common_load(nd_store_txn *txn, nd__common **out)
+{
+	const void *v;
+	size_t len;
+	uint32_t n;
+	int rc = nd_store_meta_get(txn, META, &v, &len);
+	*out = NULL;
+	if (rc == ND_ENOTFOUND)
+		return common_alloc(out, 0);
+	if (rc < 0)
+		return rc;
+	if (len < 4 || (memcpy(&n, v, 4), len != 4 + (size_t)n * 8))
+		return nd_error_set(ND_ECORRUPT, "the store's record of common shingles is damaged "
+				    "(%zu bytes); `neardup sign --restart` makes it again", len);
+	if ((rc = common_alloc(out, n)) < 0)
+		return rc;
+	const uint8_t *p = (const uint8_t *)v + 4;
+	for (uint32_t i = 0; i < n; i++) {
+		memcpy(&(*out)->hash[i], p + 8 * (size_t)i, 4);
+		memcpy(&(*out)->groups[i], p + 8 * (size_t)i + 4, 4);
+		if ((i && (*out)->hash[i] <= (*out)->hash[i - 1]) || (*out)->groups[i] <= ND_COMMON_CAP) {
+			nd__common_free(*out);
+			*out = NULL;
+			return nd_error_set(ND_ECORRUPT, "the store's record of common shingles is out of order; "
+					    "`neardup sign --restart` makes it again");
+		}
+	}
+	common_index(*out);
+	return ND_OK;
+}
+
+int nd__common_store(nd_store_txn *txn, const nd__common *c)
+{
+	size_t len = 4 + (size_t)c->n * 8;
+	uint8_t *buf = malloc(len);
+	int rc;
+	if (!buf)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	memcpy(buf, &c->n, 4);
+	for (uint32_t i = 0; i < c->n; i++) {
+		memcpy(buf + 4 + 8 * (size_t)i, &c->hash[i], 4);
+		memcpy(buf + 8 + 8 * (size_t)i, &c->groups[i], 4);
+	}
+	rc = nd_store_meta_put(txn, META, buf, len);
+	free(buf);
+	return rc;
+}
+
+/* LSD radix sort of 32-bit values, a byte a pass. */
+static int sort_u32(uint32_t *v, size_t n)
+{
+	uint32_t *tmp = malloc((n + 1) * sizeof(*tmp)), *src = v, *dst = tmp;
+	if (!tmp)
+		return nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", n);
+	for (unsigned shift = 0; shift < 32; shift += 8) {
+		size_t count[257] = {0};
+		for (size_t i = 0; i < n; i++)
+			count[((src[i] >> shift) & 0xff) + 1]++;
+		for (unsigned b = 0; b < 256; b++)
+			count[b + 1] += count[b];
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 0xff]++] = src[i];
+		uint32_t *x = src;
+		src = dst, dst = x;
+	}
+	free(tmp); /* four passes: the sorted values are back in v */
+	return ND_OK;
+}
+
+#define PASS_MAX ((size_t)32 << 20)
+
+int nd__common_build(nd_store_txn *txn, const uint32_t *reps, size_t n, nd__common **out)
+{
+	uint32_t *v = NULL, *keep_h = NULL, *keep_g = NULL;
+	size_t total = 0, nkeep = 0, keep_cap = 0;
+	nd__rec r = ND_REC_INIT;
+	int rc = ND_OK;
+
+	*out = NULL;
+	/* How many passes: by the samples' sizes, read once. */
+	for (size_t i = 0; i < n && rc == ND_OK; i++) {
+		rc = nd__rec_of_doc(txn, reps[i], &r);
+		if (rc == ND_OK)
+			total += r.nsample;
+		rc = rc == ND_ENOTFOUND ? ND_OK : rc;
+		nd__rec_free(&r);
+	}
+	if (rc < 0)
+		return rc;
+	uint32_t passes = (uint32_t)(total / PASS_MAX + 1);
+	size_t cap = total / passes + ND_REC_SAMPLE * 2 + 1;
+	if (!(v = malloc(cap * sizeof(*v))))
+		return nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", cap);
+	for (uint32_t pass = 0; pass < passes && rc == ND_OK; pass++) {
+		size_t m = 0;
+		for (size_t i = 0; i < n && rc == ND_OK; i++) {
+			if ((rc = nd__rec_of_doc(txn, reps[i], &r)) == ND_ENOTFOUND) {
+				rc = ND_OK;
+				continue;
+			}
+			for (uint32_t k = 0; rc == ND_OK && k < r.nsample; k++) {
+				uint32_t h = r.sample[k];
+				if (nd_mix64(h) % passes != pass)
+					continue;
+				if (m == cap) {
+					uint32_t *g = realloc(v, 2 * cap * sizeof(*v));
+					if (!g) {
+						rc = nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", 2 * cap);
+						break;
+					}
+					v = g, cap *= 2;
+				}
+				v[m++] = h;
+			}
+			nd__rec_free(&r);
+		}
+		if (rc < 0 || (rc = sort_u32(v, m)) < 0)
+			break;
+		for (size_t i = 0, j; i < m; i = j) {
+			for (j = i + 1; j < m && v[j] == v[i]; j++)
+				;
+			if (j - i <= ND_COMMON_CAP)
+				continue;
+			if (nkeep == keep_cap) {
+				size_t nc = keep_cap ? 2 * keep_cap : 1024;
+				uint32_t *a = realloc(keep_h, nc * 4), *b = a ? realloc(keep_g, nc * 4) : NULL;
+				if (a)
+					keep_h = a;
+				if (!b) {
+					rc = nd_error_set(ND_ENOMEM, "out of memory");
+					break;
+				}
+				keep_g = b, keep_cap = nc;
+			}
+			keep_h[nkeep] = v[i];
+			keep_g[nkeep++] = (uint32_t)(j - i);
+		}
+	}
+	free(v);
+	nd__rec_free(&r);
+	if (rc == ND_OK && nkeep > UINT32_MAX)
+		rc = nd_error_set(ND_ETOOBIG, "%zu common shingles", nkeep);
+	if (rc == ND_OK && (rc = common_alloc(out, (uint32_t)nkeep)) == ND_OK) {
+		/* Passes interleave the hashes: sorted together again. */
+		uint64_t *pair = malloc((nkeep + 1) * sizeof(*pair));
+		if (!pair) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+		} else {
+			for (size_t i = 0; i < nkeep; i++)
+				pair[i] = (uint64_t)keep_h[i] << 32 | keep_g[i];
+			nd__sort_u64(pair, nkeep);
+			for (size_t i = 0; i < nkeep; i++)
+				(*out)->hash[i] = (uint32_t)(pair[i] >> 32), (*out)->groups[i] = (uint32_t)pair[i];
+			common_index(*out);
+			free(pair);
+		}
+	}
+	free(keep_h);
+	free(keep_g);
+	if (rc < 0) {
+		nd__common_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/* ---- two records ---- */
+
+void nd__rec_compare(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s)
+{
+	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
+	double wi = 0, wu = 0, wsa = 0, wsb = 0, si = 0, su = 0;
+	uint32_t ni = 0, nu = 0;
+	uint32_t i = 0, j = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->equal = a->text == b->text && a->nwords == b->nwords;
+	/* The union's sample: every shingle of either at or below t. */
+	for (;;) {
+		int ina = i < a->nsample && a->sample[i] <= t, inb = j < b->nsample && b->sample[j] <= t;
+		if (!ina && !inb)
+			break;
+		uint32_t x = ina ? a->sample[i] : UINT32_MAX, y = inb ? b->sample[j] : UINT32_MAX;
+		int froma = ina && (!inb || x <= y);
+		uint32_t h = froma ? x : y;
+		uint32_t g = froma && a->groups ? a->groups[i] : !froma && b->groups ? b->groups[j] :
+			nd__common_groups(common, h);
+		double w = g ? (double)ND_COMMON_CAP / g : 1, ws = g > ND_STORY_COMMON_CAP ?
+			(double)ND_STORY_COMMON_CAP / g : 1;
+		wu += w, su += ws, nu++;
+		if (ina && inb && x == y) {
+			wi += w, si += ws, wsa += w, wsb += w, ni++, i++, j++;
+		} else if (ina && x == h) {
+			wsa += w, i++;
+		} else {
+			wsb += w, j++;
+		}
+	}
+	s->resemblance = wu > 0 ? wi / wu : s->equal;
+	s->story = su > 0 ? si / su : s->equal;
+	s->plain = nu ? (double)ni / nu : s->equal;
+	double shorter = a->nshingles <= b->nshingles ? wsa : wsb;
+	s->containment = shorter > 0 ? wi / shorter : s->equal;
+
+	/* Values in the same places: a place both sample (the lower
+	 * threshold) whose value sets have nothing in common changed. */
+	uint32_t pt = a->pthr < b->pthr ? a->pthr : b->pthr;
+	uint32_t changed = 0;
+	i = j = 0;
+	while (i < a->nplaces && j < b->nplaces) {
+		uint32_t pa = (uint32_t)(a->places[i] >> 32), pb = (uint32_t)(b->places[j] >> 32);
+		if (pa > pt || pb > pt)
+			break;
+		if (pa != pb) {
+			if (pa < pb)
+				i++;
+			else
+				j++;
+			continue;
+		}
+		uint32_t ie = i, je = j;
+		while (ie < a->nplaces && (uint32_t)(a->places[ie] >> 32) == pa)
+			ie++;
+		while (je < b->nplaces && (uint32_t)(b->places[je] >> 32) == pb)
+			je++;
+		int common = 0;
+		for (uint32_t x = i, y = j; x < ie && y < je && !common;) {
+			uint32_t va = (uint32_t)a->places[x], vb = (uint32_t)b->places[y];
+			if (va == vb)
+				common = 1;
+			else if (va < vb)
+				x++;
+			else
+				y++;
+		}
+		changed += !common;
+		i = ie, j = je;
+	}
+	/* Scaled from the sample to the text: the veto's count per 100 words
+	 * of the shorter text. */
+	uint32_t shorter_words = a->nwords < b->nwords ? a->nwords : b->nwords;
+	double est = changed * (4294967296.0 / ((double)pt + 1));
+	s->values_differ = changed && est * 100 >= (double)shorter_words * ND_VALUES_PER_100;
+
+	/* Every value of the shorter text in the longer (at the lower
+	 * threshold of the two value samples). */
+	const nd__rec *sh = a->nwords <= b->nwords ? a : b, *lo = sh == a ? b : a;
+	uint32_t vt = a->vthr < b->vthr ? a->vthr : b->vthr;
+	s->values_kept = 1;
+	for (i = 0, j = 0; i < sh->nvalues && sh->values[i] <= vt; i++) {
+		while (j < lo->nvalues && lo->values[j] < sh->values[i])
+			j++;
+		if (j == lo->nvalues || lo->values[j] != sh->values[i]) {
+			s->values_kept = 0;
+			break;
+		}
+	}
+}
+
+double nd__rec_plain(const nd__rec *a, const nd__rec *b)
+{
+	uint32_t t = a->thr < b->thr ? a->thr : b->thr, ni = 0, nu = 0, i = 0, j = 0;
+	while (i < a->nsample && j < b->nsample && a->sample[i] <= t && b->sample[j] <= t) {
+		uint32_t x = a->sample[i], y = b->sample[j];
+		ni += x == y, nu++;
+		i += x <= y, j += y <= x;
+	}
+	for (; i < a->nsample && a->sample[i] <= t; i++)
+		nu++;
+	for (; j < b->nsample && b->sample[j] <= t; j++)
+		nu++;
+	return nu ? (double)ni / nu : (a->text == b->text && a->nwords == b->nwords);
+}
+
+int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd__common *common,
+		    nd_verify_how *how, double *distance)
+{
+	nd_verify_how h = ND_VERIFIED_RESEMBLANCE;
+	double d = 1;
+	int yes = 0;
+	nd__rec_scores s;
+
+	if (point == ND_POINT_STRICT)
+		return nd_error_set(ND_EINVAL, "the strict point reads words, not records");
+	if (!a->nwords || !b->nwords)
+		goto done; /* no text: nothing to call a copy */
+	nd__rec_compare(a, b, common, &s);
+	if (s.equal) {
+		yes = 1, h = ND_VERIFIED_RESEMBLANCE, d = 0;
+		goto done;
+	}
+	if (a->nwords < ND_REC_SHORT_WORDS || b->nwords < ND_REC_SHORT_WORDS)
+		goto done; /* a short text is a copy only of the same words */
+	d = 1 - s.resemblance;
+	if (s.resemblance >= nd_point_resemblance(point)) {
+		yes = 1;
+	} else {
+		uint32_t ns = a->nwords < b->nwords ? a->nwords : b->nwords;
+		uint32_t nl = a->nwords < b->nwords ? b->nwords : a->nwords;
+		if (ns >= ND_CONTAIN_MIN_WORDS && (double)nl <= ND_CONTAIN_MAX_RATIO * ns &&
+		    s.containment >= ND_POINT_COPY_CONTAINMENT && s.values_kept)
+			yes = 1, h = ND_VERIFIED_CONTAINMENT, d = 1 - s.containment;
+	}
+	if (yes && s.values_differ)
+		yes = 0, h = ND_REFUSED_VALUES;
+done:
+	if (how)
+		*how = h;
+	if (distance)
+		*distance = d;
+	return yes;
+}

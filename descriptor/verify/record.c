@@ -1,0 +1,432 @@
+/* A document's record of what the verdict compares (see record.h). */
+#include "descriptor/verify/record.h"
+#include "descriptor/verify/verify_internal.h"
+#include "neardup/descriptor.h"
+#include "neardup/similarity.h"
+#include "neardup/tokenizer.h"
+#include "common/nd_hash.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define VERSION 1
+#define HEAD 36 /* u8 version, u8 0, u16 nsample, nplaces, nvalues, u32 nwords,
+		   nshingles, thr, pthr, vthr, u64 text */
+#define TEXT_BINS (ND_TEXT_TREES * ND_NEAR_ROWS)
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* The threshold keeping about want of n uniform 32-bit hashes. */
+static uint32_t threshold(size_t n, size_t want)
+{
+	if (n <= want)
+		return UINT32_MAX;
+	return (uint32_t)(((uint64_t)want << 32) / n);
+}
+
+/* Sorted distinct v[0..n): keep those <= *thr, at most cap of them (the
+ * threshold then falls to the last kept, so the sample is still "all at
+ * or below it"). */
+static size_t keep_below(uint32_t *v, size_t n, uint32_t *thr, size_t cap)
+{
+	size_t k = 0;
+	while (k < n && v[k] <= *thr)
+		k++;
+	if (k > cap) {
+		k = cap;
+		*thr = v[k - 1];
+	}
+	return k;
+}
+
+static uint32_t top32(uint64_t x)
+{
+	return (uint32_t)(x >> 32);
+}
+
+/* The place of ids[i]: the two words before it and the one after (as the
+ * verdict on words has it). */
+static uint32_t place_hash(const uint32_t *ids, size_t i)
+{
+	return top32(nd_mix64(((uint64_t)ids[i - 2] << 32 | ids[i - 1]) ^
+			      nd_mix64(ids[i + 1] + 0x9e3779b97f4a7c15ULL)));
+}
+
+/* One-permutation MinHash: bin b of TEXT_BINS holds the least hash that
+ * falls in it, as 16 bits of its place within the bin (order kept, so the
+ * least hash gives the least key); an empty bin takes the next non-empty
+ * one's.  UINT16_MAX is "no key", so keys stop one short of it. */
+static void text_keys(const uint32_t *h, size_t n, uint16_t *keys)
+{
+	uint32_t best[TEXT_BINS];
+	int have[TEXT_BINS] = {0};
+	for (unsigned b = 0; b < TEXT_BINS; b++)
+		best[b] = UINT32_MAX;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = (uint64_t)h[i] * TEXT_BINS;
+		unsigned b = (unsigned)(x >> 32);
+		uint32_t frac = (uint32_t)x;
+		if (!have[b] || frac < best[b])
+			best[b] = frac, have[b] = 1;
+	}
+	for (unsigned b = 0; b < TEXT_BINS; b++) {
+		unsigned k = b;
+		for (unsigned step = 0; step < TEXT_BINS && !have[k]; step++)
+			k = (k + 1) % TEXT_BINS;
+		uint16_t v = have[k] ? (uint16_t)(best[k] >> 16) : UINT16_MAX;
+		keys[b] = n && v == UINT16_MAX ? UINT16_MAX - 1 : v;
+	}
+}
+
+int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
+{
+	uint64_t *fp = NULL;
+	uint32_t *h = NULL, *vals = NULL;
+	uint64_t *pl = NULL;
+	size_t k = n ? (n >= ND_REC_SHINGLE_WIDTH ? n - ND_REC_SHINGLE_WIDTH + 1 : 1) : 0;
+	int rc = ND_OK;
+
+	memset(out, 0, sizeof(*out));
+	if (n > UINT32_MAX)
+		return nd_error_set(ND_ETOOBIG, "a text of %zu words", n);
+	out->nwords = (uint32_t)n;
+	out->text = n ? nd_hash_bytes(ids, n * sizeof(uint32_t), 0x7265636f7264ULL) | 1 : 0;
+	if (!(fp = malloc((k + 1) * sizeof(*fp))) || !(h = malloc((k + 1) * sizeof(*h))) ||
+	    !(vals = malloc((n + 1) * sizeof(*vals))) || !(pl = malloc((n + 1) * sizeof(*pl)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory for a record of %zu words", n);
+		goto done;
+	}
+	/* Shingles as a set: the j-th occurrence of one is tagged j. */
+	for (size_t i = 0; i < k; i++)
+		fp[i] = nd_shingle_fp(ids, n, i, ND_REC_SHINGLE_WIDTH);
+	nd__sort_u64(fp, k);
+	for (size_t i = 0, j = 0; i < k; i++) {
+		j = i && fp[i] == fp[i - 1] ? j + 1 : 0;
+		h[i] = top32(nd_mix64(fp[i] + j * 0x9e3779b97f4a7c15ULL));
+	}
+	if (k > 1)
+		qsort(h, k, sizeof(*h), cmp_u32);
+	size_t u = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!u || h[i] != h[u - 1])
+			h[u++] = h[i];
+	out->nshingles = (uint32_t)u;
+	if (keys)
+		text_keys(h, u, keys);
+	out->thr = threshold(u, ND_REC_SAMPLE);
+	out->nsample = (uint32_t)keep_below(h, u, &out->thr, 2 * ND_REC_SAMPLE);
+
+	/* Values in their places, and the set of values. */
+	size_t np = 0, nv = 0;
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] & ND_WORD_DIGIT) {
+			vals[nv++] = top32(nd_mix64(ids[i] ^ 0x76616c7565ULL));
+			if (i >= 2 && i + 1 < n)
+				pl[np++] = (uint64_t)place_hash(ids, i) << 32 | ids[i];
+		}
+	if (nv > 1)
+		qsort(vals, nv, sizeof(*vals), cmp_u32);
+	u = 0;
+	for (size_t i = 0; i < nv; i++)
+		if (!u || vals[i] != vals[u - 1])
+			vals[u++] = vals[i];
+	out->vthr = threshold(u, ND_REC_VALUES);
+	out->nvalues = (uint32_t)keep_below(vals, u, &out->vthr, 2 * ND_REC_VALUES);
+	if (np > 1)
+		qsort(pl, np, sizeof(*pl), cmp_u64);
+	u = 0;
+	size_t places = 0;
+	for (size_t i = 0; i < np; i++)
+		if (!u || pl[i] != pl[u - 1]) {
+			places += !u || pl[i] >> 32 != pl[u - 1] >> 32;
+			pl[u++] = pl[i];
+		}
+	out->pthr = threshold(places, ND_REC_VALUES);
+	np = 0;
+	while (np < u && (uint32_t)(pl[np] >> 32) <= out->pthr)
+		np++;
+	if (np > 2 * ND_REC_VALUES) {
+		/* cut at a place boundary, so a kept place keeps all its values */
+		size_t cut = 2 * ND_REC_VALUES;
+		while (cut > 1 && pl[cut - 1] >> 32 == pl[cut] >> 32)
+			cut--;
+		np = cut;
+		out->pthr = (uint32_t)(pl[np - 1] >> 32);
+	}
+	out->nplaces = (uint32_t)np;
+
+	/* Kept: the sample shrinks to what it holds (a long text's hashes are
+	 * many more). */
+	uint32_t *shrunk = realloc(h, ((size_t)out->nsample + 1) * sizeof(*h));
+	out->sample = shrunk ? shrunk : h, h = NULL;
+	out->values = vals, vals = NULL;
+	out->places = pl, pl = NULL;
+done:
+	free(fp);
+	free(h);
+	free(vals);
+	free(pl);
+	if (rc < 0)
+		nd__rec_free(out);
+	return rc;
+}
+
+void nd__rec_free(nd__rec *r)
+{
+	free(r->sample);
+	free(r->places);
+	free(r->values);
+	memset(r, 0, sizeof(*r));
+}
+
+size_t nd__rec_size(const nd__rec *r)
+{
+	return HEAD + (size_t)r->nsample * 4 + (size_t)r->nplaces * 8 + (size_t)r->nvalues * 4;
+}
+
+static void put16(uint8_t *p, uint32_t v)
+{
+	uint16_t x = (uint16_t)v;
+	memcpy(p, &x, 2);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+size_t nd__rec_encode(const nd__rec *r, uint8_t *out)
+{
+	uint8_t *p = out;
+	p[0] = VERSION, p[1] = 0;
+	put16(p + 2, r->nsample);
+	put16(p + 4, r->nplaces);
+	put16(p + 6, r->nvalues);
+	put32(p + 8, r->nwords);
+	put32(p + 12, r->nshingles);
+	put32(p + 16, r->thr);
+	put32(p + 20, r->pthr);
+	put32(p + 24, r->vthr);
+	memcpy(p + 28, &r->text, 8);
+	p += HEAD;
+	memcpy(p, r->sample, (size_t)r->nsample * 4);
+	p += (size_t)r->nsample * 4;
+	memcpy(p, r->places, (size_t)r->nplaces * 8);
+	p += (size_t)r->nplaces * 8;
+	memcpy(p, r->values, (size_t)r->nvalues * 4);
+	p += (size_t)r->nvalues * 4;
+	return (size_t)(p - out);
+}
+
+int nd__rec_decode(const void *vp, size_t len, nd__rec *out)
+{
+	const uint8_t *p = vp;
+	uint16_t ns, np, nv;
+	memset(out, 0, sizeof(*out));
+	if (len < HEAD || p[0] != VERSION)
+		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes, version %u", len,
+				    len ? p[0] : 0);
+	memcpy(&ns, p + 2, 2);
+	memcpy(&np, p + 4, 2);
+	memcpy(&nv, p + 6, 2);
+	memcpy(&out->nwords, p + 8, 4);
+	memcpy(&out->nshingles, p + 12, 4);
+	memcpy(&out->thr, p + 16, 4);
+	memcpy(&out->pthr, p + 20, 4);
+	memcpy(&out->vthr, p + 24, 4);
+	memcpy(&out->text, p + 28, 8);
+	if (len != HEAD + (size_t)ns * 4 + (size_t)np * 8 + (size_t)nv * 4 || ns > out->nshingles ||
+	    (out->nwords && !out->text) || (!out->nwords && (out->text || ns || np || nv)))
+		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
+	out->nsample = ns, out->nplaces = np, out->nvalues = nv;
+	if (!(out->sample = malloc((size_t)ns * 4 + 1)) || !(out->places = malloc((size_t)np * 8 + 1)) ||
+	    !(out->values = malloc((size_t)nv * 4 + 1))) {
+		nd__rec_free(out);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
+	p += HEAD;
+	memcpy(out->sample, p, (size_t)ns * 4);
+	p += (size_t)ns * 4;
+	memcpy(out->places, p, (size_t)np * 8);
+	p += (size_t)np * 8;
+	memcpy(out->values, p, (size_t)nv * 4);
+	/* Ascending and within their thresholds, or the merges go wrong. */
+	for (uint32_t i = 0; i < ns; i++)
+		if (out->sample[i] > out->thr || (i && out->sample[i] <= out->sample[i - 1]))
+			goto bad;
+	for (uint32_t i = 0; i < np; i++)
+		if ((uint32_t)(out->places[i] >> 32) > out->pthr || (i && out->places[i] <= out->places[i - 1]))
+			goto bad;
+	for (uint32_t i = 0; i < nv; i++)
+		if (out->values[i] > out->vthr || (i && out->values[i] <= out->values[i - 1]))
+			goto bad;
+	return ND_OK;
+bad:
+	nd__rec_free(out);
+	return nd_error_set(ND_ECORRUPT, "verdict record out of order");
+}
+
+int nd__rec_of_doc(nd_store_txn *txn, uint32_t docid, nd__rec *out)
+{
+	uint64_t key;
+	const void *pay, *rec;
+	size_t len, reclen;
+	int rc = nd_store_doc_get(txn, docid, &key, &pay, &len);
+	memset(out, 0, sizeof(*out));
+	if (rc < 0)
+		return rc;
+	if ((rc = nd__payload_rec(pay, len, &rec, &reclen)) < 0)
+		return rc;
+	return reclen ? nd__rec_decode(rec, reclen, out) : ND_OK; /* none: a text without words */
+}
+
+/* ---- many records ---- */
+
+#define CHUNK ((size_t)16 << 20)
+
+typedef struct rs_chunk {
+	struct rs_chunk *next;
+	size_t used, cap;
+	uint64_t v[]; /* 8-byte aligned room */
+} rs_chunk;
+
+struct nd__recset {
+	size_t n;
+	nd__rec *r;
+	rs_chunk *chunks;
+	size_t bytes;
+};
+
+static void *rs_room(nd__recset *s, size_t bytes)
+{
+	size_t words = (bytes + 7) / 8;
+	rs_chunk *c = s->chunks;
+	if (!c || c->cap - c->used < words) {
+		size_t cap = words * 8 > CHUNK ? words : CHUNK / 8;
+		if (!(c = malloc(sizeof(rs_chunk) + cap * 8)))
+			return NULL;
+		c->next = s->chunks, c->used = 0, c->cap = cap;
+		s->chunks = c;
+		s->bytes += sizeof(rs_chunk) + cap * 8;
+	}
+	void *at = c->v + c->used;
+	c->used += words;
+	return at;
+}
+
+typedef struct {
+	nd__recset *s;
+	const nd_docid *docs;
+	size_t at;
+} rs_load;
+
+static int rs_one(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
+{
+	rs_load *l = vctx;
+	nd__recset *s = l->s;
+	const void *rec;
+	size_t reclen;
+	nd__rec tmp;
+	int rc;
+	(void)key;
+	while (l->at < s->n && l->docs[l->at] < docid)
+		l->at++;
+	if (l->at == s->n)
+		return 1; /* past the last wanted */
+	if (l->docs[l->at] != docid)
+		return 0;
+	if ((rc = nd__payload_rec(payload, len, &rec, &reclen)) < 0)
+		return rc;
+	if (!reclen)
+		return 0;
+	if ((rc = nd__rec_decode(rec, reclen, &tmp)) < 0)
+		return nd_error_set(rc, "document %u: %s", docid, nd_error_last());
+	nd__rec *r = &s->r[l->at];
+	*r = tmp;
+	r->sample = rs_room(s, (size_t)tmp.nsample * 4);
+	r->places = rs_room(s, (size_t)tmp.nplaces * 8);
+	r->values = rs_room(s, (size_t)tmp.nvalues * 4);
+	if (!r->sample || !r->places || !r->values) {
+		nd__rec_free(&tmp);
+		memset(r, 0, sizeof(*r));
+		return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", s->n);
+	}
+	memcpy(r->sample, tmp.sample, (size_t)tmp.nsample * 4);
+	memcpy(r->places, tmp.places, (size_t)tmp.nplaces * 8);
+	memcpy(r->values, tmp.values, (size_t)tmp.nvalues * 4);
+	nd__rec_free(&tmp);
+	return 0;
+}
+
+int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, nd__recset **out)
+{
+	nd__recset *s = calloc(1, sizeof(*s));
+	int rc;
+	*out = NULL;
+	if (!s || !(s->r = calloc(n + 1, sizeof(*s->r)))) {
+		free(s);
+		return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", n);
+	}
+	s->n = n;
+	s->bytes = (n + 1) * sizeof(*s->r);
+	rs_load l = {s, docs, 0};
+	rc = n ? nd_store_docs_from(txn, docs[0], rs_one, &l) : ND_OK;
+	if (rc == 1)
+		rc = ND_OK;
+	if (rc < 0) {
+		nd__recset_free(s);
+		return rc;
+	}
+	*out = s;
+	return ND_OK;
+}
+
+const nd__rec *nd__recset_get(const nd__recset *s, size_t i)
+{
+	return &s->r[i];
+}
+
+int nd__recset_weigh(nd__recset *s, const nd__common *common)
+{
+	if (!nd__common_size(common))
+		return ND_OK;
+	for (size_t i = 0; i < s->n; i++) {
+		nd__rec *r = &s->r[i];
+		if (!r->nsample)
+			continue;
+		if (!(r->groups = rs_room(s, (size_t)r->nsample * 2)))
+			return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", s->n);
+		for (uint32_t k = 0; k < r->nsample; k++) {
+			uint32_t g = nd__common_groups(common, r->sample[k]);
+			r->groups[k] = (uint16_t)(g > UINT16_MAX ? UINT16_MAX : g);
+		}
+	}
+	return ND_OK;
+}
+
+size_t nd__recset_bytes(const nd__recset *s)
+{
+	return s ? s->bytes : 0;
+}
+
+void nd__recset_free(nd__recset *s)
+{
+	if (!s)
+		return;
+	for (rs_chunk *c = s->chunks, *nx; c; c = nx) {
+		nx = c->next;
+		free(c);
+	}
+	free(s->r); /* the records' arrays are in the chunks */
+	free(s);
+}

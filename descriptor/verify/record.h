@@ -1,0 +1,135 @@
+/* Internal to descriptor/: what the verdict compares, per document, kept
+ * in its store record so that deciding a pair reads two records and never
+ * a text (the record's own sections: record.c; the collection's common
+ * text and the verdict over records: evidence.c).
+ *
+ * A document's text is its word 3-shingles as a set (the k-th occurrence
+ * of a shingle tagged k), each a 32-bit hash.  A record keeps those at or
+ * below a threshold that gives about ND_REC_SAMPLE of them (all of a
+ * shorter text's): a sample coordinated by hash, so that two records
+ * compared at the lower of their thresholds see the same shingles of the
+ * union.  Beside it: the values (words with a digit) in their places and
+ * the set of values, sampled the same way by place and by value; the word
+ * count; a hash of the whole word sequence; and the text trees' keys for
+ * the near-neighbour index (one-permutation MinHash of the shingles, so
+ * every document with a word has candidates, whatever the descriptive set
+ * holds). */
+#ifndef ND_DESC_RECORD_H
+#define ND_DESC_RECORD_H
+
+#include "neardup/common.h"
+#include "neardup/point.h"
+#include "neardup/store.h"
+#include "neardup/verify.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ND_REC_SAMPLE 256      /* shingles a record keeps, about */
+#define ND_REC_VALUES 32       /* value places, and values, it keeps, about */
+#define ND_REC_SHINGLE_WIDTH 3
+/* Texts shorter than this are copies only of the same words: one word of
+ * five is another text, not an edit. */
+#define ND_REC_SHORT_WORDS 8
+/* Text trees: near-neighbour sequences from the shingles, after the
+ * descriptive set's ND_NEAR_TREES in a record's near section. */
+#define ND_TEXT_TREES 6
+
+typedef struct {
+	uint32_t nwords;      /* words of the text */
+	uint32_t nshingles;   /* distinct tagged shingles */
+	uint64_t text;        /* hash of the word sequence; 0: no words */
+	uint32_t thr;         /* sample: every shingle hash <= thr */
+	uint32_t nsample;
+	uint32_t *sample;     /* ascending */
+	uint32_t pthr;        /* places: every place hash <= pthr */
+	uint32_t nplaces;
+	uint64_t *places;     /* place hash << 32 | value word id, ascending */
+	uint32_t vthr;        /* values: every value hash <= vthr */
+	uint32_t nvalues;
+	uint32_t *values;     /* ascending */
+	uint16_t *groups;     /* parallel to sample when weighed (nd__recset_weigh):
+				 nd__common_groups of each, at most UINT16_MAX;
+				 NULL: looked up as compared */
+} nd__rec;
+
+#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL}
+
+/* The record of word ids[0..n), and its text trees' keys (ND_TEXT_TREES *
+ * ND_NEAR_ROWS, all UINT16_MAX when there is no word: not indexed). */
+int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *text_keys);
+void nd__rec_free(nd__rec *r);
+/* Bytes of the encoding; the encoding; the decoding (copied out of p,
+ * ND_ECORRUPT naming what is wrong). */
+size_t nd__rec_size(const nd__rec *r);
+size_t nd__rec_encode(const nd__rec *r, uint8_t *out);
+int nd__rec_decode(const void *p, size_t len, nd__rec *out);
+
+/* ---- the collection: text many documents share (evidence.c) ---- */
+
+/* A shingle held by more than ND_COMMON_CAP groups of near-identical
+ * documents weighs ND_COMMON_CAP / groups; any other weighs 1.  Groups,
+ * not documents: a text copied a thousand times is one group, so its
+ * shingles stay evidence, while a template, licence or footer that
+ * distinct documents share weighs little. */
+#define ND_COMMON_CAP 3
+/* The story point's cap: a story's shingles are shared by the tens of
+ * sites that ran it, a template's by hundreds of pages. */
+#define ND_STORY_COMMON_CAP 10
+/* Near-identical, for the groups: plain resemblance of the samples. */
+#define ND_GROUP_RESEMBLANCE 0.9
+
+typedef struct nd__common nd__common;
+/* The common shingles the store holds (an empty table when it has none). */
+int nd__common_load(nd_store_txn *txn, nd__common **out);
+void nd__common_free(nd__common *c);
+/* Shingles in the table. */
+size_t nd__common_size(const nd__common *c);
+/* Groups holding h when it is common (more than ND_COMMON_CAP), else 0. */
+uint32_t nd__common_groups(const nd__common *c, uint32_t h);
+
+/* The common shingles of the groups whose representatives are reps[0..n)
+ * (docids with records in txn): each representative's sample counted
+ * once, in passes that hold at most 32M hashes. */
+int nd__common_build(nd_store_txn *txn, const uint32_t *reps, size_t n, nd__common **out);
+/* Kept in the store's meta ("common"), where nd__common_load reads it. */
+int nd__common_store(nd_store_txn *txn, const nd__common *c);
+
+/* The record in docid's store record (ND_ENOTFOUND: none). */
+int nd__rec_of_doc(nd_store_txn *txn, uint32_t docid, nd__rec *out);
+
+/* Records of many documents, decoded once, for a batch pass (arrays in
+ * chunks of their own, so the whole takes what the samples take). */
+typedef struct nd__recset nd__recset;
+/* docs[0..n) ascending; a document without a record gets an empty one. */
+int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, nd__recset **out);
+const nd__rec *nd__recset_get(const nd__recset *s, size_t i);
+/* Look up every sample's groups in common once, for a pass that compares
+ * each record with many: a lookup is a binary search of a table that can
+ * hold millions. */
+int nd__recset_weigh(nd__recset *s, const nd__common *common);
+size_t nd__recset_bytes(const nd__recset *s);
+void nd__recset_free(nd__recset *s);
+
+/* What two records say of each other, weighed by the collection (common
+ * may be NULL: every shingle weighs 1). */
+typedef struct {
+	double resemblance;   /* weighted: shared weight / union weight */
+	double story;         /* the same, weighted by ND_STORY_COMMON_CAP */
+	double plain;         /* unweighted */
+	double containment;   /* weighted: shared / the shorter text's */
+	int equal;            /* the same word sequence */
+	int values_differ;    /* other values in the same places (the veto) */
+	int values_kept;      /* every value of the shorter is in the longer */
+} nd__rec_scores;
+
+void nd__rec_compare(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s);
+/* The plain resemblance alone (groups of near-identical documents). */
+double nd__rec_plain(const nd__rec *a, const nd__rec *b);
+/* The verdict at point (copy or story; strict reads words) over two
+ * records: 1 duplicates, 0 not; *how and *distance (may be NULL) say by
+ * what and how far (1 - the measure). */
+int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd__common *common,
+		    nd_verify_how *how, double *distance);
+
+#endif
