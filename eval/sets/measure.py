@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""Precision and recall of neardup's clusters at each point on the
+labeled sets of eval/sets/make.py.
+
+    eval/sets/measure.py [--neardup PATH] [--sets DIR] [--points LIST]
+                         [--reindex] [--json] [SET...]
+
+For each set: index its corpus (once; --reindex to redo), build, sign,
+then `clusters --point P --json` for each point, scored pair by pair
+against the truth: every pair of documents in one cluster is a
+predicted pair, every pair in one truth cluster a true one, and the
+pairs of ignore.tsv count as neither.  How a set is scored is in its
+about.json:
+    pairs        all pairs
+    pairs-with   only pairs with a document whose id starts with "with"
+    mail         recall of identical bodies; and the clusters holding a
+                 pair of word-set Jaccard below 0.3 (there should be none)
+    guard        no labels beyond identical text: the largest cluster,
+                 and the clusters holding a pair below Jaccard 0.3
+Prints one line per set and point; --json one object a line.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def run(cmd, **kw):
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        sys.exit("measure.py: %s failed (%d):\n%s%s" % (" ".join(cmd), p.returncode, p.stdout[-2000:],
+                                                        p.stderr[-2000:]))
+    return p.stdout
+
+
+def c2(n):
+    return n * (n - 1) // 2
+
+
+def load(setdir):
+    about = json.load(open(os.path.join(setdir, "about.json")))
+    truth = {}
+    for line in open(os.path.join(setdir, "truth.tsv"), encoding="utf-8"):
+        a, b = line.rstrip("\n").split("\t")
+        truth[a] = b
+    ignore = []
+    path = os.path.join(setdir, "ignore.tsv")
+    if os.path.exists(path):
+        for line in open(path, encoding="utf-8"):
+            a, b = line.rstrip("\n").split("\t")
+            ignore.append((a, b))
+    return about, truth, ignore
+
+
+def texts(setdir):
+    out = {}
+    path = os.path.join(setdir, "corpus.jsonl")
+    if os.path.exists(path):
+        for line in open(path, encoding="utf-8"):
+            d = json.loads(line)
+            out[d["id"]] = d["text"]
+    return out
+
+
+def score_pairs(clusters, truth, ignore, only=None):
+    """Pairwise P, R over clusters (lists of ids; documents in none are
+    singletons).  only: a predicate on ids; then a pair counts when either
+    of its documents passes it."""
+    cl = {}
+    for k, c in enumerate(clusters):
+        for d in c:
+            cl[d] = k
+    pred = tp = 0
+    for c in clusters:
+        c = [d for d in c if d in truth]
+        n = len(c)
+        by = Counter(truth[d] for d in c)
+        if only:
+            f = sum(1 for d in c if only(d))
+            pred += c2(n) - c2(n - f)
+            byf = Counter(truth[d] for d in c if only(d))
+            tp += sum(c2(m) - c2(m - byf.get(t, 0)) for t, m in by.items())
+        else:
+            pred += c2(n)
+            tp += sum(c2(m) for m in by.values())
+    groups = defaultdict(list)
+    for d, t in truth.items():
+        groups[t].append(d)
+    true = 0
+    for g in groups.values():
+        if only:
+            f = sum(1 for d in g if only(d))
+            true += c2(len(g)) - c2(len(g) - f)
+        else:
+            true += c2(len(g))
+    for a, b in ignore:
+        if a not in truth or b not in truth or (only and not (only(a) or only(b))):
+            continue
+        same_pred = a in cl and b in cl and cl[a] == cl[b]
+        same_true = truth[a] == truth[b]
+        pred -= same_pred
+        true -= same_true
+        tp -= same_pred and same_true
+    p = tp / pred if pred else 1.0
+    r = tp / true if true else 1.0
+    return {"P": round(p, 4), "R": round(r, 4), "F1": round(2 * p * r / (p + r), 4) if p + r else 0.0,
+            "predicted_pairs": pred, "true_pairs": true}
+
+
+def low_jaccard(clusters, text, floor=0.3, cap=400):
+    """Clusters holding a pair of word-set Jaccard below floor (clusters
+    larger than cap: their first cap members), and such pairs."""
+    bad_clusters = bad_pairs = 0
+    for c in clusters:
+        c = [d for d in c if d in text][:cap]
+        sets = [set(w.lower() for w in WORD.findall(text[d])) for d in c]
+        bad = 0
+        for i in range(len(c)):
+            for j in range(i + 1, len(c)):
+                u = len(sets[i] | sets[j])
+                if u and len(sets[i] & sets[j]) / u < floor:
+                    bad += 1
+        bad_pairs += bad
+        bad_clusters += bad > 0
+    return bad_clusters, bad_pairs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--neardup", default=os.path.join(ROOT, "build", "tools", "neardup"))
+    ap.add_argument("--sets", default=os.path.join(ROOT, "build", "sets"))
+    ap.add_argument("--points", default="strict,copy,story")
+    ap.add_argument("--reindex", action="store_true")
+    ap.add_argument("--build-args", default="")
+    ap.add_argument("--sign-args", default="")
+    ap.add_argument("--clusters-args", default="")
+    ap.add_argument("--no-sign", action="store_true", help="measure the store as it is")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("names", nargs="*", metavar="SET")
+    a = ap.parse_args()
+    nd = a.neardup
+    names = a.names or sorted(d for d in os.listdir(a.sets) if os.path.exists(os.path.join(a.sets, d, "about.json")))
+    if not a.json:
+        print("%-10s %-6s %6s %6s %6s %8s %7s  %s" % ("set", "point", "P", "R", "F1", "clusters", "secs", "notes"))
+    for name in names:
+        d = os.path.join(a.sets, name)
+        about, truth, ignore = load(d)
+        db, store = os.path.join(d, "db"), os.path.join(d, "store")
+        inp = (about.get("html_dir") or os.path.join(d, "html")) if about.get("input") == "html" \
+            else os.path.join(d, "corpus.jsonl")
+        if a.reindex or not os.path.isdir(db):
+            subprocess.run(["rm", "-rf", db])
+            run([nd, "index", "-q", "--db", db, inp])
+        t0 = time.time()
+        if not a.no_sign or not os.path.isdir(store):
+            subprocess.run(["rm", "-rf", store])
+            run([nd, "build", "--db", db, "--store", store] + a.build_args.split())
+            run([nd, "sign", "--db", db, "--store", store] + a.sign_args.split())
+        sign_s = time.time() - t0
+        text = texts(d) if about["score"] in ("mail", "guard") else {}
+        for point in a.points.split(","):
+            t0 = time.time()
+            out = json.loads(run([nd, "clusters", "--db", db, "--store", store, "--point", point, "--json"] +
+                                 a.clusters_args.split()))
+            secs = time.time() - t0
+            clusters = [[m["id"] for m in c["documents"]] for c in out["clusters"]]
+            row = {"set": name, "point": point, "clusters": len(clusters), "seconds": round(secs, 2),
+                   "sign_seconds": round(sign_s, 2)}
+            notes = ""
+            if about["score"] == "pairs-with":
+                pre = about["with"]
+                row.update(score_pairs(clusters, truth, ignore, only=lambda x: x.startswith(pre)))
+            else:
+                row.update(score_pairs(clusters, truth, ignore))
+            if about["score"] in ("mail", "guard"):
+                bc, bp = low_jaccard(clusters, text)
+                row["clusters_below_jaccard_0.3"] = bc
+                row["pairs_below_jaccard_0.3"] = bp
+                row["largest"] = max((len(c) for c in clusters), default=0)
+                notes = "largest %d; %d clusters (%d pairs) below Jaccard 0.3" % (row["largest"], bc, bp)
+                if about["score"] == "guard":
+                    row["P"] = None  # identical text only: precision means nothing
+            if a.json:
+                print(json.dumps(row))
+            else:
+                print("%-10s %-6s %6s %6.3f %6s %8d %7.1f  %s" % (
+                    name, point, "-" if row["P"] is None else "%.3f" % row["P"], row["R"],
+                    "-" if row["P"] is None else "%.3f" % row["F1"], len(clusters), secs, notes))
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
