@@ -33,7 +33,8 @@ Sets (what a machine needs for each: apt-get install ...):
                    installed here with npm when missing): mail bodies;
                    truth is identical bodies; also a Maildir for notmuch
     site           HTML pages of three site templates (navigation, teasers,
-                   footer as long as the article) around distinct articles,
+                   footer as long as the article) around distinct articles
+                   (BBC news, or else prose from the copyright files' sentences),
                    a third of them copied into another site's template with
                    small edits
     copyright      the Debian copyright files: distinct packages sharing
@@ -480,12 +481,30 @@ def page(tpl, title, body, rng):
                 tpl["about"], title, paras, teasers, tpl["legal"], tpl["about"]))
 
 
+def prose_articles(n, rng):
+    """Without news: articles of 150-600 words drawn from the sentences of
+    the copyright files (prose, as a page's main text is; man pages are
+    not, and main-content extraction rightly passes them over)."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import scale as sc
+    pool = sorted(set(sc.sentences_from(DATA)[0]))
+    arts = []
+    for i in range(n):
+        want, words, sents = rng.randint(150, 600), 0, []
+        while words < want:
+            s = rng.choice(pool)
+            sents.append(s)
+            words += len(s.split())
+        paras = [" ".join(sents[k:k + 4]) for k in range(0, len(sents), 4)]
+        arts.append(("prose%04d" % i, "\n\n".join(paras)))
+    return arts
+
+
 def make_site(out, seed, scale):
     rng = random.Random(seed)
     arts = [a for a in bbc_articles() if 150 <= len(norm_words(a[1])) <= 600]
     if not arts:
-        arts = [(pid, t) for pid, t in man_pages("", 1500, random.Random(seed))
-                if 150 <= len(norm_words(t)) <= 600]
+        arts = prose_articles(int(600 * scale), random.Random(seed))
     rng.shuffle(arts)
     arts = arts[:int(600 * scale)]
     tpls = [site_template(k, random.Random(seed * 100 + k)) for k in range(3)]
