@@ -100,8 +100,13 @@ static int cmp_u64(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* Sizes further apart than this factor are never one group (resemblance
+ * <= the smaller over the larger; 0.8 leaves room for the sample's error
+ * against ND_GROUP_RESEMBLANCE). */
+#define GROUP_SIZES 0.8f
+
 /* What a pair is scored by, from the two records. */
-enum { SCORE_PLAIN, SCORE_COPY, SCORE_RESEMBLANCE, SCORE_STORY };
+enum { SCORE_PLAIN, SCORE_GROUP, SCORE_COPY, SCORE_RESEMBLANCE, SCORE_STORY };
 
 typedef struct {
 	const nd__recset *rs;
@@ -123,6 +128,11 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 		if (a->nwords && b->nwords) {
 			if (c->what == SCORE_PLAIN)
 				v = (float)nd__rec_plain(a, b);
+			else if (c->what == SCORE_GROUP)
+				/* Resemblance is at most the ratio of the two
+				 * sizes: most pairs cannot reach a group's. */
+				v = a->nshingles < GROUP_SIZES * b->nshingles || b->nshingles < GROUP_SIZES * a->nshingles ?
+					0.0f : (float)nd__rec_plain(a, b);
 			else if (c->what == SCORE_COPY)
 				v = nd__rec_verdict(ND_POINT_COPY, a, b, c->common, NULL, NULL) == 1 ? 1.0f : 0.0f;
 			else {
@@ -220,7 +230,7 @@ static int fresh_common(nd_store_txn *txn, const nd__recset *rs, const nd_docid 
 	(void)rs;
 	if (!plain)
 		return nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", np);
-	if ((rc = score_pairs(rs, NULL, pairs, np, plain, SCORE_PLAIN, o)) < 0 ||
+	if ((rc = score_pairs(rs, NULL, pairs, np, plain, SCORE_GROUP, o)) < 0 ||
 	    (rc = nd__components(n, pairs, plain, np, ND_GROUP_RESEMBLANCE, &up)) < 0)
 		goto done;
 	if (!(reps = malloc((n + 1) * sizeof(*reps)))) {

@@ -248,42 +248,95 @@ int nd__common_build(nd_store_txn *txn, const uint32_t *reps, size_t n, nd__comm
 
 /* ---- two records ---- */
 
-void nd__rec_compare(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s)
+/* How many of r's samples are at or below t. */
+static uint32_t cut_at(const nd__rec *r, uint32_t t)
+{
+	if (r->thr <= t)
+		return r->nsample; /* all of it: the usual side */
+	uint32_t lo = 0, hi = r->nsample;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (r->sample[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Clamped as a weighed record keeps it, so that a pass over weighed
+ * records and a hook over one record weigh alike. */
+static inline uint32_t groups_of(const nd__rec *r, uint32_t k, const nd__common *common)
+{
+	if (r->groups)
+		return r->groups[k];
+	uint32_t g = nd__common_groups(common, r->sample[k]);
+	return g > UINT16_MAX ? UINT16_MAX : g;
+}
+
+static inline double weight(uint32_t g, uint32_t cap)
+{
+	return g > cap ? (double)cap / g : 1.0;
+}
+
+void nd__rec_weights(const nd__rec *r, uint32_t n, const nd__common *common, double *w, double *ws)
+{
+	*w = *ws = n;
+	if (!nd__common_size(common))
+		return;
+	*w = *ws = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t g = groups_of(r, k, common);
+		*w += weight(g, ND_COMMON_CAP), *ws += weight(g, ND_STORY_COMMON_CAP);
+	}
+}
+
+/* Sums of r's weights over its first n samples (copy's, story's). */
+static void weights_of(const nd__rec *r, uint32_t n, const nd__common *common, double *w, double *ws)
+{
+	if (r->groups && n == r->nsample && nd__common_size(common))
+		*w = r->wsum, *ws = r->ssum; /* weighed once for the pass, summed alike */
+	else
+		nd__rec_weights(r, n, common, w, ws);
+}
+
+/* The shingle part of nd__rec_compare: over the union's sample (every
+ * shingle of either at or below the lower threshold), the shared weight
+ * by a merge that adds only at matches, and each side's weight by a sum,
+ * so that union = side + side - shared. */
+static void shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s)
 {
 	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
-	double wi = 0, wu = 0, wsa = 0, wsb = 0, si = 0, su = 0;
-	uint32_t ni = 0, nu = 0;
-	uint32_t i = 0, j = 0;
+	uint32_t na = cut_at(a, t), nb = cut_at(b, t), i = 0, j = 0, ni = 0;
+	double wi = 0, si = 0, wsa, ssa, wsb, ssb;
+	int weighed = nd__common_size(common) > 0;
 
 	memset(s, 0, sizeof(*s));
 	s->equal = a->text == b->text && a->nwords == b->nwords;
-	/* The union's sample: every shingle of either at or below t. */
-	for (;;) {
-		int ina = i < a->nsample && a->sample[i] <= t, inb = j < b->nsample && b->sample[j] <= t;
-		if (!ina && !inb)
-			break;
-		uint32_t x = ina ? a->sample[i] : UINT32_MAX, y = inb ? b->sample[j] : UINT32_MAX;
-		int froma = ina && (!inb || x <= y);
-		uint32_t h = froma ? x : y;
-		uint32_t g = froma && a->groups ? a->groups[i] : !froma && b->groups ? b->groups[j] :
-			nd__common_groups(common, h);
-		double w = g ? (double)ND_COMMON_CAP / g : 1, ws = g > ND_STORY_COMMON_CAP ?
-			(double)ND_STORY_COMMON_CAP / g : 1;
-		wu += w, su += ws, nu++;
-		if (ina && inb && x == y) {
-			wi += w, si += ws, wsa += w, wsb += w, ni++, i++, j++;
-		} else if (ina && x == h) {
-			wsa += w, i++;
-		} else {
-			wsb += w, j++;
+	while (i < na && j < nb) {
+		uint32_t x = a->sample[i], y = b->sample[j];
+		if (x == y) {
+			uint32_t g = weighed ? groups_of(a, i, common) : 0;
+			wi += weight(g, ND_COMMON_CAP), si += weight(g, ND_STORY_COMMON_CAP), ni++;
 		}
+		i += x <= y, j += y <= x;
 	}
+	weights_of(a, na, common, &wsa, &ssa);
+	weights_of(b, nb, common, &wsb, &ssb);
+	double wu = wsa + wsb - wi, su = ssa + ssb - si;
+	uint32_t nu = na + nb - ni;
 	s->resemblance = wu > 0 ? wi / wu : s->equal;
 	s->story = su > 0 ? si / su : s->equal;
 	s->plain = nu ? (double)ni / nu : s->equal;
 	double shorter = a->nshingles <= b->nshingles ? wsa : wsb;
 	s->containment = shorter > 0 ? wi / shorter : s->equal;
+}
 
+/* The values part: other values in the same places, and whether the
+ * shorter text's values are all in the longer. */
+static void value_scores(const nd__rec *a, const nd__rec *b, nd__rec_scores *s)
+{
+	uint32_t i, j;
 	/* Values in the same places: a place both sample (the lower
 	 * threshold) whose value sets have nothing in common changed. */
 	uint32_t pt = a->pthr < b->pthr ? a->pthr : b->pthr;
@@ -339,6 +392,12 @@ void nd__rec_compare(const nd__rec *a, const nd__rec *b, const nd__common *commo
 	}
 }
 
+void nd__rec_compare(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s)
+{
+	shingle_scores(a, b, common, s);
+	value_scores(a, b, s);
+}
+
 double nd__rec_plain(const nd__rec *a, const nd__rec *b)
 {
 	uint32_t t = a->thr < b->thr ? a->thr : b->thr, ni = 0, nu = 0, i = 0, j = 0;
@@ -366,7 +425,7 @@ int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd
 		return nd_error_set(ND_EINVAL, "the strict point reads words, not records");
 	if (!a->nwords || !b->nwords)
 		goto done; /* no text: nothing to call a copy */
-	nd__rec_compare(a, b, common, &s);
+	shingle_scores(a, b, common, &s);
 	if (s.equal) {
 		yes = 1, h = ND_VERIFIED_RESEMBLANCE, d = 0;
 		goto done;
@@ -380,8 +439,16 @@ int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd
 		uint32_t ns = a->nwords < b->nwords ? a->nwords : b->nwords;
 		uint32_t nl = a->nwords < b->nwords ? b->nwords : a->nwords;
 		if (ns >= ND_CONTAIN_MIN_WORDS && (double)nl <= ND_CONTAIN_MAX_RATIO * ns &&
-		    s.containment >= ND_POINT_COPY_CONTAINMENT && s.values_kept)
-			yes = 1, h = ND_VERIFIED_CONTAINMENT, d = 1 - s.containment;
+		    s.containment >= ND_POINT_COPY_CONTAINMENT)
+			yes = 2; /* if every value is kept: below */
+	}
+	if (!yes)
+		goto done; /* most pairs: the values are never read */
+	value_scores(a, b, &s);
+	if (yes == 2) {
+		yes = s.values_kept;
+		if (yes)
+			h = ND_VERIFIED_CONTAINMENT, d = 1 - s.containment;
 	}
 	if (yes && s.values_differ)
 		yes = 0, h = ND_REFUSED_VALUES;

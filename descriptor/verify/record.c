@@ -410,6 +410,7 @@ int nd__recset_weigh(nd__recset *s, const nd__common *common)
 			uint32_t g = nd__common_groups(common, r->sample[k]);
 			r->groups[k] = (uint16_t)(g > UINT16_MAX ? UINT16_MAX : g);
 		}
+		nd__rec_weights(r, r->nsample, common, &r->wsum, &r->ssum);
 	}
 	return ND_OK;
 }

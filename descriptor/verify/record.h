@@ -51,9 +51,11 @@ typedef struct {
 	uint16_t *groups;     /* parallel to sample when weighed (nd__recset_weigh):
 				 nd__common_groups of each, at most UINT16_MAX;
 				 NULL: looked up as compared */
+	double wsum, ssum;    /* when weighed: the whole sample's copy and story
+				 weights */
 } nd__rec;
 
-#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL}
+#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0}
 
 /* The record of word ids[0..n), and its text trees' keys (ND_TEXT_TREES *
  * ND_NEAR_ROWS, all UINT16_MAX when there is no word: not indexed). */
@@ -108,6 +110,8 @@ const nd__rec *nd__recset_get(const nd__recset *s, size_t i);
  * each record with many: a lookup is a binary search of a table that can
  * hold millions. */
 int nd__recset_weigh(nd__recset *s, const nd__common *common);
+/* Sums of r's copy and story weights over its first n samples. */
+void nd__rec_weights(const nd__rec *r, uint32_t n, const nd__common *common, double *w, double *ws);
 size_t nd__recset_bytes(const nd__recset *s);
 void nd__recset_free(nd__recset *s);
 
