@@ -128,27 +128,6 @@ int nd__common_store(nd_store_txn *txn, const nd__common *c)
 	return rc;
 }
 
-/* LSD radix sort of 32-bit values, a byte a pass. */
-static int sort_u32(uint32_t *v, size_t n)
-{
-	uint32_t *tmp = malloc((n + 1) * sizeof(*tmp)), *src = v, *dst = tmp;
-	if (!tmp)
-		return nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", n);
-	for (unsigned shift = 0; shift < 32; shift += 8) {
-		size_t count[257] = {0};
-		for (size_t i = 0; i < n; i++)
-			count[((src[i] >> shift) & 0xff) + 1]++;
-		for (unsigned b = 0; b < 256; b++)
-			count[b + 1] += count[b];
-		for (size_t i = 0; i < n; i++)
-			dst[count[(src[i] >> shift) & 0xff]++] = src[i];
-		uint32_t *x = src;
-		src = dst, dst = x;
-	}
-	free(tmp); /* four passes: the sorted values are back in v */
-	return ND_OK;
-}
-
 #define PASS_MAX ((size_t)32 << 20)
 
 int nd__common_build(nd_store_txn *txn, const uint32_t *reps, size_t n, nd__common **out)
@@ -196,8 +175,9 @@ int nd__common_build(nd_store_txn *txn, const uint32_t *reps, size_t n, nd__comm
 			}
 			nd__rec_free(&r);
 		}
-		if (rc < 0 || (rc = sort_u32(v, m)) < 0)
+		if (rc < 0)
 			break;
+		nd__sort_u32(v, m);
 		for (size_t i = 0, j; i < m; i = j) {
 			for (j = i + 1; j < m && v[j] == v[i]; j++)
 				;

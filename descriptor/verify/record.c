@@ -14,18 +14,6 @@
 		   nshingles, thr, pthr, vthr, u64 text */
 #define TEXT_BINS (ND_TEXT_TREES * ND_NEAR_ROWS)
 
-static int cmp_u32(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return a < b ? -1 : a > b;
-}
-
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? -1 : a > b;
-}
-
 /* The threshold keeping about want of n uniform 32-bit hashes. */
 static uint32_t threshold(size_t n, size_t want)
 {
@@ -114,8 +102,7 @@ int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
 		j = i && fp[i] == fp[i - 1] ? j + 1 : 0;
 		h[i] = top32(nd_mix64(fp[i] + j * 0x9e3779b97f4a7c15ULL));
 	}
-	if (k > 1)
-		qsort(h, k, sizeof(*h), cmp_u32);
+	nd__sort_u32(h, k);
 	size_t u = 0;
 	for (size_t i = 0; i < k; i++)
 		if (!u || h[i] != h[u - 1])
@@ -134,16 +121,14 @@ int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
 			if (i >= 2 && i + 1 < n)
 				pl[np++] = (uint64_t)place_hash(ids, i) << 32 | ids[i];
 		}
-	if (nv > 1)
-		qsort(vals, nv, sizeof(*vals), cmp_u32);
+	nd__sort_u32(vals, nv);
 	u = 0;
 	for (size_t i = 0; i < nv; i++)
 		if (!u || vals[i] != vals[u - 1])
 			vals[u++] = vals[i];
 	out->vthr = threshold(u, ND_REC_VALUES);
 	out->nvalues = (uint32_t)keep_below(vals, u, &out->vthr, 2 * ND_REC_VALUES);
-	if (np > 1)
-		qsort(pl, np, sizeof(*pl), cmp_u64);
+	nd__sort_u64(pl, np);
 	u = 0;
 	size_t places = 0;
 	for (size_t i = 0; i < np; i++)

@@ -66,6 +66,38 @@ void nd__sort_u64(uint64_t *v, size_t n)
 	free(tmp);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+void nd__sort_u32(uint32_t *v, size_t n)
+{
+	uint32_t *tmp;
+	if (n < 64 || !(tmp = malloc(n * sizeof(*tmp)))) {
+		qsort(v, n, sizeof(*v), cmp_u32);
+		return;
+	}
+	uint32_t *src = v, *dst = tmp;
+	for (unsigned shift = 0; shift < 32; shift += 8) {
+		size_t count[257] = {0};
+		for (size_t i = 0; i < n; i++)
+			count[((src[i] >> shift) & 0xff) + 1]++;
+		if (count[((src[0] >> shift) & 0xff) + 1] == n)
+			continue;
+		for (unsigned b = 1; b < 257; b++)
+			count[b] += count[b - 1];
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 0xff]++] = src[i];
+		uint32_t *x = src;
+		src = dst, dst = x;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+}
+
 size_t nd__unique_sorted_u64(uint64_t *v, size_t n)
 {
 	size_t u = 0;
