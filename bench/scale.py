@@ -21,10 +21,12 @@ perturbation, with known duplicate groups:
 skipped), e.g. after a change to signing or clustering.
 
 Every step runs as its own process (peak RSS from os.wait4): index, build,
-sign, clusters --keys (equal signatures), and clusters at the strict, copy
+sign --no-links (on a copy of the built store), sign, clusters --keys (equal signatures), and clusters at the strict, copy
 (the default: components of the pairs sign's links accepted) and story
 points (average linkage at 0.1 over the store's near-neighbour index).
-Per step: wall seconds, documents/s, peak MiB; then the store and database
+Per step: wall seconds, documents/s, peak MiB; deciding's cost as a ratio
+to signing's (sign, clusters --point copy and story over sign
+--no-links, measured in the same run); then the store and database
 sizes, and how well each recovers the known groups (pairs recalled / pairs
 in the groups, and the share of reported pairs that are in a group), with
 story's candidate pairs per document and the pairs its completed averages
@@ -229,6 +231,8 @@ def main():
                 print("%9d %-24s (database kept from an earlier run)" % (n, "index"), flush=True)
             steps += [
                 ("build", [nd, "build", "--db", db, "--store", st], None),
+                ("copy store", ["cp", "-r", st, st + "-nl"], None),
+                ("sign --no-links", [nd, "sign", "--no-links", "--db", db, "--store", st + "-nl"], None),
                 ("sign", [nd, "sign", "--db", db, "--store", st], None),
                 ("clusters --keys", [nd, "clusters", "--store", st, "--db", db, "--keys", "--json"], keys_json),
                 ("clusters --point strict", [nd, "clusters", "--store", st, "--db", db, "--point", "strict",
@@ -246,6 +250,14 @@ def main():
                 print("%9d %-24s %9.1f %10.0f %9.1f" % (n, name, sec, n / sec if sec else 0, peak),
                       flush=True)
                 rows.append((n, name, sec, peak))
+            shutil.rmtree(st + "-nl", ignore_errors=True)
+            t = {nm: (sec, peak) for m, nm, sec, peak in rows if m == n}
+            base = t["sign --no-links"][0]
+            if base > 0:
+                print("%9d deciding against signing (sign --no-links = 1): sign with links x%.2f, "
+                      "clusters --point copy x%.2f, --point story x%.2f; peak MiB of any step %.0f" % (
+                          n, t["sign"][0] / base, t["clusters --point copy"][0] / base,
+                          t["clusters --point story"][0] / base, max(p for _, p in t.values())), flush=True)
             rk, pk, _ = pair_quality(keys_json, true_pairs)
             rv, pv, _ = pair_quality(strict_json, true_pairs)
             rl, pl, _ = pair_quality(link_json, true_pairs)
