@@ -26,7 +26,7 @@ static const char usage_text[] =
 	"  --no-links      skip linking: collapsing then folds verified equal-key\n"
 	"                  groups only, until the next writer (update, a hook, sign)\n"
 	"                  makes the links\n"
-	"  --block N       documents per block and per store transaction (default 131072)\n"
+	"  --block N       documents per block and per store transaction (default 32768)\n"
 	"  --jobs N        threads reading postlists (default: the number of cores);\n"
 	"                  one writer; the records are the same for any N\n"
 	"  --max-drift F   refuse to sign past this drift since 'neardup build' (0.5;\n"

@@ -33,7 +33,7 @@ static const char usage_text[] =
 	"                    bit sets have Jaccard >= J (0 < J <= 1) with the\n"
 	"                    changed one's (0.5 as check)\n"
 	"  --jobs N          threads reading postlists (default: the number of cores)\n"
-	"  --block N         documents per store transaction (131072); each commits\n"
+	"  --block N         documents per store transaction (32768); each commits\n"
 	"                    on its own, so a killed run keeps what it finished\n"
 	"  --json            one JSON object per change\n"
 	"  -q, --quiet       only the summary line\n"

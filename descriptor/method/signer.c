@@ -906,7 +906,7 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 		rep = &r;
 	memset(rep, 0, sizeof(*rep));
 	if (o.block_docs == 0)
-		o.block_docs = 131072;
+		o.block_docs = 32768;
 	if (!(o.max_drift >= 0))
 		return nd_error_set(ND_EINVAL, "max_drift must be >= 0 (0: no limit), not %g", o.max_drift);
 

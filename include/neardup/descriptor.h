@@ -170,7 +170,7 @@ typedef void (*nd_change_fn)(nd_docid docid, nd_change change, uint64_t old_key,
 			     uint64_t new_key, void *ctx);
 
 typedef struct {
-	uint32_t block_docs;   /* docids per block and per write transaction (131072):
+	uint32_t block_docs;   /* docids per block and per write transaction (32768):
 				  every commit rewrites the tree pages its block
 				  touched, so larger blocks write less */
 	int restart;           /* re-sign everything, not only docids past the last signed */
@@ -188,7 +188,7 @@ typedef struct {
 } nd_sign_options;
 
 #define ND_SIGN_MAX_JOBS 64
-#define ND_SIGN_OPTIONS_INIT { 131072, 0, 0, 0.5, NULL, NULL, NULL, 1 }
+#define ND_SIGN_OPTIONS_INIT { 32768, 0, 0, 0.5, NULL, NULL, NULL, 1 }
 
 typedef struct {
 	uint64_t docs;       /* documents signed in this run */
