@@ -88,9 +88,74 @@ static int get_exact(nd_store_txn *txn, const char *name, void *out, size_t len,
 	return ND_OK;
 }
 
+/* A database with another UUID holds the store's documents when it was
+ * made from the store's database keeping docids (xapian-compact, a
+ * replica): the first SAME_CHECK records' fingerprints (the length and
+ * every descriptive word's wdf, and the text's hash) are those of the
+ * documents under the same docids. */
+#define SAME_CHECK 64
+
+typedef struct {
+	const nd_descriptor *d;
+	nd_xdb *db;
+	uint32_t seen, differ, missing;
+} same_ctx;
+
+static int same_one(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
+{
+	same_ctx *c = vctx;
+	nd_sig stored = ND_SIG_INIT, now = ND_SIG_INIT;
+	(void)key;
+	int rc = nd_sig_decode(&stored, payload, len, c->d->n);
+	if (rc == ND_OK) {
+		rc = nd_sig_from_termlist(c->d, c->db, docid, &now);
+		if (rc == ND_ENOTFOUND)
+			c->missing++, rc = ND_OK;
+		else if (rc == ND_OK && now.fingerprint != stored.fingerprint)
+			c->differ++;
+	}
+	nd_sig_clear(&stored);
+	nd_sig_clear(&now);
+	if (rc < 0)
+		return rc;
+	return ++c->seen >= SAME_CHECK || c->differ || c->missing ? 1 : 0;
+}
+
+static int same_documents(nd_store_txn *txn, const nd_descriptor *d, nd_xdb *db, int *same)
+{
+	same_ctx c = {d, db, 0, 0, 0};
+	int rc = nd_store_docs_from(txn, 1, same_one, &c);
+	if (rc < 0)
+		return rc;
+	*same = c.seen > 0 && !c.differ && !c.missing;
+	return ND_OK;
+}
+
 /* The store was signed from db: a store of another database would name
- * unrelated documents by the same docids. */
-static int db_matches(nd_store_txn *txn, nd_xdb *db, const char *path)
+ * unrelated documents by the same docids.  d (may be NULL: loaded here
+ * when needed) checks a database whose UUID differs. */
+static int db_matches(nd_store_txn *txn, nd_xdb *db, const char *path, const nd_descriptor *d);
+
+int nd__store_matches_db(nd_store *st, nd_xdb *db)
+{
+	nd_store_txn *txn;
+	int rc = nd_store_read_begin(st, &txn);
+	if (rc < 0)
+		return rc;
+	rc = db_matches(txn, db, nd_store_path(st), NULL);
+	nd_store_txn_end(txn);
+	if (rc == ND_EMISMATCH) {
+		/* Another UUID: the descriptive set tells whether the documents
+		 * are the same (nd_descriptor_load checks, and names the
+		 * mismatch when they are not). */
+		nd_descriptor *d = NULL;
+		rc = nd_descriptor_load(&d, st, db);
+		nd_descriptor_free(d);
+	}
+	return rc;
+}
+
+static int db_matches(nd_store_txn *txn, nd_xdb *db, const char *path, const nd_descriptor *d)
 {
 	const void *uuidv;
 	size_t ulen;
@@ -100,22 +165,19 @@ static int db_matches(nd_store_txn *txn, nd_xdb *db, const char *path)
 		return nd_error_set(ND_ESTATE, "store %s has no descriptive set (run 'neardup build')", path);
 	if (rc < 0 || (rc = nd_xdb_uuid(db, &uuid)) < 0)
 		return rc;
-	if (ulen != strlen(uuid) || memcmp(uuidv, uuid, ulen))
-		rc = nd_error_set(ND_EMISMATCH, "store %s was built for Xapian database %.*s, "
-				  "but %s is %s (run 'neardup build' for it, or use its own store)",
-				  path, (int)ulen, (const char *)uuidv, nd_xdb_path(db), uuid);
+	if (ulen != strlen(uuid) || memcmp(uuidv, uuid, ulen)) {
+		/* Compacted or replicated keeps docids: the same documents
+		 * under them are the same database to the store. */
+		int same = 0;
+		if (!d)
+			rc = ND_EMISMATCH; /* the caller loads the set and asks again */
+		else if ((rc = same_documents(txn, d, db, &same)) == ND_OK && !same)
+			rc = nd_error_set(ND_EMISMATCH, "store %s was built for Xapian database %.*s, but %s is "
+					  "%s and holds other documents under the store's docids (run 'neardup "
+					  "build' for it, or use its own store)", path, (int)ulen,
+					  (const char *)uuidv, nd_xdb_path(db), uuid);
+	}
 	free(uuid);
-	return rc;
-}
-
-int nd__store_matches_db(nd_store *st, nd_xdb *db)
-{
-	nd_store_txn *txn;
-	int rc = nd_store_read_begin(st, &txn);
-	if (rc < 0)
-		return rc;
-	rc = db_matches(txn, db, nd_store_path(st));
-	nd_store_txn_end(txn);
 	return rc;
 }
 
@@ -200,7 +262,7 @@ int nd_descriptor_load(nd_descriptor **out, nd_store *st, nd_xdb *db)
 		if (rc < 0)
 			goto cleanup;
 	}
-	if (db && (rc = db_matches(txn, db, path)) < 0)
+	if (db && (rc = db_matches(txn, db, path, d)) < 0)
 		goto cleanup;
 	*out = d;
 	d = NULL;
