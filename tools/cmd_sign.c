@@ -237,6 +237,19 @@ int nd_cmd_sign(int argc, char **argv)
 		       rep.seconds > 0 ? rep.docs / rep.seconds : 0.0,
 		       rep.seconds > 0 ? rep.postings / rep.seconds / 1e6 : 0.0,
 		       (unsigned long long)rep.keyed, (unsigned long long)rep.unkeyed, ND_MIN_BITS - 1);
+	if (rep.unkeyed)
+		tool_say("  the %llu without a key are found through their text's near-neighbour keys%s\n",
+			 (unsigned long long)rep.unkeyed, rep.no_words ? " (those with a word sequence)" : "");
+	/* What a database without positions or text costs: said every time. */
+	if (rep.no_words)
+		fprintf(stderr, "neardup sign: warning: %llu documents of %s have no word sequence (no "
+			"positions, no text in their data): no verdict can call them duplicates, and "
+			"those without a key have no candidates\n", (unsigned long long)rep.no_words, dbpath);
+	if (rep.words_from_data)
+		fprintf(stderr, "neardup sign: warning: %llu documents of %s have no positions: their "
+			"words were read from their document data, which may hold only their start, so "
+			"copies that differ further on can look alike (index with positions)\n",
+			(unsigned long long)rep.words_from_data, dbpath);
 	if ((rc = nd_store_read_begin(st, &txn)) < 0 || (rc = nd_store_counts(txn, &docs, &keys)) < 0) {
 		tool_fail("sign", rc, storepath);
 		goto cleanup;

@@ -599,6 +599,8 @@ typedef struct {
 	uint32_t *rec_len;   /* 0: none (no words, or not read) */
 	uint32_t *ids;       /* a document's words, aligned */
 	size_t ids_cap;
+	uint64_t no_words, from_data; /* documents without a word sequence, and
+					 those whose words came from their data */
 } sign_block;
 
 static int block_alloc(sign_block *b, uint32_t block_docs)
@@ -730,6 +732,7 @@ static int block_records(nd_xdb *db, sign_block *b)
 	words_ctx c = {b, ND_OK};
 	int rc;
 	b->rec_used = 0;
+	b->no_words = b->from_data = 0;
 	memset(b->rec_len, 0, nb * sizeof(uint32_t));
 	memset(b->rec_off, 0, nb * sizeof(size_t));
 	if ((rc = nd_xdb_values_range(db, ND_SLOT_WORDS, b->lo, b->hi, on_words, &c)) < 0 || (rc = c.rc) < 0)
@@ -739,9 +742,12 @@ static int block_records(nd_xdb *db, sign_block *b)
 		size_t n = 0;
 		if (!b->present[off] || b->rec_len[off])
 			continue;
-		rc = nd_words_get(db, b->lo + off, &ids, &n, NULL);
+		nd_words_source src = ND_WORDS_STORED;
+		rc = nd_words_get(db, b->lo + off, &ids, &n, &src);
 		if (rc == ND_ENOTFOUND)
 			rc = ND_OK, n = 0; /* no words: no record, no text keys */
+		b->no_words += rc == ND_OK && !n;
+		b->from_data += rc == ND_OK && n && src == ND_WORDS_DATA;
 		if (rc == ND_OK && n)
 			rc = block_add_record(b, off, ids, n);
 		free(ids);
@@ -1008,6 +1014,8 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 		if ((rc = wrc) < 0)
 			goto cleanup;
 		rep->docs += bc.docs;
+		rep->no_words += b->no_words;
+		rep->words_from_data += b->from_data;
 		rep->keyed += bc.keyed;
 		rep->unkeyed += bc.unkeyed;
 		rep->added += bc.counts[ND_CHANGE_ADDED];

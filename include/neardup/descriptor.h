@@ -201,6 +201,11 @@ typedef struct {
 	double seconds;
 	uint64_t slot_repaired; /* nd_hook_update: collapse values found wrong and
 				   rewritten (a re-index that dropped one, a killed run) */
+	uint64_t no_words;   /* signed documents with no word sequence: no record, so
+				no verdict and no text candidates (a database without
+				positions, word streams or text in its data) */
+	uint64_t words_from_data; /* of those with one, tokenized from the document
+				     data (no positions: possibly only its start) */
 } nd_sign_report;
 
 /* Sign every document (or those past the last signed docid) by walking the
