@@ -20,6 +20,11 @@ struct nd_xdb {
 	Xapian::WritableDatabase *wdb; // set only when writable
 	std::string path;
 	uint32_t max_query_terms = ND_XDB_MAX_QUERY_TERMS;
+	// How queries are parsed (nd_xdb_set_query_parser); auto: decided at
+	// the first search from the database's terms.
+	bool parser_auto = true;
+	std::string stemmer; // "" or "none": no stemming
+	std::vector<std::pair<std::string, std::string>> prefixes, boolean_prefixes;
 };
 
 struct nd_xdb_terms {
@@ -680,6 +685,66 @@ void nd_xdb_set_max_query_terms(nd_xdb *db, uint32_t n)
 	db->max_query_terms = n ? n : ND_XDB_MAX_QUERY_TERMS;
 }
 
+namespace {
+
+int parse_prefixes(const char *const *v, size_t n, const char *what,
+		   std::vector<std::pair<std::string, std::string>> &out)
+{
+	out.clear();
+	for (size_t i = 0; i < n; i++) {
+		const char *colon = v[i] ? strchr(v[i], ':') : nullptr;
+		if (!colon)
+			return nd_error_set(ND_EINVAL, "%s '%s' is not FIELD:PREFIX (as quest spells it)", what,
+					    v[i] ? v[i] : "(null)");
+		out.emplace_back(std::string(v[i], colon), std::string(colon + 1));
+	}
+	return ND_OK;
+}
+
+// What Omega and omindex do: English stems under Z, and the query
+// template's fields.  Known when the database holds Z terms.
+void parser_defaults(nd_xdb *db)
+{
+	Xapian::TermIterator it = db->db->allterms_begin("Z");
+	bool omega = it != db->db->allterms_end("Z");
+	db->stemmer = omega ? "english" : "";
+	db->prefixes.clear();
+	db->boolean_prefixes.clear();
+	if (omega)
+		db->prefixes = {{"title", "S"}, {"author", "A"}, {"topic", "B"}};
+	db->parser_auto = false;
+}
+
+} // namespace
+
+int nd_xdb_set_query_parser(nd_xdb *db, const char *stemmer, const char *const *prefixes, size_t nprefixes,
+			    const char *const *boolean_prefixes, size_t nboolean)
+{
+	try {
+		if (!stemmer) {
+			db->parser_auto = true;
+			return ND_OK;
+		}
+		if (strcmp(stemmer, "none") && *stemmer)
+			Xapian::Stem check(stemmer); // throws for a language Snowball lacks
+		std::vector<std::pair<std::string, std::string>> p, b;
+		int rc;
+		if ((rc = parse_prefixes(prefixes, nprefixes, "prefix", p)) < 0 ||
+		    (rc = parse_prefixes(boolean_prefixes, nboolean, "boolean prefix", b)) < 0)
+			return rc;
+		db->stemmer = strcmp(stemmer, "none") ? stemmer : "";
+		db->prefixes = p;
+		db->boolean_prefixes = b;
+		db->parser_auto = false;
+		return ND_OK;
+	} catch (const Xapian::InvalidArgumentError &) {
+		return nd_error_set(ND_EINVAL, "no stemmer for '%s' (Xapian's languages: %s)", stemmer,
+				    Xapian::Stem::get_available_languages().c_str());
+	} catch (...) {
+		return xapian_error(db);
+	}
+}
+
 int nd_xdb_search(nd_xdb *db, const char *query, const nd_xdb_query *q,
 		  nd_xdb_hit *hits, size_t *n, uint32_t *estimated)
 {
@@ -689,7 +754,18 @@ int nd_xdb_search(nd_xdb *db, const char *query, const nd_xdb_query *q,
 		*n = 0;
 		Xapian::QueryParser qp;
 		qp.set_database(*db->db);
-		qp.set_stemming_strategy(Xapian::QueryParser::STEM_NONE);
+		if (db->parser_auto)
+			parser_defaults(db);
+		if (db->stemmer.empty()) {
+			qp.set_stemming_strategy(Xapian::QueryParser::STEM_NONE);
+		} else {
+			qp.set_stemmer(Xapian::Stem(db->stemmer));
+			qp.set_stemming_strategy(Xapian::QueryParser::STEM_SOME); // as quest does
+		}
+		for (const auto &p : db->prefixes)
+			qp.add_prefix(p.first, p.second);
+		for (const auto &p : db->boolean_prefixes)
+			qp.add_boolean_prefix(p.first, p.second);
 		/* The matcher's time grows with the square of a query's terms
 		 * (8,000 took 2 s, 200,000 minutes): a wildcard expands to the
 		 * most frequent terms that fit, and longer queries are refused. */

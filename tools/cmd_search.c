@@ -33,6 +33,15 @@ static const char usage_text[] =
 	"  --max-query-terms N  refuse queries of more terms (1000; wildcards expand\n"
 	"                    to the most frequent this many): Xapian's matcher\n"
 	"                    takes time quadratic in them\n"
+	"  --stemmer LANG    stem query words in a Snowball language, or none, as\n"
+	"                    quest's -s does (stemming some terms, under Z)\n"
+	"  --prefix FIELD:PREFIX  FIELD:word searches PREFIXword (repeatable; quest -p)\n"
+	"  --boolean-prefix FIELD:PREFIX  FIELD:value filters on PREFIXvalue\n"
+	"                    (repeatable; quest -b)\n"
+	"                    Without any of these: as the database was indexed where\n"
+	"                    its terms say so (Z terms, as omindex writes: English\n"
+	"                    and Omega's title:S author:A topic:B), else no\n"
+	"                    stemming and no fields\n"
 	"  --json            one JSON object for the page\n"
 	"  -q, --quiet       no summary line, only the results\n"
 	"  -h, --help        this text\n";
@@ -82,12 +91,17 @@ static char *label_of(nd_xdb *db, nd_docid docid)
 }
 
 /* One search's options. */
+#define MAX_PREFIXES 64
+
 typedef struct {
 	const char *dbpath, *storepath, *stores[ND_MAX_SHARD_STORES];
 	size_t nst;
 	nd_collapse_mode mode;
 	int mode_given, json;
 	uint64_t limit, offset, depth, max_terms;
+	const char *stemmer;
+	const char *prefix[MAX_PREFIXES], *boolean_prefix[MAX_PREFIXES];
+	size_t nprefix, nboolean;
 } search_args;
 
 /* The options into a: -1 to go on, else the exit status. */
@@ -101,6 +115,9 @@ static int parse_args(int argc, char **argv, search_args *a)
 		{"offset", required_argument, NULL, 'o'},
 		{"depth", required_argument, NULL, 'D'},
 		{"max-query-terms", required_argument, NULL, 'T'},
+		{"stemmer", required_argument, NULL, 'S'},
+		{"prefix", required_argument, NULL, 'p'},
+		{"boolean-prefix", required_argument, NULL, 'b'},
 		{"json", no_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -135,6 +152,18 @@ static int parse_args(int argc, char **argv, search_args *a)
 			if (tool_parse_u64(optarg, &a->max_terms) || a->max_terms == 0 || a->max_terms > 1000000) {
 				return tool_usage("search", "--max-query-terms needs 1..1000000, not '%s'", optarg);
 			}
+			break;
+		case 'S': a->stemmer = optarg; break;
+		case 'p': case 'b':
+			if (!strchr(optarg, ':'))
+				return tool_usage("search", "--%s needs FIELD:PREFIX, not '%s'",
+						  opt == 'p' ? "prefix" : "boolean-prefix", optarg);
+			if ((opt == 'p' ? a->nprefix : a->nboolean) == MAX_PREFIXES)
+				return tool_usage("search", "at most %d of each kind of prefix", MAX_PREFIXES);
+			if (opt == 'p')
+				a->prefix[a->nprefix++] = optarg;
+			else
+				a->boolean_prefix[a->nboolean++] = optarg;
 			break;
 		case 'j': a->json = 1; break;
 		case 'q': tool_quiet = 1; break;
@@ -215,7 +244,7 @@ static void print_hits(nd_xdb *db, const search_args *a, const char *query, cons
 
 int nd_cmd_search(int argc, char **argv)
 {
-	search_args a = {NULL, NULL, {NULL}, 0, ND_COLLAPSE_NONE, 0, 0, 10, 0, 1000, ND_XDB_MAX_QUERY_TERMS};
+	search_args a = {NULL, NULL, {NULL}, 0, ND_COLLAPSE_NONE, 0, 0, 10, 0, 1000, ND_XDB_MAX_QUERY_TERMS, NULL, {NULL}, {NULL}, 0, 0};
 	nd_shards *sh = NULL;
 	nd_xdb *db = NULL;
 	nd_store *st = NULL;
@@ -237,6 +266,13 @@ int nd_cmd_search(int argc, char **argv)
 		goto cleanup;
 	}
 	nd_xdb_set_max_query_terms(db, (uint32_t)a.max_terms);
+	if ((a.stemmer || a.nprefix || a.nboolean) &&
+	    (rc = nd_xdb_set_query_parser(db, a.stemmer ? a.stemmer : "none", a.prefix, a.nprefix,
+					  a.boolean_prefix, a.nboolean)) < 0) {
+		tool_fail("search", rc, a.dbpath);
+		ret = rc == ND_EINVAL ? EXIT_USAGE : EXIT_ERR;
+		goto cleanup;
+	}
 	if (a.nst > 1) {
 		if (a.mode_given && (a.mode == ND_COLLAPSE_NATIVE || a.mode == ND_COLLAPSE_TOLERANT)) {
 			fprintf(stderr, "neardup search: --collapse %s needs one database and store; "

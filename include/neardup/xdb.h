@@ -171,6 +171,16 @@ typedef struct {
  * Xapian's matcher takes time quadratic in them. */
 #define ND_XDB_MAX_QUERY_TERMS 1000
 ND_EXTERN void nd_xdb_set_max_query_terms(nd_xdb *db, uint32_t n);
+/* How db's queries are parsed, as quest's -s, -p and -b say it: stemmer
+ * a Snowball language or "none" (stemming some terms, as quest does),
+ * prefixes and boolean_prefixes "FIELD:PREFIX" strings.  stemmer NULL
+ * (the default): what the database was indexed with where that is known
+ * from its terms: a database with Z terms (omindex, scriptindex with
+ * stemming) gets English and Omega's query template's fields (title:S,
+ * author:A, topic:B); any other, no stemming and no fields.  ND_EINVAL
+ * for a language Xapian lacks or a malformed prefix. */
+ND_EXTERN int nd_xdb_set_query_parser(nd_xdb *db, const char *stemmer, const char *const *prefixes,
+				      size_t nprefixes, const char *const *boolean_prefixes, size_t nboolean);
 ND_EXTERN int nd_xdb_search(nd_xdb *db, const char *query, const nd_xdb_query *q,
 			    nd_xdb_hit *hits, size_t *n, uint32_t *estimated);
 

@@ -1,0 +1,50 @@
+#!/bin/sh
+# search parses queries as the application that indexed the database: on
+# an omindex database, English stemming and Omega's fields by default, so
+# its match count equals quest's with the same settings; --stemmer,
+# --prefix and --boolean-prefix say it as quest's -s, -p and -b do, and a
+# language Xapian lacks or a prefix without a colon is a usage error.
+#   search_like.sh NEARDUP
+set -eu
+nd=$1
+{ command -v omindex > /dev/null && command -v quest > /dev/null; } ||
+	{ echo "search-like: no omindex or quest (apt-get install xapian-omega xapian-tools)"; exit 77; }
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+mkdir "$t/site"
+n=0
+for f in /usr/share/doc/*/copyright; do
+	[ -f "$f" ] || continue
+	cp "$f" "$t/site/$(basename "$(dirname "$f")").txt"
+	n=$((n + 1))
+	[ $n -lt 150 ] || break
+done
+omindex --db "$t/db" --url / "$t/site" > /dev/null 2>&1
+"$nd" build --db "$t/db" --store "$t/st" > /dev/null 2>&1
+"$nd" sign --db "$t/db" --store "$t/st" > /dev/null 2>&1
+
+count_nd() { "$nd" search --db "$t/db" --store "$t/st" --collapse none --depth 100000 --json "$@" |
+	python3 -c 'import json, sys; print(json.load(sys.stdin)["estimated"])'; }
+count_quest() { quest -c 100000 -m 1 -d "$t/db" "$@" | sed -n 's/^Exactly \([0-9]*\) matches$/\1/p'; }
+
+for q in licensing "licensed software" "title:gnu" "gnu AND NOT bsd" "redistributions"; do
+	a=$(count_nd "$q")
+	b=$(count_quest -s english -p title:S -p author:A -p topic:B "$q")
+	[ -n "$b" ] && [ "$a" = "$b" ] || fail "'$q': neardup $a matches, quest $b"
+	[ "$q" != licensing ] || [ "$a" -gt 0 ] || fail "'licensing' matches nothing"
+done
+# Explicit settings, as quest spells them.
+a=$(count_nd --stemmer none licensing)
+b=$(count_quest -s none licensing)
+[ "$a" = "$b" ] || fail "--stemmer none: neardup $a, quest $b"
+a=$(count_nd --stemmer english --boolean-prefix type:T "license type:text/plain")
+b=$(count_quest -s english -b type:T "license type:text/plain")
+[ "$b" -gt 0 ] || fail "type:text/plain matches nothing"
+[ "$a" = "$b" ] || fail "--boolean-prefix: neardup $a, quest $b"
+rc=0; "$nd" search --db "$t/db" --store "$t/st" --stemmer klingon x > /dev/null 2> "$t/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "no stemmer for 'klingon'" "$t/err" || fail "--stemmer klingon: exit $rc: $(cat "$t/err")"
+rc=0; "$nd" search --db "$t/db" --store "$t/st" --prefix title x > /dev/null 2> "$t/err" || rc=$?
+[ "$rc" = 2 ] || fail "--prefix title: exit $rc"
+echo "search-like: match counts equal quest's on an omindex database"
