@@ -99,6 +99,8 @@ void nd_store_txn_end(nd_store_txn *txn);
 int nd_store_links_state(nd_store_txn *txn);
 void nd_check_result_clear(nd_check_result *r);
 void nd_hook_result_clear(nd_hook_result *r);
+int nd_xdb_set_query_parser(nd_xdb *db, const char *stemmer, const char *const *prefixes, size_t nprefixes,
+                            const char *const *boolean_prefixes, size_t nboolean);
 int nd_search(nd_xdb *db, nd_store *st, const char *query, nd_collapse_mode mode, uint32_t offset,
               uint32_t max, uint32_t depth, nd_xdb_hit *hits, size_t *n, uint32_t *estimated);
 int nd_clusters(nd_xdb *db, nd_store *st, nd_point point, const nd_clusters_options *o,
@@ -445,11 +447,25 @@ class Neardup:
         return self.changed(docid)
 
     @_serial
-    def search(self, query, limit=10, offset=0, collapse="filter", depth=1000):
+    def search(self, query, limit=10, offset=0, collapse="filter", depth=1000, stemmer=None, prefixes=(),
+               boolean_prefixes=()):
         """Ranked results for a Xapian QueryParser query (str or bytes),
         duplicates folded (collapse: "filter", "native" (needs `sign
-        --value-slot`), "tolerant" or "none"): a list of Hit."""
+        --value-slot`), "tolerant" or "none"): a list of Hit.  stemmer (a
+        Snowball language or "none"), prefixes and boolean_prefixes
+        ("field:PREFIX" strings) parse it as quest's -s, -p and -b do;
+        without any, as the database was indexed where its terms say so
+        (an omindex database: English and Omega's fields)."""
         q = _string(query, "query")
+        if stemmer is not None or prefixes or boolean_prefixes:
+            keep = [_string(x, "prefix") for x in list(prefixes) + list(boolean_prefixes)]
+            arr = [_ffi.new("char[]", x) for x in keep]
+            p = _ffi.new("const char *[]", arr[:len(prefixes)] or [_ffi.NULL])
+            b = _ffi.new("const char *[]", arr[len(prefixes):] or [_ffi.NULL])
+            _check(_lib.nd_xdb_set_query_parser(self._db, _string(stemmer or "none", "stemmer"), p, len(prefixes),
+                                                b, len(boolean_prefixes)))
+        else:
+            _lib.nd_xdb_set_query_parser(self._db, _ffi.NULL, _ffi.NULL, 0, _ffi.NULL, 0)
         limit = _count(limit, "limit", 1, 1000000)
         offset = _count(offset, "offset", 0, 1000000)
         depth = _count(depth, "depth", 1, 1000000)

@@ -273,3 +273,22 @@ def test_struct_layouts_match_the_headers(tmp_path):
             name, size = line.split()
             assert _ffi.sizeof(name) == int(size), "%s: %d bytes in the package, %s in the headers" % (
                 name, _ffi.sizeof(name), size)
+
+
+def test_search_parser_settings(corpus):
+    """stemmer and prefixes parse as quest's -s, -p and -b; a database
+    without Z terms gets no stemming by default."""
+    db, st = corpus
+    ids = lambda hits: [h.docid for h in hits]
+    with neardup.Neardup(db, st) as nd:
+        plain = ids(nd.search("waabea", limit=500, collapse="none"))
+        assert plain
+        # English stems search Z terms, which neardup's database lacks.
+        assert nd.search("waabea", limit=500, collapse="none", stemmer="english") == []
+        assert ids(nd.search("waabea", limit=500, collapse="none", stemmer="none")) == plain
+        assert ids(nd.search("w:aabea", limit=500, collapse="none", prefixes=["w:w"])) == plain
+        assert ids(nd.search("waabea", limit=500, collapse="none")) == plain  # the default again
+        with pytest.raises(ValueError):
+            nd.search("x", stemmer="klingon")
+        with pytest.raises(ValueError):
+            nd.search("x", prefixes=["title"])
