@@ -3,9 +3,11 @@
 // re-throws and classifies from the most specific exception down.
 
 #include "neardup/xdb.h"
+#include "indexer/xapian_terms.h"
 
 #include <xapian.h>
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -802,3 +804,50 @@ int nd_xdb_search(nd_xdb *db, const char *query, const nd_xdb_query *q,
 }
 
 } // extern "C"
+
+int nd__xapian_terms_of(const char *text, size_t len, nd__xapian_terms *out)
+{
+	out->tokens = nullptr;
+	out->n = 0;
+	out->buf = nullptr;
+	try {
+		Xapian::Document doc;
+		Xapian::TermGenerator tg;
+		tg.set_document(doc);
+		tg.index_text(std::string(text, len));
+		std::vector<std::pair<Xapian::termpos, std::string>> at;
+		size_t bytes = 0;
+		for (Xapian::TermIterator t = doc.termlist_begin(); t != doc.termlist_end(); ++t) {
+			std::string term = *t;
+			for (Xapian::PositionIterator p = t.positionlist_begin(); p != t.positionlist_end(); ++p)
+				at.emplace_back(*p, term), bytes += term.size() + 1;
+		}
+		std::sort(at.begin(), at.end());
+		out->tokens = static_cast<nd_token *>(malloc((at.size() + 1) * sizeof(nd_token)));
+		out->buf = static_cast<char *>(malloc(bytes + 1));
+		if (!out->tokens || !out->buf) {
+			nd__xapian_terms_free(out);
+			return nd_error_set(ND_ENOMEM, "out of memory for %zu words", at.size());
+		}
+		char *w = out->buf;
+		for (const auto &x : at) {
+			memcpy(w, x.second.c_str(), x.second.size() + 1);
+			out->tokens[out->n++] = nd_token{w, static_cast<uint32_t>(x.second.size()),
+							 static_cast<uint32_t>(out->n + 1), 0};
+			w += x.second.size() + 1;
+		}
+		return ND_OK;
+	} catch (...) {
+		nd__xapian_terms_free(out);
+		return xapian_error();
+	}
+}
+
+void nd__xapian_terms_free(nd__xapian_terms *t)
+{
+	free(t->tokens);
+	free(t->buf);
+	t->tokens = nullptr;
+	t->buf = nullptr;
+	t->n = 0;
+}

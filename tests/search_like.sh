@@ -1,5 +1,7 @@
 #!/bin/sh
-# search parses queries as the application that indexed the database: on
+# On an omindex database: the crawl-time check finds an edited copy of a
+# page, and search parses queries as the application that indexed the
+# database: on
 # an omindex database, English stemming and Omega's fields by default, so
 # its match count equals quest's with the same settings; --stemmer,
 # --prefix and --boolean-prefix say it as quest's -s, -p and -b do, and a
@@ -47,4 +49,22 @@ rc=0; "$nd" search --db "$t/db" --store "$t/st" --stemmer klingon x > /dev/null 
 [ "$rc" = 2 ] && grep -q "no stemmer for 'klingon'" "$t/err" || fail "--stemmer klingon: exit $rc: $(cat "$t/err")"
 rc=0; "$nd" search --db "$t/db" --store "$t/st" --prefix title x > /dev/null 2> "$t/err" || rc=$?
 [ "$rc" = 2 ] || fail "--prefix title: exit $rc"
-echo "search-like: match counts equal quest's on an omindex database"
+# The crawl-time check on the same database: an edited copy of a page
+# finds it (its text split as omindex split the page's).
+f=$(ls "$t/site" | sed -n 20p)
+python3 - "$t/site/$f" "$t/copy.txt" <<'PY'
+import random, sys
+w = open(sys.argv[1], encoding="utf-8", errors="replace").read().split(" ")
+r = random.Random(2)
+for _ in range(3):
+    w[r.randrange(len(w))] = "zebra"
+open(sys.argv[2], "w", encoding="utf-8").write(" ".join(w))
+PY
+"$nd" check --db "$t/db" --store "$t/st" --json "$t/copy.txt" > "$t/check.json" 2> "$t/err" ||
+	fail "check on an omindex database: $(cat "$t/err")"
+python3 - "$t/check.json" "${f%.txt}" <<'PY' || fail "check did not find the page it copies: $(cat "$t/check.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert any(m["duplicate"] and m["id"].endswith("/" + sys.argv[2] + ".txt") for m in r["members"]), r
+PY
+echo "search-like: match counts equal quest's on an omindex database; check finds an edited copy"

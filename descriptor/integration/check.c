@@ -6,6 +6,7 @@
 #include "neardup/words.h"
 #include "descriptor/verify/verify_internal.h"
 #include "descriptor/verify/record.h"
+#include "indexer/xapian_terms.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,7 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 	size_t n;
 	uint32_t *ids = NULL;
 	nd__rec rec = ND_REC_INIT;
+	nd__xapian_terms xt = {NULL, 0, NULL};
 	ranked_member *all = NULL;
 	nd_check_member *m = NULL;
 	size_t nall = 0;
@@ -90,18 +92,24 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 	int rc = ND_OK;
 
 	out->cluster_size = out->nmembers = out->duplicates = 0;
-	if (d->word_lengths)
-		return nd_error_set(ND_EINVAL, "this set measures lengths in termlist words (a database "
-				    "built by another indexer); checking text needs one built by "
-				    "'neardup index'");
-	if ((rc = nd_tokenize(tk, text, len, 0, &t, &n, NULL)) < 0 ||
-	    (rc = nd_sig_from_tokens(d, t, n, &out->sig)) < 0)
+	/* A database another indexer built has the words Xapian's
+	 * TermGenerator split: the text is split alike. */
+	if (d->word_lengths) {
+		if ((rc = nd__xapian_terms_of(text, len, &xt)) < 0)
+			return rc;
+		t = xt.tokens, n = xt.n;
+	} else if ((rc = nd_tokenize(tk, text, len, 0, &t, &n, NULL)) < 0) {
 		return rc;
+	}
+	if ((rc = nd_sig_from_tokens(d, t, n, &out->sig)) < 0)
+		goto cleanup;
 	if ((rc = nd__verify_options_check(vo)) < 0)
-		return rc;
+		goto cleanup;
 	/* Its words, and its record as if it were indexed. */
-	if (!(ids = malloc((n + 1) * sizeof(uint32_t))))
-		return nd_error_set(ND_ENOMEM, "out of memory");
+	if (!(ids = malloc((n + 1) * sizeof(uint32_t)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto cleanup;
+	}
 	nd_word_ids(t, n, ids);
 	if ((rc = nd__rec_make(ids, n, &rec, out->sig.near + ND_NEAR_WORD_N)) < 0)
 		goto cleanup;
@@ -164,6 +172,7 @@ cleanup:
 	free(m);
 	free(all);
 	free(ids);
+	nd__xapian_terms_free(&xt);
 	return rc;
 }
 
