@@ -3,7 +3,8 @@
 indexer without positions, sign warns that words come from the document
 data; with no text at all, that documents have no word sequence, and no
 verdict can call them duplicates.  Either way signing succeeds, and a
-database with positions gets neither warning.
+database with positions gets neither warning.  Ghost documents (boolean
+terms only, as notmuch keeps) are counted apart by fsck.
 
     degrade.py NEARDUP     (skips, 77, without python3-xapian)
 """
@@ -24,7 +25,7 @@ except ImportError:
     sys.exit(77)
 
 
-def make(path, positions, data):
+def make(path, positions, data, ghosts=0):
     db = xapian.WritableDatabase(path, xapian.DB_CREATE_OR_OVERWRITE)
     tg = xapian.TermGenerator()
     r = random.Random(1)
@@ -37,6 +38,11 @@ def make(path, positions, data):
         doc.add_boolean_term("Qd%d" % i)
         if data:
             doc.set_data(text)
+        db.add_document(doc)
+    for i in range(ghosts):  # as notmuch keeps for messages it has only heard of
+        doc = xapian.Document()
+        doc.add_boolean_term("Tghost")
+        doc.add_boolean_term("Qghost%d" % i)
         db.add_document(doc)
     db.commit()
     db.close()
@@ -67,7 +73,17 @@ def main():
         err = sign(nd, tmp, "bare")
         if "60 documents of" not in err or "no word sequence" not in err:
             sys.exit("FAIL: no warning for documents without words:\n" + err)
-        print("degrade: no positions and no text are each named when signing")
+        # Ghost documents: nothing to sign, and fsck says so once instead of
+        # asking for a sign that would change nothing.
+        make(os.path.join(tmp, "ghosts"), True, True, ghosts=10)
+        sign(nd, tmp, "ghosts")
+        p = subprocess.run([nd, "fsck", "--store", os.path.join(tmp, "ghosts.nd"), "--db",
+                            os.path.join(tmp, "ghosts")], capture_output=True, text=True)
+        if p.returncode or "10 documents of the database hold no words" not in p.stdout or \
+                "run 'neardup sign'" in p.stdout:
+            sys.exit("FAIL: fsck on a database with ghost documents (exit %d):\n%s%s" % (
+                p.returncode, p.stdout, p.stderr))
+        print("degrade: no positions, no text and ghost documents are each named")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

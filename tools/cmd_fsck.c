@@ -86,6 +86,27 @@ static void problem(fsck_ctx *c, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Documents that exist but hold no word (boolean terms only, as a
+ * notmuch ghost document does): doccount less those with words, from one
+ * walk of the lengths. */
+static int count_wordless(nd_xdb *db, uint32_t doccount, uint64_t *out)
+{
+	enum { BLOCK = 65536 };
+	nd_docid last;
+	uint64_t with = 0;
+	uint32_t *words = malloc(BLOCK * sizeof(*words));
+	int rc = words ? nd_xdb_lastdocid(db, &last) : nd_error_set(ND_ENOMEM, "out of memory");
+	for (uint64_t lo = 1; rc == ND_OK && lo <= last; lo += BLOCK) {
+		uint64_t hi = lo + BLOCK > (uint64_t)last + 1 ? (uint64_t)last + 1 : lo + BLOCK;
+		if ((rc = nd_xdb_lengths(db, (nd_docid)lo, (nd_docid)hi, NULL, words)) == ND_OK)
+			for (uint64_t d = lo; d < hi; d++)
+				with += words[d - lo] > 0;
+	}
+	free(words);
+	*out = rc == ND_OK && doccount > with ? doccount - with : 0;
+	return rc;
+}
+
 static int near_keyed(const uint16_t *seq)
 {
 	for (unsigned r = 0; r < ND_NEAR_ROWS; r++)
@@ -294,9 +315,16 @@ int nd_cmd_fsck(int argc, char **argv)
 	}
 	if (c.db) {
 		uint32_t doccount;
-		if (nd_xdb_doccount(c.db, &doccount) == ND_OK && doccount != c.records)
-			tool_say("note: %u documents in the database, %llu records (run 'neardup sign' or 'update')\n",
-			       doccount, (unsigned long long)c.records);
+		uint64_t wordless = 0;
+		if (nd_xdb_doccount(c.db, &doccount) == ND_OK && doccount != c.records &&
+		    count_wordless(c.db, doccount, &wordless) == ND_OK) {
+			if (doccount - wordless != c.records)
+				tool_say("note: %u documents in the database, %llu records (run 'neardup sign' or "
+					 "'update')\n", doccount, (unsigned long long)c.records);
+			if (wordless)
+				tool_say("note: %llu documents of the database hold no words (notmuch's ghost "
+					 "documents, empty pages): nothing to sign\n", (unsigned long long)wordless);
+		}
 	}
 	tool_say("%s: %llu records, %llu keyed, %llu problem%s\n", storepath, (unsigned long long)c.records,
 	       (unsigned long long)c.keyed, (unsigned long long)c.problems, c.problems == 1 ? "" : "s");
