@@ -815,12 +815,15 @@ int nd__xapian_terms_of(const char *text, size_t len, nd__xapian_terms *out)
 		Xapian::TermGenerator tg;
 		tg.set_document(doc);
 		tg.index_text(std::string(text, len));
-		std::vector<std::pair<Xapian::termpos, std::string>> at;
+		// Each distinct term once, then (position, term) for every word.
+		std::vector<std::string> terms;
+		std::vector<std::pair<Xapian::termpos, uint32_t>> at;
 		size_t bytes = 0;
 		for (Xapian::TermIterator t = doc.termlist_begin(); t != doc.termlist_end(); ++t) {
-			std::string term = *t;
+			terms.push_back(*t);
+			bytes += terms.back().size() + 1;
 			for (Xapian::PositionIterator p = t.positionlist_begin(); p != t.positionlist_end(); ++p)
-				at.emplace_back(*p, term), bytes += term.size() + 1;
+				at.emplace_back(*p, static_cast<uint32_t>(terms.size() - 1));
 		}
 		std::sort(at.begin(), at.end());
 		out->tokens = static_cast<nd_token *>(malloc((at.size() + 1) * sizeof(nd_token)));
@@ -829,12 +832,17 @@ int nd__xapian_terms_of(const char *text, size_t len, nd__xapian_terms *out)
 			nd__xapian_terms_free(out);
 			return nd_error_set(ND_ENOMEM, "out of memory for %zu words", at.size());
 		}
+		std::vector<const char *> where(terms.size());
 		char *w = out->buf;
+		for (size_t i = 0; i < terms.size(); i++) {
+			memcpy(w, terms[i].c_str(), terms[i].size() + 1);
+			where[i] = w;
+			w += terms[i].size() + 1;
+		}
 		for (const auto &x : at) {
-			memcpy(w, x.second.c_str(), x.second.size() + 1);
-			out->tokens[out->n++] = nd_token{w, static_cast<uint32_t>(x.second.size()),
-							 static_cast<uint32_t>(out->n + 1), 0};
-			w += x.second.size() + 1;
+			out->tokens[out->n] = nd_token{where[x.second], static_cast<uint32_t>(terms[x.second].size()),
+						       static_cast<uint32_t>(out->n + 1), 0};
+			out->n++;
 		}
 		return ND_OK;
 	} catch (...) {
