@@ -188,6 +188,7 @@ def main():
                 notes = "largest %d; %d clusters (%d pairs) below Jaccard 0.3" % (row["largest"], bc, bp)
                 if about["score"] == "guard":
                     row["P"] = None  # identical text only: precision means nothing
+            row["notes"] = notes
             if a.json:
                 print(json.dumps(row))
             else:
