@@ -27,6 +27,7 @@ struct nd_xdb {
 	bool parser_auto = true;
 	std::string stemmer; // "" or "none": no stemming
 	std::vector<std::pair<std::string, std::string>> prefixes, boolean_prefixes;
+	int notmuch = -1; // a notmuch database (its ids are "id:..."); -1: not yet known
 };
 
 struct nd_xdb_terms {
@@ -527,6 +528,18 @@ int nd_xdb_values_range(nd_xdb *db, unsigned slot, nd_docid lo, nd_docid hi, nd_
 	return rc;
 }
 
+namespace {
+
+// notmuch types every document: mail, or ghost for a message only heard of.
+bool is_notmuch(nd_xdb *db)
+{
+	if (db->notmuch < 0)
+		db->notmuch = db->db->term_exists("Tmail") || db->db->term_exists("Tghost");
+	return db->notmuch > 0;
+}
+
+} // namespace
+
 int nd_xdb_doc_uid(nd_xdb *db, nd_docid docid, char **out)
 {
 	*out = nullptr;
@@ -537,7 +550,14 @@ int nd_xdb_doc_uid(nd_xdb *db, nd_docid docid, char **out)
 			if (t != db->db->termlist_end(docid)) {
 				std::string term = *t;
 				if (term[0] == p[0]) {
-					*out = dup_string(term.substr(1), nullptr);
+					std::string uid = term.substr(1);
+					// As its application writes it: notmuch's id:, and
+					// Recoll's file without the '|' before an empty ipath.
+					if (is_notmuch(db))
+						uid = "id:" + uid;
+					else if (uid.size() > 1 && uid.back() == '|')
+						uid.pop_back();
+					*out = dup_string(uid, nullptr);
 					return;
 				}
 			}
@@ -553,14 +573,18 @@ int nd_xdb_find_uid(nd_xdb *db, const char *uid, nd_docid *out)
 {
 	*out = 0;
 	int rc = with_retry(db, [&] {
-		for (const char *p : {"Q", "U"}) {
-			std::string term = std::string(p) + uid;
-			Xapian::PostingIterator it = db->db->postlist_begin(term);
-			if (it != db->db->postlist_end(term)) {
-				*out = *it;
-				return;
+		std::string id(uid);
+		if (id.compare(0, 3, "id:") == 0 && is_notmuch(db))
+			id = id.substr(3);
+		for (const std::string &form : {id, id + "|"}) // Recoll's, as shown
+			for (const char *p : {"Q", "U"}) {
+				std::string term = std::string(p) + form;
+				Xapian::PostingIterator it = db->db->postlist_begin(term);
+				if (it != db->db->postlist_end(term)) {
+					*out = *it;
+					return;
+				}
 			}
-		}
 	});
 	if (rc == ND_OK && !*out)
 		return nd_error_set(ND_ENOTFOUND, "%s: no document with id '%s'",

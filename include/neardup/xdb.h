@@ -119,10 +119,13 @@ ND_EXTERN int nd_xdb_values_range(nd_xdb *db, unsigned slot, nd_docid lo, nd_doc
 				  void *ctx);
 
 /* The document's unique id: its Q term (ours, scriptindex) or else its U
- * term (omindex), without the prefix.  Caller frees *out.  ND_ENOTFOUND
- * when the document is missing or has neither. */
+ * term (omindex), without the prefix, as its application writes it: a
+ * notmuch message's as "id:<message-id>", a Recoll file's without the '|'
+ * that ends its udi.  Caller frees *out.  ND_ENOTFOUND when the document
+ * is missing or has neither. */
 ND_EXTERN int nd_xdb_doc_uid(nd_xdb *db, nd_docid docid, char **out);
-/* The docid holding unique id `uid` (as Q term, else as U term). */
+/* The docid holding unique id `uid` (as Q term, else as U term; either
+ * form nd_xdb_doc_uid gives). */
 ND_EXTERN int nd_xdb_find_uid(nd_xdb *db, const char *uid, nd_docid *out);
 
 /* Building documents for a writable database. */
