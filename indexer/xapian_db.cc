@@ -28,6 +28,10 @@ struct nd_xdb {
 	std::string stemmer; // "" or "none": no stemming
 	std::vector<std::pair<std::string, std::string>> prefixes, boolean_prefixes;
 	int notmuch = -1; // a notmuch database (its ids are "id:..."); -1: not yet known
+	// An application that prefixes every word (mu: B) and its ids (mu: I):
+	// words are handed out and looked up without the prefix, and other
+	// terms are not words (nd_xdb_set_prefixes).
+	std::string word_prefix, uid_prefix;
 };
 
 struct nd_xdb_terms {
@@ -111,6 +115,15 @@ int with_retry(nd_xdb *db, F fn)
 inline bool is_prefixed(const std::string &t)
 {
 	return !t.empty() && t[0] >= 'A' && t[0] <= 'Z';
+}
+
+// A word of the text: unprefixed, or under the application's word prefix.
+inline bool is_word(const nd_xdb *db, const std::string &t)
+{
+	if (db->word_prefix.empty())
+		return !is_prefixed(t);
+	return t.size() > db->word_prefix.size() && t.compare(0, db->word_prefix.size(), db->word_prefix) == 0 &&
+	       !is_prefixed(t.substr(db->word_prefix.size()));
 }
 
 char *dup_string(const std::string &s, size_t *len)
@@ -228,10 +241,11 @@ int nd_xdb_revision(nd_xdb *db, uint64_t *out)
 int nd_xdb_termfreq(nd_xdb *db, const char *term, uint32_t *tf, uint64_t *cf)
 {
 	return with_retry(db, [&] {
+		std::string t = db->word_prefix + term;
 		if (tf)
-			*tf = db->db->get_termfreq(term);
+			*tf = db->db->get_termfreq(t);
 		if (cf)
-			*cf = db->db->get_collection_freq(term);
+			*cf = db->db->get_collection_freq(t);
 	});
 }
 
@@ -242,7 +256,7 @@ int nd_xdb_terms_open(nd_xdb_terms **out, nd_xdb *db, const char *prefix)
 	try {
 		it = new nd_xdb_terms();
 		it->db = db;
-		it->prefix = prefix ? prefix : "";
+		it->prefix = db->word_prefix + (prefix ? prefix : "");
 		it->started = false;
 		it->it = db->db->allterms_begin(it->prefix);
 		it->end = db->db->allterms_end(it->prefix);
@@ -265,9 +279,10 @@ int nd_xdb_terms_next(nd_xdb_terms *t, const char **term, size_t *len,
 			if (t->it == t->end)
 				return 0;
 			t->current = *t->it;
-			*term = t->current.c_str();
+			size_t skip = t->db->word_prefix.size(); // words without their prefix
+			*term = t->current.c_str() + skip;
 			if (len)
-				*len = t->current.size();
+				*len = t->current.size() - skip;
 			if (tf)
 				*tf = t->it.get_termfreq();
 			if (cf)
@@ -308,7 +323,7 @@ int nd_xdb_postlist_open(nd_xdb_postlist **out, nd_xdb *db, const char *term)
 	try {
 		pl = new nd_xdb_postlist();
 		pl->db = db;
-		pl->term = term;
+		pl->term = db->word_prefix + term;
 		pl->last = 0;
 		pl->it = db->db->postlist_begin(pl->term);
 		pl->end = db->db->postlist_end(pl->term);
@@ -412,7 +427,7 @@ int nd_xdb_lengths(nd_xdb *db, nd_docid lo, nd_docid hi, uint32_t *doclen, uint3
 			uint32_t sum = 0;
 			for (Xapian::TermIterator t = db->db->termlist_begin(d);
 			     t != db->db->termlist_end(d); ++t)
-				if (!is_prefixed(*t))
+				if (is_word(db, *t))
 					sum += t.get_wdf();
 			words[d - lo] = sum;
 		}
@@ -432,7 +447,8 @@ int nd_xdb_prefixed_wdf(nd_xdb *db, uint64_t *out)
 			     t != db->db->allterms_end(p) && seen < 8; ++t, ++seen)
 				sum += db->db->get_collection_freq(*t);
 		}
-		*out = sum;
+		// A word prefix makes lengths word counts, whatever else there is.
+		*out = db->word_prefix.empty() ? sum : std::max<uint64_t>(sum, 1);
 	});
 }
 
@@ -441,10 +457,13 @@ int nd_xdb_termlist(nd_xdb *db, nd_docid docid, nd_xdb_term_fn fn, void *ctx)
 	int stop = 0;
 	int rc = with_retry(db, [&] {
 		stop = 0;
+		size_t skip = db->word_prefix.size();
 		for (Xapian::TermIterator t = db->db->termlist_begin(docid);
 		     t != db->db->termlist_end(docid); ++t) {
 			std::string term = *t;
-			if ((stop = fn(term.data(), term.size(), t.get_wdf(), ctx)) != 0)
+			if (skip && !is_word(db, term))
+				continue; // with a word prefix, only words are terms to us
+			if ((stop = fn(term.data() + skip, term.size() - skip, t.get_wdf(), ctx)) != 0)
 				break;
 		}
 	});
@@ -461,8 +480,9 @@ int nd_xdb_positions(nd_xdb *db, nd_docid docid, const char *term,
 		std::free(buf);
 		buf = nullptr;
 		size_t cap = 0, k = 0;
-		for (Xapian::PositionIterator p = db->db->positionlist_begin(docid, term);
-		     p != db->db->positionlist_end(docid, term); ++p) {
+		std::string t = db->word_prefix + term;
+		for (Xapian::PositionIterator p = db->db->positionlist_begin(docid, t);
+		     p != db->db->positionlist_end(docid, t); ++p) {
 			if (k == cap) {
 				cap = cap ? cap * 2 : 16;
 				uint32_t *nb = static_cast<uint32_t *>(std::realloc(buf, cap * sizeof(uint32_t)));
@@ -544,13 +564,16 @@ int nd_xdb_doc_uid(nd_xdb *db, nd_docid docid, char **out)
 {
 	*out = nullptr;
 	int rc = with_retry(db, [&] {
-		for (const char *p : {"Q", "U"}) {
+		std::vector<std::string> prefixes = {"Q", "U"};
+		if (!db->uid_prefix.empty())
+			prefixes = {db->uid_prefix};
+		for (const std::string &p : prefixes) {
 			Xapian::TermIterator t = db->db->termlist_begin(docid);
 			t.skip_to(p);
 			if (t != db->db->termlist_end(docid)) {
 				std::string term = *t;
-				if (term[0] == p[0]) {
-					std::string uid = term.substr(1);
+				if (term.compare(0, p.size(), p) == 0 && term.size() > p.size()) {
+					std::string uid = term.substr(p.size());
 					// As its application writes it: notmuch's id:, and
 					// Recoll's file without the '|' before an empty ipath.
 					if (is_notmuch(db))
@@ -576,9 +599,12 @@ int nd_xdb_find_uid(nd_xdb *db, const char *uid, nd_docid *out)
 		std::string id(uid);
 		if (id.compare(0, 3, "id:") == 0 && is_notmuch(db))
 			id = id.substr(3);
+		std::vector<std::string> prefixes = {"Q", "U"};
+		if (!db->uid_prefix.empty())
+			prefixes = {db->uid_prefix};
 		for (const std::string &form : {id, id + "|"}) // Recoll's, as shown
-			for (const char *p : {"Q", "U"}) {
-				std::string term = std::string(p) + form;
+			for (const std::string &p : prefixes) {
+				std::string term = p + form;
 				Xapian::PostingIterator it = db->db->postlist_begin(term);
 				if (it != db->db->postlist_end(term)) {
 					*out = *it;
@@ -706,6 +732,28 @@ int nd_xdb_set_value(nd_xdb *db, nd_docid docid, unsigned slot, const void *val,
 	}
 }
 
+int nd_xdb_set_prefixes(nd_xdb *db, const char *word_prefix, const char *uid_prefix)
+{
+	for (const char *p : {word_prefix, uid_prefix}) {
+		size_t n = p ? strlen(p) : 0;
+		bool ok = n <= 8;
+		for (size_t i = 0; i < n; i++)
+			ok = ok && p[i] >= 'A' && p[i] <= 'Z';
+		if (!ok)
+			return nd_error_set(ND_EINVAL, "a term prefix is up to 8 capital letters (as Xapian's "
+					    "applications write them), not '%s'", p);
+	}
+	db->word_prefix = word_prefix ? word_prefix : "";
+	db->uid_prefix = uid_prefix ? uid_prefix : "";
+	return ND_OK;
+}
+
+void nd_xdb_get_prefixes(const nd_xdb *db, const char **word_prefix, const char **uid_prefix)
+{
+	*word_prefix = db->word_prefix.c_str();
+	*uid_prefix = db->uid_prefix.c_str();
+}
+
 void nd_xdb_set_max_query_terms(nd_xdb *db, uint32_t n)
 {
 	db->max_query_terms = n ? n : ND_XDB_MAX_QUERY_TERMS;
@@ -788,6 +836,8 @@ int nd_xdb_search(nd_xdb *db, const char *query, const nd_xdb_query *q,
 			qp.set_stemmer(Xapian::Stem(db->stemmer));
 			qp.set_stemming_strategy(Xapian::QueryParser::STEM_SOME); // as quest does
 		}
+		if (!db->word_prefix.empty())
+			qp.add_prefix("", db->word_prefix);
 		for (const auto &p : db->prefixes)
 			qp.add_prefix(p.first, p.second);
 		for (const auto &p : db->boolean_prefixes)
@@ -882,4 +932,15 @@ void nd__xapian_terms_free(nd__xapian_terms *t)
 	t->tokens = nullptr;
 	t->buf = nullptr;
 	t->n = 0;
+}
+
+void nd__xdb_copy_settings(nd_xdb *to, const nd_xdb *from)
+{
+	to->word_prefix = from->word_prefix;
+	to->uid_prefix = from->uid_prefix;
+	to->max_query_terms = from->max_query_terms;
+	to->parser_auto = from->parser_auto;
+	to->stemmer = from->stemmer;
+	to->prefixes = from->prefixes;
+	to->boolean_prefixes = from->boolean_prefixes;
 }

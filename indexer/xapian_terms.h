@@ -6,6 +6,7 @@
 #define ND_INDEXER_XAPIAN_TERMS_H
 
 #include "neardup/tokenizer.h"
+#include "neardup/xdb.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,6 +23,11 @@ typedef struct {
  * nd__xapian_terms_free. */
 int nd__xapian_terms_of(const char *text, size_t len, nd__xapian_terms *out);
 void nd__xapian_terms_free(nd__xapian_terms *t);
+
+/* A second handle on a database reads it as the first does: its term
+ * prefixes and query settings (sign's worker threads, a writable handle
+ * for one change). */
+void nd__xdb_copy_settings(nd_xdb *to, const nd_xdb *from);
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,10 @@ static const char usage_text[] =
 	"  --jobs N           threads for the edit simulation and thresholds (default:\n"
 	"                     the number of cores); the set is the same for any N\n"
 	"  --show N           print the N most stable chosen words\n"
+	"  --word-prefix P    the database's words are its terms under P (mu: B);\n"
+	"                     remembered in the store, as is --uid-prefix\n"
+	"  --uid-prefix P     documents' ids are their terms under P (mu: I), not Q\n"
+	"                     or U\n"
 	"  --from-store DIR   do not choose: copy the set of the store DIR (for\n"
 	"                     shards: choose once over a stub database listing them\n"
 	"                     all, then copy the set to each shard's own store)\n"
@@ -114,12 +118,14 @@ int nd_cmd_build(int argc, char **argv)
 		{"show", required_argument, NULL, 'S'},
 		{"jobs", required_argument, NULL, 'j'},
 		{"from-store", required_argument, NULL, 'F'},
+		{"word-prefix", required_argument, NULL, 'P'},
+		{"uid-prefix", required_argument, NULL, 'U'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	nd_build_options o = ND_BUILD_OPTIONS_INIT;
 	nd_build_report rep;
-	const char *dbpath = NULL, *storepath = NULL, *from = NULL;
+	const char *dbpath = NULL, *storepath = NULL, *from = NULL, *word_prefix = NULL, *uid_prefix = NULL;
 	uint32_t show = 0;
 	uint64_t seed;
 	nd_xdb *db = NULL;
@@ -158,6 +164,8 @@ int nd_cmd_build(int argc, char **argv)
 			o.seed = seed;
 			break;
 		case 'F': from = optarg; break;
+		case 'P': word_prefix = optarg; break;
+		case 'U': uid_prefix = optarg; break;
 		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: return tool_usage("build", NULL);
@@ -176,6 +184,11 @@ int nd_cmd_build(int argc, char **argv)
 		tool_fail("build", rc, dbpath);
 		goto cleanup;
 	}
+	if ((rc = nd_xdb_set_prefixes(db, word_prefix, uid_prefix)) < 0) {
+		tool_fail("build", rc, word_prefix ? word_prefix : uid_prefix);
+		ret = EXIT_USAGE;
+		goto cleanup;
+	}
 	tool_progress prog;
 	tool_progress_init(&prog, 5);
 	o.progress = on_step;
@@ -184,6 +197,9 @@ int nd_cmd_build(int argc, char **argv)
 	tool_progress_end(&prog);
 	if (rc < 0) {
 		tool_fail("build", rc, dbpath);
+		if (rc == ND_ESTATE && !word_prefix)
+			fprintf(stderr, "  if the database's words carry a prefix, say which (mu writes words "
+				"under B and ids under I: --word-prefix B --uid-prefix I)\n");
 		goto cleanup;
 	}
 	if ((rc = nd_store_open(&st, storepath, ND_STORE_WRITE)) < 0 ||

@@ -12,6 +12,7 @@
  * (nd_linkage_complete).  Then nd_linkage_sparse links only pairs inside
  * a component of pairs at or above the cut, and the shingles are freed
  * before it. */
+#include "indexer/xapian_terms.h"
 #include "neardup/cluster.h"
 #include "descriptor/cluster/cluster_internal.h"
 #include "neardup/verify.h"
@@ -177,6 +178,8 @@ static int strict_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 	int rc = ND_OK;
 	if (t > 0 && (rc = nd_xdb_open(&db, c->path, ND_XDB_READ)) < 0)
 		return rc;
+	if (t > 0)
+		nd__xdb_copy_settings(db, c->db);
 	for (uint32_t k = from; k < to && rc == ND_OK; k++) {
 		size_t i = c->which[k];
 		uint32_t *x = NULL, *y = NULL;

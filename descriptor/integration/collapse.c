@@ -1073,8 +1073,14 @@ int nd_search(nd_xdb *db, nd_store *st, const char *query, nd_collapse_mode mode
 	if (depth < offset + max)
 		depth = offset + max;
 	q.check_at_least = depth;
-	if (mode == ND_COLLAPSE_NONE)
+	/* Even when nothing is folded, the database is read through the
+	 * prefixes the store's set was built with (mu's words under B); a
+	 * store without a set has none. */
+	if (mode == ND_COLLAPSE_NONE) {
+		if ((rc = nd__store_matches_db(st, db)) < 0 && rc != ND_ESTATE)
+			return rc;
 		return nd_xdb_search(db, query, &q, hits, n, estimated);
+	}
 	if (mode == ND_COLLAPSE_NATIVE) {
 		if ((rc = nd_collapse_slot_get(st, &q.collapse_slot)) < 0)
 			return rc;

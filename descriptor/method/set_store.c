@@ -14,6 +14,7 @@ typedef struct {
 	uint32_t doccount, lastdocid;
 	const nd_build_options *opts;
 	nd_buf words;
+	const char *word_prefix, *uid_prefix;
 } save_ctx;
 
 static int save_fn(nd_store_txn *txn, void *vctx)
@@ -45,6 +46,8 @@ static int save_fn(nd_store_txn *txn, void *vctx)
 	    (rc = nd_store_meta_put(txn, "set.word_lengths", &wl, sizeof(wl))) < 0 ||
 	    (rc = nd_store_meta_put(txn, "set.options", opt, strlen(opt))) < 0 ||
 	    (rc = nd_store_meta_put(txn, "db.uuid", c->uuid, strlen(c->uuid))) < 0 ||
+	    (rc = nd_store_meta_put(txn, "db.word_prefix", c->word_prefix, strlen(c->word_prefix))) < 0 ||
+	    (rc = nd_store_meta_put(txn, "db.uid_prefix", c->uid_prefix, strlen(c->uid_prefix))) < 0 ||
 	    (rc = nd_store_meta_put(txn, "db.revision", &c->revision, sizeof(c->revision))) < 0 ||
 	    (rc = nd_store_meta_put(txn, "db.doccount", &c->doccount, sizeof(c->doccount))) < 0 ||
 	    (rc = nd_store_meta_put(txn, "db.lastdocid", &c->lastdocid, sizeof(c->lastdocid))) < 0 ||
@@ -56,7 +59,8 @@ static int save_fn(nd_store_txn *txn, void *vctx)
 
 int nd_descriptor_save(const nd_descriptor *d, nd_store *st, nd_xdb *db, const nd_build_options *opts)
 {
-	save_ctx c = {d, NULL, 0, 0, 0, opts, ND_BUF_INIT};
+	save_ctx c = {d, NULL, 0, 0, 0, opts, ND_BUF_INIT, NULL, NULL};
+	nd_xdb_get_prefixes(db, &c.word_prefix, &c.uid_prefix);
 	char *uuid = NULL;
 	int rc;
 
@@ -86,6 +90,25 @@ static int get_exact(nd_store_txn *txn, const char *name, void *out, size_t len,
 				    path, name, n, len);
 	memcpy(out, v, len);
 	return ND_OK;
+}
+
+/* The term prefixes the set was built with (mu's B and I), set on db:
+ * every later read of its words and ids goes through them. */
+static int follow_prefixes(nd_store_txn *txn, nd_xdb *db, const char *path)
+{
+	const void *w = NULL, *u = NULL;
+	size_t wl = 0, ul = 0;
+	char word[16] = "", uid[16] = "";
+	int rc = nd_store_meta_get(txn, "db.word_prefix", &w, &wl);
+	if (rc == ND_ENOTFOUND)
+		return ND_OK; /* a set built before prefixes were kept: none */
+	if (rc < 0 || (rc = nd_store_meta_get(txn, "db.uid_prefix", &u, &ul)) < 0)
+		return rc;
+	if (wl >= sizeof(word) || ul >= sizeof(uid))
+		return nd_error_set(ND_ECORRUPT, "store %s: its term prefixes are damaged", path);
+	memcpy(word, w, wl);
+	memcpy(uid, u, ul);
+	return nd_xdb_set_prefixes(db, word, uid);
 }
 
 /* A database with another UUID holds the store's documents when it was
@@ -157,6 +180,9 @@ int nd__store_matches_db(nd_store *st, nd_xdb *db)
 
 static int db_matches(nd_store_txn *txn, nd_xdb *db, const char *path, const nd_descriptor *d)
 {
+	int prc = follow_prefixes(txn, db, path);
+	if (prc < 0)
+		return prc;
 	const void *uuidv;
 	size_t ulen;
 	char *uuid = NULL;

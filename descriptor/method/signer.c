@@ -8,6 +8,7 @@
 #include "descriptor/method/method.h"
 #include "descriptor/verify/record.h"
 #include "neardup/words.h"
+#include "indexer/xapian_terms.h"
 #include "common/nd_buf.h"
 
 #include <pthread.h>
@@ -564,6 +565,7 @@ static int worker_init(sign_worker *w, const nd_descriptor *d, nd_xdb *db, unsig
 		uint64_t rev;
 		if ((rc = nd_xdb_open(&w->db, nd_xdb_path(db), ND_XDB_READ)) < 0)
 			return rc;
+		nd__xdb_copy_settings(w->db, db);
 		w->owns_db = 1;
 		if ((rc = nd_xdb_revision(w->db, &rev)) < 0)
 			return rc;

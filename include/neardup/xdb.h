@@ -174,6 +174,16 @@ typedef struct {
  * Xapian's matcher takes time quadratic in them. */
 #define ND_XDB_MAX_QUERY_TERMS 1000
 ND_EXTERN void nd_xdb_set_max_query_terms(nd_xdb *db, uint32_t n);
+/* For an application that prefixes every word of the text and every id
+ * (mu: words under B, ids under I): words are then the terms under
+ * word_prefix, handed out and looked up without it (terms, postlists,
+ * positions, lengths, bare query words), and ids the terms under
+ * uid_prefix instead of Q or U.  NULL or "": none (the default).  Up to 8
+ * capital letters; ND_EINVAL otherwise.  A store remembers the prefixes
+ * its set was built with (neardup build --word-prefix, --uid-prefix) and
+ * sets them on the database it is used with. */
+ND_EXTERN int nd_xdb_set_prefixes(nd_xdb *db, const char *word_prefix, const char *uid_prefix);
+ND_EXTERN void nd_xdb_get_prefixes(const nd_xdb *db, const char **word_prefix, const char **uid_prefix);
 /* How db's queries are parsed, as quest's -s, -p and -b say it: stemmer
  * a Snowball language or "none" (stemming some terms, as quest does),
  * prefixes and boolean_prefixes "FIELD:PREFIX" strings.  stemmer NULL
