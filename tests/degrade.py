@@ -25,7 +25,7 @@ except ImportError:
     sys.exit(77)
 
 
-def make(path, positions, data, ghosts=0):
+def make(path, positions, data, ghosts=0, ids=True):
     db = xapian.WritableDatabase(path, xapian.DB_CREATE_OR_OVERWRITE)
     tg = xapian.TermGenerator()
     r = random.Random(1)
@@ -35,7 +35,8 @@ def make(path, positions, data, ghosts=0):
         doc = xapian.Document()
         tg.set_document(doc)
         (tg.index_text if positions else tg.index_text_without_positions)(text)
-        doc.add_boolean_term("Qd%d" % i)
+        if ids:
+            doc.add_boolean_term("Qd%d" % i)
         if data:
             doc.set_data(text)
         db.add_document(doc)
@@ -73,6 +74,10 @@ def main():
         err = sign(nd, tmp, "bare")
         if "60 documents of" not in err or "no word sequence" not in err:
             sys.exit("FAIL: no warning for documents without words:\n" + err)
+        make(os.path.join(tmp, "noids"), True, True, ids=False)
+        err = sign(nd, tmp, "noids")
+        if "no unique-id term" not in err:
+            sys.exit("FAIL: no warning for documents without ids:\n" + err)
         # Ghost documents: nothing to sign, and fsck says so once instead of
         # asking for a sign that would change nothing.
         make(os.path.join(tmp, "ghosts"), True, True, ghosts=10)
@@ -83,7 +88,7 @@ def main():
                 "run 'neardup sign'" in p.stdout:
             sys.exit("FAIL: fsck on a database with ghost documents (exit %d):\n%s%s" % (
                 p.returncode, p.stdout, p.stderr))
-        print("degrade: no positions, no text and ghost documents are each named")
+        print("degrade: no positions, no text, no ids and ghost documents are each named")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -245,6 +245,14 @@ int nd_cmd_sign(int argc, char **argv)
 		fprintf(stderr, "neardup sign: warning: %llu documents of %s have no word sequence (no "
 			"positions, no text in their data): no verdict can call them duplicates, and "
 			"those without a key have no candidates\n", (unsigned long long)rep.no_words, dbpath);
+	if (rep.docs) {
+		char *uid = NULL;
+		if (nd_xdb_doc_uid(db, rep.from, &uid) == ND_ENOTFOUND && nd_xdb_doc_uid(db, rep.to, &uid) == ND_ENOTFOUND)
+			fprintf(stderr, "neardup sign: warning: documents of %s have no unique-id term (Q or U, or the "
+				"store's --uid-prefix): clusters and checks name them by docid, which compaction "
+				"keeps but a rebuilt database does not\n", dbpath);
+		free(uid);
+	}
 	if (rep.words_from_data)
 		fprintf(stderr, "neardup sign: warning: %llu documents of %s have no positions: their "
 			"words were read from their document data, which may hold only their start, so "
