@@ -397,7 +397,9 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Walk dir (root + "/" + rel) in sorted order. */
-static int add_dir(nd_indexer *ix, const char *root, const char *rel)
+/* rel is the directory's id, relative to root; its first `named` bytes
+ * are a name given to root itself (nd_indexer_add_path_as), not a path. */
+static int add_dir(nd_indexer *ix, const char *root, const char *rel, size_t named)
 {
 	nd_buf path = ND_BUF_INIT;
 	char **names = NULL;
@@ -405,10 +407,13 @@ static int add_dir(nd_indexer *ix, const char *root, const char *rel)
 	DIR *d = NULL;
 	struct dirent *e;
 	int rc = ND_OK;
+	const char *under = rel + named;
 
+	if (*under == '/')
+		under++;
 	if ((rc = nd_buf_put(&path, root, strlen(root))) < 0)
 		goto cleanup;
-	if (*rel && ((rc = nd_buf_putc(&path, '/')) < 0 || (rc = nd_buf_put(&path, rel, strlen(rel))) < 0))
+	if (*under && ((rc = nd_buf_putc(&path, '/')) < 0 || (rc = nd_buf_put(&path, under, strlen(under))) < 0))
 		goto cleanup;
 	if (!(d = opendir(path.ptr))) {
 		ix->st.skipped++;
@@ -449,7 +454,7 @@ static int add_dir(nd_indexer *ix, const char *root, const char *rel)
 			warnf(ix, "%s: skipped: %s", child.ptr, strerror(errno));
 		} else if (S_ISDIR(st.st_mode)) {
 			if (!S_ISLNK(lst.st_mode)) /* no symlink loops */
-				rc = add_dir(ix, root, childrel.ptr);
+				rc = add_dir(ix, root, childrel.ptr, named);
 		} else if (S_ISREG(st.st_mode))
 			rc = add_file(ix, child.ptr, childrel.ptr);
 		else {
@@ -473,18 +478,23 @@ cleanup:
 
 int nd_indexer_add_path(nd_indexer *ix, const char *path)
 {
+	return nd_indexer_add_path_as(ix, path, NULL);
+}
+
+int nd_indexer_add_path_as(nd_indexer *ix, const char *path, const char *id)
+{
 	struct stat st;
 	ix->from_paths = 1; /* a crawler re-fetching through add_text replaces, silently */
 	if (stat(path, &st) < 0)
 		return nd_error_set(errno == ENOENT ? ND_ENOTFOUND : ND_EIO, "%s: %s", path,
 				    strerror(errno));
 	if (S_ISDIR(st.st_mode))
-		return add_dir(ix, path, "");
+		return add_dir(ix, path, id ? id : "", id ? strlen(id) : 0);
 	if (!S_ISREG(st.st_mode))
 		return nd_error_set(ND_EINVAL, "%s: not a regular file (FIFO, socket or device); only files "
 				    "and directories are read", path);
 	const char *base = strrchr(path, '/');
-	return add_file(ix, path, base ? base + 1 : path);
+	return add_file(ix, path, id ? id : base ? base + 1 : path);
 }
 
 const nd_index_stats *nd_indexer_stats(const nd_indexer *ix)

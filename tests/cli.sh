@@ -274,4 +274,23 @@ rc=0
 rc=0
 "$nd" eval -q --db "$t/db" --clusters "$t/families.tsv" --linkage complete 2> "$t/link.err" || rc=$?
 [ "$rc" = 2 ] && grep -q "none, average or single" "$t/link.err" || fail "eval --linkage complete: exit $rc"
+# Several INPUT directories whose files share names: each file keeps its
+# own id (under its directory's name), none replaces another.
+mkdir -p "$t/multi/one" "$t/multi/two"
+echo "alpha beta gamma delta" > "$t/multi/one/001.txt"
+echo "epsilon zeta eta theta" > "$t/multi/two/001.txt"
+"$nd" index --db "$t/multidb" "$t/multi/one" "$t/multi/two/" > "$t/multi.out" 2>&1
+grep -q "^indexed 2 documents (2 new, 0 replaced)" "$t/multi.out" || fail "index of two directories: $(cat "$t/multi.out")"
+"$nd" index --db "$t/singledb" "$t/multi/one" > "$t/single.out" 2>&1
+python3 - "$t/multidb" "$t/singledb" <<'EOF2' || fail "ids of several inputs"
+import sys
+sys.path.insert(0, "/usr/lib/python3/dist-packages")
+try:
+    import xapian
+except ImportError:
+    sys.exit(0)  # the counts above already tell
+ids = lambda p: sorted(t.term.decode() for t in xapian.Database(p).allterms("Q"))
+assert ids(sys.argv[1]) == ["Qone/001.txt", "Qtwo/001.txt"], ids(sys.argv[1])
+assert ids(sys.argv[2]) == ["Q001.txt"], ids(sys.argv[2])
+EOF2
 echo "cli: all checks passed"

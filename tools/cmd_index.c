@@ -5,6 +5,7 @@
 #include <ftw.h>
 #include <getopt.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 static const char usage_text[] =
@@ -14,7 +15,9 @@ static const char usage_text[] =
 	"or copyright), HTML (.html, .htm) and JSON Lines (.jsonl:\n"
 	"{\"id\":..., \"text\":..., \"url\":..., \"title\":...} per line) into the Xapian\n"
 	"database DIR, created if missing.  INPUT is a file or a directory walked\n"
-	"recursively; a file's id is its path relative to the INPUT directory.\n"
+	"recursively; a file's id is its path relative to the INPUT directory,\n"
+	"under the directory's own name when several INPUTs are given (business/\n"
+	"001.txt and politics/001.txt, which would otherwise be one id).\n"
 	"Re-indexing an id replaces its document.\n"
 	"\n"
 	"  --db DIR          Xapian database (required)\n"
@@ -66,6 +69,22 @@ static int count_file(const char *path, const struct stat *sb, int type, struct 
 	if (type == FTW_F)
 		total_bytes += (uint64_t)sb->st_size;
 	return 0;
+}
+
+/* A directory's own name, trailing slashes left out ("" for / or .). */
+static void dir_name(const char *path, char *out, size_t cap)
+{
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	size_t b = n;
+	while (b > 0 && path[b - 1] != '/')
+		b--;
+	size_t len = n - b;
+	if (len == 0 || len >= cap || (len == 1 && path[b] == '.') || (len == 2 && !strncmp(path + b, "..", 2)))
+		return;
+	memcpy(out, path + b, len);
+	out[len] = '\0';
 }
 
 int nd_cmd_index(int argc, char **argv)
@@ -124,7 +143,11 @@ int nd_cmd_index(int argc, char **argv)
 	if ((rc = nd_indexer_open(&ix, db, &opts)) < 0)
 		return tool_fail("index", rc, db);
 	for (int i = optind; i < argc; i++) {
-		if ((rc = nd_indexer_add_path(ix, argv[i])) < 0) {
+		char name[4096] = "";
+		struct stat sb;
+		if (argc - optind > 1 && stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+			dir_name(argv[i], name, sizeof(name));
+		if ((rc = nd_indexer_add_path_as(ix, argv[i], *name ? name : NULL)) < 0) {
 			tool_progress_end(&ctx.prog);
 			tool_fail("index", rc, argv[i]);
 			/* A missing or unreadable input does not stop the others,

@@ -89,6 +89,9 @@ ND_EXTERN int nd_indexer_add_text(nd_indexer *ix, const char *id, const char *te
  * path is a file).  Bad inputs are skipped, counted and warned; only errors
  * that stop everything (database write failure) are returned. */
 ND_EXTERN int nd_indexer_add_path(nd_indexer *ix, const char *path);
+/* The same, with the ids given: a directory's files are named id/rel, a
+ * file is named id (NULL: as nd_indexer_add_path). */
+ND_EXTERN int nd_indexer_add_path_as(nd_indexer *ix, const char *path, const char *id);
 
 ND_EXTERN const nd_index_stats *nd_indexer_stats(const nd_indexer *ix);
 
