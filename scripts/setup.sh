@@ -4,7 +4,7 @@
 set -eu
 pkgs="meson ninja-build pkg-config gcc g++ python3 libxapian-dev libicu-dev liblmdb-dev
 lmdb-utils libcmocka-dev libxml2-dev libjansson-dev xapian-tools xapian-omega gnuplot-nox libsvm-dev liblbfgs-dev
-python3-cffi python3-xapian python3-pytest notmuch maildir-utils"
+python3-cffi python3-xapian python3-pytest notmuch maildir-utils recollcmd"
 missing=""
 for p in $pkgs; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
