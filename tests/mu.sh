@@ -60,5 +60,10 @@ a=$("$nd" search --db "$db" --store "$t/st" --collapse none --json waaada |
 	python3 -c 'import json, sys; print(json.load(sys.stdin)["estimated"])')
 b=$(quest -c 1000 -m 1 -d "$db" -s none -p :B waaada | sed -n 's/^Exactly \([0-9]*\) matches$/\1/p')
 [ "$a" = "$b" ] && [ "$a" -gt 0 ] || fail "search: neardup $a matches, quest $b"
+# Compaction keeps docids: the same clusters on the compacted database.
+xapian-compact "$db" "$t/db-c" > /dev/null || fail "xapian-compact"
+"$nd" clusters --db "$t/db-c" --store "$t/st" --json > "$t/c2.json" 2> "$t/err" || fail "clusters after compaction: $(cat "$t/err")"
+python3 -c 'import json, sys; a, b = (json.load(open(p))["clusters"] for p in sys.argv[1:]); assert a == b' \
+	"$t/c.json" "$t/c2.json" || fail "clusters differ after compaction"
 "$nd" fsck --store "$t/st" --db "$db" > "$t/fsck.out" || fail "fsck: $(cat "$t/fsck.out")"
 echo "mu: built with its prefixes; families clustered by message id; an edited body checked"

@@ -3,7 +3,9 @@
 # indexed by `notmuch new`.  On it: build, sign and copy clusters find the
 # families of copied mails, ids print as notmuch writes them (id:...),
 # the crawl-time check of an edited body finds its mail, search with
-# notmuch's subject prefix counts what quest counts, and fsck is clean.
+# notmuch's subject prefix counts what quest counts, a reindexed mail is
+# 'replaced' by update, the compacted database has the same clusters, and
+# fsck is clean.
 #   notmuch.sh NEARDUP
 set -eu
 nd=$1
@@ -56,5 +58,15 @@ a=$("$nd" search --db "$db" --store "$t/st" --collapse none --json --prefix subj
 	python3 -c 'import json, sys; print(json.load(sys.stdin)["estimated"])')
 b=$(quest -c 1000 -m 1 -d "$db" -p subject:XSUBJECT "subject:family" | sed -n 's/^Exactly \([0-9]*\) matches$/\1/p')
 [ "$a" = "$b" ] && [ "$a" -gt 0 ] || fail "subject:family: neardup $a matches, quest $b"
+echo "words added to this mail" >> "$t/mail/cur/m001:2,S"
+NOTMUCH_CONFIG="$t/config" notmuch reindex "id:f0.0@example.org" > /dev/null 2>&1 || fail "notmuch reindex"
+"$nd" update --db "$db" --store "$t/st" > "$t/update.out" 2>&1 || fail "update: $(cat "$t/update.out")"
+grep -q "^0 added, 1 replaced, 0 deleted" "$t/update.out" || fail "update after a change: $(cat "$t/update.out")"
+"$nd" clusters --db "$db" --store "$t/st" --json > "$t/c.json" 2> /dev/null
+# Compaction keeps docids: the same clusters on the compacted database.
+xapian-compact "$db" "$t/db-c" > /dev/null || fail "xapian-compact"
+"$nd" clusters --db "$t/db-c" --store "$t/st" --json > "$t/c2.json" 2> "$t/err" || fail "clusters after compaction: $(cat "$t/err")"
+python3 -c 'import json, sys; a, b = (json.load(open(p))["clusters"] for p in sys.argv[1:]); assert a == b' \
+	"$t/c.json" "$t/c2.json" || fail "clusters differ after compaction"
 "$nd" fsck --store "$t/st" --db "$db" > "$t/fsck.out" || fail "fsck: $(cat "$t/fsck.out")"
 echo "notmuch: families clustered with id: ids, an edited body checked, subject: searched"

@@ -2,7 +2,8 @@
 # A Recoll index of a directory of files (recollindex, Debian's recollcmd):
 # build, sign and copy clusters find the families of copied files, named
 # by their paths; the crawl-time check of an edited text finds its file;
-# search counts what quest counts.
+# search counts what quest counts; a changed file is 'replaced' by update;
+# and the compacted database has the same clusters.
 #   recoll.sh NEARDUP
 set -eu
 nd=$1
@@ -50,5 +51,15 @@ a=$("$nd" search --db "$db" --store "$t/st" --collapse none --json waaada |
 	python3 -c 'import json, sys; print(json.load(sys.stdin)["estimated"])')
 b=$(quest -c 1000 -m 1 -d "$db" -s none waaada | sed -n 's/^Exactly \([0-9]*\) matches$/\1/p')
 [ "$a" = "$b" ] && [ "$a" -gt 0 ] || fail "search: neardup $a matches, quest $b"
+echo "words added to this file" >> "$t/docs/f0.0.txt"
+recollindex -c "$t/conf" > "$t/log" 2>&1 || fail "recollindex again"
+"$nd" update --db "$db" --store "$t/st" > "$t/update.out" 2>&1 || fail "update: $(cat "$t/update.out")"
+grep -q "^0 added, 1 replaced, 0 deleted" "$t/update.out" || fail "update after a change: $(cat "$t/update.out")"
+"$nd" clusters --db "$db" --store "$t/st" --json > "$t/c.json" 2> /dev/null
+# Compaction keeps docids: the same clusters on the compacted database.
+xapian-compact "$db" "$t/db-c" > /dev/null || fail "xapian-compact"
+"$nd" clusters --db "$t/db-c" --store "$t/st" --json > "$t/c2.json" 2> "$t/err" || fail "clusters after compaction: $(cat "$t/err")"
+python3 -c 'import json, sys; a, b = (json.load(open(p))["clusters"] for p in sys.argv[1:]); assert a == b' \
+	"$t/c.json" "$t/c2.json" || fail "clusters differ after compaction"
 "$nd" fsck --store "$t/st" --db "$db" > "$t/fsck.out" || fail "fsck: $(cat "$t/fsck.out")"
 echo "recoll: families clustered by path, an edited text checked, search counted as quest does"

@@ -67,4 +67,16 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert any(m["duplicate"] and m["id"].endswith("/" + sys.argv[2] + ".txt") for m in r["members"]), r
 PY
-echo "search-like: match counts equal quest's on an omindex database; check finds an edited copy"
+# A page changed and omindex run again: update calls it replaced; and the
+# compacted database has the same clusters.
+"$nd" clusters --db "$t/db" --store "$t/st" --json > "$t/c.json" 2> /dev/null
+echo "words added to this page" >> "$t/site/$f"
+omindex --db "$t/db" --url / "$t/site" > /dev/null 2>&1
+"$nd" update --db "$t/db" --store "$t/st" > "$t/update.out" 2>&1 || fail "update: $(cat "$t/update.out")"
+grep -q "^0 added, 1 replaced, 0 deleted" "$t/update.out" || fail "update after a change: $(cat "$t/update.out")"
+"$nd" clusters --db "$t/db" --store "$t/st" --json > "$t/c.json" 2> /dev/null
+xapian-compact "$t/db" "$t/db-c" > /dev/null || fail "xapian-compact"
+"$nd" clusters --db "$t/db-c" --store "$t/st" --json > "$t/c2.json" 2> "$t/err" || fail "clusters after compaction: $(cat "$t/err")"
+python3 -c 'import json, sys; a, b = (json.load(open(p))["clusters"] for p in sys.argv[1:]); assert a == b' \
+	"$t/c.json" "$t/c2.json" || fail "clusters differ after compaction"
+echo "search-like: match counts equal quest's on an omindex database; check finds an edited copy; update and compaction"
