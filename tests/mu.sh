@@ -60,6 +60,12 @@ a=$("$nd" search --db "$db" --store "$t/st" --collapse none --json waaada |
 	python3 -c 'import json, sys; print(json.load(sys.stdin)["estimated"])')
 b=$(quest -c 1000 -m 1 -d "$db" -s none -p :B waaada | sed -n 's/^Exactly \([0-9]*\) matches$/\1/p')
 [ "$a" = "$b" ] && [ "$a" -gt 0 ] || fail "search: neardup $a matches, quest $b"
+f=$(grep -l "f0.0@example.org" "$t/Maildir/cur/"*)
+echo "words added to this mail" >> "$f"
+HOME="$t/home" mu index --muhome="$t/mu" > /dev/null 2>&1 || fail "mu index again"
+"$nd" update --db "$db" --store "$t/st" > "$t/update.out" 2>&1 || fail "update: $(cat "$t/update.out")"
+grep -q "^0 added, 1 replaced, 0 deleted" "$t/update.out" || fail "update after a change: $(cat "$t/update.out")"
+"$nd" clusters --db "$db" --store "$t/st" --json > "$t/c.json" 2> /dev/null
 # Compaction keeps docids: the same clusters on the compacted database.
 xapian-compact "$db" "$t/db-c" > /dev/null || fail "xapian-compact"
 "$nd" clusters --db "$t/db-c" --store "$t/st" --json > "$t/c2.json" 2> "$t/err" || fail "clusters after compaction: $(cat "$t/err")"
