@@ -212,6 +212,10 @@ int nd_cmd_build(int argc, char **argv)
 	       rep.chosen, rep.candidates, rep.rated, rep.doccount, rep.seconds);
 	tool_say("sample of %u documents: coverage %.1f%% (>= %d bits), mean %.2f bits per document\n",
 	       rep.sample_docs, 100 * rep.coverage, ND_MIN_BITS, rep.mean_bits);
+	if (rep.coverage < 1)
+		tool_say("  the other %.1f%% get no key (short texts, words too common for the set, "
+			 "unsegmented scripts): their text's near-neighbour keys find their duplicates\n",
+			 100 * (1 - rep.coverage));
 	tool_say("signature change under an edit of up to %.0f%% of words: expected %.1f%% "
 	       "(1 - prod(1 - lambda_i)), measured %.1f%% of covered documents\n",
 	       100 * o.max_edit, 100 * rep.p_change, 100 * rep.key_change);
