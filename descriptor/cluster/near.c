@@ -396,6 +396,8 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 		goto done;
 	}
 	rc = common_out ? fresh_common(txn, rs, docs, n, w.pairs, np, &o, &common) : nd__common_load(txn, &common);
+	if (rc == ND_OK)
+		rc = nd__common_own(common); /* used past the transaction */
 	nd_store_txn_end(txn);
 	txn = NULL;
 	if (rc < 0 || (rc = nd__recset_weigh(rs, common)) < 0)

@@ -16,45 +16,64 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- the common table ---- */
-
-#define FILTER_BITS 20 /* a bit per 2^(32-20) hash values: most lookups end here */
+/* ---- the common table ----
+ *
+ * As the store keeps it: a count, then per shingle its hash and the groups
+ * holding it (4 bytes each, ascending by hash).  A check or a hook reads
+ * it in place, inside its read transaction: loading it is free, where
+ * copying a table of hundreds of thousands of shingles was half of each
+ * check.  A batch pass that outlives its transaction owns a copy. */
 
 struct nd__common {
 	uint32_t n;
-	uint32_t *hash;    /* ascending */
-	uint32_t *groups;  /* parallel: groups holding it (> ND_COMMON_CAP) */
-	uint64_t filter[(1u << FILTER_BITS) / 64];
+	const uint8_t *ent; /* n entries of 8 bytes, in the map or in owned */
+	uint8_t *owned;
 };
+
+static uint32_t ent_hash(const nd__common *c, size_t i)
+{
+	uint32_t h;
+	memcpy(&h, c->ent + 8 * i, 4);
+	return h;
+}
+
+static uint32_t ent_groups(const nd__common *c, size_t i)
+{
+	uint32_t g;
+	memcpy(&g, c->ent + 8 * i + 4, 4);
+	return g;
+}
 
 static int common_alloc(nd__common **out, uint32_t n)
 {
 	nd__common *c = calloc(1, sizeof(*c));
-	if (!c || !(c->hash = malloc(((size_t)n + 1) * 4)) || !(c->groups = malloc(((size_t)n + 1) * 4))) {
-		nd__common_free(c);
+	if (!c || !(c->owned = malloc(8 * (size_t)n + 1))) {
+		free(c);
 		return nd_error_set(ND_ENOMEM, "out of memory for %u common shingles", n);
 	}
 	c->n = n;
+	c->ent = c->owned;
 	*out = c;
 	return ND_OK;
-}
-
-static void common_index(nd__common *c)
-{
-	memset(c->filter, 0, sizeof(c->filter));
-	for (uint32_t i = 0; i < c->n; i++) {
-		uint32_t b = c->hash[i] >> (32 - FILTER_BITS);
-		c->filter[b / 64] |= 1ULL << (b % 64);
-	}
 }
 
 void nd__common_free(nd__common *c)
 {
 	if (!c)
 		return;
-	free(c->hash);
-	free(c->groups);
+	free(c->owned);
 	free(c);
+}
+
+int nd__common_own(nd__common *c)
+{
+	if (!c || c->owned || !c->n)
+		return ND_OK;
+	if (!(c->owned = malloc(8 * (size_t)c->n)))
+		return nd_error_set(ND_ENOMEM, "out of memory for %u common shingles", c->n);
+	memcpy(c->owned, c->ent, 8 * (size_t)c->n);
+	c->ent = c->owned;
+	return ND_OK;
 }
 
 size_t nd__common_size(const nd__common *c)
@@ -64,21 +83,21 @@ size_t nd__common_size(const nd__common *c)
 
 uint32_t nd__common_groups(const nd__common *c, uint32_t h)
 {
-	uint32_t b = h >> (32 - FILTER_BITS);
-	if (!c || !(c->filter[b / 64] >> (b % 64) & 1))
+	if (!c)
 		return 0;
 	size_t lo = 0, hi = c->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (c->hash[mid] < h)
+		if (ent_hash(c, mid) < h)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < c->n && c->hash[lo] == h ? c->groups[lo] : 0;
+	return lo < c->n && ent_hash(c, lo) == h ? ent_groups(c, lo) : 0;
 }
 
 #define META "common"
+#define SPOT_CHECKS 256 /* entries a load checks, spread over the table */
 
 int nd__common_load(nd_store_txn *txn, nd__common **out)
 {
@@ -94,20 +113,20 @@ int nd__common_load(nd_store_txn *txn, nd__common **out)
 	if (len < 4 || (memcpy(&n, v, 4), len != 4 + (size_t)n * 8))
 		return nd_error_set(ND_ECORRUPT, "the store's record of common shingles is damaged "
 				    "(%zu bytes); `neardup sign --restart` makes it again", len);
-	if ((rc = common_alloc(out, n)) < 0)
-		return rc;
-	const uint8_t *p = (const uint8_t *)v + 4;
-	for (uint32_t i = 0; i < n; i++) {
-		memcpy(&(*out)->hash[i], p + 8 * (size_t)i, 4);
-		memcpy(&(*out)->groups[i], p + 8 * (size_t)i + 4, 4);
-		if ((i && (*out)->hash[i] <= (*out)->hash[i - 1]) || (*out)->groups[i] <= ND_COMMON_CAP) {
-			nd__common_free(*out);
-			*out = NULL;
+	nd__common *c = calloc(1, sizeof(*c));
+	if (!c)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	c->n = n;
+	c->ent = (const uint8_t *)v + 4;
+	/* Spot checks, not a walk: a walk would cost what the copy did. */
+	size_t step = n / SPOT_CHECKS + 1;
+	for (size_t i = step; i < n; i += step)
+		if (ent_hash(c, i) <= ent_hash(c, i - 1) || ent_groups(c, i) <= ND_COMMON_CAP) {
+			free(c);
 			return nd_error_set(ND_ECORRUPT, "the store's record of common shingles is out of order; "
 					    "`neardup sign --restart` makes it again");
 		}
-	}
-	common_index(*out);
+	*out = c;
 	return ND_OK;
 }
 
@@ -119,10 +138,7 @@ int nd__common_store(nd_store_txn *txn, const nd__common *c)
 	if (!buf)
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	memcpy(buf, &c->n, 4);
-	for (uint32_t i = 0; i < c->n; i++) {
-		memcpy(buf + 4 + 8 * (size_t)i, &c->hash[i], 4);
-		memcpy(buf + 8 + 8 * (size_t)i, &c->groups[i], 4);
-	}
+	memcpy(buf + 4, c->ent, 8 * (size_t)c->n);
 	rc = nd_store_meta_put(txn, META, buf, len);
 	free(buf);
 	return rc;
@@ -211,9 +227,11 @@ int nd__common_build(nd_store_txn *txn, const uint32_t *reps, size_t n, nd__comm
 			for (size_t i = 0; i < nkeep; i++)
 				pair[i] = (uint64_t)keep_h[i] << 32 | keep_g[i];
 			nd__sort_u64(pair, nkeep);
-			for (size_t i = 0; i < nkeep; i++)
-				(*out)->hash[i] = (uint32_t)(pair[i] >> 32), (*out)->groups[i] = (uint32_t)pair[i];
-			common_index(*out);
+			for (size_t i = 0; i < nkeep; i++) {
+				uint32_t h = (uint32_t)(pair[i] >> 32), g = (uint32_t)pair[i];
+				memcpy((*out)->owned + 8 * i, &h, 4);
+				memcpy((*out)->owned + 8 * i + 4, &g, 4);
+			}
 			free(pair);
 		}
 	}

@@ -82,8 +82,10 @@ int nd__rec_decode(const void *p, size_t len, nd__rec *out);
 #define ND_GROUP_RESEMBLANCE 0.9
 
 typedef struct nd__common nd__common;
-/* The common shingles the store holds (an empty table when it has none). */
+/* The common shingles the store holds (an empty table when it has none),
+ * read in place: valid while txn is open, unless nd__common_own copies it. */
 int nd__common_load(nd_store_txn *txn, nd__common **out);
+int nd__common_own(nd__common *c);
 void nd__common_free(nd__common *c);
 /* Shingles in the table. */
 size_t nd__common_size(const nd__common *c);
