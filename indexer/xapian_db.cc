@@ -122,8 +122,8 @@ inline bool is_word(const nd_xdb *db, const std::string &t)
 {
 	if (db->word_prefix.empty())
 		return !is_prefixed(t);
-	return t.size() > db->word_prefix.size() && t.compare(0, db->word_prefix.size(), db->word_prefix) == 0 &&
-	       !is_prefixed(t.substr(db->word_prefix.size()));
+	size_t n = db->word_prefix.size();
+	return t.size() > n && t.compare(0, n, db->word_prefix) == 0 && !(t[n] >= 'A' && t[n] <= 'Z');
 }
 
 char *dup_string(const std::string &s, size_t *len)
