@@ -236,7 +236,7 @@ static int desc_prepare_x(void **state, ev_corpus *c) { return desc_prepare(stat
 /* The classic cross-check these methods are named for: the verdict at the
  * strict point (Levenshtein <= 0.08), whatever the product's default. */
 static const nd_verify_options strict_options = {0.08, 20000, 0.875, 10, 8, NULL, (size_t)256 << 20,
-						  ND_POINT_STRICT};
+						  ND_POINT_STRICT, 0};
 
 static int desc_score_pair(void *vs, size_t a, size_t b, double *out)
 {

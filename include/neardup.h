@@ -22,5 +22,6 @@
 #include "neardup/hook.h"
 #include "neardup/collapse.h"
 #include "neardup/handle.h"
+#include "neardup/window.h"
 
 #endif

@@ -3,6 +3,7 @@
 // re-throws and classifies from the most specific exception down.
 
 #include "neardup/xdb.h"
+#include "neardup/window.h"
 #include "indexer/xapian_terms.h"
 
 #include <xapian.h>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include <cerrno>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -943,4 +945,63 @@ void nd__xdb_copy_settings(nd_xdb *to, const nd_xdb *from)
 	to->stemmer = from->stemmer;
 	to->prefixes = from->prefixes;
 	to->boolean_prefixes = from->boolean_prefixes;
+}
+
+int nd_xdb_value_upper(nd_xdb *db, unsigned slot, char **out, size_t *len)
+{
+	*out = nullptr;
+	return with_retry(db, [&] { *out = dup_string(db->db->get_value_upper_bound(slot), len); });
+}
+
+int nd_date_of_value(const void *val, size_t len, uint64_t *seconds)
+{
+	const unsigned char *v = static_cast<const unsigned char *>(val);
+	if (!len)
+		return ND_ENOTFOUND;
+	size_t digits = 0;
+	while (digits < len && v[digits] >= '0' && v[digits] <= '9')
+		digits++;
+	if (digits == len && len <= 14) {
+		uint64_t n = 0;
+		for (size_t i = 0; i < len; i++)
+			n = n * 10 + (v[i] - '0');
+		if (len != 8 && len != 12 && len != 14) {
+			*seconds = n; // decimal seconds
+			return ND_OK;
+		}
+		// YYYYMMDD[hhmm[ss]], UTC
+		auto num = [&](size_t at, size_t w) {
+			int x = 0;
+			for (size_t i = at; i < at + w; i++)
+				x = x * 10 + (v[i] - '0');
+			return x;
+		};
+		struct tm tm = {};
+		tm.tm_year = num(0, 4) - 1900;
+		tm.tm_mon = num(4, 2) - 1;
+		tm.tm_mday = num(6, 2);
+		if (len >= 12)
+			tm.tm_hour = num(8, 2), tm.tm_min = num(10, 2);
+		if (len == 14)
+			tm.tm_sec = num(12, 2);
+		if (tm.tm_year < 70 || tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
+		    tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
+			return ND_ENOTFOUND;
+		time_t t = timegm(&tm);
+		if (t < 0)
+			return ND_ENOTFOUND;
+		*seconds = (uint64_t)t;
+		return ND_OK;
+	}
+	if (len == 4 && v[0] < 0x80) { // omindex: big-endian unsigned
+		*seconds = (uint64_t)v[0] << 24 | (uint64_t)v[1] << 16 | (uint64_t)v[2] << 8 | v[3];
+		return ND_OK;
+	}
+	if (v[0] < 0x80)
+		return ND_ENOTFOUND; // sortable_serialise of a negative number, or not one
+	double x = Xapian::sortable_unserialise(std::string(reinterpret_cast<const char *>(v), len));
+	if (!(x >= 0 && x < 1099511627776.0))
+		return ND_ENOTFOUND;
+	*seconds = (uint64_t)x;
+	return ND_OK;
 }

@@ -77,6 +77,8 @@ static const kind tables[] = {
 	{"near", 0, 0, 0, 0, 0},
 	{"links", DUPS, 4, 4, 0, 0},
 	{"journal", MDB_INTEGERKEY, 4, 0, 0, 0},
+	{"dates", MDB_INTEGERKEY, 4, 0, 0, 0},
+	{"bydate", DUPS, 8, 4, 0, 0},
 };
 static const kind free_kind = {"(free pages)", MDB_INTEGERKEY, 8, 0, 1, 0};
 static const kind main_kind = {"(table names)", 0, 0, 0, 0, 1};

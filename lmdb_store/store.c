@@ -23,6 +23,8 @@
 struct nd_store {
 	MDB_env *env;
 	MDB_dbi meta, docs, clusters, verified, words, bits, near, links, journal;
+	MDB_dbi dates, bydate; /* a feed window's (neardup/window.h) */
+	int dated;      /* dates and bydate exist (a reader of a store never dated: 0) */
 	char *path;
 	int writable;
 	int lockfd;     /* the writer lock (writer.lock), held while open for writing; else -1 */
@@ -387,6 +389,17 @@ static int open_dbis(nd_store *st)
 		mdb_txn_abort(txn);
 		return mdb_err(st, mrc, "open bit postings, near-neighbour index, links and journal");
 	}
+	/* Added after format 8 without a new format: a store that has none has
+	 * no dates, which is what a store without a window means. */
+	mrc = mdb_dbi_open(txn, "dates", wflag | MDB_INTEGERKEY, &st->dates);
+	if (!mrc)
+		mrc = mdb_dbi_open(txn, "bydate", wflag | MDB_INTEGERKEY | MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP,
+				   &st->bydate);
+	st->dated = mrc == 0;
+	if (mrc && mrc != MDB_NOTFOUND) {
+		mdb_txn_abort(txn);
+		return mdb_err(st, mrc, "open dates");
+	}
 	/* Commit, even read-only: handles opened in an aborted txn are closed. */
 	if ((mrc = mdb_txn_commit(txn)))
 		return mdb_err(st, mrc, "commit");
@@ -603,7 +616,7 @@ int nd_store_open(nd_store **out, const char *path, int mode)
 		rc = mdb_err(st, mrc, "create");
 		goto fail;
 	}
-	mdb_env_set_maxdbs(st->env, 9);
+	mdb_env_set_maxdbs(st->env, 11);
 	mdb_env_set_maxreaders(st->env, 254);
 	st->mapsize = INITIAL_MAP;
 	if (st->writable)
@@ -618,7 +631,7 @@ int nd_store_open(nd_store **out, const char *path, int mode)
 		mdb_env_close(st->env);
 		st->env = NULL;
 		if ((mrc = mdb_env_create(&st->env)) == 0) {
-			mdb_env_set_maxdbs(st->env, 9);
+			mdb_env_set_maxdbs(st->env, 11);
 			mrc = mdb_env_open(st->env, path, MDB_NOTLS | MDB_RDONLY | MDB_NOLOCK, 0664);
 			st->nolock = mrc == 0;
 		}
@@ -1032,6 +1045,116 @@ out:
 	return rc;
 }
 
+/* A document's date, both ways: dates (docid -> date) and bydate (date ->
+ * docids), which expiry walks from its oldest end. */
+static int date_drop(nd_store_txn *txn, uint32_t docid)
+{
+	unsigned int id = docid;
+	MDB_val k = {sizeof(id), &id}, v;
+	size_t date;
+	int mrc;
+	if (!txn->st->dated)
+		return ND_OK;
+	if ((mrc = mdb_get(txn->txn, txn->st->dates, &k, &v)) == MDB_NOTFOUND)
+		return ND_OK;
+	if (mrc)
+		return mdb_err(txn->st, mrc, "read date");
+	if (v.mv_size != sizeof(date))
+		return nd_error_set(ND_ECORRUPT, "store %s: date of document %u is damaged", txn->st->path, docid);
+	memcpy(&date, v.mv_data, sizeof(date));
+	MDB_val dk = {sizeof(date), &date}, dv = {sizeof(id), &id};
+	if ((mrc = mdb_del(txn->txn, txn->st->dates, &k, NULL)) ||
+	    ((mrc = mdb_del(txn->txn, txn->st->bydate, &dk, &dv)) && mrc != MDB_NOTFOUND))
+		return mdb_err(txn->st, mrc, "delete date");
+	return ND_OK;
+}
+
+int nd_store_date_put(nd_store_txn *txn, uint32_t docid, uint64_t date)
+{
+	unsigned int id = docid;
+	size_t d = (size_t)date;
+	int rc, mrc;
+	if (!txn->st->dated)
+		return nd_error_set(ND_EINVAL, "store %s: opened for reading; dates are written by a writer",
+				    txn->st->path);
+	if ((rc = date_drop(txn, docid)) < 0)
+		return rc;
+	MDB_val k = {sizeof(id), &id}, v = {sizeof(d), &d}, dk = {sizeof(d), &d}, dv = {sizeof(id), &id};
+	if ((mrc = mdb_put(txn->txn, txn->st->dates, &k, &v, 0)) ||
+	    (mrc = mdb_put(txn->txn, txn->st->bydate, &dk, &dv, 0)))
+		return mdb_err(txn->st, mrc, "write date");
+	return ND_OK;
+}
+
+int nd_store_date_get(nd_store_txn *txn, uint32_t docid, uint64_t *date)
+{
+	unsigned int id = docid;
+	MDB_val k = {sizeof(id), &id}, v;
+	size_t d;
+	int mrc;
+	if (!txn->st->dated)
+		return ND_ENOTFOUND;
+	if ((mrc = mdb_get(txn->txn, txn->st->dates, &k, &v)) == MDB_NOTFOUND)
+		return ND_ENOTFOUND;
+	if (mrc)
+		return mdb_err(txn->st, mrc, "read date");
+	if (v.mv_size != sizeof(d))
+		return nd_error_set(ND_ECORRUPT, "store %s: date of document %u is damaged", txn->st->path, docid);
+	memcpy(&d, v.mv_data, sizeof(d));
+	*date = d;
+	return ND_OK;
+}
+
+int nd_store_dates_each(nd_store_txn *txn, int newest_first, nd_store_date_fn fn, void *ctx)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	int mrc, rc = 0;
+	if (!txn->st->dated)
+		return ND_OK;
+	if ((mrc = mdb_cursor_open(txn->txn, txn->st->bydate, &cur)))
+		return mdb_err(txn->st, mrc, "cursor");
+	MDB_cursor_op first = newest_first ? MDB_LAST : MDB_FIRST, next = newest_first ? MDB_PREV : MDB_NEXT;
+	for (mrc = mdb_cursor_get(cur, &k, &v, first); !mrc && !rc; mrc = mdb_cursor_get(cur, &k, &v, next)) {
+		size_t d;
+		unsigned int id;
+		if (k.mv_size != sizeof(d) || v.mv_size != sizeof(id)) {
+			mrc = MDB_CORRUPTED;
+			break;
+		}
+		memcpy(&d, k.mv_data, sizeof(d));
+		memcpy(&id, v.mv_data, sizeof(id));
+		rc = fn(id, d, ctx);
+	}
+	mdb_cursor_close(cur);
+	if (mrc && mrc != MDB_NOTFOUND)
+		return mdb_err(txn->st, mrc, "read dates");
+	return rc;
+}
+
+int nd_store_dates_clear(nd_store_txn *txn)
+{
+	int mrc;
+	if (!txn->st->dated)
+		return ND_OK;
+	if ((mrc = mdb_drop(txn->txn, txn->st->dates, 0)) || (mrc = mdb_drop(txn->txn, txn->st->bydate, 0)))
+		return mdb_err(txn->st, mrc, "clear dates");
+	return ND_OK;
+}
+
+int nd_store_dates_count(nd_store_txn *txn, uint64_t *n)
+{
+	MDB_stat s;
+	int mrc;
+	*n = 0;
+	if (!txn->st->dated)
+		return ND_OK;
+	if ((mrc = mdb_stat(txn->txn, txn->st->dates, &s)))
+		return mdb_err(txn->st, mrc, "stat");
+	*n = s.ms_entries;
+	return ND_OK;
+}
+
 int nd_store_doc_del(nd_store_txn *txn, uint32_t docid)
 {
 	uint64_t old;
@@ -1051,7 +1174,7 @@ int nd_store_doc_del(nd_store_txn *txn, uint32_t docid)
 	MDB_val k = {sizeof(id), &id};
 	if ((mrc = mdb_del(txn->txn, txn->st->docs, &k, NULL)))
 		return mdb_err(txn->st, mrc, "delete document");
-	return ND_OK;
+	return date_drop(txn, docid);
 }
 
 static int cache_get(nd_store_txn *txn, MDB_dbi dbi, void *k, size_t klen, const void **val, size_t *len)

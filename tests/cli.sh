@@ -293,4 +293,34 @@ ids = lambda p: sorted(t.term.decode() for t in xapian.Database(p).allterms("Q")
 assert ids(sys.argv[1]) == ["Qone/001.txt", "Qtwo/001.txt"], ids(sys.argv[1])
 assert ids(sys.argv[2]) == ["Q001.txt"], ids(sys.argv[2])
 EOF2
+# A feed window by arrival: a store whose window is 2 s keeps its documents
+# until a writer runs after they are older; the database keeps them, and
+# update neither signs them back nor calls them deleted.
+cp -r "$t/db" "$t/wdb"
+"$nd" build --db "$t/wdb" --store "$t/wstore" --words 300 > /dev/null
+"$nd" sign --db "$t/wdb" --store "$t/wstore" --window 2s > "$t/wsign.out" || fail "sign --window"
+n=$(sed -n 's/^window 2s by arrival: \([0-9]*\) records dated .*/\1/p' "$t/wsign.out")
+[ -n "$n" ] && [ "$n" -ge 250 ] || fail "sign --window: $(cat "$t/wsign.out")"
+"$nd" check --db "$t/wdb" --store "$t/wstore" --window 1h "$t/copy3.txt" > "$t/wcheck.out"
+grep -Eq "[1-9][0-9]* duplicates? \(copy\)" "$t/wcheck.out" || fail "check --window: $(cat "$t/wcheck.out")"
+sleep 3
+"$nd" index --quiet --db "$t/wdb" "$t/new.txt"
+"$nd" update --db "$t/wdb" --store "$t/wstore" > "$t/wupdate.out" || fail "update with a window"
+grep -q "^1 added, 0 replaced, 0 deleted of [0-9]* documents.*; $n expired" "$t/wupdate.out" ||
+	fail "update with a window: $(cat "$t/wupdate.out")"
+grep -q "^window 2s by arrival: 1 records dated" "$t/wupdate.out" || fail "update: $(cat "$t/wupdate.out")"
+"$nd" update --db "$t/wdb" --store "$t/wstore" > "$t/wupdate.out"
+grep -q "^0 added, 0 replaced, 0 deleted" "$t/wupdate.out" || fail "update after expiry: $(cat "$t/wupdate.out")"
+"$nd" check --db "$t/wdb" --store "$t/wstore" "$t/copy3.txt" > "$t/wcheck.out"
+grep -q " 0 duplicates" "$t/wcheck.out" || fail "check after expiry: $(cat "$t/wcheck.out")"
+"$nd" fsck --db "$t/wdb" --store "$t/wstore" > "$t/wfsck.out" || fail "fsck of a windowed store: $(cat "$t/wfsck.out")"
+grep -q "feed window" "$t/wfsck.out" || fail "fsck: $(cat "$t/wfsck.out")"
+# --window none: the store holds everything again.
+"$nd" update --db "$t/wdb" --store "$t/wstore" --window none > "$t/wupdate.out"
+grep -q "^$n added" "$t/wupdate.out" || fail "update --window none: $(cat "$t/wupdate.out")"
+rc=0; "$nd" update --db "$t/wdb" --store "$t/wstore" --window 5x 2> "$t/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "window needs a duration" "$t/err" || fail "update --window 5x: exit $rc"
+rc=0; "$nd" check --db "$t/db" --store "$t/store" --window 1h "$t/copy3.txt" 2> "$t/err" || rc=$?
+[ "$rc" = 1 ] && grep -q "needs dated documents" "$t/err" || fail "check --window on an undated store: exit $rc"
+
 echo "cli: all checks passed"

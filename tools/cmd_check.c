@@ -1,5 +1,6 @@
 /* neardup check: the cluster an unindexed document would join. */
 #include "tool.h"
+#include "neardup/window.h"
 #include "neardup/check.h"
 #include "neardup/collapse.h"
 #include "neardup/indexer.h"
@@ -37,6 +38,9 @@ static const char usage_text[] =
 	"                     the descriptive words held (MinHash agreement)\n"
 	"  --max-doc-mb N     refuse a file, standard input or JSONL line larger\n"
 	"                     than N MiB (default 64, as 'neardup index')\n"
+	"  --window D         compare only with documents dated within D (24h, 90m,\n"
+	"                     7d) of the newest the store holds (a store with a feed\n"
+	"                     window: 'neardup update --window')\n"
 	"  --json             one JSON object per input document (\"cluster\": the\n"
 	"                     collapse id of the cluster the page would join)\n"
 	"  -q, --quiet        accepted for uniformity: check prints only results\n"
@@ -211,6 +215,30 @@ static int check_input(ctx_t *c, const char *path, const char *format)
 	return rc < 0 ? -1 : 0;
 }
 
+/* --window D: candidates dated within D of the newest date any store
+ * holds; a store without dates cannot say. */
+static int within(ctx_t *c, uint64_t window, const char *storepath)
+{
+	uint64_t newest = 0;
+	size_t n = c->sh ? nd_shards_stores(c->sh) : 1;
+	for (size_t i = 0; i < n; i++) {
+		nd_store *st = c->sh ? nd_shards_store(c->sh, i) : c->st;
+		uint64_t clock, from;
+		int rc = nd_window_clock(st, &clock, &from);
+		if (rc < 0)
+			return tool_fail("check", rc, nd_store_path(st)), -1;
+		if (clock > newest)
+			newest = clock;
+	}
+	if (!newest) {
+		fprintf(stderr, "neardup check: %s: --window needs dated documents, and the store has none: "
+			"give it a feed window first ('neardup update --window D [--date-slot N]')\n", storepath);
+		return -1;
+	}
+	c->vo.since = newest > window ? newest - window : 0;
+	return 0;
+}
+
 int nd_cmd_check(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -224,13 +252,14 @@ int nd_cmd_check(int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},
 		{"tolerant", required_argument, NULL, 't'},
 		{"max-doc-mb", required_argument, NULL, 'M'},
+		{"window", required_argument, NULL, 'W'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	const char *dbpath = NULL, *storepath = NULL, *format = "text", *stores[ND_MAX_SHARD_STORES];
 	size_t nstores = 0;
 	ctx_t c = {NULL, NULL, NULL, NULL, ND_VERIFY_OPTIONS_INIT, 8, 0, ND_CONTENT_MAIN, 0, NULL, (size_t)64 << 20};
-	uint64_t v;
+	uint64_t v, window = 0;
 	int opt, rc, ret = EXIT_ERR, failed = 0;
 
 	optind = 1;
@@ -285,6 +314,11 @@ int nd_cmd_check(int argc, char **argv)
 			}
 			break;
 		}
+		case 'W':
+			if (nd_duration_parse(optarg, &window) < 0)
+				return tool_usage("check", "--window needs a duration such as 24h, 90m or 7d, not '%s'",
+						  optarg);
+			break;
 		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: return tool_usage("check", NULL);
@@ -312,6 +346,8 @@ int nd_cmd_check(int argc, char **argv)
 		tool_fail("check", rc, "tokenizer");
 		goto cleanup;
 	}
+	if (window && within(&c, window, storepath) < 0)
+		goto cleanup;
 	tool_links_warn("check", c.st); /* the cluster a page joins is a link component */
 	for (size_t i = 0; c.sh && i < nd_shards_stores(c.sh); i++)
 		tool_links_warn("check", nd_shards_store(c.sh, i));

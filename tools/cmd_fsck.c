@@ -1,6 +1,7 @@
 /* neardup fsck: check a store's consistency (and, with --db, that it
  * matches the database). */
 #include "tool.h"
+#include "neardup/window.h"
 #include "neardup/cluster.h"
 #include "neardup/collapse.h"
 #include "neardup/descriptor.h"
@@ -318,7 +319,12 @@ int nd_cmd_fsck(int argc, char **argv)
 		uint64_t wordless = 0;
 		if (nd_xdb_doccount(c.db, &doccount) == ND_OK && doccount != c.records &&
 		    count_wordless(c.db, doccount, &wordless) == ND_OK) {
-			if (doccount - wordless != c.records)
+			nd_window w = ND_WINDOW_INIT;
+			if (nd_window_get(st, &w) == ND_OK && w.seconds)
+				tool_say("note: %u documents in the database, %llu records: the store keeps a "
+					 "feed window ('neardup update' prints it)\n", doccount,
+					 (unsigned long long)c.records);
+			else if (doccount - wordless != c.records)
 				tool_say("note: %u documents in the database, %llu records (run 'neardup sign' or "
 					 "'update')\n", doccount, (unsigned long long)c.records);
 			if (wordless)

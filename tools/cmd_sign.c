@@ -38,6 +38,7 @@ static const char usage_text[] =
 	"                  option.  Another N moves the ids (the old slot's values\n"
 	"                  are removed); 'none' stops keeping them.  Keeping a slot\n"
 	"                  opens the database writable\n"
+	TOOL_WINDOW_HELP
 	"  -q, --quiet     no progress and no summary, only errors\n"
 	"  -h, --help      this text\n";
 
@@ -149,6 +150,8 @@ int nd_cmd_sign(int argc, char **argv)
 		{"jobs", required_argument, NULL, 'j'},
 		{"max-drift", required_argument, NULL, 'm'},
 		{"value-slot", required_argument, NULL, 'v'},
+		{"window", required_argument, NULL, 'W'},
+		{"date-slot", required_argument, NULL, 'D'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
@@ -162,10 +165,16 @@ int nd_cmd_sign(int argc, char **argv)
 	uint64_t v, docs = 0, keys = 0;
 	int no_links = 0;
 	int c, rc, ret = EXIT_ERR, slot = -1, slot_req = -1, slot_given = 0, kept = -1;
+	tool_window win = {0};
 
 	o.jobs = tool_default_jobs();
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hq", longopts, NULL)) != -1) {
+		int w = tool_window_option("sign", c, optarg, &win);
+		if (w < 0)
+			return EXIT_USAGE;
+		if (w)
+			continue;
 		switch (c) {
 		case 'd': dbpath = optarg; break;
 		case 's': storepath = optarg; break;
@@ -218,6 +227,8 @@ int nd_cmd_sign(int argc, char **argv)
 		tool_fail("sign", rc, dbpath);
 		goto cleanup;
 	}
+	if (tool_window_apply("sign", st, &win))
+		goto cleanup;
 	tool_progress_init(&prog, 0);
 	o.progress = on_progress;
 	o.ctx = &prog;
@@ -264,6 +275,7 @@ int nd_cmd_sign(int argc, char **argv)
 	}
 	tool_say("store: %llu documents signed, %llu distinct keys\n",
 	       (unsigned long long)docs, (unsigned long long)keys);
+	tool_window_say(st, rep.expired, rep.undated);
 	nd_store_txn_end(txn);
 	txn = NULL;
 	if (!no_links && link_all(db, st, o.jobs) < 0)

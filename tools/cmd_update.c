@@ -36,6 +36,7 @@ static const char usage_text[] =
 	"  --block N         documents per store transaction (32768); each commits\n"
 	"                    on its own, so a killed run keeps what it finished\n"
 	"  --json            one JSON object per change\n"
+	TOOL_WINDOW_HELP
 	"  -q, --quiet       only the summary line\n"
 	"  -h, --help        this text\n"
 	"\n"
@@ -84,7 +85,7 @@ static void on_change(const nd_hook_result *r, void *vctx)
 	if (r->change == ND_CHANGE_DELETED || nd_xdb_doc_uid(c->db, r->docid, &uid) < 0)
 		uid = NULL;
 	printf("%-9s %8u  %-40s", nd_change_name(r->change), r->docid, uid ? uid : "");
-	if (r->change != ND_CHANGE_DELETED)
+	if (r->change != ND_CHANGE_DELETED && r->change != ND_CHANGE_EXPIRED)
 		printf(" key %s, %zu candidate%s, %zu duplicate%s", r->key ? key : "none", r->candidates,
 		       r->candidates == 1 ? "" : "s", r->nduplicates, r->nduplicates == 1 ? "" : "s");
 	putchar('\n');
@@ -110,6 +111,8 @@ int nd_cmd_update(int argc, char **argv)
 		{"tolerant", required_argument, NULL, 't'},
 		{"point", required_argument, NULL, 'P'},
 		{"json", no_argument, NULL, 'j'},
+		{"window", required_argument, NULL, 'W'},
+		{"date-slot", required_argument, NULL, 'D'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
@@ -120,10 +123,16 @@ int nd_cmd_update(int argc, char **argv)
 	nd_store *st = NULL;
 	nd_hook *h = NULL;
 	int opt, rc, slot, ret = EXIT_ERR;
+	tool_window win = {0};
 
 	ho.jobs = tool_default_jobs();
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		int w = tool_window_option("update", opt, optarg, &win);
+		if (w < 0)
+			return EXIT_USAGE;
+		if (w)
+			continue;
 		switch (opt) {
 		case 'd': dbpath = optarg; break;
 		case 's': storepath = optarg; break;
@@ -175,6 +184,8 @@ int nd_cmd_update(int argc, char **argv)
 		tool_fail("update", rc, dbpath);
 		goto cleanup;
 	}
+	if (tool_window_apply("update", st, &win))
+		goto cleanup;
 	tool_progress prog;
 	tool_progress_init(&prog, 0);
 	ho.progress = on_walked;
@@ -201,10 +212,14 @@ int nd_cmd_update(int argc, char **argv)
 		(unsigned long long)rep.added, (unsigned long long)rep.replaced,
 		(unsigned long long)rep.deleted, (unsigned long long)rep.docs, rep.seconds,
 		100 * rep.drift);
+	if (rep.expired)
+		fprintf(c.json ? stderr : stdout, "; %llu expired", (unsigned long long)rep.expired);
 	if (rep.slot_repaired)
 		fprintf(c.json ? stderr : stdout, "; %llu collapse values repaired in slot %d",
 			(unsigned long long)rep.slot_repaired, slot);
 	fputc('\n', c.json ? stderr : stdout);
+	if (!c.json)
+		tool_window_say(st, rep.expired, rep.undated);
 	ret = EXIT_OK;
 cleanup:
 	nd_hook_free(h);

@@ -1,6 +1,7 @@
 #include "tool.h"
 #include "neardup/common.h"
 #include "neardup/descriptor.h"
+#include "neardup/window.h"
 
 #include <errno.h>
 #include <math.h>
@@ -200,4 +201,104 @@ int tool_parse_jobs(const char *cmd, const char *s, unsigned *out)
 	}
 	*out = (unsigned)v;
 	return 0;
+}
+
+int tool_window_option(const char *cmd, int opt, const char *arg, tool_window *w)
+{
+	uint64_t v;
+	if (opt == 'W') {
+		w->given = 1;
+		if (!strcmp(arg, "none")) {
+			w->none = 1;
+			return 1;
+		}
+		if (nd_duration_parse(arg, &w->seconds) < 0) {
+			tool_usage(cmd, "--window needs a duration such as 24h, 90m or 7d (or 'none'), not '%s'", arg);
+			return -1;
+		}
+		return 1;
+	}
+	if (opt == 'D') {
+		w->given = w->slot_given = 1;
+		if (!strcmp(arg, "arrival"))
+			w->slot = ND_WINDOW_ARRIVAL;
+		else if (tool_parse_u64(arg, &v) || v >= 0xffff) {
+			tool_usage(cmd, "--date-slot needs a value slot number (0..65534) or 'arrival', not '%s'", arg);
+			return -1;
+		} else
+			w->slot = (int)v;
+		return 1;
+	}
+	return 0;
+}
+
+int tool_window_apply(const char *cmd, nd_store *st, const tool_window *w)
+{
+	nd_window now;
+	int rc;
+	if (!w->given)
+		return 0;
+	if ((rc = nd_window_get(st, &now)) < 0)
+		return tool_fail(cmd, rc, nd_store_path(st));
+	if (w->none)
+		now.seconds = 0;
+	else if (w->seconds)
+		now.seconds = w->seconds;
+	if (w->slot_given)
+		now.slot = w->slot;
+	if (!w->none && !now.seconds) {
+		tool_usage(cmd, "--date-slot needs --window D on a store without a window");
+		return EXIT_ERR;
+	}
+	if ((rc = nd_window_set(st, &now)) < 0)
+		return tool_fail(cmd, rc, nd_store_path(st));
+	return 0;
+}
+
+void tool_duration_str(uint64_t s, char *out, size_t n)
+{
+	if (s % (7 * 86400) == 0)
+		snprintf(out, n, "%lluw", (unsigned long long)(s / (7 * 86400)));
+	else if (s % 86400 == 0)
+		snprintf(out, n, "%llud", (unsigned long long)(s / 86400));
+	else if (s % 3600 == 0)
+		snprintf(out, n, "%lluh", (unsigned long long)(s / 3600));
+	else if (s % 60 == 0)
+		snprintf(out, n, "%llum", (unsigned long long)(s / 60));
+	else
+		snprintf(out, n, "%llus", (unsigned long long)s);
+}
+
+static void date_str(uint64_t t, char *out, size_t n)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	if (!gmtime_r(&tt, &tm) || !strftime(out, n, "%Y-%m-%d %H:%M:%SZ", &tm))
+		snprintf(out, n, "%llu", (unsigned long long)t);
+}
+
+void tool_window_say(nd_store *st, uint64_t expired, uint64_t undated)
+{
+	nd_window w;
+	nd_store_txn *txn;
+	uint64_t clock, from, dated = 0;
+	char dur[32], a[40], b[40], src[32];
+	if (nd_window_get(st, &w) < 0 || !w.seconds || nd_window_clock(st, &clock, &from) < 0)
+		return;
+	if (nd_store_read_begin(st, &txn) == ND_OK) {
+		nd_store_dates_count(txn, &dated);
+		nd_store_txn_end(txn);
+	}
+	tool_duration_str(w.seconds, dur, sizeof(dur));
+	date_str(from, a, sizeof(a));
+	date_str(clock, b, sizeof(b));
+	if (w.slot == ND_WINDOW_ARRIVAL)
+		snprintf(src, sizeof(src), "by arrival");
+	else
+		snprintf(src, sizeof(src), "by value slot %d", w.slot);
+	tool_say("window %s %s: %llu records dated %s .. %s; %llu expired in this run\n", dur, src,
+		 (unsigned long long)dated, a, b, (unsigned long long)expired);
+	if (undated)
+		fprintf(stderr, "warning: %llu documents have no date in value slot %d: they are kept and never "
+			"expire\n", (unsigned long long)undated, w.slot);
 }

@@ -71,6 +71,35 @@ int tool_parse_content(const char *s, nd_content *out);
 /* --point: strict, copy or story; on error prints "neardup CMD: ..." and
  * returns -1. */
 int tool_parse_point(const char *cmd, const char *s, nd_point *out);
+/* --window DURATION|none and --date-slot N|arrival, for the writers (sign,
+ * update): parsed here, then set on the store (nd_window_set) when given.
+ * --date-slot alone keeps the store's window length; --window alone its
+ * date source (arrival for a store without one). */
+typedef struct {
+	int given;          /* --window or --date-slot */
+	int none;           /* --window none */
+	uint64_t seconds;   /* 0: not given */
+	int slot_given, slot;
+} tool_window;
+#define TOOL_WINDOW_HELP \
+	"  --window D         a feed window: keep only the documents dated within D\n" \
+	"                     (90s, 15m, 24h, 7d, 2w) of the newest, and let older\n" \
+	"                     ones leave the store (they stay in the database and\n" \
+	"                     are not signed again); remembered by the store, so\n" \
+	"                     hooks and later runs keep it; 'none' removes it\n" \
+	"  --date-slot N      date documents by Xapian value slot N (seconds as\n" \
+	"                     sortable_serialise, 4-byte big-endian as omindex's\n" \
+	"                     slot 0, decimal, or YYYYMMDD[hhmm[ss]]); 'arrival'\n" \
+	"                     (the default) dates them when the store first sees them\n"
+/* 1 when opt was a window option (parsed into w); -1 after a usage error. */
+int tool_window_option(const char *cmd, int opt, const char *arg, tool_window *w);
+/* Set what was given on st; 0 or EXIT_ERR (error printed). */
+int tool_window_apply(const char *cmd, nd_store *st, const tool_window *w);
+/* "window 24h by value slot 0: N records dated <from> .. <clock>; E expired" */
+void tool_window_say(nd_store *st, uint64_t expired, uint64_t undated);
+/* A duration as written: 24h, 90m, 7d, 45s. */
+void tool_duration_str(uint64_t seconds, char *out, size_t n);
+
 /* The verdict's reason, as printed: "levenshtein", "shingles", "resemblance",
  * "containment"; "values" for a pair refused for its values. */
 const char *tool_how_name(nd_verify_how how);

@@ -125,6 +125,7 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 		size_t nc = 0, nm = 0;
 		if ((rc = nd_store_read_begin(stores[s], &txn)) < 0 ||
 		    (rc = nd__tolerant_candidates(txn, d, &out->sig, tolerant, &c, &nc)) < 0 ||
+		    (rc = nd__cands_since(txn, c, &nc, vo ? vo->since : 0)) < 0 ||
 		    (rc = nd__common_load(txn, &common)) < 0 ||
 		    (rc = nd__compare_candidates(db, txn, common, &rec, ids, n, c, nc, 0, max_compare, vo, m, &nm)) < 0)
 			goto cleanup;

@@ -104,19 +104,58 @@ typedef struct {
 	size_t reclen;
 	double max_drift;
 	const char *path;
+	int dated;          /* a feed window: the document's date, when it has one */
+	uint64_t date;
 	nd_change change;   /* out */
 	uint64_t old_key;   /* out */
+	uint64_t expired;   /* out: records the window's clock passed */
+	nd_docid *gone;     /* out: their docids (malloc'd) */
+	size_t ngone, gone_cap;
 } apply_ctx;
+
+static int note_expired(nd_docid docid, uint64_t old_key, void *vctx)
+{
+	apply_ctx *a = vctx;
+	void *p = a->gone;
+	(void)old_key;
+	if (nd_array_reserve(&p, &a->gone_cap, a->ngone + 1, sizeof(nd_docid)) < 0)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	a->gone = p;
+	a->gone[a->ngone++] = docid;
+	return ND_OK;
+}
 
 static int apply_fn(nd_store_txn *txn, void *vctx)
 {
 	apply_ctx *a = vctx;
-	int rc;
+	nd__window win;
+	int rc, present = a->present, gone = 0;
+	a->ngone = 0; /* a replayed write starts again */
+	if ((rc = nd__window_load(txn, &win)) < 0)
+		return rc;
+	if (win.w.seconds) {
+		if (a->dated && win.w.slot != ND_WINDOW_ARRIVAL)
+			nd__window_advance(&win, a->date);
+		/* A hook is an arrival: a docid let go before comes back. */
+		if (present && win.w.slot != ND_WINDOW_ARRIVAL &&
+		    (gone = nd__window_outside(txn, &win, a->docid, a->dated, a->date)) < 0)
+			return gone;
+		if (gone)
+			present = 0;
+	}
 	/* Unforced: a record that is the same is left alone and counts
 	 * nothing, as 'update' would find it. */
-	if ((rc = nd__sig_apply(txn, a->docid, a->present, a->sig->bits, a->sig->nbits,
+	if ((rc = nd__sig_apply(txn, a->docid, present, a->sig->bits, a->sig->nbits,
 				a->sig->present ? a->sig->near : NULL, a->sig->fingerprint, a->rec,
 				a->reclen, 0, &a->change, &a->old_key)) < 0)
+		return rc;
+	if (gone && a->change == ND_CHANGE_DELETED)
+		a->change = ND_CHANGE_EXPIRED;
+	if (present && win.w.seconds &&
+	    ((rc = nd__window_date(txn, &win, a->docid, a->change, a->dated, a->date)) < 0 ||
+	     (rc = nd__window_seen(txn, &win, a->docid)) < 0))
+		return rc;
+	if ((rc = nd__window_expire(txn, &win, note_expired, a, &a->expired)) < 0)
 		return rc;
 	return nd__drift_add(txn, (uint64_t)nd__drift_counts(txn, a->docid, a->change), a->max_drift,
 			     a->path);
@@ -126,7 +165,8 @@ static int apply_fn(nd_store_txn *txn, void *vctx)
  * moved: the components the seeds are in now (every one after a rebuild),
  * and the hook's own document, whose value a re-index drops even when its
  * record is unchanged. */
-static int settle_slot(nd_hook *h, const nd_links_report *lr, const nd_docid *seeds, size_t n, nd_docid self)
+static int settle_slot(nd_hook *h, const nd_links_report *lr, const nd_docid *seeds, size_t n, nd_docid self,
+		       const nd_docid *gone, size_t ngone)
 {
 	nd_docid *all = NULL;
 	size_t nall = 0, wrong;
@@ -148,6 +188,10 @@ static int settle_slot(nd_hook *h, const nd_links_report *lr, const nd_docid *se
 	}
 	rc = nall ? nd_collapse_write_slot(h->db, h->st, &h->o.verify, (unsigned)h->slot, all, nall, NULL) : ND_OK;
 	free(all);
+	/* Expired: no record, so no collapse id (ids ascend: the window
+	 * walks dates, and a docid may come in any order). */
+	for (size_t i = 0; rc == ND_OK && i < ngone; i++)
+		rc = nd_collapse_write_slot(h->db, h->st, &h->o.verify, (unsigned)h->slot, &gone[i], 1, NULL);
 	return rc;
 }
 
@@ -176,6 +220,8 @@ static int duplicates_of(nd_hook *h, nd_hook_result *res)
 	if (rc == ND_OK && (rc = nd_sig_decode(&sig, pay, len, h->d->n)) == ND_OK &&
 	    (sig.nbits || sig.present))
 		rc = nd__tolerant_candidates(txn, h->d, &sig, h->o.tolerant, &c, &nc);
+	if (rc == ND_OK && nc)
+		rc = nd__cands_since(txn, c, &nc, h->o.verify.since);
 	if (rc == ND_ENOTFOUND || (rc == ND_OK && !nc)) {
 		rc = ND_OK; /* deleted, or nothing similar */
 		goto cleanup;
@@ -219,23 +265,40 @@ cleanup:
 /* The links made those of the records (whatever left them unsettled:
  * this change, an earlier process killed mid-change, a first signing
  * without links), then the collapse slot of what they moved. */
-static int settle(nd_hook *h, nd_docid self)
+static int settle(nd_hook *h, nd_docid self, const nd_docid *gone, size_t ngone)
 {
 	nd_links_report lr;
 	nd_docid *seeds = NULL;
 	size_t nseeds = 0;
 	int rc = nd_links_settle(h->db, h->st, NULL, &lr, &seeds, &nseeds);
 	if (rc == ND_OK)
-		rc = settle_slot(h, &lr, seeds, nseeds, self);
+		rc = settle_slot(h, &lr, seeds, nseeds, self, gone, ngone);
 	free(seeds);
 	return rc;
+}
+
+/* Its date, when the store keeps a window (read before the write: the
+ * database is not read inside a store transaction). */
+static int hook_date(nd_hook *h, nd_docid docid, uint64_t *date, int *dated)
+{
+	nd_store_txn *txn;
+	nd__window win;
+	int rc = nd_store_read_begin(h->st, &txn);
+	*dated = 0;
+	if (rc < 0)
+		return rc;
+	rc = nd__window_load(txn, &win);
+	nd_store_txn_end(txn);
+	if (rc < 0 || !win.w.seconds)
+		return rc;
+	return nd__window_doc_date(&win, h->db, docid, date, dated);
 }
 
 int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 {
 	nd_hook_result local = ND_HOOK_RESULT_INIT;
 	nd_sig sig = ND_SIG_INIT;
-	apply_ctx a = {docid, 1, &sig, NULL, 0, h->o.max_drift, nd_store_path(h->st), ND_CHANGE_NONE, 0};
+	apply_ctx a = {docid, 1, &sig, NULL, 0, h->o.max_drift, nd_store_path(h->st), 0, 0, ND_CHANGE_NONE, 0, 0, NULL, 0, 0};
 	uint8_t *recbuf = NULL;
 	int rc;
 
@@ -249,16 +312,19 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 	else if (rc < 0)
 		goto cleanup;
 	a.rec = recbuf;
+	if (a.present && (rc = hook_date(h, docid, &a.date, &a.dated)) < 0)
+		goto cleanup;
 	if ((rc = nd_store_write(h->st, apply_fn, &a)) < 0)
 		goto cleanup;
 	res->change = a.change;
 	res->old_key = a.old_key;
 	res->key = a.present ? sig.key : 0;
-	if ((rc = settle(h, a.present ? docid : 0)) < 0 || (rc = duplicates_of(h, res)) < 0)
+	if ((rc = settle(h, a.present ? docid : 0, a.gone, a.ngone)) < 0 || (rc = duplicates_of(h, res)) < 0)
 		goto cleanup;
 cleanup:
 	nd_sig_clear(&sig);
 	free(recbuf);
+	free(a.gone);
 	nd_hook_result_clear(&local);
 	return rc;
 }

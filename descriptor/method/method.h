@@ -5,6 +5,8 @@
 #define ND_DESC_METHOD_H
 
 #include "neardup/descriptor.h"
+#include "neardup/window.h"
+#include "neardup/xdb.h"
 #include "common/nd_hash.h"
 
 #include <math.h>
@@ -91,6 +93,33 @@ int nd__payload_rec(const void *payload, size_t len, const void **rec, size_t *r
  * hooked but never committed), each a change reported through o->changed
  * and counted in rep->deleted. */
 int nd__drop_beyond(nd_store *st, nd_docid last, const nd_sign_options *o, nd_sign_report *rep);
+/* A feed window at work in one write transaction (neardup/window.h). */
+typedef struct {
+	nd_window w;       /* seconds 0: none, and the rest does nothing */
+	uint64_t clock;    /* the newest date known */
+	uint64_t cutoff;   /* records dated before it leave */
+	nd_docid seen;     /* by arrival: the highest docid dated */
+} nd__window;
+int nd__window_read(nd_store_txn *txn, nd_window *w);
+/* The store's window and clock (by arrival: now). */
+int nd__window_load(nd_store_txn *txn, nd__window *out);
+void nd__window_advance(nd__window *win, uint64_t date);
+/* By slot: move the clock to the database's newest date. */
+int nd__window_db_clock(nd__window *win, nd_xdb *db);
+/* The date docid gets: its slot's (*dated 0: none), or now. */
+int nd__window_doc_date(const nd__window *win, nd_xdb *db, nd_docid docid, uint64_t *date, int *dated);
+/* 1 when a present document stays out: dated before the cutoff, or (by
+ * arrival) a docid the store dated before and has since let go. */
+int nd__window_outside(nd_store_txn *txn, const nd__window *win, nd_docid docid, int dated, uint64_t date);
+/* Date a document's record after nd__sig_apply made it change. */
+int nd__window_date(nd_store_txn *txn, const nd__window *win, nd_docid docid, nd_change change, int dated,
+		    uint64_t date);
+int nd__window_seen(nd_store_txn *txn, nd__window *win, nd_docid docid);
+/* Delete the records dated before the cutoff; fn(docid, old key, ctx) for
+ * each (negative stops). */
+typedef int (*nd__window_expired_fn)(nd_docid docid, uint64_t old_key, void *ctx);
+int nd__window_expire(nd_store_txn *txn, const nd__window *win, nd__window_expired_fn fn, void *ctx, uint64_t *n);
+
 /* 1 when a change counts in the drift (see nd_drift). */
 int nd__drift_counts(nd_store_txn *txn, nd_docid docid, nd_change change);
 /* Add changes to the drift; ND_ESTATE when that would pass max_drift (> 0). */

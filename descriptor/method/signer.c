@@ -140,6 +140,7 @@ const char *nd_change_name(nd_change c)
 	case ND_CHANGE_ADDED: return "added";
 	case ND_CHANGE_REPLACED: return "replaced";
 	case ND_CHANGE_DELETED: return "deleted";
+	case ND_CHANGE_EXPIRED: return "expired";
 	}
 	return "?";
 }
@@ -205,7 +206,7 @@ int nd__drift_counts(nd_store_txn *txn, nd_docid docid, nd_change change)
 {
 	uint32_t built_last = 0;
 	if (change != ND_CHANGE_ADDED)
-		return change != ND_CHANGE_NONE;
+		return change != ND_CHANGE_NONE && change != ND_CHANGE_EXPIRED; /* still in the database */
 	if (meta_u(txn, "db.lastdocid", &built_last, sizeof(built_last)) < 0)
 		return 1;
 	return docid > built_last;
@@ -362,11 +363,30 @@ typedef struct {
 	uint64_t revision;
 	double max_drift;
 	int keep_changes;
+	const uint64_t *date;     /* a window by slot: dates, dated, and gone (too old) */
+	const uint8_t *dated, *gone;
+	nd__window win;           /* the window as the run began (seconds 0: none) */
+	uint64_t now;
 	/* out, reset by every attempt (nd_store_write may replay) */
-	uint64_t keyed, unkeyed, docs, counts[4];
+	uint64_t keyed, unkeyed, docs, undated, counts[5];
+	nd_docid seen;
 	change_rec *changes;
 	size_t nchanges, changes_cap;
 } block_ctx;
+
+static int expired_fn(nd_docid docid, uint64_t old_key, void *vctx)
+{
+	block_ctx *b = vctx;
+	void *p = b->changes;
+	int rc;
+	if (!b->keep_changes)
+		return ND_OK;
+	if ((rc = nd_array_reserve(&p, &b->changes_cap, b->nchanges + 1, sizeof(change_rec))) < 0)
+		return rc;
+	b->changes = p;
+	b->changes[b->nchanges++] = (change_rec){docid, ND_CHANGE_EXPIRED, old_key, 0};
+	return ND_OK;
+}
 
 static int write_block(nd_store_txn *txn, void *vctx)
 {
@@ -374,7 +394,8 @@ static int write_block(nd_store_txn *txn, void *vctx)
 	uint64_t drift = 0;
 	uint32_t through;
 	int rc;
-	b->keyed = b->unkeyed = b->docs = 0;
+	nd__window win = b->win; /* the seen mark moves in this attempt only */
+	b->keyed = b->unkeyed = b->docs = b->undated = 0;
 	memset(b->counts, 0, sizeof(b->counts));
 	b->nchanges = 0;
 	for (nd_docid d = b->lo; d < b->hi; d++) {
@@ -382,16 +403,32 @@ static int write_block(nd_store_txn *txn, void *vctx)
 		const uint16_t *bits = b->bits + b->row[off];
 		uint32_t n = b->row[off + 1] - b->row[off];
 		nd_change ch;
-		uint64_t old_key;
+		uint64_t old_key, date = b->date[off];
+		int present = b->present[off] != 0, gone = b->gone[off], dated = b->dated[off];
 		int keyed = b->held[off] || b->rec_len[off]; /* a descriptive word or any word */
-		if ((rc = nd__sig_apply(txn, d, b->present[off] != 0, bits, n,
-					keyed ? b->near + (size_t)off * ND_NEAR_N : NULL,
+		if (win.w.seconds && win.w.slot == ND_WINDOW_ARRIVAL) {
+			date = b->now, dated = 1;
+			if (present && (rc = nd__window_outside(txn, &win, d, 1, date)) != 0) {
+				if (rc < 0)
+					return rc;
+				present = 0, gone = 1;
+			}
+		}
+		if ((rc = nd__sig_apply(txn, d, present, bits, n, keyed ? b->near + (size_t)off * ND_NEAR_N : NULL,
 					nd_fp_final(b->fp[off], b->len[off]), b->rec + b->rec_off[off], b->rec_len[off],
 					0, &ch, &old_key)) < 0)
 			return rc;
+		if (ch == ND_CHANGE_DELETED && gone)
+			ch = ND_CHANGE_EXPIRED;
+		if (present && win.w.seconds) {
+			if ((rc = nd__window_date(txn, &win, d, ch, dated, date)) < 0 ||
+			    (rc = nd__window_seen(txn, &win, d)) < 0)
+				return rc;
+			b->undated += !dated;
+		}
 		b->counts[ch]++;
 		drift += (uint64_t)nd__drift_counts(txn, d, ch);
-		if (b->present[off]) {
+		if (present) {
 			b->docs++;
 			if (n >= ND_MIN_BITS)
 				b->keyed++;
@@ -403,9 +440,15 @@ static int write_block(nd_store_txn *txn, void *vctx)
 			if ((rc = nd_array_reserve(&p, &b->changes_cap, b->nchanges + 1, sizeof(change_rec))) < 0)
 				return rc;
 			b->changes = p;
-			b->changes[b->nchanges++] = (change_rec){d, ch, old_key, nd_sig_key(bits, n)};
+			b->changes[b->nchanges++] = (change_rec){d, ch, old_key, present ? nd_sig_key(bits, n) : 0};
 		}
 	}
+	/* What the clock has passed leaves, wherever it is. */
+	uint64_t expired;
+	if ((rc = nd__window_expire(txn, &win, expired_fn, b, &expired)) < 0)
+		return rc;
+	b->counts[ND_CHANGE_EXPIRED] += expired;
+	b->seen = win.seen;
 	if ((rc = nd__drift_add(txn, drift, b->max_drift, b->path)) < 0 ||
 	    (rc = meta_u(txn, "sign.through", &through, sizeof(through))) < 0)
 		return rc;
@@ -603,6 +646,9 @@ typedef struct {
 	size_t ids_cap;
 	uint64_t no_words, from_data; /* documents without a word sequence, and
 					 those whose words came from their data */
+	uint64_t *date;      /* a feed window by slot: each document's date */
+	uint8_t *dated;      /* 1: date is one (its slot held a date) */
+	uint8_t *gone;       /* 1: present, but dated before the window */
 } sign_block;
 
 static int block_alloc(sign_block *b, uint32_t block_docs)
@@ -617,7 +663,9 @@ static int block_alloc(sign_block *b, uint32_t block_docs)
 	    !(b->held = malloc(block_docs * sizeof(uint32_t))) ||
 	    !(b->near = malloc((size_t)block_docs * ND_NEAR_N * sizeof(uint16_t))) ||
 	    !(b->rec_off = malloc(block_docs * sizeof(size_t))) ||
-	    !(b->rec_len = malloc(block_docs * sizeof(uint32_t))))
+	    !(b->rec_len = malloc(block_docs * sizeof(uint32_t))) ||
+	    !(b->date = calloc(block_docs, sizeof(uint64_t))) ||
+	    !(b->dated = calloc(block_docs, 1)) || !(b->gone = calloc(block_docs, 1)))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	return ND_OK;
 }
@@ -637,6 +685,9 @@ static void block_free(sign_block *b)
 	free(b->rec_off);
 	free(b->rec_len);
 	free(b->ids);
+	free(b->date);
+	free(b->dated);
+	free(b->gone);
 }
 
 /* Reads blocks: the workers' shares of the words, then a counting sort by
@@ -647,9 +698,38 @@ typedef struct {
 	sign_worker *w;
 	unsigned jobs;
 	sign_block *b;     /* to fill, lo and hi set */
+	const nd__window *win;
 	int rc;
 	char err[512];
 } block_reader;
+
+static int on_date(nd_docid docid, const char *val, size_t len, void *ctx)
+{
+	sign_block *b = ctx;
+	uint32_t off = docid - b->lo;
+	if (docid >= b->lo && docid < b->hi && nd_date_of_value(val, len, &b->date[off]) == ND_OK)
+		b->dated[off] = 1;
+	return 0;
+}
+
+/* A window by slot: the block's dates, and what is too old to sign. */
+static int block_dates(nd_xdb *db, const nd__window *win, sign_block *b)
+{
+	uint32_t nb = b->hi - b->lo;
+	int rc;
+	memset(b->dated, 0, nb);
+	memset(b->gone, 0, nb);
+	if (!win->w.seconds || win->w.slot == ND_WINDOW_ARRIVAL)
+		return ND_OK;
+	if ((rc = nd_xdb_values_range(db, (unsigned)win->w.slot, b->lo, b->hi, on_date, b)) < 0)
+		return rc;
+	for (uint32_t off = 0; off < nb; off++)
+		if (b->present[off] && b->dated[off] && b->date[off] < win->cutoff) {
+			b->present[off] = 0;
+			b->gone[off] = 1;
+		}
+	return ND_OK;
+}
 
 static int on_text_hash(nd_docid docid, const char *val, size_t len, void *ctx)
 {
@@ -768,7 +848,8 @@ static int read_block(block_reader *r)
 	unsigned nthreads = 0;
 	size_t npairs = 0;
 	int rc;
-	if ((rc = nd_desc_lengths(w[0].db, w[0].d->word_lengths, b->lo, b->hi, b->len, b->present)) < 0)
+	if ((rc = nd_desc_lengths(w[0].db, w[0].d->word_lengths, b->lo, b->hi, b->len, b->present)) < 0 ||
+	    (rc = block_dates(w[0].db, r->win, b)) < 0)
 		return rc;
 	memset(b->text, 0, nb * sizeof(uint64_t));
 	if ((rc = nd_xdb_values_range(w[0].db, ND_SLOT_TEXT_HASH, b->lo, b->hi, on_text_hash, b)) < 0)
@@ -888,6 +969,46 @@ int nd__drop_beyond(nd_store *st, nd_docid last, const nd_sign_options *o, nd_si
 	return rc;
 }
 
+/* The store's window as a run begins; by slot, the clock moves to the
+ * database's newest date, so that a first signing leaves out what is
+ * already too old instead of signing it and expiring it later. */
+static int window_begin(nd_store *st, nd_xdb *db, nd__window *win)
+{
+	nd_store_txn *txn;
+	int rc = nd_store_read_begin(st, &txn);
+	if (rc < 0)
+		return rc;
+	rc = nd__window_load(txn, win);
+	nd_store_txn_end(txn);
+	return rc < 0 ? rc : nd__window_db_clock(win, db);
+}
+
+static int expire_only_fn(nd_store_txn *txn, void *vctx)
+{
+	block_ctx *b = vctx;
+	uint64_t n;
+	int rc;
+	b->nchanges = 0;
+	memset(b->counts, 0, sizeof(b->counts));
+	if ((rc = nd__window_expire(txn, &b->win, expired_fn, b, &n)) < 0)
+		return rc;
+	b->counts[ND_CHANGE_EXPIRED] = n;
+	return ND_OK;
+}
+
+/* Nothing new to sign, but the clock (by arrival, time) moved. */
+static int expire_only(nd_store *st, block_ctx *b, const nd_sign_options *o, nd_sign_report *rep)
+{
+	int rc;
+	b->keep_changes = o->changed != NULL;
+	if ((rc = nd_store_write(st, expire_only_fn, b)) < 0)
+		return rc;
+	rep->expired += b->counts[ND_CHANGE_EXPIRED];
+	for (size_t k = 0; k < b->nchanges; k++)
+		o->changed(b->changes[k].docid, b->changes[k].change, b->changes[k].old_key, 0, o->ctx);
+	return ND_OK;
+}
+
 int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_report *rep)
 {
 	nd_sign_options o = ND_SIGN_OPTIONS_INIT;
@@ -922,6 +1043,9 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 		goto cleanup;
 	if (o.restart && (rc = nd_store_write(st, clear_fn, NULL)) < 0)
 		goto cleanup;
+	if ((rc = window_begin(st, db, &bc.win)) < 0)
+		goto cleanup;
+	bc.now = (uint64_t)time(NULL);
 	if ((rc = read_through(st, &through)) < 0 ||
 	    (rc = nd_xdb_lastdocid(db, &last)) < 0 ||
 	    (rc = nd_xdb_revision(db, &revision)) < 0)
@@ -934,6 +1058,8 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 		/* an empty database, or a first signing killed before its end
 		 * (else an empty commit, which LMDB does not write) */
 		if (o.update && (rc = nd__drop_beyond(st, last, &o, rep)) < 0)
+			goto cleanup;
+		if (bc.win.w.seconds && (rc = expire_only(st, &bc, &o, rep)) < 0)
 			goto cleanup;
 		rc = nd_store_write(st, rebuild_fn, NULL);
 		goto cleanup;
@@ -965,6 +1091,7 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 
 	rd.w = w;
 	rd.jobs = jobs;
+	rd.win = &bc.win;
 	for (uint64_t i = 0; i < nblocks; i++) {
 		sign_block *b = &blk[ahead ? i & 1 : 0];
 		pthread_t tid;
@@ -1007,7 +1134,12 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 		bc.revision = revision;
 		bc.max_drift = o.max_drift;
 		bc.keep_changes = o.changed != NULL;
+		bc.date = b->date;
+		bc.dated = b->dated;
+		bc.gone = b->gone;
 		wrc = nd_store_write(st, write_block, &bc);
+		if (wrc >= 0)
+			bc.win.seen = bc.seen;
 		if (reading) {
 			pthread_join(tid, NULL);
 			if (wrc >= 0 && rd.rc < 0)
@@ -1023,6 +1155,8 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 		rep->added += bc.counts[ND_CHANGE_ADDED];
 		rep->replaced += bc.counts[ND_CHANGE_REPLACED];
 		rep->deleted += bc.counts[ND_CHANGE_DELETED];
+		rep->expired += bc.counts[ND_CHANGE_EXPIRED];
+		rep->undated += bc.undated;
 		for (size_t k = 0; k < bc.nchanges; k++)
 			o.changed(bc.changes[k].docid, bc.changes[k].change, bc.changes[k].old_key,
 				  bc.changes[k].new_key, o.ctx);

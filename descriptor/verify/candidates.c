@@ -206,3 +206,20 @@ int nd__compare_candidates(nd_xdb *db, nd_store_txn *txn, const nd__common *comm
 	}
 	return rc < 0 ? rc : ND_OK;
 }
+
+int nd__cands_since(nd_store_txn *txn, nd__cand *c, size_t *nc, uint64_t since)
+{
+	size_t k = 0;
+	if (!since)
+		return ND_OK;
+	for (size_t i = 0; i < *nc; i++) {
+		uint64_t date;
+		int rc = nd_store_date_get(txn, c[i].docid, &date);
+		if (rc < 0 && rc != ND_ENOTFOUND)
+			return rc;
+		if (rc == ND_ENOTFOUND || date >= since)
+			c[k++] = c[i];
+	}
+	*nc = k;
+	return ND_OK;
+}

@@ -46,6 +46,8 @@ double nd__cand_rank(const nd_sig *a, const nd_sig *b, double jaccard);
 int nd__cmp_cand(const void *x, const void *y);
 int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_sig *sig, double t,
 			    nd__cand **out, size_t *nout);
+/* Keep the candidates dated at or after since (undated ones too), in order. */
+int nd__cands_since(nd_store_txn *txn, nd__cand *c, size_t *nc, uint64_t since);
 
 /* Compare a text (its record rec, weighed by common, and for the strict
  * point its words ids[0..n)) with the candidates c[0..nc) of the store

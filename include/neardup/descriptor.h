@@ -161,6 +161,8 @@ typedef enum {
 	ND_CHANGE_ADDED = 1,     /* no record before */
 	ND_CHANGE_REPLACED = 2,  /* record with another fingerprint */
 	ND_CHANGE_DELETED = 3,   /* record of a document no longer in the database */
+	ND_CHANGE_EXPIRED = 4,   /* record dated before the store's feed window
+				    (neardup/window.h); the document stays in the database */
 } nd_change;
 
 ND_EXTERN const char *nd_change_name(nd_change c);
@@ -206,6 +208,9 @@ typedef struct {
 				positions, word streams or text in its data) */
 	uint64_t words_from_data; /* of those with one, tokenized from the document
 				     data (no positions: possibly only its start) */
+	uint64_t expired;    /* records that left a feed window (neardup/window.h) */
+	uint64_t undated;    /* signed documents a window by slot found no date for:
+				kept, never expiring */
 } nd_sign_report;
 
 /* Sign every document (or those past the last signed docid) by walking the

@@ -1,6 +1,6 @@
 /* neardup: the LMDB store.
  *
- * One LMDB environment (a directory) with nine named databases:
+ * One LMDB environment (a directory) with eleven named databases:
  *   meta      name -> bytes (format version, descriptive set, options, ...)
  *   docs      docid -> (64-bit key, payload bytes)
  *   clusters  key -> sorted docids (every document whose record has that key)
@@ -10,6 +10,7 @@
  *   near      (tree, sequence, docid): each record's near-neighbour keys
  *   links     docid -> docids: the copy point's verified pairs
  *   journal   docid -> its record as it was when the links were settled
+ *   dates, bydate  docid -> date and date -> docids, for a feed window
  * The store keeps clusters and bits in step with docs inside the same
  * transaction, and any write to a document's record drops the cached
  * values of the document and of its old and new cluster, so caches cannot
@@ -152,6 +153,19 @@ ND_EXTERN int nd_store_near_scan(nd_store_txn *txn, unsigned tree, const uint16_
 ND_EXTERN int nd_store_near_has(nd_store_txn *txn, unsigned tree, const uint16_t *seq, unsigned rows,
 				uint32_t docid);
 
+/* Dates in seconds, for a feed window (neardup/window.h): at most one a
+ * document, deleted with its record (not by nd_store_clear).  Put needs a writer; the others see
+ * no dates in a store that never had one. */
+ND_EXTERN int nd_store_date_put(nd_store_txn *txn, uint32_t docid, uint64_t date);
+/* ND_ENOTFOUND when the document has no date. */
+ND_EXTERN int nd_store_date_get(nd_store_txn *txn, uint32_t docid, uint64_t *date);
+/* Dated documents oldest first (newest_first: newest first): fn(docid,
+ * date, ctx); non-zero from fn stops and is returned. */
+typedef int (*nd_store_date_fn)(uint32_t docid, uint64_t date, void *ctx);
+ND_EXTERN int nd_store_dates_each(nd_store_txn *txn, int newest_first, nd_store_date_fn fn, void *ctx);
+ND_EXTERN int nd_store_dates_count(nd_store_txn *txn, uint64_t *n);
+ND_EXTERN int nd_store_dates_clear(nd_store_txn *txn);
+
 /* Cached values (borrowed until the transaction ends; ND_ENOTFOUND when
  * absent).  Invalidated automatically, see above. */
 ND_EXTERN int nd_store_cluster_cache_get(nd_store_txn *txn, uint64_t key, const void **val, size_t *len);
@@ -166,7 +180,9 @@ ND_EXTERN int nd_store_doc_cache_put(nd_store_txn *txn, uint32_t docid, const vo
  * what was already cached. */
 ND_EXTERN int nd_store_records_gen(nd_store_txn *txn, uint64_t *gen);
 
-/* Remove every document record, cluster and cached value (meta stays). */
+/* Remove every document record, cluster and cached value (meta and dates
+ * stay: a date by arrival is not derived from anything, and re-signing
+ * keeps it). */
 ND_EXTERN int nd_store_clear(nd_store_txn *txn);
 
 /* Counts of document records and of distinct non-zero keys. */

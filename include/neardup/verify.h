@@ -31,9 +31,12 @@ typedef struct {
 				    up to this, then read again when compared
 				    (256 MiB; 0 too) */
 	nd_point point;          /* what counts as a duplicate (ND_POINT_COPY) */
+	uint64_t since;          /* check and hooks: only candidates the store dates at
+				    or after this (a feed window's seconds,
+				    neardup/window.h; undated ones stay; 0: all) */
 } nd_verify_options;
 
-#define ND_VERIFY_OPTIONS_INIT { 0.08, 20000, 0.875, 10, 8, NULL, (size_t)256 << 20, ND_POINT_COPY }
+#define ND_VERIFY_OPTIONS_INIT { 0.08, 20000, 0.875, 10, 8, NULL, (size_t)256 << 20, ND_POINT_COPY, 0 }
 
 typedef enum {
 	ND_VERIFIED_REPRESENTATIVE = 0, /* first member of its group */

@@ -117,6 +117,9 @@ ND_EXTERN int nd_xdb_values_each(nd_xdb *db, unsigned slot, nd_xdb_value_fn fn, 
 /* The same for docids in [lo, hi) only. */
 ND_EXTERN int nd_xdb_values_range(nd_xdb *db, unsigned slot, nd_docid lo, nd_docid hi, nd_xdb_value_fn fn,
 				  void *ctx);
+/* The largest value in slot (Xapian's upper bound: a deleted document's
+ * may linger), malloc'd, *len 0 when the slot is empty. */
+ND_EXTERN int nd_xdb_value_upper(nd_xdb *db, unsigned slot, char **out, size_t *len);
 
 /* The document's unique id: its Q term (ours, scriptindex) or else its U
  * term (omindex), without the prefix, as its application writes it: a

@@ -46,14 +46,14 @@ typedef enum { ND_VERIFIED_REPRESENTATIVE = 0, ND_VERIFIED_LEVENSHTEIN = 1, ND_V
                ND_VERIFY_NO_WORDS = 3, ND_VERIFIED_RESEMBLANCE = 4,
                ND_VERIFIED_CONTAINMENT = 5, ND_REFUSED_VALUES = 6 } nd_verify_how;
 typedef enum { ND_CHANGE_NONE = 0, ND_CHANGE_ADDED = 1, ND_CHANGE_REPLACED = 2,
-               ND_CHANGE_DELETED = 3 } nd_change;
+               ND_CHANGE_DELETED = 3, ND_CHANGE_EXPIRED = 4 } nd_change;
 typedef enum { ND_COLLAPSE_NONE = 0, ND_COLLAPSE_NATIVE = 1, ND_COLLAPSE_FILTER = 2,
                ND_COLLAPSE_TOLERANT = 3 } nd_collapse_mode;
 
 typedef struct {
     double max_distance; size_t max_exact_words; double min_resemblance;
     unsigned shingle_width; unsigned max_leaders; nd_verify_batch *batch;
-    size_t max_held_bytes; nd_point point;
+    size_t max_held_bytes; nd_point point; uint64_t since;
 } nd_verify_options;
 typedef struct {
     uint64_t key; uint32_t nbits; uint16_t *bits; uint32_t cap; uint64_t fingerprint;
@@ -142,7 +142,7 @@ __version__ = _ffi.string(_lib.nd_version()).decode()
 
 _HOW = {0: "representative", 1: "levenshtein", 2: "shingles", 3: "none", 4: "resemblance", 5: "containment",
         6: "values"}
-_CHANGE = {0: "none", 1: "added", 2: "replaced", 3: "deleted"}
+_CHANGE = {0: "none", 1: "added", 2: "replaced", 3: "deleted", 4: "expired"}
 _MODES = {"none": 0, "native": 1, "filter": 2, "tolerant": 3}
 _LINKS_REBUILD = 2
 
