@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include <cctype>
 #include <cerrno>
 #include <ctime>
 #include <cstdlib>
@@ -992,6 +993,16 @@ int nd_date_of_value(const void *val, size_t len, uint64_t *seconds)
 			return ND_ENOTFOUND;
 		*seconds = (uint64_t)t;
 		return ND_OK;
+	}
+	if (v[0] > 'f' && v[0] <= 'f' + 16 && len == (size_t)(v[0] - 'f') + 1) { // mu: 'f' + digits, then hex
+		uint64_t n = 0;
+		size_t i = 1;
+		for (; i < len && std::isxdigit(v[i]) && !std::isupper(v[i]); i++)
+			n = n * 16 + (uint64_t)(v[i] <= '9' ? v[i] - '0' : v[i] - 'a' + 10);
+		if (i == len) {
+			*seconds = n;
+			return ND_OK;
+		}
 	}
 	if (len == 4 && v[0] < 0x80) { // omindex: big-endian unsigned
 		*seconds = (uint64_t)v[0] << 24 | (uint64_t)v[1] << 16 | (uint64_t)v[2] << 8 | v[3];

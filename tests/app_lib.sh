@@ -40,8 +40,9 @@ for fam in range(15):
         if kind == "mail":
             open("%s/mail/cur/m%03d:2,S" % (t, n), "w").write(
                 "From: a%d@example.org\nTo: b@example.org\nSubject: family %d copy %d\n"
-                "Message-ID: <f%d.%d@example.org>\nDate: Mon, 2 Sep 2002 10:00:00 +0000\n\n%s\n"
-                % (fam, fam, c, fam, c, text))
+                "Message-ID: <f%d.%d@example.org>\nDate: %s, %d Sep 2002 10:00:00 +0000\n\n%s\n"
+                % (fam, fam, c, fam, c, ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat")[fam % 7],
+                   1 + fam, text))
         elif kind == "records":
             data.write("id=f%d.%d\ntitle=family %d\ntext=%s\n\n" % (fam, c, fam, text))
         else:
@@ -92,6 +93,25 @@ app_count() {
 	# shellcheck disable=SC2086
 	b=$(quest -c 1000 -m 1 -d "$db" $2 "$3" | sed -n 's/^Exactly \([0-9]*\) matches$/\1/p')
 	[ "$a" = "$b" ] && [ "$a" -gt 0 ] || fail "'$3': neardup $a matches, quest $b"
+}
+
+# app_window SLOT FORMAT: a feed window of 3 days by the date in value
+# SLOT (family f's mail is dated September 1 + f) keeps families 11-14 and
+# their clusters; removing it brings every family back.
+app_window() {
+	"$nd" update --db "$db" --store "$t/st" --window 3d --date-slot "$1" > "$t/w.out" 2>&1 ||
+		fail "update --window: $(cat "$t/w.out")"
+	grep -q "^window 3d by value slot $1: 9 records" "$t/w.out" || fail "update --window: $(cat "$t/w.out")"
+	"$nd" clusters --db "$db" --store "$t/st" --json > "$t/c.json" 2> /dev/null
+	python3 - "$t/c.json" "$2" <<'PY' || fail "clusters in the window: $(head -c 600 "$t/c.json")"
+import json, sys
+c, form = json.load(open(sys.argv[1])), sys.argv[2]
+fams = sorted(sorted(d["id"] for d in g["documents"]) for g in c["clusters"])
+assert fams == sorted(sorted(form % (f, k) for k in range(1 + f % 3)) for f in (11, 13, 14)), fams
+PY
+	"$nd" fsck --store "$t/st" --db "$db" > "$t/fsck.out" || fail "fsck with a window: $(cat "$t/fsck.out")"
+	"$nd" update --db "$db" --store "$t/st" --window none > "$t/w.out" 2>&1 || fail "update --window none"
+	app_families "$2"
 }
 
 # app_replaced: after the application re-indexed one changed document,

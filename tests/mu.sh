@@ -5,7 +5,7 @@
 # app_lib.sh: copy clusters are the families with mu's message ids, the
 # check of an edited body finds its mail, search counts what quest counts
 # with B as the default prefix, a changed message is replaced, and the
-# compacted database has the same clusters.
+# compacted database has the same clusters; a feed window by mu's date slot.
 #   mu.sh NEARDUP
 set -eu
 nd=$1 app=mu
@@ -21,6 +21,9 @@ app_sign "$t/mu/xapian" --word-prefix B --uid-prefix I
 app_families "f%d.%d@example.org"
 app_check "f4.0@example.org"
 app_count "" "-s none -p :B" waaada
+app_window 4 "f%d.%d@example.org"
+# mu re-reads a message whose mtime is past the second it indexed it in.
+sleep 1
 echo "words added to this mail" >> "$t/mail/cur/m001:2,S"
 HOME="$t/home" mu index --muhome="$t/mu" > /dev/null 2>&1 || fail "mu index again"
 app_replaced

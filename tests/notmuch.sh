@@ -4,7 +4,7 @@
 # the families with ids as notmuch writes them (id:...), the check of an
 # edited body finds its mail, search with notmuch's subject prefix counts
 # what quest counts, a reindexed mail is replaced, and the compacted
-# database has the same clusters.
+# database has the same clusters; a feed window by notmuch's date slot.
 #   notmuch.sh NEARDUP
 set -eu
 nd=$1 app=notmuch
@@ -17,6 +17,7 @@ app_sign "$t/mail/.notmuch/xapian"
 app_families "id:f%d.%d@example.org"
 app_check "id:f4.0@example.org"
 app_count "--prefix subject:XSUBJECT" "-p subject:XSUBJECT" "subject:family"
+app_window 0 "id:f%d.%d@example.org"
 echo "words added to this mail" >> "$t/mail/cur/m001:2,S"
 NOTMUCH_CONFIG="$t/config" notmuch reindex "id:f0.0@example.org" > /dev/null 2>&1 || fail "notmuch reindex"
 app_replaced

@@ -102,6 +102,9 @@ static void test_date_values(void **state)
 	assert_int_equal(t, T0 - 16 * 3600);
 	assert_int_equal(nd_date_of_value("20251124160000", 14, &t), ND_OK);
 	assert_int_equal(t, T0);
+	assert_int_equal(nd_date_of_value("n3d7336a0", 9, &t), ND_OK); /* mu: 2002-09-02 10:00 */
+	assert_int_equal(t, 0x3d7336a0ull);
+	assert_int_equal(nd_date_of_value("n3d7336a", 8, &t), ND_ENOTFOUND); /* a digit short */
 	assert_int_equal(nd_date_of_value("20251324", 8, &t), ND_ENOTFOUND); /* month 13 */
 	assert_int_equal(nd_date_of_value("", 0, &t), ND_ENOTFOUND);
 	assert_int_equal(nd_date_of_value("\x01\x02", 2, &t), ND_ENOTFOUND);

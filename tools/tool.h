@@ -87,9 +87,9 @@ typedef struct {
 	"                     ones leave the store (they stay in the database and\n" \
 	"                     are not signed again); remembered by the store, so\n" \
 	"                     hooks and later runs keep it; 'none' removes it\n" \
-	"  --date-slot N      date documents by Xapian value slot N (seconds as\n" \
-	"                     sortable_serialise, 4-byte big-endian as omindex's\n" \
-	"                     slot 0, decimal, or YYYYMMDD[hhmm[ss]]); 'arrival'\n" \
+	"  --date-slot N      date documents by Xapian value slot N: notmuch's 0,\n" \
+	"                     omindex's 0, mu's 4, or any slot of sortable_serialise'd\n" \
+	"                     or decimal seconds, or YYYYMMDD[hhmm[ss]]; 'arrival'\n" \
 	"                     (the default) dates them when the store first sees them\n"
 /* 1 when opt was a window option (parsed into w); -1 after a usage error. */
 int tool_window_option(const char *cmd, int opt, const char *arg, tool_window *w);
