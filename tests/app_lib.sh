@@ -93,6 +93,7 @@ app_count() {
 	# shellcheck disable=SC2086
 	b=$(quest -c 1000 -m 1 -d "$db" $2 "$3" | sed -n 's/^Exactly \([0-9]*\) matches$/\1/p')
 	[ "$a" = "$b" ] && [ "$a" -gt 0 ] || fail "'$3': neardup $a matches, quest $b"
+	count_opts=$1 count_query=$3
 }
 
 # app_window SLOT FORMAT: a feed window of 3 days by the date in value
@@ -122,7 +123,7 @@ app_replaced() {
 }
 
 # app_compacted: compaction keeps docids, so the compacted database has the
-# same clusters with the same store; and fsck is clean.
+# same clusters and search results with the same store; and fsck is clean.
 app_compacted() {
 	"$nd" clusters --db "$db" --store "$t/st" --json > "$t/c.json" 2> /dev/null
 	xapian-compact "$db" "$t/db-c" > /dev/null || fail "xapian-compact"
@@ -131,4 +132,13 @@ app_compacted() {
 	python3 -c 'import json, sys; a, b = (json.load(open(p))["clusters"] for p in sys.argv[1:]); assert a == b' \
 		"$t/c.json" "$t/c2.json" || fail "clusters differ after compaction"
 	"$nd" fsck --store "$t/st" --db "$db" > "$t/fsck.out" || fail "fsck: $(cat "$t/fsck.out")"
+	# Search on the compacted database: app_count's query, the same results.
+	[ -n "${count_query:-}" ] || return 0
+	for d in "$db" "$t/db-c"; do
+		# shellcheck disable=SC2086  # option list
+		"$nd" search --db "$d" --store "$t/st" --limit 100 --json $count_opts "$count_query" |
+			python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["estimated"], [r["docid"] for r in j["results"]])'
+	done > "$t/s.out" 2> "$t/err" || fail "search after compaction: $(cat "$t/err")"
+	[ "$(sed -n 1p "$t/s.out")" = "$(sed -n 2p "$t/s.out")" ] && grep -q "^[1-9]" "$t/s.out" ||
+		fail "search after compaction differs: $(cat "$t/s.out")"
 }
