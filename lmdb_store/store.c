@@ -1086,6 +1086,11 @@ int nd_store_date_put(nd_store_txn *txn, uint32_t docid, uint64_t date)
 	return ND_OK;
 }
 
+int nd_store_date_del(nd_store_txn *txn, uint32_t docid)
+{
+	return date_drop(txn, docid);
+}
+
 int nd_store_date_get(nd_store_txn *txn, uint32_t docid, uint64_t *date)
 {
 	unsigned int id = docid;

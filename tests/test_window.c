@@ -239,6 +239,24 @@ static void test_window_by_slot(void **state)
 	free(t);
 	nd_tokenizer_free(tk);
 
+	/* A new set ('build') keeps the window and the dates: signing again
+	 * holds what the window held, every record dated, no date left over. */
+	nd_descriptor *d2;
+	nd_store_txn *txn;
+	uint64_t dated;
+	assert_int_equal(nd_descriptor_build(&d2, db, &bo, NULL), ND_OK);
+	assert_int_equal(nd_descriptor_save(d2, st, db, &bo), ND_OK);
+	nd_descriptor_free(d2);
+	assert_int_equal(records(st), 0);
+	assert_int_equal(nd_sign_all(st, db, NULL, &rep), ND_OK);
+	assert_int_equal(records(st), before);
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_dates_count(txn, &dated), ND_OK);
+	nd_store_txn_end(txn);
+	assert_int_equal(dated, before);
+	nd_hook_free(h);
+	assert_int_equal(nd_hook_open(&h, db, st, &ho), ND_OK);
+
 	/* Removing the window keeps the records and signs the rest back. */
 	nd_window none = ND_WINDOW_INIT;
 	assert_int_equal(nd_window_set(st, &none), ND_OK);

@@ -185,6 +185,8 @@ int nd__window_expire(nd_store_txn *txn, const nd__window *win, nd__window_expir
 			(*n)++;
 			if (fn && (rc = fn(c.v[i], old_key, ctx)) < 0)
 				goto out;
+		} else if ((rc = nd_store_date_del(txn, c.v[i])) < 0) {
+			goto out; /* a date kept through 'build' of a record not signed since */
 		}
 	}
 	rc = ND_OK;

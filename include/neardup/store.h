@@ -157,6 +157,8 @@ ND_EXTERN int nd_store_near_has(nd_store_txn *txn, unsigned tree, const uint16_t
  * document, deleted with its record (not by nd_store_clear).  Put needs a writer; the others see
  * no dates in a store that never had one. */
 ND_EXTERN int nd_store_date_put(nd_store_txn *txn, uint32_t docid, uint64_t date);
+/* A date that is not there is no error. */
+ND_EXTERN int nd_store_date_del(nd_store_txn *txn, uint32_t docid);
 /* ND_ENOTFOUND when the document has no date. */
 ND_EXTERN int nd_store_date_get(nd_store_txn *txn, uint32_t docid, uint64_t *date);
 /* Dated documents oldest first (newest_first: newest first): fn(docid,
