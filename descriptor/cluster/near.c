@@ -133,7 +133,7 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 				/* Resemblance is at most the ratio of the two
 				 * sizes: most pairs cannot reach a group's. */
 				v = a->nshingles < GROUP_SIZES * b->nshingles || b->nshingles < GROUP_SIZES * a->nshingles ?
-					0.0f : (float)nd__rec_plain(a, b);
+					0.0f : (float)nd__rec_plain_floor(a, b, ND_GROUP_RESEMBLANCE);
 			else if (c->what == SCORE_COPY)
 				v = nd__rec_verdict(ND_POINT_COPY, a, b, c->common, NULL, NULL) == 1 ? 1.0f : 0.0f;
 			else {
@@ -398,6 +398,8 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 	rc = common_out ? fresh_common(txn, rs, docs, n, w.pairs, np, &o, &common) : nd__common_load(txn, &common);
 	if (rc == ND_OK)
 		rc = nd__common_own(common); /* used past the transaction */
+	if (rc == ND_OK)
+		rc = nd__common_index(common);
 	nd_store_txn_end(txn);
 	txn = NULL;
 	if (rc < 0 || (rc = nd__recset_weigh(rs, common)) < 0)

@@ -28,6 +28,9 @@ struct nd__common {
 	uint32_t n;
 	const uint8_t *ent; /* n entries of 8 bytes, in the map or in owned */
 	uint8_t *owned;
+	uint32_t *bucket;   /* nd__common_index: entries of bucket b (of hash h *
+			       nbuckets / 2^32) are [bucket[b], bucket[b + 1]) */
+	uint32_t shift;     /* bucket of h: h >> shift */
 };
 
 static uint32_t ent_hash(const nd__common *c, size_t i)
@@ -61,6 +64,7 @@ void nd__common_free(nd__common *c)
 {
 	if (!c)
 		return;
+	free(c->bucket);
 	free(c->owned);
 	free(c);
 }
@@ -81,11 +85,35 @@ size_t nd__common_size(const nd__common *c)
 	return c ? c->n : 0;
 }
 
+int nd__common_index(nd__common *c)
+{
+	if (!c || c->n < 4096 || c->bucket)
+		return ND_OK;
+	/* About 4 entries a bucket: a lookup is one bucket read and a search
+	 * of a few neighbours, not twenty probes across the table. */
+	uint32_t bits = 12;
+	while (bits < 24 && ((size_t)1 << bits) * 4 < c->n)
+		bits++;
+	size_t nb = (size_t)1 << bits;
+	if (!(c->bucket = malloc((nb + 1) * sizeof(uint32_t))))
+		return nd_error_set(ND_ENOMEM, "out of memory for the common shingles' index");
+	c->shift = 32 - bits;
+	size_t i = 0;
+	for (size_t b = 0; b <= nb; b++) {
+		while (i < c->n && (size_t)(ent_hash(c, i) >> c->shift) < b)
+			i++;
+		c->bucket[b] = (uint32_t)i;
+	}
+	return ND_OK;
+}
+
 uint32_t nd__common_groups(const nd__common *c, uint32_t h)
 {
-	if (!c)
+	if (!c || !c->n)
 		return 0;
 	size_t lo = 0, hi = c->n;
+	if (c->bucket)
+		lo = c->bucket[h >> c->shift], hi = c->bucket[(h >> c->shift) + 1];
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (ent_hash(c, mid) < h)
@@ -279,14 +307,32 @@ static inline double weight(uint32_t g, uint32_t cap)
 
 void nd__rec_weights(const nd__rec *r, uint32_t n, const nd__common *common, double *w, double *ws)
 {
+	uint32_t k = 0;
 	*w = *ws = n;
 	if (!nd__common_size(common))
 		return;
 	*w = *ws = 0;
-	for (uint32_t k = 0; k < n; k++) {
+	if (r->cum && n >= ND_REC_CUM_STEP) {
+		/* The sums as the loop below had them there: the same result. */
+		k = n / ND_REC_CUM_STEP * ND_REC_CUM_STEP;
+		*w = r->cum[2 * (k / ND_REC_CUM_STEP - 1)], *ws = r->cum[2 * (k / ND_REC_CUM_STEP - 1) + 1];
+	}
+	for (; k < n; k++) {
 		uint32_t g = groups_of(r, k, common);
 		*w += weight(g, ND_COMMON_CAP), *ws += weight(g, ND_STORY_COMMON_CAP);
 	}
+}
+
+void nd__rec_cum(nd__rec *r, const nd__common *common, double *cum)
+{
+	double w = 0, ws = 0;
+	for (uint32_t k = 0; k < r->nsample; k++) {
+		uint32_t g = groups_of(r, k, common);
+		w += weight(g, ND_COMMON_CAP), ws += weight(g, ND_STORY_COMMON_CAP);
+		if ((k + 1) % ND_REC_CUM_STEP == 0)
+			cum[2 * (k / ND_REC_CUM_STEP)] = w, cum[2 * (k / ND_REC_CUM_STEP) + 1] = ws;
+	}
+	r->wsum = w, r->ssum = ws;
 }
 
 /* Sums of r's weights over its first n samples (copy's, story's). */
@@ -298,19 +344,31 @@ static void weights_of(const nd__rec *r, uint32_t n, const nd__common *common, d
 		nd__rec_weights(r, n, common, w, ws);
 }
 
+/* Merge steps between checks of whether a bounded merge can still reach
+ * its floor. */
+#define BOUND_EVERY 16
+
 /* The shingle part of nd__rec_compare: over the union's sample (every
  * shingle of either at or below the lower threshold), the shared weight
  * by a merge that adds only at matches, and each side's weight by a sum,
- * so that union = side + side - shared. */
-static void shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s)
+ * so that union = side + side - shared.  With floors (> 0), a merge that
+ * can no longer bring resemblance to res_floor nor containment to
+ * cont_floor stops and returns 0, s incomplete (each shingle still to
+ * merge adds at most 1 to the shared weight); else 1, s as without. */
+static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s,
+			  double res_floor, double cont_floor)
 {
 	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
-	uint32_t na = cut_at(a, t), nb = cut_at(b, t), i = 0, j = 0, ni = 0;
+	uint32_t na = cut_at(a, t), nb = cut_at(b, t), i = 0, j = 0, ni = 0, steps = 0;
 	double wi = 0, si = 0, wsa, ssa, wsb, ssb;
 	int weighed = nd__common_size(common) > 0;
 
 	memset(s, 0, sizeof(*s));
 	s->equal = a->text == b->text && a->nwords == b->nwords;
+	weights_of(a, na, common, &wsa, &ssa);
+	weights_of(b, nb, common, &wsb, &ssb);
+	double shorter = a->nshingles <= b->nshingles ? wsa : wsb;
+	int bounded = (res_floor > 0 || cont_floor > 0) && !s->equal;
 	while (i < na && j < nb) {
 		uint32_t x = a->sample[i], y = b->sample[j];
 		if (x == y) {
@@ -318,16 +376,21 @@ static void shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common 
 			wi += weight(g, ND_COMMON_CAP), si += weight(g, ND_STORY_COMMON_CAP), ni++;
 		}
 		i += x <= y, j += y <= x;
+		if (bounded && ++steps % BOUND_EVERY == 0) {
+			double most = wi + (na - i < nb - j ? na - i : nb - j);
+			double wu_least = wsa + wsb - most;
+			if ((res_floor <= 0 || (wu_least > 0 && most < res_floor * wu_least)) &&
+			    (cont_floor <= 0 || most < cont_floor * shorter))
+				return 0;
+		}
 	}
-	weights_of(a, na, common, &wsa, &ssa);
-	weights_of(b, nb, common, &wsb, &ssb);
 	double wu = wsa + wsb - wi, su = ssa + ssb - si;
 	uint32_t nu = na + nb - ni;
 	s->resemblance = wu > 0 ? wi / wu : s->equal;
 	s->story = su > 0 ? si / su : s->equal;
 	s->plain = nu ? (double)ni / nu : s->equal;
-	double shorter = a->nshingles <= b->nshingles ? wsa : wsb;
 	s->containment = shorter > 0 ? wi / shorter : s->equal;
+	return 1;
 }
 
 /* The values part: other values in the same places, and whether the
@@ -392,7 +455,7 @@ static void value_scores(const nd__rec *a, const nd__rec *b, nd__rec_scores *s)
 
 void nd__rec_compare(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s)
 {
-	shingle_scores(a, b, common, s);
+	shingle_scores(a, b, common, s, 0, 0);
 	value_scores(a, b, s);
 }
 
@@ -411,6 +474,23 @@ double nd__rec_plain(const nd__rec *a, const nd__rec *b)
 	return nu ? (double)ni / nu : (a->text == b->text && a->nwords == b->nwords);
 }
 
+double nd__rec_plain_floor(const nd__rec *a, const nd__rec *b, double floor)
+{
+	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
+	uint32_t na = cut_at(a, t), nb = cut_at(b, t), i = 0, j = 0, ni = 0, steps = 0;
+	/* ni / (na + nb - ni) >= floor needs ni >= need. */
+	double need = floor * (na + nb) / (1 + floor);
+	while (i < na && j < nb) {
+		uint32_t x = a->sample[i], y = b->sample[j];
+		ni += x == y;
+		i += x <= y, j += y <= x;
+		if (++steps % BOUND_EVERY == 0 && ni + (na - i < nb - j ? na - i : nb - j) < need)
+			return 0;
+	}
+	uint32_t nu = na + nb - ni;
+	return nu ? (double)ni / nu : (a->text == b->text && a->nwords == b->nwords);
+}
+
 int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd__common *common,
 		    nd_verify_how *how, double *distance)
 {
@@ -423,7 +503,20 @@ int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd
 		return nd_error_set(ND_EINVAL, "the strict point reads words, not records");
 	if (!a->nwords || !b->nwords)
 		goto done; /* no text: nothing to call a copy */
-	shingle_scores(a, b, common, &s);
+	/* A caller that wants only yes or no lets the merge stop once
+	 * neither measure can reach its point. */
+	double res_floor = 0, cont_floor = 0;
+	uint32_t ns = a->nwords < b->nwords ? a->nwords : b->nwords;
+	uint32_t nl = a->nwords < b->nwords ? b->nwords : a->nwords;
+	int can_contain = ns >= ND_CONTAIN_MIN_WORDS && (double)nl <= ND_CONTAIN_MAX_RATIO * ns;
+	if (!how && !distance) {
+		res_floor = nd_point_resemblance(point);
+		cont_floor = can_contain ? ND_POINT_COPY_CONTAINMENT : 0;
+		if (ns < ND_REC_SHORT_WORDS)
+			res_floor = 1.01, cont_floor = 0; /* equal text only: the first check stops it */
+	}
+	if (!shingle_scores(a, b, common, &s, res_floor, cont_floor))
+		goto done;
 	if (s.equal) {
 		yes = 1, h = ND_VERIFIED_RESEMBLANCE, d = 0;
 		goto done;
@@ -433,12 +526,8 @@ int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd
 	d = 1 - s.resemblance;
 	if (s.resemblance >= nd_point_resemblance(point)) {
 		yes = 1;
-	} else {
-		uint32_t ns = a->nwords < b->nwords ? a->nwords : b->nwords;
-		uint32_t nl = a->nwords < b->nwords ? b->nwords : a->nwords;
-		if (ns >= ND_CONTAIN_MIN_WORDS && (double)nl <= ND_CONTAIN_MAX_RATIO * ns &&
-		    s.containment >= ND_POINT_COPY_CONTAINMENT)
-			yes = 2; /* if every value is kept: below */
+	} else if (can_contain && s.containment >= ND_POINT_COPY_CONTAINMENT) {
+		yes = 2; /* if every value is kept: below */
 	}
 	if (!yes)
 		goto done; /* most pairs: the values are never read */

@@ -395,7 +395,12 @@ int nd__recset_weigh(nd__recset *s, const nd__common *common)
 			uint32_t g = nd__common_groups(common, r->sample[k]);
 			r->groups[k] = (uint16_t)(g > UINT16_MAX ? UINT16_MAX : g);
 		}
-		nd__rec_weights(r, r->nsample, common, &r->wsum, &r->ssum);
+		uint32_t ncum = r->nsample / ND_REC_CUM_STEP;
+		double *cum = ncum ? rs_room(s, (size_t)ncum * 2 * sizeof(double)) : NULL;
+		if (ncum && !cum)
+			return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", s->n);
+		nd__rec_cum(r, common, cum);
+		r->cum = cum;
 	}
 	return ND_OK;
 }

@@ -53,9 +53,14 @@ typedef struct {
 				 NULL: looked up as compared */
 	double wsum, ssum;    /* when weighed: the whole sample's copy and story
 				 weights */
+	double *cum;          /* when weighed: the copy and story weights of the
+				 first ND_REC_CUM_STEP * (c + 1) samples at 2c and
+				 2c + 1, so that a pair whose sample is cut adds up
+				 at most ND_REC_CUM_STEP - 1 of them */
 } nd__rec;
 
-#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0}
+#define ND_REC_CUM_STEP 32
+#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL}
 
 /* The record of word ids[0..n), and its text trees' keys (ND_TEXT_TREES *
  * ND_NEAR_ROWS, all UINT16_MAX when there is no word: not indexed). */
@@ -89,6 +94,9 @@ int nd__common_own(nd__common *c);
 void nd__common_free(nd__common *c);
 /* Shingles in the table. */
 size_t nd__common_size(const nd__common *c);
+/* An index that makes nd__common_groups a bucket read (for a batch pass;
+ * the table must stay where it is: owned, or its transaction open). */
+int nd__common_index(nd__common *c);
 /* Groups holding h when it is common (more than ND_COMMON_CAP), else 0. */
 uint32_t nd__common_groups(const nd__common *c, uint32_t h);
 
@@ -101,6 +109,10 @@ int nd__common_store(nd_store_txn *txn, const nd__common *c);
 
 /* The record in docid's store record (ND_ENOTFOUND: none). */
 int nd__rec_of_doc(nd_store_txn *txn, uint32_t docid, nd__rec *out);
+
+/* r's whole weights (wsum, ssum) and the checkpoints of cum (r->groups
+ * set, common not empty), summed in nd__rec_weights's order. */
+void nd__rec_cum(nd__rec *r, const nd__common *common, double *cum);
 
 /* Records of many documents, decoded once, for a batch pass (arrays in
  * chunks of their own, so the whole takes what the samples take). */
@@ -132,6 +144,9 @@ typedef struct {
 void nd__rec_compare(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s);
 /* The plain resemblance alone (groups of near-identical documents). */
 double nd__rec_plain(const nd__rec *a, const nd__rec *b);
+/* The same when it can reach floor; else some value below floor (the
+ * merge stops as soon as it cannot). */
+double nd__rec_plain_floor(const nd__rec *a, const nd__rec *b, double floor);
 /* The verdict at point (copy or story; strict reads words) over two
  * records: 1 duplicates, 0 not; *how and *distance (may be NULL) say by
  * what and how far (1 - the measure). */
