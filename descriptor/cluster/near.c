@@ -125,6 +125,15 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 	for (uint32_t i = from; i < to; i++) {
 		const nd__rec *a = nd__recset_get(c->rs, c->pairs[i] >> 32);
 		const nd__rec *b = nd__recset_get(c->rs, (uint32_t)c->pairs[i]);
+		/* Pairs come in order of their first document; the second's
+		 * record is a cache miss each: ask for it a few pairs ahead. */
+		if (i + 8 < to)
+			__builtin_prefetch(nd__recset_get(c->rs, (uint32_t)c->pairs[i + 8]));
+		if (i + 4 < to) {
+			const nd__rec *n = nd__recset_get(c->rs, (uint32_t)c->pairs[i + 4]);
+			__builtin_prefetch(n->sample);
+			__builtin_prefetch(n->sample + 16);
+		}
 		float v = 0;
 		if (a->nwords && b->nwords) {
 			if (c->what == SCORE_PLAIN)
@@ -223,14 +232,13 @@ static int judge_strict(nd_xdb *db, const nd_docid *docs, const uint64_t *pairs,
 /* Groups of near-identical documents, whose representatives (smallest
  * index) count the collection's common shingles: plain resemblance >=
  * ND_GROUP_RESEMBLANCE over the candidate pairs. */
-static int fresh_common(nd_store_txn *txn, const nd__recset *rs, const nd_docid *docs, size_t n,
-			const uint64_t *pairs, size_t np, const nd_near_options *o, nd__common **out)
+static int fresh_common(const nd__recset *rs, size_t n, const uint64_t *pairs, size_t np,
+			const nd_near_options *o, nd__common **out)
 {
 	float *plain = malloc((np + 1) * sizeof(*plain));
 	uint32_t *up = NULL, *reps = NULL;
 	size_t nreps = 0;
 	int rc;
-	(void)rs;
 	if (!plain)
 		return nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", np);
 	if ((rc = score_pairs(rs, NULL, pairs, np, plain, SCORE_GROUP, o)) < 0 ||
@@ -242,8 +250,8 @@ static int fresh_common(nd_store_txn *txn, const nd__recset *rs, const nd_docid 
 	}
 	for (size_t i = 0; i < n; i++)
 		if (nd__root(up, (uint32_t)i) == i && nd__recset_get(rs, i)->nwords)
-			reps[nreps++] = docs[i];
-	rc = nd__common_build(txn, reps, nreps, out);
+			reps[nreps++] = (uint32_t)i;
+	rc = nd__common_build(rs, reps, nreps, out);
 done:
 	free(plain);
 	free(up);
@@ -395,14 +403,14 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", np);
 		goto done;
 	}
-	rc = common_out ? fresh_common(txn, rs, docs, n, w.pairs, np, &o, &common) : nd__common_load(txn, &common);
+	rc = common_out ? fresh_common(rs, n, w.pairs, np, &o, &common) : nd__common_load(txn, &common);
 	if (rc == ND_OK)
 		rc = nd__common_own(common); /* used past the transaction */
 	if (rc == ND_OK)
 		rc = nd__common_index(common);
 	nd_store_txn_end(txn);
 	txn = NULL;
-	if (rc < 0 || (rc = nd__recset_weigh(rs, common)) < 0)
+	if (rc < 0 || (rc = nd__recset_weigh(rs, common, o.jobs)) < 0)
 		goto done;
 
 	if (!o.single) {

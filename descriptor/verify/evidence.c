@@ -174,24 +174,16 @@ int nd__common_store(nd_store_txn *txn, const nd__common *c)
 
 #define PASS_MAX ((size_t)32 << 20)
 
-int nd__common_build(nd_store_txn *txn, const uint32_t *reps, size_t n, nd__common **out)
+int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, nd__common **out)
 {
 	uint32_t *v = NULL, *keep_h = NULL, *keep_g = NULL;
 	size_t total = 0, nkeep = 0, keep_cap = 0;
-	nd__rec r = ND_REC_INIT;
 	int rc = ND_OK;
 
 	*out = NULL;
-	/* How many passes: by the samples' sizes, read once. */
-	for (size_t i = 0; i < n && rc == ND_OK; i++) {
-		rc = nd__rec_of_doc(txn, reps[i], &r);
-		if (rc == ND_OK)
-			total += r.nsample;
-		rc = rc == ND_ENOTFOUND ? ND_OK : rc;
-		nd__rec_free(&r);
-	}
-	if (rc < 0)
-		return rc;
+	/* How many passes: by the samples' sizes. */
+	for (size_t i = 0; i < n; i++)
+		total += nd__recset_get(rs, reps[i])->nsample;
 	uint32_t passes = (uint32_t)(total / PASS_MAX + 1);
 	size_t cap = total / passes + ND_REC_SAMPLE * 2 + 1;
 	if (!(v = malloc(cap * sizeof(*v))))
@@ -199,12 +191,9 @@ int nd__common_build(nd_store_txn *txn, const uint32_t *reps, size_t n, nd__comm
 	for (uint32_t pass = 0; pass < passes && rc == ND_OK; pass++) {
 		size_t m = 0;
 		for (size_t i = 0; i < n && rc == ND_OK; i++) {
-			if ((rc = nd__rec_of_doc(txn, reps[i], &r)) == ND_ENOTFOUND) {
-				rc = ND_OK;
-				continue;
-			}
-			for (uint32_t k = 0; rc == ND_OK && k < r.nsample; k++) {
-				uint32_t h = r.sample[k];
+			const nd__rec *r = nd__recset_get(rs, reps[i]);
+			for (uint32_t k = 0; rc == ND_OK && k < r->nsample; k++) {
+				uint32_t h = r->sample[k];
 				if (nd_mix64(h) % passes != pass)
 					continue;
 				if (m == cap) {
@@ -217,7 +206,6 @@ int nd__common_build(nd_store_txn *txn, const uint32_t *reps, size_t n, nd__comm
 				}
 				v[m++] = h;
 			}
-			nd__rec_free(&r);
 		}
 		if (rc < 0)
 			break;
@@ -243,7 +231,6 @@ int nd__common_build(nd_store_txn *txn, const uint32_t *reps, size_t n, nd__comm
 		}
 	}
 	free(v);
-	nd__rec_free(&r);
 	if (rc == ND_OK && nkeep > UINT32_MAX)
 		rc = nd_error_set(ND_ETOOBIG, "%zu common shingles", nkeep);
 	if (rc == ND_OK && (rc = common_alloc(out, (uint32_t)nkeep)) == ND_OK) {

@@ -5,6 +5,7 @@
 #include "neardup/similarity.h"
 #include "neardup/tokenizer.h"
 #include "common/nd_hash.h"
+#include "common/nd_parallel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -381,28 +382,44 @@ const nd__rec *nd__recset_get(const nd__recset *s, size_t i)
 	return &s->r[i];
 }
 
-int nd__recset_weigh(nd__recset *s, const nd__common *common)
+typedef struct {
+	nd__recset *s;
+	const nd__common *common;
+} weigh_ctx;
+
+static int weigh_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 {
-	if (!nd__common_size(common))
-		return ND_OK;
-	for (size_t i = 0; i < s->n; i++) {
-		nd__rec *r = &s->r[i];
-		if (!r->nsample)
-			continue;
-		if (!(r->groups = rs_room(s, (size_t)r->nsample * 2)))
-			return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", s->n);
+	weigh_ctx *c = vctx;
+	(void)t;
+	for (uint32_t i = from; i < to; i++) {
+		nd__rec *r = &c->s->r[i];
 		for (uint32_t k = 0; k < r->nsample; k++) {
-			uint32_t g = nd__common_groups(common, r->sample[k]);
+			uint32_t g = nd__common_groups(c->common, r->sample[k]);
 			r->groups[k] = (uint16_t)(g > UINT16_MAX ? UINT16_MAX : g);
 		}
-		uint32_t ncum = r->nsample / ND_REC_CUM_STEP;
-		double *cum = ncum ? rs_room(s, (size_t)ncum * 2 * sizeof(double)) : NULL;
-		if (ncum && !cum)
-			return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", s->n);
-		nd__rec_cum(r, common, cum);
-		r->cum = cum;
+		if (r->nsample)
+			nd__rec_cum(r, c->common, r->cum);
 	}
 	return ND_OK;
+}
+
+int nd__recset_weigh(nd__recset *s, const nd__common *common, unsigned jobs)
+{
+	if (!nd__common_size(common) || !s->n)
+		return ND_OK;
+	/* Room first (the chunks are one thread's), then the lookups, a
+	 * cache miss each, on every core. */
+	for (size_t i = 0; i < s->n; i++) {
+		nd__rec *r = &s->r[i];
+		uint32_t ncum = r->nsample / ND_REC_CUM_STEP;
+		if (!r->nsample)
+			continue;
+		if (!(r->groups = rs_room(s, (size_t)r->nsample * 2)) ||
+		    (ncum && !(r->cum = rs_room(s, (size_t)ncum * 2 * sizeof(double)))))
+			return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", s->n);
+	}
+	weigh_ctx c = {s, common};
+	return nd_parallel_shares(jobs ? jobs : 1, (uint32_t)s->n, weigh_share, &c);
 }
 
 size_t nd__recset_bytes(const nd__recset *s)

@@ -100,10 +100,11 @@ int nd__common_index(nd__common *c);
 /* Groups holding h when it is common (more than ND_COMMON_CAP), else 0. */
 uint32_t nd__common_groups(const nd__common *c, uint32_t h);
 
-/* The common shingles of the groups whose representatives are reps[0..n)
- * (docids with records in txn): each representative's sample counted
- * once, in passes that hold at most 32M hashes. */
-int nd__common_build(nd_store_txn *txn, const uint32_t *reps, size_t n, nd__common **out);
+typedef struct nd__recset nd__recset;
+/* The common shingles of the groups whose representatives are the
+ * records reps[0..n) of rs: each representative's sample counted once, in
+ * passes that hold at most 32M hashes. */
+int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, nd__common **out);
 /* Kept in the store's meta ("common"), where nd__common_load reads it. */
 int nd__common_store(nd_store_txn *txn, const nd__common *c);
 
@@ -116,14 +117,13 @@ void nd__rec_cum(nd__rec *r, const nd__common *common, double *cum);
 
 /* Records of many documents, decoded once, for a batch pass (arrays in
  * chunks of their own, so the whole takes what the samples take). */
-typedef struct nd__recset nd__recset;
 /* docs[0..n) ascending; a document without a record gets an empty one. */
 int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, nd__recset **out);
 const nd__rec *nd__recset_get(const nd__recset *s, size_t i);
 /* Look up every sample's groups in common once, for a pass that compares
- * each record with many: a lookup is a binary search of a table that can
- * hold millions. */
-int nd__recset_weigh(nd__recset *s, const nd__common *common);
+ * each record with many (a lookup is a cache miss in a table that can hold
+ * millions: on jobs threads), and keep the weight checkpoints. */
+int nd__recset_weigh(nd__recset *s, const nd__common *common, unsigned jobs);
 /* Sums of r's copy and story weights over its first n samples. */
 void nd__rec_weights(const nd__rec *r, uint32_t n, const nd__common *common, double *w, double *ws);
 size_t nd__recset_bytes(const nd__recset *s);
