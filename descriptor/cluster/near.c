@@ -108,12 +108,13 @@ static int cmp_u64(const void *x, const void *y)
 
 /* What a pair is scored by, from the two records. */
 enum { SCORE_PLAIN, SCORE_GROUP, SCORE_COPY, SCORE_RESEMBLANCE, SCORE_STORY };
+/* SCORE_STORY also writes the copy verdict (1 or 0) into copy, when given. */
 
 typedef struct {
 	const nd__recset *rs;
 	const nd__common *common;
 	const uint64_t *pairs;
-	float *score;
+	float *score, *copy;
 	int what;
 	const nd_near_options *o;
 	unsigned nshare;
@@ -145,11 +146,17 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 					0.0f : (float)nd__rec_plain_floor(a, b, ND_GROUP_RESEMBLANCE);
 			else if (c->what == SCORE_COPY)
 				v = nd__rec_verdict(ND_POINT_COPY, a, b, c->common, NULL, NULL) == 1 ? 1.0f : 0.0f;
-			else {
+			else if (c->what == SCORE_STORY && c->copy) {
+				int yes;
+				nd__rec_story(a, b, c->common, &v, &yes);
+				c->copy[i] = yes ? 1.0f : 0.0f;
+			} else {
 				nd__rec_scores sc;
 				nd__rec_compare(a, b, c->common, &sc);
 				v = sc.equal ? 1.0f : (float)(c->what == SCORE_STORY ? sc.story : sc.resemblance);
 			}
+		} else if (c->copy) {
+			c->copy[i] = 0;
 		}
 		c->score[i] = v;
 		if (t == 0 && c->o->progress && (i - from) % 262144 == 262143)
@@ -161,7 +168,15 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 static int score_pairs(const nd__recset *rs, const nd__common *common, const uint64_t *pairs, size_t np,
 		       float *score, int what, const nd_near_options *o)
 {
-	score_ctx c = {rs, common, pairs, score, what, o, o->jobs};
+	score_ctx c = {rs, common, pairs, score, NULL, what, o, o->jobs};
+	return np ? nd_parallel_shares(o->jobs, (uint32_t)np, score_share, &c) : ND_OK;
+}
+
+/* Story resemblance and copy verdict of every pair, one merge each. */
+static int score_story(const nd__recset *rs, const nd__common *common, const uint64_t *pairs, size_t np,
+		       float *story, float *copy, const nd_near_options *o)
+{
+	score_ctx c = {rs, common, pairs, story, copy, SCORE_STORY, o, o->jobs};
 	return np ? nd_parallel_shares(o->jobs, (uint32_t)np, score_share, &c) : ND_OK;
 }
 
@@ -297,8 +312,7 @@ static int story(const nd__recset *rs, const nd__common *common, size_t n, uint6
 		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", *np);
 		goto done;
 	}
-	if ((rc = score_pairs(rs, common, *pairs, *np, copy, SCORE_COPY, o)) < 0 ||
-	    (rc = score_pairs(rs, common, *pairs, *np, res, SCORE_STORY, o)) < 0)
+	if ((rc = score_story(rs, common, *pairs, *np, res, copy, o)) < 0)
 		goto done;
 	/* The copy verdict's components, before completion adds pairs. */
 	if ((rc = nd__components(n, *pairs, copy, *np, 1, &up)) < 0)

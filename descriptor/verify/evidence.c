@@ -478,53 +478,34 @@ double nd__rec_plain_floor(const nd__rec *a, const nd__rec *b, double floor)
 	return nu ? (double)ni / nu : (a->text == b->text && a->nwords == b->nwords);
 }
 
-int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd__common *common,
-		    nd_verify_how *how, double *distance)
+/* The verdict at point from a pair's complete shingle scores (values read
+ * only for a pair it would accept). */
+static int decide(nd_point point, const nd__rec *a, const nd__rec *b, nd__rec_scores *s, int can_contain,
+		  nd_verify_how *how, double *distance)
 {
 	nd_verify_how h = ND_VERIFIED_RESEMBLANCE;
 	double d = 1;
 	int yes = 0;
-	nd__rec_scores s;
-
-	if (point == ND_POINT_STRICT)
-		return nd_error_set(ND_EINVAL, "the strict point reads words, not records");
-	if (!a->nwords || !b->nwords)
-		goto done; /* no text: nothing to call a copy */
-	/* A caller that wants only yes or no lets the merge stop once
-	 * neither measure can reach its point. */
-	double res_floor = 0, cont_floor = 0;
-	uint32_t ns = a->nwords < b->nwords ? a->nwords : b->nwords;
-	uint32_t nl = a->nwords < b->nwords ? b->nwords : a->nwords;
-	int can_contain = ns >= ND_CONTAIN_MIN_WORDS && (double)nl <= ND_CONTAIN_MAX_RATIO * ns;
-	if (!how && !distance) {
-		res_floor = nd_point_resemblance(point);
-		cont_floor = can_contain ? ND_POINT_COPY_CONTAINMENT : 0;
-		if (ns < ND_REC_SHORT_WORDS)
-			res_floor = 1.01, cont_floor = 0; /* equal text only: the first check stops it */
-	}
-	if (!shingle_scores(a, b, common, &s, res_floor, cont_floor))
-		goto done;
-	if (s.equal) {
-		yes = 1, h = ND_VERIFIED_RESEMBLANCE, d = 0;
+	if (s->equal) {
+		yes = 1, d = 0;
 		goto done;
 	}
 	if (a->nwords < ND_REC_SHORT_WORDS || b->nwords < ND_REC_SHORT_WORDS)
 		goto done; /* a short text is a copy only of the same words */
-	d = 1 - s.resemblance;
-	if (s.resemblance >= nd_point_resemblance(point)) {
+	d = 1 - s->resemblance;
+	if (s->resemblance >= nd_point_resemblance(point))
 		yes = 1;
-	} else if (can_contain && s.containment >= ND_POINT_COPY_CONTAINMENT) {
+	else if (can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT)
 		yes = 2; /* if every value is kept: below */
-	}
 	if (!yes)
 		goto done; /* most pairs: the values are never read */
-	value_scores(a, b, &s);
+	value_scores(a, b, s);
 	if (yes == 2) {
-		yes = s.values_kept;
+		yes = s->values_kept;
 		if (yes)
-			h = ND_VERIFIED_CONTAINMENT, d = 1 - s.containment;
+			h = ND_VERIFIED_CONTAINMENT, d = 1 - s->containment;
 	}
-	if (yes && s.values_differ)
+	if (yes && s->values_differ)
 		yes = 0, h = ND_REFUSED_VALUES;
 done:
 	if (how)
@@ -532,4 +513,46 @@ done:
 	if (distance)
 		*distance = d;
 	return yes;
+}
+
+static int can_contain(const nd__rec *a, const nd__rec *b)
+{
+	uint32_t ns = a->nwords < b->nwords ? a->nwords : b->nwords;
+	uint32_t nl = a->nwords < b->nwords ? b->nwords : a->nwords;
+	return ns >= ND_CONTAIN_MIN_WORDS && (double)nl <= ND_CONTAIN_MAX_RATIO * ns;
+}
+
+int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd__common *common,
+		    nd_verify_how *how, double *distance)
+{
+	nd__rec_scores s;
+	if (point == ND_POINT_STRICT)
+		return nd_error_set(ND_EINVAL, "the strict point reads words, not records");
+	int contain = a->nwords && b->nwords && can_contain(a, b);
+	/* A caller that wants only yes or no lets the merge stop once
+	 * neither measure can reach its point. */
+	double res_floor = 0, cont_floor = 0;
+	if (!how && !distance) {
+		res_floor = nd_point_resemblance(point);
+		cont_floor = contain ? ND_POINT_COPY_CONTAINMENT : 0;
+		if (a->nwords < ND_REC_SHORT_WORDS || b->nwords < ND_REC_SHORT_WORDS)
+			res_floor = 1.01, cont_floor = 0; /* equal text only: the first check stops it */
+	}
+	if (!a->nwords || !b->nwords || !shingle_scores(a, b, common, &s, res_floor, cont_floor)) {
+		/* no text: nothing to call a copy; or the merge stopped */
+		if (how)
+			*how = ND_VERIFIED_RESEMBLANCE;
+		if (distance)
+			*distance = 1;
+		return 0;
+	}
+	return decide(point, a, b, &s, contain, how, distance);
+}
+
+void nd__rec_story(const nd__rec *a, const nd__rec *b, const nd__common *common, float *story, int *copy)
+{
+	nd__rec_scores s;
+	shingle_scores(a, b, common, &s, 0, 0);
+	*story = s.equal ? 1.0f : (float)s.story;
+	*copy = a->nwords && b->nwords && decide(ND_POINT_COPY, a, b, &s, can_contain(a, b), NULL, NULL) == 1;
 }

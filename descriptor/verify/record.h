@@ -152,5 +152,8 @@ double nd__rec_plain_floor(const nd__rec *a, const nd__rec *b, double floor);
  * what and how far (1 - the measure). */
 int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd__common *common,
 		    nd_verify_how *how, double *distance);
+/* One merge for a story pass: the story resemblance (1 for equal texts)
+ * and whether the copy verdict accepts the pair (1 or 0). */
+void nd__rec_story(const nd__rec *a, const nd__rec *b, const nd__common *common, float *story, int *copy);
 
 #endif
