@@ -331,6 +331,13 @@ static void weights_of(const nd__rec *r, uint32_t n, const nd__common *common, d
 		nd__rec_weights(r, n, common, w, ws);
 }
 
+/* The copy weight of r's first samples, rounded down to a checkpoint
+ * (a lower bound of the first i's; 0 without checkpoints). */
+static inline double weight_before(const nd__rec *r, uint32_t i)
+{
+	return r->cum && i >= ND_REC_CUM_STEP ? r->cum[2 * (i / ND_REC_CUM_STEP - 1)] : 0;
+}
+
 /* Merge steps between checks of whether a bounded merge can still reach
  * its floor. */
 #define BOUND_EVERY 16
@@ -341,7 +348,8 @@ static void weights_of(const nd__rec *r, uint32_t n, const nd__common *common, d
  * so that union = side + side - shared.  With floors (> 0), a merge that
  * can no longer bring resemblance to res_floor nor containment to
  * cont_floor stops and returns 0, s incomplete (each shingle still to
- * merge adds at most 1 to the shared weight); else 1, s as without. */
+ * merge adds at most 1 to the shared weight, and no more than either side
+ * has left); else 1, s as without. */
 static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s,
 			  double res_floor, double cont_floor)
 {
@@ -364,7 +372,15 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 		}
 		i += x <= y, j += y <= x;
 		if (bounded && ++steps % BOUND_EVERY == 0) {
-			double most = wi + (na - i < nb - j ? na - i : nb - j);
+			/* What is left to share: at most one a shingle, and at
+			 * most the weight either side has left. */
+			double rest = na - i < nb - j ? na - i : nb - j;
+			double ra = wsa - weight_before(a, i), rb = wsb - weight_before(b, j);
+			if (ra < rest)
+				rest = ra;
+			if (rb < rest)
+				rest = rb;
+			double most = wi + rest;
 			double wu_least = wsa + wsb - most;
 			if ((res_floor <= 0 || (wu_least > 0 && most < res_floor * wu_least)) &&
 			    (cont_floor <= 0 || most < cont_floor * shorter))
