@@ -793,6 +793,12 @@ int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 	return rc;
 }
 
+int nd_store_flush(nd_store_txn *txn)
+{
+	int rc = apply_bits(txn);
+	return rc < 0 ? rc : apply_near(txn);
+}
+
 int nd_store_meta_get(nd_store_txn *txn, const char *name, const void **val, size_t *len)
 {
 	MDB_val k = {strlen(name), (void *)name}, v;

@@ -364,13 +364,11 @@ static int rec_of(rec_table *c, uint32_t docid, nd__rec *out, int *have)
 
 /* The rule's verdict on each pair (ascending), from the records and the
  * store's common shingles: accepted ones into *yes. */
-static int judge(nd_store *st, const u64_list *pairs, u64_list *yes, uint64_t *asked)
+static int judge(nd_store_txn *txn, const u64_list *pairs, u64_list *yes, uint64_t *asked)
 {
-	rec_table c = {NULL, NULL, 0, 0};
+	rec_table c = {txn, NULL, 0, 0};
 	nd__common *common = NULL;
 	int rc;
-	if ((rc = nd_store_read_begin(st, &c.txn)) < 0)
-		return rc;
 	if ((rc = nd__common_load(c.txn, &common)) < 0)
 		goto done;
 	for (size_t i = 0; i < pairs->n && rc == ND_OK; i++) {
@@ -386,7 +384,6 @@ static int judge(nd_store *st, const u64_list *pairs, u64_list *yes, uint64_t *a
 			rc = push(yes, a, b);
 	}
 done:
-	nd_store_txn_end(c.txn);
 	nd__common_free(common);
 	rec_table_free(&c);
 	return rc < 0 ? rc : ND_OK;
@@ -518,6 +515,81 @@ static int settle_journal(nd_store_txn *txn, const journal *j, u64_list *yes, u6
 	return rc;
 }
 
+/* Whose component may have changed: the changed, those that lost a link
+ * to them, and both ends of every link made or unmade. */
+static int seeds_of(const journal *j, const u64_list *yes, const u64_list *gone, nd_docid **seeds, size_t *nseeds)
+{
+	size_t n = j->n + j->ntouched + 2 * (yes->n + gone->n), k = 0;
+	nd_docid *s = malloc((n + 1) * sizeof(*s));
+	if (!s)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	if (j->n)
+		memcpy(s, j->changed, j->n * sizeof(*s));
+	k = j->n;
+	if (j->ntouched)
+		memcpy(s + k, j->touched, j->ntouched * sizeof(*s));
+	k += j->ntouched;
+	for (size_t i = 0; i < yes->n; i++)
+		s[k++] = (nd_docid)(yes->v[i] >> 32), s[k++] = (nd_docid)yes->v[i];
+	for (size_t i = 0; i < gone->n; i++)
+		s[k++] = (nd_docid)(gone->v[i] >> 32), s[k++] = (nd_docid)gone->v[i];
+	if (k > 1)
+		qsort(s, k, sizeof(*s), cmp_u32);
+	size_t u = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!u || s[i] != s[u - 1])
+			s[u++] = s[i];
+	*seeds = s;
+	*nseeds = u;
+	return ND_OK;
+}
+
+static void journal_free(journal *j)
+{
+	free(j->changed);
+	free(j->before);
+	free(j->touched);
+}
+
+int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **seeds, size_t *nseeds)
+{
+	journal j = {NULL, NULL, 0, 0, NULL, 0, 0, 0};
+	u64_list yes = {NULL, 0, 0}, gone = {NULL, 0, 0}, asked = {NULL, 0, 0};
+	int rc, state;
+
+	memset(rep, 0, sizeof(*rep));
+	*seeds = NULL, *nseeds = 0;
+	if ((rc = state = nd_store_links_state(txn)) < 0 || state == ND_LINKS_SETTLED)
+		return rc < 0 ? rc : ND_OK;
+	if (state == ND_LINKS_REBUILD)
+		return 1;
+	/* The index as it is now, this transaction's changes in it. */
+	if ((rc = nd_store_flush(txn)) < 0 || (rc = nd_store_journal_each(txn, on_journal, &j)) < 0)
+		goto done;
+	if (j.damaged) {
+		rc = 1;
+		goto done;
+	}
+	if ((rc = settle_journal(txn, &j, &yes, &gone, &asked)) < 0)
+		goto done;
+	sort_unique(&asked);
+	sort_unique(&gone);
+	if ((rc = judge(txn, &asked, &yes, &rep->verified)) < 0)
+		goto done;
+	settle_write w = {&yes, &gone};
+	if ((rc = write_settled(txn, &w)) < 0 || (rc = seeds_of(&j, &yes, &gone, seeds, nseeds)) < 0)
+		goto done;
+	rep->changed = j.n;
+	rep->added = yes.n;
+	rep->removed = gone.n;
+done:
+	journal_free(&j);
+	free(yes.v);
+	free(gone.v);
+	free(asked.v);
+	return rc;
+}
+
 int nd_links_settle(nd_xdb *db, nd_store *st, const nd_near_options *o, nd_links_report *rep, nd_docid **seeds,
 		    size_t *nseeds)
 {
@@ -555,51 +627,23 @@ int nd_links_settle(nd_xdb *db, nd_store *st, const nd_near_options *o, nd_links
 	}
 	if ((rc = settle_journal(txn, &j, &yes, &gone, &asked)) < 0)
 		goto done;
-	nd_store_txn_end(txn);
-	txn = NULL;
 	sort_unique(&asked);
 	sort_unique(&gone);
-	if ((rc = judge(st, &asked, &yes, &rep->verified)) < 0)
+	if ((rc = judge(txn, &asked, &yes, &rep->verified)) < 0)
 		goto done;
+	nd_store_txn_end(txn);
+	txn = NULL;
 	settle_write w = {&yes, &gone};
 	if ((rc = nd_store_write(st, write_settled, &w)) < 0)
 		goto done;
 	rep->changed = j.n;
 	rep->added = yes.n;
 	rep->removed = gone.n;
-	if (seeds) {
-		/* Whose component may have changed: the changed, those that lost a
-		 * link to them, and both ends of every link made or unmade. */
-		size_t n = j.n + j.ntouched + 2 * (yes.n + gone.n), k = 0;
-		nd_docid *s = malloc((n + 1) * sizeof(*s));
-		if (!s) {
-			rc = nd_error_set(ND_ENOMEM, "out of memory");
-			goto done;
-		}
-		if (j.n)
-			memcpy(s, j.changed, j.n * sizeof(*s));
-		k = j.n;
-		if (j.ntouched)
-			memcpy(s + k, j.touched, j.ntouched * sizeof(*s));
-		k += j.ntouched;
-		for (size_t i = 0; i < yes.n; i++)
-			s[k++] = (nd_docid)(yes.v[i] >> 32), s[k++] = (nd_docid)yes.v[i];
-		for (size_t i = 0; i < gone.n; i++)
-			s[k++] = (nd_docid)(gone.v[i] >> 32), s[k++] = (nd_docid)gone.v[i];
-		if (k > 1)
-			qsort(s, k, sizeof(*s), cmp_u32);
-		size_t u = 0;
-		for (size_t i = 0; i < k; i++)
-			if (!u || s[i] != s[u - 1])
-				s[u++] = s[i];
-		*seeds = s;
-		*nseeds = u;
-	}
+	if (seeds)
+		rc = seeds_of(&j, &yes, &gone, seeds, nseeds);
 done:
 	nd_store_txn_end(txn);
-	free(j.changed);
-	free(j.before);
-	free(j.touched);
+	journal_free(&j);
 	free(yes.v);
 	free(gone.v);
 	free(asked.v);

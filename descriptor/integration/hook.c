@@ -5,6 +5,7 @@
 #include "neardup/cluster.h"
 #include "neardup/words.h"
 #include "descriptor/verify/verify_internal.h"
+#include "descriptor/cluster/cluster_internal.h"
 #include "common/nd_buf.h"
 
 #include <stdio.h>
@@ -111,6 +112,10 @@ typedef struct {
 	uint64_t expired;   /* out: records the window's clock passed */
 	nd_docid *gone;     /* out: their docids (malloc'd) */
 	size_t ngone, gone_cap;
+	int settled;        /* out: the links were settled in the same transaction */
+	nd_links_report lr; /* out, when settled */
+	nd_docid *seeds;    /* out, when settled: whose components may have moved */
+	size_t nseeds;
 } apply_ctx;
 
 static int note_expired(nd_docid docid, uint64_t old_key, void *vctx)
@@ -131,6 +136,8 @@ static int apply_fn(nd_store_txn *txn, void *vctx)
 	nd__window win;
 	int rc, present = a->present, gone = 0;
 	a->ngone = 0; /* a replayed write starts again */
+	free(a->seeds);
+	a->seeds = NULL, a->nseeds = 0, a->settled = 0;
 	if ((rc = nd__window_load(txn, &win)) < 0)
 		return rc;
 	if (win.w.seconds) {
@@ -155,10 +162,15 @@ static int apply_fn(nd_store_txn *txn, void *vctx)
 	    ((rc = nd__window_date(txn, &win, a->docid, a->change, a->dated, a->date)) < 0 ||
 	     (rc = nd__window_seen(txn, &win, a->docid)) < 0))
 		return rc;
-	if ((rc = nd__window_expire(txn, &win, note_expired, a, &a->expired)) < 0)
+	if ((rc = nd__window_expire(txn, &win, note_expired, a, &a->expired)) < 0 ||
+	    (rc = nd__drift_add(txn, (uint64_t)nd__drift_counts(txn, a->docid, a->change), a->max_drift,
+				 a->path)) < 0)
 		return rc;
-	return nd__drift_add(txn, (uint64_t)nd__drift_counts(txn, a->docid, a->change), a->max_drift,
-			     a->path);
+	/* The links around it in the same commit: one fsync a hook, not two. */
+	if ((rc = nd__links_settle_txn(txn, &a->lr, &a->seeds, &a->nseeds)) < 0)
+		return rc;
+	a->settled = rc == 0;
+	return ND_OK;
 }
 
 /* The slot of every document whose collapse id the settled links may have
@@ -298,7 +310,9 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 {
 	nd_hook_result local = ND_HOOK_RESULT_INIT;
 	nd_sig sig = ND_SIG_INIT;
-	apply_ctx a = {docid, 1, &sig, NULL, 0, h->o.max_drift, nd_store_path(h->st), 0, 0, ND_CHANGE_NONE, 0, 0, NULL, 0, 0};
+	apply_ctx a;
+	memset(&a, 0, sizeof(a));
+	a.docid = docid, a.present = 1, a.sig = &sig, a.max_drift = h->o.max_drift, a.path = nd_store_path(h->st);
 	uint8_t *recbuf = NULL;
 	int rc;
 
@@ -319,12 +333,17 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 	res->change = a.change;
 	res->old_key = a.old_key;
 	res->key = a.present ? sig.key : 0;
-	if ((rc = settle(h, a.present ? docid : 0, a.gone, a.ngone)) < 0 || (rc = duplicates_of(h, res)) < 0)
+	if (a.settled)
+		rc = settle_slot(h, &a.lr, a.seeds, a.nseeds, a.present ? docid : 0, a.gone, a.ngone);
+	else
+		rc = settle(h, a.present ? docid : 0, a.gone, a.ngone);
+	if (rc < 0 || (rc = duplicates_of(h, res)) < 0)
 		goto cleanup;
 cleanup:
 	nd_sig_clear(&sig);
 	free(recbuf);
 	free(a.gone);
+	free(a.seeds);
 	nd_hook_result_clear(&local);
 	return rc;
 }

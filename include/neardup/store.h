@@ -96,6 +96,11 @@ ND_EXTERN void nd_store_txn_end(nd_store_txn *txn);
 typedef int (*nd_store_write_fn)(nd_store_txn *txn, void *ctx);
 ND_EXTERN int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx);
 
+/* In a write transaction: apply the bit postings and near-neighbour
+ * entries its puts and deletes queued, now instead of at the commit, so
+ * that reads later in it see them. */
+ND_EXTERN int nd_store_flush(nd_store_txn *txn);
+
 /* Meta values; *val is borrowed until the transaction ends. */
 ND_EXTERN int nd_store_meta_get(nd_store_txn *txn, const char *name, const void **val, size_t *len);
 ND_EXTERN int nd_store_meta_put(nd_store_txn *txn, const char *name, const void *val, size_t len);
