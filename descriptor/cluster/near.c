@@ -283,22 +283,32 @@ done:
 typedef struct {
 	const nd__recset *rs;
 	const nd__common *common;
+	unsigned jobs;
+	const uint64_t *pair;  /* the batch being scored */
+	float *out;
 } fresh_ctx;
 
-/* nd_score_pairs_fn for completed averages, from the records. */
+static int fresh_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
+{
+	fresh_ctx *f = vctx;
+	(void)t;
+	for (uint32_t i = from; i < to; i++) {
+		const nd__rec *a = nd__recset_get(f->rs, f->pair[i] >> 32);
+		const nd__rec *b = nd__recset_get(f->rs, (uint32_t)f->pair[i]);
+		f->out[i] = a->nwords && b->nwords ? nd__rec_story_score(a, b, f->common) : 0.0f;
+	}
+	return ND_OK;
+}
+
+/* nd_score_pairs_fn for completed averages, from the records, on every
+ * core (a family of thousands completes millions of pairs). */
 static int score_fresh(const uint64_t *pair, size_t n, float *out, void *vctx)
 {
 	fresh_ctx *f = vctx;
-	for (size_t i = 0; i < n; i++) {
-		const nd__rec *a = nd__recset_get(f->rs, pair[i] >> 32), *b = nd__recset_get(f->rs, (uint32_t)pair[i]);
-		nd__rec_scores sc;
-		out[i] = 0.0f;
-		if (a->nwords && b->nwords) {
-			nd__rec_compare(a, b, f->common, &sc);
-			out[i] = sc.equal ? 1.0f : (float)sc.story;
-		}
-	}
-	return ND_OK;
+	if (n > UINT32_MAX)
+		return nd_error_set(ND_ETOOBIG, "%zu pairs to complete at once", n);
+	f->pair = pair, f->out = out;
+	return n ? nd_parallel_shares(f->jobs, (uint32_t)n, fresh_share, f) : ND_OK;
 }
 
 static int story(const nd__recset *rs, const nd__common *common, size_t n, uint64_t **pairs, size_t *np,
@@ -326,7 +336,7 @@ static int story(const nd__recset *rs, const nd__common *common, size_t n, uint6
 	if (stats)
 		stats->pairs += kept;
 	if (o->complete) {
-		fresh_ctx f = {rs, common};
+		fresh_ctx f = {rs, common, o->jobs, NULL, NULL};
 		size_t added = 0;
 		if ((rc = nd_linkage_complete(n, pairs, &res, np, o->cut, (size_t)o->complete * n,
 					      ND_NEAR_COMPLETE_DOCS, score_fresh, &f, &added)) < 0)

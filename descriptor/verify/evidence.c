@@ -565,9 +565,22 @@ int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd
 	return decide(point, a, b, &s, contain, how, distance);
 }
 
+float nd__rec_story_score(const nd__rec *a, const nd__rec *b, const nd__common *common)
+{
+	nd__rec_scores s;
+	if (a->text == b->text && a->nwords == b->nwords)
+		return 1.0f; /* the same words: nothing to merge */
+	shingle_scores(a, b, common, &s, 0, 0);
+	return s.equal ? 1.0f : (float)s.story;
+}
+
 void nd__rec_story(const nd__rec *a, const nd__rec *b, const nd__common *common, float *story, int *copy)
 {
 	nd__rec_scores s;
+	if (a->text == b->text && a->nwords == b->nwords) {
+		*story = 1.0f, *copy = a->nwords > 0; /* the same words: nothing to merge */
+		return;
+	}
 	shingle_scores(a, b, common, &s, 0, 0);
 	*story = s.equal ? 1.0f : (float)s.story;
 	*copy = a->nwords && b->nwords && decide(ND_POINT_COPY, a, b, &s, can_contain(a, b), NULL, NULL) == 1;

@@ -155,5 +155,7 @@ int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd
 /* One merge for a story pass: the story resemblance (1 for equal texts)
  * and whether the copy verdict accepts the pair (1 or 0). */
 void nd__rec_story(const nd__rec *a, const nd__rec *b, const nd__common *common, float *story, int *copy);
+/* The story score alone (no values read). */
+float nd__rec_story_score(const nd__rec *a, const nd__rec *b, const nd__common *common);
 
 #endif
