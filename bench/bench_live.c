@@ -25,25 +25,6 @@
 
 #define VOCAB 30000
 
-static double wall_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Word w of the vocabulary, spelled without digits ("w" and its five
- * decimal digits as letters a-j, then "a"): a word with a digit is a
- * value to the verdict, and a changed value is not an edit. */
-static const char *word_of(unsigned w, char out[8])
-{
-	out[0] = 'w';
-	for (int k = 5; k >= 1; k--, w /= 10)
-		out[k] = (char)('a' + w % 10);
-	out[6] = 'a', out[7] = '\0';
-	return out;
-}
-
 /* A ~5 KB page (about 800 words, Zipf-like) of family fam; copies > 0 have
  * copy * 2 words changed. */
 static char *page(uint64_t fam, int copy, size_t *len)
@@ -59,7 +40,7 @@ static char *page(uint64_t fam, int copy, size_t *len)
 		if (copy && bench_rand(&erng) % 400 < (uint64_t)copy * 1)
 			w = bench_rand(&erng) % VOCAB;
 		char wd[8];
-		off += (size_t)snprintf(t + off, cap - off, "%s ", word_of((unsigned)w, wd));
+		off += (size_t)snprintf(t + off, cap - off, "%s ", bench_word((unsigned)w, wd));
 	}
 	*len = off;
 	return t;
@@ -106,7 +87,7 @@ int main(int argc, char **argv)
 	nd_indexer *ix;
 	nd_index_options io = ND_INDEX_OPTIONS_INIT;
 	io.batch_docs = 5000;
-	double t0 = wall_now();
+	double t0 = bench_wall_now();
 	if (nd_indexer_open(&ix, path, &io) < 0)
 		return die(path);
 	long fam = 0, n = 0, copy_pairs = 0;
@@ -152,7 +133,7 @@ int main(int argc, char **argv)
 	free(all);
 	printf("corpus: %ld documents of ~5 KB in %ld families, %u descriptive words, %llu links for %ld copy "
 	       "pairs; set up in %.1f s\n\n", docs, fam, nd_descriptor_size(d), (unsigned long long)links, copy_pairs,
-	       wall_now() - t0);
+	       bench_wall_now() - t0);
 
 	/* 1. Crawl-time checks: half are copies of indexed pages, half new. */
 	nd_tokenizer *tk;
@@ -196,7 +177,7 @@ int main(int argc, char **argv)
 		return die("hook");
 	double base = 0, hooked = 0;
 	for (int pass = 0; pass < 2; pass++) {
-		double w0 = wall_now();
+		double w0 = bench_wall_now();
 		for (long i = 0; i < updates; i++) {
 			uint64_t f = (uint64_t)((i * 7919) % fam);
 			size_t len;
@@ -212,7 +193,7 @@ int main(int argc, char **argv)
 		}
 		if (nd_indexer_commit(ix) < 0)
 			return die("commit");
-		*(pass ? &hooked : &base) = wall_now() - w0;
+		*(pass ? &hooked : &base) = bench_wall_now() - w0;
 	}
 	printf("%-44s %10s %10s\n", "re-index (commit every 100)", "docs/s", "cost");
 	printf("  indexer alone                              %10.0f %9.2fx\n", updates / base, 1.0);
@@ -234,15 +215,15 @@ int main(int argc, char **argv)
 			char query[64], wa[8], wb[8];
 			unsigned a = (unsigned)(bench_rand(&qr) % 2000), b = (unsigned)(bench_rand(&qr) % 8000);
 			if (q % 2)
-				snprintf(query, sizeof(query), "%s", word_of(a, wa));
+				snprintf(query, sizeof(query), "%s", bench_word(a, wa));
 			else
-				snprintf(query, sizeof(query), "%s %s", word_of(a, wa), word_of(b, wb));
+				snprintf(query, sizeof(query), "%s %s", bench_word(a, wa), bench_word(b, wb));
 			nd_xdb_hit hits[10];
 			size_t nh;
-			double s0 = wall_now();
+			double s0 = bench_wall_now();
 			if (nd_search(rdb, st, query, (nd_collapse_mode)mode, 0, 10, 1000, hits, &nh, NULL) < 0)
 				return die("search");
-			lat[q] = (wall_now() - s0) * 1e3;
+			lat[q] = (bench_wall_now() - s0) * 1e3;
 			sum += lat[q];
 		}
 		qsort(lat, (size_t)queries, sizeof(double), cmp_double);

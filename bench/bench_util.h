@@ -22,4 +22,24 @@ static inline uint64_t bench_rand(uint64_t *s)
 	return x ^ (x >> 31);
 }
 
+/* Wall seconds (hooks and commits wait on the disk). */
+static inline double bench_wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Word w of a synthetic vocabulary, spelled without digits ("w" and its
+ * five decimal digits as letters a-j, then "a"): a word with a digit is a
+ * value to the verdict, and a changed value is not an edit. */
+static inline const char *bench_word(unsigned w, char out[8])
+{
+	out[0] = 'w';
+	for (int k = 5; k >= 1; k--, w /= 10)
+		out[k] = (char)('a' + w % 10);
+	out[6] = 'a', out[7] = '\0';
+	return out;
+}
+
 #endif

@@ -25,23 +25,6 @@
 #define DATE_SLOT 5
 #define T0 1764000000ull
 
-static double wall_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Word w, spelled without digits (a digit makes a word a value). */
-static const char *word_of(unsigned w, char out[8])
-{
-	out[0] = 'w';
-	for (int k = 5; k >= 1; k--, w /= 10)
-		out[k] = (char)('a' + w % 10);
-	out[6] = 'a', out[7] = '\0';
-	return out;
-}
-
 /* A ~2 KB article n (about 300 words, Zipf-like); copy: 3 words changed. */
 static char *article(uint64_t n, int copy, size_t *len)
 {
@@ -55,7 +38,7 @@ static char *article(uint64_t n, int copy, size_t *len)
 		if (copy && bench_rand(&erng) % 100 == 0)
 			w = bench_rand(&erng) % VOCAB;
 		char wd[8];
-		off += (size_t)snprintf(t + off, cap - off, "%s ", word_of((unsigned)w, wd));
+		off += (size_t)snprintf(t + off, cap - off, "%s ", bench_word((unsigned)w, wd));
 	}
 	*len = off;
 	return t;
@@ -143,7 +126,7 @@ static int pass(const char *root, int windowed, long window, long times, unsigne
 	if (nd_hook_open(&h, db, st, &ho) < 0)
 		return die("hook");
 	long total = window * times, tenth = total / 10, tried = 0, found = 0;
-	double t = wall_now();
+	double t = bench_wall_now();
 	printf("%s\n  %-8s %10s %10s %10s %10s\n", windowed ? "with a window" : "without a window", "articles",
 	       "records", "store MiB", "RSS MiB", "hooks/s");
 	for (long n = window, k = 0; n < window + total; n++) {
@@ -172,7 +155,7 @@ static int pass(const char *root, int windowed, long window, long times, unsigne
 				nd_store_counts(txn, &recs, NULL);
 				nd_store_txn_end(txn);
 			}
-			double now = wall_now();
+			double now = bench_wall_now();
 			at[k] = (point){file_mib(spath), rss_mib(), (double)recs};
 			printf("  %-8ld %10llu %10.1f %10.1f %10.0f\n", n - window + 1, (unsigned long long)recs,
 			       at[k].store_mib, at[k].rss, (tenth + tenth / 4) / (now - t));

@@ -31,17 +31,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "eval", "sets"))
 import make  # noqa: E402  (eval/sets/make.py: the man page renderer)
-
-
-def measure(cmd, out=None):
-    t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=out or subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, ru = os.wait4(p.pid, 0)
-    err = p.stderr.read().decode()
-    p.stderr.close()
-    if status != 0:
-        raise SystemExit("%s failed:\n%s" % (" ".join(cmd), err[-2000:]))
-    return time.monotonic() - t0, ru.ru_maxrss / 1024.0
+from scale import measure  # noqa: E402  (a step in its own process: seconds, peak MiB)
 
 
 def corpus(path, limit):

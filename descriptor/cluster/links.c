@@ -544,6 +544,19 @@ static int seeds_of(const journal *j, const u64_list *yes, const u64_list *gone,
 	return ND_OK;
 }
 
+/* The pairs to link (*yes, judged) and unlink (*gone) around the
+ * journaled records, read in txn. */
+static int settle_pairs(nd_store_txn *txn, const journal *j, u64_list *yes, u64_list *gone, u64_list *asked,
+			nd_links_report *rep)
+{
+	int rc = settle_journal(txn, j, yes, gone, asked);
+	if (rc < 0)
+		return rc;
+	sort_unique(asked);
+	sort_unique(gone);
+	return judge(txn, asked, yes, &rep->verified);
+}
+
 static void journal_free(journal *j)
 {
 	free(j->changed);
@@ -570,11 +583,7 @@ int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **see
 		rc = 1;
 		goto done;
 	}
-	if ((rc = settle_journal(txn, &j, &yes, &gone, &asked)) < 0)
-		goto done;
-	sort_unique(&asked);
-	sort_unique(&gone);
-	if ((rc = judge(txn, &asked, &yes, &rep->verified)) < 0)
+	if ((rc = settle_pairs(txn, &j, &yes, &gone, &asked, rep)) < 0)
 		goto done;
 	settle_write w = {&yes, &gone};
 	if ((rc = write_settled(txn, &w)) < 0 || (rc = seeds_of(&j, &yes, &gone, seeds, nseeds)) < 0)
@@ -625,11 +634,7 @@ int nd_links_settle(nd_xdb *db, nd_store *st, const nd_near_options *o, nd_links
 		rc = nd_links_rebuild(db, st, o, &rep->links);
 		goto done;
 	}
-	if ((rc = settle_journal(txn, &j, &yes, &gone, &asked)) < 0)
-		goto done;
-	sort_unique(&asked);
-	sort_unique(&gone);
-	if ((rc = judge(txn, &asked, &yes, &rep->verified)) < 0)
+	if ((rc = settle_pairs(txn, &j, &yes, &gone, &asked, rep)) < 0)
 		goto done;
 	nd_store_txn_end(txn);
 	txn = NULL;
