@@ -79,4 +79,13 @@ xapian-compact "$t/db" "$t/db-c" > /dev/null || fail "xapian-compact"
 "$nd" clusters --db "$t/db-c" --store "$t/st" --json > "$t/c2.json" 2> "$t/err" || fail "clusters after compaction: $(cat "$t/err")"
 python3 -c 'import json, sys; a, b = (json.load(open(p))["clusters"] for p in sys.argv[1:]); assert a == b' \
 	"$t/c.json" "$t/c2.json" || fail "clusters differ after compaction"
+# Search on the compacted database: the same results, and quest's count.
+for d in "$t/db" "$t/db-c"; do
+	"$nd" search --db "$d" --store "$t/st" --collapse none --depth 100000 --limit 100 --json licensing |
+		python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["estimated"], [r["docid"] for r in j["results"]])'
+done > "$t/s.out" 2> "$t/err" || fail "search after compaction: $(cat "$t/err")"
+[ "$(sed -n 1p "$t/s.out")" = "$(sed -n 2p "$t/s.out")" ] || fail "search after compaction differs: $(cat "$t/s.out")"
+b=$(quest -c 100000 -m 1 -d "$t/db-c" -s english -p title:S -p author:A -p topic:B licensing |
+	sed -n 's/^Exactly \([0-9]*\) matches$/\1/p')
+[ "$(sed -n '2s/ .*//p' "$t/s.out")" = "$b" ] || fail "after compaction: neardup $(cat "$t/s.out"), quest $b"
 echo "search-like: match counts equal quest's on an omindex database; check finds an edited copy; update and compaction"
