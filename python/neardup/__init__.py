@@ -111,6 +111,10 @@ int nd_check(nd_handle *h, const char *text, size_t len, nd_check_result *out);
 int nd_changed(nd_handle *h, nd_docid docid, nd_hook_result *out);
 nd_xdb *nd_handle_db(nd_handle *h);
 nd_store *nd_handle_store(nd_handle *h);
+typedef struct { uint64_t seconds; int slot; } nd_window;
+int nd_window_get(nd_store *st, nd_window *w);
+int nd_window_set(nd_store *st, const nd_window *w);
+int nd_duration_parse(const char *s, uint64_t *seconds);
 void free(void *);
 """)
 
@@ -445,6 +449,35 @@ class Neardup:
     def deleted(self, docid):
         """Document docid was deleted (and the deletion committed)."""
         return self.changed(docid)
+
+    @_serial
+    def window(self):
+        """The store's feed window: (seconds, date_slot) with date_slot
+        None when documents are dated by arrival, or None without one."""
+        w = _ffi.new("nd_window *")
+        _check(_lib.nd_window_get(self._st, w))
+        return (w.seconds, None if w.slot < 0 else w.slot) if w.seconds else None
+
+    @_serial
+    def set_window(self, duration, date_slot=None):
+        """Keep only the documents dated within duration (seconds, or a
+        string such as "24h" or "7d"; None removes the window) of the
+        newest: older records leave the store (not the database) as later
+        changes move its clock.  date_slot: the value slot holding each
+        document's date, or None to date them by arrival.  Needs
+        writable=True; neardup update --window is the same from the
+        command line."""
+        w = _ffi.new("nd_window *")
+        w.slot = -1 if date_slot is None else _count(date_slot, "date_slot", 0, 65534)
+        if duration is None:
+            w.seconds = 0
+        elif isinstance(duration, (str, bytes)):
+            secs = _ffi.new("uint64_t *")
+            _check(_lib.nd_duration_parse(_string(duration, "duration"), secs))
+            w.seconds = secs[0]
+        else:
+            w.seconds = _count(duration, "duration", 1, 2 ** 40)
+        _check(_lib.nd_window_set(self._st, w))
 
     @_serial
     def search(self, query, limit=10, offset=0, collapse="filter", depth=1000, stemmer=None, prefixes=(),

@@ -292,3 +292,26 @@ def test_search_parser_settings(corpus):
             nd.search("x", stemmer="klingon")
         with pytest.raises(ValueError):
             nd.search("x", prefixes=["title"])
+
+
+def test_feed_window_by_arrival(corpus):
+    """A window of one second by arrival: a second later, the next change
+    lets everything older go, so a copy of family 5 finds no duplicate."""
+    import time
+    db, st = corpus
+    with neardup.Neardup(db, st, writable=True) as nd:
+        assert nd.window() is None
+        with pytest.raises(ValueError):
+            nd.set_window("5x")
+        nd.set_window("1s")
+        assert nd.window() == (1, None)
+        assert {d.uid for d in nd.check(edit(text(5), 999, 2)) if d.duplicate} == {"f5.0", "f5.1", "f5.2"}
+        time.sleep(2)
+        r = nd.changed(index_with_xapian(db, "late5", edit(text(5), 998, 1)))
+        assert r.change == "added" and r.duplicates == [], r
+        assert not any(d.duplicate for d in nd.check(edit(text(5), 999, 2)) if d.uid != "late5")
+        nd.set_window(None)
+        assert nd.window() is None
+    with neardup.Neardup(db, st) as nd:
+        with pytest.raises(neardup.Error):
+            nd.set_window(60)  # read-only
