@@ -101,6 +101,8 @@ typedef struct {
 	nd_docid seen;     /* by arrival: the highest docid dated */
 } nd__window;
 int nd__window_read(nd_store_txn *txn, nd_window *w);
+/* 1 when val is a date (nd_date_of_value) no later than tomorrow. */
+int nd__window_date_of(const void *val, size_t len, uint64_t *date);
 /* The store's window and clock (by arrival: now). */
 int nd__window_load(nd_store_txn *txn, nd__window *out);
 void nd__window_advance(nd__window *win, uint64_t date);

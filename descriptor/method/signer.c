@@ -707,7 +707,7 @@ static int on_date(nd_docid docid, const char *val, size_t len, void *ctx)
 {
 	sign_block *b = ctx;
 	uint32_t off = docid - b->lo;
-	if (docid >= b->lo && docid < b->hi && nd_date_of_value(val, len, &b->date[off]) == ND_OK)
+	if (docid >= b->lo && docid < b->hi && nd__window_date_of(val, len, &b->date[off]))
 		b->dated[off] = 1;
 	return 0;
 }

@@ -13,6 +13,13 @@
 #define WINDOW_META "window"        /* u64 seconds, i32 slot */
 #define SEEN_META "window.seen"     /* u32: by arrival, the highest docid dated */
 
+int nd__window_date_of(const void *val, size_t len, uint64_t *date)
+{
+	/* A date past tomorrow is a broken one: taken as the clock, it would
+	 * let every record go. */
+	return nd_date_of_value(val, len, date) == ND_OK && *date <= (uint64_t)time(NULL) + 86400;
+}
+
 int nd__window_read(nd_store_txn *txn, nd_window *w)
 {
 	const void *v;
@@ -78,7 +85,7 @@ int nd__window_db_clock(nd__window *win, nd_xdb *db)
 		return ND_OK;
 	if ((rc = nd_xdb_value_upper(db, (unsigned)win->w.slot, &v, &len)) < 0)
 		return rc;
-	if (len && nd_date_of_value(v, len, &date) == ND_OK)
+	if (len && nd__window_date_of(v, len, &date))
 		nd__window_advance(win, date);
 	free(v);
 	return ND_OK;
@@ -100,7 +107,7 @@ int nd__window_doc_date(const nd__window *win, nd_xdb *db, nd_docid docid, uint6
 		return ND_OK; /* deleted: no date needed */
 	if (rc < 0)
 		return rc;
-	*dated = len && nd_date_of_value(v, len, date) == ND_OK;
+	*dated = len && nd__window_date_of(v, len, date);
 	free(v);
 	return ND_OK;
 }

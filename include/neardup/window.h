@@ -17,8 +17,10 @@
  * (notmuch's slot 0, scriptindex's valuenumeric), a 4-byte big-endian
  * unsigned (omindex's last-modified slot 0), mu's hexadecimal form (slot
  * 4: 'f' + the number of digits, then the digits), decimal seconds, or
- * YYYYMMDD[hhmm[ss]] digits (UTC).  A document whose slot is empty or unreadable has no date:
- * it is kept, never expires, and is counted (nd_sign_report.undated). */
+ * YYYYMMDD[hhmm[ss]] digits (UTC).  A document whose slot is empty,
+ * unreadable or later than tomorrow (a broken date would move the clock
+ * past every record) has no date: it is kept, never expires, and is
+ * counted (nd_sign_report.undated). */
 #ifndef ND_WINDOW_H
 #define ND_WINDOW_H
 
