@@ -315,6 +315,14 @@ grep -q "^0 added, 0 replaced, 0 deleted" "$t/wupdate.out" || fail "update after
 grep -q " 0 duplicates" "$t/wcheck.out" || fail "check after expiry: $(cat "$t/wcheck.out")"
 "$nd" fsck --db "$t/wdb" --store "$t/wstore" > "$t/wfsck.out" || fail "fsck of a windowed store: $(cat "$t/wfsck.out")"
 grep -q "feed window" "$t/wfsck.out" || fail "fsck: $(cat "$t/wfsck.out")"
+# A new set keeps the window and its dates: fsck notes the dates waiting
+# for 'sign', which signs the window's document back and nothing older.
+"$nd" build --db "$t/wdb" --store "$t/wstore" --words 300 > /dev/null
+"$nd" fsck --store "$t/wstore" > "$t/wfsck.out" 2>&1 || true
+grep -q "note: 1 dates of documents without a record" "$t/wfsck.out" || fail "fsck after build: $(cat "$t/wfsck.out")"
+"$nd" sign --db "$t/wdb" --store "$t/wstore" > "$t/wsign.out" || fail "sign after build: $(cat "$t/wsign.out")"
+grep -q "^store: 1 documents signed" "$t/wsign.out" || fail "sign of a windowed store: $(cat "$t/wsign.out")"
+"$nd" fsck --db "$t/wdb" --store "$t/wstore" > "$t/wfsck.out" || fail "fsck after sign: $(cat "$t/wfsck.out")"
 # --window none: the store holds everything again.
 "$nd" update --db "$t/wdb" --store "$t/wstore" --window none > "$t/wupdate.out"
 grep -q "^$n added" "$t/wupdate.out" || fail "update --window none: $(cat "$t/wupdate.out")"

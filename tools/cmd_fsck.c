@@ -75,6 +75,20 @@ static int check_link(uint32_t a, uint32_t b, void *vctx)
 }
 
 /* Print the first 20 problems; count all. */
+typedef struct {
+	fsck_ctx *c;
+	uint64_t orphans;
+} date_ctx;
+
+static int check_date(uint32_t docid, uint64_t date, void *vctx)
+{
+	date_ctx *d = vctx;
+	(void)date;
+	uint64_t key;
+	d->orphans += nd_store_doc_get(d->c->txn, docid, &key, NULL, NULL) == ND_ENOTFOUND;
+	return 0;
+}
+
 static void problem(fsck_ctx *c, const char *fmt, ...)
 {
 	va_list ap;
@@ -262,6 +276,26 @@ int nd_cmd_fsck(int argc, char **argv)
 	if (members != c.keyed)
 		problem(&c, "clusters hold %llu members but %llu records have a key",
 			(unsigned long long)members, (unsigned long long)c.keyed);
+	/* A feed window: a date a record; by arrival, every record dated (an
+	 * undated one would never leave).  Dates kept through a 'build' wait
+	 * for the next 'sign'. */
+	nd_window win = ND_WINDOW_INIT;
+	if (nd_window_get(st, &win) == ND_OK && win.seconds) {
+		date_ctx dc = {&c, 0};
+		uint64_t dated = 0;
+		if ((rc = nd_store_dates_each(c.txn, 0, check_date, &dc)) < 0 ||
+		    (rc = nd_store_dates_count(c.txn, &dated)) < 0) {
+			tool_fail("fsck", rc, storepath);
+			goto cleanup;
+		}
+		if (dc.orphans)
+			tool_say("note: %llu dates of documents without a record (kept through 'neardup build'; "
+				 "'neardup sign' signs those still in the window)\n", (unsigned long long)dc.orphans);
+		if (win.slot == ND_WINDOW_ARRIVAL && dated - dc.orphans != c.records)
+			problem(&c, "feed window by arrival: %llu of %llu records have no date and would never "
+				"leave ('neardup update' dates them)",
+				(unsigned long long)(c.records - (dated - dc.orphans)), (unsigned long long)c.records);
+	}
 	/* Links: each kept both ways, between two documents with records. */
 	link_ctx lc = {&c, 0};
 	if ((rc = nd_store_links_each(c.txn, check_link, &lc)) < 0) {
