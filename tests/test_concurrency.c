@@ -39,13 +39,7 @@ static int teardown(void **state)
 
 static char *family_text(uint64_t fam, int copy)
 {
-	uint64_t rng = 4000 + fam, erng = fam * 13 + (uint64_t)copy;
-	char *doc = tu_random_doc(&rng, 100 + (size_t)(fam % 4) * 30, VOCAB);
-	if (!copy)
-		return doc;
-	char *e = tu_edit_doc(&erng, doc, 1, VOCAB);
-	free(doc);
-	return e;
+	return tu_copy_doc(4000 + fam, fam * 13 + (uint64_t)copy, 100 + (size_t)(fam % 4) * 30, copy ? 1 : 0, VOCAB);
 }
 
 #define FAIL(...) do { fprintf(stderr, "reader: " __VA_ARGS__); fputc('\n', stderr); return 1; } while (0)

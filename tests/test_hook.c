@@ -36,13 +36,7 @@ static int teardown(void **state)
 /* Base texts in families: a text and 0-2 lightly edited copies. */
 static char *family_text(uint64_t fam, int copy)
 {
-	uint64_t rng = 1000 + fam, erng = fam * 31 + (uint64_t)copy;
-	char *doc = tu_random_doc(&rng, 150 + (size_t)(fam % 7) * 30, VOCAB);
-	if (!copy)
-		return doc;
-	char *e = tu_edit_doc(&erng, doc, (size_t)copy, VOCAB);
-	free(doc);
-	return e;
+	return tu_copy_doc(1000 + fam, fam * 31 + (uint64_t)copy, 150 + (size_t)(fam % 7) * 30, (size_t)copy, VOCAB);
 }
 
 static void build_store(const char *dbpath, const char *storepath, uint32_t words)

@@ -179,3 +179,13 @@ void tu_dense_upgma(size_t n, const double *s, double floor, double *lv)
 	}
 	free(cl);
 }
+
+char *tu_copy_doc(uint64_t seed, uint64_t edit_seed, size_t n, size_t edits, size_t vocab)
+{
+	char *doc = tu_random_doc(&seed, n, vocab);
+	if (!edits)
+		return doc;
+	char *e = tu_edit_doc(&edit_seed, doc, edits, vocab);
+	free(doc);
+	return e;
+}

@@ -28,6 +28,9 @@ char *tu_random_doc(uint64_t *rng, size_t n, size_t vocab);
 /* Replace `edits` random words of doc with random vocabulary words. */
 char *tu_edit_doc(uint64_t *rng, const char *doc, size_t edits, size_t vocab);
 uint64_t tu_rand(uint64_t *rng);
+/* tu_random_doc from seed, with `edits` words then replaced (seeded by
+ * edit_seed; 0 edits: as drawn): a family's text and its copies. */
+char *tu_copy_doc(uint64_t seed, uint64_t edit_seed, size_t n, size_t edits, size_t vocab);
 
 /* The obvious average linkage, as a reference: n documents, similarity
  * s[i * n + j] for i < j (0: no pair); clusters of highest mean similarity

@@ -35,13 +35,7 @@ static int teardown(void **state)
 /* Article n of the stream, or (copy) a lightly edited copy of it. */
 static char *article(uint64_t n, int copy)
 {
-	uint64_t rng = 7000 + n, erng = n * 17 + 3;
-	char *doc = tu_random_doc(&rng, 160 + (size_t)(n % 5) * 30, VOCAB);
-	if (!copy)
-		return doc;
-	char *e = tu_edit_doc(&erng, doc, 2, VOCAB);
-	free(doc);
-	return e;
+	return tu_copy_doc(7000 + n, n * 17 + 3, 160 + (size_t)(n % 5) * 30, copy ? 2 : 0, VOCAB);
 }
 
 /* Index a text dated `date` (decimal seconds in DATE_SLOT); its docid. */
