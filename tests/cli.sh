@@ -328,6 +328,8 @@ grep -q "^store: 1 documents signed" "$t/wsign.out" || fail "sign of a windowed 
 grep -q "^$n added" "$t/wupdate.out" || fail "update --window none: $(cat "$t/wupdate.out")"
 rc=0; "$nd" update --db "$t/wdb" --store "$t/wstore" --window 5x 2> "$t/err" || rc=$?
 [ "$rc" = 2 ] && grep -q "window needs a duration" "$t/err" || fail "update --window 5x: exit $rc"
+rc=0; "$nd" update --db "$t/db" --store "$t/store" --date-slot 3 2> "$t/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "date-slot needs --window" "$t/err" || fail "update --date-slot without a window: exit $rc"
 rc=0; "$nd" check --db "$t/db" --store "$t/store" --window 1h "$t/copy3.txt" 2> "$t/err" || rc=$?
 [ "$rc" = 1 ] && grep -q "needs dated documents" "$t/err" || fail "check --window on an undated store: exit $rc"
 

@@ -20,27 +20,28 @@ static const char usage_text[] =
 	"clusters and collapse ids.  An interrupted run resumes where it stopped,\n"
 	"and the links come out the same whatever path made the records.\n"
 	"\n"
-	"  --db DIR        Xapian database the set was built from (required)\n"
-	"  --store DIR     neardup store (required)\n"
-	"  --restart       drop all signatures and sign from the first document\n"
-	"  --no-links      skip linking: collapsing then folds verified equal-key\n"
-	"                  groups only, until the next writer (update, a hook, sign)\n"
-	"                  makes the links\n"
-	"  --block N       documents per block and per store transaction (default 32768)\n"
-	"  --jobs N        threads reading postlists (default: the number of cores);\n"
-	"                  one writer; the records are the same for any N\n"
-	"  --max-drift F   refuse to sign past this drift since 'neardup build' (0.5;\n"
-	"                  0 = no limit): documents added after it count\n"
-	"  --value-slot N  keep each document's collapse id (smallest docid of its\n"
-	"                  cluster) in Xapian value slot N, for 'neardup search\n"
-	"                  --collapse native'; hooks and 'update' keep it from then\n"
-	"                  on, and a later sign keeps the store's slot without this\n"
-	"                  option.  Another N moves the ids (the old slot's values\n"
-	"                  are removed); 'none' stops keeping them.  Keeping a slot\n"
-	"                  opens the database writable\n"
+	"  --db DIR           Xapian database the set was built from (required)\n"
+	"  --store DIR        neardup store (required)\n"
+	"  --restart          drop all signatures and sign from the first document\n"
+	"  --no-links         skip linking: collapsing then folds verified equal-key\n"
+	"                     groups only, until the next writer (update, a hook, sign)\n"
+	"                     makes the links\n"
+	"  --block N          documents per block and per store transaction\n"
+	"                     (default 32768)\n"
+	"  --jobs N           threads reading postlists (default: the number of cores);\n"
+	"                     one writer; the records are the same for any N\n"
+	"  --max-drift F      refuse to sign past this drift since 'neardup build' (0.5;\n"
+	"                     0 = no limit): documents added after it count\n"
+	"  --value-slot N     keep each document's collapse id (smallest docid of its\n"
+	"                     cluster) in Xapian value slot N, for 'neardup search\n"
+	"                     --collapse native'; hooks and 'update' keep it from then\n"
+	"                     on, and a later sign keeps the store's slot without this\n"
+	"                     option.  Another N moves the ids (the old slot's values\n"
+	"                     are removed); 'none' stops keeping them.  Keeping a slot\n"
+	"                     opens the database writable\n"
 	TOOL_WINDOW_HELP
-	"  -q, --quiet     no progress and no summary, only errors\n"
-	"  -h, --help      this text\n";
+	"  -q, --quiet        no progress and no summary, only errors\n"
+	"  -h, --help         this text\n";
 
 static void on_progress(nd_docid done, nd_docid last, void *ctx)
 {
@@ -227,8 +228,10 @@ int nd_cmd_sign(int argc, char **argv)
 		tool_fail("sign", rc, dbpath);
 		goto cleanup;
 	}
-	if (tool_window_apply("sign", st, &win))
+	if ((c = tool_window_apply("sign", st, &win))) {
+		ret = c;
 		goto cleanup;
+	}
 	tool_progress_init(&prog, 0);
 	o.progress = on_progress;
 	o.ctx = &prog;
@@ -275,7 +278,7 @@ int nd_cmd_sign(int argc, char **argv)
 	}
 	tool_say("store: %llu documents signed, %llu distinct keys\n",
 	       (unsigned long long)docs, (unsigned long long)keys);
-	tool_window_say(st, rep.expired, rep.undated);
+	tool_window_say("sign", st, rep.expired, rep.undated);
 	nd_store_txn_end(txn);
 	txn = NULL;
 	if (!no_links && link_all(db, st, o.jobs) < 0)

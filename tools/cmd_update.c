@@ -21,24 +21,25 @@ static const char usage_text[] =
 	"any indexer that cannot call the library's nd_hook_changed, and to repair\n"
 	"a store after a crash between a Xapian commit and a hook.\n"
 	"\n"
-	"  --db DIR          Xapian database (opened writable only when the store\n"
-	"                    keeps collapse ids in a value slot: sign --value-slot)\n"
-	"  --store DIR       neardup store signed from it\n"
-	"  --max-drift F     refuse once changes since 'neardup build' exceed this\n"
-	"                    fraction of the documents it was built from (0.5; 0 = no limit)\n"
-	"  --point P         what counts as a duplicate (default copy), as 'neardup\n"
-	"                    check --help' says; candidates are as check's: equal\n"
-	"                    key and the near-neighbour index's\n"
-	"  --tolerant J      candidates also among the documents whose descriptive\n"
-	"                    bit sets have Jaccard >= J (0 < J <= 1) with the\n"
-	"                    changed one's (0.5 as check)\n"
-	"  --jobs N          threads reading postlists (default: the number of cores)\n"
-	"  --block N         documents per store transaction (32768); each commits\n"
-	"                    on its own, so a killed run keeps what it finished\n"
-	"  --json            one JSON object per change\n"
+	"  --db DIR           Xapian database (opened writable only when the store\n"
+	"                     keeps collapse ids in a value slot: sign --value-slot)\n"
+	"  --store DIR        neardup store signed from it\n"
+	"  --max-drift F      refuse once changes since 'neardup build' exceed this\n"
+	"                     fraction of the documents it was built from (0.5;\n"
+	"                     0 = no limit)\n"
+	"  --point P          what counts as a duplicate (default copy), as 'neardup\n"
+	"                     check --help' says; candidates are as check's: equal\n"
+	"                     key and the near-neighbour index's\n"
+	"  --tolerant J       candidates also among the documents whose descriptive\n"
+	"                     bit sets have Jaccard >= J (0 < J <= 1) with the\n"
+	"                     changed one's (0.5 as check)\n"
+	"  --jobs N           threads reading postlists (default: the number of cores)\n"
+	"  --block N          documents per store transaction (32768); each commits\n"
+	"                     on its own, so a killed run keeps what it finished\n"
+	"  --json             one JSON object per change\n"
 	TOOL_WINDOW_HELP
-	"  -q, --quiet       only the summary line\n"
-	"  -h, --help        this text\n"
+	"  -q, --quiet        only the summary line\n"
+	"  -h, --help         this text\n"
 	"\n"
 	"Exit status 1 with a 'stale' message when the drift limit stops it; the\n"
 	"changes before that point are applied.  'neardup build' then re-signs.\n";
@@ -184,8 +185,10 @@ int nd_cmd_update(int argc, char **argv)
 		tool_fail("update", rc, dbpath);
 		goto cleanup;
 	}
-	if (tool_window_apply("update", st, &win))
+	if ((opt = tool_window_apply("update", st, &win))) {
+		ret = opt;
 		goto cleanup;
+	}
 	tool_progress prog;
 	tool_progress_init(&prog, 0);
 	ho.progress = on_walked;
@@ -219,7 +222,7 @@ int nd_cmd_update(int argc, char **argv)
 			(unsigned long long)rep.slot_repaired, slot);
 	fputc('\n', c.json ? stderr : stdout);
 	if (!c.json)
-		tool_window_say(st, rep.expired, rep.undated);
+		tool_window_say("update", st, rep.expired, rep.undated);
 	ret = EXIT_OK;
 cleanup:
 	nd_hook_free(h);

@@ -246,10 +246,8 @@ int tool_window_apply(const char *cmd, nd_store *st, const tool_window *w)
 		now.seconds = w->seconds;
 	if (w->slot_given)
 		now.slot = w->slot;
-	if (!w->none && !now.seconds) {
-		tool_usage(cmd, "--date-slot needs --window D on a store without a window");
-		return EXIT_ERR;
-	}
+	if (!w->none && !now.seconds)
+		return tool_usage(cmd, "--date-slot needs --window D on a store without a window");
 	if ((rc = nd_window_set(st, &now)) < 0)
 		return tool_fail(cmd, rc, nd_store_path(st));
 	return 0;
@@ -277,7 +275,7 @@ static void date_str(uint64_t t, char *out, size_t n)
 		snprintf(out, n, "%llu", (unsigned long long)t);
 }
 
-void tool_window_say(nd_store *st, uint64_t expired, uint64_t undated)
+void tool_window_say(const char *cmd, nd_store *st, uint64_t expired, uint64_t undated)
 {
 	nd_window w;
 	nd_store_txn *txn;
@@ -299,6 +297,6 @@ void tool_window_say(nd_store *st, uint64_t expired, uint64_t undated)
 	tool_say("window %s %s: %llu records dated %s .. %s; %llu expired in this run\n", dur, src,
 		 (unsigned long long)dated, a, b, (unsigned long long)expired);
 	if (undated)
-		fprintf(stderr, "warning: %llu documents have no date in value slot %d: they are kept and never "
-			"expire\n", (unsigned long long)undated, w.slot);
+		fprintf(stderr, "neardup %s: warning: %llu documents have no date (or one past tomorrow) in value "
+			"slot %d: they are kept and never expire\n", cmd, (unsigned long long)undated, w.slot);
 }

@@ -93,10 +93,10 @@ typedef struct {
 	"                     (the default) dates them when the store first sees them\n"
 /* 1 when opt was a window option (parsed into w); -1 after a usage error. */
 int tool_window_option(const char *cmd, int opt, const char *arg, tool_window *w);
-/* Set what was given on st; 0 or EXIT_ERR (error printed). */
+/* Set what was given on st; 0, or EXIT_ERR or EXIT_USAGE (said). */
 int tool_window_apply(const char *cmd, nd_store *st, const tool_window *w);
 /* "window 24h by value slot 0: N records dated <from> .. <clock>; E expired" */
-void tool_window_say(nd_store *st, uint64_t expired, uint64_t undated);
+void tool_window_say(const char *cmd, nd_store *st, uint64_t expired, uint64_t undated);
 /* A duration as written: 24h, 90m, 7d, 45s. */
 void tool_duration_str(uint64_t seconds, char *out, size_t n);
 
