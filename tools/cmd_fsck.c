@@ -74,7 +74,6 @@ static int check_link(uint32_t a, uint32_t b, void *vctx)
 	return 0;
 }
 
-/* Print the first 20 problems; count all. */
 typedef struct {
 	fsck_ctx *c;
 	uint64_t orphans;
@@ -89,6 +88,7 @@ static int check_date(uint32_t docid, uint64_t date, void *vctx)
 	return 0;
 }
 
+/* Print the first 20 problems; count all. */
 static void problem(fsck_ctx *c, const char *fmt, ...)
 {
 	va_list ap;
