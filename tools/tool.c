@@ -294,7 +294,7 @@ void tool_window_say(const char *cmd, nd_store *st, uint64_t expired, uint64_t u
 		snprintf(src, sizeof(src), "by arrival");
 	else
 		snprintf(src, sizeof(src), "by value slot %d", w.slot);
-	tool_say("window %s %s: %llu records dated %s .. %s; %llu expired in this run\n", dur, src,
+	tool_say("window %s %s: %llu records dated within %s .. %s; %llu expired in this run\n", dur, src,
 		 (unsigned long long)dated, a, b, (unsigned long long)expired);
 	if (undated)
 		fprintf(stderr, "neardup %s: warning: %llu documents have no date (or one past tomorrow) in value "
