@@ -217,6 +217,17 @@ static void test_window_by_slot(void **state)
 	assert_int_equal(records(st), had + 1);
 	assert_int_equal(nd_window_clock(st, &clock, &from), ND_OK);
 	assert_int_equal(clock, T0 + (base + stream - 1) * 60);
+	/* An article a day old arrives late: outside the window, no record,
+	 * no key, nothing changed. */
+	bt = article(998, 0);
+	bd = add_dated(ix, "late", bt, T0 - 86400);
+	free(bt);
+	assert_int_equal(nd_hook_changed(h, bd, &br), ND_OK);
+	assert_int_equal(br.change, ND_CHANGE_NONE);
+	assert_int_equal(br.key, 0);
+	nd_hook_result_clear(&br);
+	assert_false(has_record(st, bd));
+	assert_int_equal(records(st), had + 1);
 	assert_int_equal(nd_indexer_commit(ix), ND_OK);
 
 	/* update: the old documents stay in the database and out of the store. */

@@ -112,6 +112,7 @@ typedef struct {
 	uint64_t expired;   /* out: records the window's clock passed */
 	nd_docid *gone;     /* out: their docids (malloc'd) */
 	size_t ngone, gone_cap;
+	int kept;           /* out: it has a record now (present, and not before a window) */
 	int settled;        /* out: the links were settled in the same transaction */
 	nd_links_report lr; /* out, when settled */
 	nd_docid *seeds;    /* out, when settled: whose components may have moved */
@@ -150,6 +151,7 @@ static int apply_fn(nd_store_txn *txn, void *vctx)
 		if (gone)
 			present = 0;
 	}
+	a->kept = present;
 	/* Unforced: a record that is the same is left alone and counts
 	 * nothing, as 'update' would find it. */
 	if ((rc = nd__sig_apply(txn, a->docid, present, a->sig->bits, a->sig->nbits,
@@ -332,7 +334,9 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 		goto cleanup;
 	res->change = a.change;
 	res->old_key = a.old_key;
-	res->key = a.present ? sig.key : 0;
+	res->key = a.kept ? sig.key : 0;
+	/* Its own slot too when it is in the database: a record the window
+	 * refused leaves no collapse id behind. */
 	if (a.settled)
 		rc = settle_slot(h, &a.lr, a.seeds, a.nseeds, a.present ? docid : 0, a.gone, a.ngone);
 	else
