@@ -107,8 +107,8 @@ static int cmp_u64(const void *x, const void *y)
 #define GROUP_SIZES 0.8f
 
 /* What a pair is scored by, from the two records. */
-enum { SCORE_PLAIN, SCORE_GROUP, SCORE_COPY, SCORE_RESEMBLANCE, SCORE_STORY };
-/* SCORE_STORY also writes the copy verdict (1 or 0) into copy, when given. */
+enum { SCORE_PLAIN, SCORE_GROUP, SCORE_COPY, SCORE_STORY };
+/* SCORE_STORY also writes the copy verdict (1 or 0) into copy. */
 
 typedef struct {
 	const nd__recset *rs;
@@ -146,14 +146,10 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 					0.0f : (float)nd__rec_plain_floor(a, b, ND_GROUP_RESEMBLANCE);
 			else if (c->what == SCORE_COPY)
 				v = nd__rec_verdict(ND_POINT_COPY, a, b, c->common, NULL, NULL) == 1 ? 1.0f : 0.0f;
-			else if (c->what == SCORE_STORY && c->copy) {
+			else {
 				int yes;
 				nd__rec_story(a, b, c->common, &v, &yes);
 				c->copy[i] = yes ? 1.0f : 0.0f;
-			} else {
-				nd__rec_scores sc;
-				nd__rec_compare(a, b, c->common, &sc);
-				v = sc.equal ? 1.0f : (float)(c->what == SCORE_STORY ? sc.story : sc.resemblance);
 			}
 		} else if (c->copy) {
 			c->copy[i] = 0;

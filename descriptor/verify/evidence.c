@@ -462,21 +462,6 @@ void nd__rec_compare(const nd__rec *a, const nd__rec *b, const nd__common *commo
 	value_scores(a, b, s);
 }
 
-double nd__rec_plain(const nd__rec *a, const nd__rec *b)
-{
-	uint32_t t = a->thr < b->thr ? a->thr : b->thr, ni = 0, nu = 0, i = 0, j = 0;
-	while (i < a->nsample && j < b->nsample && a->sample[i] <= t && b->sample[j] <= t) {
-		uint32_t x = a->sample[i], y = b->sample[j];
-		ni += x == y, nu++;
-		i += x <= y, j += y <= x;
-	}
-	for (; i < a->nsample && a->sample[i] <= t; i++)
-		nu++;
-	for (; j < b->nsample && b->sample[j] <= t; j++)
-		nu++;
-	return nu ? (double)ni / nu : (a->text == b->text && a->nwords == b->nwords);
-}
-
 double nd__rec_plain_floor(const nd__rec *a, const nd__rec *b, double floor)
 {
 	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
@@ -492,6 +477,11 @@ double nd__rec_plain_floor(const nd__rec *a, const nd__rec *b, double floor)
 	}
 	uint32_t nu = na + nb - ni;
 	return nu ? (double)ni / nu : (a->text == b->text && a->nwords == b->nwords);
+}
+
+double nd__rec_plain(const nd__rec *a, const nd__rec *b)
+{
+	return nd__rec_plain_floor(a, b, 0); /* nothing is out of reach of 0 */
 }
 
 /* The verdict at point from a pair's complete shingle scores (values read
