@@ -821,6 +821,127 @@ static void test_shared_text_is_not_evidence(void **state)
 	free(stpath);
 }
 
+/* Text that many documents share is evidence when it comes in several
+ * passages that other documents hold each on its own: ORIGS texts, each
+ * SENTS_PER sentences drawn from a pool of SENTS (every sentence is in
+ * about 16 texts, so each of its shingles is common), each copied once
+ * with 6% of its words replaced.  What a copy shares with its original
+ * is common text, but in a combination no other text has: the copy point
+ * keeps each original with its copy, by its passages, and no two
+ * originals together. */
+#define SENTS 200
+#define SENTS_PER 16
+#define ORIGS 200
+
+static char *collage(uint64_t *rng, char **sent)
+{
+	size_t len = 1;
+	int pick[SENTS_PER];
+	for (int k = 0; k < SENTS_PER; k++)
+		pick[k] = (int)(tu_rand(rng) % SENTS), len += strlen(sent[pick[k]]) + 1;
+	char *t = malloc(len);
+	assert_non_null(t);
+	t[0] = 0;
+	for (int k = 0; k < SENTS_PER; k++)
+		strcat(strcat(t, k ? " " : ""), sent[pick[k]]);
+	return t;
+}
+
+static int put_short_passages(nd_store_txn *txn, void *ctx)
+{
+	(void)ctx;
+	return nd_store_meta_put(txn, "common-passages", "abc", 3);
+}
+
+static void test_passages_are_evidence(void **state)
+{
+	(void)state;
+	enum { N = 2 * ORIGS };
+	char *path = tu_join(dir, "collage"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	uint64_t rng = 11;
+	char *sent[SENTS], *orig[ORIGS];
+	nd_indexer *ix;
+	for (int i = 0; i < SENTS; i++)
+		sent[i] = tu_random_doc(&rng, 15, VOCAB);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	for (int i = 0; i < N; i++) {
+		char id[32], *t = i < ORIGS ? (orig[i] = collage(&rng, sent)) : tu_edit_doc(&rng, orig[i - ORIGS], 14, VOCAB);
+		snprintf(id, sizeof(id), "c%d", i);
+		assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
+		if (i >= ORIGS)
+			free(t);
+	}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	nd_xdb *db;
+	nd_store *st;
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	tu_build_and_sign(db, stpath, 400, &st);
+	assert_int_equal(nd_links_settle(db, st, NULL, NULL, NULL, NULL), ND_OK);
+	nd_store_close(st);
+	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_READ), ND_OK);
+
+	nd_docid docs[N];
+	size_t into[N];
+	for (size_t i = 0; i < N; i++)
+		docs[i] = (nd_docid)(i + 1);
+	nd_near_options o = ND_NEAR_OPTIONS_INIT;
+	o.single = 1;
+	assert_int_equal(nd_cluster_near(db, st, &o, docs, N, into, NULL), ND_OK);
+	size_t kept = 0;
+	for (size_t i = 0; i < ORIGS; i++) {
+		kept += into[i] == into[i + ORIGS];
+		for (size_t j = i + 1; j < ORIGS; j++)
+			if (into[i] == into[j])
+				fail_msg("originals %zu and %zu joined", i + 1, j + 1);
+	}
+	if (kept < ORIGS * 95 / 100)
+		fail_msg("%zu of %d copies with their original", kept, ORIGS);
+
+	/* The crawl-time check: another edit of an original finds it and its
+	 * copy, and says that its passages made it a copy. */
+	nd_tokenizer *tk;
+	nd_descriptor *d;
+	nd_check_result r = ND_CHECK_RESULT_INIT;
+	char *fresh = tu_edit_doc(&rng, orig[0], 14, VOCAB);
+	assert_int_equal(nd_tokenizer_new(&tk), ND_OK);
+	assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
+	assert_int_equal(nd_check_text(tk, d, db, st, fresh, strlen(fresh), NULL, 16, &r), ND_OK);
+	int by_passages = 0, found = 0;
+	for (size_t k = 0; k < r.nmembers; k++) {
+		nd_check_member *m = &r.members[k];
+		if (m->duplicate && (m->docid == 1 || m->docid == ORIGS + 1))
+			found++;
+		if (m->duplicate)
+			assert_true(m->docid == 1 || m->docid == ORIGS + 1);
+		by_passages += m->duplicate && m->how == ND_VERIFIED_PASSAGES;
+	}
+	assert_int_equal(found, 2);
+	assert_true(by_passages > 0);
+	nd_check_result_clear(&r);
+
+	/* Passages that do not match the table are refused by name, not read. */
+	nd_store_close(st);
+	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_store_write(st, put_short_passages, NULL), ND_OK);
+	assert_int_equal(nd_check_text(tk, d, db, st, fresh, strlen(fresh), NULL, 16, &r), ND_ECORRUPT);
+	assert_non_null(strstr(nd_error_last(), "sign --restart"));
+	nd_check_result_clear(&r);
+	free(fresh);
+	nd_descriptor_free(d);
+	nd_tokenizer_free(tk);
+	for (int i = 0; i < ORIGS; i++)
+		free(orig[i]);
+	for (int i = 0; i < SENTS; i++)
+		free(sent[i]);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	tu_rmtree(path);
+	free(path);
+	free(dbpath);
+	free(stpath);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -846,6 +967,7 @@ int main(void)
 		cmocka_unit_test(test_linkage_complete),
 		cmocka_unit_test(test_clusters_completed),
 		cmocka_unit_test(test_shared_text_is_not_evidence),
+		cmocka_unit_test(test_passages_are_evidence),
 	};
 	return cmocka_run_group_tests_name("cluster", tests, setup, teardown);
 }

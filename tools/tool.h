@@ -101,19 +101,21 @@ void tool_window_say(const char *cmd, nd_store *st, uint64_t expired, uint64_t u
 void tool_duration_str(uint64_t seconds, char *out, size_t n);
 
 /* The verdict's reason, as printed: "levenshtein", "shingles", "resemblance",
- * "containment"; "values" for a pair refused for its values. */
+ * "containment", "passages"; "values" for a pair refused for its values. */
 const char *tool_how_name(nd_verify_how how);
 /* The --point paragraph every deciding command's --help shows. */
 #define TOOL_POINT_HELP \
 	"  --point P          what counts as a duplicate (default copy): strict, word\n" \
 	"                     Levenshtein <= --max-distance (practically the same\n" \
-	"                     text); copy, that or word 3-shingle resemblance >= 0.46\n" \
+	"                     text); copy, that or word 3-shingle resemblance >= 0.5\n" \
 	"                     (the same main text in another template, or edited),\n" \
 	"                     or the shorter text's 3-shingles kept >= 0.8 in the\n" \
-	"                     longer (cut short, a comment thread added); story,\n" \
-	"                     resemblance >= 0.08 (the same story).  At every point\n" \
-	"                     a pair is refused ('values') when other numbers stand\n" \
-	"                     in the same places, once per 100 words or more\n" \
-	"                     (two fillings of one template)\n"
+	"                     longer (cut short, a comment thread added), shingles\n" \
+	"                     that many documents hold weighing little (a template,\n" \
+	"                     a licence, a footer) unless shared as 7 passages or\n" \
+	"                     more; story, resemblance >= 0.08 (the same story).\n" \
+	"                     At every point a pair is refused ('values') when other\n" \
+	"                     numbers stand in the same places, once per 100 words\n" \
+	"                     or more (two fillings of one template)\n"
 
 #endif

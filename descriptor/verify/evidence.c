@@ -22,11 +22,19 @@
  * holding it (4 bytes each, ascending by hash).  A check or a hook reads
  * it in place, inside its read transaction: loading it is free, where
  * copying a table of hundreds of thousands of shingles was half of each
- * check.  A batch pass that outlives its transaction owns a copy. */
+ * check.  A batch pass that outlives its transaction owns a copy.
+ *
+ * Beside it ("common-passages"), per shingle in the same order, four
+ * 16-bit MinHashes of the set of groups holding it: shingles of one
+ * passage (a footer, a licence paragraph, a sentence) are held by the same
+ * groups and agree, shingles of passages that distinct documents hold
+ * independently do not.  A store signed before it has none: the passages
+ * rule then never applies, until the next sign. */
 
 struct nd__common {
 	uint32_t n;
 	const uint8_t *ent; /* n entries of 8 bytes, in the map or in owned */
+	const uint8_t *pas; /* n entries of ND_PASSAGE_HASHES * 2 bytes; NULL: none */
 	uint8_t *owned;
 	uint32_t *bucket;   /* nd__common_index: entries of bucket b (of hash h *
 			       nbuckets / 2^32) are [bucket[b], bucket[b + 1]) */
@@ -47,15 +55,19 @@ static uint32_t ent_groups(const nd__common *c, size_t i)
 	return g;
 }
 
+#define PAS_BYTES (2 * ND_PASSAGE_HASHES)
+
+/* A table of n entries, with room for their passage hashes. */
 static int common_alloc(nd__common **out, uint32_t n)
 {
 	nd__common *c = calloc(1, sizeof(*c));
-	if (!c || !(c->owned = malloc(8 * (size_t)n + 1))) {
+	if (!c || !(c->owned = malloc((8 + PAS_BYTES) * (size_t)n + 1))) {
 		free(c);
 		return nd_error_set(ND_ENOMEM, "out of memory for %u common shingles", n);
 	}
 	c->n = n;
 	c->ent = c->owned;
+	c->pas = c->owned + 8 * (size_t)n;
 	*out = c;
 	return ND_OK;
 }
@@ -73,10 +85,14 @@ int nd__common_own(nd__common *c)
 {
 	if (!c || c->owned || !c->n)
 		return ND_OK;
-	if (!(c->owned = malloc(8 * (size_t)c->n)))
+	size_t e = 8 * (size_t)c->n, p = c->pas ? PAS_BYTES * (size_t)c->n : 0;
+	if (!(c->owned = malloc(e + p + 1)))
 		return nd_error_set(ND_ENOMEM, "out of memory for %u common shingles", c->n);
-	memcpy(c->owned, c->ent, 8 * (size_t)c->n);
+	memcpy(c->owned, c->ent, e);
+	if (p)
+		memcpy(c->owned + e, c->pas, p);
 	c->ent = c->owned;
+	c->pas = p ? c->owned + e : NULL;
 	return ND_OK;
 }
 
@@ -107,10 +123,9 @@ int nd__common_index(nd__common *c)
 	return ND_OK;
 }
 
-uint32_t nd__common_groups(const nd__common *c, uint32_t h)
+/* The entry of h, or c->n when h is not common. */
+static size_t common_find(const nd__common *c, uint32_t h)
 {
-	if (!c || !c->n)
-		return 0;
 	size_t lo = 0, hi = c->n;
 	if (c->bucket)
 		lo = c->bucket[h >> c->shift], hi = c->bucket[(h >> c->shift) + 1];
@@ -121,10 +136,24 @@ uint32_t nd__common_groups(const nd__common *c, uint32_t h)
 		else
 			hi = mid;
 	}
-	return lo < c->n && ent_hash(c, lo) == h ? ent_groups(c, lo) : 0;
+	return lo < c->n && ent_hash(c, lo) == h ? lo : c->n;
+}
+
+uint32_t nd__common_groups(const nd__common *c, uint32_t h)
+{
+	if (!c || !c->n)
+		return 0;
+	size_t i = common_find(c, h);
+	return i < c->n ? ent_groups(c, i) : 0;
+}
+
+int nd__common_has_passages(const nd__common *c)
+{
+	return c && c->n && c->pas;
 }
 
 #define META "common"
+#define META_PASSAGES "common-passages"
 #define SPOT_CHECKS 256 /* entries a load checks, spread over the table */
 
 int nd__common_load(nd_store_txn *txn, nd__common **out)
@@ -146,6 +175,17 @@ int nd__common_load(nd_store_txn *txn, nd__common **out)
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	c->n = n;
 	c->ent = (const uint8_t *)v + 4;
+	const void *pv;
+	size_t plen;
+	rc = nd_store_meta_get(txn, META_PASSAGES, &pv, &plen);
+	if (rc == ND_OK && plen == PAS_BYTES * (size_t)n)
+		c->pas = pv;
+	else if (rc == ND_OK || rc != ND_ENOTFOUND) {
+		free(c);
+		return rc < 0 ? rc : nd_error_set(ND_ECORRUPT, "the store's passages of common shingles do not match "
+						   "them (%zu bytes for %u); `neardup sign --restart` makes them again",
+						   plen, n);
+	}
 	/* Spot checks, not a walk: a walk would cost what the copy did. */
 	size_t step = n / SPOT_CHECKS + 1;
 	for (size_t i = step; i < n; i += step)
@@ -161,22 +201,46 @@ int nd__common_load(nd_store_txn *txn, nd__common **out)
 int nd__common_store(nd_store_txn *txn, const nd__common *c)
 {
 	size_t len = 4 + (size_t)c->n * 8;
-	uint8_t *buf = malloc(len);
+	uint8_t *buf;
 	int rc;
-	if (!buf)
+	if (c->n && !c->pas)
+		return nd_error_set(ND_EINVAL, "a table of common shingles without their passages");
+	if (!(buf = malloc(len)))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	memcpy(buf, &c->n, 4);
 	memcpy(buf + 4, c->ent, 8 * (size_t)c->n);
 	rc = nd_store_meta_put(txn, META, buf, len);
 	free(buf);
+	if (rc == ND_OK)
+		rc = nd_store_meta_put(txn, META_PASSAGES, c->pas, PAS_BYTES * (size_t)c->n);
 	return rc;
 }
 
-#define PASS_MAX ((size_t)32 << 20)
+/* Shingles (with their group) a counting pass holds at most. */
+#define PASS_MAX ((size_t)16 << 20)
+
+/* The passage hashes of one shingle from the groups holding it (g[0..n),
+ * each a group's ordinal in its low 32 bits; gh: ND_PASSAGE_HASHES hashes
+ * per group): per hash, the least over the groups, a MinHash of the set. */
+static void passage_hashes(const uint64_t *g, size_t n, const uint32_t *gh, uint16_t *out)
+{
+	uint32_t least[ND_PASSAGE_HASHES];
+	for (int z = 0; z < ND_PASSAGE_HASHES; z++)
+		least[z] = UINT32_MAX;
+	for (size_t i = 0; i < n; i++) {
+		const uint32_t *h = gh + ND_PASSAGE_HASHES * (uint32_t)g[i];
+		for (int z = 0; z < ND_PASSAGE_HASHES; z++)
+			least[z] = h[z] < least[z] ? h[z] : least[z];
+	}
+	for (int z = 0; z < ND_PASSAGE_HASHES; z++)
+		out[z] = (uint16_t)nd_mix64(least[z]); /* a least is small: its top bits say little */
+}
 
 int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, nd__common **out)
 {
-	uint32_t *v = NULL, *keep_h = NULL, *keep_g = NULL;
+	uint64_t *v = NULL;
+	uint32_t *keep_h = NULL, *keep_g = NULL, *gh = NULL;
+	uint16_t *keep_p = NULL;
 	size_t total = 0, nkeep = 0, keep_cap = 0;
 	int rc = ND_OK;
 
@@ -186,8 +250,16 @@ int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, nd__c
 		total += nd__recset_get(rs, reps[i])->nsample;
 	uint32_t passes = (uint32_t)(total / PASS_MAX + 1);
 	size_t cap = total / passes + ND_REC_SAMPLE * 2 + 1;
-	if (!(v = malloc(cap * sizeof(*v))))
+	if (n > UINT32_MAX)
+		return nd_error_set(ND_ETOOBIG, "%zu groups", n);
+	if (!(v = malloc(cap * sizeof(*v))) || !(gh = malloc((n + 1) * ND_PASSAGE_HASHES * sizeof(*gh)))) {
+		free(v);
 		return nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", cap);
+	}
+	for (size_t i = 0; i < n; i++)
+		for (int z = 0; z < ND_PASSAGE_HASHES; z++)
+			gh[ND_PASSAGE_HASHES * i + z] =
+				(uint32_t)nd_mix64((uint64_t)reps[i] * 0x9E3779B97F4A7C15ull + (uint64_t)z + 1);
 	for (uint32_t pass = 0; pass < passes && rc == ND_OK; pass++) {
 		size_t m = 0;
 		for (size_t i = 0; i < n && rc == ND_OK; i++) {
@@ -197,61 +269,70 @@ int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, nd__c
 				if (nd_mix64(h) % passes != pass)
 					continue;
 				if (m == cap) {
-					uint32_t *g = realloc(v, 2 * cap * sizeof(*v));
+					uint64_t *g = realloc(v, 2 * cap * sizeof(*v));
 					if (!g) {
 						rc = nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", 2 * cap);
 						break;
 					}
 					v = g, cap *= 2;
 				}
-				v[m++] = h;
+				v[m++] = (uint64_t)h << 32 | i; /* the group: its ordinal */
 			}
 		}
 		if (rc < 0)
 			break;
-		nd__sort_u32(v, m);
+		nd__sort_u64_high(v, m); /* a hash's groups together, in any order */
 		for (size_t i = 0, j; i < m; i = j) {
-			for (j = i + 1; j < m && v[j] == v[i]; j++)
+			for (j = i + 1; j < m && v[j] >> 32 == v[i] >> 32; j++)
 				;
 			if (j - i <= ND_COMMON_CAP)
 				continue;
 			if (nkeep == keep_cap) {
 				size_t nc = keep_cap ? 2 * keep_cap : 1024;
 				uint32_t *a = realloc(keep_h, nc * 4), *b = a ? realloc(keep_g, nc * 4) : NULL;
+				uint16_t *c = b ? realloc(keep_p, nc * PAS_BYTES) : NULL;
 				if (a)
 					keep_h = a;
-				if (!b) {
+				if (b)
+					keep_g = b;
+				if (!c) {
 					rc = nd_error_set(ND_ENOMEM, "out of memory");
 					break;
 				}
-				keep_g = b, keep_cap = nc;
+				keep_p = c, keep_cap = nc;
 			}
-			keep_h[nkeep] = v[i];
-			keep_g[nkeep++] = (uint32_t)(j - i);
+			keep_h[nkeep] = (uint32_t)(v[i] >> 32);
+			keep_g[nkeep] = (uint32_t)(j - i);
+			passage_hashes(v + i, j - i, gh, keep_p + ND_PASSAGE_HASHES * nkeep);
+			nkeep++;
 		}
 	}
 	free(v);
+	free(gh);
 	if (rc == ND_OK && nkeep > UINT32_MAX)
 		rc = nd_error_set(ND_ETOOBIG, "%zu common shingles", nkeep);
 	if (rc == ND_OK && (rc = common_alloc(out, (uint32_t)nkeep)) == ND_OK) {
 		/* Passes interleave the hashes: sorted together again. */
-		uint64_t *pair = malloc((nkeep + 1) * sizeof(*pair));
-		if (!pair) {
+		uint64_t *order = malloc((nkeep + 1) * sizeof(*order));
+		if (!order) {
 			rc = nd_error_set(ND_ENOMEM, "out of memory");
 		} else {
 			for (size_t i = 0; i < nkeep; i++)
-				pair[i] = (uint64_t)keep_h[i] << 32 | keep_g[i];
-			nd__sort_u64(pair, nkeep);
+				order[i] = (uint64_t)keep_h[i] << 32 | i;
+			nd__sort_u64(order, nkeep);
+			uint8_t *pas = (*out)->owned + 8 * nkeep;
 			for (size_t i = 0; i < nkeep; i++) {
-				uint32_t h = (uint32_t)(pair[i] >> 32), g = (uint32_t)pair[i];
-				memcpy((*out)->owned + 8 * i, &h, 4);
-				memcpy((*out)->owned + 8 * i + 4, &g, 4);
+				uint32_t k = (uint32_t)order[i];
+				memcpy((*out)->owned + 8 * i, &keep_h[k], 4);
+				memcpy((*out)->owned + 8 * i + 4, &keep_g[k], 4);
+				memcpy(pas + PAS_BYTES * i, keep_p + ND_PASSAGE_HASHES * k, PAS_BYTES);
 			}
-			free(pair);
+			free(order);
 		}
 	}
 	free(keep_h);
 	free(keep_g);
+	free(keep_p);
 	if (rc < 0) {
 		nd__common_free(*out);
 		*out = NULL;
@@ -351,7 +432,7 @@ static inline double weight_before(const nd__rec *r, uint32_t i)
  * merge adds at most 1 to the shared weight, and no more than either side
  * has left); else 1, s as without. */
 static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s,
-			  double res_floor, double cont_floor)
+			  double res_floor, double cont_floor, double plain_floor)
 {
 	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
 	uint32_t na = cut_at(a, t), nb = cut_at(b, t), i = 0, j = 0, ni = 0, steps = 0;
@@ -363,7 +444,7 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 	weights_of(a, na, common, &wsa, &ssa);
 	weights_of(b, nb, common, &wsb, &ssb);
 	double shorter = a->nshingles <= b->nshingles ? wsa : wsb;
-	int bounded = (res_floor > 0 || cont_floor > 0) && !s->equal;
+	int bounded = (res_floor > 0 || cont_floor > 0 || plain_floor > 0) && !s->equal;
 	while (i < na && j < nb) {
 		uint32_t x = a->sample[i], y = b->sample[j];
 		if (x == y) {
@@ -382,8 +463,11 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 				rest = rb;
 			double most = wi + rest;
 			double wu_least = wsa + wsb - most;
+			/* Plain resemblance: every shingle left a match at most. */
+			double nmost = ni + (na - i < nb - j ? na - i : nb - j);
 			if ((res_floor <= 0 || (wu_least > 0 && most < res_floor * wu_least)) &&
-			    (cont_floor <= 0 || most < cont_floor * shorter))
+			    (cont_floor <= 0 || most < cont_floor * shorter) &&
+			    (plain_floor <= 0 || nmost < plain_floor * (na + nb - nmost)))
 				return 0;
 		}
 	}
@@ -458,7 +542,7 @@ static void value_scores(const nd__rec *a, const nd__rec *b, nd__rec_scores *s)
 
 void nd__rec_compare(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s)
 {
-	shingle_scores(a, b, common, s, 0, 0);
+	shingle_scores(a, b, common, s, 0, 0, 0);
 	value_scores(a, b, s);
 }
 
@@ -484,10 +568,78 @@ double nd__rec_plain(const nd__rec *a, const nd__rec *b)
 	return nd__rec_plain_floor(a, b, 0); /* nothing is out of reach of 0 */
 }
 
+/* Shingles a passage count looks at, at most (a record keeps about
+ * ND_REC_SAMPLE). */
+#define PASSAGE_MAX 1024
+
+static uint32_t pas_root(uint16_t *up, uint32_t x)
+{
+	while (up[x] != x)
+		x = up[x] = up[up[x]];
+	return x;
+}
+
+/* Passages of common text the two records share: their shared common
+ * shingles, joined when they agree on two or more of the passage hashes
+ * (the pair's own groups are in every passage's set, so one agreement in
+ * four is common between distinct passages, two are rare), counted by the
+ * joins of two shingles or more. */
+static uint32_t shared_passages(const nd__rec *a, const nd__rec *b, const nd__common *c)
+{
+	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
+	uint32_t na = cut_at(a, t), nb = cut_at(b, t), i = 0, j = 0, m = 0;
+	const uint8_t *at[PASSAGE_MAX];
+	uint16_t up[PASSAGE_MAX], size[PASSAGE_MAX], slot_at[2 * PASSAGE_MAX];
+	uint32_t slot_key[2 * PASSAGE_MAX];
+
+	while (i < na && j < nb && m < PASSAGE_MAX) {
+		uint32_t x = a->sample[i], y = b->sample[j];
+		if (x == y) {
+			size_t e = common_find(c, x);
+			if (e < c->n)
+				at[m++] = c->pas + PAS_BYTES * e;
+		}
+		i += x <= y, j += y <= x;
+	}
+	if (m < 2 * ND_PASSAGES)
+		return 0; /* too few to make that many passages */
+	uint32_t mask = 1;
+	while (mask < 2 * m)
+		mask <<= 1;
+	mask--;
+	for (uint32_t k = 0; k < m; k++)
+		up[k] = (uint16_t)k, size[k] = 0;
+	/* Per two hashes: the first shingle seen with both values, in a small
+	 * open-addressed table; a later one with the same joins it. */
+	for (int z1 = 0; z1 < ND_PASSAGE_HASHES; z1++)
+		for (int z2 = z1 + 1; z2 < ND_PASSAGE_HASHES; z2++) {
+			memset(slot_at, 0xff, (mask + 1) * sizeof(*slot_at));
+			for (uint32_t k = 0; k < m; k++) {
+				uint16_t h1, h2;
+				memcpy(&h1, at[k] + 2 * z1, 2);
+				memcpy(&h2, at[k] + 2 * z2, 2);
+				uint32_t key = (uint32_t)h1 << 16 | h2, s = (uint32_t)nd_mix64(key) & mask;
+				while (slot_at[s] != UINT16_MAX && slot_key[s] != key)
+					s = (s + 1) & mask;
+				if (slot_at[s] == UINT16_MAX) {
+					slot_at[s] = (uint16_t)k, slot_key[s] = key;
+					continue;
+				}
+				uint32_t x = pas_root(up, k), y = pas_root(up, slot_at[s]);
+				if (x != y)
+					up[x > y ? x : y] = (uint16_t)(x < y ? x : y);
+			}
+		}
+	uint32_t n = 0;
+	for (uint32_t k = 0; k < m; k++)
+		n += ++size[pas_root(up, k)] == 2;
+	return n;
+}
+
 /* The verdict at point from a pair's complete shingle scores (values read
  * only for a pair it would accept). */
-static int decide(nd_point point, const nd__rec *a, const nd__rec *b, nd__rec_scores *s, int can_contain,
-		  nd_verify_how *how, double *distance)
+static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__common *common,
+		  nd__rec_scores *s, int can_contain, nd_verify_how *how, double *distance)
 {
 	nd_verify_how h = ND_VERIFIED_RESEMBLANCE;
 	double d = 1;
@@ -503,6 +655,9 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, nd__rec_sc
 		yes = 1;
 	else if (can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT)
 		yes = 2; /* if every value is kept: below */
+	else if (point == ND_POINT_COPY && s->plain >= ND_PASSAGE_PLAIN && nd__common_has_passages(common) &&
+		 shared_passages(a, b, common) >= ND_PASSAGES)
+		yes = 1, h = ND_VERIFIED_PASSAGES, d = 1 - s->plain;
 	if (!yes)
 		goto done; /* most pairs: the values are never read */
 	value_scores(a, b, s);
@@ -537,14 +692,15 @@ int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd
 	int contain = a->nwords && b->nwords && can_contain(a, b);
 	/* A caller that wants only yes or no lets the merge stop once
 	 * neither measure can reach its point. */
-	double res_floor = 0, cont_floor = 0;
+	double res_floor = 0, cont_floor = 0, plain_floor = 0;
 	if (!how && !distance) {
 		res_floor = nd_point_resemblance(point);
 		cont_floor = contain ? ND_POINT_COPY_CONTAINMENT : 0;
+		plain_floor = point == ND_POINT_COPY && nd__common_has_passages(common) ? ND_PASSAGE_PLAIN : 0;
 		if (a->nwords < ND_REC_SHORT_WORDS || b->nwords < ND_REC_SHORT_WORDS)
-			res_floor = 1.01, cont_floor = 0; /* equal text only: the first check stops it */
+			res_floor = 1.01, cont_floor = 0, plain_floor = 0; /* equal text only: the first check stops it */
 	}
-	if (!a->nwords || !b->nwords || !shingle_scores(a, b, common, &s, res_floor, cont_floor)) {
+	if (!a->nwords || !b->nwords || !shingle_scores(a, b, common, &s, res_floor, cont_floor, plain_floor)) {
 		/* no text: nothing to call a copy; or the merge stopped */
 		if (how)
 			*how = ND_VERIFIED_RESEMBLANCE;
@@ -552,7 +708,7 @@ int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd
 			*distance = 1;
 		return 0;
 	}
-	return decide(point, a, b, &s, contain, how, distance);
+	return decide(point, a, b, common, &s, contain, how, distance);
 }
 
 float nd__rec_story_score(const nd__rec *a, const nd__rec *b, const nd__common *common)
@@ -560,7 +716,7 @@ float nd__rec_story_score(const nd__rec *a, const nd__rec *b, const nd__common *
 	nd__rec_scores s;
 	if (a->text == b->text && a->nwords == b->nwords)
 		return 1.0f; /* the same words: nothing to merge */
-	shingle_scores(a, b, common, &s, 0, 0);
+	shingle_scores(a, b, common, &s, 0, 0, 0);
 	return s.equal ? 1.0f : (float)s.story;
 }
 
@@ -571,7 +727,7 @@ void nd__rec_story(const nd__rec *a, const nd__rec *b, const nd__common *common,
 		*story = 1.0f, *copy = a->nwords > 0; /* the same words: nothing to merge */
 		return;
 	}
-	shingle_scores(a, b, common, &s, 0, 0);
+	shingle_scores(a, b, common, &s, 0, 0, 0);
 	*story = s.equal ? 1.0f : (float)s.story;
-	*copy = a->nwords && b->nwords && decide(ND_POINT_COPY, a, b, &s, can_contain(a, b), NULL, NULL) == 1;
+	*copy = a->nwords && b->nwords && decide(ND_POINT_COPY, a, b, common, &s, can_contain(a, b), NULL, NULL) == 1;
 }

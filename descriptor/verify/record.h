@@ -86,6 +86,19 @@ int nd__rec_decode(const void *p, size_t len, nd__rec *out);
 /* Near-identical, for the groups: plain resemblance of the samples. */
 #define ND_GROUP_RESEMBLANCE 0.9
 
+/* A pair of records whose shared text is common may still be a copy: a
+ * text made of passages that other documents hold each on its own (news
+ * sentences, quotations, a listing's lines) is new as a whole.  Copy
+ * accepts a pair of plain resemblance >= ND_PASSAGE_PLAIN that shares at
+ * least ND_PASSAGES passages of common text, where a passage is two or
+ * more shared common shingles held by the same groups: shingles agree on
+ * two or more of ND_PASSAGE_HASHES MinHashes of their groups.  Shingles of one
+ * template, licence or footer are held by the same groups, so pages that
+ * share one share one passage. */
+#define ND_PASSAGE_HASHES 4
+#define ND_PASSAGE_PLAIN 0.4
+#define ND_PASSAGES 7
+
 typedef struct nd__common nd__common;
 /* The common shingles the store holds (an empty table when it has none),
  * read in place: valid while txn is open, unless nd__common_own copies it. */
@@ -99,6 +112,9 @@ size_t nd__common_size(const nd__common *c);
 int nd__common_index(nd__common *c);
 /* Groups holding h when it is common (more than ND_COMMON_CAP), else 0. */
 uint32_t nd__common_groups(const nd__common *c, uint32_t h);
+/* Whether the table has its passage hashes (a store signed before them
+ * has none). */
+int nd__common_has_passages(const nd__common *c);
 
 typedef struct nd__recset nd__recset;
 /* The common shingles of the groups whose representatives are the

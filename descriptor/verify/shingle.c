@@ -40,15 +40,16 @@ int nd__in_sorted_u64(const uint64_t *v, size_t n, uint64_t x)
 	return lo < n && v[lo] == x;
 }
 
-void nd__sort_u64(uint64_t *v, size_t n)
+/* LSD radix from bit `from` up: stable, so the order below it stays. */
+static void radix_u64(uint64_t *v, size_t n, unsigned from)
 {
 	uint64_t *tmp;
 	if (n < 64 || !(tmp = malloc(n * sizeof(*tmp)))) {
-		qsort(v, n, sizeof(*v), cmp_u64);
+		qsort(v, n, sizeof(*v), cmp_u64); /* whole values: in order above `from` too */
 		return;
 	}
 	uint64_t *src = v, *dst = tmp;
-	for (unsigned shift = 0; shift < 64; shift += 8) {
+	for (unsigned shift = from; shift < 64; shift += 8) {
 		size_t count[257] = {0};
 		for (size_t i = 0; i < n; i++)
 			count[((src[i] >> shift) & 0xff) + 1]++;
@@ -64,6 +65,16 @@ void nd__sort_u64(uint64_t *v, size_t n)
 	if (src != v)
 		memcpy(v, src, n * sizeof(*v));
 	free(tmp);
+}
+
+void nd__sort_u64(uint64_t *v, size_t n)
+{
+	radix_u64(v, n, 0);
+}
+
+void nd__sort_u64_high(uint64_t *v, size_t n)
+{
+	radix_u64(v, n, 32);
 }
 
 static int cmp_u32(const void *a, const void *b)

@@ -59,7 +59,7 @@ static int cache_lookup(nd_store_txn *txn, uint64_t key, const nd_docid *docs, s
 	for (size_t i = 0; i < n; i++) {
 		cache_ent e;
 		memcpy(&e, (const char *)val + sizeof(h) + i * sizeof(e), sizeof(e));
-		if (e.docid != docs[i] || e.group >= h.ngroups || e.how > ND_VERIFIED_CONTAINMENT)
+		if (e.docid != docs[i] || e.group >= h.ngroups || (e.how > ND_VERIFIED_CONTAINMENT && e.how != ND_VERIFIED_PASSAGES))
 			return 0;
 		out[i] = (nd_verified){e.docid, e.group, e.distance, (nd_verify_how)e.how};
 	}

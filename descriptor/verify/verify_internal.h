@@ -17,6 +17,8 @@ size_t nd__common_sorted(const uint64_t *a, size_t na, const uint64_t *b, size_t
 size_t nd__sort_unique_u64(uint64_t *v, size_t n);
 /* Radix sorts (qsort for a few values, or when memory is short). */
 void nd__sort_u64(uint64_t *v, size_t n);
+/* By the high 32 bits alone (values equal there keep their order). */
+void nd__sort_u64_high(uint64_t *v, size_t n);
 void nd__sort_u32(uint32_t *v, size_t n);
 /* 1 when x is in v[0..n) (sorted ascending). */
 int nd__in_sorted_u64(const uint64_t *v, size_t n, uint64_t x);

@@ -50,6 +50,9 @@ typedef enum {
 					   (distance: 1 - its share of shingles kept) */
 	ND_REFUSED_VALUES = 6,          /* refused at every point: other values in the same
 					   places (distance: the measure that would have accepted) */
+	ND_VERIFIED_PASSAGES = 7,       /* copy point: the shared text is common, but in several
+					   passages that other documents hold each on its own
+					   (distance: 1 - unweighted resemblance) */
 } nd_verify_how;
 
 typedef struct {
