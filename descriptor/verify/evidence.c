@@ -430,9 +430,10 @@ static inline double weight_before(const nd__rec *r, uint32_t i)
  * can no longer bring resemblance to res_floor nor containment to
  * cont_floor stops and returns 0, s incomplete (each shingle still to
  * merge adds at most 1 to the shared weight, and no more than either side
- * has left); else 1, s as without. */
+ * has left); else 1, s as without.  With passages, it goes on while the
+ * passages rule's two floors are both in reach. */
 static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s,
-			  double res_floor, double cont_floor, double plain_floor)
+			  double res_floor, double cont_floor, int passages)
 {
 	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
 	uint32_t na = cut_at(a, t), nb = cut_at(b, t), i = 0, j = 0, ni = 0, steps = 0;
@@ -444,7 +445,7 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 	weights_of(a, na, common, &wsa, &ssa);
 	weights_of(b, nb, common, &wsb, &ssb);
 	double shorter = a->nshingles <= b->nshingles ? wsa : wsb;
-	int bounded = (res_floor > 0 || cont_floor > 0 || plain_floor > 0) && !s->equal;
+	int bounded = (res_floor > 0 || cont_floor > 0) && !s->equal;
 	while (i < na && j < nb) {
 		uint32_t x = a->sample[i], y = b->sample[j];
 		if (x == y) {
@@ -463,11 +464,13 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 				rest = rb;
 			double most = wi + rest;
 			double wu_least = wsa + wsb - most;
-			/* Plain resemblance: every shingle left a match at most. */
+			/* The passages rule: both its floors in reach (plain:
+			 * every shingle left a match at most). */
 			double nmost = ni + (na - i < nb - j ? na - i : nb - j);
 			if ((res_floor <= 0 || (wu_least > 0 && most < res_floor * wu_least)) &&
 			    (cont_floor <= 0 || most < cont_floor * shorter) &&
-			    (plain_floor <= 0 || nmost < plain_floor * (na + nb - nmost)))
+			    (!passages || (wu_least > 0 && most < ND_PASSAGE_RESEMBLANCE * wu_least) ||
+			     nmost < ND_PASSAGE_PLAIN * (na + nb - nmost)))
 				return 0;
 		}
 	}
@@ -655,8 +658,8 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 		yes = 1;
 	else if (can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT)
 		yes = 2; /* if every value is kept: below */
-	else if (point == ND_POINT_COPY && s->plain >= ND_PASSAGE_PLAIN && nd__common_has_passages(common) &&
-		 shared_passages(a, b, common) >= ND_PASSAGES)
+	else if (point == ND_POINT_COPY && s->resemblance >= ND_PASSAGE_RESEMBLANCE && s->plain >= ND_PASSAGE_PLAIN &&
+		 nd__common_has_passages(common) && shared_passages(a, b, common) >= ND_PASSAGES)
 		yes = 1, h = ND_VERIFIED_PASSAGES, d = 1 - s->plain;
 	if (!yes)
 		goto done; /* most pairs: the values are never read */
@@ -692,15 +695,16 @@ int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd
 	int contain = a->nwords && b->nwords && can_contain(a, b);
 	/* A caller that wants only yes or no lets the merge stop once
 	 * neither measure can reach its point. */
-	double res_floor = 0, cont_floor = 0, plain_floor = 0;
+	double res_floor = 0, cont_floor = 0;
+	int passages = 0;
 	if (!how && !distance) {
 		res_floor = nd_point_resemblance(point);
 		cont_floor = contain ? ND_POINT_COPY_CONTAINMENT : 0;
-		plain_floor = point == ND_POINT_COPY && nd__common_has_passages(common) ? ND_PASSAGE_PLAIN : 0;
+		passages = point == ND_POINT_COPY && nd__common_has_passages(common);
 		if (a->nwords < ND_REC_SHORT_WORDS || b->nwords < ND_REC_SHORT_WORDS)
-			res_floor = 1.01, cont_floor = 0, plain_floor = 0; /* equal text only: the first check stops it */
+			res_floor = 1.01, cont_floor = 0, passages = 0; /* equal text only: the first check stops it */
 	}
-	if (!a->nwords || !b->nwords || !shingle_scores(a, b, common, &s, res_floor, cont_floor, plain_floor)) {
+	if (!a->nwords || !b->nwords || !shingle_scores(a, b, common, &s, res_floor, cont_floor, passages)) {
 		/* no text: nothing to call a copy; or the merge stopped */
 		if (how)
 			*how = ND_VERIFIED_RESEMBLANCE;

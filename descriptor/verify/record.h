@@ -97,6 +97,10 @@ int nd__rec_decode(const void *p, size_t len, nd__rec *out);
  * share one share one passage. */
 #define ND_PASSAGE_HASHES 4
 #define ND_PASSAGE_PLAIN 0.4
+/* ... and weighted resemblance >= this, far above what pages that share
+ * only a template score: their merges stop early, their passages are
+ * never counted. */
+#define ND_PASSAGE_RESEMBLANCE 0.15
 #define ND_PASSAGES 7
 
 typedef struct nd__common nd__common;
