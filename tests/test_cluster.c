@@ -718,6 +718,27 @@ static void test_clusters_completed(void **state)
 	free(stpath);
 }
 
+/* Build and sign dbpath into stpath as `neardup sign` does (links
+ * included), then reopen the store for reading. */
+static void sign_as_cli(nd_xdb *db, const char *stpath, nd_store **st)
+{
+	tu_build_and_sign(db, stpath, 400, st);
+	assert_int_equal(nd_links_settle(db, *st, NULL, NULL, NULL, NULL), ND_OK);
+	nd_store_close(*st);
+	assert_int_equal(nd_store_open(st, stpath, ND_STORE_READ), ND_OK);
+}
+
+/* What a corpus test leaves behind, gone. */
+static void corpus_done(nd_store *st, nd_xdb *db, char *path, char *dbpath, char *stpath)
+{
+	nd_store_close(st);
+	nd_xdb_close(db);
+	tu_rmtree(path);
+	free(path);
+	free(dbpath);
+	free(stpath);
+}
+
 /* Text that many documents share is not evidence: PAGES distinct pages,
  * each its own 60 words followed by one 160-word footer, so that any two
  * share 60% of their shingles and the plain copy verdict (no
@@ -762,10 +783,7 @@ static void test_shared_text_is_not_evidence(void **state)
 	nd_xdb *db;
 	nd_store *st;
 	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
-	tu_build_and_sign(db, stpath, 400, &st);
-	assert_int_equal(nd_links_settle(db, st, NULL, NULL, NULL, NULL), ND_OK); /* as sign does */
-	nd_store_close(st);
-	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_READ), ND_OK);
+	sign_as_cli(db, stpath, &st);
 
 	/* The premise: without the collection, two distinct pages are copies. */
 	uint32_t *wa, *wb;
@@ -813,12 +831,7 @@ static void test_shared_text_is_not_evidence(void **state)
 	for (int i = 0; i < PAGES; i++)
 		free(page[i]);
 	free(footer);
-	nd_store_close(st);
-	nd_xdb_close(db);
-	tu_rmtree(path);
-	free(path);
-	free(dbpath);
-	free(stpath);
+	corpus_done(st, db, path, dbpath, stpath);
 }
 
 /* Text that many documents share is evidence when it comes in several
@@ -876,10 +889,7 @@ static void test_passages_are_evidence(void **state)
 	nd_xdb *db;
 	nd_store *st;
 	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
-	tu_build_and_sign(db, stpath, 400, &st);
-	assert_int_equal(nd_links_settle(db, st, NULL, NULL, NULL, NULL), ND_OK);
-	nd_store_close(st);
-	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_READ), ND_OK);
+	sign_as_cli(db, stpath, &st);
 
 	nd_docid docs[N];
 	size_t into[N];
@@ -934,12 +944,7 @@ static void test_passages_are_evidence(void **state)
 		free(orig[i]);
 	for (int i = 0; i < SENTS; i++)
 		free(sent[i]);
-	nd_store_close(st);
-	nd_xdb_close(db);
-	tu_rmtree(path);
-	free(path);
-	free(dbpath);
-	free(stpath);
+	corpus_done(st, db, path, dbpath, stpath);
 }
 
 static int setup(void **state)
