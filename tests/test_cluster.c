@@ -718,12 +718,14 @@ static void test_clusters_completed(void **state)
 	free(stpath);
 }
 
-/* Build and sign dbpath into stpath as `neardup sign` does (links
- * included), then reopen the store for reading. */
-static void sign_as_cli(nd_xdb *db, const char *stpath, nd_store **st)
+/* Close the indexer, then build and sign its database into stpath as
+ * `neardup sign` does (links included); the store reopened for reading. */
+static void sign_as_cli(nd_indexer *ix, const char *dbpath, const char *stpath, nd_xdb **db, nd_store **st)
 {
-	tu_build_and_sign(db, stpath, 400, st);
-	assert_int_equal(nd_links_settle(db, *st, NULL, NULL, NULL, NULL), ND_OK);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	assert_int_equal(nd_xdb_open(db, dbpath, ND_XDB_READ), ND_OK);
+	tu_build_and_sign(*db, stpath, 400, st);
+	assert_int_equal(nd_links_settle(*db, *st, NULL, NULL, NULL, NULL), ND_OK);
 	nd_store_close(*st);
 	assert_int_equal(nd_store_open(st, stpath, ND_STORE_READ), ND_OK);
 }
@@ -779,11 +781,9 @@ static void test_shared_text_is_not_evidence(void **state)
 		if (i >= PAGES)
 			free(t);
 	}
-	assert_int_equal(nd_indexer_close(ix), ND_OK);
 	nd_xdb *db;
 	nd_store *st;
-	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
-	sign_as_cli(db, stpath, &st);
+	sign_as_cli(ix, dbpath, stpath, &db, &st);
 
 	/* The premise: without the collection, two distinct pages are copies. */
 	uint32_t *wa, *wb;
@@ -885,11 +885,9 @@ static void test_passages_are_evidence(void **state)
 		if (i >= ORIGS)
 			free(t);
 	}
-	assert_int_equal(nd_indexer_close(ix), ND_OK);
 	nd_xdb *db;
 	nd_store *st;
-	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
-	sign_as_cli(db, stpath, &st);
+	sign_as_cli(ix, dbpath, stpath, &db, &st);
 
 	nd_docid docs[N];
 	size_t into[N];
