@@ -9,7 +9,8 @@ For each set: index its corpus (once; --reindex to redo), build, sign,
 then `clusters --point P --json` for each point, scored pair by pair
 against the truth: every pair of documents in one cluster is a
 predicted pair, every pair in one truth cluster a true one, and the
-pairs of ignore.tsv count as neither.  How a set is scored is in its
+pairs of ignore.tsv (one text under two names), and every pair of
+their truth clusters' members, count as neither.  How a set is scored is in its
 about.json:
     pairs        all pairs
     pairs-with   only pairs with a document whose id starts with "with"
@@ -51,13 +52,21 @@ def load(setdir):
     for line in open(os.path.join(setdir, "truth.tsv"), encoding="utf-8"):
         a, b = line.rstrip("\n").split("\t")
         truth[a] = b
-    ignore = []
+    # A pair of ignore.tsv is one text under two names: so is every copy
+    # of the one with every copy of the other (their truth clusters).
+    members = defaultdict(list)
+    for d, t in truth.items():
+        members[t].append(d)
+    ignore = set()
     path = os.path.join(setdir, "ignore.tsv")
     if os.path.exists(path):
         for line in open(path, encoding="utf-8"):
             a, b = line.rstrip("\n").split("\t")
-            ignore.append((a, b))
-    return about, truth, ignore
+            for x in members.get(truth.get(a), [a]):
+                for y in members.get(truth.get(b), [b]):
+                    if x != y:
+                        ignore.add((min(x, y), max(x, y)))
+    return about, truth, sorted(ignore)
 
 
 def texts(setdir):
