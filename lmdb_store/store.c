@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <sys/stat.h>
@@ -1476,6 +1477,35 @@ size_t nd__store_mapsize(const nd_store *st)
 	return st->mapsize;
 }
 
+void nd__store_release_pages(nd_store *st)
+{
+#ifdef __linux__
+	/* LMDB does not say where it mapped the file (me_mapaddr is set for
+	 * MDB_FIXEDMAP only): the mappings of its inode, from the kernel. */
+	char file[4096], line[4096 + 128];
+	struct stat sb;
+	snprintf(file, sizeof(file), "%s/data.mdb", st->path);
+	FILE *maps = stat(file, &sb) == 0 ? fopen("/proc/self/maps", "r") : NULL;
+	if (!maps)
+		return;
+	while (fgets(line, sizeof(line), maps)) {
+		unsigned long lo, hi, ino;
+		char perms[8];
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %lu", &lo, &hi, perms, &ino) == 4 && ino == (unsigned long)sb.st_ino &&
+		    perms[3] == 's' && perms[1] == '-')
+			(void)madvise((void *)lo, hi - lo, MADV_DONTNEED); /* a hint: failing costs memory only */
+	}
+	fclose(maps);
+#else
+	(void)st;
+#endif
+}
+
+void nd__store_txn_release_pages(nd_store_txn *txn)
+{
+	nd__store_release_pages(txn->st);
+}
+
 int nd_store_near(nd_store_txn *txn, unsigned tree, const uint16_t *seq, unsigned rows, uint32_t self,
 		  unsigned window, uint32_t *out, size_t *n)
 {
@@ -1617,6 +1647,7 @@ typedef struct {
 	uint8_t *v;
 	size_t n, cap, stride;
 	unsigned rows;
+	size_t read;
 } rebuild_ctx;
 
 static int rebuild_one(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
@@ -1641,12 +1672,14 @@ static int rebuild_one(uint32_t docid, uint64_t key, const void *payload, size_t
 	for (unsigned t = 0; t < trees; t++)
 		if (near_has_key(seq, t, rows))
 			near_key_of(r->v + r->n++ * r->stride, seq, t, rows, docid);
+	if (++r->read % 65536 == 0)
+		nd__store_release_pages(r->txn->st); /* read once: the keys are copied */
 	return 0;
 }
 
 int nd_store_near_rebuild(nd_store_txn *txn)
 {
-	rebuild_ctx r = {txn, NULL, 0, 0, 0, 0};
+	rebuild_ctx r = {txn, NULL, 0, 0, 0, 0, 0};
 	MDB_cursor *cur = NULL;
 	int rc, mrc;
 	txn->near_deferred = 0; /* records read below are the truth */

@@ -8,6 +8,14 @@
 int nd__store_set_mapsize(nd_store *st, size_t bytes);
 size_t nd__store_mapsize(const nd_store *st);
 
+/* Drop the store's mapped pages from this process's resident set (Linux;
+ * elsewhere nothing): they stay in the page cache, and a later read maps
+ * them again.  For a batch pass over a store of gigabytes, which would
+ * otherwise keep all of it resident, once it has copied out or written
+ * what it needs. */
+void nd__store_release_pages(nd_store *st);
+void nd__store_txn_release_pages(nd_store_txn *txn);
+
 /* What a structural check of a data file found (lmdb_store/pages.c). */
 typedef struct {
 	uint64_t txnid;      /* the snapshot checked */

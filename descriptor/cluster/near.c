@@ -13,6 +13,7 @@
  * a component of pairs at or above the cut, and the shingles are freed
  * before it. */
 #include "indexer/xapian_terms.h"
+#include "lmdb_store/store_internal.h"
 #include "neardup/cluster.h"
 #include "descriptor/cluster/cluster_internal.h"
 #include "neardup/verify.h"
@@ -398,6 +399,7 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 	if ((rc = nd_store_read_begin(st, &txn)) < 0)
 		goto done;
 	rc = nd_store_near_each(txn, on_entry, &w);
+	nd__store_release_pages(st); /* the index is walked */
 	free(index);
 	index = NULL;
 	if (rc < 0)
@@ -430,6 +432,7 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 		rc = nd__common_index(common);
 	nd_store_txn_end(txn);
 	txn = NULL;
+	nd__store_release_pages(st); /* the records are copied out */
 	if (rc < 0 || (rc = nd__recset_weigh(rs, common, o.jobs)) < 0)
 		goto done;
 

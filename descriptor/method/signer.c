@@ -7,6 +7,7 @@
  * run resumes at the next block. */
 #include "descriptor/method/method.h"
 #include "descriptor/verify/record.h"
+#include "lmdb_store/store_internal.h"
 #include "neardup/words.h"
 #include "indexer/xapian_terms.h"
 #include "common/nd_buf.h"
@@ -1140,6 +1141,7 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 		wrc = nd_store_write(st, write_block, &bc);
 		if (wrc >= 0)
 			bc.win.seen = bc.seen;
+		nd__store_release_pages(st); /* the next block writes other pages */
 		if (reading) {
 			pthread_join(tid, NULL);
 			if (wrc >= 0 && rd.rc < 0)
@@ -1166,6 +1168,7 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 	if (o.update && (rc = nd__drop_beyond(st, last, &o, rep)) < 0)
 		goto cleanup;
 	rc = nd_store_write(st, rebuild_fn, NULL);
+	nd__store_release_pages(st);
 cleanup:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rc == ND_OK)
