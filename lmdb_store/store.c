@@ -1428,6 +1428,9 @@ void nd_store_keys_free(nd_store_keys *it)
 	free(it);
 }
 
+/* Records a walk reads between releases of the mapped pages. */
+#define RELEASE_EVERY 65536
+
 int nd_store_docs_each(nd_store_txn *txn, nd_store_doc_fn fn, void *ctx)
 {
 	return nd_store_docs_from(txn, 0, fn, ctx);
@@ -1439,12 +1442,16 @@ int nd_store_docs_from(nd_store_txn *txn, uint32_t first, nd_store_doc_fn fn, vo
 	unsigned int from = first;
 	MDB_val k = {sizeof(from), &from}, v;
 	int mrc, rc = 0;
+	size_t seen = 0;
 	if ((mrc = mdb_cursor_open(txn->txn, txn->st->docs, &cur)))
 		return mdb_err(txn->st, mrc, "cursor");
 	for (mrc = mdb_cursor_get(cur, &k, &v, first ? MDB_SET_RANGE : MDB_FIRST); !mrc;
 	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		unsigned int id;
 		uint64_t key;
+		/* A walk of every record would leave the whole table resident. */
+		if (++seen % RELEASE_EVERY == 0)
+			nd__store_release_pages(txn->st);
 		if (k.mv_size != sizeof(id) || v.mv_size < sizeof(key)) {
 			mrc = MDB_CORRUPTED;
 			break;
@@ -1499,11 +1506,6 @@ void nd__store_release_pages(nd_store *st)
 #else
 	(void)st;
 #endif
-}
-
-void nd__store_txn_release_pages(nd_store_txn *txn)
-{
-	nd__store_release_pages(txn->st);
 }
 
 int nd_store_near(nd_store_txn *txn, unsigned tree, const uint16_t *seq, unsigned rows, uint32_t self,
@@ -1647,7 +1649,6 @@ typedef struct {
 	uint8_t *v;
 	size_t n, cap, stride;
 	unsigned rows;
-	size_t read;
 } rebuild_ctx;
 
 static int rebuild_one(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
@@ -1672,14 +1673,12 @@ static int rebuild_one(uint32_t docid, uint64_t key, const void *payload, size_t
 	for (unsigned t = 0; t < trees; t++)
 		if (near_has_key(seq, t, rows))
 			near_key_of(r->v + r->n++ * r->stride, seq, t, rows, docid);
-	if (++r->read % 65536 == 0)
-		nd__store_release_pages(r->txn->st); /* read once: the keys are copied */
 	return 0;
 }
 
 int nd_store_near_rebuild(nd_store_txn *txn)
 {
-	rebuild_ctx r = {txn, NULL, 0, 0, 0, 0, 0};
+	rebuild_ctx r = {txn, NULL, 0, 0, 0, 0};
 	MDB_cursor *cur = NULL;
 	int rc, mrc;
 	txn->near_deferred = 0; /* records read below are the truth */

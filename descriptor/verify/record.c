@@ -5,7 +5,6 @@
 #include "neardup/similarity.h"
 #include "neardup/tokenizer.h"
 #include "common/nd_hash.h"
-#include "lmdb_store/store_internal.h"
 #include "common/nd_parallel.h"
 
 #include <stdlib.h>
@@ -315,12 +314,7 @@ typedef struct {
 	nd__recset *s;
 	const nd_docid *docs;
 	size_t at;
-	nd_store_txn *txn;
-	size_t loaded;
 } rs_load;
-
-/* Records loaded between releases of the store's mapped pages. */
-#define RELEASE_EVERY 65536
 
 static int rs_one(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
 {
@@ -357,8 +351,6 @@ static int rs_one(uint32_t docid, uint64_t key, const void *payload, size_t len,
 	memcpy(r->places, tmp.places, (size_t)tmp.nplaces * 8);
 	memcpy(r->values, tmp.values, (size_t)tmp.nvalues * 4);
 	nd__rec_free(&tmp);
-	if (++l->loaded % RELEASE_EVERY == 0)
-		nd__store_txn_release_pages(l->txn); /* copied out */
 	return 0;
 }
 
@@ -373,7 +365,7 @@ int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, nd__recse
 	}
 	s->n = n;
 	s->bytes = (n + 1) * sizeof(*s->r);
-	rs_load l = {s, docs, 0, txn, 0};
+	rs_load l = {s, docs, 0};
 	rc = n ? nd_store_docs_from(txn, docs[0], rs_one, &l) : ND_OK;
 	if (rc == 1)
 		rc = ND_OK;
