@@ -761,14 +761,16 @@ static int rel_put_fn(nd_store_txn *txn, void *ctx)
 	return ND_OK;
 }
 
+/* Resident pages of mapped files: RssFile, and RssShmem for a store on
+ * tmpfs. */
 static long rss_file_kb(void)
 {
-	long kb = -1;
+	long kb = -1, v;
 	FILE *f = fopen("/proc/self/status", "r");
 	char line[256];
 	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "RssFile: %ld", &kb) == 1)
-			break;
+		if (sscanf(line, "RssFile: %ld", &v) == 1 || sscanf(line, "RssShmem: %ld", &v) == 1)
+			kb = (kb < 0 ? 0 : kb) + v;
 	if (f)
 		fclose(f);
 	return kb;
