@@ -22,6 +22,7 @@
  * candidate and is one now needs the verdict. */
 #include "neardup/cluster.h"
 #include "descriptor/cluster/cluster_internal.h"
+#include "descriptor/verify/verify_internal.h"
 #include "descriptor/verify/record.h"
 #include "neardup/words.h"
 #include "common/nd_buf.h"
@@ -236,21 +237,9 @@ static int push(u64_list *l, uint32_t a, uint32_t b)
 	return ND_OK;
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? -1 : a > b;
-}
-
 static void sort_unique(u64_list *l)
 {
-	size_t k = 0;
-	if (l->n > 1)
-		qsort(l->v, l->n, sizeof(uint64_t), cmp_u64);
-	for (size_t i = 0; i < l->n; i++)
-		if (!k || l->v[i] != l->v[k - 1])
-			l->v[k++] = l->v[i];
-	l->n = k;
+	l->n = nd__sort_unique_u64(l->v, l->n);
 }
 
 static int cmp_u32(const void *x, const void *y)
@@ -533,14 +522,8 @@ static int seeds_of(const journal *j, const u64_list *yes, const u64_list *gone,
 		s[k++] = (nd_docid)(yes->v[i] >> 32), s[k++] = (nd_docid)yes->v[i];
 	for (size_t i = 0; i < gone->n; i++)
 		s[k++] = (nd_docid)(gone->v[i] >> 32), s[k++] = (nd_docid)gone->v[i];
-	if (k > 1)
-		qsort(s, k, sizeof(*s), cmp_u32);
-	size_t u = 0;
-	for (size_t i = 0; i < k; i++)
-		if (!u || s[i] != s[u - 1])
-			s[u++] = s[i];
 	*seeds = s;
-	*nseeds = u;
+	*nseeds = nd__sort_unique_u32(s, k);
 	return ND_OK;
 }
 

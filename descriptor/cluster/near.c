@@ -28,12 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_u32(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return a < b ? -1 : a > b;
-}
-
 int nd_near_candidates(nd_store_txn *txn, const nd_sig *sig, nd_docid self, nd_docid **out, size_t *n)
 {
 	size_t cap = 2 * ND_NEAR_WINDOW * ND_NEAR_TREES, m = 0;
@@ -55,13 +49,8 @@ int nd_near_candidates(nd_store_txn *txn, const nd_sig *sig, nd_docid self, nd_d
 		free(v);
 		return rc;
 	}
-	qsort(v, m, sizeof(*v), cmp_u32);
-	size_t k = 0;
-	for (size_t i = 0; i < m; i++)
-		if (!k || v[i] != v[k - 1])
-			v[k++] = v[i];
 	*out = v;
-	*n = k;
+	*n = nd__sort_unique_u32(v, m);
 	return ND_OK;
 }
 
@@ -94,12 +83,6 @@ static int on_entry(unsigned tree, uint32_t docid, void *vctx)
 	}
 	w->ring[w->held++ % ND_NEAR_WINDOW] = x;
 	return 0;
-}
-
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? -1 : a > b;
 }
 
 /* Sizes further apart than this factor are never one group (resemblance
@@ -563,8 +546,7 @@ static int rule_links(nd_xdb *db, nd_store *st, const nd_near_options *opts, pai
 	docs.v = NULL;
 	if ((rc = cluster_near(db, st, &o, ND_POINT_COPY, ids, docs.n, into, NULL, add_link, links, fresh)) < 0)
 		goto done;
-	if (links->n > 1)
-		qsort(links->v, links->n, sizeof(uint64_t), cmp_u64);
+	nd__sort_u64(links->v, links->n);
 done:
 	free(docs.v);
 	free(ids);
@@ -628,7 +610,7 @@ int nd_links_check(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint64
 	if ((rc = nd_store_links_each(txn, add_stored, &have)) < 0)
 		goto done;
 	if (have.n > 1)
-		qsort(have.v, have.n, sizeof(uint64_t), cmp_u64);
+		nd__sort_u64(have.v, have.n);
 	for (size_t i = 0, k = 0; i < rule.n || k < have.n;) {
 		if (k == have.n || (i < rule.n && rule.v[i] < have.v[k]))
 			(*missing)++, i++;

@@ -125,14 +125,7 @@ int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_
 	}
 	if (nnear)
 		memcpy(all + nall, near, nnear * sizeof(*all));
-	nall += nnear;
-	if (nall > 1)
-		qsort(all, nall, sizeof(*all), cmp_docid);
-	size_t u = 0;
-	for (size_t i = 0; i < nall; i++)
-		if (!u || all[i] != all[u - 1])
-			all[u++] = all[i];
-	nall = u;
+	nall = nd__sort_unique_u32(all, nall + nnear);
 	if (!(c = malloc((nall + 1) * sizeof(*c)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;

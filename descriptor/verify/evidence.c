@@ -597,7 +597,7 @@ static uint32_t shared_passages(const nd__rec *a, const nd__rec *b, const nd__co
 
 	while (i < na && j < nb && m < PASSAGE_MAX) {
 		uint32_t x = a->sample[i], y = b->sample[j];
-		if (x == y) {
+		if (x == y && (!a->groups || a->groups[i])) { /* a weighed record knows it is not common */
 			size_t e = common_find(c, x);
 			if (e < c->n)
 				at[m++] = c->pas + PAS_BYTES * e;

@@ -44,6 +44,8 @@ int nd__in_sorted_u64(const uint64_t *v, size_t n, uint64_t x)
 static void radix_u64(uint64_t *v, size_t n, unsigned from)
 {
 	uint64_t *tmp;
+	if (n < 2)
+		return; /* in order; and v may be NULL */
 	if (n < 64 || !(tmp = malloc(n * sizeof(*tmp)))) {
 		qsort(v, n, sizeof(*v), cmp_u64); /* whole values: in order above `from` too */
 		return;
@@ -86,6 +88,8 @@ static int cmp_u32(const void *a, const void *b)
 void nd__sort_u32(uint32_t *v, size_t n)
 {
 	uint32_t *tmp;
+	if (n < 2)
+		return; /* in order; and v may be NULL */
 	if (n < 64 || !(tmp = malloc(n * sizeof(*tmp)))) {
 		qsort(v, n, sizeof(*v), cmp_u32);
 		return;
@@ -122,6 +126,16 @@ size_t nd__sort_unique_u64(uint64_t *v, size_t n)
 {
 	nd__sort_u64(v, n);
 	return nd__unique_sorted_u64(v, n);
+}
+
+size_t nd__sort_unique_u32(uint32_t *v, size_t n)
+{
+	size_t u = 0;
+	nd__sort_u32(v, n);
+	for (size_t i = 0; i < n; i++)
+		if (u == 0 || v[i] != v[u - 1])
+			v[u++] = v[i];
+	return u;
 }
 
 int nd_shingles(const nd_token *tokens, size_t n, unsigned w, unsigned m,

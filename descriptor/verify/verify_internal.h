@@ -15,6 +15,8 @@ size_t nd__common_sorted(const uint64_t *a, size_t na, const uint64_t *b, size_t
 
 /* Sort-and-deduplicate for fingerprint sets; returns the new count. */
 size_t nd__sort_unique_u64(uint64_t *v, size_t n);
+/* Sorted, each value once; the new length. */
+size_t nd__sort_unique_u32(uint32_t *v, size_t n);
 /* Radix sorts (qsort for a few values, or when memory is short). */
 void nd__sort_u64(uint64_t *v, size_t n);
 /* By the high 32 bits alone (values equal there keep their order). */
