@@ -846,9 +846,11 @@ static void test_shared_text_is_not_evidence(void **state)
 #define SENTS_PER 16
 #define ORIGS 200
 
-static char *collage(uint64_t *rng, char **sent)
+/* The sentences, then a value of six digits of its own (a word of the
+ * grid tu_edit_doc edits). */
+static char *collage(uint64_t *rng, char **sent, int value)
 {
-	size_t len = 1;
+	size_t len = 8;
 	int pick[SENTS_PER];
 	for (int k = 0; k < SENTS_PER; k++)
 		pick[k] = (int)(tu_rand(rng) % SENTS), len += strlen(sent[pick[k]]) + 1;
@@ -857,6 +859,7 @@ static char *collage(uint64_t *rng, char **sent)
 	t[0] = 0;
 	for (int k = 0; k < SENTS_PER; k++)
 		strcat(strcat(t, k ? " " : ""), sent[pick[k]]);
+	sprintf(t + strlen(t), " %06d", value);
 	return t;
 }
 
@@ -879,7 +882,7 @@ static void test_passages_are_evidence(void **state)
 	assert_int_equal(mkdir(path, 0755), 0);
 	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
 	for (int i = 0; i < N; i++) {
-		char id[32], *t = i < ORIGS ? (orig[i] = collage(&rng, sent)) : tu_edit_doc(&rng, orig[i - ORIGS], 14, VOCAB);
+		char id[32], *t = i < ORIGS ? (orig[i] = collage(&rng, sent, 100000 + i)) : tu_edit_doc(&rng, orig[i - ORIGS], 14, VOCAB);
 		snprintf(id, sizeof(id), "c%d", i);
 		assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
 		if (i >= ORIGS)
@@ -927,6 +930,25 @@ static void test_passages_are_evidence(void **state)
 	assert_int_equal(found, 2);
 	assert_true(by_passages > 0);
 	nd_check_result_clear(&r);
+
+	/* Each rule on its own: the original, its value changed and 80 words
+	 * of new text after it, is kept whole in the longer text but for that
+	 * value, which containment refuses; its passages still make it a
+	 * copy. */
+	char *grown = malloc(strlen(orig[0]) + 81 * 8), *tail = tu_random_doc(&rng, 80, VOCAB);
+	assert_non_null(grown);
+	strcpy(grown, orig[0]);
+	memcpy(grown + strlen(grown) - 6, "999999", 6);
+	strcat(strcat(grown, " "), tail);
+	assert_int_equal(nd_check_text(tk, d, db, st, grown, strlen(grown), NULL, 16, &r), ND_OK);
+	found = 0;
+	for (size_t k = 0; k < r.nmembers; k++)
+		found += r.members[k].docid == 1 && r.members[k].duplicate &&
+			 r.members[k].how == ND_VERIFIED_PASSAGES;
+	assert_int_equal(found, 1);
+	nd_check_result_clear(&r);
+	free(grown);
+	free(tail);
 
 	/* Passages that do not match the table are refused by name, not read. */
 	nd_store_close(st);

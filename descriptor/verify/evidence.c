@@ -654,22 +654,25 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 	if (a->nwords < ND_REC_SHORT_WORDS || b->nwords < ND_REC_SHORT_WORDS)
 		goto done; /* a short text is a copy only of the same words */
 	d = 1 - s->resemblance;
+	/* Each rule on its own: a rule that refuses does not hide the next
+	 * (an edited copy may lose a value containment wants kept and still
+	 * share its passages). */
+	int read = 0; /* the values, read only for a pair a rule would accept */
 	if (s->resemblance >= nd_point_resemblance(point))
 		yes = 1;
-	else if (can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT)
-		yes = 2; /* if every value is kept: below */
-	else if (point == ND_POINT_COPY && s->resemblance >= ND_PASSAGE_RESEMBLANCE && s->plain >= ND_PASSAGE_PLAIN &&
-		 nd__common_has_passages(common) && shared_passages(a, b, common) >= ND_PASSAGES)
+	if (!yes && can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT) {
+		value_scores(a, b, s), read = 1;
+		if (s->values_kept)
+			yes = 1, h = ND_VERIFIED_CONTAINMENT, d = 1 - s->containment;
+	}
+	if (!yes && point == ND_POINT_COPY && s->resemblance >= ND_PASSAGE_RESEMBLANCE && s->plain >= ND_PASSAGE_PLAIN &&
+	    nd__common_has_passages(common) && shared_passages(a, b, common) >= ND_PASSAGES)
 		yes = 1, h = ND_VERIFIED_PASSAGES, d = 1 - s->plain;
 	if (!yes)
 		goto done; /* most pairs: the values are never read */
-	value_scores(a, b, s);
-	if (yes == 2) {
-		yes = s->values_kept;
-		if (yes)
-			h = ND_VERIFIED_CONTAINMENT, d = 1 - s->containment;
-	}
-	if (yes && s->values_differ)
+	if (!read)
+		value_scores(a, b, s);
+	if (s->values_differ)
 		yes = 0, h = ND_REFUSED_VALUES;
 done:
 	if (how)
