@@ -302,6 +302,7 @@ typedef struct {
 
 typedef struct {
 	nd_store_txn *txn;
+	const nd__common *common; /* each record weighed once, as decoded */
 	rec_ent *v;
 	size_t cap, n;
 } rec_table;
@@ -342,6 +343,8 @@ static int rec_of(rec_table *c, uint32_t docid, nd__rec *out, int *have)
 		c->n++;
 		if (rc == ND_ENOTFOUND)
 			rc = ND_OK; /* no record: never linked */
+		if (rc == ND_OK)
+			rc = nd__rec_weigh(&e->r, c->common);
 		if (rc < 0)
 			return rc;
 		e->have = e->r.nwords > 0;
@@ -355,11 +358,12 @@ static int rec_of(rec_table *c, uint32_t docid, nd__rec *out, int *have)
  * store's common shingles: accepted ones into *yes. */
 static int judge(nd_store_txn *txn, const u64_list *pairs, u64_list *yes, uint64_t *asked)
 {
-	rec_table c = {txn, NULL, 0, 0};
+	rec_table c = {txn, NULL, NULL, 0, 0};
 	nd__common *common = NULL;
 	int rc;
 	if ((rc = nd__common_load(c.txn, &common)) < 0)
 		goto done;
+	c.common = common;
 	for (size_t i = 0; i < pairs->n && rc == ND_OK; i++) {
 		uint32_t a = (uint32_t)(pairs->v[i] >> 32), b = (uint32_t)pairs->v[i];
 		nd__rec x, y;

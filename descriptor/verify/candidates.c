@@ -167,8 +167,14 @@ int nd__compare_candidates(nd_xdb *db, nd_store_txn *txn, const nd__common *comm
 			   size_t max_compare, const nd_verify_options *vo, nd_check_member *out, size_t *nout)
 {
 	nd_point point = vo ? vo->point : ND_POINT_COPY;
-	int rc = ND_OK;
+	/* Its weights by this store's common text, once for every candidate
+	 * (a lookup a sample each time otherwise). */
+	nd__rec me = *rec;
+	me.groups = NULL, me.cum = NULL;
+	int rc = point == ND_POINT_STRICT ? ND_OK : nd__rec_weigh(&me, common);
 	*nout = 0;
+	if (rc < 0)
+		return rc;
 	for (size_t i = 0; i < nc && *nout < max_compare; i++) {
 		double dist = 1;
 		nd_verify_how how = ND_VERIFY_NO_WORDS;
@@ -186,7 +192,7 @@ int nd__compare_candidates(nd_xdb *db, nd_store_txn *txn, const nd__common *comm
 		} else {
 			nd__rec other;
 			if ((rc = nd__rec_of_doc(txn, c[i].docid, &other)) == ND_OK)
-				rc = other.nwords ? (dup = nd__rec_verdict(point, rec, &other, common, &how, &dist))
+				rc = other.nwords ? (dup = nd__rec_verdict(point, &me, &other, common, &how, &dist))
 						  : ND_ENOTFOUND;
 			nd__rec_free(&other);
 		}
@@ -197,6 +203,7 @@ int nd__compare_candidates(nd_xdb *db, nd_store_txn *txn, const nd__common *comm
 			break;
 		out[(*nout)++] = (nd_check_member){c[i].docid, dist, dup, c[i].jaccard, how};
 	}
+	nd__rec_unweigh(&me);
 	return rc < 0 ? rc : ND_OK;
 }
 

@@ -172,6 +172,8 @@ void nd__rec_free(nd__rec *r)
 	free(r->sample);
 	free(r->places);
 	free(r->values);
+	free(r->groups);
+	free(r->cum);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -387,19 +389,46 @@ typedef struct {
 	const nd__common *common;
 } weigh_ctx;
 
+/* r's groups and weight checkpoints, into the room r->groups and r->cum
+ * point to. */
+static void weigh_into(nd__rec *r, const nd__common *common)
+{
+	for (uint32_t k = 0; k < r->nsample; k++) {
+		uint32_t g = nd__common_groups(common, r->sample[k]);
+		r->groups[k] = (uint16_t)(g > UINT16_MAX ? UINT16_MAX : g);
+	}
+	if (r->nsample)
+		nd__rec_cum(r, common, r->cum);
+}
+
+int nd__rec_weigh(nd__rec *r, const nd__common *common)
+{
+	uint32_t ncum = r->nsample / ND_REC_CUM_STEP;
+	if (r->groups || !r->nsample || !nd__common_size(common))
+		return ND_OK;
+	if (!(r->groups = malloc((size_t)r->nsample * 2)) ||
+	    (ncum && !(r->cum = malloc((size_t)ncum * 2 * sizeof(double))))) {
+		nd__rec_unweigh(r);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
+	weigh_into(r, common);
+	return ND_OK;
+}
+
+void nd__rec_unweigh(nd__rec *r)
+{
+	free(r->groups);
+	free(r->cum);
+	r->groups = NULL, r->cum = NULL;
+	r->wsum = r->ssum = 0;
+}
+
 static int weigh_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 {
 	weigh_ctx *c = vctx;
 	(void)t;
-	for (uint32_t i = from; i < to; i++) {
-		nd__rec *r = &c->s->r[i];
-		for (uint32_t k = 0; k < r->nsample; k++) {
-			uint32_t g = nd__common_groups(c->common, r->sample[k]);
-			r->groups[k] = (uint16_t)(g > UINT16_MAX ? UINT16_MAX : g);
-		}
-		if (r->nsample)
-			nd__rec_cum(r, c->common, r->cum);
-	}
+	for (uint32_t i = from; i < to; i++)
+		weigh_into(&c->s->r[i], c->common);
 	return ND_OK;
 }
 

@@ -135,6 +135,13 @@ int nd__rec_of_doc(nd_store_txn *txn, uint32_t docid, nd__rec *out);
  * set, common not empty), summed in nd__rec_weights's order. */
 void nd__rec_cum(nd__rec *r, const nd__common *common, double *cum);
 
+/* Weigh one record by common (groups and checkpoints, malloc'd: freed by
+ * nd__rec_free or nd__rec_unweigh), for a record compared with several:
+ * each comparison then reads its weights instead of looking them up.
+ * Nothing to do for a record already weighed, or an empty table. */
+int nd__rec_weigh(nd__rec *r, const nd__common *common);
+void nd__rec_unweigh(nd__rec *r);
+
 /* Records of many documents, decoded once, for a batch pass (arrays in
  * chunks of their own, so the whole takes what the samples take). */
 /* docs[0..n) ascending; a document without a record gets an empty one. */
