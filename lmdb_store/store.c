@@ -31,7 +31,10 @@ struct nd_store {
 	int lockfd;     /* the writer lock (writer.lock), held while open for writing; else -1 */
 	int nolock;     /* read-only store opened without LMDB's lock file */
 	int map_full;   /* set when LMDB said MDB_MAP_FULL in the current write */
+	int txn_full;   /* ... or MDB_TXN_FULL (too many dirty pages) */
 	size_t mapsize;
+	MDB_txn *held;   /* nd_store_hold's transaction, or NULL */
+	MDB_txn *active; /* the write nested in it while one runs (reads borrow it) */
 };
 
 /* A bit posting to add or remove, queued by a write transaction. */
@@ -62,6 +65,7 @@ struct nd_store_txn {
 	int near_deferred; /* "near.deferred" in meta: puts leave the index alone */
 	int changed;       /* a record was put, deleted or cleared: bump records.gen */
 	int links_rebuild; /* "links.rebuild" in meta: nothing is journaled */
+	int borrowed;      /* a read of the held transaction: not ended with it */
 };
 
 struct nd_store_keys {
@@ -98,6 +102,11 @@ static int mdb_err(nd_store *st, int mrc, const char *what)
 		code = ND_EFULL;
 		if (st)
 			st->map_full = 1;
+		break;
+	case MDB_TXN_FULL:
+		code = ND_EFULL;
+		if (st)
+			st->txn_full = 1;
 		break;
 	case ENOSPC: case EFBIG: case EDQUOT: code = ND_EFULL; break;
 	case MDB_CORRUPTED: case MDB_INVALID: case MDB_PAGE_NOTFOUND: code = ND_ECORRUPT; break;
@@ -667,6 +676,8 @@ void nd_store_close(nd_store *st)
 {
 	if (!st)
 		return;
+	if (st->held)
+		nd_store_commit(st);
 	if (st->env)
 		mdb_env_close(st->env);
 	if (st->lockfd >= 0)
@@ -699,6 +710,13 @@ int nd_store_read_begin(nd_store *st, nd_store_txn **out)
 	if (!(t = calloc(1, sizeof(*t))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	t->st = st;
+	if (st->held) {
+		/* What this handle holds is what it reads. */
+		t->txn = st->active ? st->active : st->held;
+		t->borrowed = 1;
+		*out = t;
+		return ND_OK;
+	}
 	if ((rc = txn_begin(st, MDB_RDONLY, &t->txn)) < 0) {
 		free(t);
 		return rc;
@@ -711,7 +729,8 @@ void nd_store_txn_end(nd_store_txn *txn)
 {
 	if (!txn)
 		return;
-	mdb_txn_abort(txn->txn);
+	if (!txn->borrowed)
+		mdb_txn_abort(txn->txn);
 	free(txn);
 }
 
@@ -745,19 +764,29 @@ static int bump_gen(nd_store_txn *txn)
 
 int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 {
-	nd_store_txn t = {st, NULL, NULL, 0, 0, NULL, 0, 0, 0, 0, 0};
+	nd_store_txn t = {st, NULL, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0};
 	const void *mv;
 	size_t ml;
 	int rc, mrc;
 
 	if (!st->writable)
 		return nd_error_set(ND_EINVAL, "store %s: opened read-only", st->path);
+	if (st->active)
+		return nd_error_set(ND_EINVAL, "store %s: a write inside a write", st->path);
 	for (;;) {
+		int held = st->held != NULL, txn_full = 0;
 		st->map_full = 0;
 		t.nops = 0;
 		t.nnear = 0;
 		t.changed = 0;
-		if ((rc = txn_begin(st, 0, &t.txn)) < 0)
+		if (held) {
+			if ((mrc = mdb_txn_begin(st->env, st->held, 0, &t.txn)))
+				rc = mdb_err(st, mrc, "begin nested transaction");
+			else
+				rc = ND_OK, st->active = t.txn;
+		} else
+			rc = txn_begin(st, 0, &t.txn);
+		if (rc < 0)
 			break;
 		t.near_deferred = nd_store_meta_get(&t, NEAR_DEFERRED, &mv, &ml) == ND_OK;
 		t.links_rebuild = nd_store_meta_get(&t, LINKS_REBUILD, &mv, &ml) == ND_OK;
@@ -769,16 +798,34 @@ int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 		if (rc >= 0 && t.changed)
 			rc = bump_gen(&t);
 		if (rc >= 0) {
-			mrc = mdb_txn_commit(t.txn);
+			mrc = mdb_txn_commit(t.txn); /* nested: into the held one, no sync */
+			st->active = NULL;
 			rc = mrc ? mdb_err(st, mrc, "commit") : ND_OK;
-			if (!mrc)
+			if (!mrc && !held)
 				marker_commit(st);
-			if (mrc != MDB_MAP_FULL)
+			txn_full = held && mrc == MDB_TXN_FULL;
+			if (mrc != MDB_MAP_FULL && !txn_full)
 				break;
-		} else
+		} else {
 			mdb_txn_abort(t.txn);
-		if (!st->map_full)
+			st->active = NULL;
+			txn_full = held && st->txn_full;
+		}
+		st->txn_full = 0;
+		if (!st->map_full && !txn_full)
 			break;
+		if (held) {
+			/* What is held is kept, then this write runs again in a
+			 * fresh transaction (after the map grows: LMDB resizes
+			 * with none open). */
+			if ((rc = nd_store_commit(st)) < 0)
+				break;
+			if (!st->map_full) {
+				if ((rc = nd_store_hold(st)) < 0)
+					break;
+				continue;
+			}
+		}
 		if (st->mapsize >= MAX_MAP) {
 			rc = nd_error_set(ND_EFULL, "store %s: map reached %zu bytes", st->path, st->mapsize);
 			break;
@@ -788,10 +835,37 @@ int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 			rc = mdb_err(st, mrc, "grow map");
 			break;
 		}
+		if (held && (rc = nd_store_hold(st)) < 0)
+			break;
 	}
 	free(t.ops);
 	free(t.nops_v);
 	return rc;
+}
+
+int nd_store_hold(nd_store *st)
+{
+	if (!st->writable)
+		return nd_error_set(ND_EINVAL, "store %s: opened read-only", st->path);
+	return st->held ? ND_OK : txn_begin(st, 0, &st->held);
+}
+
+int nd_store_commit(nd_store *st)
+{
+	MDB_txn *t = st->held;
+	int mrc;
+	if (!t)
+		return ND_OK;
+	st->held = NULL;
+	if ((mrc = mdb_txn_commit(t))) {
+		char why[512];
+		int rc = mdb_err(st, mrc, "commit");
+		snprintf(why, sizeof(why), "%s", nd_error_last());
+		return nd_error_set(rc, "%s; the writes held since the last commit were not stored ('neardup "
+				    "update' applies their documents again)", why);
+	}
+	marker_commit(st);
+	return ND_OK;
 }
 
 int nd_store_flush(nd_store_txn *txn)

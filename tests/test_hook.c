@@ -178,10 +178,11 @@ static int snap_one(uint32_t docid, uint64_t key, const void *payload, size_t le
 /* Random adds, replaces and deletes through nd_hook_changed, checked
  * against the database after every batch and against signing everything
  * from scratch at the end. */
-static void test_hook_random_operations(void **state)
+/* Random adds, replaces and deletes, each hooked; with group, the store's
+ * writes held until the database's commit. */
+static void random_operations(int group)
 {
-	(void)state;
-	char *dbpath = tu_join(dir, "opsdb"), *storepath = tu_join(dir, "opsstore");
+	char *dbpath = tu_join(dir, group ? "gopsdb" : "opsdb"), *storepath = tu_join(dir, group ? "gopsstore" : "opsstore");
 	const int nfam = 120, nops = 400;
 	uint64_t rng = 5;
 	int present[400] = {0}; /* family id -> which copy is indexed (1, 2), -1 deleted */
@@ -202,6 +203,7 @@ static void test_hook_random_operations(void **state)
 	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
 	ho.max_drift = 0;
 	ho.jobs = 3; /* asked for; the indexer's handle is writable, so signing uses one */
+	ho.group_commit = group;
 	assert_int_equal(nd_store_open(&st, storepath, ND_STORE_WRITE), ND_OK);
 	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
 	nd_xdb *db = nd_indexer_db(ix);
@@ -271,6 +273,7 @@ static void test_hook_random_operations(void **state)
 		nd_hook_result_clear(&res);
 		if (op % 100 == 99) {
 			assert_int_equal(nd_indexer_commit(ix), ND_OK);
+			assert_int_equal(nd_hook_commit(h), ND_OK);
 			uint64_t links = check_consistent(db, st, SLOT);
 			assert_true(links > 1); /* settled by every hook, and some pairs linked */
 		}
@@ -308,6 +311,96 @@ static void test_hook_random_operations(void **state)
 	free(after);
 
 	nd_hook_free(h);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	nd_store_close(st);
+	free(dbpath);
+	free(storepath);
+}
+
+static void test_hook_random_operations(void **state)
+{
+	(void)state;
+	random_operations(0);
+}
+
+static void test_hook_group_commit(void **state)
+{
+	(void)state;
+	random_operations(1);
+}
+
+/* Records another process reads in the store at path. */
+static uint64_t records_elsewhere(const char *path)
+{
+	pid_t pid = fork();
+	int status;
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		nd_store *st;
+		nd_store_txn *txn;
+		uint64_t docs;
+		if (nd_store_open(&st, path, ND_STORE_READ) || nd_store_read_begin(st, &txn) ||
+		    nd_store_counts(txn, &docs, NULL) || docs > 254)
+			_exit(255);
+		_exit((int)docs);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 255);
+	return (uint64_t)WEXITSTATUS(status);
+}
+
+/* Group commit: other processes see hooked documents with the commit,
+ * their links settled; freeing the hook commits what it holds. */
+static void test_group_commit_visible(void **state)
+{
+	(void)state;
+	char *dbpath = tu_join(dir, "gc-db"), *storepath = tu_join(dir, "gc-st");
+	nd_indexer *ix;
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	for (int f = 0; f < 60; f++) {
+		char id[32], *t = family_text((uint64_t)f, 0);
+		snprintf(id, sizeof(id), "g%d", f);
+		assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
+		free(t);
+	}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	build_store(dbpath, storepath, 150);
+
+	nd_store *st;
+	nd_hook *h;
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+	ho.max_drift = 0;
+	ho.group_commit = 1;
+	assert_int_equal(nd_store_open(&st, storepath, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	nd_xdb *db = nd_indexer_db(ix);
+	assert_int_equal(nd_hook_open(&h, db, st, &ho), ND_OK);
+	size_t dups = 0;
+	for (int f = 0; f < 5; f++) {
+		char id[32], *t = family_text((uint64_t)f, 1); /* a copy of g<f> */
+		nd_hook_result res = ND_HOOK_RESULT_INIT;
+		snprintf(id, sizeof(id), "copy%d", f);
+		assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
+		free(t);
+		assert_int_equal(nd_hook_changed(h, nd_indexer_last_docid(ix), &res), ND_OK);
+		assert_int_equal(res.change, ND_CHANGE_ADDED);
+		dups += res.nduplicates > 0; /* found among the held writes' records */
+		nd_hook_result_clear(&res);
+	}
+	assert_true(dups >= 4);
+	assert_int_equal(records_elsewhere(storepath), 60);
+	assert_int_equal(nd_indexer_commit(ix), ND_OK);
+	assert_int_equal(nd_hook_commit(h), ND_OK);
+	assert_int_equal(records_elsewhere(storepath), 65);
+	assert_true(check_consistent(db, st, -1) > 1); /* links settled, copies linked */
+
+	char *t = family_text(7, 1);
+	assert_int_equal(nd_indexer_add_text(ix, "copy7", t, strlen(t), NULL, NULL), ND_OK);
+	free(t);
+	assert_int_equal(nd_hook_changed(h, nd_indexer_last_docid(ix), NULL), ND_OK);
+	assert_int_equal(nd_indexer_commit(ix), ND_OK);
+	nd_hook_free(h); /* commits */
+	assert_int_equal(records_elsewhere(storepath), 66);
 	assert_int_equal(nd_indexer_close(ix), ND_OK);
 	nd_store_close(st);
 	free(dbpath);
@@ -834,6 +927,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hook_random_operations),
+		cmocka_unit_test(test_hook_group_commit),
+		cmocka_unit_test(test_group_commit_visible),
 		cmocka_unit_test(test_hook_drift_limit),
 		cmocka_unit_test(test_update_after_omindex),
 		cmocka_unit_test(test_hook_tolerant),

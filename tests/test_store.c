@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <lmdb.h>
 
@@ -171,6 +172,93 @@ static void test_map_grows(void **state)
 	assert_int_equal(docs, 20000);
 	assert_int_equal(keys, 97);
 	nd_store_txn_end(txn);
+	nd_store_close(st);
+	free(path);
+}
+
+static int put_first(nd_store_txn *txn, void *ctx)
+{
+	(void)ctx;
+	return nd_store_meta_put(txn, "first", "x", 1);
+}
+
+/* Puts records, then fails: none of them may stay. */
+static int put_then_fail(nd_store_txn *txn, void *ctx)
+{
+	int rc = many_fn(txn, ctx);
+	return rc < 0 ? rc : nd_error_set(ND_EINVAL, "refused on purpose");
+}
+
+/* Records another process reads in the store at path. */
+static uint64_t docs_seen_elsewhere(const char *path)
+{
+	pid_t pid = fork();
+	int status;
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		nd_store *st;
+		nd_store_txn *txn;
+		uint64_t docs;
+		if (nd_store_open(&st, path, ND_STORE_READ) || nd_store_read_begin(st, &txn) ||
+		    nd_store_counts(txn, &docs, NULL))
+			_exit(255);
+		_exit(docs / 100 > 254 ? 254 : (int)(docs / 100)); /* counts here are whole hundreds */
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 255);
+	return (uint64_t)WEXITSTATUS(status) * 100;
+}
+
+static uint64_t docs_seen_here(nd_store *st)
+{
+	nd_store_txn *txn;
+	uint64_t docs;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_counts(txn, &docs, NULL), ND_OK);
+	nd_store_txn_end(txn);
+	return docs;
+}
+
+/* Group commit: held writes are read by their own handle at once, by
+ * another process once committed; each stays all or nothing; a full map
+ * commits what is held and goes on. */
+static void test_group_commit(void **state)
+{
+	(void)state;
+	char *path = tu_join(dir, "gc");
+	nd_store *st;
+	const void *v;
+	size_t len;
+	nd_store_txn *txn;
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_store_hold(st), ND_OK);
+	many_ctx c = {200, 0}, more = {300, 0};
+	assert_int_equal(nd_store_write(st, many_fn, &c), ND_OK);
+	assert_int_equal(nd_store_write(st, put_then_fail, &more), ND_EINVAL);
+	assert_int_equal(docs_seen_here(st), 200);
+	assert_int_equal(docs_seen_elsewhere(path), 0);
+	assert_int_equal(nd_store_commit(st), ND_OK);
+	assert_int_equal(docs_seen_elsewhere(path), 200);
+	assert_int_equal(nd_store_commit(st), ND_OK); /* nothing held */
+	nd_store_close(st);
+
+	/* A write that fills the map: what was held before it is stored too. */
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd__store_set_mapsize(st, 64 * 1024), ND_OK);
+	assert_int_equal(nd_store_hold(st), ND_OK);
+	assert_int_equal(nd_store_write(st, put_first, NULL), ND_OK);
+	many_ctx big = {20000, 0};
+	assert_int_equal(nd_store_write(st, many_fn, &big), ND_OK);
+	assert_true(big.attempts > 1);
+	assert_int_equal(docs_seen_here(st), 20000);
+	nd_store_close(st); /* commits what is held */
+	assert_int_equal(docs_seen_elsewhere(path), 20000);
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_READ), ND_OK);
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_meta_get(txn, "first", &v, &len), ND_OK);
+	assert_int_equal(len, 1);
+	nd_store_txn_end(txn);
+	assert_int_equal(docs_seen_here(st), 20000);
 	nd_store_close(st);
 	free(path);
 }
@@ -829,6 +917,7 @@ int main(void)
 		cmocka_unit_test(test_records_and_clusters),
 		cmocka_unit_test(test_snapshot),
 		cmocka_unit_test(test_map_grows),
+		cmocka_unit_test(test_group_commit),
 		cmocka_unit_test(test_bad_stores),
 		cmocka_unit_test(test_bit_postings),
 		cmocka_unit_test(test_near_index),

@@ -93,6 +93,7 @@ void nd_hook_free(nd_hook *h)
 {
 	if (!h)
 		return;
+	nd_store_commit(h->st); /* an error here is lost: nd_hook_commit first */
 	nd_descriptor_free(h->d);
 	free(h);
 }
@@ -308,6 +309,11 @@ static int hook_date(nd_hook *h, nd_docid docid, uint64_t *date, int *dated)
 	return nd__window_doc_date(&win, h->db, docid, date, dated);
 }
 
+int nd_hook_commit(nd_hook *h)
+{
+	return nd_store_commit(h->st);
+}
+
 int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 {
 	nd_hook_result local = ND_HOOK_RESULT_INIT;
@@ -328,6 +334,8 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 	else if (rc < 0)
 		goto cleanup;
 	a.rec = recbuf;
+	if (h->o.group_commit && (rc = nd_store_hold(h->st)) < 0)
+		goto cleanup;
 	if (a.present && (rc = hook_date(h, docid, &a.date, &a.dated)) < 0)
 		goto cleanup;
 	if ((rc = nd_store_write(h->st, apply_fn, &a)) < 0)
@@ -410,6 +418,9 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 
 	if (!rep)
 		rep = &local;
+	/* Held hooks land first; the walk commits block by block. */
+	if ((rc = nd_store_commit(h->st)) < 0)
+		return rc;
 	/* An indexer that commits often changes the database under the walk;
 	 * each attempt keeps what it applied, so a retry walks again and
 	 * finds only the rest.  Retries read through one handle: several must

@@ -40,9 +40,13 @@ typedef struct {
 	/* nd_hook_update: called after each block of docids walked (may be NULL). */
 	void (*progress)(nd_docid done, nd_docid last, void *ctx);
 	void *progress_ctx;
+	/* 1: nd_hook_changed's store writes are held until nd_hook_commit,
+	 * one fsync for all of them (call it when the database commits);
+	 * 0: each hook commits its own (0). */
+	int group_commit;
 } nd_hook_options;
 
-#define ND_HOOK_OPTIONS_INIT { 0.5, ND_VERIFY_OPTIONS_INIT, 0, 1, 0, 64, NULL, NULL }
+#define ND_HOOK_OPTIONS_INIT { 0.5, ND_VERIFY_OPTIONS_INIT, 0, 1, 0, 64, NULL, NULL, 0 }
 
 typedef struct {
 	nd_docid docid;
@@ -67,7 +71,16 @@ ND_EXTERN void nd_hook_result_clear(nd_hook_result *r);
  * already stale past opts->max_drift (the message gives the drift).
  * opts may be NULL.  db and st stay the caller's and must outlive the hook. */
 ND_EXTERN int nd_hook_open(nd_hook **out, nd_xdb *db, nd_store *st, const nd_hook_options *opts);
+/* Commits what group_commit holds (nd_store_commit), as it frees too. */
 ND_EXTERN void nd_hook_free(nd_hook *h);
+
+/* With group_commit: store what the hooks since the last commit wrote, in
+ * one transaction.  Call it right after the database's own commit: until
+ * then other readers of the store do not see those documents (nor do
+ * they the database's), and a crash loses both alike ('neardup update'
+ * and nd_hook_update bring back a store that missed a database commit).
+ * Without group_commit, or nothing held: ND_OK. */
+ND_EXTERN int nd_hook_commit(nd_hook *h);
 
 /* Document docid was added, replaced or deleted in db (a document no
  * longer in db is a deletion).  res (may be NULL) gets what changed and

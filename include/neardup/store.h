@@ -96,6 +96,17 @@ ND_EXTERN void nd_store_txn_end(nd_store_txn *txn);
 typedef int (*nd_store_write_fn)(nd_store_txn *txn, void *ctx);
 ND_EXTERN int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx);
 
+/* Group commit.  After nd_store_hold, writes go into one LMDB transaction
+ * that nd_store_commit commits (one fsync for all of them); each write is
+ * still all or nothing (a nested transaction).  Reads through st see them
+ * at once, other handles and processes once committed; a crash before
+ * the commit loses them all and nothing else.  A write that fills the map
+ * or the transaction commits what is held first.  nd_store_close commits
+ * what is still held (an error there is lost: commit first to see it).
+ * Commit with nothing held: ND_OK. */
+ND_EXTERN int nd_store_hold(nd_store *st);
+ND_EXTERN int nd_store_commit(nd_store *st);
+
 /* In a write transaction: apply the bit postings and near-neighbour
  * entries its puts and deletes queued, now instead of at the commit, so
  * that reads later in it see them. */
