@@ -178,6 +178,22 @@ static int snap_one(uint32_t docid, uint64_t key, const void *payload, size_t le
 /* Random adds, replaces and deletes through nd_hook_changed, checked
  * against the database after every batch and against signing everything
  * from scratch at the end. */
+/* n families' originals, ids prefix0.., in a database and a store built
+ * with that many descriptive words and signed. */
+static void families(const char *dbpath, const char *storepath, const char *prefix, int n, int words)
+{
+	nd_indexer *ix;
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	for (int f = 0; f < n; f++) {
+		char id[32], *t = family_text((uint64_t)f, 0);
+		snprintf(id, sizeof(id), "%s%d", prefix, f);
+		assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
+		free(t);
+	}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	build_store(dbpath, storepath, words);
+}
+
 /* Random adds, replaces and deletes, each hooked; with group, the store's
  * writes held until the database's commit. */
 static void random_operations(int group)
@@ -329,25 +345,6 @@ static void test_hook_group_commit(void **state)
 	random_operations(1);
 }
 
-/* Records another process reads in the store at path. */
-static uint64_t records_elsewhere(const char *path)
-{
-	pid_t pid = fork();
-	int status;
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		nd_store *st;
-		nd_store_txn *txn;
-		uint64_t docs;
-		if (nd_store_open(&st, path, ND_STORE_READ) || nd_store_read_begin(st, &txn) ||
-		    nd_store_counts(txn, &docs, NULL) || docs > 254)
-			_exit(255);
-		_exit((int)docs);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 255);
-	return (uint64_t)WEXITSTATUS(status);
-}
 
 /* Group commit: other processes see hooked documents with the commit,
  * their links settled; freeing the hook commits what it holds. */
@@ -356,15 +353,7 @@ static void test_group_commit_visible(void **state)
 	(void)state;
 	char *dbpath = tu_join(dir, "gc-db"), *storepath = tu_join(dir, "gc-st");
 	nd_indexer *ix;
-	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
-	for (int f = 0; f < 60; f++) {
-		char id[32], *t = family_text((uint64_t)f, 0);
-		snprintf(id, sizeof(id), "g%d", f);
-		assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
-		free(t);
-	}
-	assert_int_equal(nd_indexer_close(ix), ND_OK);
-	build_store(dbpath, storepath, 150);
+	families(dbpath, storepath, "g", 60, 150);
 
 	nd_store *st;
 	nd_hook *h;
@@ -388,10 +377,10 @@ static void test_group_commit_visible(void **state)
 		nd_hook_result_clear(&res);
 	}
 	assert_true(dups >= 4);
-	assert_int_equal(records_elsewhere(storepath), 60);
+	assert_int_equal(tu_records_elsewhere(storepath, 1), 60);
 	assert_int_equal(nd_indexer_commit(ix), ND_OK);
 	assert_int_equal(nd_hook_commit(h), ND_OK);
-	assert_int_equal(records_elsewhere(storepath), 65);
+	assert_int_equal(tu_records_elsewhere(storepath, 1), 65);
 	assert_true(check_consistent(db, st, -1) > 1); /* links settled, copies linked */
 
 	char *t = family_text(7, 1);
@@ -400,7 +389,7 @@ static void test_group_commit_visible(void **state)
 	assert_int_equal(nd_hook_changed(h, nd_indexer_last_docid(ix), NULL), ND_OK);
 	assert_int_equal(nd_indexer_commit(ix), ND_OK);
 	nd_hook_free(h); /* commits */
-	assert_int_equal(records_elsewhere(storepath), 66);
+	assert_int_equal(tu_records_elsewhere(storepath, 1), 66);
 	assert_int_equal(nd_indexer_close(ix), ND_OK);
 	nd_store_close(st);
 	free(dbpath);
@@ -413,15 +402,7 @@ static void test_hook_drift_limit(void **state)
 	(void)state;
 	char *dbpath = tu_join(dir, "driftdb"), *storepath = tu_join(dir, "driftstore");
 	nd_indexer *ix;
-	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
-	for (int f = 0; f < 100; f++) {
-		char id[32], *t = family_text((uint64_t)f, 0);
-		snprintf(id, sizeof(id), "d%d", f);
-		assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
-		free(t);
-	}
-	assert_int_equal(nd_indexer_close(ix), ND_OK);
-	build_store(dbpath, storepath, 200);
+	families(dbpath, storepath, "d", 100, 200);
 	nd_store *st;
 	nd_hook *h;
 	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
@@ -848,15 +829,7 @@ static void test_phantom_records(void **state)
 	(void)state;
 	char *dbpath = tu_join(dir, "ph-db"), *storepath = tu_join(dir, "ph-st");
 	nd_indexer *ix;
-	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
-	for (int f = 0; f < 60; f++) {
-		char id[32], *t = family_text((uint64_t)f, 0);
-		snprintf(id, sizeof(id), "p%d", f);
-		assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
-		free(t);
-	}
-	assert_int_equal(nd_indexer_close(ix), ND_OK);
-	build_store(dbpath, storepath, 150);
+	families(dbpath, storepath, "p", 60, 150);
 	for (int via_hook = 0; via_hook < 2; via_hook++) {
 		pid_t pid = fork();
 		assert_true(pid >= 0);

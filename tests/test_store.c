@@ -189,25 +189,6 @@ static int put_then_fail(nd_store_txn *txn, void *ctx)
 	return rc < 0 ? rc : nd_error_set(ND_EINVAL, "refused on purpose");
 }
 
-/* Records another process reads in the store at path. */
-static uint64_t docs_seen_elsewhere(const char *path)
-{
-	pid_t pid = fork();
-	int status;
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		nd_store *st;
-		nd_store_txn *txn;
-		uint64_t docs;
-		if (nd_store_open(&st, path, ND_STORE_READ) || nd_store_read_begin(st, &txn) ||
-		    nd_store_counts(txn, &docs, NULL))
-			_exit(255);
-		_exit(docs / 100 > 254 ? 254 : (int)(docs / 100)); /* counts here are whole hundreds */
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 255);
-	return (uint64_t)WEXITSTATUS(status) * 100;
-}
 
 static uint64_t docs_seen_here(nd_store *st)
 {
@@ -236,9 +217,9 @@ static void test_group_commit(void **state)
 	assert_int_equal(nd_store_write(st, many_fn, &c), ND_OK);
 	assert_int_equal(nd_store_write(st, put_then_fail, &more), ND_EINVAL);
 	assert_int_equal(docs_seen_here(st), 200);
-	assert_int_equal(docs_seen_elsewhere(path), 0);
+	assert_int_equal(tu_records_elsewhere(path, 100), 0);
 	assert_int_equal(nd_store_commit(st), ND_OK);
-	assert_int_equal(docs_seen_elsewhere(path), 200);
+	assert_int_equal(tu_records_elsewhere(path, 100), 200);
 	assert_int_equal(nd_store_commit(st), ND_OK); /* nothing held */
 	nd_store_close(st);
 
@@ -252,7 +233,7 @@ static void test_group_commit(void **state)
 	assert_true(big.attempts > 1);
 	assert_int_equal(docs_seen_here(st), 20000);
 	nd_store_close(st); /* commits what is held */
-	assert_int_equal(docs_seen_elsewhere(path), 20000);
+	assert_int_equal(tu_records_elsewhere(path, 100), 20000);
 	assert_int_equal(nd_store_open(&st, path, ND_STORE_READ), ND_OK);
 	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
 	assert_int_equal(nd_store_meta_get(txn, "first", &v, &len), ND_OK);

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 int tu_slow(void)
 {
@@ -188,4 +190,23 @@ char *tu_copy_doc(uint64_t seed, uint64_t edit_seed, size_t n, size_t edits, siz
 	char *e = tu_edit_doc(&edit_seed, doc, edits, vocab);
 	free(doc);
 	return e;
+}
+
+uint64_t tu_records_elsewhere(const char *path, uint64_t unit)
+{
+	pid_t pid = fork();
+	int status;
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		nd_store *st;
+		nd_store_txn *txn;
+		uint64_t docs;
+		if (nd_store_open(&st, path, ND_STORE_READ) || nd_store_read_begin(st, &txn) ||
+		    nd_store_counts(txn, &docs, NULL) || docs % unit || docs / unit > 254)
+			_exit(255);
+		_exit((int)(docs / unit));
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 255);
+	return (uint64_t)WEXITSTATUS(status) * unit;
 }

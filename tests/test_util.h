@@ -22,6 +22,11 @@ void tu_rmtree(const char *path);
 char *tu_join(const char *dir, const char *name);
 void tu_write_file(const char *path, const char *data, size_t len);
 
+/* Records the store at path holds as another process reads it (a child
+ * with a read-only handle of its own), counted in units of unit: at most
+ * 254 of them, and the count must be whole units. */
+uint64_t tu_records_elsewhere(const char *path, uint64_t unit);
+
 /* A seeded synthetic document: n words drawn Zipf-like from a vocabulary
  * of vocab words "wNNNNa".  Caller frees. */
 char *tu_random_doc(uint64_t *rng, size_t n, size_t vocab);
