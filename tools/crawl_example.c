@@ -57,6 +57,7 @@ int main(int argc, char **argv)
 	nd_descriptor *d;
 	nd_tokenizer *tk;
 	nd_hook *h;
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
 	nd_docid batch[BATCH];
 	const char *names[BATCH];
 	size_t nb = 0;
@@ -71,7 +72,11 @@ int main(int argc, char **argv)
 		return fail(argv[1], rc);
 	nd_xdb *db = nd_indexer_db(ix);
 	if ((rc = nd_store_open(&st, argv[2], ND_STORE_WRITE)) < 0 ||
-	    (rc = nd_descriptor_load(&d, st, db)) < 0 || (rc = nd_hook_open(&h, db, st, NULL)) < 0)
+	    (rc = nd_descriptor_load(&d, st, db)) < 0)
+		return fail(argv[2], rc);
+	/* The hooks' store writes commit once a batch, as the index does. */
+	ho.group_commit = 1;
+	if ((rc = nd_hook_open(&h, db, st, &ho)) < 0)
 		return fail(argv[2], rc);
 	if ((rc = nd_tokenizer_new(&tk)) < 0)
 		return fail("tokenizer", rc);
@@ -121,9 +126,12 @@ int main(int argc, char **argv)
 			nd_hook_result_clear(&hr);
 		}
 		nb = 0;
-		/* A store that keeps collapse ids wrote them into the database. */
+		/* A store that keeps collapse ids wrote them into the database;
+		 * then the store's own commit. */
 		if ((rc = nd_indexer_commit(ix)) < 0)
 			return fail(argv[1], rc);
+		if ((rc = nd_hook_commit(h)) < 0)
+			return fail(argv[2], rc);
 	}
 	nd_hook_free(h);
 	nd_tokenizer_free(tk);
