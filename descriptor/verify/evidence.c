@@ -39,6 +39,8 @@ struct nd__common {
 	uint32_t *bucket;   /* nd__common_index: entries of bucket b (of hash h *
 			       nbuckets / 2^32) are [bucket[b], bucket[b + 1]) */
 	uint32_t shift;     /* bucket of h: h >> shift */
+	uint64_t *filter;   /* nd__common_index: bit h >> 16 set for every entry
+			       (most shingles are not common: one bit says so) */
 };
 
 static uint32_t ent_hash(const nd__common *c, size_t i)
@@ -77,6 +79,7 @@ void nd__common_free(nd__common *c)
 	if (!c)
 		return;
 	free(c->bucket);
+	free(c->filter);
 	free(c->owned);
 	free(c);
 }
@@ -101,9 +104,26 @@ size_t nd__common_size(const nd__common *c)
 	return c ? c->n : 0;
 }
 
+#define FILTER_WORDS ((size_t)1 << 10) /* 2^16 bits */
+
+int nd__common_worth_index(const nd__common *c, size_t lookups)
+{
+	/* A search reads entries across the table, the index each entry
+	 * once in order: tens of times cheaper an entry. */
+	return c && c->n && 64 * lookups > c->n;
+}
+
 int nd__common_index(nd__common *c)
 {
-	if (!c || c->n < 4096 || c->bucket)
+	if (!c || !c->n || c->filter)
+		return ND_OK;
+	if (!(c->filter = calloc(FILTER_WORDS, sizeof(uint64_t))))
+		return nd_error_set(ND_ENOMEM, "out of memory for the common shingles' index");
+	for (size_t i = 0; i < c->n; i++) {
+		uint32_t h = ent_hash(c, i) >> 16;
+		c->filter[h >> 6] |= (uint64_t)1 << (h & 63);
+	}
+	if (c->n < 4096)
 		return ND_OK;
 	/* About 4 entries a bucket: a lookup is one bucket read and a search
 	 * of a few neighbours, not twenty probes across the table. */
@@ -127,6 +147,8 @@ int nd__common_index(nd__common *c)
 static size_t common_find(const nd__common *c, uint32_t h)
 {
 	size_t lo = 0, hi = c->n;
+	if (c->filter && !(c->filter[h >> 22] >> ((h >> 16) & 63) & 1))
+		return c->n;
 	if (c->bucket)
 		lo = c->bucket[h >> c->shift], hi = c->bucket[(h >> c->shift) + 1];
 	while (lo < hi) {

@@ -111,9 +111,14 @@ int nd__common_own(nd__common *c);
 void nd__common_free(nd__common *c);
 /* Shingles in the table. */
 size_t nd__common_size(const nd__common *c);
-/* An index that makes nd__common_groups a bucket read (for a batch pass;
- * the table must stay where it is: owned, or its transaction open). */
+/* An index that makes nd__common_groups one bit read for most shingles
+ * (a filter of the table's hashes) and a bucket read for the rest of a
+ * large table: for a pass that looks up many more shingles than the
+ * table holds (a batch, a hook's records).  The table must stay where it
+ * is: owned, or its transaction open. */
 int nd__common_index(nd__common *c);
+/* Whether lookups that many make the index worth its pass over c. */
+int nd__common_worth_index(const nd__common *c, size_t lookups);
 /* Groups holding h when it is common (more than ND_COMMON_CAP), else 0. */
 uint32_t nd__common_groups(const nd__common *c, uint32_t h);
 /* Whether the table has its passage hashes (a store signed before them
