@@ -71,7 +71,13 @@ static nd_hook_options hook_options(const nd_handle *h)
 	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
 	ho.max_drift = h->o.max_drift;
 	ho.verify.point = h->o.point;
+	ho.group_commit = h->o.group_commit;
 	return ho;
+}
+
+int nd_commit(nd_handle *h)
+{
+	return nd_store_commit(h->st);
 }
 
 int nd_changed(nd_handle *h, nd_docid docid, nd_hook_result *out)
@@ -92,6 +98,9 @@ int nd_changed(nd_handle *h, nd_docid docid, nd_hook_result *out)
 	}
 	/* The slot is written in the database: a writable handle for this
 	 * change only, so that the indexer's writer may open between them. */
+	ho.group_commit = 0; /* the slot commits with this change */
+	if ((rc = nd_store_commit(h->st)) < 0)
+		return rc;
 	if ((rc = nd_xdb_open(&w, h->dbpath, ND_XDB_WRITE)) < 0) {
 		if (rc == ND_ELOCKED)
 			rc = nd_error_set(ND_ELOCKED, "%s: the store keeps collapse ids in value slot %d, which "

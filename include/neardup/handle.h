@@ -38,9 +38,11 @@ typedef struct {
 	double max_drift;         /* nd_changed refuses past this drift (0.5; 0 none) */
 	uint32_t max_query_terms; /* searches through the handle's database
 				     (ND_XDB_MAX_QUERY_TERMS) */
+	int group_commit;         /* nd_changed's store writes held until nd_commit
+				     (nd_hook_options.group_commit; 0) */
 } nd_open_options;
 
-#define ND_OPEN_OPTIONS_INIT { ND_POINT_COPY, 8, 0.5, ND_XDB_MAX_QUERY_TERMS }
+#define ND_OPEN_OPTIONS_INIT { ND_POINT_COPY, 8, 0.5, ND_XDB_MAX_QUERY_TERMS, 0 }
 
 /* Open db (read-only: an indexer keeps its own writable handle) and store
  * (ND_STORE_WRITE with ND_OPEN_WRITE), load the store's set for db, make a
@@ -62,6 +64,12 @@ ND_EXTERN int nd_check(nd_handle *h, const char *text, size_t len, nd_check_resu
  * between calls, not during them: ND_ELOCKED).  ND_ESTATE without
  * ND_OPEN_WRITE. */
 ND_EXTERN int nd_changed(nd_handle *h, nd_docid docid, nd_hook_result *out);
+
+/* With group_commit: store what nd_changed held since the last commit, in
+ * one transaction (nd_hook_commit); nd_close commits too.  A store that
+ * keeps collapse ids commits each change with its slot, holding nothing.
+ * Nothing held: ND_OK. */
+ND_EXTERN int nd_commit(nd_handle *h);
 
 /* The parts, borrowed while h is open. */
 ND_EXTERN nd_xdb *nd_handle_db(nd_handle *h);

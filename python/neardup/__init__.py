@@ -85,7 +85,9 @@ typedef struct {
 } nd_clusters_options;
 typedef struct { int from_links; nd_near_stats near; } nd_clusters_report;
 typedef struct nd_handle nd_handle;
-typedef struct { nd_point point; size_t max_compare; double max_drift; uint32_t max_query_terms; } nd_open_options;
+typedef struct {
+    nd_point point; size_t max_compare; double max_drift; uint32_t max_query_terms; int group_commit;
+} nd_open_options;
 
 const char *nd_version(void);
 const char *nd_strerror(int code);
@@ -111,6 +113,7 @@ int nd_open(nd_handle **out, const char *db, const char *store, int flags, const
 void nd_close(nd_handle *h);
 int nd_check(nd_handle *h, const char *text, size_t len, nd_check_result *out);
 int nd_changed(nd_handle *h, nd_docid docid, nd_hook_result *out);
+int nd_commit(nd_handle *h);
 nd_xdb *nd_handle_db(nd_handle *h);
 nd_store *nd_handle_store(nd_handle *h);
 typedef struct { uint64_t seconds; int slot; } nd_window;
@@ -328,10 +331,13 @@ class Neardup:
     `neardup sign`).  writable: the store is opened for writing (hooks);
     one writer at a time.  point: what counts as a duplicate ("copy", the
     default; "strict"; "story").  max_doc_mb: check() refuses longer
-    texts; max_query_terms: search() refuses longer queries.  Close it, or
-    use it as a context manager."""
+    texts; max_query_terms: search() refuses longer queries.
+    group_commit: changed() holds its store writes until commit() (call it
+    after your database's commit: one fsync a batch instead of one a
+    document).  Close it, or use it as a context manager (both commit)."""
 
-    def __init__(self, db, store, writable=False, point="copy", max_doc_mb=64, max_query_terms=1000):
+    def __init__(self, db, store, writable=False, point="copy", max_doc_mb=64, max_query_terms=1000,
+                 group_commit=False):
         self._lock = threading.RLock()
         self._h = None
         dbpath, stpath = _path(db, "db"), _path(store, "store")
@@ -340,6 +346,7 @@ class Neardup:
         o.point = _point(point)
         o.max_compare, o.max_drift = 8, 0.5
         o.max_query_terms = _count(max_query_terms, "max_query_terms", 1, 1000000)
+        o.group_commit = 1 if group_commit else 0
         self._max_doc = _count(max_doc_mb, "max_doc_mb", 1, 4096) << 20
         self._writable = bool(writable)
         h = _ffi.new("nd_handle **")
@@ -451,6 +458,12 @@ class Neardup:
     def deleted(self, docid):
         """Document docid was deleted (and the deletion committed)."""
         return self.changed(docid)
+
+    @_serial
+    def commit(self):
+        """With group_commit: store what changed() held since the last
+        commit, in one transaction.  Nothing held: does nothing."""
+        _check(_lib.nd_commit(self._h))
 
     @_serial
     def window(self):

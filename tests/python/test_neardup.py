@@ -67,6 +67,31 @@ def index_with_xapian(db_path, uid, body):
     return docid
 
 
+def signed_elsewhere(db, st):
+    """Documents the store holds as another process reads it."""
+    out = subprocess.run([os.environ["NEARDUP"], "clusters", "--db", db, "--store", st, "--json"],
+                         check=True, stdout=subprocess.PIPE, text=True).stdout
+    return json.loads(out)["documents_signed"]
+
+
+def test_group_commit(corpus):
+    """changed() holds its store writes until commit(): other processes
+    see the batch then; its duplicates are found meanwhile."""
+    db, st = corpus
+    before = signed_elsewhere(db, st)
+    with neardup.Neardup(db, st, writable=True, group_commit=True) as nd:
+        for k in range(3):
+            docid = index_with_xapian(db, "batch%d" % k, edit(text(7), 70 + k, 2))
+            r = nd.changed(docid)
+            assert r.change == "added" and "f7.0" in {d.uid for d in r.duplicates}, r
+        assert signed_elsewhere(db, st) == before
+        nd.commit()
+        assert signed_elsewhere(db, st) == before + 3
+        docid = index_with_xapian(db, "batch3", edit(text(7), 73, 2))
+        assert nd.changed(docid).change == "added"
+    assert signed_elsewhere(db, st) == before + 4  # closing commits
+
+
 def test_errors_are_exceptions(corpus, tmp_path):
     db, st = corpus
     with pytest.raises(neardup.Error) as e:
