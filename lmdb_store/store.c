@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <lmdb.h>
+#include <pthread.h>
 #include "common/nd_buf.h"
 
 #define INITIAL_MAP ((size_t)1 << 30)  /* sparse file: costs no disk */
@@ -34,6 +35,7 @@ struct nd_store {
 	int txn_full;   /* ... or MDB_TXN_FULL (too many dirty pages) */
 	size_t mapsize;
 	MDB_txn *held;   /* nd_store_hold's transaction, or NULL */
+	pthread_t holder; /* the thread that holds it: the only one to use it */
 	MDB_txn *active; /* the write nested in it while one runs (reads borrow it) */
 };
 
@@ -710,7 +712,7 @@ int nd_store_read_begin(nd_store *st, nd_store_txn **out)
 	if (!(t = calloc(1, sizeof(*t))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	t->st = st;
-	if (st->held) {
+	if (st->held && pthread_equal(st->holder, pthread_self())) {
 		/* What this handle holds is what it reads. */
 		t->txn = st->active ? st->active : st->held;
 		t->borrowed = 1;
@@ -771,6 +773,8 @@ int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 
 	if (!st->writable)
 		return nd_error_set(ND_EINVAL, "store %s: opened read-only", st->path);
+	if (st->held && !pthread_equal(st->holder, pthread_self()))
+		return nd_error_set(ND_EINVAL, "store %s: another thread holds its writes (nd_store_hold)", st->path);
 	if (st->active)
 		return nd_error_set(ND_EINVAL, "store %s: a write inside a write", st->path);
 	for (;;) {
@@ -847,7 +851,11 @@ int nd_store_hold(nd_store *st)
 {
 	if (!st->writable)
 		return nd_error_set(ND_EINVAL, "store %s: opened read-only", st->path);
-	return st->held ? ND_OK : txn_begin(st, 0, &st->held);
+	if (st->held)
+		return pthread_equal(st->holder, pthread_self()) ? ND_OK :
+			nd_error_set(ND_EINVAL, "store %s: another thread holds its writes", st->path);
+	st->holder = pthread_self();
+	return txn_begin(st, 0, &st->held);
 }
 
 int nd_store_commit(nd_store *st)
@@ -856,6 +864,8 @@ int nd_store_commit(nd_store *st)
 	int mrc;
 	if (!t)
 		return ND_OK;
+	if (!pthread_equal(st->holder, pthread_self()))
+		return nd_error_set(ND_EINVAL, "store %s: another thread holds its writes", st->path);
 	st->held = NULL;
 	if ((mrc = mdb_txn_commit(t))) {
 		char why[512];

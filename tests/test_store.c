@@ -8,7 +8,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
+#include <pthread.h>
 
 #include <lmdb.h>
 
@@ -200,6 +200,27 @@ static uint64_t docs_seen_here(nd_store *st)
 	return docs;
 }
 
+typedef struct {
+	nd_store *st;
+	int write_rc;
+	uint64_t seen;
+} other_thread;
+
+/* Another thread of the process: it reads the last commit and may not
+ * write into what this one holds. */
+static void *from_other_thread(void *vctx)
+{
+	other_thread *o = vctx;
+	many_ctx c = {10, 0};
+	nd_store_txn *txn;
+	o->write_rc = nd_store_write(o->st, many_fn, &c);
+	if (nd_store_read_begin(o->st, &txn) == ND_OK) {
+		nd_store_counts(txn, &o->seen, NULL);
+		nd_store_txn_end(txn);
+	}
+	return NULL;
+}
+
 /* Group commit: held writes are read by their own handle at once, by
  * another process once committed; each stays all or nothing; a full map
  * commits what is held and goes on. */
@@ -218,6 +239,12 @@ static void test_group_commit(void **state)
 	assert_int_equal(nd_store_write(st, put_then_fail, &more), ND_EINVAL);
 	assert_int_equal(docs_seen_here(st), 200);
 	assert_int_equal(tu_records_elsewhere(path, 100), 0);
+	other_thread o = {st, 0, 99};
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, from_other_thread, &o), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(o.write_rc, ND_EINVAL);
+	assert_int_equal(o.seen, 0);
 	assert_int_equal(nd_store_commit(st), ND_OK);
 	assert_int_equal(tu_records_elsewhere(path, 100), 200);
 	assert_int_equal(nd_store_commit(st), ND_OK); /* nothing held */

@@ -101,7 +101,9 @@ ND_EXTERN int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx);
  * still all or nothing (a nested transaction).  Reads through st see them
  * at once, other handles and processes once committed; a crash before
  * the commit loses them all and nothing else.  A write that fills the map
- * or the transaction commits what is held first.  nd_store_close commits
+ * or the transaction commits what is held first.  The holding thread alone
+ * writes and commits (others get ND_EINVAL); other threads' reads see the
+ * last commit.  nd_store_close commits
  * what is still held (an error there is lost: commit first to see it).
  * Commit with nothing held: ND_OK. */
 ND_EXTERN int nd_store_hold(nd_store *st);
