@@ -189,17 +189,6 @@ static int put_then_fail(nd_store_txn *txn, void *ctx)
 	return rc < 0 ? rc : nd_error_set(ND_EINVAL, "refused on purpose");
 }
 
-
-static uint64_t docs_seen_here(nd_store *st)
-{
-	nd_store_txn *txn;
-	uint64_t docs;
-	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
-	assert_int_equal(nd_store_counts(txn, &docs, NULL), ND_OK);
-	nd_store_txn_end(txn);
-	return docs;
-}
-
 typedef struct {
 	nd_store *st;
 	int write_rc;
@@ -237,7 +226,7 @@ static void test_group_commit(void **state)
 	many_ctx c = {200, 0}, more = {300, 0};
 	assert_int_equal(nd_store_write(st, many_fn, &c), ND_OK);
 	assert_int_equal(nd_store_write(st, put_then_fail, &more), ND_EINVAL);
-	assert_int_equal(docs_seen_here(st), 200);
+	assert_int_equal(tu_records(st), 200);
 	assert_int_equal(tu_records_elsewhere(path, 100), 0);
 	other_thread o = {st, 0, 99};
 	pthread_t th;
@@ -258,7 +247,7 @@ static void test_group_commit(void **state)
 	many_ctx big = {20000, 0};
 	assert_int_equal(nd_store_write(st, many_fn, &big), ND_OK);
 	assert_true(big.attempts > 1);
-	assert_int_equal(docs_seen_here(st), 20000);
+	assert_int_equal(tu_records(st), 20000);
 	nd_store_close(st); /* commits what is held */
 	assert_int_equal(tu_records_elsewhere(path, 100), 20000);
 	assert_int_equal(nd_store_open(&st, path, ND_STORE_READ), ND_OK);
@@ -266,7 +255,7 @@ static void test_group_commit(void **state)
 	assert_int_equal(nd_store_meta_get(txn, "first", &v, &len), ND_OK);
 	assert_int_equal(len, 1);
 	nd_store_txn_end(txn);
-	assert_int_equal(docs_seen_here(st), 20000);
+	assert_int_equal(tu_records(st), 20000);
 	nd_store_close(st);
 	free(path);
 }

@@ -210,3 +210,13 @@ uint64_t tu_records_elsewhere(const char *path, uint64_t unit)
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 255);
 	return (uint64_t)WEXITSTATUS(status) * unit;
 }
+
+uint64_t tu_records(nd_store *st)
+{
+	nd_store_txn *txn;
+	uint64_t n;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_counts(txn, &n, NULL), ND_OK);
+	nd_store_txn_end(txn);
+	return n;
+}

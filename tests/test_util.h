@@ -22,6 +22,8 @@ void tu_rmtree(const char *path);
 char *tu_join(const char *dir, const char *name);
 void tu_write_file(const char *path, const char *data, size_t len);
 
+/* Records st holds, read through st now. */
+uint64_t tu_records(nd_store *st);
 /* Records the store at path holds as another process reads it (a child
  * with a read-only handle of its own), counted in units of unit: at most
  * 254 of them, and the count must be whole units. */

@@ -50,16 +50,6 @@ static nd_docid add_dated(nd_indexer *ix, const char *id, const char *text, uint
 	return docid;
 }
 
-static uint64_t records(nd_store *st)
-{
-	nd_store_txn *txn;
-	uint64_t n;
-	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
-	assert_int_equal(nd_store_counts(txn, &n, NULL), ND_OK);
-	nd_store_txn_end(txn);
-	return n;
-}
-
 static int has_record(nd_store *st, nd_docid docid)
 {
 	nd_store_txn *txn;
@@ -148,7 +138,7 @@ static void test_window_by_slot(void **state)
 	assert_int_equal(nd_window_set(st, &w), ND_OK);
 	assert_int_equal(nd_sign_all(st, db, NULL, &rep), ND_OK);
 	/* The newest is T0 + 149 min: minutes 119..149 are inside. */
-	assert_int_equal(records(st), 31);
+	assert_int_equal(tu_records(st), 31);
 	assert_int_equal(rep.docs, 31);
 	assert_false(has_record(st, docid_of[118]));
 	assert_true(has_record(st, docid_of[119]));
@@ -191,7 +181,7 @@ static void test_window_by_slot(void **state)
 			}
 			nd_hook_result_clear(&r);
 		}
-		uint64_t now = records(st);
+		uint64_t now = tu_records(st);
 		if (now > most)
 			most = now;
 	}
@@ -206,7 +196,7 @@ static void test_window_by_slot(void **state)
 
 	/* A broken date (the year 2100) moves no clock: nothing leaves, and
 	 * the document stays, undated. */
-	uint64_t had = records(st);
+	uint64_t had = tu_records(st);
 	char *bt = article(999, 0);
 	nd_docid bd = add_dated(ix, "broken", bt, 4102444800ull);
 	nd_hook_result br = ND_HOOK_RESULT_INIT;
@@ -214,7 +204,7 @@ static void test_window_by_slot(void **state)
 	assert_int_equal(nd_hook_changed(h, bd, &br), ND_OK);
 	assert_int_equal(br.change, ND_CHANGE_ADDED);
 	nd_hook_result_clear(&br);
-	assert_int_equal(records(st), had + 1);
+	assert_int_equal(tu_records(st), had + 1);
 	assert_int_equal(nd_window_clock(st, &clock, &from), ND_OK);
 	assert_int_equal(clock, T0 + (base + stream - 1) * 60);
 	/* An article a day old arrives late: outside the window, no record,
@@ -227,15 +217,15 @@ static void test_window_by_slot(void **state)
 	assert_int_equal(br.key, 0);
 	nd_hook_result_clear(&br);
 	assert_false(has_record(st, bd));
-	assert_int_equal(records(st), had + 1);
+	assert_int_equal(tu_records(st), had + 1);
 	assert_int_equal(nd_indexer_commit(ix), ND_OK);
 
 	/* update: the old documents stay in the database and out of the store. */
-	uint64_t before = records(st);
+	uint64_t before = tu_records(st);
 	assert_int_equal(nd_hook_update(h, NULL, NULL, &rep), ND_OK);
 	assert_int_equal(rep.added, 0);
 	assert_int_equal(rep.deleted, 0);
-	assert_int_equal(records(st), before);
+	assert_int_equal(tu_records(st), before);
 
 	/* check: a copy of the article 20 minutes back is found in the window
 	 * and not with since 10 minutes back. */
@@ -267,9 +257,9 @@ static void test_window_by_slot(void **state)
 	assert_int_equal(nd_descriptor_build(&d2, db, &bo, NULL), ND_OK);
 	assert_int_equal(nd_descriptor_save(d2, st, db, &bo), ND_OK);
 	nd_descriptor_free(d2);
-	assert_int_equal(records(st), 0);
+	assert_int_equal(tu_records(st), 0);
 	assert_int_equal(nd_sign_all(st, db, NULL, &rep), ND_OK);
-	assert_int_equal(records(st), before);
+	assert_int_equal(tu_records(st), before);
 	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
 	assert_int_equal(nd_store_dates_count(txn, &dated), ND_OK);
 	nd_store_txn_end(txn);
@@ -309,7 +299,7 @@ static void test_window_by_arrival(void **state)
 	nd_xdb *db = nd_indexer_db(ix);
 	nd_store *st;
 	tu_build_and_sign(db, storepath, 200, &st);
-	assert_int_equal(records(st), 80);
+	assert_int_equal(tu_records(st), 80);
 	nd_window w = {1, ND_WINDOW_ARRIVAL};
 	assert_int_equal(nd_window_set(st, &w), ND_OK);
 	nd_store_txn *txn;
@@ -333,13 +323,13 @@ static void test_window_by_arrival(void **state)
 	assert_int_equal(r.change, ND_CHANGE_ADDED);
 	assert_int_equal(r.nduplicates, 0); /* its original left */
 	nd_hook_result_clear(&r);
-	assert_int_equal(records(st), 1);
+	assert_int_equal(tu_records(st), 1);
 	assert_true(has_record(st, late));
 	assert_int_equal(nd_indexer_commit(ix), ND_OK);
 	nd_sign_report rep;
 	assert_int_equal(nd_hook_update(h, NULL, NULL, &rep), ND_OK);
 	assert_int_equal(rep.added, 0);
-	assert_int_equal(records(st), 1);
+	assert_int_equal(tu_records(st), 1);
 	nd_hook_free(h);
 	nd_store_close(st);
 	assert_int_equal(nd_indexer_close(ix), ND_OK);
