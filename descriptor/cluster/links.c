@@ -68,6 +68,13 @@ static size_t nent_bound(const nent *v, size_t n, const nent *e, int after)
 	return lo;
 }
 
+/* Entries of v[0..n) strictly between x and y (x before y). */
+static size_t nent_between(const nent *v, size_t n, const nent *x, const nent *y)
+{
+	size_t lo = nent_bound(v, n, x, 1), hi = nent_bound(v, n, y, 0);
+	return hi > lo ? hi - lo : 0;
+}
+
 static int nent_in(const nent *v, size_t n, const nent *e)
 {
 	size_t at = nent_bound(v, n, e, 0);
@@ -478,11 +485,27 @@ static int settle_journal(nd_store_txn *txn, const journal *j, u64_list *yes, u6
 				if ((rc = view_scan(v, t, &at[e], -1, W, got[0], &ng[0])) < 0 ||
 				    (rc = view_scan(v, t, &at[e], 1, W, got[1], &ng[1])) < 0)
 					break;
+				/* Entries in one view and not the other, this tree's. */
+				const nent *mine = dir == 0 ? then.rem[t] : then.add[t];
+				const nent *theirs = dir == 0 ? then.add[t] : then.rem[t];
+				size_t nmine = dir == 0 ? then.nrem[t] : then.nadd[t];
+				size_t ntheirs = dir == 0 ? then.nadd[t] : then.nrem[t];
 				cand.n = 0;
 				for (size_t b = 0; b < ng[0] && rc == ND_OK; b++)
-					for (size_t a = 0; a < ng[1] && b + a + 1 <= W && rc == ND_OK; a++)
-						if (!is_changed(j, got[0][b].docid) && !is_changed(j, got[1][a].docid))
-							rc = push(&cand, got[0][b].docid, got[1][a].docid);
+					for (size_t a = 0; a < ng[1] && b + a + 1 <= W && rc == ND_OK; a++) {
+						const nent *x = &got[0][b], *y = &got[1][a];
+						if (is_changed(j, x->docid) || is_changed(j, y->docid))
+							continue;
+						/* b + a entries lie between them in v; as
+						 * many give or take the other view's own:
+						 * near in this tree in both, the pair's
+						 * verdict cannot have moved. */
+						size_t other = b + a + nent_between(theirs, ntheirs, x, y) -
+							       nent_between(mine, nmine, x, y);
+						if (other + 1 <= W)
+							continue;
+						rc = push(&cand, x->docid, y->docid);
+					}
 				for (size_t c = 0; c < cand.n && rc == ND_OK; c++) {
 					const rec_entries *x, *y;
 					int was_near, is_near;
