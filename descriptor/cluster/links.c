@@ -304,6 +304,7 @@ static int is_changed(const journal *j, uint32_t docid)
 typedef struct {
 	uint32_t docid;
 	int have;         /* 1: a record with words */
+	unsigned uses;    /* pairs it was asked for */
 	nd__rec r;
 } rec_ent;
 
@@ -350,11 +351,16 @@ static int rec_of(rec_table *c, uint32_t docid, nd__rec *out, int *have)
 		c->n++;
 		if (rc == ND_ENOTFOUND)
 			rc = ND_OK; /* no record: never linked */
-		if (rc == ND_OK)
-			rc = nd__rec_weigh(&e->r, c->common);
 		if (rc < 0)
 			return rc;
 		e->have = e->r.nwords > 0;
+	}
+	/* Weighed for its second pair: most records are in one (the changed
+	 * document is in all), and one comparison sums the weights itself. */
+	if (++e->uses == 2 && e->have) {
+		int rc = nd__rec_weigh(&e->r, c->common);
+		if (rc < 0)
+			return rc;
 	}
 	*out = e->r;
 	*have = e->have;
