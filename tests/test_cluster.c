@@ -730,6 +730,21 @@ static void sign_as_cli(nd_indexer *ix, const char *dbpath, const char *stpath, 
 	assert_int_equal(nd_store_open(st, stpath, ND_STORE_READ), ND_OK);
 }
 
+/* texts t[0..n) (ids prefix0..) in a new database at dbpath, signed into
+ * stpath as sign_as_cli does. */
+static void sign_texts(const char *dbpath, const char *stpath, const char *prefix, char *const *t, int n,
+		       nd_xdb **db, nd_store **st)
+{
+	nd_indexer *ix;
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	for (int i = 0; i < n; i++) {
+		char id[32];
+		snprintf(id, sizeof(id), "%s%d", prefix, i);
+		assert_int_equal(nd_indexer_add_text(ix, id, t[i], strlen(t[i]), NULL, NULL), ND_OK);
+	}
+	sign_as_cli(ix, dbpath, stpath, db, st);
+}
+
 /* What a corpus test leaves behind, gone. */
 static void corpus_done(nd_store *st, nd_xdb *db, char *path, char *dbpath, char *stpath)
 {
@@ -766,24 +781,15 @@ static void test_shared_text_is_not_evidence(void **state)
 	enum { N = PAGES + 2 * FAMS };
 	char *path = tu_join(dir, "footer"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
 	uint64_t rng = 7;
-	char *footer = tu_random_doc(&rng, 160, VOCAB), *page[PAGES];
-	nd_indexer *ix;
+	char *footer = tu_random_doc(&rng, 160, VOCAB), *page[N]; /* the pages, then the copies */
 	assert_int_equal(mkdir(path, 0755), 0);
-	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
-	for (int i = 0; i < N; i++) {
-		char id[32], *t;
-		if (i < PAGES)
-			t = page[i] = with_footer(&rng, footer);
-		else
-			t = tu_edit_doc(&rng, page[(i - PAGES) / 2], 1, VOCAB);
-		snprintf(id, sizeof(id), "p%d", i);
-		assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
-		if (i >= PAGES)
-			free(t);
-	}
+	for (int i = 0; i < N; i++)
+		page[i] = i < PAGES ? with_footer(&rng, footer) : tu_edit_doc(&rng, page[(i - PAGES) / 2], 1, VOCAB);
 	nd_xdb *db;
 	nd_store *st;
-	sign_as_cli(ix, dbpath, stpath, &db, &st);
+	sign_texts(dbpath, stpath, "p", page, N, &db, &st);
+	for (int i = PAGES; i < N; i++)
+		free(page[i]);
 
 	/* The premise: without the collection, two distinct pages are copies. */
 	uint32_t *wa, *wb;
@@ -875,22 +881,17 @@ static void test_passages_are_evidence(void **state)
 	enum { N = 2 * ORIGS };
 	char *path = tu_join(dir, "collage"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
 	uint64_t rng = 11;
-	char *sent[SENTS], *orig[ORIGS];
-	nd_indexer *ix;
+	char *sent[SENTS], *orig[N]; /* the originals, then their copies */
 	for (int i = 0; i < SENTS; i++)
 		sent[i] = tu_random_doc(&rng, 15, VOCAB);
 	assert_int_equal(mkdir(path, 0755), 0);
-	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
-	for (int i = 0; i < N; i++) {
-		char id[32], *t = i < ORIGS ? (orig[i] = collage(&rng, sent, 100000 + i)) : tu_edit_doc(&rng, orig[i - ORIGS], 14, VOCAB);
-		snprintf(id, sizeof(id), "c%d", i);
-		assert_int_equal(nd_indexer_add_text(ix, id, t, strlen(t), NULL, NULL), ND_OK);
-		if (i >= ORIGS)
-			free(t);
-	}
+	for (int i = 0; i < N; i++)
+		orig[i] = i < ORIGS ? collage(&rng, sent, 100000 + i) : tu_edit_doc(&rng, orig[i - ORIGS], 14, VOCAB);
 	nd_xdb *db;
 	nd_store *st;
-	sign_as_cli(ix, dbpath, stpath, &db, &st);
+	sign_texts(dbpath, stpath, "c", orig, N, &db, &st);
+	for (int i = ORIGS; i < N; i++)
+		free(orig[i]);
 
 	nd_docid docs[N];
 	size_t into[N];
