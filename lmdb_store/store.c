@@ -778,8 +778,8 @@ int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 	if (st->active)
 		return nd_error_set(ND_EINVAL, "store %s: a write inside a write", st->path);
 	for (;;) {
-		int held = st->held != NULL, txn_full = 0;
-		st->map_full = 0;
+		int held = st->held != NULL;
+		st->map_full = st->txn_full = 0;
 		t.nops = 0;
 		t.nnear = 0;
 		t.changed = 0;
@@ -805,18 +805,18 @@ int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 			mrc = mdb_txn_commit(t.txn); /* nested: into the held one, no sync */
 			st->active = NULL;
 			rc = mrc ? mdb_err(st, mrc, "commit") : ND_OK;
-			if (!mrc && !held)
-				marker_commit(st);
-			txn_full = held && mrc == MDB_TXN_FULL;
-			if (mrc != MDB_MAP_FULL && !txn_full)
+			if (!mrc) {
+				if (!held)
+					marker_commit(st);
 				break;
+			}
 		} else {
 			mdb_txn_abort(t.txn);
 			st->active = NULL;
-			txn_full = held && st->txn_full;
 		}
-		st->txn_full = 0;
-		if (!st->map_full && !txn_full)
+		/* Run again: after a full map, or a held transaction grown past
+		 * what LMDB lets one hold (mdb_err set which). */
+		if (!st->map_full && !(held && st->txn_full))
 			break;
 		if (held) {
 			/* What is held is kept, then this write runs again in a
