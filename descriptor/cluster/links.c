@@ -310,7 +310,7 @@ typedef struct {
 
 typedef struct {
 	nd_store_txn *txn;
-	const nd__common *common; /* each record weighed once, as decoded */
+	const nd__common *common; /* what records are weighed by (rec_of) */
 	rec_ent *v;
 	size_t cap, n;
 } rec_table;

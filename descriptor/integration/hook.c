@@ -243,13 +243,12 @@ static int duplicates_of(nd_hook *h, nd_hook_result *res)
 	}
 	if (rc < 0 || (rc = nd__rec_of_doc(txn, res->docid, &rec)) < 0 || (rc = nd__common_load(txn, &common)) < 0)
 		goto cleanup;
-	/* Its record and each candidate's: ND_REC_SAMPLE lookups each. */
-	if (nd__common_worth_index(common, (h->o.max_compare + 1) * ND_REC_SAMPLE) &&
-	    (rc = nd__common_index(common)) < 0)
+	size_t most = h->o.max_compare < nc ? h->o.max_compare : nc;
+	/* Its record and each candidate's compared: ND_REC_SAMPLE lookups each. */
+	if (nd__common_worth_index(common, (most + 1) * ND_REC_SAMPLE) && (rc = nd__common_index(common)) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < nc; i++)
 		res->candidates += c[i].docid != res->docid; /* itself is among them */
-	size_t most = h->o.max_compare < nc ? h->o.max_compare : nc;
 	if (!(res->duplicates = malloc(most * sizeof(*res->duplicates))) || !(m = malloc(most * sizeof(*m)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;

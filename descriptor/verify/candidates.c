@@ -167,11 +167,12 @@ int nd__compare_candidates(nd_xdb *db, nd_store_txn *txn, const nd__common *comm
 			   size_t max_compare, const nd_verify_options *vo, nd_check_member *out, size_t *nout)
 {
 	nd_point point = vo ? vo->point : ND_POINT_COPY;
-	/* Its weights by this store's common text, once for every candidate
-	 * (a lookup a sample each time otherwise). */
+	/* Its weights by this store's common text, once for all candidates
+	 * when it meets more than one (a comparison sums them itself). */
 	nd__rec me = *rec;
 	me.groups = NULL, me.cum = NULL;
-	int rc = point == ND_POINT_STRICT ? ND_OK : nd__rec_weigh(&me, common);
+	int many = nc > 1 && max_compare > 1;
+	int rc = point == ND_POINT_STRICT || !many ? ND_OK : nd__rec_weigh(&me, common);
 	*nout = 0;
 	if (rc < 0)
 		return rc;
