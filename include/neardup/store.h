@@ -104,7 +104,9 @@ ND_EXTERN int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx);
  * or the transaction commits what is held first.  The holding thread alone
  * writes and commits (others get ND_EINVAL); other threads' reads see the
  * last commit.  nd_store_close commits
- * what is still held (an error there is lost: commit first to see it).
+ * what is still held (an error there is lost: commit first to see it;
+ * and close from the holding thread, as LMDB ends a write transaction
+ * only on the thread that began it).
  * Commit with nothing held: ND_OK. */
 ND_EXTERN int nd_store_hold(nd_store *st);
 ND_EXTERN int nd_store_commit(nd_store *st);
