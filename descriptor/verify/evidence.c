@@ -259,25 +259,61 @@ static void passage_hashes(const uint64_t *g, size_t n, const uint32_t *gh, uint
 		out[z] = (uint16_t)nd_mix64(least[z]); /* a least is small: its top bits say little */
 }
 
+/* Hash ranges, one a counting pass: [bound[p], bound[p + 1]) of the
+ * representatives' samples, cut where the histogram of their top 16 bits
+ * passes PASS_MAX.  A record's samples are ascending, so each pass reads
+ * its own slice of every record, and the passes come out in hash order. */
+static int pass_bounds(const nd__recset *rs, const uint32_t *reps, size_t n, uint64_t **bound, uint32_t *npass)
+{
+	uint32_t *hist = calloc((size_t)1 << 16, sizeof(*hist));
+	uint64_t *b = NULL;
+	uint32_t k = 0;
+	if (!hist)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		const nd__rec *r = nd__recset_get(rs, reps[i]);
+		for (uint32_t j = 0; j < r->nsample; j++)
+			hist[r->sample[j] >> 16]++;
+	}
+	size_t held = 0, need = 2;
+	for (uint32_t t = 0; t < 1u << 16; t++) {
+		if (held && held + hist[t] > PASS_MAX)
+			need++, held = 0;
+		held += hist[t];
+	}
+	if (!(b = malloc(need * sizeof(*b)))) {
+		free(hist);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
+	b[k++] = 0, held = 0;
+	for (uint32_t t = 0; t < 1u << 16; t++) {
+		if (held && held + hist[t] > PASS_MAX)
+			b[k++] = (uint64_t)t << 16, held = 0;
+		held += hist[t];
+	}
+	b[k] = (uint64_t)1 << 32;
+	free(hist);
+	*bound = b, *npass = k;
+	return ND_OK;
+}
+
 int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, nd__common **out)
 {
-	uint64_t *v = NULL;
-	uint32_t *keep_h = NULL, *keep_g = NULL, *gh = NULL;
+	uint64_t *v = NULL, *bound = NULL;
+	uint32_t *keep_h = NULL, *keep_g = NULL, *gh = NULL, *at = NULL, passes = 0;
 	uint16_t *keep_p = NULL;
-	size_t total = 0, nkeep = 0, keep_cap = 0;
-	int rc = ND_OK;
+	size_t nkeep = 0, keep_cap = 0, cap = PASS_MAX + 1;
+	int rc;
 
 	*out = NULL;
-	/* How many passes: by the samples' sizes. */
-	for (size_t i = 0; i < n; i++)
-		total += nd__recset_get(rs, reps[i])->nsample;
-	uint32_t passes = (uint32_t)(total / PASS_MAX + 1);
-	size_t cap = total / passes + ND_REC_SAMPLE * 2 + 1;
 	if (n > UINT32_MAX)
 		return nd_error_set(ND_ETOOBIG, "%zu groups", n);
-	if (!(v = malloc(cap * sizeof(*v))) || !(gh = malloc((n + 1) * ND_PASSAGE_HASHES * sizeof(*gh)))) {
-		free(v);
-		return nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", cap);
+	if ((rc = pass_bounds(rs, reps, n, &bound, &passes)) < 0)
+		return rc;
+	if (!(v = malloc(cap * sizeof(*v))) || !(gh = malloc((n + 1) * ND_PASSAGE_HASHES * sizeof(*gh))) ||
+	    !(at = calloc(n + 1, sizeof(*at)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", cap);
+		goto done;
 	}
 	for (size_t i = 0; i < n; i++)
 		for (int z = 0; z < ND_PASSAGE_HASHES; z++)
@@ -287,11 +323,8 @@ int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, nd__c
 		size_t m = 0;
 		for (size_t i = 0; i < n && rc == ND_OK; i++) {
 			const nd__rec *r = nd__recset_get(rs, reps[i]);
-			for (uint32_t k = 0; rc == ND_OK && k < r->nsample; k++) {
-				uint32_t h = r->sample[k];
-				if (nd_mix64(h) % passes != pass)
-					continue;
-				if (m == cap) {
+			for (; at[i] < r->nsample && r->sample[at[i]] < bound[pass + 1]; at[i]++) {
+				if (m == cap) { /* one 64k-hash bucket over PASS_MAX */
 					uint64_t *g = realloc(v, 2 * cap * sizeof(*v));
 					if (!g) {
 						rc = nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", 2 * cap);
@@ -299,7 +332,7 @@ int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, nd__c
 					}
 					v = g, cap *= 2;
 				}
-				v[m++] = (uint64_t)h << 32 | i; /* the group: its ordinal */
+				v[m++] = (uint64_t)r->sample[at[i]] << 32 | i; /* the group: its ordinal */
 			}
 		}
 		if (rc < 0)
@@ -330,29 +363,22 @@ int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, nd__c
 			nkeep++;
 		}
 	}
-	free(v);
-	free(gh);
 	if (rc == ND_OK && nkeep > UINT32_MAX)
 		rc = nd_error_set(ND_ETOOBIG, "%zu common shingles", nkeep);
+	/* The passes took the hashes in ascending ranges: in order. */
 	if (rc == ND_OK && (rc = common_alloc(out, (uint32_t)nkeep)) == ND_OK) {
-		/* Passes interleave the hashes: sorted together again. */
-		uint64_t *order = malloc((nkeep + 1) * sizeof(*order));
-		if (!order) {
-			rc = nd_error_set(ND_ENOMEM, "out of memory");
-		} else {
-			for (size_t i = 0; i < nkeep; i++)
-				order[i] = (uint64_t)keep_h[i] << 32 | i;
-			nd__sort_u64(order, nkeep);
-			uint8_t *pas = (*out)->owned + 8 * nkeep;
-			for (size_t i = 0; i < nkeep; i++) {
-				uint32_t k = (uint32_t)order[i];
-				memcpy((*out)->owned + 8 * i, &keep_h[k], 4);
-				memcpy((*out)->owned + 8 * i + 4, &keep_g[k], 4);
-				memcpy(pas + PAS_BYTES * i, keep_p + ND_PASSAGE_HASHES * k, PAS_BYTES);
-			}
-			free(order);
+		uint8_t *pas = (*out)->owned + 8 * nkeep;
+		for (size_t i = 0; i < nkeep; i++) {
+			memcpy((*out)->owned + 8 * i, &keep_h[i], 4);
+			memcpy((*out)->owned + 8 * i + 4, &keep_g[i], 4);
+			memcpy(pas + PAS_BYTES * i, keep_p + ND_PASSAGE_HASHES * i, PAS_BYTES);
 		}
 	}
+done:
+	free(v);
+	free(gh);
+	free(at);
+	free(bound);
 	free(keep_h);
 	free(keep_g);
 	free(keep_p);
