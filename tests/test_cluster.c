@@ -13,6 +13,7 @@
 #include "neardup/check.h"
 #include "neardup/tokenizer.h"
 #include "common/nd_hash.h"
+#include "descriptor/verify/record.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -869,6 +870,59 @@ static char *collage(uint64_t *rng, char **sent, int value)
 	return t;
 }
 
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* The table of common shingles, counted in passes by hash range on one
+ * thread and on two, holds exactly the hashes that a plain count puts in
+ * the samples of more than ND_COMMON_CAP of the records, with that count. */
+static void common_counted(nd_store *st, const nd_docid *docs, size_t n)
+{
+	nd_store_txn *txn;
+	nd__recset *rs;
+	uint32_t *reps = malloc(n * sizeof(*reps)), *all;
+	size_t total = 0;
+	assert_non_null(reps);
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd__recset_load(txn, docs, n, &rs), ND_OK);
+	nd_store_txn_end(txn);
+	for (size_t i = 0; i < n; i++)
+		reps[i] = (uint32_t)i, total += nd__recset_get(rs, i)->nsample;
+	/* Enough for several passes a thread (at least 4096 hashes each). */
+	assert_true(total > 4 * 2 * 4096);
+	assert_non_null(all = malloc(total * sizeof(*all)));
+	total = 0;
+	for (size_t i = 0; i < n; i++) {
+		const nd__rec *r = nd__recset_get(rs, i);
+		memcpy(all + total, r->sample, r->nsample * sizeof(*all));
+		total += r->nsample;
+	}
+	qsort(all, total, sizeof(*all), cmp_u32);
+	for (unsigned jobs = 1; jobs <= 2; jobs++) {
+		nd__common *c;
+		size_t common = 0;
+		assert_int_equal(nd__common_build(rs, reps, n, jobs, &c), ND_OK);
+		for (size_t i = 0, j; i < total; i = j) {
+			for (j = i + 1; j < total && all[j] == all[i]; j++)
+				;
+			uint32_t want = j - i > ND_COMMON_CAP ? (uint32_t)(j - i) : 0;
+			common += want > 0;
+			if (nd__common_groups(c, all[i]) != want)
+				fail_msg("jobs %u: shingle %08x in %zu records, counted %u", jobs, all[i], j - i,
+					 nd__common_groups(c, all[i]));
+		}
+		assert_true(common > 100); /* the sentences' shingles */
+		assert_int_equal(nd__common_size(c), common);
+		nd__common_free(c);
+	}
+	free(all);
+	free(reps);
+	nd__recset_free(rs);
+}
+
 static int put_short_passages(nd_store_txn *txn, void *ctx)
 {
 	(void)ctx;
@@ -909,6 +963,7 @@ static void test_passages_are_evidence(void **state)
 	}
 	if (kept < ORIGS * 95 / 100)
 		fail_msg("%zu of %d copies with their original", kept, ORIGS);
+	common_counted(st, docs, N);
 
 	/* The crawl-time check: another edit of an original finds it and its
 	 * copy, and says that its passages made it a copy. */

@@ -246,7 +246,7 @@ static int fresh_common(const nd__recset *rs, size_t n, const uint64_t *pairs, s
 	for (size_t i = 0; i < n; i++)
 		if (nd__root(up, (uint32_t)i) == i && nd__recset_get(rs, i)->nwords)
 			reps[nreps++] = (uint32_t)i;
-	rc = nd__common_build(rs, reps, nreps, out);
+	rc = nd__common_build(rs, reps, nreps, o->jobs, out);
 done:
 	free(plain);
 	free(up);

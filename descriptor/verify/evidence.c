@@ -12,6 +12,7 @@
 #include "descriptor/verify/record.h"
 #include "descriptor/verify/verify_internal.h"
 #include "common/nd_hash.h"
+#include "common/nd_parallel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,17 @@ static size_t common_find(const nd__common *c, uint32_t h)
 	return lo < c->n && ent_hash(c, lo) == h ? lo : c->n;
 }
 
+void nd__common_prefetch(const nd__common *c, uint32_t h, int entry)
+{
+	if (!c || !c->bucket || !(c->filter[h >> 22] >> ((h >> 16) & 63) & 1))
+		return;
+	const uint32_t *b = c->bucket + (h >> c->shift);
+	if (entry)
+		__builtin_prefetch(c->ent + 8 * (size_t)*b);
+	else
+		__builtin_prefetch(b);
+}
+
 uint32_t nd__common_groups(const nd__common *c, uint32_t h)
 {
 	if (!c || !c->n)
@@ -239,8 +251,10 @@ int nd__common_store(nd_store_txn *txn, const nd__common *c)
 	return rc;
 }
 
-/* Shingles (with their group) a counting pass holds at most. */
+/* Shingles (with their group) the counting passes of all threads hold
+ * at most; and the fewest a pass is given. */
 #define PASS_MAX ((size_t)16 << 20)
+#define PASS_LEAST ((size_t)4096)
 
 /* The passage hashes of one shingle from the groups holding it (g[0..n),
  * each a group's ordinal in its low 32 bits; gh: ND_PASSAGE_HASHES hashes
@@ -261,23 +275,34 @@ static void passage_hashes(const uint64_t *g, size_t n, const uint32_t *gh, uint
 
 /* Hash ranges, one a counting pass: [bound[p], bound[p + 1]) of the
  * representatives' samples, cut where the histogram of their top 16 bits
- * passes PASS_MAX.  A record's samples are ascending, so each pass reads
- * its own slice of every record, and the passes come out in hash order. */
-static int pass_bounds(const nd__recset *rs, const uint32_t *reps, size_t n, uint64_t **bound, uint32_t *npass)
+ * passes *most: at least four passes a thread once there are
+ * PASS_LEAST hashes (the threads' shares even out), and every thread's
+ * pass within PASS_MAX together.  A record's samples are ascending, so
+ * each pass reads its own slice of every record, and the passes come out
+ * in hash order. */
+static int pass_bounds(const nd__recset *rs, const uint32_t *reps, size_t n, unsigned jobs, size_t *most,
+		       uint64_t **bound, uint32_t *npass)
 {
 	uint32_t *hist = calloc((size_t)1 << 16, sizeof(*hist));
 	uint64_t *b = NULL;
 	uint32_t k = 0;
+	size_t total = 0;
 	if (!hist)
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		const nd__rec *r = nd__recset_get(rs, reps[i]);
 		for (uint32_t j = 0; j < r->nsample; j++)
 			hist[r->sample[j] >> 16]++;
+		total += r->nsample;
 	}
+	*most = total / (4 * jobs) + 1;
+	if (*most < PASS_LEAST)
+		*most = PASS_LEAST;
+	if (*most > PASS_MAX / jobs)
+		*most = PASS_MAX / jobs;
 	size_t held = 0, need = 2;
 	for (uint32_t t = 0; t < 1u << 16; t++) {
-		if (held && held + hist[t] > PASS_MAX)
+		if (held && held + hist[t] > *most)
 			need++, held = 0;
 		held += hist[t];
 	}
@@ -287,7 +312,7 @@ static int pass_bounds(const nd__recset *rs, const uint32_t *reps, size_t n, uin
 	}
 	b[k++] = 0, held = 0;
 	for (uint32_t t = 0; t < 1u << 16; t++) {
-		if (held && held + hist[t] > PASS_MAX)
+		if (held && held + hist[t] > *most)
 			b[k++] = (uint64_t)t << 16, held = 0;
 		held += hist[t];
 	}
@@ -297,34 +322,76 @@ static int pass_bounds(const nd__recset *rs, const uint32_t *reps, size_t n, uin
 	return ND_OK;
 }
 
-int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, nd__common **out)
-{
-	uint64_t *v = NULL, *bound = NULL;
-	uint32_t *keep_h = NULL, *keep_g = NULL, *gh = NULL, *at = NULL, passes = 0;
-	uint16_t *keep_p = NULL;
-	size_t nkeep = 0, keep_cap = 0, cap = PASS_MAX + 1;
-	int rc;
+/* One pass's common shingles: hashes, groups, passage hashes. */
+typedef struct {
+	uint32_t *h, *g;
+	uint16_t *p;
+	size_t n, cap;
+} common_part;
 
-	*out = NULL;
-	if (n > UINT32_MAX)
-		return nd_error_set(ND_ETOOBIG, "%zu groups", n);
-	if ((rc = pass_bounds(rs, reps, n, &bound, &passes)) < 0)
-		return rc;
-	if (!(v = malloc(cap * sizeof(*v))) || !(gh = malloc((n + 1) * ND_PASSAGE_HASHES * sizeof(*gh))) ||
-	    !(at = calloc(n + 1, sizeof(*at)))) {
+static int part_add(common_part *k, uint32_t h, const uint64_t *g, size_t ng, const uint32_t *gh)
+{
+	if (k->n == k->cap) {
+		size_t nc = k->cap ? 2 * k->cap : 1024;
+		uint32_t *a = realloc(k->h, nc * 4), *b = a ? realloc(k->g, nc * 4) : NULL;
+		uint16_t *c = b ? realloc(k->p, nc * PAS_BYTES) : NULL;
+		if (a)
+			k->h = a;
+		if (b)
+			k->g = b;
+		if (!c)
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		k->p = c, k->cap = nc;
+	}
+	k->h[k->n] = h;
+	k->g[k->n] = (uint32_t)ng;
+	passage_hashes(g, ng, gh, k->p + ND_PASSAGE_HASHES * k->n);
+	k->n++;
+	return ND_OK;
+}
+
+typedef struct {
+	const nd__recset *rs;
+	const uint32_t *reps;
+	size_t n, most;
+	const uint64_t *bound;
+	const uint32_t *gh;
+	common_part *part; /* one a pass */
+} build_ctx;
+
+/* Passes [from, to), each its hashes' (hash, group) gathered and sorted,
+ * every hash of more than ND_COMMON_CAP groups kept. */
+static int build_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
+{
+	build_ctx *c = vctx;
+	size_t cap = c->most + 1;
+	uint64_t *v = malloc(cap * sizeof(*v));
+	uint32_t *at = malloc((c->n + 1) * sizeof(*at));
+	int rc = ND_OK;
+	(void)t;
+	if (!v || !at) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", cap);
 		goto done;
 	}
-	for (size_t i = 0; i < n; i++)
-		for (int z = 0; z < ND_PASSAGE_HASHES; z++)
-			gh[ND_PASSAGE_HASHES * i + z] =
-				(uint32_t)nd_mix64((uint64_t)reps[i] * 0x9E3779B97F4A7C15ull + (uint64_t)z + 1);
-	for (uint32_t pass = 0; pass < passes && rc == ND_OK; pass++) {
+	/* Where each record's slice of the first pass starts. */
+	for (size_t i = 0; i < c->n; i++) {
+		const nd__rec *r = nd__recset_get(c->rs, c->reps[i]);
+		uint32_t lo = 0, hi = r->nsample;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (r->sample[mid] < c->bound[from])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		at[i] = lo;
+	}
+	for (uint32_t pass = from; pass < to && rc == ND_OK; pass++) {
 		size_t m = 0;
-		for (size_t i = 0; i < n && rc == ND_OK; i++) {
-			const nd__rec *r = nd__recset_get(rs, reps[i]);
-			for (; at[i] < r->nsample && r->sample[at[i]] < bound[pass + 1]; at[i]++) {
-				if (m == cap) { /* one 64k-hash bucket over PASS_MAX */
+		for (size_t i = 0; i < c->n && rc == ND_OK; i++) {
+			const nd__rec *r = nd__recset_get(c->rs, c->reps[i]);
+			for (; at[i] < r->nsample && r->sample[at[i]] < c->bound[pass + 1]; at[i]++) {
+				if (m == cap) { /* one 64k-hash bucket over the most */
 					uint64_t *g = realloc(v, 2 * cap * sizeof(*v));
 					if (!g) {
 						rc = nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", 2 * cap);
@@ -338,50 +405,70 @@ int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, nd__c
 		if (rc < 0)
 			break;
 		nd__sort_u64_high(v, m); /* a hash's groups together, in any order */
-		for (size_t i = 0, j; i < m; i = j) {
+		for (size_t i = 0, j; i < m && rc == ND_OK; i = j) {
 			for (j = i + 1; j < m && v[j] >> 32 == v[i] >> 32; j++)
 				;
-			if (j - i <= ND_COMMON_CAP)
-				continue;
-			if (nkeep == keep_cap) {
-				size_t nc = keep_cap ? 2 * keep_cap : 1024;
-				uint32_t *a = realloc(keep_h, nc * 4), *b = a ? realloc(keep_g, nc * 4) : NULL;
-				uint16_t *c = b ? realloc(keep_p, nc * PAS_BYTES) : NULL;
-				if (a)
-					keep_h = a;
-				if (b)
-					keep_g = b;
-				if (!c) {
-					rc = nd_error_set(ND_ENOMEM, "out of memory");
-					break;
-				}
-				keep_p = c, keep_cap = nc;
-			}
-			keep_h[nkeep] = (uint32_t)(v[i] >> 32);
-			keep_g[nkeep] = (uint32_t)(j - i);
-			passage_hashes(v + i, j - i, gh, keep_p + ND_PASSAGE_HASHES * nkeep);
-			nkeep++;
-		}
-	}
-	if (rc == ND_OK && nkeep > UINT32_MAX)
-		rc = nd_error_set(ND_ETOOBIG, "%zu common shingles", nkeep);
-	/* The passes took the hashes in ascending ranges: in order. */
-	if (rc == ND_OK && (rc = common_alloc(out, (uint32_t)nkeep)) == ND_OK) {
-		uint8_t *pas = (*out)->owned + 8 * nkeep;
-		for (size_t i = 0; i < nkeep; i++) {
-			memcpy((*out)->owned + 8 * i, &keep_h[i], 4);
-			memcpy((*out)->owned + 8 * i + 4, &keep_g[i], 4);
-			memcpy(pas + PAS_BYTES * i, keep_p + ND_PASSAGE_HASHES * i, PAS_BYTES);
+			if (j - i > ND_COMMON_CAP)
+				rc = part_add(&c->part[pass], (uint32_t)(v[i] >> 32), v + i, j - i, c->gh);
 		}
 	}
 done:
 	free(v);
-	free(gh);
 	free(at);
+	return rc;
+}
+
+int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, unsigned jobs, nd__common **out)
+{
+	uint64_t *bound = NULL;
+	uint32_t *gh = NULL, passes = 0;
+	common_part *part = NULL;
+	size_t nkeep = 0;
+	int rc;
+
+	*out = NULL;
+	if (n > UINT32_MAX)
+		return nd_error_set(ND_ETOOBIG, "%zu groups", n);
+	jobs = jobs ? jobs : 1;
+	size_t most = 0;
+	if ((rc = pass_bounds(rs, reps, n, jobs, &most, &bound, &passes)) < 0)
+		return rc;
+	if (!(gh = malloc((n + 1) * ND_PASSAGE_HASHES * sizeof(*gh))) || !(part = calloc(passes, sizeof(*part)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu groups", n);
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (int z = 0; z < ND_PASSAGE_HASHES; z++)
+			gh[ND_PASSAGE_HASHES * i + z] =
+				(uint32_t)nd_mix64((uint64_t)reps[i] * 0x9E3779B97F4A7C15ull + (uint64_t)z + 1);
+	build_ctx c = {rs, reps, n, most, bound, gh, part};
+	if ((rc = nd_parallel_shares(jobs < passes ? jobs : passes, passes, build_share, &c)) < 0)
+		goto done;
+	for (uint32_t p = 0; p < passes; p++)
+		nkeep += part[p].n;
+	if (nkeep > UINT32_MAX) {
+		rc = nd_error_set(ND_ETOOBIG, "%zu common shingles", nkeep);
+		goto done;
+	}
+	/* The passes took the hashes in ascending ranges: in order. */
+	if ((rc = common_alloc(out, (uint32_t)nkeep)) < 0)
+		goto done;
+	uint8_t *pas = (*out)->owned + 8 * nkeep;
+	for (uint32_t p = 0, i = 0; p < passes; p++)
+		for (size_t k = 0; k < part[p].n; k++, i++) {
+			memcpy((*out)->owned + 8 * (size_t)i, &part[p].h[k], 4);
+			memcpy((*out)->owned + 8 * (size_t)i + 4, &part[p].g[k], 4);
+			memcpy(pas + PAS_BYTES * (size_t)i, part[p].p + ND_PASSAGE_HASHES * k, PAS_BYTES);
+		}
+done:
+	for (uint32_t p = 0; part && p < passes; p++) {
+		free(part[p].h);
+		free(part[p].g);
+		free(part[p].p);
+	}
+	free(part);
+	free(gh);
 	free(bound);
-	free(keep_h);
-	free(keep_g);
-	free(keep_p);
 	if (rc < 0) {
 		nd__common_free(*out);
 		*out = NULL;

@@ -119,6 +119,10 @@ size_t nd__common_size(const nd__common *c);
 int nd__common_index(nd__common *c);
 /* Whether lookups that many make the index worth its pass over c. */
 int nd__common_worth_index(const nd__common *c, size_t lookups);
+/* Ask for what looking up h will read, ahead of the lookup (a large
+ * table's lookups are cache misses): its bucket (entry 0), then, once
+ * that has come, its entries (1).  Nothing without the index. */
+void nd__common_prefetch(const nd__common *c, uint32_t h, int entry);
 /* Groups holding h when it is common (more than ND_COMMON_CAP), else 0. */
 uint32_t nd__common_groups(const nd__common *c, uint32_t h);
 /* Whether the table has its passage hashes (a store signed before them
@@ -128,8 +132,9 @@ int nd__common_has_passages(const nd__common *c);
 typedef struct nd__recset nd__recset;
 /* The common shingles of the groups whose representatives are the
  * records reps[0..n) of rs: each representative's sample counted once, in
- * passes that hold at most 32M hashes. */
-int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, nd__common **out);
+ * passes by hash range, on jobs threads, that hold at most 16M hashes
+ * together. */
+int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, unsigned jobs, nd__common **out);
 /* Kept in the store's meta ("common"), where nd__common_load reads it. */
 int nd__common_store(nd_store_txn *txn, const nd__common *c);
 
