@@ -15,6 +15,9 @@
 #include "common/nd_parallel.h"
 
 #include <stdlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <string.h>
 
 /* ---- the common table ----
@@ -559,6 +562,36 @@ static inline double weight_before(const nd__rec *r, uint32_t i)
  * its floor. */
 #define BOUND_EVERY 16
 
+/* A bounded merge's state, and whether its floors are out of reach:
+ * what is left to share is at most one a shingle, and at most the weight
+ * either side has left. */
+typedef struct {
+	uint32_t na, nb;
+	double wsa, wsb, shorter;
+	double res_floor, cont_floor;
+	int passages;
+} merge_bound;
+
+static int out_of_reach(const merge_bound *m, const nd__rec *a, const nd__rec *b, uint32_t i, uint32_t j,
+			double wi, uint32_t ni)
+{
+	double rest = m->na - i < m->nb - j ? m->na - i : m->nb - j;
+	double ra = m->wsa - weight_before(a, i), rb = m->wsb - weight_before(b, j);
+	if (ra < rest)
+		rest = ra;
+	if (rb < rest)
+		rest = rb;
+	double most = wi + rest;
+	double wu_least = m->wsa + m->wsb - most;
+	/* The passages rule: both its floors in reach (plain: every shingle
+	 * left a match at most). */
+	double nmost = ni + (m->na - i < m->nb - j ? m->na - i : m->nb - j);
+	return (m->res_floor <= 0 || (wu_least > 0 && most < m->res_floor * wu_least)) &&
+	       (m->cont_floor <= 0 || most < m->cont_floor * m->shorter) &&
+	       (!m->passages || (wu_least > 0 && most < ND_PASSAGE_RESEMBLANCE * wu_least) ||
+		nmost < ND_PASSAGE_PLAIN * (m->na + m->nb - nmost));
+}
+
 /* The shingle part of nd__rec_compare: over the union's sample (every
  * shingle of either at or below the lower threshold), the shared weight
  * by a merge that adds only at matches, and each side's weight by a sum,
@@ -572,50 +605,60 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 			  double res_floor, double cont_floor, int passages)
 {
 	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
-	uint32_t na = cut_at(a, t), nb = cut_at(b, t), i = 0, j = 0, ni = 0, steps = 0;
-	double wi = 0, si = 0, wsa, ssa, wsb, ssb;
+	const uint32_t *sa = a->sample, *sb = b->sample;
+	uint32_t i = 0, j = 0, ni = 0, steps = 0;
+	double wi = 0, si = 0, ssa, ssb;
 	int weighed = nd__common_size(common) > 0;
+	merge_bound m = {cut_at(a, t), cut_at(b, t), 0, 0, 0, res_floor, cont_floor, passages};
 
 	memset(s, 0, sizeof(*s));
 	s->equal = a->text == b->text && a->nwords == b->nwords;
-	weights_of(a, na, common, &wsa, &ssa);
-	weights_of(b, nb, common, &wsb, &ssb);
-	double shorter = a->nshingles <= b->nshingles ? wsa : wsb;
+	weights_of(a, m.na, common, &m.wsa, &ssa);
+	weights_of(b, m.nb, common, &m.wsb, &ssb);
+	m.shorter = a->nshingles <= b->nshingles ? m.wsa : m.wsb;
 	int bounded = (res_floor > 0 || cont_floor > 0) && !s->equal;
-	while (i < na && j < nb) {
-		uint32_t x = a->sample[i], y = b->sample[j];
-		if (x == y) {
-			uint32_t g = weighed ? groups_of(a, i, common) : 0;
-			wi += weight(g, ND_COMMON_CAP), si += weight(g, ND_STORY_COMMON_CAP), ni++;
+#define MATCH(k)                                                                              \
+	do {                                                                                  \
+		uint32_t g_ = weighed ? groups_of(a, (k), common) : 0;                        \
+		wi += weight(g_, ND_COMMON_CAP), si += weight(g_, ND_STORY_COMMON_CAP), ni++;     \
+	} while (0)
+#if defined(__SSE2__)
+	/* Four of each side at a time: each of a's four against every one of
+	 * b's, matches taken in a's order (the sums come out as one at a
+	 * time gives them), then the side with the lower last moves on. */
+	while (i + 4 <= m.na && j + 4 <= m.nb) {
+		__m128i va = _mm_loadu_si128((const __m128i *)(sa + i));
+		__m128i vb = _mm_loadu_si128((const __m128i *)(sb + j));
+		__m128i eq = _mm_or_si128(
+			_mm_or_si128(_mm_cmpeq_epi32(va, vb), _mm_cmpeq_epi32(va, _mm_shuffle_epi32(vb, 0x39))),
+			_mm_or_si128(_mm_cmpeq_epi32(va, _mm_shuffle_epi32(vb, 0x4e)),
+				     _mm_cmpeq_epi32(va, _mm_shuffle_epi32(vb, 0x93))));
+		unsigned hit = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(eq));
+		while (hit) {
+			MATCH(i + (uint32_t)__builtin_ctz(hit));
+			hit &= hit - 1;
 		}
-		i += x <= y, j += y <= x;
-		if (bounded && ++steps % BOUND_EVERY == 0) {
-			/* What is left to share: at most one a shingle, and at
-			 * most the weight either side has left. */
-			double rest = na - i < nb - j ? na - i : nb - j;
-			double ra = wsa - weight_before(a, i), rb = wsb - weight_before(b, j);
-			if (ra < rest)
-				rest = ra;
-			if (rb < rest)
-				rest = rb;
-			double most = wi + rest;
-			double wu_least = wsa + wsb - most;
-			/* The passages rule: both its floors in reach (plain:
-			 * every shingle left a match at most). */
-			double nmost = ni + (na - i < nb - j ? na - i : nb - j);
-			if ((res_floor <= 0 || (wu_least > 0 && most < res_floor * wu_least)) &&
-			    (cont_floor <= 0 || most < cont_floor * shorter) &&
-			    (!passages || (wu_least > 0 && most < ND_PASSAGE_RESEMBLANCE * wu_least) ||
-			     nmost < ND_PASSAGE_PLAIN * (na + nb - nmost)))
-				return 0;
-		}
+		uint32_t x = sa[i + 3], y = sb[j + 3];
+		i += x <= y ? 4 : 0, j += y <= x ? 4 : 0;
+		if (bounded && ++steps % (BOUND_EVERY / 4) == 0 && out_of_reach(&m, a, b, i, j, wi, ni))
+			return 0;
 	}
-	double wu = wsa + wsb - wi, su = ssa + ssb - si;
-	uint32_t nu = na + nb - ni;
+#endif
+	while (i < m.na && j < m.nb) {
+		uint32_t x = sa[i], y = sb[j];
+		if (x == y)
+			MATCH(i);
+		i += x <= y, j += y <= x;
+		if (bounded && ++steps % BOUND_EVERY == 0 && out_of_reach(&m, a, b, i, j, wi, ni))
+			return 0;
+	}
+#undef MATCH
+	double wu = m.wsa + m.wsb - wi, su = ssa + ssb - si;
+	uint32_t nu = m.na + m.nb - ni;
 	s->resemblance = wu > 0 ? wi / wu : s->equal;
 	s->story = su > 0 ? si / su : s->equal;
 	s->plain = nu ? (double)ni / nu : s->equal;
-	s->containment = shorter > 0 ? wi / shorter : s->equal;
+	s->containment = m.shorter > 0 ? wi / m.shorter : s->equal;
 	return 1;
 }
 
