@@ -78,27 +78,26 @@ static double *find(const sums *h, uint32_t x, uint32_t y)
 	return h->key[i] == EMPTY ? NULL : &h->sum[i];
 }
 
-static int add(sums *h, uint32_t x, uint32_t y, double v)
+/* The sum's slot for (x, y), made (0) if there was none (*made 1). */
+static int get(sums *h, uint32_t x, uint32_t y, double **sum, int *made)
 {
 	if (4 * (h->used + 1) > 3 * h->cap && grow(h) < 0)
 		return ND_ENOMEM;
 	size_t i = slot(h, pair_key(x, y));
-	if (h->key[i] == EMPTY) {
+	*made = h->key[i] == EMPTY;
+	if (*made) {
 		h->key[i] = pair_key(x, y);
 		h->sum[i] = 0;
 		h->used++;
 	}
-	h->sum[i] += v;
+	*sum = &h->sum[i];
 	return ND_OK;
 }
 
-static void drop(sums *h, uint32_t x, uint32_t y)
+/* The slot of a found sum, emptied (a GONE key keeps the probes going). */
+static void drop_at(sums *h, double *sum)
 {
-	if (!h->cap)
-		return;
-	size_t i = slot(h, pair_key(x, y));
-	if (h->key[i] != EMPTY)
-		h->key[i] = GONE;
+	h->key[sum - h->sum] = GONE;
 }
 
 typedef struct {
@@ -195,14 +194,17 @@ int nd_average_linkage(size_t n, const nd_scored *p, size_t np, double floor_, n
 		}
 		if (p[i].score <= 0 || x == y)
 			continue;
-		double *s = find(&h, x, y);
-		if (s) { /* listed twice: one similarity per pair */
+		double *s;
+		int made;
+		if ((rc = get(&h, x, y, &s, &made)) < 0)
+			break;
+		if (!made) { /* listed twice: one similarity per pair */
 			if (p[i].score > *s)
 				*s = p[i].score;
 			continue;
 		}
-		if ((rc = add(&h, x, y, p[i].score)) < 0 || (rc = append(&adj[x], y)) < 0 ||
-		    (rc = append(&adj[y], x)) < 0)
+		*s = p[i].score;
+		if ((rc = append(&adj[x], y)) < 0 || (rc = append(&adj[y], x)) < 0)
 			break;
 	}
 	for (size_t i = 0; i < h.cap && rc == ND_OK; i++)
@@ -230,7 +232,8 @@ int nd_average_linkage(size_t n, const nd_scored *p, size_t np, double floor_, n
 			a = b;
 			b = t;
 		}
-		drop(&h, a, b);
+		if (s)
+			drop_at(&h, s);
 		next[tail[a]] = head[b];
 		tail[a] = tail[b];
 		size[a] += size[b];
@@ -238,17 +241,18 @@ int nd_average_linkage(size_t n, const nd_scored *p, size_t np, double floor_, n
 		merges[a]++;
 		for (size_t k = 0; k < adj[b].n && rc == ND_OK; k++) {
 			uint32_t c = adj[b].v[k];
-			double *bc = c != a && size[c] ? find(&h, b, c) : NULL;
+			double *bc = c != a && size[c] ? find(&h, b, c) : NULL, *ac;
+			int made;
 			if (!bc)
 				continue; /* absorbed, a itself, or listed twice */
 			double v = *bc;
-			drop(&h, b, c);
-			if (!find(&h, a, c) && ((rc = append(&adj[a], c)) < 0 || (rc = append(&adj[c], a)) < 0))
+			drop_at(&h, bc); /* before get, which may move the sums */
+			if ((rc = get(&h, a, c, &ac, &made)) < 0)
 				break;
-			if ((rc = add(&h, a, c, v)) < 0)
+			if (made && ((rc = append(&adj[a], c)) < 0 || (rc = append(&adj[c], a)) < 0))
 				break;
-			double sum = *find(&h, a, c);
-			rc = push(&q, (entry){sum / ((double)size[a] * size[c]), a < c ? a : c, a < c ? c : a,
+			*ac += v;
+			rc = push(&q, (entry){*ac / ((double)size[a] * size[c]), a < c ? a : c, a < c ? c : a,
 					      merges[a < c ? a : c], merges[a < c ? c : a]});
 		}
 		free(adj[b].v);
