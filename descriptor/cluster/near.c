@@ -118,6 +118,7 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 			const nd__rec *n = nd__recset_get(c->rs, (uint32_t)c->pairs[i + 4]);
 			__builtin_prefetch(n->sample);
 			__builtin_prefetch(n->sample + 16);
+			__builtin_prefetch(n->cum); /* its weights before the cut */
 		}
 		float v = 0;
 		if (a->nwords && b->nwords) {
