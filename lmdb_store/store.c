@@ -1728,6 +1728,59 @@ static int cmp_packed(const void *x, const void *y)
 	return memcmp(x, y, rebuild_stride);
 }
 
+/* *vp[0..n) (keys of stride bytes) in key order, in a new array: a counting pass by the
+ * first three bytes (the tree and its first value; stable, so each run
+ * keeps the docids' order), then each run by the rest.  Sorting the whole
+ * with qsort called memcmp through a callback some 24 times an entry. */
+static int sort_packed(uint8_t **vp, size_t n, size_t stride)
+{
+	const uint8_t *v = *vp;
+	size_t trees = 0;
+	for (size_t i = 0; i < n; i++)
+		if ((size_t)v[i * stride] + 1 > trees)
+			trees = (size_t)v[i * stride] + 1;
+	size_t nb = trees << 16;
+	uint8_t *out = malloc(n * stride);
+	size_t *at = calloc(nb + 1, sizeof(*at));
+	if (!out || !at) {
+		free(out);
+		free(at);
+		return nd_error_set(ND_ENOMEM, "out of memory for the near-neighbour index");
+	}
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *k = v + i * stride;
+		at[((size_t)k[0] << 16 | (size_t)k[1] << 8 | k[2]) + 1]++;
+	}
+	for (size_t b = 0; b < nb; b++)
+		at[b + 1] += at[b];
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *k = v + i * stride;
+		memcpy(out + at[(size_t)k[0] << 16 | (size_t)k[1] << 8 | k[2]]++ * stride, k, stride);
+	}
+	/* at[b] is now where run b ends (and run b + 1 starts). */
+	rebuild_stride = stride;
+	for (size_t b = 0, from = 0; b < nb; from = at[b++]) {
+		size_t m = at[b] - from;
+		uint8_t *r = out + from * stride;
+		if (m > 8) {
+			qsort(r, m, stride, cmp_packed);
+			continue;
+		}
+		for (size_t i = 1; i < m; i++) /* a few: insertion */
+			for (size_t j = i; j > 0 && memcmp(r + (j - 1) * stride + 3, r + j * stride + 3, stride - 3) > 0;
+			     j--) {
+				uint8_t t[1 + 2 * ND_STORE_NEAR_MAX_ROWS + 4];
+				memcpy(t, r + j * stride, stride);
+				memcpy(r + j * stride, r + (j - 1) * stride, stride);
+				memcpy(r + (j - 1) * stride, t, stride);
+			}
+	}
+	free(*vp);
+	*vp = out;
+	free(at);
+	return ND_OK;
+}
+
 typedef struct {
 	nd_store_txn *txn;
 	uint8_t *v;
@@ -1771,10 +1824,8 @@ int nd_store_near_rebuild(nd_store_txn *txn)
 		return mdb_err(txn->st, mrc, "clear the near-neighbour index");
 	if ((rc = nd_store_docs_each(txn, rebuild_one, &r)) != 0)
 		goto done;
-	if (r.n > 1) {
-		rebuild_stride = r.stride;
-		qsort(r.v, r.n, r.stride, cmp_packed);
-	}
+	if (r.n > 1 && (rc = sort_packed(&r.v, r.n, r.stride)) < 0)
+		goto done;
 	/* In key order: appended, pages are filled, and nothing is copied. */
 	if ((mrc = mdb_cursor_open(txn->txn, txn->st->near, &cur))) {
 		rc = mdb_err(txn->st, mrc, "cursor");
