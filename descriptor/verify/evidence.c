@@ -278,7 +278,8 @@ static void passage_hashes(const uint64_t *g, size_t n, const uint32_t *gh, uint
 
 /* Hash ranges, one a counting pass: [bound[p], bound[p + 1]) of the
  * representatives' samples, cut where the histogram of their top 16 bits
- * passes *most: at least four passes a thread once there are
+ * passes *most (a sample is its text's lowest hashes, so long texts crowd
+ * the low ranges; one range of 2^16 hashes may still take more): at least four passes a thread once there are
  * PASS_LEAST hashes (the threads' shares even out), and every thread's
  * pass within PASS_MAX together.  A record's samples are ascending, so
  * each pass reads its own slice of every record, and the passes come out
@@ -286,7 +287,7 @@ static void passage_hashes(const uint64_t *g, size_t n, const uint32_t *gh, uint
 static int pass_bounds(const nd__recset *rs, const uint32_t *reps, size_t n, unsigned jobs, size_t *most,
 		       uint64_t **bound, uint32_t *npass)
 {
-	uint32_t *hist = calloc((size_t)1 << 16, sizeof(*hist));
+	size_t *hist = calloc((size_t)1 << 16, sizeof(*hist));
 	uint64_t *b = NULL;
 	uint32_t k = 0;
 	size_t total = 0;
