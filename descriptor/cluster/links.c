@@ -169,7 +169,7 @@ typedef struct {
 static int record_now(nd_store_txn *txn, rec_cache *c, uint32_t docid, const rec_entries **out)
 {
 	if (2 * (c->n + 1) > c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 1024;
+		size_t cap = c->cap ? 2 * c->cap : 256; /* a hook reads about a hundred */
 		rec_entries *v = calloc(cap, sizeof(*v));
 		if (!v)
 			return nd_error_set(ND_ENOMEM, "out of memory");
@@ -327,7 +327,7 @@ static void rec_table_free(rec_table *c)
 static int rec_of(rec_table *c, uint32_t docid, nd__rec *out, int *have)
 {
 	if (2 * (c->n + 1) > c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 1024;
+		size_t cap = c->cap ? 2 * c->cap : 256; /* a hook reads about a hundred */
 		rec_ent *v = calloc(cap, sizeof(*v));
 		if (!v)
 			return nd_error_set(ND_ENOMEM, "out of memory");
