@@ -519,6 +519,16 @@ void nd__rec_weights(const nd__rec *r, uint32_t n, const nd__common *common, dou
 	*w = *ws = n;
 	if (!nd__common_size(common))
 		return;
+	/* Not weighed, and the filter says of every shingle that it is not
+	 * common (most records, against a small table): one a shingle, as
+	 * the loop would sum them, without a lookup each. */
+	if (!r->groups && common->filter) {
+		uint64_t hit = 0;
+		for (uint32_t i = 0; i < n; i++)
+			hit |= common->filter[r->sample[i] >> 22] >> ((r->sample[i] >> 16) & 63);
+		if (!(hit & 1))
+			return;
+	}
 	*w = *ws = 0;
 	if (r->cum && n >= ND_REC_CUM_STEP) {
 		/* The sums as the loop below had them there: the same result. */
