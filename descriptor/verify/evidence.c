@@ -148,11 +148,17 @@ int nd__common_index(nd__common *c)
 	return ND_OK;
 }
 
+/* The filter's bit of h (c->filter set): 0 says h is not common. */
+static inline uint64_t filter_bit(const nd__common *c, uint32_t h)
+{
+	return c->filter[h >> 22] >> ((h >> 16) & 63) & 1;
+}
+
 /* The entry of h, or c->n when h is not common. */
 static size_t common_find(const nd__common *c, uint32_t h)
 {
 	size_t lo = 0, hi = c->n;
-	if (c->filter && !(c->filter[h >> 22] >> ((h >> 16) & 63) & 1))
+	if (c->filter && !filter_bit(c, h))
 		return c->n;
 	if (c->bucket)
 		lo = c->bucket[h >> c->shift], hi = c->bucket[(h >> c->shift) + 1];
@@ -168,7 +174,7 @@ static size_t common_find(const nd__common *c, uint32_t h)
 
 void nd__common_prefetch(const nd__common *c, uint32_t h, int entry)
 {
-	if (!c || !c->bucket || !(c->filter[h >> 22] >> ((h >> 16) & 63) & 1))
+	if (!c || !c->bucket || !filter_bit(c, h))
 		return;
 	const uint32_t *b = c->bucket + (h >> c->shift);
 	if (entry)
@@ -525,8 +531,8 @@ void nd__rec_weights(const nd__rec *r, uint32_t n, const nd__common *common, dou
 	if (!r->groups && common->filter) {
 		uint64_t hit = 0;
 		for (uint32_t i = 0; i < n; i++)
-			hit |= common->filter[r->sample[i] >> 22] >> ((r->sample[i] >> 16) & 63);
-		if (!(hit & 1))
+			hit |= filter_bit(common, r->sample[i]);
+		if (!hit)
 			return;
 	}
 	*w = *ws = 0;
