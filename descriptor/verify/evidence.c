@@ -310,17 +310,13 @@ static int pass_bounds(const nd__recset *rs, const uint32_t *reps, size_t n, uns
 		*most = PASS_LEAST;
 	if (*most > PASS_MAX / jobs)
 		*most = PASS_MAX / jobs;
-	size_t held = 0, need = 2;
-	for (uint32_t t = 0; t < 1u << 16; t++) {
-		if (held && held + hist[t] > *most)
-			need++, held = 0;
-		held += hist[t];
-	}
-	if (!(b = malloc(need * sizeof(*b)))) {
+	/* At most one cut a histogram bucket, and the end. */
+	if (!(b = malloc(((1u << 16) + 1) * sizeof(*b)))) {
 		free(hist);
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
-	b[k++] = 0, held = 0;
+	size_t held = 0;
+	b[k++] = 0;
 	for (uint32_t t = 0; t < 1u << 16; t++) {
 		if (held && held + hist[t] > *most)
 			b[k++] = (uint64_t)t << 16, held = 0;
@@ -332,9 +328,10 @@ static int pass_bounds(const nd__recset *rs, const uint32_t *reps, size_t n, uns
 	return ND_OK;
 }
 
-/* One pass's common shingles: hashes, groups, passage hashes. */
+/* One pass's common shingles, as the table lays them out: (hash, groups)
+ * pairs, and their passage hashes. */
 typedef struct {
-	uint32_t *h, *g;
+	uint32_t *ent;
 	uint16_t *p;
 	size_t n, cap;
 } common_part;
@@ -343,18 +340,16 @@ static int part_add(common_part *k, uint32_t h, const uint64_t *g, size_t ng, co
 {
 	if (k->n == k->cap) {
 		size_t nc = k->cap ? 2 * k->cap : 1024;
-		uint32_t *a = realloc(k->h, nc * 4), *b = a ? realloc(k->g, nc * 4) : NULL;
-		uint16_t *c = b ? realloc(k->p, nc * PAS_BYTES) : NULL;
+		uint32_t *a = realloc(k->ent, nc * 8);
+		uint16_t *c = a ? realloc(k->p, nc * PAS_BYTES) : NULL;
 		if (a)
-			k->h = a;
-		if (b)
-			k->g = b;
+			k->ent = a;
 		if (!c)
 			return nd_error_set(ND_ENOMEM, "out of memory");
 		k->p = c, k->cap = nc;
 	}
-	k->h[k->n] = h;
-	k->g[k->n] = (uint32_t)ng;
+	k->ent[2 * k->n] = h;
+	k->ent[2 * k->n + 1] = (uint32_t)ng;
 	passage_hashes(g, ng, gh, k->p + ND_PASSAGE_HASHES * k->n);
 	k->n++;
 	return ND_OK;
@@ -463,17 +458,17 @@ int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, unsig
 	/* The passes took the hashes in ascending ranges: in order. */
 	if ((rc = common_alloc(out, (uint32_t)nkeep)) < 0)
 		goto done;
-	uint8_t *pas = (*out)->owned + 8 * nkeep;
-	for (uint32_t p = 0, i = 0; p < passes; p++)
-		for (size_t k = 0; k < part[p].n; k++, i++) {
-			memcpy((*out)->owned + 8 * (size_t)i, &part[p].h[k], 4);
-			memcpy((*out)->owned + 8 * (size_t)i + 4, &part[p].g[k], 4);
-			memcpy(pas + PAS_BYTES * (size_t)i, part[p].p + ND_PASSAGE_HASHES * k, PAS_BYTES);
-		}
+	uint8_t *ent = (*out)->owned, *pas = (*out)->owned + 8 * nkeep;
+	for (uint32_t p = 0; p < passes; p++) {
+		if (!part[p].n)
+			continue; /* and ent may be NULL */
+		memcpy(ent, part[p].ent, 8 * part[p].n);
+		memcpy(pas, part[p].p, PAS_BYTES * part[p].n);
+		ent += 8 * part[p].n, pas += PAS_BYTES * part[p].n;
+	}
 done:
 	for (uint32_t p = 0; part && p < passes; p++) {
-		free(part[p].h);
-		free(part[p].g);
+		free(part[p].ent);
 		free(part[p].p);
 	}
 	free(part);
