@@ -377,7 +377,7 @@ static int judge(nd_store_txn *txn, const u64_list *pairs, u64_list *yes, uint64
 	if ((rc = nd__common_load(c.txn, &common)) < 0)
 		goto done;
 	/* Each record weighed is ND_REC_SAMPLE lookups. */
-	if (nd__common_worth_index(common, 2 * pairs->n * ND_REC_SAMPLE) && (rc = nd__common_index(common)) < 0)
+	if ((rc = nd__common_index(common, 2 * pairs->n * ND_REC_SAMPLE)) < 0)
 		goto done;
 	c.common = common;
 	for (size_t i = 0; i < pairs->n && rc == ND_OK; i++) {

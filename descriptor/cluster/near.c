@@ -413,7 +413,7 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 	if (rc == ND_OK)
 		rc = nd__common_own(common); /* used past the transaction */
 	if (rc == ND_OK)
-		rc = nd__common_index(common);
+		rc = nd__common_index(common, SIZE_MAX);
 	nd_store_txn_end(txn);
 	txn = NULL;
 	nd__store_release_pages(st); /* the records are copied out */

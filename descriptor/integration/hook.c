@@ -245,7 +245,7 @@ static int duplicates_of(nd_hook *h, nd_hook_result *res)
 		goto cleanup;
 	size_t most = h->o.max_compare < nc ? h->o.max_compare : nc;
 	/* Its record and each candidate's compared: ND_REC_SAMPLE lookups each. */
-	if (nd__common_worth_index(common, (most + 1) * ND_REC_SAMPLE) && (rc = nd__common_index(common)) < 0)
+	if ((rc = nd__common_index(common, (most + 1) * ND_REC_SAMPLE)) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < nc; i++)
 		res->candidates += c[i].docid != res->docid; /* itself is among them */

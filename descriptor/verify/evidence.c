@@ -110,17 +110,13 @@ size_t nd__common_size(const nd__common *c)
 
 #define FILTER_WORDS ((size_t)1 << 10) /* 2^16 bits */
 
-int nd__common_worth_index(const nd__common *c, size_t lookups)
+int nd__common_index(nd__common *c, size_t lookups)
 {
-	/* A search reads entries across the table, the index each entry
-	 * once in order.  The factor is reasoned, not measured: on the tables
+	/* Worth it when the lookups outnumber a 64th of the entries: a
+	 * search reads entries across the table, the index each entry once in
+	 * order.  The factor is reasoned, not measured: on the tables
 	 * bench_live makes (tens of entries) any choice is free. */
-	return c && c->n && 64 * lookups > c->n;
-}
-
-int nd__common_index(nd__common *c)
-{
-	if (!c || !c->n || c->filter)
+	if (!c || !c->n || c->filter || lookups <= c->n / 64)
 		return ND_OK;
 	if (!(c->filter = calloc(FILTER_WORDS, sizeof(uint64_t))))
 		return nd_error_set(ND_ENOMEM, "out of memory for the common shingles' index");

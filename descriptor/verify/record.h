@@ -113,12 +113,10 @@ void nd__common_free(nd__common *c);
 size_t nd__common_size(const nd__common *c);
 /* An index that makes nd__common_groups one bit read for most shingles
  * (a filter of the table's hashes) and a bucket read for the rest of a
- * large table: for a pass that looks up many more shingles than the
- * table holds (a batch, a hook's records).  The table must stay where it
- * is: owned, or its transaction open. */
-int nd__common_index(nd__common *c);
-/* Whether lookups that many make the index worth its pass over c. */
-int nd__common_worth_index(const nd__common *c, size_t lookups);
+ * large table, made when the lookups to come make it worth its pass over
+ * the table (SIZE_MAX: a batch).  The table must stay where it is:
+ * owned, or its transaction open. */
+int nd__common_index(nd__common *c, size_t lookups);
 /* Ask for what looking up h will read, ahead of the lookup (a large
  * table's lookups are cache misses): its bucket (entry 0), then, once
  * that has come, its entries (1).  Nothing without the index. */
