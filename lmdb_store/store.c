@@ -1728,10 +1728,10 @@ static int cmp_packed(const void *x, const void *y)
 	return memcmp(x, y, rebuild_stride);
 }
 
-/* *vp[0..n) (keys of stride bytes) in key order, in a new array: a counting pass by the
- * first three bytes (the tree and its first value; stable, so each run
- * keeps the docids' order), then each run by the rest.  Sorting the whole
- * with qsort called memcmp through a callback some 24 times an entry. */
+/* *vp[0..n) (keys of stride bytes) in key order, in a new array: a
+ * counting pass by the first three bytes (the tree and its first value),
+ * then each run of them, a few keys, by qsort.  Sorting the whole with
+ * qsort called memcmp through a callback some 24 times a key. */
 static int sort_packed(uint8_t **vp, size_t n, size_t stride)
 {
 	const uint8_t *v = *vp;
@@ -1759,22 +1759,9 @@ static int sort_packed(uint8_t **vp, size_t n, size_t stride)
 	}
 	/* at[b] is now where run b ends (and run b + 1 starts). */
 	rebuild_stride = stride;
-	for (size_t b = 0, from = 0; b < nb; from = at[b++]) {
-		size_t m = at[b] - from;
-		uint8_t *r = out + from * stride;
-		if (m > 8) {
-			qsort(r, m, stride, cmp_packed);
-			continue;
-		}
-		for (size_t i = 1; i < m; i++) /* a few: insertion */
-			for (size_t j = i; j > 0 && memcmp(r + (j - 1) * stride + 3, r + j * stride + 3, stride - 3) > 0;
-			     j--) {
-				uint8_t t[1 + 2 * ND_STORE_NEAR_MAX_ROWS + 4];
-				memcpy(t, r + j * stride, stride);
-				memcpy(r + j * stride, r + (j - 1) * stride, stride);
-				memcpy(r + (j - 1) * stride, t, stride);
-			}
-	}
+	for (size_t b = 0, from = 0; b < nb; from = at[b++])
+		if (at[b] - from > 1)
+			qsort(out + from * stride, at[b] - from, stride, cmp_packed);
 	free(*vp);
 	*vp = out;
 	free(at);
