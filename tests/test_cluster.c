@@ -14,6 +14,7 @@
 #include "neardup/tokenizer.h"
 #include "common/nd_hash.h"
 #include "descriptor/verify/record.h"
+#include "descriptor/verify/verify_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -870,12 +871,6 @@ static char *collage(uint64_t *rng, char **sent, int value)
 	return t;
 }
 
-static int cmp_u32(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return (a > b) - (a < b);
-}
-
 /* The table of common shingles, counted in passes by hash range on one
  * thread and on two, holds exactly the hashes that a plain count puts in
  * the samples of more than ND_COMMON_CAP of the records, with that count. */
@@ -900,7 +895,7 @@ static void common_counted(nd_store *st, const nd_docid *docs, size_t n)
 		memcpy(all + total, r->sample, r->nsample * sizeof(*all));
 		total += r->nsample;
 	}
-	qsort(all, total, sizeof(*all), cmp_u32);
+	nd__sort_u32(all, total);
 	for (unsigned jobs = 1; jobs <= 2; jobs++) {
 		nd__common *c;
 		size_t common = 0;

@@ -175,9 +175,6 @@ static int snap_one(uint32_t docid, uint64_t key, const void *payload, size_t le
 	return 0;
 }
 
-/* Random adds, replaces and deletes through nd_hook_changed, checked
- * against the database after every batch and against signing everything
- * from scratch at the end. */
 /* n families' originals, ids prefix0.., in a database and a store built
  * with that many descriptive words and signed. */
 static void families(const char *dbpath, const char *storepath, const char *prefix, int n, int words)
@@ -194,8 +191,10 @@ static void families(const char *dbpath, const char *storepath, const char *pref
 	build_store(dbpath, storepath, words);
 }
 
-/* Random adds, replaces and deletes, each hooked; with group, the store's
- * writes held until the database's commit. */
+/* Random adds, replaces and deletes through nd_hook_changed, checked
+ * against the database after every batch and against signing everything
+ * from scratch at the end; with group, the store's writes held until the
+ * database's commit. */
 static void random_operations(int group)
 {
 	char *dbpath = tu_join(dir, group ? "gopsdb" : "opsdb"), *storepath = tu_join(dir, group ? "gopsstore" : "opsstore");
@@ -344,7 +343,6 @@ static void test_hook_group_commit(void **state)
 	(void)state;
 	random_operations(1);
 }
-
 
 /* Group commit: other processes see hooked documents with the commit,
  * their links settled; freeing the hook commits what it holds. */
