@@ -871,17 +871,65 @@ static char *collage(uint64_t *rng, char **sent, int value)
 	return t;
 }
 
+typedef struct {
+	const nd__common *c;
+	const uint32_t *all;
+	size_t total;
+	int indexed[2]; /* loaded with its index: as stored, then damaged */
+} stored_common;
+
+/* Whether t answers every hash of s->all as s->c does. */
+static int common_same(const nd__common *t, const stored_common *s)
+{
+	for (size_t i = 0; i < s->total; i++)
+		if (nd__common_groups(t, s->all[i]) != nd__common_groups(s->c, s->all[i]) ||
+		    nd__common_groups(t, s->all[i] + 1) != nd__common_groups(s->c, s->all[i] + 1))
+			return 0;
+	return nd__common_size(t) == nd__common_size(s->c);
+}
+
+/* Inside a write that is then aborted (the store's own table stays): the
+ * table stored and loaded back answers as counted, read with the index
+ * stored beside it; an index that does not match the table (as an older
+ * writer would leave it) is not used, and the answers stay right. */
+static int store_common(nd_store_txn *txn, void *vctx)
+{
+	stored_common *s = vctx;
+	nd__common *t;
+	const void *v;
+	size_t len;
+	assert_int_equal(nd__common_store(txn, s->c), ND_OK);
+	assert_int_equal(nd__common_load(txn, &t), ND_OK);
+	s->indexed[0] = nd__common_indexed(t);
+	assert_true(common_same(t, s));
+	nd__common_free(t);
+	assert_int_equal(nd_store_meta_get(txn, "common-index", &v, &len), ND_OK);
+	uint8_t *bad = malloc(len);
+	assert_non_null(bad);
+	memcpy(bad, v, len);
+	memset(bad + 8, 0, len - 8); /* an empty filter, no entry in a bucket */
+	assert_int_equal(nd_store_meta_put(txn, "common-index", bad, len), ND_OK);
+	free(bad);
+	assert_int_equal(nd__common_load(txn, &t), ND_OK);
+	s->indexed[1] = nd__common_indexed(t);
+	assert_int_equal(nd__common_index(t, SIZE_MAX), ND_OK);
+	assert_true(common_same(t, s));
+	nd__common_free(t);
+	return ND_ESTATE; /* abort */
+}
+
 /* The table of common shingles, counted in passes by hash range on one
  * thread and on two, holds exactly the hashes that a plain count puts in
- * the samples of more than ND_COMMON_CAP of the records, with that count. */
-static void common_counted(nd_store *st, const nd_docid *docs, size_t n)
+ * the samples of more than ND_COMMON_CAP of the records, with that count;
+ * and so does the table as the store keeps it. */
+static void common_counted(nd_store **st, const char *stpath, const nd_docid *docs, size_t n)
 {
 	nd_store_txn *txn;
 	nd__recset *rs;
 	uint32_t *reps = malloc(n * sizeof(*reps)), *all;
 	size_t total = 0;
 	assert_non_null(reps);
-	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_read_begin(*st, &txn), ND_OK);
 	assert_int_equal(nd__recset_load(txn, docs, n, &rs), ND_OK);
 	nd_store_txn_end(txn);
 	for (size_t i = 0; i < n; i++)
@@ -911,6 +959,16 @@ static void common_counted(nd_store *st, const nd_docid *docs, size_t n)
 		}
 		assert_true(common > 100); /* the sentences' shingles */
 		assert_int_equal(nd__common_size(c), common);
+		if (jobs == 1) {
+			stored_common s = {c, all, total, {0, 1}};
+			nd_store_close(*st);
+			assert_int_equal(nd_store_open(st, stpath, ND_STORE_WRITE), ND_OK);
+			assert_int_equal(nd_store_write(*st, store_common, &s), ND_ESTATE);
+			nd_store_close(*st);
+			assert_int_equal(nd_store_open(st, stpath, ND_STORE_READ), ND_OK);
+			assert_true(s.indexed[0]);
+			assert_false(s.indexed[1]);
+		}
 		nd__common_free(c);
 	}
 	free(all);
@@ -958,7 +1016,7 @@ static void test_passages_are_evidence(void **state)
 	}
 	if (kept < ORIGS * 95 / 100)
 		fail_msg("%zu of %d copies with their original", kept, ORIGS);
-	common_counted(st, docs, N);
+	common_counted(&st, stpath, docs, N);
 
 	/* The crawl-time check: another edit of an original finds it and its
 	 * copy, and says that its passages made it a copy. */

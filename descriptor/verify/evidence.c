@@ -40,11 +40,12 @@ struct nd__common {
 	const uint8_t *ent; /* n entries of 8 bytes, in the map or in owned */
 	const uint8_t *pas; /* n entries of ND_PASSAGE_HASHES * 2 bytes; NULL: none */
 	uint8_t *owned;
-	uint32_t *bucket;   /* nd__common_index: entries of bucket b (of hash h *
-			       nbuckets / 2^32) are [bucket[b], bucket[b + 1]) */
-	uint32_t shift;     /* bucket of h: h >> shift */
-	uint64_t *filter;   /* nd__common_index: bit h >> 16 set for every entry
-			       (most shingles are not common: one bit says so) */
+	const uint32_t *bucket; /* the index: entries of bucket b (of hash h *
+				   nbuckets / 2^32) are [bucket[b], bucket[b + 1]) */
+	uint32_t shift;         /* bucket of h: h >> shift */
+	const uint64_t *filter; /* the index: bit h >> 16 set for every entry
+				   (most shingles are not common: one bit says so) */
+	void *index_owned;      /* the index when not read in place */
 };
 
 static uint32_t ent_hash(const nd__common *c, size_t i)
@@ -82,10 +83,65 @@ void nd__common_free(nd__common *c)
 {
 	if (!c)
 		return;
-	free(c->bucket);
-	free(c->filter);
+	free(c->index_owned);
 	free(c->owned);
 	free(c);
+}
+
+size_t nd__common_size(const nd__common *c)
+{
+	return c ? c->n : 0;
+}
+
+#define FILTER_WORDS ((size_t)1 << 10) /* 2^16 bits */
+
+/* Bits of the bucket index of a table of n entries (0: none): about 4
+ * entries a bucket, so a lookup is one bucket read and a search of a few
+ * neighbours, not twenty probes across the table. */
+static uint32_t index_bits(uint32_t n)
+{
+	uint32_t bits = 8;
+	if (n < 1024)
+		return 0;
+	while (bits < 24 && ((size_t)1 << bits) * 4 < n)
+		bits++;
+	return bits;
+}
+
+/* The index as the store keeps it ("common-index"): its bits and the
+ * table's size, the filter, then the buckets. */
+static size_t index_bytes(uint32_t bits)
+{
+	return 8 + FILTER_WORDS * 8 + (bits ? (((size_t)1 << bits) + 1) * 4 : 0);
+}
+
+/* The index of c's entries into buf (index_bytes of its bits). */
+static void index_fill(const nd__common *c, uint32_t bits, uint8_t *buf)
+{
+	uint64_t *filter = (uint64_t *)(buf + 8);
+	memcpy(buf, &bits, 4);
+	memcpy(buf + 4, &c->n, 4);
+	memset(filter, 0, FILTER_WORDS * 8);
+	for (size_t i = 0; i < c->n; i++) {
+		uint32_t h = ent_hash(c, i) >> 16;
+		filter[h >> 6] |= (uint64_t)1 << (h & 63);
+	}
+	if (!bits)
+		return;
+	uint32_t *bucket = (uint32_t *)(filter + FILTER_WORDS), shift = 32 - bits;
+	size_t i = 0, nb = (size_t)1 << bits;
+	for (size_t b = 0; b <= nb; b++) {
+		while (i < c->n && (size_t)(ent_hash(c, i) >> shift) < b)
+			i++;
+		bucket[b] = (uint32_t)i;
+	}
+}
+
+static void index_use(nd__common *c, const uint8_t *buf, uint32_t bits)
+{
+	c->filter = (const uint64_t *)(buf + 8);
+	c->bucket = bits ? (const uint32_t *)(buf + 8 + FILTER_WORDS * 8) : NULL;
+	c->shift = 32 - bits;
 }
 
 int nd__common_own(nd__common *c)
@@ -100,48 +156,36 @@ int nd__common_own(nd__common *c)
 		memcpy(c->owned + e, c->pas, p);
 	c->ent = c->owned;
 	c->pas = p ? c->owned + e : NULL;
+	if (c->filter && !c->index_owned) { /* the stored index, in the map too */
+		uint32_t bits = c->bucket ? 32 - c->shift : 0;
+		if (!(c->index_owned = malloc(index_bytes(bits))))
+			return nd_error_set(ND_ENOMEM, "out of memory for the common shingles' index");
+		memcpy(c->index_owned, (const uint8_t *)c->filter - 8, index_bytes(bits));
+		index_use(c, c->index_owned, bits);
+	}
 	return ND_OK;
 }
-
-size_t nd__common_size(const nd__common *c)
-{
-	return c ? c->n : 0;
-}
-
-#define FILTER_WORDS ((size_t)1 << 10) /* 2^16 bits */
 
 int nd__common_index(nd__common *c, size_t lookups)
 {
 	/* Worth it when the lookups outnumber a 64th of the entries: a
 	 * search reads entries across the table, the index each entry once in
 	 * order.  The factor is reasoned, not measured: on the tables
-	 * bench_live makes (tens of entries) any choice is free. */
+	 * bench_live makes (tens of entries) any choice is free.  A store
+	 * signed since the index was kept has it already. */
 	if (!c || !c->n || c->filter || lookups <= c->n / 64)
 		return ND_OK;
-	if (!(c->filter = calloc(FILTER_WORDS, sizeof(uint64_t))))
+	uint32_t bits = index_bits(c->n);
+	if (!(c->index_owned = malloc(index_bytes(bits))))
 		return nd_error_set(ND_ENOMEM, "out of memory for the common shingles' index");
-	for (size_t i = 0; i < c->n; i++) {
-		uint32_t h = ent_hash(c, i) >> 16;
-		c->filter[h >> 6] |= (uint64_t)1 << (h & 63);
-	}
-	if (c->n < 4096)
-		return ND_OK;
-	/* About 4 entries a bucket: a lookup is one bucket read and a search
-	 * of a few neighbours, not twenty probes across the table. */
-	uint32_t bits = 12;
-	while (bits < 24 && ((size_t)1 << bits) * 4 < c->n)
-		bits++;
-	size_t nb = (size_t)1 << bits;
-	if (!(c->bucket = malloc((nb + 1) * sizeof(uint32_t))))
-		return nd_error_set(ND_ENOMEM, "out of memory for the common shingles' index");
-	c->shift = 32 - bits;
-	size_t i = 0;
-	for (size_t b = 0; b <= nb; b++) {
-		while (i < c->n && (size_t)(ent_hash(c, i) >> c->shift) < b)
-			i++;
-		c->bucket[b] = (uint32_t)i;
-	}
+	index_fill(c, bits, c->index_owned);
+	index_use(c, c->index_owned, bits);
 	return ND_OK;
+}
+
+int nd__common_indexed(const nd__common *c)
+{
+	return c && c->filter;
 }
 
 /* The filter's bit of h (c->filter set): 0 says h is not common. */
@@ -156,8 +200,11 @@ static size_t common_find(const nd__common *c, uint32_t h)
 	size_t lo = 0, hi = c->n;
 	if (c->filter && !filter_bit(c, h))
 		return c->n;
-	if (c->bucket)
+	if (c->bucket) {
 		lo = c->bucket[h >> c->shift], hi = c->bucket[(h >> c->shift) + 1];
+		if (hi > c->n)
+			hi = c->n; /* a damaged stored index misses, never reads past */
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (ent_hash(c, mid) < h)
@@ -194,7 +241,48 @@ int nd__common_has_passages(const nd__common *c)
 
 #define META "common"
 #define META_PASSAGES "common-passages"
+#define META_INDEX "common-index"
 #define SPOT_CHECKS 256 /* entries a load checks, spread over the table */
+
+/* The index kept with the table, read in place (a copy when the map
+ * leaves it unaligned), when it is the table's: a hook's few hundred
+ * lookups then cost a bucket read each, where indexing the table cost a
+ * pass over all of it and searching without an index twenty probes.
+ * A store signed before the index was kept, or whose table a writer
+ * without it replaced, makes one as it did before. */
+static int index_load(nd_store_txn *txn, nd__common *c)
+{
+	const void *v;
+	size_t len;
+	uint32_t bits = index_bits(c->n), hdr[2];
+	int rc = nd_store_meta_get(txn, META_INDEX, &v, &len);
+	if (rc == ND_ENOTFOUND)
+		return ND_OK;
+	if (rc < 0)
+		return rc;
+	if (len != index_bytes(bits) || (memcpy(hdr, v, 8), hdr[0] != bits || hdr[1] != c->n))
+		return ND_OK;
+	if ((uintptr_t)v % 8) {
+		if (!(c->index_owned = malloc(len)))
+			return nd_error_set(ND_ENOMEM, "out of memory for the common shingles' index");
+		memcpy(c->index_owned, v, len);
+		v = c->index_owned;
+	}
+	index_use(c, v, bits);
+	/* Spot checks that it indexes these entries. */
+	size_t step = c->n / SPOT_CHECKS + 1;
+	for (size_t i = 0; i < c->n; i += step) {
+		uint32_t h = ent_hash(c, i);
+		size_t b = bits ? h >> c->shift : 0;
+		if (!filter_bit(c, h) || (bits && (c->bucket[b] > i || c->bucket[b + 1] <= i))) {
+			free(c->index_owned);
+			c->index_owned = NULL;
+			c->filter = NULL, c->bucket = NULL;
+			return ND_OK;
+		}
+	}
+	return ND_OK;
+}
 
 int nd__common_load(nd_store_txn *txn, nd__common **out)
 {
@@ -234,6 +322,10 @@ int nd__common_load(nd_store_txn *txn, nd__common **out)
 			return nd_error_set(ND_ECORRUPT, "the store's record of common shingles is out of order; "
 					    "`neardup sign --restart` makes it again");
 		}
+	if ((rc = index_load(txn, c)) < 0) {
+		nd__common_free(c);
+		return rc;
+	}
 	*out = c;
 	return ND_OK;
 }
@@ -253,6 +345,14 @@ int nd__common_store(nd_store_txn *txn, const nd__common *c)
 	free(buf);
 	if (rc == ND_OK)
 		rc = nd_store_meta_put(txn, META_PASSAGES, c->pas, PAS_BYTES * (size_t)c->n);
+	if (rc < 0)
+		return rc;
+	uint32_t bits = index_bits(c->n);
+	if (!(buf = malloc(index_bytes(bits))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	index_fill(c, bits, buf);
+	rc = nd_store_meta_put(txn, META_INDEX, buf, index_bytes(bits));
+	free(buf);
 	return rc;
 }
 

@@ -117,6 +117,9 @@ size_t nd__common_size(const nd__common *c);
  * the table (SIZE_MAX: a batch).  The table must stay where it is:
  * owned, or its transaction open. */
 int nd__common_index(nd__common *c, size_t lookups);
+/* Whether c has its index (made, or kept with the table since the sign
+ * that stored it). */
+int nd__common_indexed(const nd__common *c);
 /* Ask for what looking up h will read, ahead of the lookup (a large
  * table's lookups are cache misses): its bucket (entry 0), then, once
  * that has come, its entries (1).  Nothing without the index. */
@@ -133,7 +136,8 @@ typedef struct nd__recset nd__recset;
  * passes by hash range, on jobs threads, that hold at most 16M hashes
  * together. */
 int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, unsigned jobs, nd__common **out);
-/* Kept in the store's meta ("common"), where nd__common_load reads it. */
+/* Kept in the store's meta ("common", with its passages and its index),
+ * where nd__common_load reads it. */
 int nd__common_store(nd_store_txn *txn, const nd__common *c);
 
 /* The record in docid's store record (ND_ENOTFOUND: none). */
