@@ -188,7 +188,7 @@ int main(int argc, char **argv)
 	ho.group_commit = 1;
 	if (nd_hook_open(&hg, db, st, &ho) < 0)
 		return die("hook");
-	double took[3] = {0}, hooked[3] = {0};
+	double took[3] = {0}, hooked[3] = {0}, hook_cpu[3] = {0};
 	long blocks = (updates + 99) / 100;
 	double *round = calloc(3 * (size_t)blocks + 1, sizeof(*round)); /* each turn's seconds */
 	if (!round)
@@ -207,16 +207,20 @@ int main(int argc, char **argv)
 				return die("re-index");
 			free(text);
 			t = bench_wall_now();
+			double c = bench_cpu_now();
 			if (use && nd_hook_changed(use, nd_indexer_last_docid(ix), NULL) < 0)
 				return die("hook");
 			hooked[mode] += bench_wall_now() - t;
+			hook_cpu[mode] += bench_cpu_now() - c;
 		}
 		if (nd_indexer_commit(ix) < 0)
 			return die("commit");
 		t = bench_wall_now();
+		double c = bench_cpu_now();
 		if (use && nd_hook_commit(use) < 0)
 			return die("commit");
 		hooked[mode] += bench_wall_now() - t;
+		hook_cpu[mode] += bench_cpu_now() - c;
 		round[b] = bench_wall_now() - w0;
 		took[mode] += round[b];
 	}
@@ -238,9 +242,10 @@ int main(int argc, char **argv)
 	       "median");
 	printf("  indexer alone                              %10.0f %9.2fx %7.2fx\n", updates / base, 1.0, med[0]);
 	for (int k = 1; k <= 2; k++)
-		printf("  indexer + nd_hook_changed, %-16s%10.0f %9.2fx %7.2fx   (its hook calls: %.0f/s)\n",
+		printf("  indexer + nd_hook_changed, %-16s%10.0f %9.2fx %7.2fx   (its hook calls: %.0f/s, "
+		       "%.0f%% on the CPU)\n",
 		       k == 1 ? "own commits" : "group commit", updates / took[k], took[k] / base, med[k],
-		       updates / (hooked[k] > 0 ? hooked[k] : 1e-9));
+		       updates / (hooked[k] > 0 ? hooked[k] : 1e-9), 100 * hook_cpu[k] / (hooked[k] > 0 ? hooked[k] : 1e-9));
 	printf("\n");
 	nd_hook_free(h);
 	nd_hook_free(hg);
