@@ -21,15 +21,22 @@
 #include "common/nd_hash.h"
 #include "common/nd_buf.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #define EMPTY UINT64_MAX
 #define GONE (UINT64_MAX - 1)
 
+/* A pair's key and summed similarity side by side: a probe that finds
+ * the key has the sum in the same cache line. */
 typedef struct {
-	uint64_t *key;
-	double *sum;
+	uint64_t key;
+	double sum;
+} cell;
+
+typedef struct {
+	cell *c;
 	size_t cap, used; /* used counts GONE slots too */
 } sums;
 
@@ -41,31 +48,26 @@ static uint64_t pair_key(uint32_t x, uint32_t y)
 static size_t slot(const sums *h, uint64_t k)
 {
 	size_t i = (size_t)nd_mix64(k) & (h->cap - 1);
-	while (h->key[i] != EMPTY && h->key[i] != k)
+	while (h->c[i].key != EMPTY && h->c[i].key != k)
 		i = (i + 1) & (h->cap - 1);
 	return i;
 }
 
 static int grow(sums *h)
 {
-	sums g = {NULL, NULL, h->cap ? h->cap * 2 : 1024, 0};
+	sums g = {NULL, h->cap ? h->cap * 2 : 1024, 0};
 	while (g.cap < 2 * h->used)
 		g.cap *= 2;
-	if (!(g.key = malloc(g.cap * sizeof(*g.key))) || !(g.sum = malloc(g.cap * sizeof(*g.sum)))) {
-		free(g.key);
+	if (!(g.c = malloc(g.cap * sizeof(*g.c))))
 		return nd_error_set(ND_ENOMEM, "out of memory for average linkage");
-	}
 	for (size_t i = 0; i < g.cap; i++)
-		g.key[i] = EMPTY;
+		g.c[i].key = EMPTY;
 	for (size_t i = 0; i < h->cap; i++)
-		if (h->key[i] < GONE) {
-			size_t j = slot(&g, h->key[i]);
-			g.key[j] = h->key[i];
-			g.sum[j] = h->sum[i];
+		if (h->c[i].key < GONE) {
+			g.c[slot(&g, h->c[i].key)] = h->c[i];
 			g.used++;
 		}
-	free(h->key);
-	free(h->sum);
+	free(h->c);
 	*h = g;
 	return ND_OK;
 }
@@ -76,7 +78,7 @@ static double *find(const sums *h, uint32_t x, uint32_t y)
 	if (!h->cap)
 		return NULL;
 	size_t i = slot(h, pair_key(x, y));
-	return h->key[i] == EMPTY ? NULL : &h->sum[i];
+	return h->c[i].key == EMPTY ? NULL : &h->c[i].sum;
 }
 
 /* The sum's slot for (x, y), made (0) if there was none (*made 1). */
@@ -85,20 +87,21 @@ static int get(sums *h, uint32_t x, uint32_t y, double **sum, int *made)
 	if (4 * (h->used + 1) > 3 * h->cap && grow(h) < 0)
 		return ND_ENOMEM;
 	size_t i = slot(h, pair_key(x, y));
-	*made = h->key[i] == EMPTY;
+	*made = h->c[i].key == EMPTY;
 	if (*made) {
-		h->key[i] = pair_key(x, y);
-		h->sum[i] = 0;
+		h->c[i].key = pair_key(x, y);
+		h->c[i].sum = 0;
 		h->used++;
 	}
-	*sum = &h->sum[i];
+	*sum = &h->c[i].sum;
 	return ND_OK;
 }
 
 /* The slot of a found sum, emptied (a GONE key keeps the probes going). */
-static void drop_at(sums *h, double *sum)
+static void drop_at(double *sum)
 {
-	h->key[sum - h->sum] = GONE;
+	cell *c = (cell *)((char *)sum - offsetof(cell, sum));
+	c->key = GONE;
 }
 
 typedef struct {
@@ -226,12 +229,12 @@ int nd_average_linkage(size_t n, const nd_scored *p, size_t np, double floor_, n
 	/* The first levels in one array, then made a heap bottom up. */
 	size_t first = 0;
 	for (size_t i = 0; i < h.cap && rc == ND_OK; i++)
-		first += h.key[i] < GONE && worth(h.sum[i], floor_);
+		first += h.c[i].key < GONE && worth(h.c[i].sum, floor_);
 	if (rc == ND_OK && first && nd_array_reserve((void **)&q.e, &q.cap, first, sizeof(entry)) < 0)
 		rc = nd_error_set(ND_ENOMEM, "out of memory for average linkage");
 	for (size_t i = 0; i < h.cap && rc == ND_OK; i++)
-		if (h.key[i] < GONE && worth(h.sum[i], floor_))
-			q.e[q.n++] = (entry){h.sum[i], (uint32_t)(h.key[i] >> 32), (uint32_t)h.key[i], 0, 0};
+		if (h.c[i].key < GONE && worth(h.c[i].sum, floor_))
+			q.e[q.n++] = (entry){h.c[i].sum, (uint32_t)(h.c[i].key >> 32), (uint32_t)h.c[i].key, 0, 0};
 	for (size_t i = q.n / 2; i-- > 0;)
 		sift_down(&q, i, q.e[i]);
 
@@ -257,7 +260,7 @@ int nd_average_linkage(size_t n, const nd_scored *p, size_t np, double floor_, n
 			b = t;
 		}
 		if (s)
-			drop_at(&h, s);
+			drop_at(s);
 		next[tail[a]] = head[b];
 		tail[a] = tail[b];
 		size[a] += size[b];
@@ -270,7 +273,7 @@ int nd_average_linkage(size_t n, const nd_scored *p, size_t np, double floor_, n
 			if (!bc)
 				continue; /* absorbed, a itself, or listed twice */
 			double v = *bc;
-			drop_at(&h, bc); /* before get, which may move the sums */
+			drop_at(bc); /* before get, which may move the sums */
 			if ((rc = get(&h, a, c, &ac, &made)) < 0)
 				break;
 			if (made && ((rc = append(&adj[a], c)) < 0 || (rc = append(&adj[c], a)) < 0))
@@ -293,8 +296,7 @@ int nd_average_linkage(size_t n, const nd_scored *p, size_t np, double floor_, n
 	free(head);
 	free(tail);
 	free(next);
-	free(h.key);
-	free(h.sum);
+	free(h.c);
 	free(q.e);
 	return rc;
 }
