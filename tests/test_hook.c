@@ -264,6 +264,22 @@ static void random_operations(int group)
 			assert_int_equal(nd_hook_changed(h, docid, &res), ND_OK);
 			/* The same text again is no change (and no drift). */
 			assert_int_equal(res.change, same ? ND_CHANGE_NONE : had ? ND_CHANGE_REPLACED : ND_CHANGE_ADDED);
+			/* Its duplicates are those a hook that settles nothing
+			 * finds, reading every candidate: the ones settling
+			 * refused and the hook did not read again were not. */
+			if (res.change != ND_CHANGE_NONE) {
+				nd_hook_result again = ND_HOOK_RESULT_INIT;
+				assert_int_equal(nd_hook_changed(h, docid, &again), ND_OK);
+				assert_int_equal(again.change, ND_CHANGE_NONE);
+				assert_int_equal(again.nduplicates, res.nduplicates);
+				assert_int_equal(again.candidates, res.candidates);
+				for (size_t i = 0; i < res.nduplicates; i++) {
+					assert_int_equal(again.duplicates[i].docid, res.duplicates[i].docid);
+					assert_true(again.duplicates[i].distance == res.duplicates[i].distance);
+					assert_int_equal(again.duplicates[i].how, res.duplicates[i].how);
+				}
+				nd_hook_result_clear(&again);
+			}
 			/* The family's original (docids of f0..: not deleted by
 			 * these operations) when it has the same key: a duplicate. */
 			if (res.key) {

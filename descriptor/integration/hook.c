@@ -118,6 +118,8 @@ typedef struct {
 	nd_links_report lr; /* out, when settled */
 	nd_docid *seeds;    /* out, when settled: whose components may have moved */
 	size_t nseeds;
+	nd_docid *refused;  /* out, when settled: those its copy verdict refused */
+	size_t nrefused;
 } apply_ctx;
 
 static int note_expired(nd_docid docid, uint64_t old_key, void *vctx)
@@ -139,7 +141,8 @@ static int apply_fn(nd_store_txn *txn, void *vctx)
 	int rc, present = a->present, gone = 0;
 	a->ngone = 0; /* a replayed write starts again */
 	free(a->seeds);
-	a->seeds = NULL, a->nseeds = 0, a->settled = 0;
+	free(a->refused);
+	a->seeds = NULL, a->nseeds = 0, a->settled = 0, a->refused = NULL, a->nrefused = 0;
 	if ((rc = nd__window_load(txn, &win)) < 0)
 		return rc;
 	if (win.w.seconds) {
@@ -170,7 +173,8 @@ static int apply_fn(nd_store_txn *txn, void *vctx)
 				 a->path)) < 0)
 		return rc;
 	/* The links around it in the same commit: one fsync a hook, not two. */
-	if ((rc = nd__links_settle_txn(txn, &a->lr, &a->seeds, &a->nseeds)) < 0)
+	if ((rc = nd__links_settle_txn(txn, &a->lr, &a->seeds, &a->nseeds, present ? a->docid : 0, &a->refused,
+					&a->nrefused)) < 0)
 		return rc;
 	a->settled = rc == 0;
 	return ND_OK;
@@ -212,8 +216,9 @@ static int settle_slot(nd_hook *h, const nd_links_report *lr, const nd_docid *se
 
 /* Its candidates (equal key and near-neighbour index; tolerant: and bit-set
  * Jaccard), compared with it as check compares a text, from the records
- * (strict: the words): res gets those passing the hook's point. */
-static int duplicates_of(nd_hook *h, nd_hook_result *res)
+ * (strict: the words): res gets those passing the hook's point.  The copy
+ * verdict settling refused (refused, ascending) is not asked again. */
+static int duplicates_of(nd_hook *h, nd_hook_result *res, const nd_docid *refused, size_t nrefused)
 {
 	nd_store_txn *txn;
 	nd_sig sig = ND_SIG_INIT;
@@ -264,7 +269,7 @@ static int duplicates_of(nd_hook *h, nd_hook_result *res)
 			goto cleanup;
 	}
 	if ((rc = nd__compare_candidates(h->db, txn, common, &rec, mine, nmine, c, nc, res->docid, h->o.max_compare,
-					 &vo, m, &nm)) < 0)
+					 &vo, refused, nrefused, m, &nm)) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < nm; i++)
 		if (m[i].duplicate)
@@ -352,13 +357,14 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 		rc = settle_slot(h, &a.lr, a.seeds, a.nseeds, a.present ? docid : 0, a.gone, a.ngone);
 	else
 		rc = settle(h, a.present ? docid : 0, a.gone, a.ngone);
-	if (rc < 0 || (rc = duplicates_of(h, res)) < 0)
+	if (rc < 0 || (rc = duplicates_of(h, res, a.settled ? a.refused : NULL, a.settled ? a.nrefused : 0)) < 0)
 		goto cleanup;
 cleanup:
 	nd_sig_clear(&sig);
 	free(recbuf);
 	free(a.gone);
 	free(a.seeds);
+	free(a.refused);
 	nd_hook_result_clear(&local);
 	return rc;
 }
@@ -455,7 +461,7 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 	if ((rc = nd_links_settle(h->db, h->st, NULL, &lr, NULL, NULL)) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < c.n; i++)
-		if ((rc = duplicates_of(h, &c.changes[i])) < 0)
+		if ((rc = duplicates_of(h, &c.changes[i], NULL, 0)) < 0)
 			goto cleanup;
 	/* The links are the records' now: the audit rewrites every collapse
 	 * id that moved, and any a re-index or a killed run left wrong. */
