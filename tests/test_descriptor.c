@@ -83,6 +83,17 @@ static int32_t find_word(const nd_descriptor *d, const char *w)
 	return -1;
 }
 
+/* The word whose bytes are term[0..len), by a walk of them all. */
+static int32_t find_bytes(const nd_descriptor *d, const char *term, size_t len)
+{
+	for (uint32_t i = 0; i < nd_descriptor_size(d); i++) {
+		const char *w = nd_descriptor_word(d, i);
+		if (strlen(w) == len && !memcmp(w, term, len))
+			return (int32_t)i;
+	}
+	return -1;
+}
+
 static void test_selection_known(void **state)
 {
 	(void)state;
@@ -102,6 +113,23 @@ static void test_selection_known(void **state)
 	assert_int_equal(find_word(d, "everywhere"), -1);
 	assert_int_equal(find_word(d, "12345"), -1);
 	assert_int_equal(find_word(d, "x"), -1);
+	/* The signers' lookup finds each word at its index, by its bytes only:
+	 * a prefix, an extension and a NUL inside are other terms. */
+	for (uint32_t i = 0; i < nd_descriptor_size(d); i++) {
+		const char *w = nd_descriptor_word(d, i);
+		size_t len = strlen(w);
+		char t[256];
+		assert_true(len > 0 && len + 2 < sizeof(t));
+		assert_int_equal(nd__descriptor_find(d, w, len), (int32_t)i);
+		memcpy(t, w, len);
+		t[len] = 's', t[len + 1] = '\0';
+		assert_int_equal(nd__descriptor_find(d, t, len + 1), find_bytes(d, t, len + 1));
+		t[len] = '\0';
+		assert_int_equal(nd__descriptor_find(d, t, len + 1), -1);
+		assert_int_equal(nd__descriptor_find(d, w, len - 1), find_bytes(d, w, len - 1));
+	}
+	assert_int_equal(nd__descriptor_find(d, "everywhere", 10), -1);
+	assert_int_equal(nd__descriptor_find(d, "", 0), -1);
 	/* The bimodal word's threshold falls between its two modes (~0.01 and
 	 * ~0.1), where small edits cannot carry a document across. */
 	int32_t b = find_word(d, "bimodal");

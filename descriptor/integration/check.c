@@ -31,7 +31,7 @@ int nd_sig_from_tokens(const nd_descriptor *d, const nd_token *tokens, size_t n,
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < n; i++) {
-		int32_t w = nd__find_sorted(d->words, d->n, tokens[i].text, tokens[i].len);
+		int32_t w = nd__descriptor_find(d, tokens[i].text, tokens[i].len);
 		if (w >= 0 && wdf[w]++ == 0) {
 			seen[nseen++] = (uint16_t)w;
 			nd__near_add(d, out->near, (uint32_t)w);

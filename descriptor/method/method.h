@@ -22,12 +22,19 @@ struct nd_descriptor {
 	uint16_t *near_hash; /* each word's ND_NEAR_WORD_N near values (near_values in select.c) */
 	int word_lengths;    /* 1: len(d) from termlists; 0: Xapian's doclength */
 	uint64_t version;
+	uint32_t *slot;      /* nd__descriptor_find's table: word index + 1, 0 empty */
+	uint32_t mask;       /* its size - 1 */
 };
 
 /* Take weights (n of them, copied; NULL: all equal) and derive what the set
- * computes from its words: the near hashes and the version.  A weight that
+ * computes from its words: the near hashes, the version and the lookup
+ * table.  A weight that
  * is not nd__weight_ok is ND_EINVAL. */
 int nd__descriptor_finish(nd_descriptor *d, const double *weights);
+
+/* The index of term[0..len) in d->words, or -1: a hash lookup, for every
+ * term of every document signed from its termlist or checked. */
+int32_t nd__descriptor_find(const nd_descriptor *d, const char *term, size_t len);
 
 /* A near-key weight: positive and finite (written so that NaN fails). */
 static inline int nd__weight_ok(double w)

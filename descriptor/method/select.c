@@ -18,6 +18,7 @@
  *    documents still short of target_bits, per unit of Lambda. */
 #include "descriptor/method/stats.h"
 #include "common/nd_buf.h"
+#include "common/nd_hash.h"
 #include "common/nd_parallel.h"
 
 #include <math.h>
@@ -332,6 +333,46 @@ static void near_values(uint32_t word, double weight, uint16_t *out)
 	}
 }
 
+#define FIND_SEED 0x6e64 /* any: the table is rebuilt on every load */
+
+static uint32_t find_slot(const nd_descriptor *d, const char *term, size_t len)
+{
+	return (uint32_t)nd_hash_bytes(term, len, FIND_SEED) & d->mask;
+}
+
+int32_t nd__descriptor_find(const nd_descriptor *d, const char *term, size_t len)
+{
+	if (!d->slot)
+		return nd__find_sorted(d->words, d->n, term, len);
+	for (uint32_t i = find_slot(d, term, len);; i = (i + 1) & d->mask) {
+		uint32_t w = d->slot[i];
+		if (!w)
+			return -1;
+		const char *word = d->words[w - 1];
+		if (strnlen(word, len + 1) == len && !memcmp(word, term, len))
+			return (int32_t)(w - 1);
+	}
+}
+
+/* The lookup table of d's words: at most half full. */
+static int find_table(nd_descriptor *d)
+{
+	uint32_t cap = 16;
+	while (cap < 2 * (uint64_t)d->n)
+		cap *= 2;
+	free(d->slot);
+	if (!(d->slot = calloc(cap, sizeof(uint32_t))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	d->mask = cap - 1;
+	for (uint32_t w = 0; w < d->n; w++) {
+		uint32_t i = find_slot(d, d->words[w], strlen(d->words[w]));
+		while (d->slot[i])
+			i = (i + 1) & d->mask;
+		d->slot[i] = w + 1;
+	}
+	return ND_OK;
+}
+
 int nd__descriptor_finish(nd_descriptor *d, const double *weights)
 {
 	free(d->weights);
@@ -340,6 +381,9 @@ int nd__descriptor_finish(nd_descriptor *d, const double *weights)
 	if (!(d->near_hash = malloc(((size_t)d->n + 1) * ND_NEAR_WORD_N * sizeof(uint16_t))) ||
 	    (weights && !(d->weights = malloc(((size_t)d->n + 1) * sizeof(double)))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
+	int rc = find_table(d);
+	if (rc < 0)
+		return rc;
 	for (uint32_t i = 0; i < d->n; i++) {
 		if (weights && !nd__weight_ok(weights[i]))
 			return nd_error_set(ND_EINVAL, "word '%s' has near-key weight %g", d->words[i], weights[i]);
@@ -378,6 +422,7 @@ void nd_descriptor_free(nd_descriptor *d)
 	free(d->lambdas);
 	free(d->weights);
 	free(d->near_hash);
+	free(d->slot);
 	free(d);
 }
 

@@ -273,7 +273,7 @@ typedef struct {
 static int on_term(const char *term, size_t len, uint32_t wdf, void *vctx)
 {
 	tl_ctx *t = vctx;
-	int32_t w = nd__find_sorted(t->d->words, t->d->n, term, len);
+	int32_t w = nd__descriptor_find(t->d, term, len);
 	if (w < 0)
 		return 0;
 	t->fp += nd_fp_word((uint32_t)w, wdf);
