@@ -209,7 +209,8 @@ def main():
             if not reused:
                 shutil.rmtree(d, ignore_errors=True)
                 os.makedirs(d)
-            shutil.rmtree(os.path.join(d, "store"), ignore_errors=True)  # build starts afresh
+            for old in ("store", "store-nl"):  # build starts afresh; a run cut short left its copy
+                shutil.rmtree(os.path.join(d, old), ignore_errors=True)
             src = os.path.join(d, "corpus.jsonl")
             t0 = time.monotonic()
             g = json.loads(subprocess.run([sys.executable, os.path.abspath(__file__), "--generate", src,
