@@ -162,19 +162,6 @@ done:
 	return rc;
 }
 
-static int is_refused(const nd_docid *v, size_t n, nd_docid d)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid] < d)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo] == d;
-}
-
 int nd__compare_candidates(nd_xdb *db, nd_store_txn *txn, const nd__common *common, const nd__rec *rec,
 			   const uint32_t *ids, size_t n, const nd__cand *c, size_t nc, nd_docid self,
 			   size_t max_compare, const nd_verify_options *vo, const nd_docid *refused,
@@ -190,7 +177,7 @@ int nd__compare_candidates(nd_xdb *db, nd_store_txn *txn, const nd__common *comm
 	for (size_t i = 0, k = 0; i < nc && k < max_compare && reads < 2; i++)
 		if (c[i].docid != self) {
 			k++;
-			reads += !is_refused(refused, nrefused, c[i].docid);
+			reads += !nd__in_sorted_u32(refused, nrefused, c[i].docid);
 		}
 	nd__rec me = *rec;
 	me.groups = NULL, me.cum = NULL;
@@ -204,7 +191,7 @@ int nd__compare_candidates(nd_xdb *db, nd_store_txn *txn, const nd__common *comm
 		int dup = 0;
 		if (c[i].docid == self)
 			continue;
-		if (is_refused(refused, nrefused, c[i].docid)) {
+		if (nd__in_sorted_u32(refused, nrefused, c[i].docid)) {
 			rc = ND_OK;
 			how = ND_VERIFIED_RESEMBLANCE; /* as a bounded merge that stopped says */
 		} else if (point == ND_POINT_STRICT) {

@@ -23,24 +23,35 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* LSD radix sort, a byte a pass (passes where every value has the same
- * byte are skipped): shingle fingerprints are sorted once per compared
- * pair, and qsort's calls through a comparator were a third of a hook's
- * time.  Falls back to qsort when there is no memory for the copy. */
+/* Whether x is in v[0..n), sorted ascending (a binary search). */
+#define IN_SORTED(v, n, x)                          \
+	do {                                        \
+		size_t lo = 0, hi = (n);            \
+		while (lo < hi) {                   \
+			size_t mid = lo + (hi - lo) / 2; \
+			if ((v)[mid] < (x))         \
+				lo = mid + 1;       \
+			else                        \
+				hi = mid;           \
+		}                                   \
+		return lo < (n) && (v)[lo] == (x);  \
+	} while (0)
+
 int nd__in_sorted_u64(const uint64_t *v, size_t n, uint64_t x)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo] == x;
+	IN_SORTED(v, n, x);
 }
 
-/* LSD radix from bit `from` up: stable, so the order below it stays. */
+int nd__in_sorted_u32(const uint32_t *v, size_t n, uint32_t x)
+{
+	IN_SORTED(v, n, x);
+}
+
+/* LSD radix sort from bit `from` up, a byte a pass (passes where every
+ * value has the same byte are skipped), stable, so the order below it
+ * stays: shingle fingerprints are sorted once per compared pair, and
+ * qsort's calls through a comparator were a third of a hook's time.
+ * Falls back to qsort when there is no memory for the copy. */
 static void radix_u64(uint64_t *v, size_t n, unsigned from)
 {
 	uint64_t *tmp;
