@@ -237,10 +237,10 @@ void nd__common_prefetch(const nd__common *c, uint32_t h, int entry)
 	if (!c || !c->bucket || !filter_bit(c, h))
 		return;
 	const uint32_t *b = c->bucket + (h >> c->shift);
-	if (entry)
-		__builtin_prefetch(c->ent + 8 * (size_t)*b);
-	else
+	if (!entry)
 		__builtin_prefetch(b);
+	else if (*b < c->n) /* a damaged stored index points nowhere */
+		__builtin_prefetch(c->ent + 8 * (size_t)*b);
 }
 
 uint32_t nd__common_groups(const nd__common *c, uint32_t h)
@@ -395,12 +395,26 @@ static void passage_hashes(const uint64_t *g, size_t n, const uint32_t *gh, uint
 		out[z] = (uint16_t)nd_mix64(least[z]); /* a least is small: its top bits say little */
 }
 
+/* How many of r's samples are below x (ascending: a binary search). */
+static uint32_t samples_below(const nd__rec *r, uint64_t x)
+{
+	uint32_t lo = 0, hi = r->nsample;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (r->sample[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Hash ranges, one a counting pass: [bound[p], bound[p + 1]) of the
  * representatives' samples, cut where the histogram of their top 16 bits
  * passes *most (a sample is its text's lowest hashes, so long texts crowd
- * the low ranges; one range of 2^16 hashes may still take more): at least four passes a thread once there are
- * PASS_LEAST hashes (the threads' shares even out), and every thread's
- * pass within PASS_MAX together.  A record's samples are ascending, so
+ * the low ranges; one range of 2^16 hashes may still take more): at least
+ * four passes a thread once there are PASS_LEAST hashes (the threads'
+ * shares even out), and every thread's pass within PASS_MAX together.  A record's samples are ascending, so
  * each pass reads its own slice of every record, and the passes come out
  * in hash order. */
 static int pass_bounds(const nd__recset *rs, const uint32_t *reps, size_t n, unsigned jobs, size_t *most,
@@ -492,18 +506,8 @@ static int build_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 		goto done;
 	}
 	/* Where each record's slice of the first pass starts. */
-	for (size_t i = 0; i < c->n; i++) {
-		const nd__rec *r = nd__recset_get(c->rs, c->reps[i]);
-		uint32_t lo = 0, hi = r->nsample;
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if (r->sample[mid] < c->bound[from])
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		at[i] = lo;
-	}
+	for (size_t i = 0; i < c->n; i++)
+		at[i] = samples_below(nd__recset_get(c->rs, c->reps[i]), c->bound[from]);
 	for (uint32_t pass = from; pass < to && rc == ND_OK; pass++) {
 		size_t m = 0;
 		for (size_t i = 0; i < c->n && rc == ND_OK; i++) {
@@ -601,15 +605,7 @@ static uint32_t cut_at(const nd__rec *r, uint32_t t)
 {
 	if (r->thr <= t)
 		return r->nsample; /* all of it: the usual side */
-	uint32_t lo = 0, hi = r->nsample;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (r->sample[mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return samples_below(r, (uint64_t)t + 1);
 }
 
 /* Clamped as a weighed record keeps it, so that a pass over weighed
