@@ -81,10 +81,19 @@ static void quotient_fill(void)
 	}
 }
 
+/* Every table is made here, and only a table's shingles are weighed
+ * (without one each weighs 1): the quotients are there before the first
+ * weight, with no check of them on the merges' path. */
+static nd__common *common_new(void)
+{
+	pthread_once(&quotient_once, quotient_fill);
+	return calloc(1, sizeof(nd__common));
+}
+
 /* A table of n entries, with room for their passage hashes. */
 static int common_alloc(nd__common **out, uint32_t n)
 {
-	nd__common *c = calloc(1, sizeof(*c));
+	nd__common *c = common_new();
 	if (!c || !(c->owned = malloc((8 + PAS_BYTES) * (size_t)n + 1))) {
 		free(c);
 		return nd_error_set(ND_ENOMEM, "out of memory for %u common shingles", n);
@@ -315,7 +324,7 @@ int nd__common_load(nd_store_txn *txn, nd__common **out)
 	if (len < 4 || (memcpy(&n, v, 4), len != 4 + (size_t)n * 8))
 		return nd_error_set(ND_ECORRUPT, "the store's record of common shingles is damaged "
 				    "(%zu bytes); `neardup sign --restart` makes it again", len);
-	nd__common *c = calloc(1, sizeof(*c));
+	nd__common *c = common_new();
 	if (!c)
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	c->n = n;
@@ -618,13 +627,8 @@ static inline uint32_t groups_of(const nd__rec *r, uint32_t k, const nd__common 
 	return g > UINT16_MAX ? UINT16_MAX : g;
 }
 
-/* Before the first weight (each function that weighs asks). */
-static inline void quotients(void)
-{
-	pthread_once(&quotient_once, quotient_fill);
-}
-
-/* g at most UINT16_MAX (groups_of's), cap one of the two. */
+/* g at most UINT16_MAX (groups_of's), cap one of the two; only with a
+ * table (common_new). */
 static inline double weight(uint32_t g, uint32_t cap)
 {
 	return quotient[cap != ND_COMMON_CAP][g];
@@ -633,7 +637,6 @@ static inline double weight(uint32_t g, uint32_t cap)
 void nd__rec_weights(const nd__rec *r, uint32_t n, const nd__common *common, double *w, double *ws)
 {
 	uint32_t k = 0;
-	quotients();
 	*w = *ws = n;
 	if (!nd__common_size(common))
 		return;
@@ -662,7 +665,6 @@ void nd__rec_weights(const nd__rec *r, uint32_t n, const nd__common *common, dou
 void nd__rec_cum(nd__rec *r, const nd__common *common, double *cum)
 {
 	double w = 0, ws = 0;
-	quotients();
 	for (uint32_t k = 0; k < r->nsample; k++) {
 		uint32_t g = groups_of(r, k, common);
 		w += weight(g, ND_COMMON_CAP), ws += weight(g, ND_STORY_COMMON_CAP);
@@ -741,7 +743,6 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 	int weighed = nd__common_size(common) > 0;
 	merge_bound m = {cut_at(a, t), cut_at(b, t), 0, 0, 0, res_floor, cont_floor, passages};
 
-	quotients();
 	memset(s, 0, sizeof(*s));
 	s->equal = a->text == b->text && a->nwords == b->nwords;
 	weights_of(a, m.na, common, &m.wsa, &ssa);
@@ -750,8 +751,12 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 	int bounded = (res_floor > 0 || cont_floor > 0) && !s->equal;
 #define MATCH(k)                                                                              \
 	do {                                                                                  \
-		uint32_t g_ = weighed ? groups_of(a, (k), common) : 0;                        \
-		wi += weight(g_, ND_COMMON_CAP), si += weight(g_, ND_STORY_COMMON_CAP), ni++;     \
+		if (weighed) {                                                                \
+			uint32_t g_ = groups_of(a, (k), common);                              \
+			wi += weight(g_, ND_COMMON_CAP), si += weight(g_, ND_STORY_COMMON_CAP); \
+		} else                                                                        \
+			wi += 1.0, si += 1.0;                                                 \
+		ni++;                                                                         \
 	} while (0)
 #if defined(__SSE2__)
 	/* Four of each side at a time: each of a's four against every one of
