@@ -23,28 +23,31 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Whether x is in v[0..n), sorted ascending (a binary search). */
-#define IN_SORTED(v, n, x)                          \
-	do {                                        \
-		size_t lo = 0, hi = (n);            \
-		while (lo < hi) {                   \
-			size_t mid = lo + (hi - lo) / 2; \
-			if ((v)[mid] < (x))         \
-				lo = mid + 1;       \
-			else                        \
-				hi = mid;           \
-		}                                   \
-		return lo < (n) && (v)[lo] == (x);  \
+/* lo: the first of v[0..n) (ascending) not below x. */
+#define LOWER_BOUND(v, n, x, lo)                             \
+	do {                                                 \
+		size_t hi_ = (n);                            \
+		for ((lo) = 0; (lo) < hi_;) {                \
+			size_t mid_ = (lo) + (hi_ - (lo)) / 2; \
+			if ((v)[mid_] < (x))                 \
+				(lo) = mid_ + 1;             \
+			else                                 \
+				hi_ = mid_;                  \
+		}                                            \
 	} while (0)
 
 int nd__in_sorted_u64(const uint64_t *v, size_t n, uint64_t x)
 {
-	IN_SORTED(v, n, x);
+	size_t at;
+	LOWER_BOUND(v, n, x, at);
+	return at < n && v[at] == x;
 }
 
 int nd__in_sorted_u32(const uint32_t *v, size_t n, uint32_t x)
 {
-	IN_SORTED(v, n, x);
+	size_t at;
+	LOWER_BOUND(v, n, x, at);
+	return at < n && v[at] == x;
 }
 
 /* LSD radix sort from bit `from` up, a byte a pass (passes where every
