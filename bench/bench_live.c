@@ -245,7 +245,8 @@ int main(int argc, char **argv)
 		printf("  indexer + nd_hook_changed, %-16s%10.0f %9.2fx %7.2fx   (its hook calls: %.0f/s, "
 		       "%.0f%% on the CPU)\n",
 		       k == 1 ? "own commits" : "group commit", updates / took[k], took[k] / base, med[k],
-		       updates / (hooked[k] > 0 ? hooked[k] : 1e-9), 100 * hook_cpu[k] / (hooked[k] > 0 ? hooked[k] : 1e-9));
+		       updates / (hooked[k] > 0 ? hooked[k] : 1e-9),
+		       100 * hook_cpu[k] / (hooked[k] > 0 ? hooked[k] : 1e-9));
 	printf("\n");
 	nd_hook_free(h);
 	nd_hook_free(hg);
