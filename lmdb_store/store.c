@@ -1800,38 +1800,136 @@ static int rebuild_one(uint32_t docid, uint64_t key, const void *payload, size_t
 	return 0;
 }
 
-int nd_store_near_rebuild(nd_store_txn *txn)
+/* The sorted entries of every record, the index emptied (the first part
+ * of a rebuild, in txn). */
+static int rebuild_collect(nd_store_txn *txn, rebuild_ctx *r)
 {
-	rebuild_ctx r = {txn, NULL, 0, 0, 0, 0};
-	MDB_cursor *cur = NULL;
 	int rc, mrc;
+	free(r->v);
+	*r = (rebuild_ctx){txn, NULL, 0, 0, 0, 0};
 	txn->near_deferred = 0; /* records read below are the truth */
 	txn->nnear = 0;
 	if ((mrc = mdb_drop(txn->txn, txn->st->near, 0)))
 		return mdb_err(txn->st, mrc, "clear the near-neighbour index");
-	if ((rc = nd_store_docs_each(txn, rebuild_one, &r)) != 0)
-		goto done;
-	if (r.n > 1 && (rc = sort_packed(&r.v, r.n, r.stride)) < 0)
-		goto done;
-	/* In key order: appended, pages are filled, and nothing is copied. */
-	if ((mrc = mdb_cursor_open(txn->txn, txn->st->near, &cur))) {
-		rc = mdb_err(txn->st, mrc, "cursor");
-		goto done;
-	}
-	for (size_t i = 0; i < r.n; i++) {
-		MDB_val k = {r.stride, r.v + i * r.stride}, v = {0, NULL};
+	if ((rc = nd_store_docs_each(txn, rebuild_one, r)) != 0)
+		return rc;
+	return r->n > 1 ? sort_packed(&r->v, r->n, r->stride) : ND_OK;
+}
+
+/* Entries [from, to) of r, appended after the index's last (in key order:
+ * pages are filled, and nothing is copied); with last, the index is
+ * whole. */
+static int rebuild_append(nd_store_txn *txn, const rebuild_ctx *r, size_t from, size_t to, int last)
+{
+	MDB_cursor *cur = NULL;
+	int rc = ND_OK, mrc;
+	txn->near_deferred = 0;
+	if ((mrc = mdb_cursor_open(txn->txn, txn->st->near, &cur)))
+		return mdb_err(txn->st, mrc, "cursor");
+	for (size_t i = from; i < to; i++) {
+		MDB_val k = {r->stride, r->v + i * r->stride}, v = {0, NULL};
 		if ((mrc = mdb_cursor_put(cur, &k, &v, MDB_APPEND))) {
 			rc = mdb_err(txn->st, mrc, "write the near-neighbour index");
-			goto done;
+			break;
 		}
 	}
-	MDB_val dk = {strlen(NEAR_DEFERRED), NEAR_DEFERRED};
-	mrc = mdb_del(txn->txn, txn->st->meta, &dk, NULL);
-	rc = mrc && mrc != MDB_NOTFOUND ? mdb_err(txn->st, mrc, "meta") : ND_OK;
-done:
-	if (cur)
-		mdb_cursor_close(cur);
+	mdb_cursor_close(cur);
+	if (rc == ND_OK && last) {
+		MDB_val dk = {strlen(NEAR_DEFERRED), NEAR_DEFERRED};
+		mrc = mdb_del(txn->txn, txn->st->meta, &dk, NULL);
+		rc = mrc && mrc != MDB_NOTFOUND ? mdb_err(txn->st, mrc, "meta") : ND_OK;
+	}
+	return rc;
+}
+
+int nd_store_near_rebuild(nd_store_txn *txn)
+{
+	rebuild_ctx r = {txn, NULL, 0, 0, 0, 0};
+	int rc = rebuild_collect(txn, &r);
+	if (rc == ND_OK)
+		rc = rebuild_append(txn, &r, 0, r.n, 1);
 	free(r.v);
+	return rc;
+}
+
+/* A rebuild in transactions of REBUILD_STEP entries: LMDB keeps every page
+ * a write transaction dirtied in memory until it commits, and keeps them
+ * for its next transactions after (until the store is closed), so one
+ * transaction rewriting the index of a million documents left some
+ * 600 MB with the process.  The writer lock keeps other processes out
+ * between the steps; a write of this handle's between them (the records'
+ * generation moved) has the rebuild done again in one transaction. */
+#define REBUILD_STEP ((size_t)1 << 22)
+
+static size_t rebuild_step_size = REBUILD_STEP;
+static int (*rebuild_between)(nd_store *, void *);
+static void *rebuild_between_ctx;
+
+void nd__store_set_rebuild_step(size_t step, int (*between)(nd_store *st, void *ctx), void *ctx)
+{
+	rebuild_step_size = step ? step : REBUILD_STEP;
+	rebuild_between = between, rebuild_between_ctx = ctx;
+}
+
+typedef struct {
+	rebuild_ctx r;
+	size_t from, to;
+	uint64_t gen;
+	int stale;
+} rebuild_step;
+
+static int rebuild_first(nd_store_txn *txn, void *vctx)
+{
+	rebuild_step *s = vctx;
+	int rc = nd_store_near_deferred(txn);
+	if (rc <= 0) {
+		s->from = s->to = s->r.n = 0; /* whole already */
+		return rc;
+	}
+	if ((rc = nd_store_records_gen(txn, &s->gen)) < 0 || (rc = rebuild_collect(txn, &s->r)) < 0)
+		return rc;
+	s->from = 0, s->to = s->r.n < rebuild_step_size ? s->r.n : rebuild_step_size;
+	return rebuild_append(txn, &s->r, s->from, s->to, s->to == s->r.n);
+}
+
+static int rebuild_next(nd_store_txn *txn, void *vctx)
+{
+	rebuild_step *s = vctx;
+	uint64_t gen;
+	int rc = nd_store_records_gen(txn, &gen);
+	if (rc < 0)
+		return rc;
+	if (gen != s->gen || nd_store_near_deferred(txn) != 1) {
+		s->stale = 1;
+		return ND_OK;
+	}
+	s->to = s->r.n - s->from > rebuild_step_size ? s->from + rebuild_step_size : s->r.n;
+	return rebuild_append(txn, &s->r, s->from, s->to, s->to == s->r.n);
+}
+
+static int rebuild_whole(nd_store_txn *txn, void *ctx)
+{
+	int rc = nd_store_near_deferred(txn);
+	(void)ctx;
+	return rc == 1 ? nd_store_near_rebuild(txn) : rc;
+}
+
+int nd__store_near_rebuild(nd_store *st)
+{
+	rebuild_step s = {{NULL, NULL, 0, 0, 0, 0}, 0, 0, 0, 0};
+	int rc;
+	if (st->held) /* one transaction anyway */
+		return nd_store_write(st, rebuild_whole, NULL);
+	rc = nd_store_write(st, rebuild_first, &s);
+	while (rc == ND_OK && s.to < s.r.n && !s.stale) {
+		s.from = s.to;
+		if (rebuild_between && (rc = rebuild_between(st, rebuild_between_ctx)) < 0)
+			break;
+		rc = nd_store_write(st, rebuild_next, &s);
+	}
+	if (rc == ND_OK && s.stale)
+		rc = nd_store_write(st, rebuild_whole, NULL);
+	free(s.r.v);
 	return rc;
 }
 

@@ -16,6 +16,14 @@ size_t nd__store_mapsize(const nd_store *st);
  * records. */
 void nd__store_release_pages(nd_store *st);
 
+/* nd_store_near_rebuild when the index is deferred, in transactions of a
+ * few million entries (one when a transaction is held): what LMDB keeps
+ * of a transaction's pages stays bounded. */
+int nd__store_near_rebuild(nd_store *st);
+/* Tests: entries a step (0: the default), and a write of their own run
+ * between steps (NULL: none). */
+void nd__store_set_rebuild_step(size_t step, int (*between)(nd_store *st, void *ctx), void *ctx);
+
 /* What a structural check of a data file found (lmdb_store/pages.c). */
 typedef struct {
 	uint64_t txnid;      /* the snapshot checked */

@@ -1,6 +1,7 @@
 /* The LMDB store: records and clusters in step, map growth, bad files. */
 #include "tests/test_util.h"
 #include "lmdb_store/store_internal.h"
+#include "common/nd_buf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -599,6 +600,86 @@ static void test_near_rebuild(void **state)
 	free(path);
 }
 
+/* The index of a store as "tree docid seq..." lines, in order. */
+typedef struct {
+	nd_buf out;
+} listing;
+
+static int list_entry(unsigned tree, uint32_t docid, void *ctx)
+{
+	listing *l = ctx;
+	char line[32];
+	int n = snprintf(line, sizeof(line), "%u %u\n", tree, docid);
+	return nd_buf_put(&l->out, line, (size_t)n) < 0 ? ND_ENOMEM : 0;
+}
+
+static char *near_listing(nd_store *st)
+{
+	listing l = {ND_BUF_INIT};
+	nd_store_txn *txn;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_near_each(txn, list_entry, &l), ND_OK);
+	nd_store_txn_end(txn);
+	assert_int_equal(nd_buf_putc(&l.out, 0), ND_OK);
+	return l.out.ptr;
+}
+
+static int put_between(nd_store *st, void *ctx)
+{
+	int *calls = ctx;
+	nearrec c[] = {{6, {{25, 0, 0}, {65, 0, 0}}}, {0, {{0}}}};
+	return (*calls)++ == 0 ? nd_store_write(st, near_put_fn, c) : ND_OK;
+}
+
+/* A rebuild in transactions of a few entries makes what one transaction
+ * makes; a write between its steps has it made again, with that write. */
+static void test_near_rebuild_steps(void **state)
+{
+	(void)state;
+	nearrec a[] = {{1, {{10, 1, 1}, {90, 0, 0}}}, {2, {{20, 5, 1}, {80, 0, 0}}}, {3, {{20, 5, 2}, {70, 0, 0}}},
+		       {4, {{30, 0, 0}, {60, 0, 0}}}, {5, {{0xffff}, {0}}}, {7, {{5, 0, 0}, {99, 0, 0}}}, {0, {{0}}}};
+	nearrec c[] = {{6, {{25, 0, 0}, {65, 0, 0}}}, {0, {{0}}}};
+	char *want = NULL, *want6 = NULL;
+	for (int run = 0; run < 4; run++) {
+		char name[16];
+		snprintf(name, sizeof(name), "nearsteps%d", run);
+		char *path = tu_join(dir, name);
+		nd_store *st;
+		nd_store_txn *txn;
+		int calls = 0;
+		assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
+		assert_int_equal(nd_store_write(st, defer_fn, NULL), ND_OK);
+		assert_int_equal(nd_store_write(st, near_put_fn, a), ND_OK);
+		if (run == 1) /* what a write between steps must come to */
+			assert_int_equal(nd_store_write(st, near_put_fn, c), ND_OK);
+		/* run 0, 1: one transaction; 2: steps of 3 entries; 3: steps of
+		 * 3 with a record put between the first two. */
+		nd__store_set_rebuild_step(run >= 2 ? 3 : 0, run == 3 ? put_between : NULL, &calls);
+		assert_int_equal(nd__store_near_rebuild(st), ND_OK);
+		nd__store_set_rebuild_step(0, NULL, NULL);
+		assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+		assert_int_equal(nd_store_near_deferred(txn), 0);
+		nd_store_txn_end(txn);
+		char *got = near_listing(st);
+		if (run == 0)
+			want = got;
+		else if (run == 1)
+			want6 = got;
+		else {
+			assert_string_equal(got, run == 3 ? want6 : want);
+			assert_int_equal(calls, run == 3 ? 1 : 0); /* 10 entries; stale after the first step */
+			free(got);
+		}
+		/* Whole: a second rebuild has nothing to do. */
+		assert_int_equal(nd__store_near_rebuild(st), ND_OK);
+		nd_store_close(st);
+		free(path);
+	}
+	assert_int_equal(strlen(want6) > strlen(want), 1);
+	free(want);
+	free(want6);
+}
+
 /* Links: kept both ways, dropped with a record that changes or goes, and
  * by clear; the first change of a record since the links were settled
  * journals it as it was, and its lost partners as touched. */
@@ -919,6 +1000,7 @@ int main(void)
 		cmocka_unit_test(test_bit_postings),
 		cmocka_unit_test(test_near_index),
 		cmocka_unit_test(test_near_rebuild),
+		cmocka_unit_test(test_near_rebuild_steps),
 		cmocka_unit_test(test_links),
 		cmocka_unit_test(test_journal_overflow),
 		cmocka_unit_test(test_verified_snapshot),

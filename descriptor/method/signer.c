@@ -467,14 +467,6 @@ static int defer_fn(nd_store_txn *txn, void *ctx)
 	return nd_store_near_defer(txn);
 }
 
-/* The near-neighbour index of a first signing, made whole at the end. */
-static int rebuild_fn(nd_store_txn *txn, void *ctx)
-{
-	int rc = nd_store_near_deferred(txn);
-	(void)ctx;
-	return rc == 1 ? nd_store_near_rebuild(txn) : rc;
-}
-
 static int clear_fn(nd_store_txn *txn, void *ctx)
 {
 	uint32_t zero = 0;
@@ -1062,7 +1054,7 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 			goto cleanup;
 		if (bc.win.w.seconds && (rc = expire_only(st, &bc, &o, rep)) < 0)
 			goto cleanup;
-		rc = nd_store_write(st, rebuild_fn, NULL);
+		rc = nd__store_near_rebuild(st); /* the index of a first signing, made whole at the end */
 		goto cleanup;
 	}
 	/* A first signing writes the near-neighbour index once, at the end. */
@@ -1167,7 +1159,7 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 	}
 	if (o.update && (rc = nd__drop_beyond(st, last, &o, rep)) < 0)
 		goto cleanup;
-	rc = nd_store_write(st, rebuild_fn, NULL);
+	rc = nd__store_near_rebuild(st); /* the index of a first signing, made whole at the end */
 	nd__store_release_pages(st);
 cleanup:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
