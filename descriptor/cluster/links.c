@@ -522,8 +522,13 @@ static int settle_journal(nd_store_txn *txn, const journal *j, u64_list *yes, u6
 						break;
 					if (!xs.has || !y->has)
 						continue;
-					if ((rc = was_near = near_in(&then, &xs, y)) < 0 ||
-					    (rc = is_near = near_in(&now, &xs, y)) < 0)
+					/* Near in this tree in v, so in v for sure: only
+					 * the other view is asked. */
+					if (dir == 0)
+						is_near = 1, rc = was_near = near_in(&then, &xs, y);
+					else
+						was_near = 1, rc = is_near = near_in(&now, &xs, y);
+					if (rc < 0)
 						break;
 					rc = ND_OK;
 					if (!was_near && is_near)
