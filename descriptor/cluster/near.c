@@ -90,15 +90,17 @@ static int on_entry(unsigned tree, uint32_t docid, void *vctx)
  * against ND_GROUP_RESEMBLANCE). */
 #define GROUP_SIZES 0.8f
 
-/* What a pair is scored by, from the two records. */
+/* What a pair is scored by, from the two records: PLAIN and STORY write
+ * a score, GROUP and COPY a verdict (1 or 0, a byte a pair: the passes
+ * of a million documents score 55M pairs), STORY the copy verdict too. */
 enum { SCORE_PLAIN, SCORE_GROUP, SCORE_COPY, SCORE_STORY };
-/* SCORE_STORY also writes the copy verdict (1 or 0) into copy. */
 
 typedef struct {
 	const nd__recset *rs;
 	const nd__common *common;
 	const uint64_t *pairs;
-	float *score, *copy;
+	float *score;
+	uint8_t *yes;
 	int what;
 	const nd_near_options *o;
 	unsigned nshare;
@@ -134,28 +136,34 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 			else {
 				int yes;
 				nd__rec_story(a, b, c->common, &v, &yes);
-				c->copy[i] = yes ? 1.0f : 0.0f;
+				c->yes[i] = yes != 0;
 			}
-		} else if (c->copy) {
-			c->copy[i] = 0;
+		} else if (c->what == SCORE_STORY) {
+			c->yes[i] = 0;
 		}
-		c->score[i] = v;
+		if (c->what == SCORE_GROUP)
+			c->yes[i] = v >= ND_GROUP_RESEMBLANCE;
+		else if (c->what == SCORE_COPY)
+			c->yes[i] = v >= 1;
+		else
+			c->score[i] = v;
 		if (t == 0 && c->o->progress && (i - from) % 262144 == 262143)
 			c->o->progress("scoring", (size_t)(i - from + 1) * c->nshare, 0, c->o->ctx);
 	}
 	return ND_OK;
 }
 
+/* score (PLAIN) or yes (GROUP, COPY) of every pair. */
 static int score_pairs(const nd__recset *rs, const nd__common *common, const uint64_t *pairs, size_t np,
-		       float *score, int what, const nd_near_options *o)
+		       float *score, uint8_t *yes, int what, const nd_near_options *o)
 {
-	score_ctx c = {rs, common, pairs, score, NULL, what, o, o->jobs};
+	score_ctx c = {rs, common, pairs, score, yes, what, o, o->jobs};
 	return np ? nd_parallel_shares(o->jobs, (uint32_t)np, score_share, &c) : ND_OK;
 }
 
 /* Story resemblance and copy verdict of every pair, one merge each. */
 static int score_story(const nd__recset *rs, const nd__common *common, const uint64_t *pairs, size_t np,
-		       float *story, float *copy, const nd_near_options *o)
+		       float *story, uint8_t *copy, const nd_near_options *o)
 {
 	score_ctx c = {rs, common, pairs, story, copy, SCORE_STORY, o, o->jobs};
 	return np ? nd_parallel_shares(o->jobs, (uint32_t)np, score_share, &c) : ND_OK;
@@ -231,14 +239,14 @@ static int judge_strict(nd_xdb *db, const nd_docid *docs, const uint64_t *pairs,
 static int fresh_common(const nd__recset *rs, size_t n, const uint64_t *pairs, size_t np,
 			const nd_near_options *o, nd__common **out)
 {
-	float *plain = malloc((np + 1) * sizeof(*plain));
+	uint8_t *same = malloc(np + 1);
 	uint32_t *up = NULL, *reps = NULL;
 	size_t nreps = 0;
 	int rc;
-	if (!plain)
+	if (!same)
 		return nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", np);
-	if ((rc = score_pairs(rs, NULL, pairs, np, plain, SCORE_GROUP, o)) < 0 ||
-	    (rc = nd__components(n, pairs, plain, np, ND_GROUP_RESEMBLANCE, &up)) < 0)
+	if ((rc = score_pairs(rs, NULL, pairs, np, NULL, same, SCORE_GROUP, o)) < 0 ||
+	    (rc = nd__components(n, pairs, NULL, same, np, 0, &up)) < 0)
 		goto done;
 	if (!(reps = malloc((n + 1) * sizeof(*reps)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
@@ -249,7 +257,7 @@ static int fresh_common(const nd__recset *rs, size_t n, const uint64_t *pairs, s
 			reps[nreps++] = (uint32_t)i;
 	rc = nd__common_build(rs, reps, nreps, o->jobs, out);
 done:
-	free(plain);
+	free(same);
 	free(up);
 	free(reps);
 	return rc;
@@ -295,7 +303,8 @@ static int score_fresh(const uint64_t *pair, size_t n, float *out, void *vctx)
 static int story(const nd__recset *rs, const nd__common *common, size_t n, uint64_t **pairs, size_t *np,
 		 const nd_near_options *o, size_t *into, nd_near_stats *stats)
 {
-	float *copy = malloc((*np + 1) * sizeof(*copy)), *res = malloc((*np + 1) * sizeof(*res));
+	uint8_t *copy = malloc(*np + 1);
+	float *res = malloc((*np + 1) * sizeof(*res));
 	uint32_t *up = NULL;
 	int rc;
 
@@ -306,7 +315,7 @@ static int story(const nd__recset *rs, const nd__common *common, size_t n, uint6
 	if ((rc = score_story(rs, common, *pairs, *np, res, copy, o)) < 0)
 		goto done;
 	/* The copy verdict's components, before completion adds pairs. */
-	if ((rc = nd__components(n, *pairs, copy, *np, 1, &up)) < 0)
+	if ((rc = nd__components(n, *pairs, NULL, copy, *np, 0, &up)) < 0)
 		goto done;
 	/* Pairs sharing nothing can neither join nor link: dropped. */
 	size_t kept = 0;
@@ -354,6 +363,7 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 	nd__common *common = NULL;
 	uint32_t *index = NULL, *up = NULL;
 	float *score = NULL;
+	uint8_t *yes = NULL;
 	int rc = ND_OK;
 
 	if (opts)
@@ -405,10 +415,6 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 		goto done;
 	if (stats)
 		stats->words_bytes += nd__recset_bytes(rs);
-	if (!(score = malloc((np + 1) * sizeof(*score)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", np);
-		goto done;
-	}
 	rc = common_out ? fresh_common(rs, n, w.pairs, np, &o, &common) : nd__common_load(txn, &common);
 	if (rc == ND_OK)
 		rc = nd__common_own(common); /* used past the transaction */
@@ -426,16 +432,20 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 	}
 	/* Single linkage is a point's clusters decided pair by pair: the
 	 * components of the pairs its verdict accepts. */
+	if (point == ND_POINT_STRICT ? !(score = malloc((np + 1) * sizeof(*score))) : !(yes = malloc(np + 1))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", np);
+		goto done;
+	}
 	if (point == ND_POINT_STRICT) {
-		if ((rc = score_pairs(rs, common, w.pairs, np, score, SCORE_PLAIN, &o)) < 0 ||
+		if ((rc = score_pairs(rs, common, w.pairs, np, score, NULL, SCORE_PLAIN, &o)) < 0 ||
 		    (rc = judge_strict(db, docs, w.pairs, np, score, o.jobs)) < 0)
 			goto done;
-	} else if ((rc = score_pairs(rs, common, w.pairs, np, score, SCORE_COPY, &o)) < 0)
+	} else if ((rc = score_pairs(rs, common, w.pairs, np, NULL, yes, SCORE_COPY, &o)) < 0)
 		goto done;
-	if ((rc = nd__components(n, w.pairs, score, np, 1, &up)) < 0)
+	if ((rc = nd__components(n, w.pairs, score, yes, np, 1, &up)) < 0)
 		goto done;
 	for (size_t i = 0; i < np && rc == ND_OK; i++)
-		if (score[i] >= 1) {
+		if (score ? score[i] >= 1 : yes[i]) {
 			if (stats)
 				stats->linked++, stats->pairs++;
 			if (link)
@@ -452,6 +462,7 @@ done:
 	free(index);
 	free(up);
 	free(score);
+	free(yes);
 	free(w.pairs);
 	return rc;
 }
