@@ -300,7 +300,9 @@ static int score_fresh(const uint64_t *pair, size_t n, float *out, void *vctx)
 	return n ? nd_parallel_shares(f->jobs, (uint32_t)n, fresh_share, f) : ND_OK;
 }
 
-static int story(const nd__recset *rs, const nd__common *common, size_t n, uint64_t **pairs, size_t *np,
+/* *rs is freed (and NULL) once nothing is left to score: the final
+ * linkage runs without the records. */
+static int story(nd__recset **rsp, const nd__common *common, size_t n, uint64_t **pairs, size_t *np,
 		 const nd_near_options *o, size_t *into, nd_near_stats *stats)
 {
 	uint8_t *copy = malloc(*np + 1);
@@ -312,11 +314,14 @@ static int story(const nd__recset *rs, const nd__common *common, size_t n, uint6
 		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", *np);
 		goto done;
 	}
+	const nd__recset *rs = *rsp;
 	if ((rc = score_story(rs, common, *pairs, *np, res, copy, o)) < 0)
 		goto done;
 	/* The copy verdict's components, before completion adds pairs. */
 	if ((rc = nd__components(n, *pairs, NULL, copy, *np, 0, &up)) < 0)
 		goto done;
+	free(copy);
+	copy = NULL;
 	/* Pairs sharing nothing can neither join nor link: dropped. */
 	size_t kept = 0;
 	for (size_t i = 0; i < *np; i++)
@@ -334,6 +339,8 @@ static int story(const nd__recset *rs, const nd__common *common, size_t n, uint6
 		if (stats)
 			stats->completed += added;
 	}
+	nd__recset_free(*rsp);
+	*rsp = NULL;
 	if ((rc = nd_linkage_sparse(n, *pairs, res, *np, o->cut, into, stats ? &stats->linked : NULL)) < 0)
 		goto done;
 	for (size_t i = 0; i < n; i++)
@@ -427,7 +434,7 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 		goto done;
 
 	if (!o.single) {
-		rc = story(rs, common, n, &w.pairs, &np, &o, into, stats);
+		rc = story(&rs, common, n, &w.pairs, &np, &o, into, stats);
 		goto done;
 	}
 	/* Single linkage is a point's clusters decided pair by pair: the
