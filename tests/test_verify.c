@@ -526,6 +526,19 @@ static void test_sampled_estimate(void **state)
 		assert_int_equal(nd__rec_make(b, nb, &rb, NULL), ND_OK);
 		assert_true(ra.nsample < ra.nshingles && ra.nsample <= 2 * ND_REC_SAMPLE);
 		nd__rec_compare(&ra, &rb, NULL, &sc);
+		/* Over the union's sample: each record's samples at or below
+		 * the lower threshold, counted here one by one. */
+		uint32_t t = ra.thr < rb.thr ? ra.thr : rb.thr, ca = 0, cb = 0, shared = 0;
+		while (ca < ra.nsample && ra.sample[ca] <= t)
+			ca++;
+		while (cb < rb.nsample && rb.sample[cb] <= t)
+			cb++;
+		for (uint32_t i = 0, j = 0; i < ca && j < cb;) {
+			shared += ra.sample[i] == rb.sample[j];
+			uint32_t x = ra.sample[i], y = rb.sample[j];
+			i += x <= y, j += y <= x;
+		}
+		assert_true(sc.plain == (double)shared / (ca + cb - shared));
 		double err = fabs(sc.plain - res);
 		worst = err > worst ? err : worst;
 		close += fabs(res - ND_POINT_COPY_RESEMBLANCE) < 0.1;
@@ -536,6 +549,67 @@ static void test_sampled_estimate(void **state)
 		fail_msg("a sampled resemblance %g away from the whole texts'", worst);
 	assert_true(close >= 3); /* pairs near the point were among them */
 	free(a), free(b), free(ta), free(tb);
+}
+
+/* A record's samples cut at another's threshold: the count below is
+ * guessed from the hashes' spread, so samples crowded anywhere in their
+ * range must still be cut where they are (plain resemblance against a
+ * count one by one, over records made by hand). */
+static uint32_t skewed_samples(uint64_t *rng, uint32_t *v, uint32_t n, uint32_t thr, int skew)
+{
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		double u = (double)(tu_rand(rng) % 1000000) / 1000000.0;
+		double f = skew == 0 ? u : skew == 1 ? u * u * u : 1 - u * u * u;
+		v[i] = (uint32_t)(f * thr);
+	}
+	nd__sort_u32(v, n);
+	for (uint32_t i = 0; i < n; i++)
+		if (!m || v[i] != v[m - 1])
+			v[m++] = v[i];
+	return m;
+}
+
+static void test_sample_cut(void **state)
+{
+	(void)state;
+	uint64_t rng = 41;
+	uint32_t va[600], vb[600];
+	for (int k = 0; k < 3000; k++) {
+		nd__rec ra = ND_REC_INIT, rb = ND_REC_INIT;
+		nd__rec_scores sc;
+		ra.thr = (uint32_t)tu_rand(&rng) | 1, rb.thr = (uint32_t)tu_rand(&rng) | 1;
+		if (k % 7 == 0)
+			ra.thr = UINT32_MAX;
+		ra.nsample = skewed_samples(&rng, va, 1 + (uint32_t)(tu_rand(&rng) % 512), ra.thr, k % 3);
+		rb.nsample = skewed_samples(&rng, vb, 1 + (uint32_t)(tu_rand(&rng) % 512), rb.thr, (k / 3) % 3);
+		/* Some of a's below b's threshold are b's too. */
+		for (uint32_t i = 0, j = 0; i < ra.nsample && j < rb.nsample; i += 2) {
+			while (j < rb.nsample && vb[j] < va[i])
+				j++;
+			if (j < rb.nsample && va[i] <= rb.thr && (j == 0 || vb[j - 1] < va[i]) && vb[j] > va[i]) {
+				vb[j] = va[i];
+				j++;
+			}
+		}
+		ra.sample = va, rb.sample = vb;
+		ra.nwords = ra.nshingles = 1000, rb.nwords = rb.nshingles = 1000;
+		ra.text = 1, rb.text = 3;
+		nd__rec_compare(&ra, &rb, NULL, &sc);
+		uint32_t t = ra.thr < rb.thr ? ra.thr : rb.thr, ca = 0, cb = 0, shared = 0;
+		while (ca < ra.nsample && va[ca] <= t)
+			ca++;
+		while (cb < rb.nsample && vb[cb] <= t)
+			cb++;
+		for (uint32_t i = 0, j = 0; i < ca && j < cb;) {
+			shared += va[i] == vb[j];
+			uint32_t x = va[i], y = vb[j];
+			i += x <= y, j += y <= x;
+		}
+		double want = ca + cb - shared ? (double)shared / (ca + cb - shared) : 0;
+		if (sc.plain != want)
+			fail_msg("pair %d: plain %g, counted %g (%u and %u below %u)", k, sc.plain, want, ca, cb, t);
+	}
 }
 
 /* The radix sort sorts: random values, repeats, shared high bytes. */
@@ -869,6 +943,7 @@ int main(void)
 		cmocka_unit_test(test_points),
 		cmocka_unit_test(test_points_reference),
 		cmocka_unit_test(test_sampled_estimate),
+		cmocka_unit_test(test_sample_cut),
 		cmocka_unit_test(test_values_and_containment),
 		cmocka_unit_test(test_sort_u64),
 	};
