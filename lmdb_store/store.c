@@ -1856,7 +1856,7 @@ int nd_store_near_rebuild(nd_store_txn *txn)
  * a write transaction dirtied in memory until it commits, and keeps them
  * for its next transactions after (until the store is closed), so one
  * transaction rewriting the index of a million documents left some
- * 600 MB with the process.  The writer lock keeps other processes out
+ * 250 MB more with the process for the rest of its run.  The writer lock keeps other processes out
  * between the steps; a write of this handle's between them (the records'
  * generation moved) has the rebuild done again in one transaction. */
 #define REBUILD_STEP ((size_t)1 << 22)
