@@ -12,7 +12,7 @@ size_t nd__store_mapsize(const nd_store *st);
  * elsewhere nothing): they stay in the page cache, and a later read maps
  * them again.  For a batch pass over a store of gigabytes, which would
  * otherwise keep all of it resident, once it has copied out or written
- * what it needs.  nd_store_docs_each and _from do it every 65,536
+ * what it needs.  nd_store_docs_each and _from do it every 8,192
  * records. */
 void nd__store_release_pages(nd_store *st);
 
