@@ -592,6 +592,16 @@ static void test_sample_cut(void **state)
 				j++;
 			}
 		}
+		/* A threshold at a kept sample, as a capped record has it,
+		 * and b holding that hash and the next: the cut's edges. */
+		if (k % 4 == 0 && ra.nsample && va[ra.nsample - 1] < UINT32_MAX) {
+			ra.thr = va[ra.nsample - 1];
+			if (ra.thr + 1 <= rb.thr && rb.nsample + 2 <= 600) {
+				vb[rb.nsample++] = ra.thr;
+				vb[rb.nsample++] = ra.thr + 1;
+				rb.nsample = (uint32_t)nd__sort_unique_u32(vb, rb.nsample);
+			}
+		}
 		ra.sample = va, rb.sample = vb;
 		ra.nwords = ra.nshingles = 1000, rb.nwords = rb.nshingles = 1000;
 		ra.text = 1, rb.text = 3;
