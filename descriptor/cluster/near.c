@@ -123,30 +123,24 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 			__builtin_prefetch(n->cum); /* its weights before the cut */
 		}
 		float v = 0;
+		int yes = 0;
 		if (a->nwords && b->nwords) {
 			if (c->what == SCORE_PLAIN)
 				v = (float)nd__rec_plain(a, b);
 			else if (c->what == SCORE_GROUP)
 				/* Resemblance is at most the ratio of the two
 				 * sizes: most pairs cannot reach a group's. */
-				v = a->nshingles < GROUP_SIZES * b->nshingles || b->nshingles < GROUP_SIZES * a->nshingles ?
-					0.0f : (float)nd__rec_plain_floor(a, b, ND_GROUP_RESEMBLANCE);
+				yes = a->nshingles >= GROUP_SIZES * b->nshingles && b->nshingles >= GROUP_SIZES * a->nshingles &&
+				      (float)nd__rec_plain_floor(a, b, ND_GROUP_RESEMBLANCE) >= ND_GROUP_RESEMBLANCE;
 			else if (c->what == SCORE_COPY)
-				v = nd__rec_verdict(ND_POINT_COPY, a, b, c->common, NULL, NULL) == 1 ? 1.0f : 0.0f;
-			else {
-				int yes;
+				yes = nd__rec_verdict(ND_POINT_COPY, a, b, c->common, NULL, NULL) == 1;
+			else
 				nd__rec_story(a, b, c->common, &v, &yes);
-				c->yes[i] = yes != 0;
-			}
-		} else if (c->what == SCORE_STORY) {
-			c->yes[i] = 0;
 		}
-		if (c->what == SCORE_GROUP)
-			c->yes[i] = v >= ND_GROUP_RESEMBLANCE;
-		else if (c->what == SCORE_COPY)
-			c->yes[i] = v >= 1;
-		else
+		if (c->score)
 			c->score[i] = v;
+		if (c->yes)
+			c->yes[i] = yes != 0;
 		if (t == 0 && c->o->progress && (i - from) % 262144 == 262143)
 			c->o->progress("scoring", (size_t)(i - from + 1) * c->nshare, 0, c->o->ctx);
 	}
