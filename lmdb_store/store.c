@@ -1826,7 +1826,6 @@ static int rebuild_append(nd_store_txn *txn, const rebuild_ctx *r, size_t from, 
 {
 	MDB_cursor *cur = NULL;
 	int rc = ND_OK, mrc;
-	txn->near_deferred = 0;
 	if ((mrc = mdb_cursor_open(txn->txn, txn->st->near, &cur)))
 		return mdb_err(txn->st, mrc, "cursor");
 	for (size_t i = from; i < to; i++) {

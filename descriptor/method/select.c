@@ -342,8 +342,6 @@ static uint32_t find_slot(const nd_descriptor *d, const char *term, size_t len)
 
 int32_t nd__descriptor_find(const nd_descriptor *d, const char *term, size_t len)
 {
-	if (!d->slot)
-		return nd__find_sorted(d->words, d->n, term, len);
 	for (uint32_t i = find_slot(d, term, len);; i = (i + 1) & d->mask) {
 		uint32_t w = d->slot[i];
 		if (!w)
