@@ -1083,7 +1083,7 @@ int nd_store_doc_put(nd_store_txn *txn, uint32_t docid, uint64_t key,
 {
 	uint64_t old;
 	uint16_t *obits = NULL, *nbits = NULL;
-	int on = 0, nn, rc, mrc;
+	int on = 0, nn, rc, mrc, existed;
 
 	txn->changed = 1;
 
@@ -1095,6 +1095,7 @@ int nd_store_doc_put(nd_store_txn *txn, uint32_t docid, uint64_t key,
 				    txn->st->path, docid);
 	}
 	rc = old_record(txn, docid, &old, &obits, &on);
+	existed = rc == ND_OK;
 	if (rc == ND_OK) {
 		if (old && old != key && (rc = cluster_del(txn, old, docid)) < 0)
 			goto out;
@@ -1113,7 +1114,15 @@ int nd_store_doc_put(nd_store_txn *txn, uint32_t docid, uint64_t key,
 
 	unsigned int id = docid;
 	MDB_val k = {sizeof(id), &id}, v = {sizeof(uint64_t) + len, NULL};
-	if ((mrc = mdb_put(txn->txn, txn->st->docs, &k, &v, MDB_RESERVE))) {
+	/* A new docid is most often past the last (signing in docid order, an
+	 * indexer adding): appended, LMDB fills the last page before it starts
+	 * the next, where an ordinary put splits it in half, which leaves
+	 * records of 1-2 KB one to a 4 KB page.  A docid before the last is
+	 * refused (MDB_KEYEXIST) and put the ordinary way. */
+	mrc = existed ? MDB_KEYEXIST : mdb_put(txn->txn, txn->st->docs, &k, &v, MDB_RESERVE | MDB_APPEND);
+	if (mrc == MDB_KEYEXIST)
+		mrc = mdb_put(txn->txn, txn->st->docs, &k, &v, MDB_RESERVE);
+	if (mrc) {
 		rc = mdb_err(txn->st, mrc, "write document");
 		goto out;
 	}

@@ -989,6 +989,57 @@ static void test_walk_releases(void **state)
 	free(path);
 }
 
+static int put_down_fn(nd_store_txn *txn, void *ctx)
+{
+	uint8_t buf[REL_LEN];
+	(void)ctx;
+	/* Past the last docid, then before it: appended, then put. */
+	for (uint32_t d = 3 * REL_DOCS; d > 2 * REL_DOCS; d -= 2) {
+		rel_payload(d, buf);
+		int rc = nd_store_doc_put(txn, d, 0, buf, REL_LEN);
+		if (rc < 0)
+			return rc;
+	}
+	return ND_OK;
+}
+
+/* Records put in docid order fill their pages: two of 1.5 KB to a 4 KB
+ * page, where splitting each full page in half left one (2,000 records
+ * took 2,000 pages).  Records put out of order are all still there. */
+static void test_records_fill_pages(void **state)
+{
+	(void)state;
+	char *path = tu_join(dir, "fill"), *file = tu_join(path, "data.mdb");
+	nd_store *st;
+	nd_store_txn *txn;
+	nd__store_pages pg;
+	uint8_t want[REL_LEN];
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_store_write(st, rel_put_fn, NULL), ND_OK);
+	assert_int_equal(nd__store_pages_check(file, 1, &pg), ND_OK);
+	if (pg.page_size == 4096 && pg.pages > REL_DOCS * 6 / 10)
+		fail_msg("%d records of %d bytes took %llu pages", REL_DOCS, REL_LEN, (unsigned long long)pg.pages);
+	assert_int_equal(nd_store_write(st, put_down_fn, NULL), ND_OK);
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	for (uint32_t d = 1; d <= 3 * REL_DOCS; d++) {
+		const void *p;
+		size_t len;
+		uint64_t key;
+		int there = d <= REL_DOCS || (d > 2 * REL_DOCS && (3 * REL_DOCS - d) % 2 == 0);
+		int rc = nd_store_doc_get(txn, d, &key, &p, &len);
+		assert_int_equal(rc, there ? ND_OK : ND_ENOTFOUND);
+		if (!there)
+			continue;
+		assert_int_equal(len, REL_LEN);
+		rel_payload(d, want);
+		assert_memory_equal(p, want, REL_LEN);
+	}
+	nd_store_txn_end(txn);
+	nd_store_close(st);
+	free(file);
+	free(path);
+}
+
 static void test_release_pages(void **state)
 {
 	(void)state;
@@ -1053,6 +1104,7 @@ int main(void)
 		cmocka_unit_test(test_verified_snapshot),
 		cmocka_unit_test(test_release_pages),
 		cmocka_unit_test(test_walk_releases),
+		cmocka_unit_test(test_records_fill_pages),
 	};
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
 }
