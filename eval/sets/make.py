@@ -37,6 +37,10 @@ Sets (what a machine needs for each: apt-get install ...):
                    (BBC news, or else prose from the copyright files' sentences),
                    a third of them copied into another site's template with
                    small edits
+    smallsites     the site set's pages as text (a template main-content
+                   extraction left), on 100 sites of 2-12 pages: too few
+                   pages a site for the collection to say what its template
+                   is; a third of the articles copied onto another site
     copyright      the Debian copyright files: distinct packages sharing
                    licence text; truth is identical text only (a guard)
     scale          20,000 documents of bench/scale.py (sentences of Reuters
@@ -535,6 +539,48 @@ def make_site(out, seed, scale):
              "copied into another template with small edits", "score": "pairs", "input": "html"})
 
 
+def make_smallsites(out, seed, scale):
+    """The site set's case where the collection cannot tell a template: 100
+    sites of 2-12 pages, as text (a template that main-content extraction
+    did not remove), the template about as long as the article."""
+    rng = random.Random(seed)
+    nsites = max(3, int(100 * scale))
+    sizes = [rng.randint(2, 12) for _ in range(nsites)]
+    arts = [a for a in bbc_articles() if 150 <= len(norm_words(a[1])) <= 600]
+    if not arts:
+        arts = prose_articles(sum(sizes), random.Random(seed))
+    rng.shuffle(arts)
+    arts = arts[:sum(sizes)]
+    while sum(sizes) > len(arts):  # fewer articles than pages
+        sizes[sizes.index(max(sizes))] -= 1
+    tpls = [site_template(k, random.Random(seed * 1000 + k)) for k in range(nsites)]
+    groups = exact_groups(arts)
+    pool = [w for _, t in arts[:50] for w in t.split()]
+
+    def text(tpl, title, body, r):
+        teasers = " ".join("%s. %s." % (s, s.lower()) for s in r.sample(tpl["side"], 6))
+        return "\n\n".join([" ".join(tpl["nav"]), tpl["about"], title, body, "Most read", teasers,
+                            tpl["legal"], tpl["about"]])
+
+    o = Out(out)
+    i = 0
+    for k, size in enumerate(sizes):
+        for _ in range(size):
+            pid, body = arts[i]
+            title = body.strip().split("\n")[0][:80]
+            r = random.Random("%d %s" % (seed, pid))
+            o.doc("%s/%05d" % (tpls[k]["name"], i), text(tpls[k], title, body, r), groups[pid])
+            if r.random() < 1 / 3:  # the article on another site, lightly edited
+                k2 = (k + 1 + r.randrange(nsites - 1)) % nsites
+                o.doc("%s/%05dc" % (tpls[k2]["name"], i),
+                      text(tpls[k2], title, edit_words(body, r.choice([0.0, 0.01, 0.03]), r, pool), r),
+                      groups[pid])
+            i += 1
+    o.close({"set": "smallsites", "about": "text pages of %d sites of 2-12 pages, the template as long "
+             "as the article; a third copied onto another site with small edits" % nsites,
+             "score": "pairs"})
+
+
 def make_scale(out, seed, scale):
     sys.path.insert(0, os.path.join(ROOT, "bench"))
     import scale as sc
@@ -571,7 +617,7 @@ def make_gold(out, seed, scale):
 
 MAKERS = dict({n: (lambda n: lambda out, seed, scale: make_man(n, out, seed, scale))(n) for n in LANGS},
               cjk=make_cjk, family=make_family, short=make_short, mail=make_mail, site=make_site,
-              copyright=make_copyright, scale=make_scale, gold=make_gold)
+              copyright=make_copyright, scale=make_scale, gold=make_gold, smallsites=make_smallsites)
 
 
 def main():
