@@ -16,6 +16,9 @@
 #include <unistd.h>
 
 #include <lmdb.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include "common/nd_buf.h"
 
@@ -37,6 +40,7 @@ struct nd_store {
 	MDB_txn *held;   /* nd_store_hold's transaction, or NULL */
 	pthread_t holder; /* the thread that holds it: the only one to use it */
 	MDB_txn *active; /* the write nested in it while one runs (reads borrow it) */
+	unsigned readers; /* read transactions open (atomic: a reader may end on another thread) */
 };
 
 /* A bit posting to add or remove, queued by a write transaction. */
@@ -565,6 +569,44 @@ static void marker_commit(nd_store *st)
 		marker_write(st->path, &sb, (uint64_t)info.me_last_txnid);
 }
 
+/* Create st->env and open it (st->mapsize, for a writer). */
+static int env_open(nd_store *st)
+{
+	int mrc = mdb_env_create(&st->env);
+	if (mrc) {
+		st->env = NULL;
+		return mrc;
+	}
+	mdb_env_set_maxdbs(st->env, 11);
+	mdb_env_set_maxreaders(st->env, 254);
+	if (st->writable)
+		mdb_env_set_mapsize(st->env, st->mapsize);
+	/* NOTLS: read transactions are not tied to threads, so a reader may
+	 * hold one across calls. */
+	return mdb_env_open(st->env, st->path, MDB_NOTLS | (st->writable ? 0 : MDB_RDONLY), 0664);
+}
+
+int nd__store_give_back(nd_store *st)
+{
+	if (!st->writable || st->nolock || st->held || __atomic_load_n(&st->readers, __ATOMIC_RELAXED))
+		return ND_OK; /* a transaction would outlive its environment */
+	mdb_env_close(st->env);
+	st->env = NULL;
+	int mrc = env_open(st), rc;
+	if (mrc) {
+		rc = mdb_err(st, mrc, "open again");
+		mdb_env_close(st->env); /* NULL-safe; every later use is refused */
+		st->env = NULL;
+		return rc;
+	}
+	if ((rc = open_dbis(st)) < 0)
+		return rc;
+#ifdef __GLIBC__
+	malloc_trim(0); /* the pages LMDB kept are free now, most inside the heap */
+#endif
+	return ND_OK;
+}
+
 int nd_store_open(nd_store **out, const char *path, int mode)
 {
 	nd_store *st;
@@ -624,18 +666,8 @@ int nd_store_open(nd_store **out, const char *path, int mode)
 				marker_write(path, &after, txnid);
 		}
 	}
-	if ((mrc = mdb_env_create(&st->env))) {
-		rc = mdb_err(st, mrc, "create");
-		goto fail;
-	}
-	mdb_env_set_maxdbs(st->env, 11);
-	mdb_env_set_maxreaders(st->env, 254);
 	st->mapsize = INITIAL_MAP;
-	if (st->writable)
-		mdb_env_set_mapsize(st->env, st->mapsize);
-	/* NOTLS: read transactions are not tied to threads, so a reader may
-	 * hold one across calls. */
-	mrc = mdb_env_open(st->env, path, MDB_NOTLS | (st->writable ? 0 : MDB_RDONLY), 0664);
+	mrc = env_open(st);
 	if (mrc == EACCES && !st->writable && access(file, R_OK) == 0) {
 		/* A store this user may read but not write: LMDB cannot open its
 		 * lock file, so read without one (no reader slot: a writer of
@@ -695,6 +727,9 @@ const char *nd_store_path(const nd_store *st)
 
 static int txn_begin(nd_store *st, unsigned flags, MDB_txn **txn)
 {
+	if (!st->env)
+		return nd_error_set(ND_EIO, "store %s: could not be opened again after a large write; "
+				    "close it and open it anew", st->path);
 	int mrc = mdb_txn_begin(st->env, NULL, flags, txn);
 	if (mrc == MDB_MAP_RESIZED) {
 		/* Another process grew the map: adopt its size. */
@@ -723,6 +758,7 @@ int nd_store_read_begin(nd_store *st, nd_store_txn **out)
 		free(t);
 		return rc;
 	}
+	__atomic_add_fetch(&st->readers, 1, __ATOMIC_RELAXED);
 	*out = t;
 	return ND_OK;
 }
@@ -731,8 +767,10 @@ void nd_store_txn_end(nd_store_txn *txn)
 {
 	if (!txn)
 		return;
-	if (!txn->borrowed)
+	if (!txn->borrowed) {
 		mdb_txn_abort(txn->txn);
+		__atomic_sub_fetch(&txn->st->readers, 1, __ATOMIC_RELAXED);
+	}
 	free(txn);
 }
 

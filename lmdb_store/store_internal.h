@@ -15,6 +15,12 @@ size_t nd__store_mapsize(const nd_store *st);
  * what it needs.  nd_store_docs_each and _from do it every 8,192
  * records. */
 void nd__store_release_pages(nd_store *st);
+/* Give back the pages LMDB keeps for later writes: every page a write
+ * transaction dirtied stays with the environment until it is closed (at
+ * 1M documents, signing and the index rebuild leave some 300 MB).  The
+ * environment is closed and opened again, the writer lock kept; nothing is
+ * done while a transaction of this handle is open. */
+int nd__store_give_back(nd_store *st);
 
 /* nd_store_near_rebuild when the index is deferred, in transactions of a
  * few million entries (one when a transaction is held): what LMDB keeps

@@ -543,7 +543,9 @@ static int rule_links(nd_xdb *db, nd_store *st, const nd_near_options *opts, pai
 	int rc;
 
 	o.single = 1;
-	if ((rc = nd_store_read_begin(st, &txn)) < 0)
+	/* What signing wrote is on disk: the pages LMDB kept for it are the
+	 * links' to use. */
+	if ((rc = nd__store_give_back(st)) < 0 || (rc = nd_store_read_begin(st, &txn)) < 0)
 		return rc;
 	rc = nd_store_docs_each(txn, add_doc, &docs);
 	nd_store_txn_end(txn);
