@@ -928,19 +928,30 @@ static int rel_put_fn(nd_store_txn *txn, void *ctx)
 	return ND_OK;
 }
 
-/* Resident pages of mapped files: RssFile, and RssShmem for a store on
- * tmpfs. */
-static long rss_file_kb(void)
+/* The sum of /proc/self/status's fields a and b (b may be NULL), in KiB;
+ * -1 where there is no such file. */
+static long status_kb(const char *a, const char *b)
 {
 	long kb = -1, v;
 	FILE *f = fopen("/proc/self/status", "r");
 	char line[256];
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "RssFile: %ld", &v) == 1 || sscanf(line, "RssShmem: %ld", &v) == 1)
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+		size_t n = colon ? (size_t)(colon - line) : 0;
+		if (n && ((strlen(a) == n && !strncmp(line, a, n)) || (b && strlen(b) == n && !strncmp(line, b, n))) &&
+		    sscanf(colon + 1, "%ld", &v) == 1)
 			kb = (kb < 0 ? 0 : kb) + v;
+	}
 	if (f)
 		fclose(f);
 	return kb;
+}
+
+/* Resident pages of mapped files: RssFile, and RssShmem for a store on
+ * tmpfs. */
+static long rss_file_kb(void)
+{
+	return status_kb("RssFile", "RssShmem");
 }
 
 /* A walk of every record keeps at most a few thousand records' pages
@@ -1040,19 +1051,6 @@ static void test_records_fill_pages(void **state)
 	free(path);
 }
 
-static long rss_anon_kb(void)
-{
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "RssAnon: %ld", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb;
-}
-
 /* The pages LMDB keeps after a large write are given back, and the store
  * reads and writes as before; while a read is open nothing is done, and
  * the read stays good. */
@@ -1077,9 +1075,9 @@ static void test_give_back(void **state)
 	assert_memory_equal(p, want, REL_LEN);
 	nd_store_txn_end(txn);
 
-	long before = rss_anon_kb();
+	long before = status_kb("RssAnon", NULL);
 	assert_int_equal(nd__store_give_back(st), ND_OK);
-	long after = rss_anon_kb();
+	long after = status_kb("RssAnon", NULL);
 #if !defined(__SANITIZE_ADDRESS__) && defined(__linux__)
 	/* ASan's allocator keeps what is freed: measured without it. */
 	if (before >= 0 && after >= 0 && before - after < 15 * 1024)
