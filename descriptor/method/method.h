@@ -113,7 +113,7 @@ int nd__window_date_of(const void *val, size_t len, uint64_t *date);
 /* The store's window and clock (by arrival: now). */
 int nd__window_load(nd_store_txn *txn, nd__window *out);
 void nd__window_advance(nd__window *win, uint64_t date);
-/* By slot: move the clock to the database's newest date. */
+/* By slot: move the clock to the newest date of a document with words. */
 int nd__window_db_clock(nd__window *win, nd_xdb *db);
 /* The date docid gets: its slot's (*dated 0: none), or now. */
 int nd__window_doc_date(const nd__window *win, nd_xdb *db, nd_docid docid, uint64_t *date, int *dated);

@@ -75,20 +75,48 @@ void nd__window_advance(nd__window *win, uint64_t date)
 	win->cutoff = win->clock > win->w.seconds ? win->clock - win->w.seconds : 0;
 }
 
+typedef struct {
+	nd_docid lo;
+	const uint32_t *len; /* documents lo.. : their lengths */
+	uint64_t newest;
+} clock_ctx;
+
+static int clock_fn(nd_docid docid, const char *val, size_t len, void *ctx)
+{
+	clock_ctx *c = ctx;
+	uint64_t date;
+	if (c->len[docid - c->lo] && nd__window_date_of(val, len, &date) && date > c->newest)
+		c->newest = date;
+	return 0;
+}
+
+/* The newest date of a document with words, as signing sees them: the
+ * slot's upper bound may be another document's (notmuch keeps each
+ * directory's mtime in slot 0, beside its mail's dates, so an archive's
+ * clock would be the last `notmuch new` and every mail would expire). */
 int nd__window_db_clock(nd__window *win, nd_xdb *db)
 {
-	char *v = NULL;
-	size_t len = 0;
-	uint64_t date;
+	const uint32_t step = 65536;
+	clock_ctx c = {0, NULL, 0};
+	uint32_t *len;
+	nd_docid last;
 	int rc;
 	if (!win->w.seconds || win->w.slot == ND_WINDOW_ARRIVAL)
 		return ND_OK;
-	if ((rc = nd_xdb_value_upper(db, (unsigned)win->w.slot, &v, &len)) < 0)
+	if ((rc = nd_xdb_lastdocid(db, &last)) < 0)
 		return rc;
-	if (len && nd__window_date_of(v, len, &date))
-		nd__window_advance(win, date);
-	free(v);
-	return ND_OK;
+	if (!(len = malloc(step * sizeof(*len))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (uint64_t lo = 1; lo <= last && rc == ND_OK; lo += step) {
+		nd_docid hi = (nd_docid)(lo + step > (uint64_t)last + 1 ? (uint64_t)last + 1 : lo + step);
+		c.lo = (nd_docid)lo, c.len = len;
+		if ((rc = nd_xdb_lengths(db, (nd_docid)lo, hi, len, NULL)) == ND_OK)
+			rc = nd_xdb_values_range(db, (unsigned)win->w.slot, (nd_docid)lo, hi, clock_fn, &c);
+	}
+	free(len);
+	if (rc == ND_OK && c.newest)
+		nd__window_advance(win, c.newest);
+	return rc;
 }
 
 int nd__window_doc_date(const nd__window *win, nd_xdb *db, nd_docid docid, uint64_t *date, int *dated)
