@@ -17,7 +17,8 @@ size_t nd__store_mapsize(const nd_store *st);
 void nd__store_release_pages(nd_store *st);
 /* Give back the pages LMDB keeps for later writes: every page a write
  * transaction dirtied stays with the environment until it is closed (at
- * 1M documents, signing and the index rebuild leave some 300 MB).  The
+ * 1M documents signing and the index rebuild left 161 MB of heap and 114
+ * MB of the map resident; 4 MB and 7 MB after).  The
  * environment is closed and opened again, the writer lock kept; nothing is
  * done while a transaction of this handle is open. */
 int nd__store_give_back(nd_store *st);
