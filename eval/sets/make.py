@@ -504,18 +504,24 @@ def prose_articles(n, rng):
     return arts
 
 
-def make_site(out, seed, scale):
-    rng = random.Random(seed)
+def site_articles(n, rng, seed):
+    """n articles of 150-600 words in rng's order (BBC news, or else prose
+    from the copyright files' sentences), their exact-copy groups, and a
+    pool of words for edits."""
     arts = [a for a in bbc_articles() if 150 <= len(norm_words(a[1])) <= 600]
     if not arts:
-        arts = prose_articles(int(600 * scale), random.Random(seed))
+        arts = prose_articles(n, random.Random(seed))
     rng.shuffle(arts)
-    arts = arts[:int(600 * scale)]
+    arts = arts[:n]
+    return arts, exact_groups(arts), [w for _, t in arts[:50] for w in t.split()]
+
+
+def make_site(out, seed, scale):
+    rng = random.Random(seed)
+    arts, groups, pool = site_articles(int(600 * scale), rng, seed)
     tpls = [site_template(k, random.Random(seed * 100 + k)) for k in range(3)]
     o = Out(out)
     html = os.path.join(out, "html")
-    groups = exact_groups(arts)
-    pool = [w for _, t in arts[:50] for w in t.split()]
     for i, (pid, t) in enumerate(arts):
         k = i % 3
         title = t.strip().split("\n")[0][:80]
@@ -546,16 +552,10 @@ def make_smallsites(out, seed, scale):
     rng = random.Random(seed)
     nsites = max(3, int(100 * scale))
     sizes = [rng.randint(2, 12) for _ in range(nsites)]
-    arts = [a for a in bbc_articles() if 150 <= len(norm_words(a[1])) <= 600]
-    if not arts:
-        arts = prose_articles(sum(sizes), random.Random(seed))
-    rng.shuffle(arts)
-    arts = arts[:sum(sizes)]
+    arts, groups, pool = site_articles(sum(sizes), rng, seed)
     while sum(sizes) > len(arts):  # fewer articles than pages
         sizes[sizes.index(max(sizes))] -= 1
     tpls = [site_template(k, random.Random(seed * 1000 + k)) for k in range(nsites)]
-    groups = exact_groups(arts)
-    pool = [w for _, t in arts[:50] for w in t.split()]
 
     def text(tpl, title, body, r):
         teasers = " ".join("%s. %s." % (s, s.lower()) for s in r.sample(tpl["side"], 6))
