@@ -501,6 +501,23 @@ static void test_points_reference(void **state)
 /* Past ND_REC_SAMPLE shingles a record keeps a sample, and the verdict's
  * resemblance is an estimate: within a few hundredths of the whole
  * texts', so only pairs that close to the point may go either way. */
+/* Plain resemblance of two records over the union's sample, counted one
+ * by one: each record's samples at or below the lower threshold. */
+static double plain_counted(const nd__rec *a, const nd__rec *b)
+{
+	uint32_t t = a->thr < b->thr ? a->thr : b->thr, ca = 0, cb = 0, shared = 0;
+	while (ca < a->nsample && a->sample[ca] <= t)
+		ca++;
+	while (cb < b->nsample && b->sample[cb] <= t)
+		cb++;
+	for (uint32_t i = 0, j = 0; i < ca && j < cb;) {
+		uint32_t x = a->sample[i], y = b->sample[j];
+		shared += x == y;
+		i += x <= y, j += y <= x;
+	}
+	return ca + cb - shared ? (double)shared / (ca + cb - shared) : 0;
+}
+
 static void test_sampled_estimate(void **state)
 {
 	(void)state;
@@ -526,19 +543,7 @@ static void test_sampled_estimate(void **state)
 		assert_int_equal(nd__rec_make(b, nb, &rb, NULL), ND_OK);
 		assert_true(ra.nsample < ra.nshingles && ra.nsample <= 2 * ND_REC_SAMPLE);
 		nd__rec_compare(&ra, &rb, NULL, &sc);
-		/* Over the union's sample: each record's samples at or below
-		 * the lower threshold, counted here one by one. */
-		uint32_t t = ra.thr < rb.thr ? ra.thr : rb.thr, ca = 0, cb = 0, shared = 0;
-		while (ca < ra.nsample && ra.sample[ca] <= t)
-			ca++;
-		while (cb < rb.nsample && rb.sample[cb] <= t)
-			cb++;
-		for (uint32_t i = 0, j = 0; i < ca && j < cb;) {
-			shared += ra.sample[i] == rb.sample[j];
-			uint32_t x = ra.sample[i], y = rb.sample[j];
-			i += x <= y, j += y <= x;
-		}
-		assert_true(sc.plain == (double)shared / (ca + cb - shared));
+		assert_true(sc.plain == plain_counted(&ra, &rb));
 		double err = fabs(sc.plain - res);
 		worst = err > worst ? err : worst;
 		close += fabs(res - ND_POINT_COPY_RESEMBLANCE) < 0.1;
@@ -606,19 +611,10 @@ static void test_sample_cut(void **state)
 		ra.nwords = ra.nshingles = 1000, rb.nwords = rb.nshingles = 1000;
 		ra.text = 1, rb.text = 3;
 		nd__rec_compare(&ra, &rb, NULL, &sc);
-		uint32_t t = ra.thr < rb.thr ? ra.thr : rb.thr, ca = 0, cb = 0, shared = 0;
-		while (ca < ra.nsample && va[ca] <= t)
-			ca++;
-		while (cb < rb.nsample && vb[cb] <= t)
-			cb++;
-		for (uint32_t i = 0, j = 0; i < ca && j < cb;) {
-			shared += va[i] == vb[j];
-			uint32_t x = va[i], y = vb[j];
-			i += x <= y, j += y <= x;
-		}
-		double want = ca + cb - shared ? (double)shared / (ca + cb - shared) : 0;
+		double want = plain_counted(&ra, &rb);
 		if (sc.plain != want)
-			fail_msg("pair %d: plain %g, counted %g (%u and %u below %u)", k, sc.plain, want, ca, cb, t);
+			fail_msg("pair %d: plain %g, counted %g (%u and %u samples, thresholds %u and %u)", k, sc.plain,
+				 want, ra.nsample, rb.nsample, ra.thr, rb.thr);
 	}
 }
 
