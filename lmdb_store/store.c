@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <lmdb.h>
@@ -1364,17 +1365,40 @@ int nd_store_doc_cache_put(nd_store_txn *txn, uint32_t docid, const void *val, s
 	return cache_put(txn, txn->st->words, &k, sizeof(k), val, len);
 }
 
+/* A table with overflow pages (the records') is dropped by reading every
+ * leaf page: at a million documents the drops left 1 GB of the map
+ * resident.  A thread releases the map while they run. */
+typedef struct {
+	nd_store *st;
+	int stop;
+} map_releaser;
+
+static void *release_map_loop(void *arg)
+{
+	map_releaser *r = arg;
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		nd__store_release_pages(r->st);
+		struct timespec ts = {0, 20 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
 int nd_store_clear(nd_store_txn *txn)
 {
-	int mrc;
+	nd_store *st = txn->st;
+	MDB_dbi all[] = {st->docs, st->clusters, st->verified, st->words, st->bits, st->near, st->links};
+	map_releaser r = {st, 0};
+	pthread_t tid;
+	int mrc = 0, started = pthread_create(&tid, NULL, release_map_loop, &r) == 0; /* else: memory only */
 	txn->changed = 1;
-	if ((mrc = mdb_drop(txn->txn, txn->st->docs, 0)) ||
-	    (mrc = mdb_drop(txn->txn, txn->st->clusters, 0)) ||
-	    (mrc = mdb_drop(txn->txn, txn->st->verified, 0)) ||
-	    (mrc = mdb_drop(txn->txn, txn->st->words, 0)) ||
-	    (mrc = mdb_drop(txn->txn, txn->st->bits, 0)) ||
-	    (mrc = mdb_drop(txn->txn, txn->st->near, 0)) ||
-	    (mrc = mdb_drop(txn->txn, txn->st->links, 0)))
+	for (size_t i = 0; i < sizeof(all) / sizeof(*all) && !mrc; i++)
+		mrc = mdb_drop(txn->txn, all[i], 0);
+	if (started) {
+		__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
+		pthread_join(tid, NULL);
+	}
+	if (mrc)
 		return mdb_err(txn->st, mrc, "clear");
 	txn->nops = txn->nnear = 0; /* queued for records just dropped */
 	return nd_store_links_settled(txn); /* no records, no links */
@@ -1711,9 +1735,14 @@ int nd_store_near_each(nd_store_txn *txn, nd_store_near_fn fn, void *ctx)
 	MDB_cursor *cur;
 	MDB_val k, v;
 	int mrc, rc = 0;
+	size_t seen = 0;
 	if ((mrc = mdb_cursor_open(txn->txn, txn->st->near, &cur)))
 		return mdb_err(txn->st, mrc, "cursor");
 	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); !mrc && !rc; mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		/* The index of a million documents is 16M entries, 450 MB:
+		 * released as walked (an entry is about 28 bytes). */
+		if (++seen % (RELEASE_EVERY * 64) == 0)
+			nd__store_release_pages(txn->st);
 		if (k.mv_size < 5) {
 			rc = nd_error_set(ND_ECORRUPT, "store %s: near-neighbour entry of %zu bytes",
 					  txn->st->path, k.mv_size);
