@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #define FAMILIES 60
@@ -646,6 +648,15 @@ static void test_clusters_completed(void **state)
 	o.jobs = 2;
 	assert_int_equal(nd_cluster_near(db, st, &o, docs, N, into, &ns), ND_OK);
 	assert_true(ns.completed > 0 && ns.completed <= (uint64_t)ND_NEAR_COMPLETE * N);
+	/* Records spilled to a file in tiles of a few records complete the
+	 * same pairs, read a tile block at a time. */
+	size_t spill_docs = nd__recset_spill_docs, tile_bytes = nd__recset_tile_bytes;
+	nd_near_stats nsp = {0};
+	nd__recset_spill_docs = 1, nd__recset_tile_bytes = 16384;
+	assert_int_equal(nd_cluster_near(db, st, &o, docs, N, off, &nsp), ND_OK);
+	nd__recset_spill_docs = spill_docs, nd__recset_tile_bytes = tile_bytes;
+	assert_int_equal(nsp.completed, ns.completed);
+	assert_memory_equal(off, into, sizeof(into));
 	o.complete = 0;
 	assert_int_equal(nd_cluster_near(db, st, &o, docs, N, off, &ns0), ND_OK);
 	assert_int_equal(ns0.completed, 0);
@@ -922,7 +933,7 @@ static int store_common(nd_store_txn *txn, void *vctx)
  * thread and on two, holds exactly the hashes that a plain count puts in
  * the samples of more than ND_COMMON_CAP of the records, with that count;
  * and so does the table as the store keeps it. */
-static void common_counted(nd_store **st, const char *stpath, const nd_docid *docs, size_t n)
+static void common_counted(nd_store **st, const char *stpath, const nd_docid *docs, size_t n, const char *spill)
 {
 	nd_store_txn *txn;
 	nd__recset *rs;
@@ -930,7 +941,7 @@ static void common_counted(nd_store **st, const char *stpath, const nd_docid *do
 	size_t total = 0;
 	assert_non_null(reps);
 	assert_int_equal(nd_store_read_begin(*st, &txn), ND_OK);
-	assert_int_equal(nd__recset_load(txn, docs, n, &rs), ND_OK);
+	assert_int_equal(nd__recset_load(txn, docs, n, spill, &rs), ND_OK);
 	nd_store_txn_end(txn);
 	for (size_t i = 0; i < n; i++)
 		reps[i] = (uint32_t)i, total += nd__recset_get(rs, i)->nsample;
@@ -1016,7 +1027,7 @@ static void test_passages_are_evidence(void **state)
 	}
 	if (kept < ORIGS * 95 / 100)
 		fail_msg("%zu of %d copies with their original", kept, ORIGS);
-	common_counted(&st, stpath, docs, N);
+	common_counted(&st, stpath, docs, N, NULL);
 
 	/* The crawl-time check: another edit of an original finds it and its
 	 * copy, and says that its passages made it a copy. */
@@ -1076,6 +1087,154 @@ static void test_passages_are_evidence(void **state)
 	corpus_done(st, db, path, dbpath, stpath);
 }
 
+/* kB of this process's resident file and shared memory pages (a spilled
+ * set's file, on disk or tmpfs). */
+static long rss_mapped(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = 0, v;
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "RssFile: %ld", &v) == 1 || sscanf(line, "RssShmem: %ld", &v) == 1)
+			kb += v;
+	fclose(f);
+	return kb;
+}
+
+#define SPILL_PAGES 200
+#define SPILL_FAMS 60
+
+/* Records spilled to a file, in tiles of a few records each, decide as
+ * records in memory: the same story clusters with the same completed
+ * averages, the same links whichever set counted the common shingles,
+ * the same table; and a spilled set is resident only as far as a pass
+ * has read it since the last release. */
+static void test_spilled_records(void **state)
+{
+	(void)state;
+	enum { N = SPILL_PAGES + 3 * SPILL_FAMS + 2 * STORY2 };
+	char *path = tu_join(dir, "spill"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	uint64_t rng = 23;
+	char *footer = tu_random_doc(&rng, 160, VOCAB), *story[2], *t[N];
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int k = 0; k < 2; k++)
+		story[k] = tu_random_doc(&rng, 240, VOCAB);
+	for (int i = 0; i < N; i++) {
+		int f = i - SPILL_PAGES;
+		if (i < SPILL_PAGES)
+			t[i] = with_footer(&rng, footer); /* common text */
+		else if (f < 3 * SPILL_FAMS) /* a family: an original and two copies */
+			t[i] = f % 3 ? tu_edit_doc(&rng, t[i - f % 3], 2, VOCAB) :
+				       tu_random_doc(&rng, 120 + (size_t)(tu_rand(&rng) % 100), VOCAB);
+		else /* two stories told many times */
+			t[i] = tu_edit_doc(&rng, story[i % 2], 40, VOCAB);
+	}
+	nd_xdb *db;
+	nd_store *st;
+	sign_texts(dbpath, stpath, "s", t, N, &db, &st);
+
+	nd_docid docs[N];
+	size_t mem[N], sp[N];
+	for (size_t i = 0; i < N; i++)
+		docs[i] = (nd_docid)(i + 1);
+	nd_near_options o = ND_NEAR_OPTIONS_INIT;
+	nd_near_stats a = {0}, b = {0};
+	uint64_t missing, extra, have, made;
+	o.jobs = 2;
+	assert_int_equal(nd_cluster_near(db, st, &o, docs, N, mem, &a), ND_OK);
+	assert_int_equal(nd_links_check(db, st, &o, &missing, &extra, &have), ND_OK);
+	assert_true(missing == 0 && extra == 0 && have > 0);
+
+	size_t spill_docs = nd__recset_spill_docs, tile_bytes = nd__recset_tile_bytes;
+	nd__recset_spill_docs = 1, nd__recset_tile_bytes = 131072;
+	nd_store_txn *txn;
+	nd__recset *rs;
+	nd__common *common;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd__recset_load(txn, docs, N, stpath, &rs), ND_OK);
+	assert_int_equal(nd__common_load(txn, &common), ND_OK);
+	assert_int_equal(nd__common_own(common), ND_OK);
+	nd_store_txn_end(txn);
+	assert_true(nd__common_size(common) > 0);
+	assert_int_equal(nd__recset_weigh(rs, common, 2), ND_OK);
+	assert_true(nd__recset_tiles(rs) > 2);
+	/* Read whole, then released tile by tile, then all at once. */
+	for (int round = 0; round < 2; round++) {
+		long before = rss_mapped();
+		uint64_t sum = 0, bytes = 0;
+		for (size_t i = 0; i < N; i++) {
+			const nd__rec *r = nd__recset_get(rs, i);
+			for (uint32_t k = 0; k < r->nsample; k++)
+				sum += r->sample[k] + (r->groups ? r->groups[k] : 0);
+			for (uint32_t k = 0; k < r->nplaces; k++)
+				sum += r->places[k];
+			bytes += r->nsample * 6;
+		}
+		long touched = rss_mapped();
+		if (round == 0)
+			for (uint32_t t = 0; t < nd__recset_tiles(rs); t++)
+				nd__recset_release_tile(rs, t);
+		else
+			nd__recset_release(rs);
+		long after = rss_mapped();
+		/* A tile's partial pages at each end stay. */
+		if (sum == 0 || touched - before < (long)(bytes / 2048) ||
+		    after > before + 24 * (long)nd__recset_tiles(rs) + 64)
+			fail_msg("%s: %llu bytes of samples and weights: %ld kB resident before, %ld read, %ld "
+				 "released", round ? "all" : "by tile", (unsigned long long)bytes, before, touched,
+				 after);
+	}
+	nd__recset_free(rs);
+	nd__common_free(common);
+	nd__recset_tile_bytes = 32768;
+
+	assert_int_equal(nd_cluster_near(db, st, &o, docs, N, sp, &b), ND_OK);
+	assert_int_equal(b.completed, a.completed);
+	assert_int_equal(b.pairs, a.pairs);
+	for (size_t i = 0; i < N; i++)
+		if (sp[i] != mem[i])
+			fail_msg("document %zu: story cluster %zu spilled, %zu in memory", i + 1, sp[i], mem[i]);
+	assert_int_equal(nd_links_check(db, st, &o, &missing, &extra, &have), ND_OK);
+	assert_true(missing == 0 && extra == 0);
+	common_counted(&st, stpath, docs, N, stpath);
+
+	/* A file that cannot grow (a full disk, here a file size limit)
+	 * leaves the rest of the records in memory: the same clusters. */
+	struct rlimit was, lim;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
+	lim = was;
+	lim.rlim_cur = 512 << 10;
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd__recset_load(txn, docs, N, stpath, &rs), ND_OK);
+	nd_store_txn_end(txn);
+	assert_true(nd__recset_tiles(rs) > 1); /* some in the file */
+	assert_true(nd__recset_get(rs, N - 1)->nsample > 0);
+	nd__recset_free(rs);
+	memset(sp, 0, sizeof(sp));
+	assert_int_equal(nd_cluster_near(db, st, &o, docs, N, sp, NULL), ND_OK);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &was), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	assert_memory_equal(sp, mem, sizeof(sp));
+
+	/* The common shingles counted from spilled records: the same links. */
+	nd_store_close(st);
+	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_links_rebuild(db, st, &o, &made), ND_OK);
+	nd__recset_spill_docs = spill_docs, nd__recset_tile_bytes = tile_bytes;
+	assert_int_equal(nd_links_check(db, st, &o, &missing, &extra, &have), ND_OK);
+	assert_true(missing == 0 && extra == 0 && have == made);
+
+	for (int i = 0; i < N; i++)
+		free(t[i]);
+	free(footer);
+	free(story[0]);
+	free(story[1]);
+	corpus_done(st, db, path, dbpath, stpath);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -1102,6 +1261,7 @@ int main(void)
 		cmocka_unit_test(test_clusters_completed),
 		cmocka_unit_test(test_shared_text_is_not_evidence),
 		cmocka_unit_test(test_passages_are_evidence),
+		cmocka_unit_test(test_spilled_records),
 	};
 	return cmocka_run_group_tests_name("cluster", tests, setup, teardown);
 }

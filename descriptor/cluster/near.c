@@ -56,6 +56,8 @@ int nd_near_candidates(nd_store_txn *txn, const nd_sig *sig, nd_docid self, nd_d
 
 /* ---- batch ---- */
 
+/* Candidate pairs: each document of the walk with the ND_NEAR_WINDOW
+ * before it in its tree. */
 typedef struct {
 	const uint32_t *index;  /* docid -> index in docs + 1 (0: not among them) */
 	uint32_t nindex;
@@ -85,6 +87,141 @@ static int on_entry(unsigned tree, uint32_t docid, void *vctx)
 	return 0;
 }
 
+/* Pairs are sorted in place by their first document's top bits (at most
+ * 256 ranges, swapped into place), then each range on its own: a million
+ * documents give 64M pairs (55M distinct), which sorted whole took a
+ * scratch copy of 512 MB beside them. */
+typedef struct {
+	uint64_t *pairs;
+	const size_t *start;    /* of each range; [nd] the end */
+	size_t *kept;           /* out: distinct pairs at each range's start */
+} range_ctx;
+
+static int sort_ranges(void *vctx, unsigned t, uint32_t from, uint32_t to)
+{
+	range_ctx *c = vctx;
+	(void)t;
+	for (uint32_t d = from; d < to; d++) {
+		uint64_t *v = c->pairs + c->start[d];
+		size_t n = c->start[d + 1] - c->start[d];
+		nd__sort_u64(v, n);
+		c->kept[d] = nd__unique_sorted_u64(v, n);
+	}
+	return ND_OK;
+}
+
+static size_t sort_unique_pairs(uint64_t *v, size_t n, size_t ndocs, unsigned jobs, int *rc)
+{
+	unsigned shift = 0;
+	size_t start[257] = {0}, head[256], kept[256];
+	if (n == 0)
+		return 0;
+	while ((ndocs - 1) >> shift >= 256)
+		shift++;
+	unsigned nd = (unsigned)((ndocs - 1) >> shift) + 1;
+#define DIGIT(p) ((unsigned)((p) >> 32 >> shift))
+	for (size_t i = 0; i < n; i++)
+		start[DIGIT(v[i]) + 1]++;
+	for (unsigned d = 0; d < nd; d++)
+		start[d + 1] += start[d];
+	memcpy(head, start, sizeof(head));
+	for (unsigned d = 0; d < nd; d++)
+		while (head[d] < start[d + 1]) { /* each misplaced pair swapped to its range */
+			uint64_t x = v[head[d]];
+			unsigned dx = DIGIT(x);
+			while (dx != d) {
+				uint64_t y = v[head[dx]];
+				v[head[dx]++] = x;
+				x = y, dx = DIGIT(x);
+			}
+			v[head[d]++] = x;
+		}
+#undef DIGIT
+	range_ctx c = {v, start, kept};
+	if ((*rc = nd_parallel_shares(jobs, nd, sort_ranges, &c)) < 0)
+		return 0;
+	size_t m = 0;
+	for (unsigned d = 0; d < nd; d++) {
+		memmove(v + m, v + start[d], kept[d] * sizeof(*v));
+		m += kept[d];
+	}
+	return m;
+}
+
+/* The pairs a share scores: pairs[idx[k]] (idx NULL: pairs[k]) for k in
+ * its range; base of them were scored before (progress). */
+typedef struct {
+	const uint64_t *pairs;
+	const uint32_t *idx;
+	size_t base;
+} pair_walk;
+
+static inline size_t walk_at(const pair_walk *w, uint32_t k)
+{
+	return w->idx ? w->idx[k] : k;
+}
+
+/* fn(ctx, ...) over every pair of w->pairs[0..np) (ascending), on jobs
+ * threads.  A spilled record set is read a block at a time: the pairs
+ * whose first record is in tile ta and second in tb, tb's pages released
+ * after each block and ta's after the last, so that at most two tiles of
+ * records are resident whatever the corpus.  A block keeps the pairs'
+ * order. */
+static int tiled_shares(const nd__recset *rs, pair_walk *w, size_t np, unsigned jobs, nd_share_fn fn, void *ctx)
+{
+	uint32_t nt = nd__recset_tiles(rs);
+	size_t *start = NULL, *put = NULL;
+	uint32_t *idx = NULL;
+	int rc = ND_OK;
+
+	w->idx = NULL, w->base = 0;
+	if (np > UINT32_MAX)
+		return nd_error_set(ND_ETOOBIG, "%zu candidate pairs at once", np);
+	if (nt == 1 || np == 0)
+		return np ? nd_parallel_shares(jobs, (uint32_t)np, fn, ctx) : ND_OK;
+	if (!(start = malloc((nt + 1) * sizeof(*start))) || !(put = malloc((nt + 1) * sizeof(*put)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t g0 = 0, g1; g0 < np && rc == ND_OK; g0 = g1) {
+		uint32_t ta = nd__recset_tile(rs, w->pairs[g0] >> 32);
+		for (g1 = g0 + 1; g1 < np && nd__recset_tile(rs, w->pairs[g1] >> 32) == ta; g1++)
+			;
+		uint32_t *grown = realloc(idx, (g1 - g0) * sizeof(*idx));
+		if (!grown) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", g1 - g0);
+			break;
+		}
+		idx = grown;
+		/* The group's pairs by the tile of their second, in order. */
+		memset(start, 0, (nt + 1) * sizeof(*start));
+		for (size_t i = g0; i < g1; i++)
+			start[nd__recset_tile(rs, (uint32_t)w->pairs[i]) + 1]++;
+		for (uint32_t t = 0; t < nt; t++)
+			start[t + 1] += start[t];
+		memcpy(put, start, (nt + 1) * sizeof(*put));
+		for (size_t i = g0; i < g1; i++)
+			idx[put[nd__recset_tile(rs, (uint32_t)w->pairs[i])]++] = (uint32_t)i;
+		for (uint32_t tb = 0; tb < nt && rc == ND_OK; tb++) {
+			size_t len = start[tb + 1] - start[tb];
+			if (!len)
+				continue;
+			w->idx = idx + start[tb];
+			rc = nd_parallel_shares(jobs, (uint32_t)len, fn, ctx);
+			w->base += len;
+			if (tb != ta)
+				nd__recset_release_tile(rs, tb);
+		}
+		nd__recset_release_tile(rs, ta);
+	}
+done:
+	w->idx = NULL;
+	free(start);
+	free(put);
+	free(idx);
+	return rc;
+}
+
 /* Sizes further apart than this factor are never one group (resemblance
  * <= the smaller over the larger; 0.8 leaves room for the sample's error
  * against ND_GROUP_RESEMBLANCE). */
@@ -96,9 +233,9 @@ static int on_entry(unsigned tree, uint32_t docid, void *vctx)
 enum { SCORE_PLAIN, SCORE_GROUP, SCORE_COPY, SCORE_STORY };
 
 typedef struct {
+	pair_walk w;
 	const nd__recset *rs;
 	const nd__common *common;
-	const uint64_t *pairs;
 	float *score;
 	uint8_t *yes;
 	int what;
@@ -109,15 +246,17 @@ typedef struct {
 static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 {
 	score_ctx *c = vctx;
-	for (uint32_t i = from; i < to; i++) {
-		const nd__rec *a = nd__recset_get(c->rs, c->pairs[i] >> 32);
-		const nd__rec *b = nd__recset_get(c->rs, (uint32_t)c->pairs[i]);
+	const uint64_t *pairs = c->w.pairs;
+	for (uint32_t k = from; k < to; k++) {
+		size_t i = walk_at(&c->w, k);
+		const nd__rec *a = nd__recset_get(c->rs, pairs[i] >> 32);
+		const nd__rec *b = nd__recset_get(c->rs, (uint32_t)pairs[i]);
 		/* Pairs come in order of their first document; the second's
 		 * record is a cache miss each: ask for it a few pairs ahead. */
-		if (i + 8 < to)
-			__builtin_prefetch(nd__recset_get(c->rs, (uint32_t)c->pairs[i + 8]));
-		if (i + 4 < to) {
-			const nd__rec *n = nd__recset_get(c->rs, (uint32_t)c->pairs[i + 4]);
+		if (k + 8 < to)
+			__builtin_prefetch(nd__recset_get(c->rs, (uint32_t)pairs[walk_at(&c->w, k + 8)]));
+		if (k + 4 < to) {
+			const nd__rec *n = nd__recset_get(c->rs, (uint32_t)pairs[walk_at(&c->w, k + 4)]);
 			__builtin_prefetch(n->sample);
 			__builtin_prefetch(n->sample + 16);
 			__builtin_prefetch(n->cum); /* its weights before the cut */
@@ -141,8 +280,8 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 			c->score[i] = v;
 		if (c->yes)
 			c->yes[i] = yes != 0;
-		if (t == 0 && c->o->progress && (i - from) % 262144 == 262143)
-			c->o->progress("scoring", (size_t)(i - from + 1) * c->nshare, 0, c->o->ctx);
+		if (t == 0 && c->o->progress && (k - from) % 262144 == 262143)
+			c->o->progress("scoring", c->w.base + (size_t)(k - from + 1) * c->nshare, 0, c->o->ctx);
 	}
 	return ND_OK;
 }
@@ -151,16 +290,15 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 static int score_pairs(const nd__recset *rs, const nd__common *common, const uint64_t *pairs, size_t np,
 		       float *score, uint8_t *yes, int what, const nd_near_options *o)
 {
-	score_ctx c = {rs, common, pairs, score, yes, what, o, o->jobs};
-	return np ? nd_parallel_shares(o->jobs, (uint32_t)np, score_share, &c) : ND_OK;
+	score_ctx c = {{pairs, NULL, 0}, rs, common, score, yes, what, o, o->jobs};
+	return tiled_shares(rs, &c.w, np, o->jobs, score_share, &c);
 }
 
 /* Story resemblance and copy verdict of every pair, one merge each. */
 static int score_story(const nd__recset *rs, const nd__common *common, const uint64_t *pairs, size_t np,
 		       float *story, uint8_t *copy, const nd_near_options *o)
 {
-	score_ctx c = {rs, common, pairs, story, copy, SCORE_STORY, o, o->jobs};
-	return np ? nd_parallel_shares(o->jobs, (uint32_t)np, score_share, &c) : ND_OK;
+	return score_pairs(rs, common, pairs, np, story, copy, SCORE_STORY, o);
 }
 
 /* The strict point reads words: Levenshtein on the pairs whose records
@@ -174,7 +312,7 @@ typedef struct {
 	const char *path;
 	const nd_docid *docs;
 	const uint64_t *pairs;
-	const size_t *which;
+	const uint32_t *which;
 	float *score;
 } strict_ctx;
 
@@ -213,12 +351,16 @@ static int strict_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 static int judge_strict(nd_xdb *db, const nd_docid *docs, const uint64_t *pairs, size_t np, float *score,
 			unsigned jobs)
 {
-	size_t *which = malloc((np + 1) * sizeof(*which)), m = 0;
+	size_t m = 0;
+	for (size_t i = 0; i < np; i++)
+		m += score[i] >= STRICT_FLOOR;
+	uint32_t *which = malloc((m + 1) * sizeof(*which)); /* np < 2^32: scored */
 	if (!which)
 		return nd_error_set(ND_ENOMEM, "out of memory");
+	m = 0;
 	for (size_t i = 0; i < np; i++) {
 		if (score[i] >= STRICT_FLOOR)
-			which[m++] = i;
+			which[m++] = (uint32_t)i;
 		score[i] = 0;
 	}
 	strict_ctx c = {db, nd_xdb_path(db), docs, pairs, which, score};
@@ -264,10 +406,10 @@ done:
  * holds every copy of its members, however many there are (averages over
  * a family of thousands fall below any cut). */
 typedef struct {
+	pair_walk w;           /* the batch being scored */
 	const nd__recset *rs;
 	const nd__common *common;
 	unsigned jobs;
-	const uint64_t *pair;  /* the batch being scored */
 	float *out;
 } fresh_ctx;
 
@@ -275,23 +417,23 @@ static int fresh_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 {
 	fresh_ctx *f = vctx;
 	(void)t;
-	for (uint32_t i = from; i < to; i++) {
-		const nd__rec *a = nd__recset_get(f->rs, f->pair[i] >> 32);
-		const nd__rec *b = nd__recset_get(f->rs, (uint32_t)f->pair[i]);
+	for (uint32_t k = from; k < to; k++) {
+		size_t i = walk_at(&f->w, k);
+		const nd__rec *a = nd__recset_get(f->rs, f->w.pairs[i] >> 32);
+		const nd__rec *b = nd__recset_get(f->rs, (uint32_t)f->w.pairs[i]);
 		f->out[i] = a->nwords && b->nwords ? nd__rec_story_score(a, b, f->common) : 0.0f;
 	}
 	return ND_OK;
 }
 
-/* nd_score_pairs_fn for completed averages, from the records, on every
- * core (a family of thousands completes millions of pairs). */
+/* nd_score_pairs_fn for completed averages (pair ascending), from the
+ * records, on every core (a family of thousands completes millions of
+ * pairs). */
 static int score_fresh(const uint64_t *pair, size_t n, float *out, void *vctx)
 {
 	fresh_ctx *f = vctx;
-	if (n > UINT32_MAX)
-		return nd_error_set(ND_ETOOBIG, "%zu pairs to complete at once", n);
-	f->pair = pair, f->out = out;
-	return n ? nd_parallel_shares(f->jobs, (uint32_t)n, fresh_share, f) : ND_OK;
+	f->w.pairs = pair, f->out = out;
+	return tiled_shares(f->rs, &f->w, n, f->jobs, fresh_share, f);
 }
 
 /* *rs is freed (and NULL) once nothing is left to score: the final
@@ -325,7 +467,7 @@ static int story(nd__recset **rsp, const nd__common *common, size_t n, uint64_t 
 	if (stats)
 		stats->pairs += kept;
 	if (o->complete) {
-		fresh_ctx f = {rs, common, o->jobs, NULL, NULL};
+		fresh_ctx f = {{NULL, NULL, 0}, rs, common, o->jobs, NULL};
 		size_t added = 0;
 		if ((rc = nd_linkage_complete(n, pairs, &res, np, o->cut, (size_t)o->complete * n,
 					      ND_NEAR_COMPLETE_DOCS, score_fresh, &f, &added)) < 0)
@@ -358,7 +500,8 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 			void *link_ctx, nd__common **common_out)
 {
 	nd_near_options o = ND_NEAR_OPTIONS_INIT;
-	walk_ctx w = {0};
+	uint64_t *pairs = NULL;
+	size_t np = 0;
 	nd_store_txn *txn = NULL;
 	nd__recset *rs = NULL;
 	nd__common *common = NULL;
@@ -384,39 +527,33 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 			return nd_error_set(ND_EINVAL, "documents to cluster must be in ascending docid order");
 
 	/* Candidate pairs and records, from one snapshot. */
-	w.nindex = docs[n - 1] + 1;
-	if (!(index = calloc(w.nindex, sizeof(*index))))
+	uint32_t nindex = docs[n - 1] + 1;
+	if (!(index = calloc(nindex, sizeof(*index))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++)
 		index[docs[i]] = (uint32_t)i + 1;
-	w.index = index;
-	w.tree = UINT32_MAX;
 	if ((rc = nd_store_read_begin(st, &txn)) < 0)
 		goto done;
+	walk_ctx w = {index, nindex, {0}, UINT32_MAX, 0, NULL, 0, 0};
 	rc = nd_store_near_each(txn, on_entry, &w);
 	nd__store_release_pages(st); /* the index is walked */
 	free(index);
 	index = NULL;
-	if (rc < 0)
+	pairs = w.pairs;
+	if (rc < 0 || (np = sort_unique_pairs(pairs, w.n, n, o.jobs, &rc), rc < 0))
 		goto done;
-	if (w.n > 1)
-		nd__sort_u64(w.pairs, w.n);
-	size_t np = 0;
-	for (size_t i = 0; i < w.n; i++)
-		if (!np || w.pairs[i] != w.pairs[np - 1])
-			w.pairs[np++] = w.pairs[i];
 	if (stats)
 		stats->candidates += np;
-	if (np && np < w.cap / 2) { /* give back the doubling's slack */
-		uint64_t *shrunk = realloc(w.pairs, np * sizeof(uint64_t));
+	if (np && np < w.cap) { /* give back the repeats and the doubling's slack */
+		uint64_t *shrunk = realloc(pairs, np * sizeof(uint64_t));
 		if (shrunk)
-			w.pairs = shrunk, w.cap = np;
+			pairs = shrunk;
 	}
-	if ((rc = nd__recset_load(txn, docs, n, &rs)) < 0)
+	if ((rc = nd__recset_load(txn, docs, n, nd_store_path(st), &rs)) < 0)
 		goto done;
 	if (stats)
 		stats->words_bytes += nd__recset_bytes(rs);
-	rc = common_out ? fresh_common(rs, n, w.pairs, np, &o, &common) : nd__common_load(txn, &common);
+	rc = common_out ? fresh_common(rs, n, pairs, np, &o, &common) : nd__common_load(txn, &common);
 	if (rc == ND_OK)
 		rc = nd__common_own(common); /* used past the transaction */
 	if (rc == ND_OK)
@@ -428,7 +565,7 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 		goto done;
 
 	if (!o.single) {
-		rc = story(&rs, common, n, &w.pairs, &np, &o, into, stats);
+		rc = story(&rs, common, n, &pairs, &np, &o, into, stats);
 		goto done;
 	}
 	/* Single linkage is a point's clusters decided pair by pair: the
@@ -438,19 +575,19 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 		goto done;
 	}
 	if (point == ND_POINT_STRICT) {
-		if ((rc = score_pairs(rs, common, w.pairs, np, score, NULL, SCORE_PLAIN, &o)) < 0 ||
-		    (rc = judge_strict(db, docs, w.pairs, np, score, o.jobs)) < 0)
+		if ((rc = score_pairs(rs, common, pairs, np, score, NULL, SCORE_PLAIN, &o)) < 0 ||
+		    (rc = judge_strict(db, docs, pairs, np, score, o.jobs)) < 0)
 			goto done;
-	} else if ((rc = score_pairs(rs, common, w.pairs, np, NULL, yes, SCORE_COPY, &o)) < 0)
+	} else if ((rc = score_pairs(rs, common, pairs, np, NULL, yes, SCORE_COPY, &o)) < 0)
 		goto done;
-	if ((rc = nd__components(n, w.pairs, score, yes, np, 1, &up)) < 0)
+	if ((rc = nd__components(n, pairs, score, yes, np, 1, &up)) < 0)
 		goto done;
 	for (size_t i = 0; i < np && rc == ND_OK; i++)
 		if (score ? score[i] >= 1 : yes[i]) {
 			if (stats)
 				stats->linked++, stats->pairs++;
 			if (link)
-				rc = link(docs[w.pairs[i] >> 32], docs[(uint32_t)w.pairs[i]], link_ctx);
+				rc = link(docs[pairs[i] >> 32], docs[(uint32_t)pairs[i]], link_ctx);
 		}
 	for (size_t i = 0; i < n && rc == ND_OK; i++)
 		into[i] = nd__root(up, (uint32_t)i);
@@ -464,7 +601,7 @@ done:
 	free(up);
 	free(score);
 	free(yes);
-	free(w.pairs);
+	free(pairs);
 	return rc;
 }
 

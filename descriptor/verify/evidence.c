@@ -437,8 +437,10 @@ static int pass_bounds(const nd__recset *rs, const uint32_t *reps, size_t n, uns
 	size_t total = 0;
 	if (!hist)
 		return nd_error_set(ND_ENOMEM, "out of memory");
+	uint32_t tile = UINT32_MAX;
 	for (size_t i = 0; i < n; i++) {
 		const nd__rec *r = nd__recset_get(rs, reps[i]);
+		nd__recset_walked(rs, reps[i], &tile);
 		for (uint32_t j = 0; j < r->nsample; j++)
 			hist[r->sample[j] >> 16]++;
 		total += r->nsample;
@@ -516,13 +518,19 @@ static int build_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", cap);
 		goto done;
 	}
-	/* Where each record's slice of the first pass starts. */
-	for (size_t i = 0; i < c->n; i++)
+	/* Where each record's slice of the first pass starts.  Every pass
+	 * reads all the representatives in order: a spilled set's pages are
+	 * released tile by tile. */
+	uint32_t tile = UINT32_MAX;
+	for (size_t i = 0; i < c->n; i++) {
+		nd__recset_walked(c->rs, c->reps[i], &tile);
 		at[i] = samples_below(nd__recset_get(c->rs, c->reps[i]), c->bound[from]);
+	}
 	for (uint32_t pass = from; pass < to && rc == ND_OK; pass++) {
 		size_t m = 0;
 		for (size_t i = 0; i < c->n && rc == ND_OK; i++) {
 			const nd__rec *r = nd__recset_get(c->rs, c->reps[i]);
+			nd__recset_walked(c->rs, c->reps[i], &tile);
 			for (; at[i] < r->nsample && r->sample[at[i]] < c->bound[pass + 1]; at[i]++) {
 				if (m == cap) { /* one 64k-hash bucket over the most */
 					uint64_t *g = realloc(v, 2 * cap * sizeof(*v));

@@ -7,8 +7,12 @@
 #include "common/nd_hash.h"
 #include "common/nd_parallel.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define VERSION 1
 #define HEAD 36 /* u8 version, u8 0, u16 nsample, nplaces, nvalues, u32 nwords,
@@ -281,6 +285,16 @@ int nd__rec_of_doc(nd_store_txn *txn, uint32_t docid, nd__rec *out)
 /* ---- many records ---- */
 
 #define CHUNK ((size_t)16 << 20)
+/* A spilled set's file and mapping grow by this much at a time (the
+ * kernel merges the mappings). */
+#define SPILL_GROW ((size_t)256 << 10)
+/* Address space reserved for a spilled set, a record: room for what
+ * records hold (about 1.8 KB weighed at ND_REC_SAMPLE); a set that needs
+ * more takes the rest from the heap. */
+#define SPILL_PER_RECORD ((size_t)8 << 10)
+
+size_t nd__recset_spill_docs = 131072;
+size_t nd__recset_tile_bytes = (size_t)32 << 20;
 
 typedef struct rs_chunk {
 	struct rs_chunk *next;
@@ -288,16 +302,60 @@ typedef struct rs_chunk {
 	uint64_t v[]; /* 8-byte aligned room */
 } rs_chunk;
 
+/* A tile's bytes in the file: its records' fields, their samples,
+ * places and values as loaded, and their weights (nd__recset_weigh). */
+typedef struct {
+	size_t lo[3], hi[3];
+} rs_span;
+
 struct nd__recset {
 	size_t n;
 	nd__rec *r;
-	rs_chunk *chunks;
+	rs_chunk *chunks;     /* room from the heap: not spilled, or past the file */
 	size_t bytes;
+	/* Spilled: room in an unlinked temporary file, mapped shared into
+	 * address space reserved at map, so that the kernel can drop its
+	 * pages (they are clean page cache or written back) and a pass
+	 * releases what it has read. */
+	int fd;               /* -1: not spilled */
+	uint8_t *map;
+	size_t reserved, mapped, used;
+	int full;             /* the file could not grow: the heap from now on */
+	int r_mapped;         /* r is in the file */
+	uint32_t ntiles;      /* 1 when not spilled */
+	uint16_t *tile;       /* record -> its tile */
+	uint32_t *first;      /* tile -> its first record; [ntiles] = n */
+	rs_span *span;        /* tile -> where its records are in the file */
 };
+
+static int spill_grow(nd__recset *s, size_t need)
+{
+	size_t to = (need + SPILL_GROW - 1) / SPILL_GROW * SPILL_GROW;
+	if (to > s->reserved)
+		to = s->reserved;
+	/* Allocated now, so that a full disk is this error and not a
+	 * SIGBUS when a page is first written. */
+	if (posix_fallocate(s->fd, (off_t)s->mapped, (off_t)(to - s->mapped)) != 0 ||
+	    mmap(s->map + s->mapped, to - s->mapped, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, s->fd,
+		 (off_t)s->mapped) == MAP_FAILED)
+		return -1;
+	s->mapped = to;
+	return 0;
+}
 
 static void *rs_room(nd__recset *s, size_t bytes)
 {
 	size_t words = (bytes + 7) / 8;
+	if (s->map && !s->full) {
+		size_t need = s->used + words * 8;
+		if (need <= s->mapped || (need <= s->reserved && spill_grow(s, need) == 0)) {
+			void *at = s->map + s->used;
+			s->used = need;
+			s->bytes += words * 8;
+			return at;
+		}
+		s->full = 1; /* the records stay right: only memory is lost */
+	}
 	rs_chunk *c = s->chunks;
 	if (!c || c->cap - c->used < words) {
 		size_t cap = words * 8 > CHUNK ? words : CHUNK / 8;
@@ -312,10 +370,82 @@ static void *rs_room(nd__recset *s, size_t bytes)
 	return at;
 }
 
+/* An unlinked temporary file in dir, else in $TMPDIR or /tmp, and the
+ * address space for it; nothing (in memory, then) when neither works. */
+static void spill_open(nd__recset *s, const char *dir)
+{
+	const char *tmp = getenv("TMPDIR");
+	const char *where[2] = {dir, tmp && *tmp ? tmp : "/tmp"};
+	if ((size_t)-1 / SPILL_PER_RECORD <= s->n + 1)
+		return;
+	for (int k = 0; k < 2 && s->fd < 0; k++) {
+		char path[4096];
+		if (!where[k] || snprintf(path, sizeof(path), "%s/.neardup-records-XXXXXX", where[k]) >= (int)sizeof(path))
+			continue;
+		if ((s->fd = mkstemp(path)) >= 0)
+			unlink(path); /* gone with the process, however it ends */
+	}
+	if (s->fd < 0)
+		return;
+	s->reserved = (s->n + 1) * SPILL_PER_RECORD;
+	void *m = mmap(NULL, s->reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED) {
+		close(s->fd);
+		s->fd = -1;
+		return;
+	}
+	s->map = m;
+}
+
+void nd__recset_release(const nd__recset *s)
+{
+	if (s && s->map && s->mapped)
+		(void)madvise(s->map, s->mapped, MADV_DONTNEED); /* a hint: failing costs memory only */
+}
+
+/* The whole pages of file bytes [lo, hi). */
+static void release_bytes(const nd__recset *s, size_t lo, size_t hi)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	lo = (lo + page - 1) / page * page;
+	hi = hi / page * page;
+	if (hi > s->mapped)
+		hi = s->mapped / page * page;
+	if (lo < hi)
+		(void)madvise(s->map + lo, hi - lo, MADV_DONTNEED);
+}
+
+void nd__recset_release_tile(const nd__recset *s, uint32_t t)
+{
+	if (!s || !s->span || t >= s->ntiles)
+		return;
+	for (int k = 0; k < 3; k++)
+		release_bytes(s, s->span[t].lo[k], s->span[t].hi[k]);
+}
+
+uint32_t nd__recset_tiles(const nd__recset *s)
+{
+	return s->ntiles;
+}
+
+uint32_t nd__recset_tile(const nd__recset *s, size_t i)
+{
+	return s->tile ? s->tile[i] : 0;
+}
+
+void nd__recset_walked(const nd__recset *s, size_t i, uint32_t *tile)
+{
+	uint32_t t = nd__recset_tile(s, i);
+	if (t != *tile && *tile != UINT32_MAX)
+		nd__recset_release(s);
+	*tile = t;
+}
+
 typedef struct {
 	nd__recset *s;
 	const nd_docid *docs;
 	size_t at;
+	size_t released;      /* s->used at the last release */
 } rs_load;
 
 static int rs_one(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
@@ -353,24 +483,73 @@ static int rs_one(uint32_t docid, uint64_t key, const void *payload, size_t len,
 	memcpy(r->places, tmp.places, (size_t)tmp.nplaces * 8);
 	memcpy(r->values, tmp.values, (size_t)tmp.nvalues * 4);
 	nd__rec_free(&tmp);
+	if (s->used - l->released >= nd__recset_tile_bytes) { /* written: to the page cache */
+		nd__recset_release(s);
+		l->released = s->used;
+	}
 	return 0;
 }
 
-int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, nd__recset **out)
+/* Tiles of consecutive records holding about nd__recset_tile_bytes of
+ * the file each, from where their samples were put; loaded ends at the
+ * end of the last record loaded. */
+static int rs_tiles(nd__recset *s, size_t loaded)
+{
+	size_t start = s->r_mapped ? (size_t)((uint8_t *)(s->r + s->n + 1) - s->map) : 0;
+	uint32_t t = 0;
+	if (!(s->tile = malloc((s->n + 1) * sizeof(*s->tile))) || !(s->first = malloc((s->n + 2) * sizeof(*s->first))) ||
+	    !(s->span = calloc(s->n < UINT16_MAX ? s->n + 1 : UINT16_MAX, sizeof(*s->span))))
+		return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", s->n);
+	s->first[0] = 0;
+	s->span[0].lo[1] = start;
+	for (size_t i = 0; i < s->n; i++) {
+		const uint8_t *p = (const uint8_t *)s->r[i].sample;
+		if (p >= s->map && p < s->map + s->used && (size_t)(p - s->map) - start >= nd__recset_tile_bytes &&
+		    t + 1 < UINT16_MAX) {
+			s->span[t].hi[1] = (size_t)(p - s->map);
+			s->first[++t] = (uint32_t)i;
+			start = s->span[t].lo[1] = (size_t)(p - s->map);
+		}
+		s->tile[i] = (uint16_t)t;
+	}
+	s->span[t].hi[1] = loaded;
+	s->ntiles = t + 1;
+	s->first[s->ntiles] = (uint32_t)s->n;
+	for (uint32_t k = 0; s->r_mapped && k < s->ntiles; k++) {
+		s->span[k].lo[0] = (size_t)((uint8_t *)(s->r + s->first[k]) - s->map);
+		s->span[k].hi[0] = (size_t)((uint8_t *)(s->r + s->first[k + 1]) - s->map);
+	}
+	return ND_OK;
+}
+
+int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, const char *spill_dir, nd__recset **out)
 {
 	nd__recset *s = calloc(1, sizeof(*s));
 	int rc;
 	*out = NULL;
-	if (!s || !(s->r = calloc(n + 1, sizeof(*s->r)))) {
-		free(s);
+	if (!s)
 		return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", n);
-	}
 	s->n = n;
-	s->bytes = (n + 1) * sizeof(*s->r);
-	rs_load l = {s, docs, 0};
+	s->fd = -1;
+	s->ntiles = 1;
+	if (spill_dir && n >= nd__recset_spill_docs)
+		spill_open(s, spill_dir);
+	/* The records' own fields too: 104 MB at a million.  The file's new
+	 * bytes read as zeros, as calloc's do. */
+	if (s->map && (s->r = rs_room(s, (n + 1) * sizeof(*s->r))) && !s->full)
+		s->r_mapped = 1;
+	else if (!(s->r = calloc(n + 1, sizeof(*s->r)))) {
+		nd__recset_free(s);
+		return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", n);
+	} else
+		s->bytes += (n + 1) * sizeof(*s->r);
+	rs_load l = {s, docs, 0, s->used};
 	rc = n ? nd_store_docs_from(txn, docs[0], rs_one, &l) : ND_OK;
 	if (rc == 1)
 		rc = ND_OK;
+	if (rc == ND_OK && s->map)
+		rc = rs_tiles(s, s->used);
+	nd__recset_release(s);
 	if (rc < 0) {
 		nd__recset_free(s);
 		return rc;
@@ -387,6 +566,7 @@ const nd__rec *nd__recset_get(const nd__recset *s, size_t i)
 typedef struct {
 	nd__recset *s;
 	const nd__common *common;
+	uint32_t from;
 } weigh_ctx;
 
 /* r's groups and weight checkpoints, into the room r->groups and r->cum
@@ -431,28 +611,39 @@ static int weigh_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 {
 	weigh_ctx *c = vctx;
 	(void)t;
-	for (uint32_t i = from; i < to; i++)
+	for (uint32_t i = c->from + from; i < c->from + to; i++)
 		weigh_into(&c->s->r[i], c->common);
 	return ND_OK;
 }
 
 int nd__recset_weigh(nd__recset *s, const nd__common *common, unsigned jobs)
 {
+	int rc = ND_OK;
 	if (!nd__common_size(common) || !s->n)
 		return ND_OK;
-	/* Room first (the chunks are one thread's), then the lookups, a
-	 * cache miss each, on every core. */
-	for (size_t i = 0; i < s->n; i++) {
-		nd__rec *r = &s->r[i];
-		uint32_t ncum = r->nsample / ND_REC_CUM_STEP;
-		if (!r->nsample)
-			continue;
-		if (!(r->groups = rs_room(s, (size_t)r->nsample * 2)) ||
-		    (ncum && !(r->cum = rs_room(s, (size_t)ncum * 2 * sizeof(double)))))
-			return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", s->n);
+	/* A tile at a time, its room first (the room is one thread's), then
+	 * the lookups, a cache miss each, on every core; then its pages are
+	 * released. */
+	for (uint32_t t = 0; t < s->ntiles && rc == ND_OK; t++) {
+		size_t from = s->first ? s->first[t] : 0, to = s->first ? s->first[t + 1] : s->n;
+		if (s->span)
+			s->span[t].lo[2] = s->used;
+		for (size_t i = from; i < to; i++) {
+			nd__rec *r = &s->r[i];
+			uint32_t ncum = r->nsample / ND_REC_CUM_STEP;
+			if (!r->nsample)
+				continue;
+			if (!(r->groups = rs_room(s, (size_t)r->nsample * 2)) ||
+			    (ncum && !(r->cum = rs_room(s, (size_t)ncum * 2 * sizeof(double)))))
+				return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", s->n);
+		}
+		if (s->span)
+			s->span[t].hi[2] = s->used;
+		weigh_ctx c = {s, common, (uint32_t)from};
+		rc = nd_parallel_shares(jobs ? jobs : 1, (uint32_t)(to - from), weigh_share, &c);
+		nd__recset_release(s);
 	}
-	weigh_ctx c = {s, common};
-	return nd_parallel_shares(jobs ? jobs : 1, (uint32_t)s->n, weigh_share, &c);
+	return rc;
 }
 
 size_t nd__recset_bytes(const nd__recset *s)
@@ -468,6 +659,14 @@ void nd__recset_free(nd__recset *s)
 		nx = c->next;
 		free(c);
 	}
-	free(s->r); /* the records' arrays are in the chunks */
+	if (!s->r_mapped)
+		free(s->r); /* the records' arrays are in the chunks or the file */
+	if (s->map)
+		munmap(s->map, s->reserved);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->tile);
+	free(s->first);
+	free(s->span);
 	free(s);
 }

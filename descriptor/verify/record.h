@@ -155,10 +155,29 @@ int nd__rec_weigh(nd__rec *r, const nd__common *common);
 void nd__rec_unweigh(nd__rec *r);
 
 /* Records of many documents, decoded once, for a batch pass (arrays in
- * chunks of their own, so the whole takes what the samples take). */
-/* docs[0..n) ascending; a document without a record gets an empty one. */
-int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, nd__recset **out);
+ * chunks of their own, so the whole takes what the samples take).
+ * docs[0..n) ascending; a document without a record gets an empty one.
+ *
+ * With spill_dir and at least nd__recset_spill_docs documents, the arrays
+ * go to an unlinked temporary file there (else in $TMPDIR), mapped: the
+ * set is then in tiles of consecutive records, about
+ * nd__recset_tile_bytes of the file each, and a pass that releases what it
+ * has read (nd__recset_release) keeps a tile or two resident however
+ * many documents there are.  At a million, the records are 1.8 GB. */
+extern size_t nd__recset_spill_docs, nd__recset_tile_bytes; /* tests set them */
+int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, const char *spill_dir, nd__recset **out);
 const nd__rec *nd__recset_get(const nd__recset *s, size_t i);
+/* Tiles (1 when not spilled), and record i's. */
+uint32_t nd__recset_tiles(const nd__recset *s);
+uint32_t nd__recset_tile(const nd__recset *s, size_t i);
+/* Drop the spilled records' pages from the resident set (they stay in
+ * the page cache, or on disk, and are read again when next used): all
+ * of them, or tile t's. */
+void nd__recset_release(const nd__recset *s);
+void nd__recset_release_tile(const nd__recset *s, uint32_t t);
+/* For a pass over records in ascending order: at record i, release what
+ * the pass read when i starts another tile (*tile: UINT32_MAX first). */
+void nd__recset_walked(const nd__recset *s, size_t i, uint32_t *tile);
 /* Look up every sample's groups in common once, for a pass that compares
  * each record with many (a lookup is a cache miss in a table that can hold
  * millions: on jobs threads), and keep the weight checkpoints. */
