@@ -1210,7 +1210,10 @@ static void test_spilled_records(void **state)
 	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
 	assert_int_equal(nd__recset_load(txn, docs, N, stpath, &rs), ND_OK);
 	nd_store_txn_end(txn);
-	assert_true(nd__recset_tiles(rs) > 1); /* some in the file */
+	/* Some in the file, the rest in the heap. */
+	assert_true(nd__recset_tiles(rs) > 1);
+	assert_true(nd__recset_spilled(rs) > 0 && nd__recset_spilled(rs) <= 512 << 10);
+	assert_true(nd__recset_bytes(rs) > nd__recset_spilled(rs));
 	assert_true(nd__recset_get(rs, N - 1)->nsample > 0);
 	nd__recset_free(rs);
 	memset(sp, 0, sizeof(sp));

@@ -321,7 +321,6 @@ struct nd__recset {
 	uint8_t *map;
 	size_t reserved, mapped, used;
 	int full;             /* the file could not grow: the heap from now on */
-	int r_mapped;         /* r is in the file */
 	uint32_t ntiles;      /* 1 when not spilled */
 	uint16_t *tile;       /* record -> its tile */
 	uint32_t *first;      /* tile -> its first record; [ntiles] = n */
@@ -397,12 +396,6 @@ static void spill_open(nd__recset *s, const char *dir)
 	s->map = m;
 }
 
-void nd__recset_release(const nd__recset *s)
-{
-	if (s && s->map && s->mapped)
-		(void)madvise(s->map, s->mapped, MADV_DONTNEED); /* a hint: failing costs memory only */
-}
-
 /* The whole pages of file bytes [lo, hi). */
 static void release_bytes(const nd__recset *s, size_t lo, size_t hi)
 {
@@ -412,7 +405,19 @@ static void release_bytes(const nd__recset *s, size_t lo, size_t hi)
 	if (hi > s->mapped)
 		hi = s->mapped / page * page;
 	if (lo < hi)
-		(void)madvise(s->map + lo, hi - lo, MADV_DONTNEED);
+		(void)madvise(s->map + lo, hi - lo, MADV_DONTNEED); /* a hint: failing costs memory only */
+}
+
+void nd__recset_release(const nd__recset *s)
+{
+	if (s && s->map)
+		release_bytes(s, 0, s->mapped);
+}
+
+/* Whether p is in the file (else the heap). */
+static int in_file(const nd__recset *s, const void *p)
+{
+	return s->map && (const uint8_t *)p >= s->map && (const uint8_t *)p < s->map + s->used;
 }
 
 void nd__recset_release_tile(const nd__recset *s, uint32_t t)
@@ -495,7 +500,8 @@ static int rs_one(uint32_t docid, uint64_t key, const void *payload, size_t len,
  * end of the last record loaded. */
 static int rs_tiles(nd__recset *s, size_t loaded)
 {
-	size_t start = s->r_mapped ? (size_t)((uint8_t *)(s->r + s->n + 1) - s->map) : 0;
+	int r_in_file = in_file(s, s->r);
+	size_t start = r_in_file ? (size_t)((uint8_t *)(s->r + s->n + 1) - s->map) : 0;
 	uint32_t t = 0;
 	if (!(s->tile = malloc((s->n + 1) * sizeof(*s->tile))) || !(s->first = malloc((s->n + 2) * sizeof(*s->first))) ||
 	    !(s->span = calloc(s->n < UINT16_MAX ? s->n + 1 : UINT16_MAX, sizeof(*s->span))))
@@ -504,7 +510,7 @@ static int rs_tiles(nd__recset *s, size_t loaded)
 	s->span[0].lo[1] = start;
 	for (size_t i = 0; i < s->n; i++) {
 		const uint8_t *p = (const uint8_t *)s->r[i].sample;
-		if (p >= s->map && p < s->map + s->used && (size_t)(p - s->map) - start >= nd__recset_tile_bytes &&
+		if (in_file(s, p) && (size_t)(p - s->map) - start >= nd__recset_tile_bytes &&
 		    t + 1 < UINT16_MAX) {
 			s->span[t].hi[1] = (size_t)(p - s->map);
 			s->first[++t] = (uint32_t)i;
@@ -515,7 +521,7 @@ static int rs_tiles(nd__recset *s, size_t loaded)
 	s->span[t].hi[1] = loaded;
 	s->ntiles = t + 1;
 	s->first[s->ntiles] = (uint32_t)s->n;
-	for (uint32_t k = 0; s->r_mapped && k < s->ntiles; k++) {
+	for (uint32_t k = 0; r_in_file && k < s->ntiles; k++) {
 		s->span[k].lo[0] = (size_t)((uint8_t *)(s->r + s->first[k]) - s->map);
 		s->span[k].hi[0] = (size_t)((uint8_t *)(s->r + s->first[k + 1]) - s->map);
 	}
@@ -534,15 +540,14 @@ int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, const cha
 	s->ntiles = 1;
 	if (spill_dir && n >= nd__recset_spill_docs)
 		spill_open(s, spill_dir);
-	/* The records' own fields too: 104 MB at a million.  The file's new
-	 * bytes read as zeros, as calloc's do. */
-	if (s->map && (s->r = rs_room(s, (n + 1) * sizeof(*s->r))) && !s->full)
-		s->r_mapped = 1;
-	else if (!(s->r = calloc(n + 1, sizeof(*s->r)))) {
+	/* The records' own fields in the same room (in the file when
+	 * spilled: 104 MB at a million), where new bytes read as zeros. */
+	if (!(s->r = rs_room(s, (n + 1) * sizeof(*s->r)))) {
 		nd__recset_free(s);
 		return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", n);
-	} else
-		s->bytes += (n + 1) * sizeof(*s->r);
+	}
+	if (!in_file(s, s->r))
+		memset(s->r, 0, (n + 1) * sizeof(*s->r));
 	rs_load l = {s, docs, 0, s->used};
 	rc = n ? nd_store_docs_from(txn, docs[0], rs_one, &l) : ND_OK;
 	if (rc == 1)
@@ -651,6 +656,11 @@ size_t nd__recset_bytes(const nd__recset *s)
 	return s ? s->bytes : 0;
 }
 
+size_t nd__recset_spilled(const nd__recset *s)
+{
+	return s && s->map ? s->used : 0;
+}
+
 void nd__recset_free(nd__recset *s)
 {
 	if (!s)
@@ -659,9 +669,7 @@ void nd__recset_free(nd__recset *s)
 		nx = c->next;
 		free(c);
 	}
-	if (!s->r_mapped)
-		free(s->r); /* the records' arrays are in the chunks or the file */
-	if (s->map)
+	if (s->map) /* the records and their arrays are in the chunks or the file */
 		munmap(s->map, s->reserved);
 	if (s->fd >= 0)
 		close(s->fd);

@@ -185,6 +185,8 @@ int nd__recset_weigh(nd__recset *s, const nd__common *common, unsigned jobs);
 /* Sums of r's copy and story weights over its first n samples. */
 void nd__rec_weights(const nd__rec *r, uint32_t n, const nd__common *common, double *w, double *ws);
 size_t nd__recset_bytes(const nd__recset *s);
+/* Of them, the bytes in the file (0: not spilled). */
+size_t nd__recset_spilled(const nd__recset *s);
 void nd__recset_free(nd__recset *s);
 
 /* What two records say of each other, weighed by the collection (common
