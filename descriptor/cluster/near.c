@@ -101,26 +101,25 @@ static int sort_ranges(void *vctx, unsigned t, uint32_t from, uint32_t to)
 {
 	range_ctx *c = vctx;
 	(void)t;
-	for (uint32_t d = from; d < to; d++) {
-		uint64_t *v = c->pairs + c->start[d];
-		size_t n = c->start[d + 1] - c->start[d];
-		nd__sort_u64(v, n);
-		c->kept[d] = nd__unique_sorted_u64(v, n);
-	}
+	for (uint32_t d = from; d < to; d++)
+		c->kept[d] = nd__sort_unique_u64(c->pairs + c->start[d], c->start[d + 1] - c->start[d]);
 	return ND_OK;
 }
 
-static size_t sort_unique_pairs(uint64_t *v, size_t n, size_t ndocs, unsigned jobs, int *rc)
+/* v[0..*n) made ascending and distinct, *n what is left; first documents
+ * below ndocs. */
+static int sort_unique_pairs(uint64_t *v, size_t *n, size_t ndocs, unsigned jobs)
 {
 	unsigned shift = 0;
 	size_t start[257] = {0}, head[256], kept[256];
-	if (n == 0)
-		return 0;
+	int rc;
+	if (*n == 0)
+		return ND_OK;
 	while ((ndocs - 1) >> shift >= 256)
 		shift++;
 	unsigned nd = (unsigned)((ndocs - 1) >> shift) + 1;
 #define DIGIT(p) ((unsigned)((p) >> 32 >> shift))
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < *n; i++)
 		start[DIGIT(v[i]) + 1]++;
 	for (unsigned d = 0; d < nd; d++)
 		start[d + 1] += start[d];
@@ -138,14 +137,15 @@ static size_t sort_unique_pairs(uint64_t *v, size_t n, size_t ndocs, unsigned jo
 		}
 #undef DIGIT
 	range_ctx c = {v, start, kept};
-	if ((*rc = nd_parallel_shares(jobs, nd, sort_ranges, &c)) < 0)
-		return 0;
+	if ((rc = nd_parallel_shares(jobs, nd, sort_ranges, &c)) < 0)
+		return rc;
 	size_t m = 0;
 	for (unsigned d = 0; d < nd; d++) {
 		memmove(v + m, v + start[d], kept[d] * sizeof(*v));
 		m += kept[d];
 	}
-	return m;
+	*n = m;
+	return ND_OK;
 }
 
 /* The pairs a share scores: pairs[idx[k]] (idx NULL: pairs[k]) for k in
@@ -286,19 +286,12 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 	return ND_OK;
 }
 
-/* score (PLAIN) or yes (GROUP, COPY) of every pair. */
+/* score (PLAIN, STORY) and yes (GROUP, COPY, STORY) of every pair. */
 static int score_pairs(const nd__recset *rs, const nd__common *common, const uint64_t *pairs, size_t np,
 		       float *score, uint8_t *yes, int what, const nd_near_options *o)
 {
 	score_ctx c = {{pairs, NULL, 0}, rs, common, score, yes, what, o, o->jobs};
 	return tiled_shares(rs, &c.w, np, o->jobs, score_share, &c);
-}
-
-/* Story resemblance and copy verdict of every pair, one merge each. */
-static int score_story(const nd__recset *rs, const nd__common *common, const uint64_t *pairs, size_t np,
-		       float *story, uint8_t *copy, const nd_near_options *o)
-{
-	return score_pairs(rs, common, pairs, np, story, copy, SCORE_STORY, o);
 }
 
 /* The strict point reads words: Levenshtein on the pairs whose records
@@ -451,7 +444,8 @@ static int story(nd__recset **rsp, const nd__common *common, size_t n, uint64_t 
 		goto done;
 	}
 	const nd__recset *rs = *rsp;
-	if ((rc = score_story(rs, common, *pairs, *np, res, copy, o)) < 0)
+	/* Story resemblance and copy verdict of every pair, one merge each. */
+	if ((rc = score_pairs(rs, common, *pairs, *np, res, copy, SCORE_STORY, o)) < 0)
 		goto done;
 	/* The copy verdict's components, before completion adds pairs. */
 	if ((rc = nd__components(n, *pairs, NULL, copy, *np, 0, &up)) < 0)
@@ -539,8 +533,8 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 	nd__store_release_pages(st); /* the index is walked */
 	free(index);
 	index = NULL;
-	pairs = w.pairs;
-	if (rc < 0 || (np = sort_unique_pairs(pairs, w.n, n, o.jobs, &rc), rc < 0))
+	pairs = w.pairs, np = w.n;
+	if (rc < 0 || (rc = sort_unique_pairs(pairs, &np, n, o.jobs)) < 0)
 		goto done;
 	if (stats)
 		stats->candidates += np;
