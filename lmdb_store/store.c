@@ -82,6 +82,13 @@ struct nd_store_txn {
  * 700-1,050 MB (1,024: under 470 MB). */
 #define RELEASE_EVERY 1024
 
+/* At each entry a walk reads: the map released every `every`. */
+static void walked(nd_store *st, size_t *seen, size_t every)
+{
+	if (++*seen % every == 0)
+		nd__store_release_pages(st);
+}
+
 struct nd_store_keys {
 	nd_store *st;
 	MDB_cursor *cur;
@@ -1572,8 +1579,7 @@ int nd_store_keys_next(nd_store_keys *it, uint64_t *key, size_t *count)
 	it->started = 1;
 	/* A caller reads each cluster's members (fsck: 2.1 GB of the map
 	 * resident by the end at 1M documents): released as for walks. */
-	if (++it->seen % RELEASE_EVERY == 0)
-		nd__store_release_pages(it->st);
+	walked(it->st, &it->seen, RELEASE_EVERY);
 	if (mrc == MDB_NOTFOUND)
 		return 0;
 	if (!mrc && k.mv_size != sizeof(size_t))
@@ -1615,8 +1621,7 @@ int nd_store_docs_from(nd_store_txn *txn, uint32_t first, nd_store_doc_fn fn, vo
 		unsigned int id;
 		uint64_t key;
 		/* A walk of every record would leave the whole table resident. */
-		if (++seen % RELEASE_EVERY == 0)
-			nd__store_release_pages(txn->st);
+		walked(txn->st, &seen, RELEASE_EVERY);
 		if (k.mv_size != sizeof(id) || v.mv_size < sizeof(key)) {
 			mrc = MDB_CORRUPTED;
 			break;
@@ -1749,8 +1754,7 @@ int nd_store_near_each(nd_store_txn *txn, nd_store_near_fn fn, void *ctx)
 	for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); !mrc && !rc; mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		/* The index of a million documents is 16M entries, 450 MB:
 		 * released as walked (an entry is about 28 bytes). */
-		if (++seen % (RELEASE_EVERY * 64) == 0)
-			nd__store_release_pages(txn->st);
+		walked(txn->st, &seen, RELEASE_EVERY * 64);
 		if (k.mv_size < 5) {
 			rc = nd_error_set(ND_ECORRUPT, "store %s: near-neighbour entry of %zu bytes",
 					  txn->st->path, k.mv_size);
@@ -2071,8 +2075,7 @@ int nd_store_links_each(nd_store_txn *txn, nd_store_link_fn fn, void *ctx)
 	     mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		unsigned int a, b;
 		/* fsck reads both ends' records: 1.9 GB of the map at 1M. */
-		if (++seen % RELEASE_EVERY == 0)
-			nd__store_release_pages(txn->st);
+		walked(txn->st, &seen, RELEASE_EVERY);
 		if (k.mv_size != sizeof(a) || v.mv_size != sizeof(b)) {
 			mrc = MDB_CORRUPTED;
 			break;

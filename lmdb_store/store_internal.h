@@ -12,8 +12,8 @@ size_t nd__store_mapsize(const nd_store *st);
  * elsewhere nothing): they stay in the page cache, and a later read maps
  * them again.  For a batch pass over a store of gigabytes, which would
  * otherwise keep all of it resident, once it has copied out or written
- * what it needs.  nd_store_docs_each and _from do it every 8,192
- * records. */
+ * what it needs.  The store's own walks (records, near index, clusters,
+ * links) do it every 1,024 entries (the near index every 65,536). */
 void nd__store_release_pages(nd_store *st);
 /* Give back the pages LMDB keeps for later writes: every page a write
  * transaction dirtied stays with the environment until it is closed (at
