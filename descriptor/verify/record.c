@@ -220,9 +220,10 @@ size_t nd__rec_encode(const nd__rec *r, uint8_t *out)
 	return (size_t)(p - out);
 }
 
-int nd__rec_decode(const void *vp, size_t len, nd__rec *out)
+/* The head of an encoding into out (counts and thresholds, no arrays),
+ * checked against its length. */
+static int decode_head(const uint8_t *p, size_t len, nd__rec *out)
 {
-	const uint8_t *p = vp;
 	uint16_t ns, np, nv;
 	memset(out, 0, sizeof(*out));
 	if (len < HEAD || p[0] != VERSION)
@@ -241,31 +242,46 @@ int nd__rec_decode(const void *vp, size_t len, nd__rec *out)
 	    (out->nwords && !out->text) || (!out->nwords && (out->text || ns || np || nv)))
 		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
 	out->nsample = ns, out->nplaces = np, out->nvalues = nv;
-	if (!(out->sample = malloc((size_t)ns * 4 + 1)) || !(out->places = malloc((size_t)np * 8 + 1)) ||
-	    !(out->values = malloc((size_t)nv * 4 + 1))) {
+	return ND_OK;
+}
+
+/* The arrays of an encoding whose head is in r, copied into the room
+ * r's pointers give them, and checked there: ascending and within their
+ * thresholds, or the merges go wrong. */
+static int decode_arrays(const uint8_t *p, const nd__rec *r)
+{
+	p += HEAD;
+	memcpy(r->sample, p, (size_t)r->nsample * 4);
+	p += (size_t)r->nsample * 4;
+	memcpy(r->places, p, (size_t)r->nplaces * 8);
+	p += (size_t)r->nplaces * 8;
+	memcpy(r->values, p, (size_t)r->nvalues * 4);
+	for (uint32_t i = 0; i < r->nsample; i++)
+		if (r->sample[i] > r->thr || (i && r->sample[i] <= r->sample[i - 1]))
+			return nd_error_set(ND_ECORRUPT, "verdict record out of order");
+	for (uint32_t i = 0; i < r->nplaces; i++)
+		if ((uint32_t)(r->places[i] >> 32) > r->pthr || (i && r->places[i] <= r->places[i - 1]))
+			return nd_error_set(ND_ECORRUPT, "verdict record out of order");
+	for (uint32_t i = 0; i < r->nvalues; i++)
+		if (r->values[i] > r->vthr || (i && r->values[i] <= r->values[i - 1]))
+			return nd_error_set(ND_ECORRUPT, "verdict record out of order");
+	return ND_OK;
+}
+
+int nd__rec_decode(const void *vp, size_t len, nd__rec *out)
+{
+	int rc = decode_head(vp, len, out);
+	if (rc < 0)
+		return rc;
+	if (!(out->sample = malloc((size_t)out->nsample * 4 + 1)) ||
+	    !(out->places = malloc((size_t)out->nplaces * 8 + 1)) ||
+	    !(out->values = malloc((size_t)out->nvalues * 4 + 1))) {
 		nd__rec_free(out);
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
-	p += HEAD;
-	memcpy(out->sample, p, (size_t)ns * 4);
-	p += (size_t)ns * 4;
-	memcpy(out->places, p, (size_t)np * 8);
-	p += (size_t)np * 8;
-	memcpy(out->values, p, (size_t)nv * 4);
-	/* Ascending and within their thresholds, or the merges go wrong. */
-	for (uint32_t i = 0; i < ns; i++)
-		if (out->sample[i] > out->thr || (i && out->sample[i] <= out->sample[i - 1]))
-			goto bad;
-	for (uint32_t i = 0; i < np; i++)
-		if ((uint32_t)(out->places[i] >> 32) > out->pthr || (i && out->places[i] <= out->places[i - 1]))
-			goto bad;
-	for (uint32_t i = 0; i < nv; i++)
-		if (out->values[i] > out->vthr || (i && out->values[i] <= out->values[i - 1]))
-			goto bad;
-	return ND_OK;
-bad:
-	nd__rec_free(out);
-	return nd_error_set(ND_ECORRUPT, "verdict record out of order");
+	if ((rc = decode_arrays(vp, out)) < 0)
+		nd__rec_free(out);
+	return rc;
 }
 
 int nd__rec_of_doc(nd_store_txn *txn, uint32_t docid, nd__rec *out)
@@ -459,7 +475,6 @@ static int rs_one(uint32_t docid, uint64_t key, const void *payload, size_t len,
 	nd__recset *s = l->s;
 	const void *rec;
 	size_t reclen;
-	nd__rec tmp;
 	int rc;
 	(void)key;
 	while (l->at < s->n && l->docs[l->at] < docid)
@@ -472,22 +487,21 @@ static int rs_one(uint32_t docid, uint64_t key, const void *payload, size_t len,
 		return rc;
 	if (!reclen)
 		return 0;
-	if ((rc = nd__rec_decode(rec, reclen, &tmp)) < 0)
-		return nd_error_set(rc, "document %u: %s", docid, nd_error_last());
+	/* Decoded straight into the room: no copy on the heap first. */
 	nd__rec *r = &s->r[l->at];
-	*r = tmp;
-	r->sample = rs_room(s, (size_t)tmp.nsample * 4);
-	r->places = rs_room(s, (size_t)tmp.nplaces * 8);
-	r->values = rs_room(s, (size_t)tmp.nvalues * 4);
+	if ((rc = decode_head(rec, reclen, r)) < 0)
+		return nd_error_set(rc, "document %u: %s", docid, nd_error_last());
+	r->sample = rs_room(s, (size_t)r->nsample * 4);
+	r->places = rs_room(s, (size_t)r->nplaces * 8);
+	r->values = rs_room(s, (size_t)r->nvalues * 4);
 	if (!r->sample || !r->places || !r->values) {
-		nd__rec_free(&tmp);
 		memset(r, 0, sizeof(*r));
 		return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", s->n);
 	}
-	memcpy(r->sample, tmp.sample, (size_t)tmp.nsample * 4);
-	memcpy(r->places, tmp.places, (size_t)tmp.nplaces * 8);
-	memcpy(r->values, tmp.values, (size_t)tmp.nvalues * 4);
-	nd__rec_free(&tmp);
+	if ((rc = decode_arrays(rec, r)) < 0) {
+		memset(r, 0, sizeof(*r)); /* its room is the set's, freed with it */
+		return nd_error_set(rc, "document %u: %s", docid, nd_error_last());
+	}
 	if (s->used - l->released >= nd__recset_tile_bytes) { /* written: to the page cache */
 		nd__recset_release(s);
 		l->released = s->used;
