@@ -384,6 +384,11 @@ static int fresh_common(const nd__recset *rs, size_t n, const uint64_t *pairs, s
 	for (size_t i = 0; i < n; i++)
 		if (nd__root(up, (uint32_t)i) == i && nd__recset_get(rs, i)->nwords)
 			reps[nreps++] = (uint32_t)i;
+	/* The count is sign's peak at 1M: the groups are known, so what made
+	 * them goes first (55 MB there). */
+	free(same);
+	free(up);
+	same = NULL, up = NULL;
 	rc = nd__common_build(rs, reps, nreps, o->jobs, out);
 done:
 	free(same);
