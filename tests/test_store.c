@@ -624,6 +624,55 @@ static char *near_listing(nd_store *st)
 	return l.out.ptr;
 }
 
+static size_t near_lines(const char *listing)
+{
+	size_t n = 0;
+	for (; *listing; listing++)
+		n += *listing == '\n';
+	return n;
+}
+
+/* A rebuild of many entries, their keys sharing first values by the
+ * hundred (the runs its sort swaps keys into, then sorts one by one),
+ * makes the index piecemeal writes make. */
+static void test_near_rebuild_many(void **state)
+{
+	(void)state;
+	enum { N = 20000 };
+	nearrec *r = calloc(N + 1, sizeof(*r));
+	uint64_t x = 88172645463325252ull;
+	assert_non_null(r);
+	for (uint32_t i = 0; i < N; i++) {
+		r[i].docid = i + 1;
+		for (int t = 0; t < 2; t++)
+			for (int k = 0; k < 3; k++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				r[i].seq[t][k] = (uint16_t)(k == 0 ? x % 97 : x % 60000);
+			}
+	}
+	char *got[2];
+	for (int run = 0; run < 2; run++) {
+		char name[16];
+		snprintf(name, sizeof(name), "nearmany%d", run);
+		char *path = tu_join(dir, name);
+		nd_store *st;
+		assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
+		if (run == 1)
+			assert_int_equal(nd_store_write(st, defer_fn, NULL), ND_OK);
+		assert_int_equal(nd_store_write(st, near_put_fn, r), ND_OK);
+		if (run == 1)
+			assert_int_equal(nd__store_near_rebuild(st), ND_OK);
+		got[run] = near_listing(st);
+		nd_store_close(st);
+		free(path);
+	}
+	assert_int_equal(near_lines(got[0]), 2 * N);
+	assert_string_equal(got[1], got[0]);
+	free(got[0]);
+	free(got[1]);
+	free(r);
+}
+
 static int put_between(nd_store *st, void *ctx)
 {
 	int *calls = ctx;
@@ -1187,6 +1236,7 @@ int main(void)
 		cmocka_unit_test(test_near_index),
 		cmocka_unit_test(test_near_rebuild),
 		cmocka_unit_test(test_near_rebuild_steps),
+		cmocka_unit_test(test_near_rebuild_many),
 		cmocka_unit_test(test_links),
 		cmocka_unit_test(test_journal_overflow),
 		cmocka_unit_test(test_verified_snapshot),
