@@ -89,7 +89,15 @@ for p in ("copy", "story"):
 copy = [set(g) for g in groups(j["copy"])]
 assert all(any(set(g) <= c for c in copy) for g in groups(j["strict"]))
 assert j["strict"]["documents_in_clusters"] <= j["copy"]["documents_in_clusters"]
+# Written a cluster at a time: one a line, each a JSON object of its own.
+lines = [l.strip().rstrip(",") for l in open("%s/c-copy.json" % d) if l.strip().startswith('{"size"')]
+assert lines and [json.loads(l) for l in lines] == j["copy"]["clusters"], len(lines)
 EOF
+# No cluster at all is still one JSON object, its list empty.
+"$nd" clusters --db "$t/db" --store "$t/store" --min-size 100000 --json > "$t/c-none.json" ||
+	fail "clusters --min-size 100000"
+python3 -c 'import json, sys; v = json.load(open(sys.argv[1])); assert v["clusters"] == [] and v["clusters_total"] == 0, v' \
+	"$t/c-none.json" || fail "clusters with none: $(cat "$t/c-none.json")"
 # Completed averages leave small clusters as they are: families of 2-4
 # add no pair, and --complete 0 (off) gives the same clusters.
 "$nd" clusters --db "$t/db" --store "$t/store" --point story --complete 0 --json > "$t/c-story0.json" ||
