@@ -25,7 +25,7 @@ static const char usage_text[] =
 	"  --min-size N     list clusters of at least N documents (default 2)\n"
 	"  --limit N        list at most N clusters (default all)\n"
 	"  --jobs N         threads reading words and scoring (default: the cores)\n"
-	"  --json           one JSON object on stdout\n"
+	"  --json           one JSON object on stdout, each cluster on a line of its own\n"
 	"  -q, --quiet      no progress and no summary line, only the clusters\n"
 	"  -h, --help       this text\n"
 	"\n"
