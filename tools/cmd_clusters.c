@@ -303,9 +303,11 @@ static void print(nd_xdb *db, const args_t *a, const listing *l, uint64_t signed
 		 * document first held 600 MB at a million documents. */
 		char *head = json_dumps(out, JSON_INDENT(1));
 		size_t len = head ? strlen(head) : 0;
-		while (len && (head[len - 1] == '}' || head[len - 1] == '\n'))
+		if (len && head[len - 1] == '}') /* the object left open */
 			head[--len] = '\0';
-		printf("%s,\n \"clusters\": [", head ? head : "{");
+		while (len && head[len - 1] == '\n')
+			head[--len] = '\0';
+		printf("%s%s\n \"clusters\": [", head ? head : "{", head ? "," : "");
 		free(head);
 		json_decref(out);
 	}
