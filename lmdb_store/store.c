@@ -821,7 +821,7 @@ static int bump_gen(nd_store_txn *txn)
 
 int nd_store_write(nd_store *st, nd_store_write_fn fn, void *ctx)
 {
-	nd_store_txn t = {st, NULL, NULL, 0, 0, NULL, 0, 0, 0, 0, 0, 0, 0};
+	nd_store_txn t = {.st = st};
 	const void *mv;
 	size_t ml;
 	int rc, mrc;
