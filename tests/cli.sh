@@ -98,6 +98,13 @@ EOF
 	fail "clusters --min-size 100000"
 python3 -c 'import json, sys; v = json.load(open(sys.argv[1])); assert v["clusters"] == [] and v["clusters_total"] == 0, v' \
 	"$t/c-none.json" || fail "clusters with none: $(cat "$t/c-none.json")"
+# A listing that cannot be written (standard output on a full disk) is an
+# error that says so, not a cut-short listing with status 0.
+if [ -w /dev/full ]; then
+	"$nd" clusters --db "$t/db" --store "$t/store" --json > /dev/full 2> "$t/full.err" &&
+		fail "clusters onto a full disk exited 0"
+	grep -q "writing standard output" "$t/full.err" || fail "clusters onto a full disk: $(cat "$t/full.err")"
+fi
 # Completed averages leave small clusters as they are: families of 2-4
 # add no pair, and --complete 0 (off) gives the same clusters.
 "$nd" clusters --db "$t/db" --store "$t/store" --point story --complete 0 --json > "$t/c-story0.json" ||

@@ -1,6 +1,7 @@
 /* neardup: near-duplicate detection over a Xapian index. */
 #include "tool.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,6 +30,18 @@ static void usage(FILE *f)
 	fprintf(f, "\nExit status: 0 ok, 1 error, 2 usage.\n");
 }
 
+/* What a command printed reached its reader: standard output on a full
+ * disk is an error, not a listing cut short with status 0. */
+static int flushed(const char *cmd, int rc)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return rc;
+	fprintf(stderr, "neardup %s: writing standard output: %s\n", cmd,
+		errno ? strerror(errno) : "write error");
+	return rc == EXIT_OK ? EXIT_ERR : rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -54,7 +67,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+			return flushed(argv[1], commands[i].fn(argc - 1, argv + 1));
 	fprintf(stderr, "neardup: unknown command '%s'\nTry 'neardup --help'.\n", argv[1]);
 	return EXIT_USAGE;
 }
