@@ -243,6 +243,32 @@ typedef struct {
 	unsigned nshare;
 } score_ctx;
 
+/* Pairs come in order of their first document; the second's record is
+ * a cache miss each: ask for what scoring the pairs ahead of k will read
+ * of it.  Eight ahead its head; four ahead the merge's start, about half
+ * of the sample for a pair it refuses, and, when the second is the side
+ * cut at the first's threshold, the samples and weights around the cut. */
+static inline void prefetch_ahead(const nd__recset *rs, const pair_walk *w, uint32_t k, uint32_t to)
+{
+	if (k + 8 < to)
+		__builtin_prefetch(nd__recset_get(rs, (uint32_t)w->pairs[walk_at(w, k + 8)]));
+	if (k + 4 >= to)
+		return;
+	uint64_t p = w->pairs[walk_at(w, k + 4)];
+	const nd__rec *a = nd__recset_get(rs, p >> 32), *b = nd__recset_get(rs, (uint32_t)p);
+	for (uint32_t l = 0; l < 128 && l < b->nsample; l += 16)
+		__builtin_prefetch(b->sample + l);
+	__builtin_prefetch(b->cum);
+	if (b->thr > a->thr && b->nsample) {
+		uint32_t at = (uint32_t)((uint64_t)b->nsample * a->thr / ((uint64_t)b->thr + 1));
+		__builtin_prefetch(b->sample + at);
+		if (b->groups)
+			__builtin_prefetch(b->groups + at);
+		if (b->cum && at >= ND_REC_CUM_STEP)
+			__builtin_prefetch(b->cum + 2 * (at / ND_REC_CUM_STEP - 1));
+	}
+}
+
 static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 {
 	score_ctx *c = vctx;
@@ -251,16 +277,7 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 		size_t i = walk_at(&c->w, k);
 		const nd__rec *a = nd__recset_get(c->rs, pairs[i] >> 32);
 		const nd__rec *b = nd__recset_get(c->rs, (uint32_t)pairs[i]);
-		/* Pairs come in order of their first document; the second's
-		 * record is a cache miss each: ask for it a few pairs ahead. */
-		if (k + 8 < to)
-			__builtin_prefetch(nd__recset_get(c->rs, (uint32_t)pairs[walk_at(&c->w, k + 8)]));
-		if (k + 4 < to) {
-			const nd__rec *n = nd__recset_get(c->rs, (uint32_t)pairs[walk_at(&c->w, k + 4)]);
-			__builtin_prefetch(n->sample);
-			__builtin_prefetch(n->sample + 16);
-			__builtin_prefetch(n->cum); /* its weights before the cut */
-		}
+		prefetch_ahead(c->rs, &c->w, k, to);
 		float v = 0;
 		int yes = 0;
 		if (a->nwords && b->nwords) {
@@ -417,6 +434,7 @@ static int fresh_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 	(void)t;
 	for (uint32_t k = from; k < to; k++) {
 		size_t i = walk_at(&f->w, k);
+		prefetch_ahead(f->rs, &f->w, k, to);
 		const nd__rec *a = nd__recset_get(f->rs, f->w.pairs[i] >> 32);
 		const nd__rec *b = nd__recset_get(f->rs, (uint32_t)f->w.pairs[i]);
 		f->out[i] = a->nwords && b->nwords ? nd__rec_story_score(a, b, f->common) : 0.0f;
