@@ -510,11 +510,11 @@ static int build_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 {
 	build_ctx *c = vctx;
 	size_t cap = c->most + 1;
-	uint64_t *v = malloc(cap * sizeof(*v));
+	uint64_t *v = malloc(cap * sizeof(*v)), *tmp = malloc(cap * sizeof(*tmp)); /* the sort's room */
 	uint32_t *at = malloc((c->n + 1) * sizeof(*at));
 	int rc = ND_OK;
 	(void)t;
-	if (!v || !at) {
+	if (!v || !tmp || !at) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", cap);
 		goto done;
 	}
@@ -534,18 +534,20 @@ static int build_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 			for (; at[i] < r->nsample && r->sample[at[i]] < c->bound[pass + 1]; at[i]++) {
 				if (m == cap) { /* one 64k-hash bucket over the most */
 					uint64_t *g = realloc(v, 2 * cap * sizeof(*v));
-					if (!g) {
+					if (g)
+						v = g;
+					if (!g || !(g = realloc(tmp, 2 * cap * sizeof(*tmp)))) {
 						rc = nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", 2 * cap);
 						break;
 					}
-					v = g, cap *= 2;
+					tmp = g, cap *= 2;
 				}
 				v[m++] = (uint64_t)r->sample[at[i]] << 32 | i; /* the group: its ordinal */
 			}
 		}
 		if (rc < 0)
 			break;
-		nd__sort_u64_high(v, m); /* a hash's groups together, in any order */
+		nd__sort_u64_high_with(v, tmp, m); /* a hash's groups together, in any order */
 		for (size_t i = 0, j; i < m && rc == ND_OK; i = j) {
 			for (j = i + 1; j < m && v[j] >> 32 == v[i] >> 32; j++)
 				;
@@ -555,6 +557,7 @@ static int build_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 	}
 done:
 	free(v);
+	free(tmp);
 	free(at);
 	return rc;
 }

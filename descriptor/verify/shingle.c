@@ -50,11 +50,37 @@ int nd__in_sorted_u32(const uint32_t *v, size_t n, uint32_t x)
 	return at < n && v[at] == x;
 }
 
-/* LSD radix sort from bit `from` up, a byte a pass (passes where every
- * value has the same byte are skipped), stable, so the order below it
+/* LSD radix sort from bit `from` up, a digit a pass (passes where every
+ * value has the same digit are skipped), stable, so the order below it
  * stays: shingle fingerprints are sorted once per compared pair, and
  * qsort's calls through a comparator were a third of a hook's time.
- * Falls back to qsort when there is no memory for the copy. */
+ * Digits of 11 bits for a large array (three passes over 32 bits, not
+ * four), of 8 for a small one (fewer counts to add up).  tmp: room for
+ * n values. */
+static void radix_u64_with(uint64_t *v, uint64_t *tmp, size_t n, unsigned from)
+{
+	unsigned bits = n >= ((size_t)1 << 16) ? 11 : 8;
+	uint64_t mask = ((uint64_t)1 << bits) - 1;
+	size_t count[(1u << 11) + 1];
+	uint64_t *src = v, *dst = tmp;
+	for (unsigned shift = from; shift < 64; shift += bits) {
+		memset(count, 0, (mask + 2) * sizeof(*count));
+		for (size_t i = 0; i < n; i++)
+			count[((src[i] >> shift) & mask) + 1]++;
+		if (count[((src[0] >> shift) & mask) + 1] == n)
+			continue; /* one digit value: already in order for this digit */
+		for (uint64_t b = 1; b <= mask + 1; b++)
+			count[b] += count[b - 1];
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & mask]++] = src[i];
+		uint64_t *x = src;
+		src = dst, dst = x;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+}
+
+/* Falls back to qsort when there is no memory for the copy. */
 static void radix_u64(uint64_t *v, size_t n, unsigned from)
 {
 	uint64_t *tmp;
@@ -64,22 +90,7 @@ static void radix_u64(uint64_t *v, size_t n, unsigned from)
 		qsort(v, n, sizeof(*v), cmp_u64); /* whole values: in order above `from` too */
 		return;
 	}
-	uint64_t *src = v, *dst = tmp;
-	for (unsigned shift = from; shift < 64; shift += 8) {
-		size_t count[257] = {0};
-		for (size_t i = 0; i < n; i++)
-			count[((src[i] >> shift) & 0xff) + 1]++;
-		if (count[((src[0] >> shift) & 0xff) + 1] == n)
-			continue; /* one byte value: already in order for this digit */
-		for (unsigned b = 1; b < 257; b++)
-			count[b] += count[b - 1];
-		for (size_t i = 0; i < n; i++)
-			dst[count[(src[i] >> shift) & 0xff]++] = src[i];
-		uint64_t *x = src;
-		src = dst, dst = x;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
+	radix_u64_with(v, tmp, n, from);
 	free(tmp);
 }
 
@@ -91,6 +102,12 @@ void nd__sort_u64(uint64_t *v, size_t n)
 void nd__sort_u64_high(uint64_t *v, size_t n)
 {
 	radix_u64(v, n, 32);
+}
+
+void nd__sort_u64_high_with(uint64_t *v, uint64_t *tmp, size_t n)
+{
+	if (n > 1)
+		radix_u64_with(v, tmp, n, 32);
 }
 
 static int cmp_u32(const void *a, const void *b)
