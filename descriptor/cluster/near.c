@@ -245,10 +245,13 @@ typedef struct {
 
 /* Pairs come in order of their first document; the second's record is
  * a cache miss each: ask for what scoring the pairs ahead of k will read
- * of it.  Eight ahead its head; four ahead the merge's start, about half
- * of the sample for a pair it refuses, and, when the second is the side
- * cut at the first's threshold, the samples and weights around the cut. */
-static inline void prefetch_ahead(const nd__recset *rs, const pair_walk *w, uint32_t k, uint32_t to)
+ * of it.  Eight ahead its head; four ahead the merge's start (samples
+ * [0, most): about half of the sample is what a copy merge that refuses
+ * reads, a group merge stops within a few), and, when the second is the
+ * side cut at the first's threshold, the samples and weights around the
+ * cut. */
+static inline void prefetch_ahead(const nd__recset *rs, const pair_walk *w, uint32_t k, uint32_t to,
+				  uint32_t most)
 {
 	if (k + 8 < to)
 		__builtin_prefetch(nd__recset_get(rs, (uint32_t)w->pairs[walk_at(w, k + 8)]));
@@ -256,7 +259,7 @@ static inline void prefetch_ahead(const nd__recset *rs, const pair_walk *w, uint
 		return;
 	uint64_t p = w->pairs[walk_at(w, k + 4)];
 	const nd__rec *a = nd__recset_get(rs, p >> 32), *b = nd__recset_get(rs, (uint32_t)p);
-	for (uint32_t l = 0; l < 128 && l < b->nsample; l += 16)
+	for (uint32_t l = 0; l < most && l < b->nsample; l += 16)
 		__builtin_prefetch(b->sample + l);
 	__builtin_prefetch(b->cum);
 	if (b->thr > a->thr && b->nsample) {
@@ -277,7 +280,7 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 		size_t i = walk_at(&c->w, k);
 		const nd__rec *a = nd__recset_get(c->rs, pairs[i] >> 32);
 		const nd__rec *b = nd__recset_get(c->rs, (uint32_t)pairs[i]);
-		prefetch_ahead(c->rs, &c->w, k, to);
+		prefetch_ahead(c->rs, &c->w, k, to, c->what == SCORE_GROUP ? 32 : 128);
 		float v = 0;
 		int yes = 0;
 		if (a->nwords && b->nwords) {
@@ -434,7 +437,7 @@ static int fresh_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 	(void)t;
 	for (uint32_t k = from; k < to; k++) {
 		size_t i = walk_at(&f->w, k);
-		prefetch_ahead(f->rs, &f->w, k, to);
+		prefetch_ahead(f->rs, &f->w, k, to, 128);
 		const nd__rec *a = nd__recset_get(f->rs, f->w.pairs[i] >> 32);
 		const nd__rec *b = nd__recset_get(f->rs, (uint32_t)f->w.pairs[i]);
 		f->out[i] = a->nwords && b->nwords ? nd__rec_story_score(a, b, f->common) : 0.0f;
