@@ -13,7 +13,8 @@ boilerplate, the collection that made deciding cost 128 times signing.
 --keep DIR keeps the rendered corpus and the database there, and a later
 run with the same DIR measures from build on.
 
-Every step is its own process (peak RSS from os.wait4): index, build,
+Every step is its own process (peak RSS and CPU seconds from os.wait4,
+and the share of its time the disk stalled, as bench/scale.py): index, build,
 sign --no-links (on a copy of the built store), sign, clusters --point
 copy and --point story; then deciding's cost as ratios to sign
 --no-links, measured in the same run.
@@ -31,7 +32,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "eval", "sets"))
 import make  # noqa: E402  (eval/sets/make.py: the man page renderer)
-from scale import measure  # noqa: E402  (a step in its own process: seconds, peak MiB)
+from scale import measure, stall_text  # noqa: E402  (a step in its own process: seconds, peak MiB, CPU, stall)
 
 
 def corpus(path, limit):
@@ -89,7 +90,7 @@ def main():
     os.makedirs(d, exist_ok=True)
     src, db = os.path.join(d, "corpus.jsonl"), os.path.join(d, "db")
     try:
-        print("%-28s %9s %10s %9s" % ("step", "seconds", "docs/s", "peak MiB"))
+        print("%-28s %9s %10s %9s %8s %9s" % ("step", "seconds", "docs/s", "peak MiB", "CPU s", "io stall"))
         if not os.path.isdir(db):
             t0 = time.monotonic()
             man, copyright = json.loads(subprocess.run([sys.executable, os.path.abspath(__file__), "--render", src,
@@ -97,8 +98,8 @@ def main():
                                                        text=True).stdout)
             print("%-28s %9.1f %10s %9s   (%d man pages, %d copyright files)" %
                   ("render", time.monotonic() - t0, "", "", man, copyright))
-            s, m = measure([nd, "index", "-q", "--db", db, src])
-            print("%-28s %9.1f %10s %9.1f" % ("index", s, "", m))
+            s, m, cpu, stall = measure([nd, "index", "-q", "--db", db, src])
+            print("%-28s %9.1f %10s %9.1f %8.1f %9s" % ("index", s, "", m, cpu, stall_text(stall)))
         else:
             print("%-28s   (database kept from an earlier run)" % "index")
         n = sum(1 for _ in open(src))
@@ -116,11 +117,11 @@ def main():
                                              "--json"])]
         peak = 0.0
         for name, cmd in steps:
-            s, m = measure(cmd)
+            s, m, cpu, stall = measure(cmd)
             t[name] = s
             if name != "copy store":
                 peak = max(peak, m)
-            print("%-28s %9.1f %10.0f %9.1f" % (name, s, n / s if s > 0 else 0, m))
+            print("%-28s %9.1f %10.0f %9.1f %8.1f %9s" % (name, s, n / s if s > 0 else 0, m, cpu, stall_text(stall)))
         base = t["sign --no-links"]
         print("%d documents; deciding against signing (sign --no-links = 1): sign with links x%.2f, "
               "clusters --point copy x%.2f, --point story x%.2f; peak MiB of any step %.0f" %

@@ -24,7 +24,10 @@ Every step runs as its own process (peak RSS from os.wait4): index, build,
 sign --no-links (on a copy of the built store), sign, clusters --keys (equal signatures), and clusters at the strict, copy
 (the default: components of the pairs sign's links accepted) and story
 points (average linkage at 0.1 over the store's near-neighbour index).
-Per step: wall seconds, documents/s, peak MiB; deciding's cost as a ratio
+Per step: wall seconds, documents/s, peak MiB, CPU seconds and the share
+of its wall time the disk stalled every task (/proc/pressure/io "full":
+a stalled disk slows signing's postlist reads more than deciding, so a
+run whose sign steps met one says so); deciding's cost as a ratio
 to signing's (sign, clusters --point copy and story over sign
 --no-links, measured in the same run); then the store and database
 sizes, and how well each recovers the known groups (pairs recalled / pairs
@@ -121,7 +124,25 @@ def make_corpus(path, n, pool, vocab, seed):
     return groups, pairs
 
 
+def io_stalled():
+    """Microseconds every task was stalled on IO since boot (the kernel's
+    pressure stall "full" total), or None without /proc/pressure."""
+    try:
+        with open("/proc/pressure/io") as f:
+            for line in f:
+                if line.startswith("full"):
+                    return int(line.rsplit("total=", 1)[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
 def measure(cmd, out=None):
+    """A step in its own process: (wall seconds, peak MiB, CPU seconds,
+    share of the wall time the disk stalled every task, or None).  A
+    stalled disk slows signing's postlist reads more than deciding, so
+    ratios of steps measured under different stalls are not comparable."""
+    io0 = io_stalled()
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, stdout=out or subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, ru = os.wait4(p.pid, 0)
@@ -129,7 +150,14 @@ def measure(cmd, out=None):
     p.stderr.close()
     if status != 0:
         raise SystemExit("%s failed:\n%s" % (" ".join(cmd), err[-2000:]))
-    return time.monotonic() - t0, ru.ru_maxrss / 1024.0
+    sec = time.monotonic() - t0
+    io1 = io_stalled()
+    stall = (io1 - io0) / 1e6 / sec if io0 is not None and io1 is not None and sec > 0 else None
+    return sec, ru.ru_maxrss / 1024.0, ru.ru_utime + ru.ru_stime, stall
+
+
+def stall_text(stall):
+    return "%5.0f%%" % (100 * stall) if stall is not None else "     -"
 
 
 def du(path):
@@ -220,7 +248,8 @@ def main():
             if n == sizes[0]:
                 print("sentences: %d from %s; vocabulary %d" % (g["sentences"], g["source"],
                                                               g["vocabulary"]))
-                print("%9s %-24s %9s %10s %9s" % ("docs", "step", "seconds", "docs/s", "peak MiB"))
+                print("%9s %-24s %9s %10s %9s %8s %9s" % ("docs", "step", "seconds", "docs/s", "peak MiB",
+                                                         "CPU s", "io stall"))
             print("%9d %-24s %9.1f %10s %9s  (%.0f MB, %d groups, %d same-group pairs)" % (
                 n, "generate", time.monotonic() - t0, "", "", os.path.getsize(src) / 1e6, g["groups"],
                 true_pairs), flush=True)
@@ -243,14 +272,16 @@ def main():
                 ("clusters --point story", [nd, "clusters", "--store", st, "--db", db, "--point", "story",
                                             "--cut", "0.1", "--json"], link_json),
             ]
+            stalls = {}
             for name, cmd, out in steps:
                 fh = open(out, "w") if out else None
-                sec, peak = measure(cmd, fh)
+                sec, peak, cpu, stall = measure(cmd, fh)
                 if fh:
                     fh.close()
-                print("%9d %-24s %9.1f %10.0f %9.1f" % (n, name, sec, n / sec if sec else 0, peak),
-                      flush=True)
+                print("%9d %-24s %9.1f %10.0f %9.1f %8.1f %9s" % (n, name, sec, n / sec if sec else 0, peak, cpu,
+                                                                stall_text(stall)), flush=True)
                 rows.append((n, name, sec, peak))
+                stalls[name] = stall
             shutil.rmtree(st + "-nl", ignore_errors=True)
             t = {nm: (sec, peak) for m, nm, sec, peak in rows if m == n}
             base = t["sign --no-links"][0]
@@ -259,6 +290,10 @@ def main():
                       "clusters --point copy x%.2f, --point story x%.2f; peak MiB of any step %.0f" % (
                           n, t["sign"][0] / base, t["clusters --point copy"][0] / base,
                           t["clusters --point story"][0] / base, max(p for _, p in t.values())), flush=True)
+            worst = max((v for k, v in stalls.items() if k.startswith("sign") and v is not None), default=None)
+            if worst is not None and worst > 0.05:
+                print("%9d the disk stalled %.0f%% of a sign step's time: its ratios are not comparable with a "
+                      "run on an idle disk" % (n, 100 * worst), flush=True)
             rk, pk, _ = pair_quality(keys_json, true_pairs)
             rv, pv, _ = pair_quality(strict_json, true_pairs)
             rl, pl, _ = pair_quality(link_json, true_pairs)
