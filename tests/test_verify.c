@@ -618,12 +618,13 @@ static void test_sample_cut(void **state)
 	}
 }
 
-/* The radix sort sorts: random values, repeats, shared high bytes. */
+/* The radix sort sorts: random values, repeats, shared high bytes; small
+ * arrays and large ones (wider digits). */
 static void test_sort_u64(void **state)
 {
 	(void)state;
 	uint64_t rng = 3;
-	size_t sizes[] = {0, 1, 63, 64, 65, 1000, 5000};
+	size_t sizes[] = {0, 1, 63, 64, 65, 1000, 5000, 65535, 65536, 200000};
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(*sizes); s++)
 		for (int kind = 0; kind < 3; kind++) {
 			size_t n = sizes[s];
@@ -644,6 +645,18 @@ static void test_sort_u64(void **state)
 			assert_true(sum == 0); /* the same values */
 			free(v);
 		}
+	/* By the high half alone, in the caller's room: the low halves (the
+	 * input's order) stay in order among equal high halves. */
+	size_t n = 150000;
+	uint64_t *v = malloc(n * sizeof(*v)), *tmp = malloc(n * sizeof(*tmp));
+	for (size_t i = 0; i < n; i++)
+		v[i] = (tu_rand(&rng) % 5000) << 32 | i;
+	nd__sort_u64_high_with(v, tmp, n);
+	for (size_t i = 1; i < n; i++)
+		if (v[i - 1] >> 32 > v[i] >> 32 || (v[i - 1] >> 32 == v[i] >> 32 && (uint32_t)v[i - 1] > (uint32_t)v[i]))
+			fail_msg("high sort: out of order at %zu", i);
+	free(v);
+	free(tmp);
 }
 
 static void count_progress(size_t done, size_t n, void *ctx)
