@@ -243,13 +243,27 @@ typedef struct {
 	unsigned nshare;
 } score_ctx;
 
+/* Ask for r's samples, weights and checkpoint around where it is cut at
+ * threshold t (cut_at and the weights before the cut read them). */
+static inline void prefetch_cut(const nd__rec *r, uint32_t t)
+{
+	if (r->thr <= t || !r->nsample)
+		return; /* not cut: its whole weight is in its head */
+	uint32_t at = (uint32_t)((uint64_t)r->nsample * t / ((uint64_t)r->thr + 1));
+	__builtin_prefetch(r->sample + at);
+	if (r->groups)
+		__builtin_prefetch(r->groups + at);
+	if (r->cum && at >= ND_REC_CUM_STEP)
+		__builtin_prefetch(r->cum + 2 * (at / ND_REC_CUM_STEP - 1));
+}
+
 /* Pairs come in order of their first document; the second's record is
  * a cache miss each: ask for what scoring the pairs ahead of k will read
  * of it.  Eight ahead its head; four ahead the merge's start (samples
  * [0, most): about half of the sample is what a copy merge that refuses
- * reads, a group merge stops within a few), and, when the second is the
- * side cut at the first's threshold, the samples and weights around the
- * cut. */
+ * reads, a group merge stops within a few), and around the cut of
+ * whichever side is cut at the other's threshold (the end of a sample,
+ * far from what the merge reads, the first's too). */
 static inline void prefetch_ahead(const nd__recset *rs, const pair_walk *w, uint32_t k, uint32_t to,
 				  uint32_t most)
 {
@@ -262,14 +276,8 @@ static inline void prefetch_ahead(const nd__recset *rs, const pair_walk *w, uint
 	for (uint32_t l = 0; l < most && l < b->nsample; l += 16)
 		__builtin_prefetch(b->sample + l);
 	__builtin_prefetch(b->cum);
-	if (b->thr > a->thr && b->nsample) {
-		uint32_t at = (uint32_t)((uint64_t)b->nsample * a->thr / ((uint64_t)b->thr + 1));
-		__builtin_prefetch(b->sample + at);
-		if (b->groups)
-			__builtin_prefetch(b->groups + at);
-		if (b->cum && at >= ND_REC_CUM_STEP)
-			__builtin_prefetch(b->cum + 2 * (at / ND_REC_CUM_STEP - 1));
-	}
+	prefetch_cut(b, a->thr);
+	prefetch_cut(a, b->thr);
 }
 
 static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)

@@ -55,10 +55,17 @@ int nd__in_sorted_u32(const uint32_t *v, size_t n, uint32_t x)
  * stays: shingle fingerprints are sorted once per compared pair, and
  * qsort's calls through a comparator were a third of a hook's time.
  * Digits of 11 bits for a large array (three passes over 32 bits, not
- * four), of 8 for a small one (fewer counts to add up).  tmp: room for
- * n values. */
-static void radix_u64_with(uint64_t *v, uint64_t *tmp, size_t n, unsigned from)
+ * four), of 8 for a small one (fewer counts to add up).  Falls back to
+ * qsort when there is no memory for the copy. */
+static void radix_u64(uint64_t *v, size_t n, unsigned from)
 {
+	uint64_t *tmp;
+	if (n < 2)
+		return; /* in order; and v may be NULL */
+	if (n < 64 || !(tmp = malloc(n * sizeof(*tmp)))) {
+		qsort(v, n, sizeof(*v), cmp_u64); /* whole values: in order above `from` too */
+		return;
+	}
 	unsigned bits = n >= ((size_t)1 << 16) ? 11 : 8;
 	uint64_t mask = ((uint64_t)1 << bits) - 1;
 	size_t count[(1u << 11) + 1];
@@ -78,19 +85,6 @@ static void radix_u64_with(uint64_t *v, uint64_t *tmp, size_t n, unsigned from)
 	}
 	if (src != v)
 		memcpy(v, src, n * sizeof(*v));
-}
-
-/* Falls back to qsort when there is no memory for the copy. */
-static void radix_u64(uint64_t *v, size_t n, unsigned from)
-{
-	uint64_t *tmp;
-	if (n < 2)
-		return; /* in order; and v may be NULL */
-	if (n < 64 || !(tmp = malloc(n * sizeof(*tmp)))) {
-		qsort(v, n, sizeof(*v), cmp_u64); /* whole values: in order above `from` too */
-		return;
-	}
-	radix_u64_with(v, tmp, n, from);
 	free(tmp);
 }
 
@@ -102,12 +96,6 @@ void nd__sort_u64(uint64_t *v, size_t n)
 void nd__sort_u64_high(uint64_t *v, size_t n)
 {
 	radix_u64(v, n, 32);
-}
-
-void nd__sort_u64_high_with(uint64_t *v, uint64_t *tmp, size_t n)
-{
-	if (n > 1)
-		radix_u64_with(v, tmp, n, 32);
 }
 
 static int cmp_u32(const void *a, const void *b)

@@ -21,9 +21,6 @@ size_t nd__sort_unique_u32(uint32_t *v, size_t n);
 void nd__sort_u64(uint64_t *v, size_t n);
 /* By the high 32 bits alone (values equal there keep their order). */
 void nd__sort_u64_high(uint64_t *v, size_t n);
-/* The same with the caller's room for n values (a loop of large sorts
- * reuses it). */
-void nd__sort_u64_high_with(uint64_t *v, uint64_t *tmp, size_t n);
 void nd__sort_u32(uint32_t *v, size_t n);
 /* 1 when x is in v[0..n) (sorted ascending). */
 int nd__in_sorted_u64(const uint64_t *v, size_t n, uint64_t x);
