@@ -14,7 +14,8 @@ boilerplate, the collection that made deciding cost 128 times signing.
 run with the same DIR measures from build on.
 
 Every step is its own process (peak RSS and CPU seconds from os.wait4,
-and the share of its time the disk stalled, as bench/scale.py): index, build,
+and the share of its time the disk stalled, with the same warning as
+bench/scale.py): index, build,
 sign --no-links (on a copy of the built store), sign, clusters --point
 copy and --point story; then deciding's cost as ratios to sign
 --no-links, measured in the same run.
@@ -32,7 +33,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "eval", "sets"))
 import make  # noqa: E402  (eval/sets/make.py: the man page renderer)
-from scale import measure, stall_text  # noqa: E402  (a step in its own process: seconds, peak MiB, CPU, stall)
+from scale import measure, stall_text, stall_warning  # noqa: E402  (a step in its own process: seconds, peak MiB, CPU, stall)
 
 
 def corpus(path, limit):
@@ -115,10 +116,10 @@ def main():
                                             "--json"]),
                  ("clusters --point story", [nd, "clusters", "--db", db, "--store", st, "--point", "story",
                                              "--json"])]
-        peak = 0.0
+        peak, stalls = 0.0, {}
         for name, cmd in steps:
             s, m, cpu, stall = measure(cmd)
-            t[name] = s
+            t[name], stalls[name] = s, stall
             if name != "copy store":
                 peak = max(peak, m)
             print("%-28s %9.1f %10.0f %9.1f %8.1f %9s" % (name, s, n / s if s > 0 else 0, m, cpu, stall_text(stall)))
@@ -126,6 +127,9 @@ def main():
         print("%d documents; deciding against signing (sign --no-links = 1): sign with links x%.2f, "
               "clusters --point copy x%.2f, --point story x%.2f; peak MiB of any step %.0f" %
               (n, t["sign"] / base, t["clusters --point copy"] / base, t["clusters --point story"] / base, peak))
+        warning = stall_warning(stalls)
+        if warning:
+            print(warning)
     finally:
         if not keep:
             shutil.rmtree(d, ignore_errors=True)

@@ -160,6 +160,16 @@ def stall_text(stall):
     return "%5.0f%%" % (100 * stall) if stall is not None else "     -"
 
 
+def stall_warning(stalls):
+    """The line to print when a sign step ({step name: stall share}) met
+    a stalled disk, else None."""
+    worst = max((v for k, v in stalls.items() if k.startswith("sign") and v is not None), default=None)
+    if worst is None or worst <= 0.05:
+        return None
+    return ("the disk stalled %.0f%% of a sign step's time: its ratios are not comparable with a run on an "
+            "idle disk" % (100 * worst))
+
+
 def du(path):
     total = 0
     for root, _, files in os.walk(path):
@@ -290,10 +300,9 @@ def main():
                       "clusters --point copy x%.2f, --point story x%.2f; peak MiB of any step %.0f" % (
                           n, t["sign"][0] / base, t["clusters --point copy"][0] / base,
                           t["clusters --point story"][0] / base, max(p for _, p in t.values())), flush=True)
-            worst = max((v for k, v in stalls.items() if k.startswith("sign") and v is not None), default=None)
-            if worst is not None and worst > 0.05:
-                print("%9d the disk stalled %.0f%% of a sign step's time: its ratios are not comparable with a "
-                      "run on an idle disk" % (n, 100 * worst), flush=True)
+            warning = stall_warning(stalls)
+            if warning:
+                print("%9d %s" % (n, warning), flush=True)
             rk, pk, _ = pair_quality(keys_json, true_pairs)
             rv, pv, _ = pair_quality(strict_json, true_pairs)
             rl, pl, _ = pair_quality(link_json, true_pairs)
