@@ -1238,6 +1238,134 @@ static void test_spilled_records(void **state)
 	corpus_done(st, db, path, dbpath, stpath);
 }
 
+/* The buckets' bounds: at least the weight and the count of samples any
+ * pair shares, the same by both sums, tight enough that unrelated pages
+ * are refused from them, and a verdict with them is the verdict without
+ * them on every pair (pages with a common footer, families of edited
+ * copies, two stories told many times). */
+#define BK_PAGES 80
+#define BK_FAMS 20
+#define BK_STORY 40
+
+static void test_bucket_bounds(void **state)
+{
+	(void)state;
+	enum { N = BK_PAGES + 3 * BK_FAMS + BK_STORY };
+	char *path = tu_join(dir, "buckets"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	uint64_t rng = 41;
+	char *footer = tu_random_doc(&rng, 160, VOCAB), *story[2], *t[N];
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int k = 0; k < 2; k++)
+		story[k] = tu_random_doc(&rng, 240, VOCAB);
+	for (int i = 0; i < N; i++) {
+		int f = i - BK_PAGES;
+		if (i < BK_PAGES)
+			t[i] = with_footer(&rng, footer);
+		else if (f < 3 * BK_FAMS)
+			t[i] = f % 3 ? tu_edit_doc(&rng, t[i - f % 3], 2, VOCAB) :
+				       tu_random_doc(&rng, 120 + (size_t)(tu_rand(&rng) % 200), VOCAB);
+		else
+			t[i] = tu_edit_doc(&rng, story[i % 2], 40, VOCAB);
+	}
+	nd_xdb *db;
+	nd_store *st;
+	sign_texts(dbpath, stpath, "b", t, N, &db, &st);
+
+	nd_docid docs[N];
+	for (size_t i = 0; i < N; i++)
+		docs[i] = (nd_docid)(i + 1);
+	nd_store_txn *txn;
+	nd__recset *rs;
+	nd__common *common;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd__recset_load(txn, docs, N, NULL, &rs), ND_OK);
+	assert_int_equal(nd__common_load(txn, &common), ND_OK);
+	assert_int_equal(nd__common_own(common), ND_OK);
+	nd_store_txn_end(txn);
+	assert_true(nd__common_size(common) > 0);
+	assert_int_equal(nd__recset_weigh(rs, common, 2), ND_OK);
+
+	/* Every weight a shingle can have, alone in a bucket and four to a
+	 * bucket: a record shares itself whole, within the levels' steps (the
+	 * lowest is 0.02). */
+	for (uint32_t g = 1; g <= UINT16_MAX; g += g < 64 ? 1 : g / 16) {
+		uint32_t sample[4 * ND_REC_BUCKET_MIN];
+		uint16_t groups[4 * ND_REC_BUCKET_MIN];
+		uint8_t buckets[ND_REC_BUCKET_BYTES];
+		nd__rec r = ND_REC_INIT;
+		double whole = 0, w;
+		uint32_t n;
+		r.sample = sample, r.groups = groups, r.buckets = buckets;
+		for (int spread = 1; spread <= 4; spread *= 4) {
+			r.nsample = ND_REC_BUCKET_MIN * spread, whole = 0;
+			for (uint32_t k = 0; k < r.nsample; k++) {
+				sample[k] = k / spread * ND_REC_BUCKETS + 7; /* spread to a bucket */
+				groups[k] = (uint16_t)(g + k % 3 > UINT16_MAX ? UINT16_MAX : g + k % 3);
+				whole += groups[k] > ND_COMMON_CAP ? (double)ND_COMMON_CAP / groups[k] : 1;
+			}
+			nd__rec_buckets(&r, common, buckets);
+			nd__rec_bucket_bounds(&r, &r, &w, &n);
+			if (w < whole || n != r.nsample || w > 1.6 * whole + 0.02 * ND_REC_BUCKET_MIN)
+				fail_msg("groups %u, %u a bucket: weight %g, bound %g; %u samples, bound %u", g, spread,
+					 whole, w, r.nsample, n);
+		}
+	}
+
+	size_t pairs = 0, unrelated = 0, tight = 0, accepted = 0;
+	for (size_t i = 0; i < N; i++)
+		for (size_t j = i + 1; j < N; j++) {
+			const nd__rec *a = nd__recset_get(rs, i), *b = nd__recset_get(rs, j);
+			if (!a->buckets || !b->buckets)
+				continue;
+			pairs++;
+			double w[2], shared = 0;
+			uint32_t n[2], ni = 0;
+			for (int simd = 0; simd < 2; simd++) {
+				nd__rec_buckets_simd = simd;
+				nd__rec_bucket_bounds(a, b, &w[simd], &n[simd]);
+			}
+			nd__rec_buckets_simd = 1;
+			assert_true(w[0] == w[1] && n[0] == n[1]);
+			for (uint32_t x = 0, y = 0; x < a->nsample && y < b->nsample;) {
+				if (a->sample[x] == b->sample[y]) {
+					uint32_t g = a->groups[x];
+					shared += g > ND_COMMON_CAP ? (double)ND_COMMON_CAP / g : 1, ni++;
+				}
+				uint32_t u = a->sample[x], v = b->sample[y];
+				x += u <= v, y += v <= u;
+			}
+			if (w[0] < shared || n[0] < ni)
+				fail_msg("pair %zu, %zu: shares weight %g and %u samples, bounds %g and %u", i + 1, j + 1,
+					 shared, ni, w[0], n[0]);
+			uint32_t least = a->nsample < b->nsample ? a->nsample : b->nsample;
+			if (ni < least / 10) {
+				unrelated++;
+				tight += n[0] < least / 2 && w[0] < 0.6 * (a->wsum < b->wsum ? a->wsum : b->wsum);
+			}
+			nd__rec x = *a, y = *b;
+			x.buckets = y.buckets = NULL;
+			int with = nd__rec_verdict(ND_POINT_COPY, a, b, common, NULL, NULL);
+			int without = nd__rec_verdict(ND_POINT_COPY, &x, &y, common, NULL, NULL);
+			if (with != without)
+				fail_msg("pair %zu, %zu: %d with buckets, %d without", i + 1, j + 1, with, without);
+			accepted += with == 1;
+		}
+	assert_true(pairs > N * (N - 1) / 4);
+	assert_true(accepted >= 2 * BK_FAMS); /* the families' copies, at least */
+	assert_true(unrelated > pairs / 2);
+	if (tight < unrelated * 9 / 10)
+		fail_msg("bounds under half the smaller sample for only %zu of %zu unrelated pairs", tight, unrelated);
+
+	nd__recset_free(rs);
+	nd__common_free(common);
+	for (int i = 0; i < N; i++)
+		free(t[i]);
+	free(footer);
+	free(story[0]);
+	free(story[1]);
+	corpus_done(st, db, path, dbpath, stpath);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -1265,6 +1393,7 @@ int main(void)
 		cmocka_unit_test(test_shared_text_is_not_evidence),
 		cmocka_unit_test(test_passages_are_evidence),
 		cmocka_unit_test(test_spilled_records),
+		cmocka_unit_test(test_bucket_bounds),
 	};
 	return cmocka_run_group_tests_name("cluster", tests, setup, teardown);
 }

@@ -261,11 +261,12 @@ static inline void prefetch_cut(const nd__rec *r, uint32_t t)
  * a cache miss each: ask for what scoring the pairs ahead of k will read
  * of it.  Eight ahead its head; four ahead the merge's start (samples
  * [0, most): about half of the sample is what a copy merge that refuses
- * reads, a group merge stops within a few), and around the cut of
+ * reads, a group merge stops within a few) or, when buckets, the buckets
+ * that refuse most copy pairs without a merge, and around the cut of
  * whichever side is cut at the other's threshold (the end of a sample,
  * far from what the merge reads, the first's too). */
 static inline void prefetch_ahead(const nd__recset *rs, const pair_walk *w, uint32_t k, uint32_t to,
-				  uint32_t most)
+				  uint32_t most, int buckets)
 {
 	if (k + 8 < to)
 		__builtin_prefetch(nd__recset_get(rs, (uint32_t)w->pairs[walk_at(w, k + 8)]));
@@ -273,8 +274,12 @@ static inline void prefetch_ahead(const nd__recset *rs, const pair_walk *w, uint
 		return;
 	uint64_t p = w->pairs[walk_at(w, k + 4)];
 	const nd__rec *a = nd__recset_get(rs, p >> 32), *b = nd__recset_get(rs, (uint32_t)p);
-	for (uint32_t l = 0; l < most && l < b->nsample; l += 16)
-		__builtin_prefetch(b->sample + l);
+	if (buckets && a->buckets && b->buckets)
+		for (uint32_t l = 0; l < ND_REC_BUCKET_BYTES; l += 64)
+			__builtin_prefetch(b->buckets + l);
+	else
+		for (uint32_t l = 0; l < most && l < b->nsample; l += 16)
+			__builtin_prefetch(b->sample + l);
 	__builtin_prefetch(b->cum);
 	prefetch_cut(b, a->thr);
 	prefetch_cut(a, b->thr);
@@ -288,7 +293,7 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 		size_t i = walk_at(&c->w, k);
 		const nd__rec *a = nd__recset_get(c->rs, pairs[i] >> 32);
 		const nd__rec *b = nd__recset_get(c->rs, (uint32_t)pairs[i]);
-		prefetch_ahead(c->rs, &c->w, k, to, c->what == SCORE_GROUP ? 32 : 128);
+		prefetch_ahead(c->rs, &c->w, k, to, c->what == SCORE_GROUP ? 32 : 128, c->what == SCORE_COPY);
 		float v = 0;
 		int yes = 0;
 		if (a->nwords && b->nwords) {
@@ -445,7 +450,7 @@ static int fresh_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 	(void)t;
 	for (uint32_t k = from; k < to; k++) {
 		size_t i = walk_at(&f->w, k);
-		prefetch_ahead(f->rs, &f->w, k, to, 128);
+		prefetch_ahead(f->rs, &f->w, k, to, 128, 0);
 		const nd__rec *a = nd__recset_get(f->rs, f->w.pairs[i] >> 32);
 		const nd__rec *b = nd__recset_get(f->rs, (uint32_t)f->w.pairs[i]);
 		f->out[i] = a->nwords && b->nwords ? nd__rec_story_score(a, b, f->common) : 0.0f;

@@ -180,7 +180,7 @@ int nd__compare_candidates(nd_xdb *db, nd_store_txn *txn, const nd__common *comm
 			reads += !nd__in_sorted_u32(refused, nrefused, c[i].docid);
 		}
 	nd__rec me = *rec;
-	me.groups = NULL, me.cum = NULL;
+	me.groups = NULL, me.cum = NULL, me.buckets = NULL;
 	int rc = point == ND_POINT_STRICT || reads < 2 ? ND_OK : nd__rec_weigh(&me, common);
 	*nout = 0;
 	if (rc < 0)

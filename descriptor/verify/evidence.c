@@ -19,6 +19,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <tmmintrin.h>
+#define HAVE_SSSE3_TARGET 1
+#endif
 #include <string.h>
 
 /* ---- the common table ----
@@ -696,6 +700,115 @@ static void weights_of(const nd__rec *r, uint32_t n, const nd__common *common, d
 		nd__rec_weights(r, n, common, w, ws);
 }
 
+/* ---- bounds by bucket ----
+ *
+ * Most candidate pairs share little, yet a bounded merge reads about half
+ * of both samples before its floors are out of reach (the passages rule's
+ * plain floor keeps it going), and the second record is a cache miss.
+ * The buckets bound what a merge could find from 384 bytes a record: the
+ * levels round a bucket's weight up, and what the top levels leave out is
+ * added back as the smaller of the two records' totals.  A pair whose
+ * bound misses every floor is refused as the merge would refuse it. */
+
+#define WLEVELS 16
+/* Copy weight levels, hundredths (a shingle weighs 1, or 3/groups). */
+static const uint8_t wlevel[WLEVELS] = {0, 2, 4, 7, 10, 15, 20, 30, 45, 60, 80, 100, 125, 160, 200, 200};
+#define WTOP 2.0 /* wlevel[WLEVELS - 1] / 100 */
+#define NTOP 3   /* two bits of count */
+
+int nd__rec_buckets_simd = 1;
+
+void nd__rec_buckets(nd__rec *r, const nd__common *common, uint8_t *out)
+{
+	double w[ND_REC_BUCKETS];
+	uint16_t n[ND_REC_BUCKETS];
+	/* Only the buckets the sample reaches are read or written. */
+	for (uint32_t k = 0; k < r->nsample; k++)
+		w[r->sample[k] % ND_REC_BUCKETS] = 0, n[r->sample[k] % ND_REC_BUCKETS] = 0;
+	for (uint32_t k = 0; k < r->nsample; k++) {
+		uint32_t b = r->sample[k] % ND_REC_BUCKETS;
+		w[b] += weight(groups_of(r, k, common), ND_COMMON_CAP);
+		n[b]++;
+	}
+	memset(out, 0, ND_REC_BUCKET_BYTES);
+	r->bucket_wx = 0, r->bucket_nx = 0;
+	for (uint32_t k = 0; k < r->nsample; k++) {
+		uint32_t b = r->sample[k] % ND_REC_BUCKETS;
+		if (!n[b])
+			continue; /* done */
+		uint8_t c = 0;
+		while (c < WLEVELS - 1 && w[b] * 100 > wlevel[c])
+			c++;
+		if (w[b] > WTOP)
+			r->bucket_wx += w[b] - WTOP;
+		out[b % (ND_REC_BUCKETS / 2)] |= (uint8_t)(c << 4 * (b / (ND_REC_BUCKETS / 2)));
+		uint32_t m = n[b] < NTOP ? n[b] : NTOP;
+		r->bucket_nx += n[b] - m;
+		out[ND_REC_BUCKETS / 2 + b % (ND_REC_BUCKETS / 4)] |= (uint8_t)(m << 2 * (b / (ND_REC_BUCKETS / 4)));
+		n[b] = 0;
+	}
+}
+
+/* Sums over buckets of the smaller level, weight (hundredths) and count. */
+static void bucket_sums_portable(const uint8_t *a, const uint8_t *b, uint32_t *w, uint32_t *n)
+{
+	*w = *n = 0;
+	for (uint32_t k = 0; k < ND_REC_BUCKETS / 2; k++)
+		for (int h = 0; h < 8; h += 4) {
+			uint32_t x = a[k] >> h & 15, y = b[k] >> h & 15;
+			*w += wlevel[x < y ? x : y];
+		}
+	for (uint32_t k = ND_REC_BUCKETS / 2; k < ND_REC_BUCKET_BYTES; k++)
+		for (int h = 0; h < 8; h += 2) {
+			uint32_t x = a[k] >> h & 3, y = b[k] >> h & 3;
+			*n += x < y ? x : y;
+		}
+}
+
+#if defined(HAVE_SSSE3_TARGET)
+__attribute__((target("ssse3"))) static void bucket_sums_ssse3(const uint8_t *a, const uint8_t *b, uint32_t *w,
+							       uint32_t *n)
+{
+	const __m128i lut = _mm_loadu_si128((const __m128i *)wlevel), zero = _mm_setzero_si128();
+	const __m128i m4 = _mm_set1_epi8(15), m2 = _mm_set1_epi8(3);
+	__m128i sw = zero, sn = zero;
+	for (int k = 0; k < ND_REC_BUCKETS / 2; k += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(a + k)), y = _mm_loadu_si128((const __m128i *)(b + k));
+		__m128i lo = _mm_min_epu8(_mm_and_si128(x, m4), _mm_and_si128(y, m4));
+		__m128i hi = _mm_min_epu8(_mm_and_si128(_mm_srli_epi16(x, 4), m4), _mm_and_si128(_mm_srli_epi16(y, 4), m4));
+		sw = _mm_add_epi64(sw, _mm_sad_epu8(_mm_shuffle_epi8(lut, lo), zero));
+		sw = _mm_add_epi64(sw, _mm_sad_epu8(_mm_shuffle_epi8(lut, hi), zero));
+	}
+	for (int k = ND_REC_BUCKETS / 2; k < ND_REC_BUCKET_BYTES; k += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(a + k)), y = _mm_loadu_si128((const __m128i *)(b + k));
+		__m128i m = _mm_min_epu8(_mm_and_si128(x, m2), _mm_and_si128(y, m2));
+		m = _mm_add_epi8(m, _mm_min_epu8(_mm_and_si128(_mm_srli_epi16(x, 2), m2), _mm_and_si128(_mm_srli_epi16(y, 2), m2)));
+		m = _mm_add_epi8(m, _mm_min_epu8(_mm_and_si128(_mm_srli_epi16(x, 4), m2), _mm_and_si128(_mm_srli_epi16(y, 4), m2)));
+		m = _mm_add_epi8(m, _mm_min_epu8(_mm_and_si128(_mm_srli_epi16(x, 6), m2), _mm_and_si128(_mm_srli_epi16(y, 6), m2)));
+		sn = _mm_add_epi64(sn, _mm_sad_epu8(m, zero));
+	}
+	*w = (uint32_t)(_mm_cvtsi128_si64(sw) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sw, sw)));
+	*n = (uint32_t)(_mm_cvtsi128_si64(sn) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sn, sn)));
+}
+#endif
+
+void nd__rec_bucket_bounds(const nd__rec *a, const nd__rec *b, double *weight, uint32_t *count)
+{
+	uint32_t w, n;
+#if defined(HAVE_SSSE3_TARGET)
+	static int ssse3 = -1;
+	if (ssse3 < 0)
+		ssse3 = __builtin_cpu_supports("ssse3") != 0; /* the same answer in every thread */
+	if (ssse3 && nd__rec_buckets_simd)
+		bucket_sums_ssse3(a->buckets, b->buckets, &w, &n);
+	else
+#endif
+		bucket_sums_portable(a->buckets, b->buckets, &w, &n);
+	/* Rounding slack: the levels are compared with sums in another order. */
+	*weight = w / 100.0 + (a->bucket_wx < b->bucket_wx ? a->bucket_wx : b->bucket_wx) + 1e-6;
+	*count = n + (a->bucket_nx < b->bucket_nx ? a->bucket_nx : b->bucket_nx);
+}
+
 /* The copy weight of r's first samples, rounded down to a checkpoint
  * (a lower bound of the first i's; 0 without checkpoints). */
 static inline double weight_before(const nd__rec *r, uint32_t i)
@@ -717,6 +830,18 @@ typedef struct {
 	int passages;
 } merge_bound;
 
+/* Whether a pair that shares at most weight most and nmost samples
+ * misses every floor. */
+static int floors_missed(const merge_bound *m, double most, double nmost)
+{
+	double wu_least = m->wsa + m->wsb - most;
+	/* The passages rule: both its floors in reach. */
+	return (m->res_floor <= 0 || (wu_least > 0 && most < m->res_floor * wu_least)) &&
+	       (m->cont_floor <= 0 || most < m->cont_floor * m->shorter) &&
+	       (!m->passages || (wu_least > 0 && most < ND_PASSAGE_RESEMBLANCE * wu_least) ||
+		nmost < ND_PASSAGE_PLAIN * (m->na + m->nb - nmost));
+}
+
 static int out_of_reach(const merge_bound *m, const nd__rec *a, const nd__rec *b, uint32_t i, uint32_t j,
 			double wi, uint32_t ni)
 {
@@ -726,15 +851,28 @@ static int out_of_reach(const merge_bound *m, const nd__rec *a, const nd__rec *b
 		rest = ra;
 	if (rb < rest)
 		rest = rb;
-	double most = wi + rest;
-	double wu_least = m->wsa + m->wsb - most;
-	/* The passages rule: both its floors in reach (plain: every shingle
-	 * left a match at most). */
-	double nmost = ni + (m->na - i < m->nb - j ? m->na - i : m->nb - j);
-	return (m->res_floor <= 0 || (wu_least > 0 && most < m->res_floor * wu_least)) &&
-	       (m->cont_floor <= 0 || most < m->cont_floor * m->shorter) &&
-	       (!m->passages || (wu_least > 0 && most < ND_PASSAGE_RESEMBLANCE * wu_least) ||
-		nmost < ND_PASSAGE_PLAIN * (m->na + m->nb - nmost));
+	/* Plain: every shingle left a match at most. */
+	return floors_missed(m, wi + rest, ni + (m->na - i < m->nb - j ? m->na - i : m->nb - j));
+}
+
+/* Whether the two records' buckets already show every floor out of
+ * reach (no buckets: not known). */
+static int buckets_miss(const merge_bound *m, const nd__rec *a, const nd__rec *b)
+{
+	double most;
+	uint32_t nmost;
+	if (!a->buckets || !b->buckets)
+		return 0;
+	nd__rec_bucket_bounds(a, b, &most, &nmost);
+	if (most > m->wsa)
+		most = m->wsa;
+	if (most > m->wsb)
+		most = m->wsb;
+	if (nmost > m->na)
+		nmost = m->na;
+	if (nmost > m->nb)
+		nmost = m->nb;
+	return floors_missed(m, most, nmost);
 }
 
 /* The shingle part of nd__rec_compare: over the union's sample (every
@@ -762,6 +900,8 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 	weights_of(b, m.nb, common, &m.wsb, &ssb);
 	m.shorter = a->nshingles <= b->nshingles ? m.wsa : m.wsb;
 	int bounded = (res_floor > 0 || cont_floor > 0) && !s->equal;
+	if (bounded && weighed && buckets_miss(&m, a, b))
+		return 0;
 #define MATCH(k)                                                                              \
 	do {                                                                                  \
 		if (weighed) {                                                                \
@@ -921,16 +1061,26 @@ static uint32_t shared_passages(const nd__rec *a, const nd__rec *b, const nd__co
 	uint32_t na = cut_at(a, t), nb = cut_at(b, t), i = 0, j = 0, m = 0;
 	const uint8_t *at[PASSAGE_MAX];
 	uint16_t up[PASSAGE_MAX], size[PASSAGE_MAX], slot_at[2 * PASSAGE_MAX];
-	uint32_t slot_key[2 * PASSAGE_MAX];
+	uint32_t slot_key[2 * PASSAGE_MAX], shared[PASSAGE_MAX], ns = 0;
 
-	while (i < na && j < nb && m < PASSAGE_MAX) {
+	while (i < na && j < nb && ns < PASSAGE_MAX) {
 		uint32_t x = a->sample[i], y = b->sample[j];
-		if (x == y && (!a->groups || a->groups[i])) { /* a weighed record knows it is not common */
-			size_t e = common_find(c, x);
-			if (e < c->n)
-				at[m++] = c->pas + PAS_BYTES * e;
-		}
+		if (x == y && (!a->groups || a->groups[i])) /* a weighed record knows it is not common */
+			shared[ns++] = x;
 		i += x <= y, j += y <= x;
+	}
+	/* Each lookup is two or three cache misses in a large table: all
+	 * asked for before any is waited on. */
+	for (uint32_t k = 0; k < ns; k++)
+		nd__common_prefetch(c, shared[k], 0);
+	for (uint32_t k = 0; k < ns; k++)
+		nd__common_prefetch(c, shared[k], 1);
+	for (uint32_t k = 0; k < ns; k++) {
+		size_t e = common_find(c, shared[k]);
+		if (e < c->n) {
+			at[m] = c->pas + PAS_BYTES * e;
+			__builtin_prefetch(at[m++]);
+		}
 	}
 	if (m < 2 * ND_PASSAGES)
 		return 0; /* too few to make that many passages */

@@ -588,8 +588,8 @@ typedef struct {
 	uint32_t from;
 } weigh_ctx;
 
-/* r's groups and weight checkpoints, into the room r->groups and r->cum
- * point to. */
+/* r's groups, weight checkpoints and buckets, into the room r->groups,
+ * r->cum and r->buckets (NULL: none) point to. */
 static void weigh_into(nd__rec *r, const nd__common *common)
 {
 	for (uint32_t k = 0; k < r->nsample; k++) {
@@ -602,6 +602,8 @@ static void weigh_into(nd__rec *r, const nd__common *common)
 	}
 	if (r->nsample)
 		nd__rec_cum(r, common, r->cum);
+	if (r->buckets)
+		nd__rec_buckets(r, common, r->buckets);
 }
 
 int nd__rec_weigh(nd__rec *r, const nd__common *common)
@@ -653,7 +655,8 @@ int nd__recset_weigh(nd__recset *s, const nd__common *common, unsigned jobs)
 			if (!r->nsample)
 				continue;
 			if (!(r->groups = rs_room(s, (size_t)r->nsample * 2)) ||
-			    (ncum && !(r->cum = rs_room(s, (size_t)ncum * 2 * sizeof(double)))))
+			    (ncum && !(r->cum = rs_room(s, (size_t)ncum * 2 * sizeof(double)))) ||
+			    (r->nsample >= ND_REC_BUCKET_MIN && !(r->buckets = rs_room(s, ND_REC_BUCKET_BYTES))))
 				return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", s->n);
 		}
 		if (s->span)

@@ -57,10 +57,23 @@ typedef struct {
 				 first ND_REC_CUM_STEP * (c + 1) samples at 2c and
 				 2c + 1, so that a pair whose sample is cut adds up
 				 at most ND_REC_CUM_STEP - 1 of them */
+	uint8_t *buckets;     /* when weighed in a set, a sample of at least
+				 ND_REC_BUCKET_MIN: its copy weight and count
+				 by bucket (nd__rec_buckets); NULL: none */
+	double bucket_wx;     /* weight its buckets' top level leaves out */
+	uint32_t bucket_nx;   /* samples its counts' top level leaves out */
 } nd__rec;
 
 #define ND_REC_CUM_STEP 32
-#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL}
+#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, 0, 0}
+
+/* Buckets by the low bits of a sample's hash: a nibble of copy weight
+ * and two bits of count each, rounded up to a few levels.  A pair
+ * shares at most the smaller of its two records' in every bucket, so
+ * the sum of those bounds what a merge could find. */
+#define ND_REC_BUCKETS 512
+#define ND_REC_BUCKET_BYTES (ND_REC_BUCKETS / 2 + ND_REC_BUCKETS / 4)
+#define ND_REC_BUCKET_MIN 64 /* a smaller sample's merge is short */
 
 /* The record of word ids[0..n), and its text trees' keys (ND_TEXT_TREES *
  * ND_NEAR_ROWS, all UINT16_MAX when there is no word: not indexed). */
@@ -146,6 +159,13 @@ int nd__rec_of_doc(nd_store_txn *txn, uint32_t docid, nd__rec *out);
 /* r's whole weights (wsum, ssum) and the checkpoints of cum (r->groups
  * set, common not empty), summed in nd__rec_weights's order. */
 void nd__rec_cum(nd__rec *r, const nd__common *common, double *cum);
+/* r's buckets (r->groups set, common not empty) into out
+ * (ND_REC_BUCKET_BYTES), and what their top levels leave out. */
+void nd__rec_buckets(nd__rec *r, const nd__common *common, uint8_t *out);
+/* The bounds two records' buckets give of the copy weight and the
+ * samples they share (both with buckets). */
+void nd__rec_bucket_bounds(const nd__rec *a, const nd__rec *b, double *weight, uint32_t *count);
+extern int nd__rec_buckets_simd; /* 0: the portable sums (tests) */
 
 /* Weigh one record by common (groups and checkpoints, malloc'd: freed by
  * nd__rec_free or nd__rec_unweigh), for a record compared with several:
