@@ -1311,7 +1311,7 @@ static void test_bucket_bounds(void **state)
 		}
 	}
 
-	size_t pairs = 0, unrelated = 0, tight = 0, accepted = 0;
+	size_t pairs = 0, unrelated = 0, tight = 0, accepted = 0, cuts = 0;
 	for (size_t i = 0; i < N; i++)
 		for (size_t j = i + 1; j < N; j++) {
 			const nd__rec *a = nd__recset_get(rs, i), *b = nd__recset_get(rs, j);
@@ -1342,6 +1342,23 @@ static void test_bucket_bounds(void **state)
 				unrelated++;
 				tight += n[0] < least / 2 && w[0] < 0.6 * (a->wsum < b->wsum ? a->wsum : b->wsum);
 			}
+			/* Where each cuts the other: bounded from below, within a
+			 * step of the cuts. */
+			for (int side = 0; side < 2; side++) {
+				const nd__rec *r = side ? b : a, *o = side ? a : b;
+				uint32_t n, k = 0;
+				double w, exact = 0;
+				nd__rec_cut_least(r, o->thr, &n, &w);
+				for (; k < r->nsample && r->sample[k] <= o->thr; k++) {
+					uint32_t g = r->groups[k];
+					exact += g > ND_COMMON_CAP ? (double)ND_COMMON_CAP / g : 1;
+				}
+				cuts += r->thr > o->thr && k < r->nsample;
+				if (n > k || w > exact + 1e-9 ||
+				    (k <= ND_REC_CUM_STEP * ND_REC_BUCKET_CUTS && n + ND_REC_CUM_STEP <= k))
+					fail_msg("record %zu cut at %08x: %u samples of weight %g there, at least %u and %g said",
+						 side ? j + 1 : i + 1, o->thr, k, exact, n, w);
+			}
 			nd__rec x = *a, y = *b;
 			x.buckets = y.buckets = NULL;
 			int with = nd__rec_verdict(ND_POINT_COPY, a, b, common, NULL, NULL);
@@ -1353,6 +1370,7 @@ static void test_bucket_bounds(void **state)
 	assert_true(pairs > N * (N - 1) / 4);
 	assert_true(accepted >= 2 * BK_FAMS); /* the families' copies, at least */
 	assert_true(unrelated > pairs / 2);
+	assert_true(cuts > pairs / 10); /* records of other thresholds, cut */
 	if (tight < unrelated * 9 / 10)
 		fail_msg("bounds under half the smaller sample for only %zu of %zu unrelated pairs", tight, unrelated);
 

@@ -268,8 +268,12 @@ static inline void prefetch_cut(const nd__rec *r, uint32_t t)
 static inline void prefetch_ahead(const nd__recset *rs, const pair_walk *w, uint32_t k, uint32_t to,
 				  uint32_t most, int buckets)
 {
-	if (k + 8 < to)
-		__builtin_prefetch(nd__recset_get(rs, (uint32_t)w->pairs[walk_at(w, k + 8)]));
+	if (k + 8 < to) { /* every line of it: the buckets' fields are at its end */
+		const char *r = (const char *)nd__recset_get(rs, (uint32_t)w->pairs[walk_at(w, k + 8)]);
+		for (size_t l = 0; l < sizeof(nd__rec); l += 64)
+			__builtin_prefetch(r + l);
+		__builtin_prefetch(r + sizeof(nd__rec) - 1);
+	}
 	if (k + 4 >= to)
 		return;
 	uint64_t p = w->pairs[walk_at(w, k + 4)];

@@ -715,6 +715,8 @@ static void weights_of(const nd__rec *r, uint32_t n, const nd__common *common, d
 static const uint8_t wlevel[WLEVELS] = {0, 2, 4, 7, 10, 15, 20, 30, 45, 60, 80, 100, 125, 160, 200, 200};
 #define WTOP 2.0 /* wlevel[WLEVELS - 1] / 100 */
 #define NTOP 3   /* two bits of count */
+#define CUTS_AT (ND_REC_BUCKETS / 2 + ND_REC_BUCKETS / 4)
+#define CUT_SCALE 65536.0 /* a cut's weight in fixed point */
 
 int nd__rec_buckets_simd = 1;
 
@@ -736,9 +738,9 @@ void nd__rec_buckets(nd__rec *r, const nd__common *common, uint8_t *out)
 		uint32_t b = r->sample[k] % ND_REC_BUCKETS;
 		if (!n[b])
 			continue; /* done */
-		uint8_t c = 0;
-		while (c < WLEVELS - 1 && w[b] * 100 > wlevel[c])
-			c++;
+		uint8_t c = 0; /* the first level at or above: the levels under it, counted without a branch */
+		for (int l = 0; l < WLEVELS - 1; l++)
+			c += w[b] * 100 > wlevel[l];
 		if (w[b] > WTOP)
 			r->bucket_wx += w[b] - WTOP;
 		out[b % (ND_REC_BUCKETS / 2)] |= (uint8_t)(c << 4 * (b / (ND_REC_BUCKETS / 2)));
@@ -746,6 +748,38 @@ void nd__rec_buckets(nd__rec *r, const nd__common *common, uint8_t *out)
 		r->bucket_nx += n[b] - m;
 		out[ND_REC_BUCKETS / 2 + b % (ND_REC_BUCKETS / 4)] |= (uint8_t)(m << 2 * (b / (ND_REC_BUCKETS / 4)));
 		n[b] = 0;
+	}
+	uint8_t *cuts = out + CUTS_AT;
+	double cw = 0;
+	for (uint32_t c = 0, k = 0; c < ND_REC_BUCKET_CUTS; c++) {
+		uint32_t end = ND_REC_CUM_STEP * (c + 1), q = UINT32_MAX, fixed = 0;
+		for (; k < end && k < r->nsample; k++)
+			cw += weight(groups_of(r, k, common), ND_COMMON_CAP);
+		if (end <= r->nsample) {
+			q = r->sample[end - 1];
+			double f = cw * CUT_SCALE; /* truncated: rounded down */
+			fixed = f < UINT32_MAX ? (uint32_t)f : UINT32_MAX;
+		}
+		memcpy(cuts + 4 * c, &q, 4);
+		memcpy(cuts + 4 * (ND_REC_BUCKET_CUTS + c), &fixed, 4);
+	}
+}
+
+void nd__rec_cut_least(const nd__rec *r, uint32_t t, uint32_t *n, double *w)
+{
+	const uint8_t *cuts = r->buckets + CUTS_AT;
+	*n = 0, *w = 0;
+	if (r->thr <= t) {
+		*n = r->nsample, *w = r->wsum; /* not cut */
+		return;
+	}
+	for (uint32_t c = 0; c < ND_REC_BUCKET_CUTS; c++) {
+		uint32_t q, fixed;
+		memcpy(&q, cuts + 4 * c, 4);
+		if (q > t)
+			break;
+		memcpy(&fixed, cuts + 4 * (ND_REC_BUCKET_CUTS + c), 4);
+		*n = ND_REC_CUM_STEP * (c + 1), *w = fixed / CUT_SCALE;
 	}
 }
 
@@ -758,7 +792,7 @@ static void bucket_sums_portable(const uint8_t *a, const uint8_t *b, uint32_t *w
 			uint32_t x = a[k] >> h & 15, y = b[k] >> h & 15;
 			*w += wlevel[x < y ? x : y];
 		}
-	for (uint32_t k = ND_REC_BUCKETS / 2; k < ND_REC_BUCKET_BYTES; k++)
+	for (uint32_t k = ND_REC_BUCKETS / 2; k < CUTS_AT; k++)
 		for (int h = 0; h < 8; h += 2) {
 			uint32_t x = a[k] >> h & 3, y = b[k] >> h & 3;
 			*n += x < y ? x : y;
@@ -779,7 +813,7 @@ __attribute__((target("ssse3"))) static void bucket_sums_ssse3(const uint8_t *a,
 		sw = _mm_add_epi64(sw, _mm_sad_epu8(_mm_shuffle_epi8(lut, lo), zero));
 		sw = _mm_add_epi64(sw, _mm_sad_epu8(_mm_shuffle_epi8(lut, hi), zero));
 	}
-	for (int k = ND_REC_BUCKETS / 2; k < ND_REC_BUCKET_BYTES; k += 16) {
+	for (int k = ND_REC_BUCKETS / 2; k < CUTS_AT; k += 16) {
 		__m128i x = _mm_loadu_si128((const __m128i *)(a + k)), y = _mm_loadu_si128((const __m128i *)(b + k));
 		__m128i m = _mm_min_epu8(_mm_and_si128(x, m2), _mm_and_si128(y, m2));
 		m = _mm_add_epi8(m, _mm_min_epu8(_mm_and_si128(_mm_srli_epi16(x, 2), m2), _mm_and_si128(_mm_srli_epi16(y, 2), m2)));
@@ -855,23 +889,21 @@ static int out_of_reach(const merge_bound *m, const nd__rec *a, const nd__rec *b
 	return floors_missed(m, wi + rest, ni + (m->na - i < m->nb - j ? m->na - i : m->nb - j));
 }
 
-/* Whether the two records' buckets already show every floor out of
- * reach (no buckets: not known). */
-static int buckets_miss(const merge_bound *m, const nd__rec *a, const nd__rec *b)
+/* Whether a pair whose buckets bound what it shares by most and nmost
+ * misses every floor: m's sizes exact, or (least) lower bounds, which
+ * then bound nothing from above. */
+static int buckets_miss(const merge_bound *m, double most, uint32_t nmost, int least)
 {
-	double most;
-	uint32_t nmost;
-	if (!a->buckets || !b->buckets)
-		return 0;
-	nd__rec_bucket_bounds(a, b, &most, &nmost);
-	if (most > m->wsa)
-		most = m->wsa;
-	if (most > m->wsb)
-		most = m->wsb;
-	if (nmost > m->na)
-		nmost = m->na;
-	if (nmost > m->nb)
-		nmost = m->nb;
+	if (!least) {
+		if (most > m->wsa)
+			most = m->wsa;
+		if (most > m->wsb)
+			most = m->wsb;
+		if (nmost > m->na)
+			nmost = m->na;
+		if (nmost > m->nb)
+			nmost = m->nb;
+	}
 	return floors_missed(m, most, nmost);
 }
 
@@ -892,15 +924,31 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 	uint32_t i = 0, j = 0, ni = 0, steps = 0;
 	double wi = 0, si = 0, ssa, ssb;
 	int weighed = nd__common_size(common) > 0;
-	merge_bound m = {cut_at(a, t), cut_at(b, t), 0, 0, 0, res_floor, cont_floor, passages};
+	merge_bound m = {0, 0, 0, 0, 0, res_floor, cont_floor, passages};
 
 	memset(s, 0, sizeof(*s));
 	s->equal = a->text == b->text && a->nwords == b->nwords;
+	int bounded = (res_floor > 0 || cont_floor > 0) && !s->equal;
+	/* Most pairs are refused by their buckets, before the cut is read
+	 * (the sizes at the cut bounded from below by the buckets' cuts). */
+	int bucketed = bounded && weighed && a->buckets && b->buckets;
+	double bw = 0;
+	uint32_t bn = 0;
+	if (bucketed) {
+		nd__rec_bucket_bounds(a, b, &bw, &bn);
+		nd__rec_cut_least(a, t, &m.na, &m.wsa);
+		nd__rec_cut_least(b, t, &m.nb, &m.wsb);
+		m.shorter = a->nshingles <= b->nshingles ? m.wsa : m.wsb;
+		double most = bw < a->wsum ? bw : a->wsum;
+		uint32_t nmost = bn < a->nsample ? bn : a->nsample;
+		if (buckets_miss(&m, most < b->wsum ? most : b->wsum, nmost < b->nsample ? nmost : b->nsample, 1))
+			return 0;
+	}
+	m.na = cut_at(a, t), m.nb = cut_at(b, t);
 	weights_of(a, m.na, common, &m.wsa, &ssa);
 	weights_of(b, m.nb, common, &m.wsb, &ssb);
 	m.shorter = a->nshingles <= b->nshingles ? m.wsa : m.wsb;
-	int bounded = (res_floor > 0 || cont_floor > 0) && !s->equal;
-	if (bounded && weighed && buckets_miss(&m, a, b))
+	if (bucketed && buckets_miss(&m, bw, bn, 0))
 		return 0;
 #define MATCH(k)                                                                              \
 	do {                                                                                  \

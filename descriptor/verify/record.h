@@ -72,7 +72,12 @@ typedef struct {
  * shares at most the smaller of its two records' in every bucket, so
  * the sum of those bounds what a merge could find. */
 #define ND_REC_BUCKETS 512
-#define ND_REC_BUCKET_BYTES (ND_REC_BUCKETS / 2 + ND_REC_BUCKETS / 4)
+/* ... then, for the first ND_REC_CUM_STEP * (c + 1) samples, c <
+ * ND_REC_BUCKET_CUTS: the last one's hash and their weight rounded down,
+ * so that where another record cuts this one is bounded without reading
+ * its sample. */
+#define ND_REC_BUCKET_CUTS 8
+#define ND_REC_BUCKET_BYTES (ND_REC_BUCKETS / 2 + ND_REC_BUCKETS / 4 + 8 * ND_REC_BUCKET_CUTS)
 #define ND_REC_BUCKET_MIN 64 /* a smaller sample's merge is short */
 
 /* The record of word ids[0..n), and its text trees' keys (ND_TEXT_TREES *
@@ -165,6 +170,9 @@ void nd__rec_buckets(nd__rec *r, const nd__common *common, uint8_t *out);
 /* The bounds two records' buckets give of the copy weight and the
  * samples they share (both with buckets). */
 void nd__rec_bucket_bounds(const nd__rec *a, const nd__rec *b, double *weight, uint32_t *count);
+/* At least how many of r's samples (with buckets), and how much of its
+ * copy weight, are at or below t, from its buckets' cuts. */
+void nd__rec_cut_least(const nd__rec *r, uint32_t t, uint32_t *n, double *w);
 extern int nd__rec_buckets_simd; /* 0: the portable sums (tests) */
 
 /* Weigh one record by common (groups and checkpoints, malloc'd: freed by
