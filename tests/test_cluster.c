@@ -1157,7 +1157,7 @@ static void test_spilled_records(void **state)
 	assert_int_equal(nd__common_own(common), ND_OK);
 	nd_store_txn_end(txn);
 	assert_true(nd__common_size(common) > 0);
-	assert_int_equal(nd__recset_weigh(rs, common, 2), ND_OK);
+	assert_int_equal(nd__recset_weigh(rs, common, 2, 1), ND_OK);
 	assert_true(nd__recset_tiles(rs) > 2);
 	/* Read whole, then released tile by tile, then all at once. */
 	for (int round = 0; round < 2; round++) {
@@ -1283,7 +1283,7 @@ static void test_bucket_bounds(void **state)
 	assert_int_equal(nd__common_own(common), ND_OK);
 	nd_store_txn_end(txn);
 	assert_true(nd__common_size(common) > 0);
-	assert_int_equal(nd__recset_weigh(rs, common, 2), ND_OK);
+	assert_int_equal(nd__recset_weigh(rs, common, 2, 1), ND_OK);
 
 	/* Every weight a shingle can have, alone in a bucket and four to a
 	 * bucket: a record shares itself whole, within the levels' steps (the

@@ -606,7 +606,9 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 	nd_store_txn_end(txn);
 	txn = NULL;
 	nd__store_release_pages(st); /* the records are copied out */
-	if (rc < 0 || (rc = nd__recset_weigh(rs, common, o.jobs)) < 0)
+	/* Buckets only for the copy verdict's bounded merges: story merges
+	 * every pair to the end. */
+	if (rc < 0 || (rc = nd__recset_weigh(rs, common, o.jobs, o.single && point == ND_POINT_COPY)) < 0)
 		goto done;
 
 	if (!o.single) {

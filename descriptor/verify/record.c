@@ -305,7 +305,7 @@ int nd__rec_of_doc(nd_store_txn *txn, uint32_t docid, nd__rec *out)
  * kernel merges the mappings). */
 #define SPILL_GROW ((size_t)256 << 10)
 /* Address space reserved for a spilled set, a record: room for what
- * records hold (about 1.8 KB weighed at ND_REC_SAMPLE); a set that needs
+ * records hold (about 2.3 KB weighed at ND_REC_SAMPLE); a set that needs
  * more takes the rest from the heap. */
 #define SPILL_PER_RECORD ((size_t)8 << 10)
 
@@ -637,7 +637,7 @@ static int weigh_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 	return ND_OK;
 }
 
-int nd__recset_weigh(nd__recset *s, const nd__common *common, unsigned jobs)
+int nd__recset_weigh(nd__recset *s, const nd__common *common, unsigned jobs, int buckets)
 {
 	int rc = ND_OK;
 	if (!nd__common_size(common) || !s->n)
@@ -656,7 +656,7 @@ int nd__recset_weigh(nd__recset *s, const nd__common *common, unsigned jobs)
 				continue;
 			if (!(r->groups = rs_room(s, (size_t)r->nsample * 2)) ||
 			    (ncum && !(r->cum = rs_room(s, (size_t)ncum * 2 * sizeof(double)))) ||
-			    (r->nsample >= ND_REC_BUCKET_MIN && !(r->buckets = rs_room(s, ND_REC_BUCKET_BYTES))))
+			    (buckets && r->nsample >= ND_REC_BUCKET_MIN && !(r->buckets = rs_room(s, ND_REC_BUCKET_BYTES))))
 				return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", s->n);
 		}
 		if (s->span)

@@ -57,9 +57,10 @@ typedef struct {
 				 first ND_REC_CUM_STEP * (c + 1) samples at 2c and
 				 2c + 1, so that a pair whose sample is cut adds up
 				 at most ND_REC_CUM_STEP - 1 of them */
-	uint8_t *buckets;     /* when weighed in a set, a sample of at least
-				 ND_REC_BUCKET_MIN: its copy weight and count
-				 by bucket (nd__rec_buckets); NULL: none */
+	uint8_t *buckets;     /* when weighed in a set for the copy verdict, a
+				 sample of at least ND_REC_BUCKET_MIN: its copy
+				 weight and count by bucket (nd__rec_buckets);
+				 NULL: none */
 	double bucket_wx;     /* weight its buckets' top level leaves out */
 	uint32_t bucket_nx;   /* samples its counts' top level leaves out */
 } nd__rec;
@@ -191,7 +192,7 @@ void nd__rec_unweigh(nd__rec *r);
  * set is then in tiles of consecutive records, about
  * nd__recset_tile_bytes of the file each, and a pass that releases what it
  * has read (nd__recset_release) keeps a tile or two resident however
- * many documents there are.  At a million, the records are 1.8 GB. */
+ * many documents there are.  At a million, the records are 2.3 GB. */
 extern size_t nd__recset_spill_docs, nd__recset_tile_bytes; /* tests set them */
 int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, const char *spill_dir, nd__recset **out);
 const nd__rec *nd__recset_get(const nd__recset *s, size_t i);
@@ -208,8 +209,9 @@ void nd__recset_release_tile(const nd__recset *s, uint32_t t);
 void nd__recset_walked(const nd__recset *s, size_t i, uint32_t *tile);
 /* Look up every sample's groups in common once, for a pass that compares
  * each record with many (a lookup is a cache miss in a table that can hold
- * millions: on jobs threads), and keep the weight checkpoints. */
-int nd__recset_weigh(nd__recset *s, const nd__common *common, unsigned jobs);
+ * millions: on jobs threads), and keep the weight checkpoints (and, with
+ * buckets, the buckets the copy verdict refuses most pairs by). */
+int nd__recset_weigh(nd__recset *s, const nd__common *common, unsigned jobs, int buckets);
 /* Sums of r's copy and story weights over its first n samples. */
 void nd__rec_weights(const nd__rec *r, uint32_t n, const nd__common *common, double *w, double *ws);
 size_t nd__recset_bytes(const nd__recset *s);
