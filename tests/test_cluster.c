@@ -1102,6 +1102,42 @@ static long rss_mapped(void)
 	return kb;
 }
 
+/* Texts of a corpus with a common footer: pages of it, families of an
+ * original (120 words and up to spread more) and two copies, then two
+ * stories told many times (footer and stories the caller's to free). */
+static void footer_corpus(uint64_t *rng, char **t, int n, int pages, int fams, size_t spread, char **footer,
+			  char *story[2])
+{
+	*footer = tu_random_doc(rng, 160, VOCAB);
+	for (int k = 0; k < 2; k++)
+		story[k] = tu_random_doc(rng, 240, VOCAB);
+	for (int i = 0; i < n; i++) {
+		int f = i - pages;
+		if (i < pages)
+			t[i] = with_footer(rng, *footer); /* common text */
+		else if (f < 3 * fams) /* a family: an original and two copies */
+			t[i] = f % 3 ? tu_edit_doc(rng, t[i - f % 3], 2, VOCAB) :
+				       tu_random_doc(rng, 120 + (size_t)(tu_rand(rng) % spread), VOCAB);
+		else /* two stories told many times */
+			t[i] = tu_edit_doc(rng, story[i % 2], 40, VOCAB);
+	}
+}
+
+/* The records of docs[0..n), weighed (with buckets) by the store's common
+ * shingles. */
+static void weighed_set(nd_store *st, const nd_docid *docs, size_t n, const char *spill, nd__recset **rs,
+			nd__common **common)
+{
+	nd_store_txn *txn;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd__recset_load(txn, docs, n, spill, rs), ND_OK);
+	assert_int_equal(nd__common_load(txn, common), ND_OK);
+	assert_int_equal(nd__common_own(*common), ND_OK);
+	nd_store_txn_end(txn);
+	assert_true(nd__common_size(*common) > 0);
+	assert_int_equal(nd__recset_weigh(*rs, *common, 2, 1), ND_OK);
+}
+
 #define SPILL_PAGES 200
 #define SPILL_FAMS 60
 
@@ -1116,20 +1152,9 @@ static void test_spilled_records(void **state)
 	enum { N = SPILL_PAGES + 3 * SPILL_FAMS + 2 * STORY2 };
 	char *path = tu_join(dir, "spill"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
 	uint64_t rng = 23;
-	char *footer = tu_random_doc(&rng, 160, VOCAB), *story[2], *t[N];
+	char *footer, *story[2], *t[N];
 	assert_int_equal(mkdir(path, 0755), 0);
-	for (int k = 0; k < 2; k++)
-		story[k] = tu_random_doc(&rng, 240, VOCAB);
-	for (int i = 0; i < N; i++) {
-		int f = i - SPILL_PAGES;
-		if (i < SPILL_PAGES)
-			t[i] = with_footer(&rng, footer); /* common text */
-		else if (f < 3 * SPILL_FAMS) /* a family: an original and two copies */
-			t[i] = f % 3 ? tu_edit_doc(&rng, t[i - f % 3], 2, VOCAB) :
-				       tu_random_doc(&rng, 120 + (size_t)(tu_rand(&rng) % 100), VOCAB);
-		else /* two stories told many times */
-			t[i] = tu_edit_doc(&rng, story[i % 2], 40, VOCAB);
-	}
+	footer_corpus(&rng, t, N, SPILL_PAGES, SPILL_FAMS, 100, &footer, story);
 	nd_xdb *db;
 	nd_store *st;
 	sign_texts(dbpath, stpath, "s", t, N, &db, &st);
@@ -1151,13 +1176,7 @@ static void test_spilled_records(void **state)
 	nd_store_txn *txn;
 	nd__recset *rs;
 	nd__common *common;
-	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
-	assert_int_equal(nd__recset_load(txn, docs, N, stpath, &rs), ND_OK);
-	assert_int_equal(nd__common_load(txn, &common), ND_OK);
-	assert_int_equal(nd__common_own(common), ND_OK);
-	nd_store_txn_end(txn);
-	assert_true(nd__common_size(common) > 0);
-	assert_int_equal(nd__recset_weigh(rs, common, 2, 1), ND_OK);
+	weighed_set(st, docs, N, stpath, &rs, &common);
 	assert_true(nd__recset_tiles(rs) > 2);
 	/* Read whole, then released tile by tile, then all at once. */
 	for (int round = 0; round < 2; round++) {
@@ -1253,20 +1272,9 @@ static void test_bucket_bounds(void **state)
 	enum { N = BK_PAGES + 3 * BK_FAMS + BK_STORY };
 	char *path = tu_join(dir, "buckets"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
 	uint64_t rng = 41;
-	char *footer = tu_random_doc(&rng, 160, VOCAB), *story[2], *t[N];
+	char *footer, *story[2], *t[N];
 	assert_int_equal(mkdir(path, 0755), 0);
-	for (int k = 0; k < 2; k++)
-		story[k] = tu_random_doc(&rng, 240, VOCAB);
-	for (int i = 0; i < N; i++) {
-		int f = i - BK_PAGES;
-		if (i < BK_PAGES)
-			t[i] = with_footer(&rng, footer);
-		else if (f < 3 * BK_FAMS)
-			t[i] = f % 3 ? tu_edit_doc(&rng, t[i - f % 3], 2, VOCAB) :
-				       tu_random_doc(&rng, 120 + (size_t)(tu_rand(&rng) % 200), VOCAB);
-		else
-			t[i] = tu_edit_doc(&rng, story[i % 2], 40, VOCAB);
-	}
+	footer_corpus(&rng, t, N, BK_PAGES, BK_FAMS, 200, &footer, story);
 	nd_xdb *db;
 	nd_store *st;
 	sign_texts(dbpath, stpath, "b", t, N, &db, &st);
@@ -1274,16 +1282,9 @@ static void test_bucket_bounds(void **state)
 	nd_docid docs[N];
 	for (size_t i = 0; i < N; i++)
 		docs[i] = (nd_docid)(i + 1);
-	nd_store_txn *txn;
 	nd__recset *rs;
 	nd__common *common;
-	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
-	assert_int_equal(nd__recset_load(txn, docs, N, NULL, &rs), ND_OK);
-	assert_int_equal(nd__common_load(txn, &common), ND_OK);
-	assert_int_equal(nd__common_own(common), ND_OK);
-	nd_store_txn_end(txn);
-	assert_true(nd__common_size(common) > 0);
-	assert_int_equal(nd__recset_weigh(rs, common, 2, 1), ND_OK);
+	weighed_set(st, docs, N, NULL, &rs, &common);
 
 	/* Every weight a shingle can have, alone in a bucket and four to a
 	 * bucket: a record shares itself whole, within the levels' steps (the
