@@ -1102,12 +1102,16 @@ static long rss_mapped(void)
 	return kb;
 }
 
-/* Texts of a corpus with a common footer: pages of it, families of an
- * original (120 words and up to spread more) and two copies, then two
- * stories told many times (footer and stories the caller's to free). */
-static void footer_corpus(uint64_t *rng, char **t, int n, int pages, int fams, size_t spread, char **footer,
-			  char *story[2])
+/* A corpus with a common footer, signed in a new directory path (db
+ * and store there): pages of the footer, families of an original (120
+ * words and up to spread more) and two copies, then two stories told many
+ * times; docids 1..n in docs (footer, stories and texts the caller's to
+ * free). */
+static void footer_corpus(const char *path, const char *dbpath, const char *stpath, uint64_t *rng, char **t, int n,
+			  int pages, int fams, size_t spread, char **footer, char *story[2], nd_docid *docs,
+			  nd_xdb **db, nd_store **st)
 {
+	assert_int_equal(mkdir(path, 0755), 0);
 	*footer = tu_random_doc(rng, 160, VOCAB);
 	for (int k = 0; k < 2; k++)
 		story[k] = tu_random_doc(rng, 240, VOCAB);
@@ -1121,6 +1125,9 @@ static void footer_corpus(uint64_t *rng, char **t, int n, int pages, int fams, s
 		else /* two stories told many times */
 			t[i] = tu_edit_doc(rng, story[i % 2], 40, VOCAB);
 	}
+	sign_texts(dbpath, stpath, "f", t, n, db, st);
+	for (int i = 0; i < n; i++)
+		docs[i] = (nd_docid)(i + 1);
 }
 
 /* The records of docs[0..n), weighed (with buckets) by the store's common
@@ -1153,16 +1160,11 @@ static void test_spilled_records(void **state)
 	char *path = tu_join(dir, "spill"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
 	uint64_t rng = 23;
 	char *footer, *story[2], *t[N];
-	assert_int_equal(mkdir(path, 0755), 0);
-	footer_corpus(&rng, t, N, SPILL_PAGES, SPILL_FAMS, 100, &footer, story);
 	nd_xdb *db;
 	nd_store *st;
-	sign_texts(dbpath, stpath, "s", t, N, &db, &st);
-
 	nd_docid docs[N];
 	size_t mem[N], sp[N];
-	for (size_t i = 0; i < N; i++)
-		docs[i] = (nd_docid)(i + 1);
+	footer_corpus(path, dbpath, stpath, &rng, t, N, SPILL_PAGES, SPILL_FAMS, 100, &footer, story, docs, &db, &st);
 	nd_near_options o = ND_NEAR_OPTIONS_INIT;
 	nd_near_stats a = {0}, b = {0};
 	uint64_t missing, extra, have, made;
@@ -1273,15 +1275,10 @@ static void test_bucket_bounds(void **state)
 	char *path = tu_join(dir, "buckets"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
 	uint64_t rng = 41;
 	char *footer, *story[2], *t[N];
-	assert_int_equal(mkdir(path, 0755), 0);
-	footer_corpus(&rng, t, N, BK_PAGES, BK_FAMS, 200, &footer, story);
 	nd_xdb *db;
 	nd_store *st;
-	sign_texts(dbpath, stpath, "b", t, N, &db, &st);
-
 	nd_docid docs[N];
-	for (size_t i = 0; i < N; i++)
-		docs[i] = (nd_docid)(i + 1);
+	footer_corpus(path, dbpath, stpath, &rng, t, N, BK_PAGES, BK_FAMS, 200, &footer, story, docs, &db, &st);
 	nd__recset *rs;
 	nd__common *common;
 	weighed_set(st, docs, N, NULL, &rs, &common);
