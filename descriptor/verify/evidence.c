@@ -830,10 +830,13 @@ void nd__rec_bucket_bounds(const nd__rec *a, const nd__rec *b, double *weight, u
 {
 	uint32_t w, n;
 #if defined(HAVE_SSSE3_TARGET)
-	static int ssse3 = -1;
-	if (ssse3 < 0)
-		ssse3 = __builtin_cpu_supports("ssse3") != 0; /* the same answer in every thread */
-	if (ssse3 && nd__rec_buckets_simd)
+	static int ssse3 = -1; /* read and written atomically: threads may ask at once */
+	int have = __atomic_load_n(&ssse3, __ATOMIC_RELAXED);
+	if (have < 0) {
+		have = __builtin_cpu_supports("ssse3") != 0;
+		__atomic_store_n(&ssse3, have, __ATOMIC_RELAXED);
+	}
+	if (have && nd__rec_buckets_simd)
 		bucket_sums_ssse3(a->buckets, b->buckets, &w, &n);
 	else
 #endif
