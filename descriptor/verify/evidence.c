@@ -705,7 +705,7 @@ static void weights_of(const nd__rec *r, uint32_t n, const nd__common *common, d
  * Most candidate pairs share little, yet a bounded merge reads about half
  * of both samples before its floors are out of reach (the passages rule's
  * plain floor keeps it going), and the second record is a cache miss.
- * The buckets bound what a merge could find from 384 bytes a record: the
+ * The buckets bound what a merge could find from 448 bytes a record: the
  * levels round a bucket's weight up, and what the top levels leave out is
  * added back as the smaller of the two records' totals.  A pair whose
  * bound misses every floor is refused as the merge would refuse it. */
