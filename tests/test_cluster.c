@@ -1290,10 +1290,11 @@ static void test_bucket_bounds(void **state)
 		uint32_t sample[4 * ND_REC_BUCKET_MIN];
 		uint16_t groups[4 * ND_REC_BUCKET_MIN];
 		uint8_t buckets[ND_REC_BUCKET_BYTES];
+		double cum[2 * 4 * ND_REC_BUCKET_MIN / ND_REC_CUM_STEP];
 		nd__rec r = ND_REC_INIT;
 		double whole = 0, w;
 		uint32_t n;
-		r.sample = sample, r.groups = groups, r.buckets = buckets;
+		r.sample = sample, r.groups = groups, r.buckets = buckets, r.cum = cum;
 		for (int spread = 1; spread <= 4; spread *= 4) {
 			r.nsample = ND_REC_BUCKET_MIN * spread, whole = 0;
 			for (uint32_t k = 0; k < r.nsample; k++) {
@@ -1301,6 +1302,7 @@ static void test_bucket_bounds(void **state)
 				groups[k] = (uint16_t)(g + k % 3 > UINT16_MAX ? UINT16_MAX : g + k % 3);
 				whole += groups[k] > ND_COMMON_CAP ? (double)ND_COMMON_CAP / groups[k] : 1;
 			}
+			nd__rec_cum(&r, common, cum);
 			nd__rec_buckets(&r, common, buckets);
 			nd__rec_bucket_bounds(&r, &r, &w, &n);
 			if (w < whole || n != r.nsample || w > 1.6 * whole + 0.02 * ND_REC_BUCKET_MIN)

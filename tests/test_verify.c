@@ -649,6 +649,7 @@ static void test_sort_u64(void **state)
 	 * order among equal high halves. */
 	size_t n = 150000;
 	uint64_t *v = malloc(n * sizeof(*v));
+	assert_non_null(v);
 	for (size_t i = 0; i < n; i++)
 		v[i] = (tu_rand(&rng) % 5000) << 32 | i;
 	nd__sort_u64_high(v, n);

@@ -261,29 +261,26 @@ static inline void prefetch_cut(const nd__rec *r, uint32_t t)
  * a cache miss each: ask for what scoring the pairs ahead of k will read
  * of it.  Eight ahead its head; four ahead the merge's start (samples
  * [0, most): about half of the sample is what a copy merge that refuses
- * reads, a group merge stops within a few) or, when buckets, the buckets
- * that refuse most copy pairs without a merge, and around the cut of
+ * reads, a group merge stops within a few), and around the cut of
  * whichever side is cut at the other's threshold (the end of a sample,
- * far from what the merge reads, the first's too). */
+ * far from what the merge reads, the first's too); or, when both have
+ * buckets, only the second's, which refuse most copy pairs alone. */
 static inline void prefetch_ahead(const nd__recset *rs, const pair_walk *w, uint32_t k, uint32_t to,
 				  uint32_t most, int buckets)
 {
-	if (k + 8 < to) { /* every line of it: the buckets' fields are at its end */
-		const char *r = (const char *)nd__recset_get(rs, (uint32_t)w->pairs[walk_at(w, k + 8)]);
-		for (size_t l = 0; l < sizeof(nd__rec); l += 64)
-			__builtin_prefetch(r + l);
-		__builtin_prefetch(r + sizeof(nd__rec) - 1);
-	}
+	if (k + 8 < to)
+		__builtin_prefetch(nd__recset_get(rs, (uint32_t)w->pairs[walk_at(w, k + 8)]));
 	if (k + 4 >= to)
 		return;
 	uint64_t p = w->pairs[walk_at(w, k + 4)];
 	const nd__rec *a = nd__recset_get(rs, p >> 32), *b = nd__recset_get(rs, (uint32_t)p);
-	if (buckets && a->buckets && b->buckets)
+	if (buckets && a->buckets && b->buckets) {
 		for (uint32_t l = 0; l < ND_REC_BUCKET_BYTES; l += 64)
 			__builtin_prefetch(b->buckets + l);
-	else
-		for (uint32_t l = 0; l < most && l < b->nsample; l += 16)
-			__builtin_prefetch(b->sample + l);
+		return; /* the buckets bound the cut too: most pairs read nothing else */
+	}
+	for (uint32_t l = 0; l < most && l < b->nsample; l += 16)
+		__builtin_prefetch(b->sample + l);
 	__builtin_prefetch(b->cum);
 	prefetch_cut(b, a->thr);
 	prefetch_cut(a, b->thr);

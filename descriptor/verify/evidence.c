@@ -23,6 +23,7 @@
 #include <tmmintrin.h>
 #define HAVE_SSSE3_TARGET 1
 #endif
+#include <math.h>
 #include <string.h>
 
 /* ---- the common table ----
@@ -749,15 +750,14 @@ void nd__rec_buckets(nd__rec *r, const nd__common *common, uint8_t *out)
 		out[ND_REC_BUCKETS / 2 + b % (ND_REC_BUCKETS / 4)] |= (uint8_t)(m << 2 * (b / (ND_REC_BUCKETS / 4)));
 		n[b] = 0;
 	}
+	/* The cuts: the checkpoints' copy weights (nd__rec_cum), with the
+	 * hash each ends at. */
 	uint8_t *cuts = out + CUTS_AT;
-	double cw = 0;
-	for (uint32_t c = 0, k = 0; c < ND_REC_BUCKET_CUTS; c++) {
+	for (uint32_t c = 0; c < ND_REC_BUCKET_CUTS; c++) {
 		uint32_t end = ND_REC_CUM_STEP * (c + 1), q = UINT32_MAX, fixed = 0;
-		for (; k < end && k < r->nsample; k++)
-			cw += weight(groups_of(r, k, common), ND_COMMON_CAP);
 		if (end <= r->nsample) {
 			q = r->sample[end - 1];
-			double f = cw * CUT_SCALE; /* truncated: rounded down */
+			double f = r->cum[2 * c] * CUT_SCALE; /* truncated: rounded down */
 			fixed = f < UINT32_MAX ? (uint32_t)f : UINT32_MAX;
 		}
 		memcpy(cuts + 4 * c, &q, 4);
@@ -892,24 +892,6 @@ static int out_of_reach(const merge_bound *m, const nd__rec *a, const nd__rec *b
 	return floors_missed(m, wi + rest, ni + (m->na - i < m->nb - j ? m->na - i : m->nb - j));
 }
 
-/* Whether a pair whose buckets bound what it shares by most and nmost
- * misses every floor: m's sizes exact, or (least) lower bounds, which
- * then bound nothing from above. */
-static int buckets_miss(const merge_bound *m, double most, uint32_t nmost, int least)
-{
-	if (!least) {
-		if (most > m->wsa)
-			most = m->wsa;
-		if (most > m->wsb)
-			most = m->wsb;
-		if (nmost > m->na)
-			nmost = m->na;
-		if (nmost > m->nb)
-			nmost = m->nb;
-	}
-	return floors_missed(m, most, nmost);
-}
-
 /* The shingle part of nd__rec_compare: over the union's sample (every
  * shingle of either at or below the lower threshold), the shared weight
  * by a merge that adds only at matches, and each side's weight by a sum,
@@ -938,21 +920,26 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 	double bw = 0;
 	uint32_t bn = 0;
 	if (bucketed) {
+		/* A cut shares at most what either whole sample holds. */
 		nd__rec_bucket_bounds(a, b, &bw, &bn);
+		bw = fmin(bw, fmin(a->wsum, b->wsum));
+		bn = bn < a->nsample ? bn : a->nsample;
+		bn = bn < b->nsample ? bn : b->nsample;
 		nd__rec_cut_least(a, t, &m.na, &m.wsa);
 		nd__rec_cut_least(b, t, &m.nb, &m.wsb);
 		m.shorter = a->nshingles <= b->nshingles ? m.wsa : m.wsb;
-		double most = bw < a->wsum ? bw : a->wsum;
-		uint32_t nmost = bn < a->nsample ? bn : a->nsample;
-		if (buckets_miss(&m, most < b->wsum ? most : b->wsum, nmost < b->nsample ? nmost : b->nsample, 1))
+		if (floors_missed(&m, bw, bn))
 			return 0;
 	}
 	m.na = cut_at(a, t), m.nb = cut_at(b, t);
 	weights_of(a, m.na, common, &m.wsa, &ssa);
 	weights_of(b, m.nb, common, &m.wsb, &ssb);
 	m.shorter = a->nshingles <= b->nshingles ? m.wsa : m.wsb;
-	if (bucketed && buckets_miss(&m, bw, bn, 0))
-		return 0;
+	if (bucketed) { /* again with the sizes at the cut */
+		uint32_t nmost = bn < m.na ? bn : m.na;
+		if (floors_missed(&m, fmin(bw, fmin(m.wsa, m.wsb)), nmost < m.nb ? nmost : m.nb))
+			return 0;
+	}
 #define MATCH(k)                                                                              \
 	do {                                                                                  \
 		if (weighed) {                                                                \
@@ -1112,26 +1099,16 @@ static uint32_t shared_passages(const nd__rec *a, const nd__rec *b, const nd__co
 	uint32_t na = cut_at(a, t), nb = cut_at(b, t), i = 0, j = 0, m = 0;
 	const uint8_t *at[PASSAGE_MAX];
 	uint16_t up[PASSAGE_MAX], size[PASSAGE_MAX], slot_at[2 * PASSAGE_MAX];
-	uint32_t slot_key[2 * PASSAGE_MAX], shared[PASSAGE_MAX], ns = 0;
+	uint32_t slot_key[2 * PASSAGE_MAX];
 
-	while (i < na && j < nb && ns < PASSAGE_MAX) {
+	while (i < na && j < nb && m < PASSAGE_MAX) {
 		uint32_t x = a->sample[i], y = b->sample[j];
-		if (x == y && (!a->groups || a->groups[i])) /* a weighed record knows it is not common */
-			shared[ns++] = x;
-		i += x <= y, j += y <= x;
-	}
-	/* Each lookup is two or three cache misses in a large table: all
-	 * asked for before any is waited on. */
-	for (uint32_t k = 0; k < ns; k++)
-		nd__common_prefetch(c, shared[k], 0);
-	for (uint32_t k = 0; k < ns; k++)
-		nd__common_prefetch(c, shared[k], 1);
-	for (uint32_t k = 0; k < ns; k++) {
-		size_t e = common_find(c, shared[k]);
-		if (e < c->n) {
-			at[m] = c->pas + PAS_BYTES * e;
-			__builtin_prefetch(at[m++]);
+		if (x == y && (!a->groups || a->groups[i])) { /* a weighed record knows it is not common */
+			size_t e = common_find(c, x);
+			if (e < c->n)
+				at[m++] = c->pas + PAS_BYTES * e;
 		}
+		i += x <= y, j += y <= x;
 	}
 	if (m < 2 * ND_PASSAGES)
 		return 0; /* too few to make that many passages */
