@@ -22,8 +22,10 @@ struct nd_descriptor {
 	uint16_t *near_hash; /* each word's ND_NEAR_WORD_N near values (near_values in select.c) */
 	int word_lengths;    /* 1: len(d) from termlists; 0: Xapian's doclength */
 	uint64_t version;
-	uint32_t *slot;      /* nd__descriptor_find's table: word index + 1, 0 empty */
+	uint64_t *slot;      /* nd__descriptor_find's table: the word's hash's high
+				half << 32 | word index + 1, 0 empty */
 	uint32_t mask;       /* its size - 1 */
+	uint64_t *filter;    /* a bit a word's hash sets, 4 a slot (in slot's room) */
 };
 
 /* Take weights (n of them, copied; NULL: all equal) and derive what the set
