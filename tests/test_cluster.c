@@ -1365,6 +1365,23 @@ static void test_bucket_bounds(void **state)
 			int without = nd__rec_verdict(ND_POINT_COPY, &x, &y, common, NULL, NULL);
 			if (with != without)
 				fail_msg("pair %zu, %zu: %d with buckets, %d without", i + 1, j + 1, with, without);
+			/* Not weighed on either side or both (a hook's
+			 * neighbours): summed as far as the floors need, the
+			 * verdict the whole scores give. */
+			nd_verify_how how;
+			double dist;
+			int exact = nd__rec_verdict(ND_POINT_COPY, a, b, common, &how, &dist);
+			for (int lazy = 1; lazy < 4; lazy++) {
+				nd__rec u = *a, v = *b;
+				if (lazy & 1)
+					u.groups = NULL, u.cum = NULL, u.buckets = NULL;
+				if (lazy & 2)
+					v.groups = NULL, v.cum = NULL, v.buckets = NULL;
+				int got = nd__rec_verdict(ND_POINT_COPY, &u, &v, common, NULL, NULL);
+				if (got != exact)
+					fail_msg("pair %zu, %zu: %d unweighed (%d), %d from the whole scores", i + 1, j + 1,
+						 got, lazy, exact);
+			}
 			accepted += with == 1;
 		}
 	assert_true(pairs > N * (N - 1) / 4);

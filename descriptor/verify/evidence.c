@@ -859,22 +859,29 @@ static inline double weight_before(const nd__rec *r, uint32_t i)
 
 /* A bounded merge's state, and whether its floors are out of reach:
  * what is left to share is at most one a shingle, and at most the weight
- * either side has left. */
+ * either side has left.  A side not weighed yet (lazy) has, for all the
+ * merge knows, only what it shares: the floors take the larger of its
+ * weight summed so far and what the pair may share. */
 typedef struct {
 	uint32_t na, nb;
-	double wsa, wsb, shorter;
+	double wsa, wsb;
+	int a_shorter;      /* a has the fewer shingles: containment's base */
+	int lazy_a, lazy_b; /* wsa, wsb only summed so far */
 	double res_floor, cont_floor;
 	int passages;
 } merge_bound;
 
 /* Whether a pair that shares at most weight most and nmost samples
- * misses every floor. */
+ * misses every floor (each test only more likely as a side's weight
+ * grows, so a lazy side's partial sum is a bound). */
 static int floors_missed(const merge_bound *m, double most, double nmost)
 {
-	double wu_least = m->wsa + m->wsb - most;
+	double wsa = m->lazy_a && most > m->wsa ? most : m->wsa;
+	double wsb = m->lazy_b && most > m->wsb ? most : m->wsb;
+	double wu_least = wsa + wsb - most, shorter = m->a_shorter ? wsa : wsb;
 	/* The passages rule: both its floors in reach. */
 	return (m->res_floor <= 0 || (wu_least > 0 && most < m->res_floor * wu_least)) &&
-	       (m->cont_floor <= 0 || most < m->cont_floor * m->shorter) &&
+	       (m->cont_floor <= 0 || most < m->cont_floor * shorter) &&
 	       (!m->passages || (wu_least > 0 && most < ND_PASSAGE_RESEMBLANCE * wu_least) ||
 		nmost < ND_PASSAGE_PLAIN * (m->na + m->nb - nmost));
 }
@@ -884,12 +891,40 @@ static int out_of_reach(const merge_bound *m, const nd__rec *a, const nd__rec *b
 {
 	double rest = m->na - i < m->nb - j ? m->na - i : m->nb - j;
 	double ra = m->wsa - weight_before(a, i), rb = m->wsb - weight_before(b, j);
-	if (ra < rest)
+	if (!m->lazy_a && ra < rest)
 		rest = ra;
-	if (rb < rest)
+	if (!m->lazy_b && rb < rest)
 		rest = rb;
 	/* Plain: every shingle left a match at most. */
 	return floors_missed(m, wi + rest, ni + (m->na - i < m->nb - j ? m->na - i : m->nb - j));
+}
+
+/* A lazy side's weights over its first n samples, summed as
+ * nd__rec_weights sums them, stopping (0) once the pair, sharing wi and
+ * ni, misses every floor; else 1, *w and *ws whole and the side weighed. */
+static int lazy_weights(merge_bound *m, int side_b, const nd__rec *r, uint32_t n, const nd__common *common,
+			double wi, uint32_t ni, double *w, double *ws)
+{
+	double *low = side_b ? &m->wsb : &m->wsa;
+	/* A hair over what is shared: a sum that ends on a floor is left to
+	 * the scores, which divide where this multiplies. */
+	double most = wi + 1e-9 * (1 + wi);
+	*w = *ws = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t g = groups_of(r, k, common);
+		*w += weight(g, ND_COMMON_CAP), *ws += weight(g, ND_STORY_COMMON_CAP);
+		if ((k + 1) % BOUND_EVERY == 0) {
+			*low = *w;
+			if (floors_missed(m, most, ni))
+				return 0;
+		}
+	}
+	*low = *w;
+	if (side_b)
+		m->lazy_b = 0;
+	else
+		m->lazy_a = 0;
+	return 1;
 }
 
 /* The shingle part of nd__rec_compare: over the union's sample (every
@@ -909,7 +944,7 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 	uint32_t i = 0, j = 0, ni = 0, steps = 0;
 	double wi = 0, si = 0, ssa, ssb;
 	int weighed = nd__common_size(common) > 0;
-	merge_bound m = {0, 0, 0, 0, 0, res_floor, cont_floor, passages};
+	merge_bound m = {0, 0, 0, 0, a->nshingles <= b->nshingles, 0, 0, res_floor, cont_floor, passages};
 
 	memset(s, 0, sizeof(*s));
 	s->equal = a->text == b->text && a->nwords == b->nwords;
@@ -927,14 +962,22 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 		bn = bn < b->nsample ? bn : b->nsample;
 		nd__rec_cut_least(a, t, &m.na, &m.wsa);
 		nd__rec_cut_least(b, t, &m.nb, &m.wsb);
-		m.shorter = a->nshingles <= b->nshingles ? m.wsa : m.wsb;
 		if (floors_missed(&m, bw, bn))
 			return 0;
 	}
 	m.na = cut_at(a, t), m.nb = cut_at(b, t);
-	weights_of(a, m.na, common, &m.wsa, &ssa);
-	weights_of(b, m.nb, common, &m.wsb, &ssb);
-	m.shorter = a->nshingles <= b->nshingles ? m.wsa : m.wsb;
+	/* A record not weighed (a hook's neighbour, met once) is summed after
+	 * the merge, and only as far as the floors need: most such pairs share
+	 * nearly nothing, and a few of its weights refuse them. */
+	m.lazy_a = bounded && weighed && !a->groups, m.lazy_b = bounded && weighed && !b->groups;
+	if (m.lazy_a)
+		m.wsa = 0;
+	else
+		weights_of(a, m.na, common, &m.wsa, &ssa);
+	if (m.lazy_b)
+		m.wsb = 0;
+	else
+		weights_of(b, m.nb, common, &m.wsb, &ssb);
 	if (bucketed) { /* again with the sizes at the cut */
 		uint32_t nmost = bn < m.na ? bn : m.na;
 		if (floors_missed(&m, fmin(bw, fmin(m.wsa, m.wsb)), nmost < m.nb ? nmost : m.nb))
@@ -980,12 +1023,16 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 			return 0;
 	}
 #undef MATCH
+	if ((m.lazy_a && !lazy_weights(&m, 0, a, m.na, common, wi, ni, &m.wsa, &ssa)) ||
+	    (m.lazy_b && !lazy_weights(&m, 1, b, m.nb, common, wi, ni, &m.wsb, &ssb)))
+		return 0;
+	double shorter = m.a_shorter ? m.wsa : m.wsb;
 	double wu = m.wsa + m.wsb - wi, su = ssa + ssb - si;
 	uint32_t nu = m.na + m.nb - ni;
 	s->resemblance = wu > 0 ? wi / wu : s->equal;
 	s->story = su > 0 ? si / su : s->equal;
 	s->plain = nu ? (double)ni / nu : s->equal;
-	s->containment = m.shorter > 0 ? wi / m.shorter : s->equal;
+	s->containment = shorter > 0 ? wi / shorter : s->equal;
 	return 1;
 }
 
