@@ -173,9 +173,13 @@ done:
 
 void nd__rec_free(nd__rec *r)
 {
-	free(r->sample);
-	free(r->places);
-	free(r->values);
+	if (r->block)
+		free(r->block);
+	else {
+		free(r->sample);
+		free(r->places);
+		free(r->values);
+	}
 	free(r->groups);
 	free(r->cum);
 	memset(r, 0, sizeof(*r));
@@ -273,12 +277,15 @@ int nd__rec_decode(const void *vp, size_t len, nd__rec *out)
 	int rc = decode_head(vp, len, out);
 	if (rc < 0)
 		return rc;
-	if (!(out->sample = malloc((size_t)out->nsample * 4 + 1)) ||
-	    !(out->places = malloc((size_t)out->nplaces * 8 + 1)) ||
-	    !(out->values = malloc((size_t)out->nvalues * 4 + 1))) {
-		nd__rec_free(out);
+	/* One allocation: a hook decodes a hundred records to judge them
+	 * once each.  Places first, for their alignment. */
+	uint8_t *b = malloc((size_t)out->nplaces * 8 + (size_t)out->nsample * 4 + (size_t)out->nvalues * 4 + 1);
+	if (!b)
 		return nd_error_set(ND_ENOMEM, "out of memory");
-	}
+	out->block = b;
+	out->places = (uint64_t *)(void *)b;
+	out->sample = (uint32_t *)(void *)(b + (size_t)out->nplaces * 8);
+	out->values = out->sample + out->nsample;
 	if ((rc = decode_arrays(vp, out)) < 0)
 		nd__rec_free(out);
 	return rc;

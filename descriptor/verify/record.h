@@ -63,10 +63,13 @@ typedef struct {
 				 NULL: none */
 	double bucket_wx;     /* weight its buckets' top level leaves out */
 	uint32_t bucket_nx;   /* samples its counts' top level leaves out */
+	void *block;          /* decoded: sample, places and values in this one
+				 allocation (nd__rec_free frees it); NULL: each
+				 its own */
 } nd__rec;
 
 #define ND_REC_CUM_STEP 32
-#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, 0, 0}
+#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, 0, 0, NULL}
 
 /* Buckets by the low bits of a sample's hash: a nibble of copy weight
  * and two bits of count each, rounded up to a few levels.  A pair
