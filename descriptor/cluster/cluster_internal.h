@@ -13,12 +13,8 @@
 /* nd_links_settle inside a writer's own transaction (a hook's, so that its
  * record and the links around it commit together): 0 and rep and *seeds
  * (caller frees) when the links were settled or are now; 1 when they need
- * a rebuild from every record (nd_links_settle does that, after).  With
- * refused and self (a changed document): *refused (caller frees, ascending)
- * gets the documents whose copy verdict with self settling asked and
- * refused, so that a hook need not ask it again. */
-int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **seeds, size_t *nseeds, nd_docid self,
-			 nd_docid **refused, size_t *nrefused);
+ * a rebuild from every record (nd_links_settle does that, after). */
+int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **seeds, size_t *nseeds);
 
 /* nd_cluster_near with single linkage decided at point (copy or strict). */
 int nd__cluster_near_at(nd_xdb *db, nd_store *st, const nd_near_options *opts, nd_point point,

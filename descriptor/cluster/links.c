@@ -588,30 +588,7 @@ static void journal_free(journal *j)
 	free(j->touched);
 }
 
-/* The documents the verdict was asked of with self and refused (asked
- * and yes ascending, yes within asked). */
-static int refused_with(uint32_t self, const u64_list *asked, const u64_list *yes, nd_docid **out, size_t *nout)
-{
-	size_t n = 0, k = 0;
-	nd_docid *v = malloc((asked->n + 1) * sizeof(*v));
-	if (!v)
-		return nd_error_set(ND_ENOMEM, "out of memory");
-	for (size_t i = 0; i < asked->n; i++) {
-		uint64_t p = asked->v[i];
-		while (k < yes->n && yes->v[k] < p)
-			k++;
-		if (k < yes->n && yes->v[k] == p)
-			continue;
-		if ((uint32_t)(p >> 32) == self || (uint32_t)p == self)
-			v[n++] = (uint32_t)(p >> 32) == self ? (uint32_t)p : (uint32_t)(p >> 32);
-	}
-	*out = v;
-	*nout = nd__sort_unique_u32(v, n);
-	return ND_OK;
-}
-
-int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **seeds, size_t *nseeds, nd_docid self,
-			 nd_docid **refused, size_t *nrefused)
+int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **seeds, size_t *nseeds)
 {
 	journal j = {NULL, NULL, 0, 0, NULL, 0, 0, 0};
 	u64_list yes = {NULL, 0, 0}, gone = {NULL, 0, 0}, asked = {NULL, 0, 0};
@@ -619,8 +596,6 @@ int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **see
 
 	memset(rep, 0, sizeof(*rep));
 	*seeds = NULL, *nseeds = 0;
-	if (refused)
-		*refused = NULL, *nrefused = 0;
 	if ((rc = state = nd_store_links_state(txn)) < 0 || state == ND_LINKS_SETTLED)
 		return rc < 0 ? rc : ND_OK;
 	if (state == ND_LINKS_REBUILD)
@@ -636,8 +611,6 @@ int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **see
 		goto done;
 	settle_write w = {&yes, &gone};
 	if ((rc = write_settled(txn, &w)) < 0 || (rc = seeds_of(&j, &yes, &gone, seeds, nseeds)) < 0)
-		goto done;
-	if (refused && self && (rc = refused_with(self, &asked, &yes, refused, nrefused)) < 0)
 		goto done;
 	rep->changed = j.n;
 	rep->added = yes.n;

@@ -127,8 +127,7 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 		    (rc = nd__tolerant_candidates(txn, d, &out->sig, tolerant, &c, &nc)) < 0 ||
 		    (rc = nd__cands_since(txn, c, &nc, vo ? vo->since : 0)) < 0 ||
 		    (rc = nd__common_load(txn, &common)) < 0 ||
-		    (rc = nd__compare_candidates(db, txn, common, &rec, ids, n, c, nc, 0, max_compare, vo, NULL, 0, m,
-						  &nm)) < 0)
+		    (rc = nd__compare_candidates(db, txn, common, &rec, ids, n, c, nc, 0, max_compare, vo, m, &nm)) < 0)
 			goto cleanup;
 		out->cluster_size += nc;
 		ranked_member *p = realloc(all, (nall + nm + 1) * sizeof(*all));

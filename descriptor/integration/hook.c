@@ -118,8 +118,6 @@ typedef struct {
 	nd_links_report lr; /* out, when settled */
 	nd_docid *seeds;    /* out, when settled: whose components may have moved */
 	size_t nseeds;
-	nd_docid *refused;  /* out, when settled: those its copy verdict refused */
-	size_t nrefused;
 } apply_ctx;
 
 static int note_expired(nd_docid docid, uint64_t old_key, void *vctx)
@@ -141,8 +139,7 @@ static int apply_fn(nd_store_txn *txn, void *vctx)
 	int rc, present = a->present, gone = 0;
 	a->ngone = 0; /* a replayed write starts again */
 	free(a->seeds);
-	free(a->refused);
-	a->seeds = NULL, a->nseeds = 0, a->settled = 0, a->refused = NULL, a->nrefused = 0;
+	a->seeds = NULL, a->nseeds = 0, a->settled = 0;
 	if ((rc = nd__window_load(txn, &win)) < 0)
 		return rc;
 	if (win.w.seconds) {
@@ -173,8 +170,7 @@ static int apply_fn(nd_store_txn *txn, void *vctx)
 				 a->path)) < 0)
 		return rc;
 	/* The links around it in the same commit: one fsync a hook, not two. */
-	if ((rc = nd__links_settle_txn(txn, &a->lr, &a->seeds, &a->nseeds, present ? a->docid : 0, &a->refused,
-					&a->nrefused)) < 0)
+	if ((rc = nd__links_settle_txn(txn, &a->lr, &a->seeds, &a->nseeds)) < 0)
 		return rc;
 	a->settled = rc == 0;
 	return ND_OK;
@@ -214,11 +210,91 @@ static int settle_slot(nd_hook *h, const nd_links_report *lr, const nd_docid *se
 	return rc;
 }
 
+/* The candidates of a document whose links are settled, to compare at
+ * the copy point: its neighbours in the index are judged already (linked
+ * or not), so of those only the linked, ranked from their records; then
+ * the others (equal keys further off, tolerant's), ranked as check ranks
+ * them.  *all: candidates there are in all (after since). */
+static int settled_candidates(nd_hook *h, nd_store_txn *txn, const nd_sig *sig, nd_docid self, nd__cand **out,
+			      size_t *nout, size_t *all)
+{
+	uint32_t *win = NULL, *linked = NULL, *keys = NULL;
+	size_t nwin = 0, nlinked = 0, nkeys = 0, no = 0, n = 0;
+	nd__cand *others = NULL, *c = NULL;
+	int rc;
+
+	*out = NULL, *nout = 0, *all = 0;
+	if ((rc = nd_near_candidates(txn, sig, self, &win, &nwin)) < 0 ||
+	    (rc = nd_store_links(txn, self, &linked, &nlinked)) < 0)
+		goto done;
+	if (h->o.tolerant > 0)
+		rc = nd__tolerant_candidates(txn, h->d, sig, h->o.tolerant, &others, &no);
+	else if (sig->key && (rc = nd_store_key_docs(txn, sig->key, &keys, &nkeys)) == ND_OK && nkeys &&
+		 !(others = malloc(nkeys * sizeof(*others))))
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t i = 0; rc == ND_OK && i < nkeys; i++)
+		others[no++] = (nd__cand){keys[i], 1, 2}; /* equal keys: check's rank */
+	if (rc < 0)
+		goto done;
+	/* In all: the neighbours, then the others beyond them. */
+	if (!(c = malloc((nwin + no + 1) * sizeof(*c)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < nwin; i++)
+		c[n++] = (nd__cand){win[i], 0, 0};
+	for (size_t i = 0; i < no; i++)
+		if (others[i].docid != self && !nd__in_sorted_u32(win, nwin, others[i].docid))
+			c[n++] = others[i];
+	if ((rc = nd__cands_since(txn, c, &n, h->o.verify.since)) < 0)
+		goto done;
+	*all = n;
+	/* To compare: the linked neighbours, ranked from their records ... */
+	size_t k = 0;
+	nlinked = nd__sort_unique_u32(linked, nlinked);
+	for (size_t i = 0; i < n && rc == ND_OK; i++) {
+		int near = nd__in_sorted_u32(win, nwin, c[i].docid);
+		if (near && !nd__in_sorted_u32(linked, nlinked, c[i].docid))
+			continue; /* its verdict refused it */
+		if (near) {
+			uint64_t key;
+			const void *pay;
+			size_t len;
+			nd_sig b = ND_SIG_INIT;
+			if ((rc = nd_store_doc_get(txn, c[i].docid, &key, &pay, &len)) == ND_OK &&
+			    (rc = nd_sig_decode(&b, pay, len, h->d->n)) == ND_OK) {
+				double j = nd__sig_jaccard(sig, &b);
+				c[i].jaccard = j, c[i].rank = nd__cand_rank(sig, &b, j);
+			}
+			nd_sig_clear(&b);
+		}
+		c[k++] = c[i];
+	}
+	if (rc < 0)
+		goto done;
+	/* ... then the others in check's order, as many as max_compare. */
+	qsort(c, k, sizeof(*c), nd__cmp_cand);
+	size_t kept = 0, far = 0;
+	for (size_t i = 0; i < k; i++)
+		if (nd__in_sorted_u32(win, nwin, c[i].docid) || far++ < h->o.max_compare)
+			c[kept++] = c[i];
+	*out = c, c = NULL;
+	*nout = kept;
+done:
+	free(win);
+	free(linked);
+	free(keys);
+	free(others);
+	free(c);
+	return rc;
+}
+
 /* Its candidates (equal key and near-neighbour index; tolerant: and bit-set
  * Jaccard), compared with it as check compares a text, from the records
- * (strict: the words): res gets those passing the hook's point.  The copy
- * verdict settling refused (refused, ascending) is not asked again. */
-static int duplicates_of(nd_hook *h, nd_hook_result *res, const nd_docid *refused, size_t nrefused)
+ * (strict: the words): res gets those passing the hook's point.  At the
+ * copy point, with the links settled, only the linked of its neighbours
+ * are read (settled_candidates). */
+static int duplicates_of(nd_hook *h, nd_hook_result *res)
 {
 	nd_store_txn *txn;
 	nd_sig sig = ND_SIG_INIT;
@@ -227,38 +303,41 @@ static int duplicates_of(nd_hook *h, nd_hook_result *res, const nd_docid *refuse
 	nd__cand *c = NULL;
 	nd_check_member *m = NULL;
 	uint32_t *mine = NULL;
-	size_t nc = 0, nmine = 0, nm = 0;
+	size_t nc = 0, nmine = 0, nm = 0, most = 0;
 	const void *pay;
 	size_t len;
 	uint64_t key;
-	int rc;
+	int rc, settled = 0;
+	nd_verify_options vo = h->o.verify;
 
 	res->candidates = res->nduplicates = 0;
 	if ((rc = nd_store_read_begin(h->st, &txn)) < 0)
 		return rc;
 	rc = nd_store_doc_get(txn, res->docid, &key, &pay, &len);
-	if (rc == ND_OK && (rc = nd_sig_decode(&sig, pay, len, h->d->n)) == ND_OK &&
-	    (sig.nbits || sig.present))
-		rc = nd__tolerant_candidates(txn, h->d, &sig, h->o.tolerant, &c, &nc);
-	if (rc == ND_OK && nc)
-		rc = nd__cands_since(txn, c, &nc, h->o.verify.since);
-	if (rc == ND_ENOTFOUND || (rc == ND_OK && !nc)) {
+	if (rc == ND_OK && vo.point == ND_POINT_COPY && (rc = nd_store_links_state(txn)) >= 0)
+		settled = rc == ND_LINKS_SETTLED, rc = ND_OK;
+	if (rc == ND_OK && (rc = nd_sig_decode(&sig, pay, len, h->d->n)) == ND_OK && (sig.nbits || sig.present)) {
+		if (settled)
+			rc = settled_candidates(h, txn, &sig, res->docid, &c, &nc, &res->candidates);
+		else if ((rc = nd__tolerant_candidates(txn, h->d, &sig, h->o.tolerant, &c, &nc)) == ND_OK && nc &&
+			 (rc = nd__cands_since(txn, c, &nc, vo.since)) == ND_OK)
+			for (size_t i = 0; i < nc; i++)
+				res->candidates += c[i].docid != res->docid; /* itself is among them */
+	}
+	most = settled ? nc : h->o.max_compare < nc ? h->o.max_compare : nc;
+	if (rc == ND_ENOTFOUND || (rc == ND_OK && !most)) {
 		rc = ND_OK; /* deleted, or nothing similar */
 		goto cleanup;
 	}
 	if (rc < 0 || (rc = nd__rec_of_doc(txn, res->docid, &rec)) < 0 || (rc = nd__common_load(txn, &common)) < 0)
 		goto cleanup;
-	size_t most = h->o.max_compare < nc ? h->o.max_compare : nc;
 	/* Its record and each candidate's compared: ND_REC_SAMPLE lookups each. */
 	if ((rc = nd__common_index(common, (most + 1) * ND_REC_SAMPLE)) < 0)
 		goto cleanup;
-	for (size_t i = 0; i < nc; i++)
-		res->candidates += c[i].docid != res->docid; /* itself is among them */
 	if (!(res->duplicates = malloc(most * sizeof(*res->duplicates))) || !(m = malloc(most * sizeof(*m)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
-	nd_verify_options vo = h->o.verify;
 	if (vo.point == ND_POINT_STRICT) {
 		rc = nd_words_get(h->db, res->docid, &mine, &nmine, NULL);
 		if (rc == ND_ENOTFOUND) {
@@ -268,8 +347,8 @@ static int duplicates_of(nd_hook *h, nd_hook_result *res, const nd_docid *refuse
 		if (rc < 0)
 			goto cleanup;
 	}
-	if ((rc = nd__compare_candidates(h->db, txn, common, &rec, mine, nmine, c, nc, res->docid, h->o.max_compare,
-					 &vo, refused, nrefused, m, &nm)) < 0)
+	if ((rc = nd__compare_candidates(h->db, txn, common, &rec, mine, nmine, c, nc, res->docid, most, &vo, m,
+					 &nm)) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < nm; i++)
 		if (m[i].duplicate)
@@ -357,14 +436,13 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 		rc = settle_slot(h, &a.lr, a.seeds, a.nseeds, a.present ? docid : 0, a.gone, a.ngone);
 	else
 		rc = settle(h, a.present ? docid : 0, a.gone, a.ngone);
-	if (rc < 0 || (rc = duplicates_of(h, res, a.settled ? a.refused : NULL, a.settled ? a.nrefused : 0)) < 0)
+	if (rc < 0 || (rc = duplicates_of(h, res)) < 0)
 		goto cleanup;
 cleanup:
 	nd_sig_clear(&sig);
 	free(recbuf);
 	free(a.gone);
 	free(a.seeds);
-	free(a.refused);
 	nd_hook_result_clear(&local);
 	return rc;
 }
@@ -461,7 +539,7 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 	if ((rc = nd_links_settle(h->db, h->st, NULL, &lr, NULL, NULL)) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < c.n; i++)
-		if ((rc = duplicates_of(h, &c.changes[i], NULL, 0)) < 0)
+		if ((rc = duplicates_of(h, &c.changes[i])) < 0)
 			goto cleanup;
 	/* The links are the records' now: the audit rewrites every collapse
 	 * id that moved, and any a re-index or a killed run left wrong. */

@@ -164,21 +164,14 @@ done:
 
 int nd__compare_candidates(nd_xdb *db, nd_store_txn *txn, const nd__common *common, const nd__rec *rec,
 			   const uint32_t *ids, size_t n, const nd__cand *c, size_t nc, nd_docid self,
-			   size_t max_compare, const nd_verify_options *vo, const nd_docid *refused,
-			   size_t nrefused, nd_check_member *out, size_t *nout)
+			   size_t max_compare, const nd_verify_options *vo, nd_check_member *out, size_t *nout)
 {
 	nd_point point = vo ? vo->point : ND_POINT_COPY;
-	if (point != ND_POINT_COPY)
-		nrefused = 0;
 	/* Its weights by this store's common text, once for all candidates
-	 * when it meets more than one it reads (a comparison sums them
-	 * itself). */
+	 * when it meets more than one (a comparison sums them itself). */
 	size_t reads = 0;
-	for (size_t i = 0, k = 0; i < nc && k < max_compare && reads < 2; i++)
-		if (c[i].docid != self) {
-			k++;
-			reads += !nd__in_sorted_u32(refused, nrefused, c[i].docid);
-		}
+	for (size_t i = 0; i < nc && reads < max_compare && reads < 2; i++)
+		reads += c[i].docid != self;
 	nd__rec me = *rec;
 	me.groups = NULL, me.cum = NULL, me.buckets = NULL;
 	int rc = point == ND_POINT_STRICT || reads < 2 ? ND_OK : nd__rec_weigh(&me, common);
@@ -191,10 +184,7 @@ int nd__compare_candidates(nd_xdb *db, nd_store_txn *txn, const nd__common *comm
 		int dup = 0;
 		if (c[i].docid == self)
 			continue;
-		if (nd__in_sorted_u32(refused, nrefused, c[i].docid)) {
-			rc = ND_OK;
-			how = ND_VERIFIED_RESEMBLANCE; /* as a bounded merge that stopped says */
-		} else if (point == ND_POINT_STRICT) {
+		if (point == ND_POINT_STRICT) {		} else if (point == ND_POINT_STRICT) {
 			/* Levenshtein: the words themselves. */
 			uint32_t *w = NULL;
 			size_t nw;

@@ -60,13 +60,11 @@ int nd__cands_since(nd_store_txn *txn, nd__cand *c, size_t *nc, uint64_t since);
  * none), at most max_compare of them, by the verdict at vo->point (NULL:
  * copy): out (room for max_compare) gets *nout members.  Copy and story
  * read the candidates' records, strict their words (db).  A candidate
- * without words (deleted since signing) is a member at distance 1.  At
- * the copy point, a candidate in refused[0..nrefused) (ascending: the
- * verdict already refused it, settling a hook's links) is a member at
- * distance 1, not read.  check and hooks. */
+ * without words (deleted since signing) is a member at distance 1.
+ * check and hooks. */
 int nd__compare_candidates(nd_xdb *db, nd_store_txn *txn, const nd__common *common,
 			   const nd__rec *rec, const uint32_t *ids, size_t n, const nd__cand *c, size_t nc,
-			   nd_docid self, size_t max_compare, const nd_verify_options *vo, const nd_docid *refused,
-			   size_t nrefused, nd_check_member *out, size_t *nout);
+			   nd_docid self, size_t max_compare, const nd_verify_options *vo, nd_check_member *out,
+			   size_t *nout);
 
 #endif

@@ -36,7 +36,10 @@ typedef struct {
 	unsigned jobs;             /* nd_hook_update: threads reading postlists (nd_sign_options.jobs; 1) */
 	double tolerant;           /* > 0: candidates also among the documents whose bit sets
 				      have Jaccard >= this with the document's (0) */
-	size_t max_compare;        /* the most similar this many candidates are compared (0: 64) */
+	size_t max_compare;        /* the most similar this many candidates are compared (0: 64);
+				      at the copy point the document's neighbours in the
+				      near-neighbour index are judged as its links settle,
+				      so this bounds only the candidates beyond them */
 	/* nd_hook_update: called after each block of docids walked (may be NULL). */
 	void (*progress)(nd_docid done, nd_docid last, void *ctx);
 	void *progress_ctx;
@@ -59,7 +62,7 @@ typedef struct {
 				      verify.point, judged against the document itself
 				      as check judges a text (distance and how: to it;
 				      group 0), ranked as check ranks them,
-				      among the first max_compare */
+				      among the first max_compare (see there) */
 	size_t nduplicates;
 } nd_hook_result;
 
