@@ -431,6 +431,21 @@ static int view_push(nent **v, size_t *n, const nent *e)
 	return ND_OK;
 }
 
+/* Whether a and b are linked (1), or not (0). */
+static int is_linked(nd_store_txn *txn, uint32_t a, uint32_t b)
+{
+	uint32_t *v;
+	size_t n;
+	int rc = nd_store_links(txn, a, &v, &n);
+	if (rc < 0)
+		return rc;
+	rc = 0;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = v[i] == b;
+	free(v);
+	return rc;
+}
+
 /* The settling proper, in snapshot txn of the index now: *yes the pairs
  * to link, *gone those to unlink. */
 static int settle_journal(nd_store_txn *txn, const journal *j, u64_list *yes, u64_list *gone,
@@ -513,28 +528,29 @@ static int settle_journal(nd_store_txn *txn, const journal *j, u64_list *yes, u6
 						rc = push(&cand, x->docid, y->docid);
 					}
 				for (size_t c = 0; c < cand.n && rc == ND_OK; c++) {
+					uint32_t xd = (uint32_t)(cand.v[c] >> 32), yd = (uint32_t)cand.v[c];
 					const rec_entries *x, *y;
-					int was_near, is_near;
-					if ((rc = record_now(txn, &rc_now, (uint32_t)(cand.v[c] >> 32), &x)) < 0)
+					/* Near now: the verdict, rather than asking
+					 * sixteen trees whether it was near then (a
+					 * pair near in both is judged again; a link
+					 * it has stays, not_new). */
+					if (dir == 0) {
+						rc = push(asked_pairs, xd, yd);
+						continue;
+					}
+					/* Near then, in this tree no longer: only a
+					 * link can go, if no other tree holds them near. */
+					if ((rc = is_linked(txn, xd, yd)) <= 0)
+						continue;
+					if ((rc = record_now(txn, &rc_now, xd, &x)) < 0)
 						break;
 					rec_entries xs = *x; /* the cache may move */
-					if ((rc = record_now(txn, &rc_now, (uint32_t)cand.v[c], &y)) < 0)
+					if ((rc = record_now(txn, &rc_now, yd, &y)) < 0)
 						break;
 					if (!xs.has || !y->has)
 						continue;
-					/* Near in this tree in v, so in v for sure: only
-					 * the other view is asked. */
-					if (dir == 0)
-						is_near = 1, rc = was_near = near_in(&then, &xs, y);
-					else
-						was_near = 1, rc = is_near = near_in(&now, &xs, y);
-					if (rc < 0)
-						break;
-					rc = ND_OK;
-					if (!was_near && is_near)
-						rc = push(asked_pairs, xs.docid, y->docid);
-					else if (was_near && !is_near)
-						rc = push(gone, xs.docid, y->docid);
+					int near = near_in(&now, &xs, y);
+					rc = near < 0 ? near : near ? ND_OK : push(gone, xd, yd);
 				}
 			}
 		}
@@ -588,6 +604,23 @@ static void journal_free(journal *j)
 	free(j->touched);
 }
 
+/* The links in yes that are there already, taken out: pairs of unchanged
+ * records judged again (their components have not moved). */
+static int not_new(nd_store_txn *txn, const journal *j, u64_list *yes)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < yes->n; i++) {
+		uint32_t a = (uint32_t)(yes->v[i] >> 32), b = (uint32_t)yes->v[i];
+		int rc = is_changed(j, a) || is_changed(j, b) ? 0 : is_linked(txn, a, b);
+		if (rc < 0)
+			return rc;
+		if (!rc)
+			yes->v[k++] = yes->v[i];
+	}
+	yes->n = k;
+	return ND_OK;
+}
+
 int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **seeds, size_t *nseeds)
 {
 	journal j = {NULL, NULL, 0, 0, NULL, 0, 0, 0};
@@ -607,7 +640,7 @@ int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **see
 		rc = 1;
 		goto done;
 	}
-	if ((rc = settle_pairs(txn, &j, &yes, &gone, &asked, rep)) < 0)
+	if ((rc = settle_pairs(txn, &j, &yes, &gone, &asked, rep)) < 0 || (rc = not_new(txn, &j, &yes)) < 0)
 		goto done;
 	settle_write w = {&yes, &gone};
 	if ((rc = write_settled(txn, &w)) < 0 || (rc = seeds_of(&j, &yes, &gone, seeds, nseeds)) < 0)
@@ -658,7 +691,7 @@ int nd_links_settle(nd_xdb *db, nd_store *st, const nd_near_options *o, nd_links
 		rc = nd_links_rebuild(db, st, o, &rep->links);
 		goto done;
 	}
-	if ((rc = settle_pairs(txn, &j, &yes, &gone, &asked, rep)) < 0)
+	if ((rc = settle_pairs(txn, &j, &yes, &gone, &asked, rep)) < 0 || (rc = not_new(txn, &j, &yes)) < 0)
 		goto done;
 	nd_store_txn_end(txn);
 	txn = NULL;
