@@ -301,9 +301,19 @@ static int apply_near(nd_store_txn *txn)
 	for (size_t i = 0; i < txn->nnear; i++) {
 		near_op *o = &txn->nops_v[i];
 		MDB_val k = {o->len, o->key}, v = {0, NULL};
-		int mrc = o->add ? mdb_put(txn->txn, txn->st->near, &k, &v, 0) : mdb_del(txn->txn, txn->st->near, &k, NULL);
+		/* A replaced record's entry in a tree where its key did not move
+		 * is removed, then added: it stays, and a put that finds it
+		 * writes no page. */
+		int keep = !o->add && i + 1 < txn->nnear && o[1].add && o[1].len == o->len &&
+			   !memcmp(o[1].key, o->key, o->len);
+		int mrc = keep ? mdb_put(txn->txn, txn->st->near, &k, &v, MDB_NOOVERWRITE)
+		       : o->add ? mdb_put(txn->txn, txn->st->near, &k, &v, 0)
+				: mdb_del(txn->txn, txn->st->near, &k, NULL);
+		if (keep && mrc == MDB_KEYEXIST)
+			mrc = 0;
+		i += keep;
 		if (mrc && mrc != MDB_NOTFOUND)
-			return mdb_err(txn->st, mrc, o->add ? "add near-neighbour entry" : "remove near-neighbour entry");
+			return mdb_err(txn->st, mrc, o->add || keep ? "add near-neighbour entry" : "remove near-neighbour entry");
 	}
 	txn->nnear = 0;
 	return ND_OK;
