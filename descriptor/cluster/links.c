@@ -17,9 +17,11 @@
  * (entries that came), so they are found by scanning a window each side of
  * each changed entry.  The index before the change is the index now with
  * the journaled records' entries taken out and their old ones put back (a
- * view); a pair is then a candidate before and after by scanning each
- * tree from the one towards the other, and only a pair that was not a
- * candidate and is one now needs the verdict. */
+ * view).  A pair that came closer is near now, so its link is its verdict
+ * whatever it was before: it is judged (a link it had stays).  A pair
+ * pushed apart loses its link, if it has one, unless another tree of the
+ * index now still holds it near, found by scanning each tree from the one
+ * towards the other. */
 #include "neardup/cluster.h"
 #include "descriptor/cluster/cluster_internal.h"
 #include "descriptor/verify/verify_internal.h"
