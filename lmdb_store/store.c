@@ -349,7 +349,25 @@ static int apply_bits(nd_store_txn *txn)
 	if (txn->nops > 1 && (rc = sort_bit_ops(txn)) < 0)
 		return rc;
 	for (size_t i = 0; i < txn->nops; i++) {
-		uint16_t b = (uint16_t)txn->ops[i].bit;
+		const bit_op *o = &txn->ops[i];
+		uint16_t b = (uint16_t)o->bit;
+		/* A replaced record that keeps a bit removes its posting, then
+		 * adds it: one that is there stays, and asking writes no page. */
+		if (!o->add && i + 1 < txn->nops && o[1].add && o[1].bit == o->bit && o[1].docid == o->docid) {
+			unsigned int kb = b, id = o->docid;
+			MDB_val k = {sizeof(kb), &kb}, v = {sizeof(id), &id};
+			MDB_cursor *cur;
+			int mrc = mdb_cursor_open(txn->txn, txn->st->bits, &cur);
+			if (!mrc) {
+				mrc = mdb_cursor_get(cur, &k, &v, MDB_GET_BOTH);
+				mdb_cursor_close(cur);
+			}
+			if (mrc && mrc != MDB_NOTFOUND)
+				return mdb_err(txn->st, mrc, "read bit posting");
+			i++;
+			if (!mrc)
+				continue;
+		}
 		if ((rc = bits_change(txn->st, txn->txn, txn->ops[i].docid, &b, 1, (int)txn->ops[i].add)) < 0)
 			return rc;
 	}

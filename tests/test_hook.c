@@ -54,6 +54,7 @@ typedef struct {
 	size_t records;
 	uint64_t near;     /* near-neighbour entries the records call for */
 	uint64_t links;    /* links checked against the rule */
+	uint64_t bits;     /* bit postings the records call for */
 } consist_ctx;
 
 static int check_one(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
@@ -88,6 +89,11 @@ static int check_one(uint32_t docid, uint64_t key, const void *payload, size_t l
 		assert_int_equal(found, 1);
 		free(m);
 	}
+	/* Under each of its bits once (a replaced record that keeps a bit
+	 * keeps its posting), and under no other (counted below). */
+	for (uint32_t i = 0; i < stored.nbits; i++)
+		assert_int_equal(nd_store_bit_has(c->txn, stored.bits[i], docid), 1);
+	c->bits += stored.nbits;
 	c->records++;
 	nd_sig_clear(&stored);
 	nd_sig_clear(&fresh);
@@ -104,7 +110,7 @@ static uint64_t check_consistent(nd_xdb *db, nd_store *st, int slot)
 	nd_docid last;
 	assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
 	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
-	consist_ctx c = {txn, d, db, 0, 0, 0};
+	consist_ctx c = {txn, d, db, 0, 0, 0, 0};
 	assert_int_equal(nd_store_docs_each(txn, check_one, &c), ND_OK);
 	nd_store_txn_end(txn);
 	assert_int_equal(nd_xdb_doccount(db, &doccount), ND_OK);
@@ -114,6 +120,10 @@ static uint64_t check_consistent(nd_xdb *db, nd_store *st, int slot)
 	assert_int_equal(nd_store_near_count(txn, &entries), ND_OK);
 	nd_store_txn_end(txn);
 	assert_int_equal(entries, c.near); /* and no entry of a replaced or deleted record is left */
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_bit_postings(txn, &entries), ND_OK);
+	nd_store_txn_end(txn);
+	assert_int_equal(entries, c.bits); /* nor a posting */
 
 	/* Settled links are exactly the rule's for these records: what the
 	 * hooks made one change at a time is what a rebuild makes. */
