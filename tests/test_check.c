@@ -151,6 +151,21 @@ static void test_check_finds_original(void **state)
 		}
 	assert_true(found);
 	nd_check_result_clear(&r);
+	/* At the strict point the words themselves: the same text, at
+	 * Levenshtein distance 0. */
+	nd_verify_options strict = ND_VERIFY_OPTIONS_INIT;
+	strict.point = ND_POINT_STRICT;
+	assert_int_equal(nd_check_text(tk, d, db, st, doc, strlen(doc), &strict, 8, &r), ND_OK);
+	found = 0;
+	for (size_t i = 0; i < r.nmembers; i++)
+		if (r.members[i].docid == d0) {
+			found = 1;
+			assert_true(r.members[i].duplicate);
+			assert_int_equal(r.members[i].how, ND_VERIFIED_LEVENSHTEIN);
+			assert_true(r.members[i].distance == 0);
+		}
+	assert_true(found);
+	nd_check_result_clear(&r);
 	assert_int_equal(nd_check_text(tk, d, db, st, edited, strlen(edited), NULL, 8, &r), ND_OK);
 	if (r.sig.key == key) { /* a 2-word edit usually keeps the key; when it does: */
 		assert_true(r.duplicates >= 1);

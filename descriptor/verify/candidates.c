@@ -184,7 +184,7 @@ int nd__compare_candidates(nd_xdb *db, nd_store_txn *txn, const nd__common *comm
 		int dup = 0;
 		if (c[i].docid == self)
 			continue;
-		if (point == ND_POINT_STRICT) {		} else if (point == ND_POINT_STRICT) {
+		if (point == ND_POINT_STRICT) {
 			/* Levenshtein: the words themselves. */
 			uint32_t *w = NULL;
 			size_t nw;
