@@ -354,18 +354,10 @@ static int apply_bits(nd_store_txn *txn)
 		/* A replaced record that keeps a bit removes its posting, then
 		 * adds it: one that is there stays, and asking writes no page. */
 		if (!o->add && i + 1 < txn->nops && o[1].add && o[1].bit == o->bit && o[1].docid == o->docid) {
-			unsigned int kb = b, id = o->docid;
-			MDB_val k = {sizeof(kb), &kb}, v = {sizeof(id), &id};
-			MDB_cursor *cur;
-			int mrc = mdb_cursor_open(txn->txn, txn->st->bits, &cur);
-			if (!mrc) {
-				mrc = mdb_cursor_get(cur, &k, &v, MDB_GET_BOTH);
-				mdb_cursor_close(cur);
-			}
-			if (mrc && mrc != MDB_NOTFOUND)
-				return mdb_err(txn->st, mrc, "read bit posting");
+			if ((rc = nd_store_bit_has(txn, b, o->docid)) < 0)
+				return rc;
 			i++;
-			if (!mrc)
+			if (rc)
 				continue;
 		}
 		if ((rc = bits_change(txn->st, txn->txn, txn->ops[i].docid, &b, 1, (int)txn->ops[i].add)) < 0)
