@@ -227,11 +227,13 @@ int main(int argc, char **argv)
 			return die("commit");
 		hooked[mode] += bench_wall_now() - t;
 		hook_cpu[mode] += bench_cpu_now() - c;
-		round[b - pos + mode] = bench_wall_now() - w0;
-		took[mode] += round[b - pos + mode];
+		long at = 3 * (b / 3) + mode; /* round[] by round, then mode */
+		round[at] = bench_wall_now() - w0;
+		took[mode] += round[at];
 	}
 	/* Per round of three turns, each hooked turn against the turn alone
-	 * before it: the median says what a spike of one turn cannot move. */
+	 * in that round: the median says what a spike of one turn cannot
+	 * move. */
 	double med[3] = {1, 0, 0}, *ratio = calloc((size_t)blocks + 1, sizeof(*ratio));
 	if (!ratio)
 		return die("out of memory");
