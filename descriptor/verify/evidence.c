@@ -940,7 +940,7 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 			  double res_floor, double cont_floor, int passages)
 {
 	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
-	const uint32_t *sa = a->sample, *sb = b->sample;
+	const nd__u32u *sa = a->sample, *sb = b->sample;
 	uint32_t i = 0, j = 0, ni = 0, steps = 0;
 	double wi = 0, si = 0, ssa, ssb;
 	int weighed = nd__common_size(common) > 0;

@@ -173,9 +173,7 @@ done:
 
 void nd__rec_free(nd__rec *r)
 {
-	if (r->block)
-		free(r->block);
-	else {
+	if (!r->borrowed) {
 		free(r->sample);
 		free(r->places);
 		free(r->values);
@@ -249,17 +247,10 @@ static int decode_head(const uint8_t *p, size_t len, nd__rec *out)
 	return ND_OK;
 }
 
-/* The arrays of an encoding whose head is in r, copied into the room
- * r's pointers give them, and checked there: ascending and within their
- * thresholds, or the merges go wrong. */
-static int decode_arrays(const uint8_t *p, const nd__rec *r)
+/* Whether r's arrays are ascending and within their thresholds, as the
+ * merges need. */
+static int check_arrays(const nd__rec *r)
 {
-	p += HEAD;
-	memcpy(r->sample, p, (size_t)r->nsample * 4);
-	p += (size_t)r->nsample * 4;
-	memcpy(r->places, p, (size_t)r->nplaces * 8);
-	p += (size_t)r->nplaces * 8;
-	memcpy(r->values, p, (size_t)r->nvalues * 4);
 	for (uint32_t i = 0; i < r->nsample; i++)
 		if (r->sample[i] > r->thr || (i && r->sample[i] <= r->sample[i - 1]))
 			return nd_error_set(ND_ECORRUPT, "verdict record out of order");
@@ -272,23 +263,35 @@ static int decode_arrays(const uint8_t *p, const nd__rec *r)
 	return ND_OK;
 }
 
+/* The arrays of an encoding whose head is in r, copied into the room
+ * r's pointers give them, and checked there. */
+static int decode_arrays(const uint8_t *p, const nd__rec *r)
+{
+	p += HEAD;
+	memcpy(r->sample, p, (size_t)r->nsample * 4);
+	p += (size_t)r->nsample * 4;
+	memcpy(r->places, p, (size_t)r->nplaces * 8);
+	p += (size_t)r->nplaces * 8;
+	memcpy(r->values, p, (size_t)r->nvalues * 4);
+	return check_arrays(r);
+}
+
 int nd__rec_decode(const void *vp, size_t len, nd__rec *out)
 {
 	int rc = decode_head(vp, len, out);
 	if (rc < 0)
 		return rc;
-	/* One allocation: a hook decodes a hundred records to judge them
-	 * once each.  Places first, for their alignment. */
-	uint8_t *b = malloc((size_t)out->nplaces * 8 + (size_t)out->nsample * 4 + (size_t)out->nvalues * 4 + 1);
-	if (!b)
-		return nd_error_set(ND_ENOMEM, "out of memory");
-	out->block = b;
-	out->places = (uint64_t *)(void *)b;
-	out->sample = (uint32_t *)(void *)(b + (size_t)out->nplaces * 8);
-	out->values = out->sample + out->nsample;
-	if ((rc = decode_arrays(vp, out)) < 0)
-		nd__rec_free(out);
-	return rc;
+	/* In place, and the arrays' order not checked: a hook reads a hundred
+	 * records to judge each once, and most merges stop a third of the way
+	 * into a sample, so reading all of it would be most of the cost.  The
+	 * merges stay within the counts the head checked; an array out of
+	 * order (a damaged page) gives a wrong verdict, not a wrong read. */
+	uint8_t *p = (uint8_t *)vp + HEAD;
+	out->borrowed = 1;
+	out->sample = (nd__u32u *)(void *)p;
+	out->places = (nd__u64u *)(void *)(p + (size_t)out->nsample * 4);
+	out->values = (nd__u32u *)(void *)(p + (size_t)out->nsample * 4 + (size_t)out->nplaces * 8);
+	return ND_OK;
 }
 
 int nd__rec_of_doc(nd_store_txn *txn, uint32_t docid, nd__rec *out)

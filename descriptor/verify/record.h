@@ -35,19 +35,24 @@
  * descriptive set's ND_NEAR_TREES in a record's near section. */
 #define ND_TEXT_TREES 6
 
+/* A record's arrays as read in place from the store, where LMDB aligns a
+ * value to 2 bytes only (x86 and arm64 load them unaligned at no cost). */
+typedef uint32_t nd__u32u __attribute__((aligned(1)));
+typedef uint64_t nd__u64u __attribute__((aligned(1)));
+
 typedef struct {
 	uint32_t nwords;      /* words of the text */
 	uint32_t nshingles;   /* distinct tagged shingles */
 	uint64_t text;        /* hash of the word sequence; 0: no words */
 	uint32_t thr;         /* sample: every shingle hash <= thr */
 	uint32_t nsample;
-	uint32_t *sample;     /* ascending */
+	nd__u32u *sample;     /* ascending */
 	uint32_t pthr;        /* places: every place hash <= pthr */
 	uint32_t nplaces;
-	uint64_t *places;     /* place hash << 32 | value word id, ascending */
+	nd__u64u *places;     /* place hash << 32 | value word id, ascending */
 	uint32_t vthr;        /* values: every value hash <= vthr */
 	uint32_t nvalues;
-	uint32_t *values;     /* ascending */
+	nd__u32u *values;     /* ascending */
 	uint16_t *groups;     /* parallel to sample when weighed (nd__recset_weigh):
 				 nd__common_groups of each, at most UINT16_MAX;
 				 NULL: looked up as compared */
@@ -63,13 +68,12 @@ typedef struct {
 				 NULL: none */
 	double bucket_wx;     /* weight its buckets' top level leaves out */
 	uint32_t bucket_nx;   /* samples its counts' top level leaves out */
-	void *block;          /* decoded: sample, places and values in this one
-				 allocation (nd__rec_free frees it); NULL: each
-				 its own */
+	int borrowed;         /* sample, places and values point into a store
+				 page (nd__rec_of_doc): not freed */
 } nd__rec;
 
 #define ND_REC_CUM_STEP 32
-#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, 0, 0, NULL}
+#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0}
 
 /* Buckets by the low bits of a sample's hash: a nibble of copy weight
  * and two bits of count each, rounded up to a few levels.  A pair
@@ -88,8 +92,8 @@ typedef struct {
  * ND_NEAR_ROWS, all UINT16_MAX when there is no word: not indexed). */
 int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *text_keys);
 void nd__rec_free(nd__rec *r);
-/* Bytes of the encoding; the encoding; the decoding (copied out of p,
- * ND_ECORRUPT naming what is wrong). */
+/* Bytes of the encoding; the encoding; the decoding (its arrays point
+ * into p, which must outlive out; ND_ECORRUPT naming what is wrong). */
 size_t nd__rec_size(const nd__rec *r);
 size_t nd__rec_encode(const nd__rec *r, uint8_t *out);
 int nd__rec_decode(const void *p, size_t len, nd__rec *out);
@@ -162,7 +166,8 @@ int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, unsig
  * where nd__common_load reads it. */
 int nd__common_store(nd_store_txn *txn, const nd__common *c);
 
-/* The record in docid's store record (ND_ENOTFOUND: none). */
+/* The record in docid's store record (ND_ENOTFOUND: none), read in
+ * place: valid while txn is open and nothing is written in it. */
 int nd__rec_of_doc(nd_store_txn *txn, uint32_t docid, nd__rec *out);
 
 /* r's whole weights (wsum, ssum) and the checkpoints of cum (r->groups
