@@ -1384,6 +1384,62 @@ static void test_bucket_bounds(void **state)
 			}
 			accepted += with == 1;
 		}
+	/* Pairs made by hand around the floors: b keeps a share of a's
+	 * samples (its common footer among them) and has its own, so that
+	 * resemblance and b's containment in a sweep across 0.5 and 0.8. */
+	size_t near_floor = 0;
+	uint64_t hr = 97;
+	for (size_t i = 0; i < N && near_floor < 400; i++) {
+		const nd__rec *a = nd__recset_get(rs, i);
+		if (a->nsample < 100 || a->thr != UINT32_MAX)
+			continue; /* the whole text sampled: fresh hashes are any */
+		uint32_t *bs = malloc((2 * a->nsample + 1) * sizeof(*bs));
+		for (int trial = 0; trial < 12; trial++) {
+			uint32_t keep = 55 + (uint32_t)(tu_rand(&hr) % 45), own = (uint32_t)(tu_rand(&hr) % 30), nb = 0;
+			if (trial % 2) {
+				/* Its own text first, then a's from a cut on: where the
+				 * merge has passed b's own, all it has left is shared,
+				 * and a bound a few shingles off shows. */
+				uint32_t cut = a->nsample / 10 + (uint32_t)(tu_rand(&hr) % (a->nsample / 2));
+				for (uint32_t k = cut; k < a->nsample; k++)
+					bs[nb++] = a->sample[k];
+				keep = 100 * nb / a->nsample;
+				for (uint32_t k = 0, m = nb * own / 100; k < m && a->sample[cut] > 1; k++)
+					bs[nb++] = (uint32_t)(tu_rand(&hr) % a->sample[cut]);
+			} else {
+				for (uint32_t k = 0; k < a->nsample; k++)
+					if (tu_rand(&hr) % 100 < keep)
+						bs[nb++] = a->sample[k];
+				for (uint32_t k = 0; k < nb * own / 100; k++)
+					bs[nb++] = (uint32_t)tu_rand(&hr);
+			}
+			nb = (uint32_t)nd__sort_unique_u32(bs, nb);
+			nd__rec b = ND_REC_INIT, u = *a, v;
+			b.nwords = a->nwords * 3 / 4 + 1, b.nshingles = b.nsample = nb, b.thr = UINT32_MAX;
+			b.text = a->text ^ 1, b.sample = bs;
+			nd__rec_scores sc;
+			nd__rec_compare(a, &b, common, &sc);
+			near_floor += fabs(sc.containment - ND_POINT_COPY_CONTAINMENT) < 0.03 ||
+				      fabs(sc.resemblance - ND_POINT_COPY_RESEMBLANCE) < 0.03;
+			nd_verify_how how;
+			double dist;
+			int exact = nd__rec_verdict(ND_POINT_COPY, a, &b, common, &how, &dist);
+			u.groups = NULL, u.cum = NULL, u.buckets = NULL;
+			for (int lazy = 0; lazy < 2; lazy++) {
+				v = lazy ? u : *a;
+				int got = nd__rec_verdict(ND_POINT_COPY, &v, &b, common, NULL, NULL),
+				    back = nd__rec_verdict(ND_POINT_COPY, &b, &v, common, NULL, NULL);
+				if (got != exact || back != exact)
+					fail_msg("record %zu kept %u%% plus %u%% own (containment %g, resemblance %g): "
+						 "%d and %d, %s weighed, %d from the whole scores",
+						 i + 1, keep, own, sc.containment, sc.resemblance, got, back,
+						 lazy ? "neither" : "one", exact);
+			}
+		}
+		free(bs);
+	}
+	assert_true(near_floor >= 40);
+
 	assert_true(pairs > N * (N - 1) / 4);
 	assert_true(accepted >= 2 * BK_FAMS); /* the families' copies, at least */
 	assert_true(unrelated > pairs / 2);

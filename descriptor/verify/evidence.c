@@ -859,25 +859,30 @@ static inline double weight_before(const nd__rec *r, uint32_t i)
 
 /* A bounded merge's state, and whether its floors are out of reach:
  * what is left to share is at most one a shingle, and at most the weight
- * either side has left.  A side not weighed yet (lazy) has, for all the
- * merge knows, only what it shares: the floors take the larger of its
- * weight summed so far and what the pair may share. */
+ * either side has left.  A side not weighed yet (lazy) is summed as the
+ * merge passes it: it weighs at least that, or what the pair shares so
+ * far if more, and every shingle the pair may still share besides (those
+ * lie beyond what was passed). */
 typedef struct {
 	uint32_t na, nb;
 	double wsa, wsb;
 	int a_shorter;      /* a has the fewer shingles: containment's base */
 	int lazy_a, lazy_b; /* wsa, wsb only summed so far */
+	uint32_t done_a, done_b; /* a lazy side's samples summed in wsa, wsb */
 	double res_floor, cont_floor;
 	int passages;
+	const nd__common *common;
 } merge_bound;
 
-/* Whether a pair that shares at most weight most and nmost samples
- * misses every floor (each test only more likely as a side's weight
- * grows, so a lazy side's partial sum is a bound). */
-static int floors_missed(const merge_bound *m, double most, double nmost)
+/* Whether a pair that shares at most weight most, rest of it still to
+ * come, and nmost samples misses every floor (each test only more likely
+ * as a side's weight grows, and the shares still to come weigh on a lazy
+ * side too: so a lazy side's partial sum, or what is shared so far, plus
+ * rest, is a bound). */
+static int floors_missed(const merge_bound *m, double most, double rest, double nmost)
 {
-	double wsa = m->lazy_a && most > m->wsa ? most : m->wsa;
-	double wsb = m->lazy_b && most > m->wsb ? most : m->wsb;
+	double wsa = m->lazy_a ? fmax(m->wsa + rest, most) : m->wsa;
+	double wsb = m->lazy_b ? fmax(m->wsb + rest, most) : m->wsb;
 	double wu_least = wsa + wsb - most, shorter = m->a_shorter ? wsa : wsb;
 	/* The passages rule: both its floors in reach. */
 	return (m->res_floor <= 0 || (wu_least > 0 && most < m->res_floor * wu_least)) &&
@@ -886,17 +891,32 @@ static int floors_missed(const merge_bound *m, double most, double nmost)
 		nmost < ND_PASSAGE_PLAIN * (m->na + m->nb - nmost));
 }
 
-static int out_of_reach(const merge_bound *m, const nd__rec *a, const nd__rec *b, uint32_t i, uint32_t j,
-			double wi, uint32_t ni)
+/* A lazy side's copy weights of its samples [*done, to) added to *w, in
+ * the order lazy_weights sums them. */
+static void lazy_pass(const nd__rec *r, uint32_t to, const nd__common *common, uint32_t *done, double *w)
+{
+	for (uint32_t k = *done; k < to; k++)
+		*w += weight(groups_of(r, k, common), ND_COMMON_CAP);
+	*done = to > *done ? to : *done;
+}
+
+static int out_of_reach(merge_bound *m, const nd__rec *a, const nd__rec *b, uint32_t i, uint32_t j, double wi,
+			uint32_t ni)
 {
 	double rest = m->na - i < m->nb - j ? m->na - i : m->nb - j;
 	double ra = m->wsa - weight_before(a, i), rb = m->wsb - weight_before(b, j);
-	if (!m->lazy_a && ra < rest)
+	if (m->lazy_a)
+		lazy_pass(a, i, m->common, &m->done_a, &m->wsa);
+	else if (ra < rest)
 		rest = ra;
-	if (!m->lazy_b && rb < rest)
+	if (m->lazy_b)
+		lazy_pass(b, j, m->common, &m->done_b, &m->wsb);
+	else if (rb < rest)
 		rest = rb;
-	/* Plain: every shingle left a match at most. */
-	return floors_missed(m, wi + rest, ni + (m->na - i < m->nb - j ? m->na - i : m->nb - j));
+	/* Plain: every shingle left a match at most.  A hair over, as in
+	 * lazy_weights: a bound that ends on a floor is left to the scores. */
+	double most = wi + rest;
+	return floors_missed(m, most + 1e-9 * (1 + most), rest, ni + (m->na - i < m->nb - j ? m->na - i : m->nb - j));
 }
 
 /* A lazy side's weights over its first n samples, summed as
@@ -915,7 +935,7 @@ static int lazy_weights(merge_bound *m, int side_b, const nd__rec *r, uint32_t n
 		*w += weight(g, ND_COMMON_CAP), *ws += weight(g, ND_STORY_COMMON_CAP);
 		if ((k + 1) % BOUND_EVERY == 0) {
 			*low = *w;
-			if (floors_missed(m, most, ni))
+			if (floors_missed(m, most, 0, ni))
 				return 0;
 		}
 	}
@@ -944,7 +964,7 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 	uint32_t i = 0, j = 0, ni = 0, steps = 0;
 	double wi = 0, si = 0, ssa, ssb;
 	int weighed = nd__common_size(common) > 0;
-	merge_bound m = {0, 0, 0, 0, a->nshingles <= b->nshingles, 0, 0, res_floor, cont_floor, passages};
+	merge_bound m = {0, 0, 0, 0, a->nshingles <= b->nshingles, 0, 0, 0, 0, res_floor, cont_floor, passages, common};
 
 	memset(s, 0, sizeof(*s));
 	s->equal = a->text == b->text && a->nwords == b->nwords;
@@ -962,13 +982,14 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 		bn = bn < b->nsample ? bn : b->nsample;
 		nd__rec_cut_least(a, t, &m.na, &m.wsa);
 		nd__rec_cut_least(b, t, &m.nb, &m.wsb);
-		if (floors_missed(&m, bw, bn))
+		if (floors_missed(&m, bw, 0, bn))
 			return 0;
 	}
 	m.na = cut_at(a, t), m.nb = cut_at(b, t);
-	/* A record not weighed (a hook's neighbour, met once) is summed after
-	 * the merge, and only as far as the floors need: most such pairs share
-	 * nearly nothing, and a few of its weights refuse them. */
+	/* A record not weighed (a hook's neighbour, met once) is summed as the
+	 * merge passes it, and after the merge only as far as the floors need:
+	 * most such pairs share nearly nothing, and its weights so far refuse
+	 * them. */
 	m.lazy_a = bounded && weighed && !a->groups, m.lazy_b = bounded && weighed && !b->groups;
 	if (m.lazy_a)
 		m.wsa = 0;
@@ -980,7 +1001,7 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 		weights_of(b, m.nb, common, &m.wsb, &ssb);
 	if (bucketed) { /* again with the sizes at the cut */
 		uint32_t nmost = bn < m.na ? bn : m.na;
-		if (floors_missed(&m, fmin(bw, fmin(m.wsa, m.wsb)), nmost < m.nb ? nmost : m.nb))
+		if (floors_missed(&m, fmin(bw, fmin(m.wsa, m.wsb)), 0, nmost < m.nb ? nmost : m.nb))
 			return 0;
 	}
 #define MATCH(k)                                                                              \
