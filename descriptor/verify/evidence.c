@@ -891,12 +891,14 @@ static int floors_missed(const merge_bound *m, double most, double rest, double 
 		nmost < ND_PASSAGE_PLAIN * (m->na + m->nb - nmost));
 }
 
-/* A lazy side's copy weights of its samples [*done, to) added to *w, in
- * the order lazy_weights sums them. */
+/* A lazy side's samples [*done, to) added to *w: those the filter says
+ * are not common weigh 1; the others at least 0, for a lookup each would
+ * cost more than the merge steps it saves. */
 static void lazy_pass(const nd__rec *r, uint32_t to, const nd__common *common, uint32_t *done, double *w)
 {
-	for (uint32_t k = *done; k < to; k++)
-		*w += weight(groups_of(r, k, common), ND_COMMON_CAP);
+	if (common->filter)
+		for (uint32_t k = *done; k < to; k++)
+			*w += !filter_bit(common, r->sample[k]);
 	*done = to > *done ? to : *done;
 }
 
