@@ -13,8 +13,12 @@
 /* nd_links_settle inside a writer's own transaction (a hook's, so that its
  * record and the links around it commit together): 0 and rep and *seeds
  * (caller frees) when the links were settled or are now; 1 when they need
- * a rebuild from every record (nd_links_settle does that, after). */
-int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **seeds, size_t *nseeds);
+ * a rebuild from every record (nd_links_settle does that, after).  When
+ * self's record was among the changed, *near (caller frees; else NULL)
+ * gets its neighbours in the near-neighbour index, as nd_near_candidates
+ * gives them, ascending: every pair with them was judged. */
+int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **seeds, size_t *nseeds, nd_docid self,
+			 nd_docid **near, size_t *nnear);
 
 /* nd_cluster_near with single linkage decided at point (copy or strict). */
 int nd__cluster_near_at(nd_xdb *db, nd_store *st, const nd_near_options *opts, nd_point point,

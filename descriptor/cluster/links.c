@@ -448,10 +448,19 @@ static int is_linked(nd_store_txn *txn, uint32_t a, uint32_t b)
 	return rc;
 }
 
-/* The settling proper, in snapshot txn of the index now: *yes the pairs
- * to link, *gone those to unlink. */
-static int settle_journal(nd_store_txn *txn, const journal *j, u64_list *yes, u64_list *gone,
-			  u64_list *asked_pairs)
+/* One changed record's neighbours in the index now, as settling scans
+ * them (self 0: none wanted). */
+typedef struct {
+	uint32_t self;
+	int seen;   /* self was among the changed */
+	uint32_t *v;
+	size_t n, cap;
+} near_of;
+
+/* The settling proper, in snapshot txn of the index now: *asked the
+ * pairs to judge, *gone those to unlink, mine->v self's neighbours. */
+static int settle_journal(nd_store_txn *txn, const journal *j, u64_list *gone, u64_list *asked_pairs,
+			  near_of *mine)
 {
 	view now = {txn, {NULL}, {NULL}, {0}, {0}}, then = now;
 	rec_cache rc_now = {NULL, 0, 0};
@@ -459,7 +468,6 @@ static int settle_journal(nd_store_txn *txn, const journal *j, u64_list *yes, u6
 	nent got[2][W];
 	size_t ng[2];
 	int rc = ND_OK;
-	(void)yes;
 
 	/* The index then: entries of changed records that moved, each way. */
 	for (size_t i = 0; i < j->n && rc == ND_OK; i++) {
@@ -484,6 +492,7 @@ static int settle_journal(nd_store_txn *txn, const journal *j, u64_list *yes, u6
 	/* A changed record's pairs now, all judged: its links went with it. */
 	for (size_t i = 0; i < j->n && rc == ND_OK; i++) {
 		const rec_entries *is;
+		mine->seen |= j->changed[i] == mine->self;
 		if ((rc = record_now(txn, &rc_now, j->changed[i], &is)) < 0 || !is->has)
 			continue;
 		for (unsigned t = 0; t < T && rc == ND_OK; t++)
@@ -493,6 +502,14 @@ static int settle_journal(nd_store_txn *txn, const journal *j, u64_list *yes, u6
 					break;
 				for (size_t k = 0; k < n && rc == ND_OK; k++)
 					rc = push(asked_pairs, is->docid, got[0][k].docid);
+				if (rc == ND_OK && is->docid == mine->self) {
+					void *p = mine->v;
+					if (nd_array_reserve(&p, &mine->cap, mine->n + n, sizeof(uint32_t)) < 0)
+						rc = nd_error_set(ND_ENOMEM, "out of memory");
+					mine->v = p;
+					for (size_t k = 0; rc == ND_OK && k < n; k++)
+						mine->v[mine->n++] = got[0][k].docid;
+				}
 			}
 	}
 
@@ -589,9 +606,9 @@ static int seeds_of(const journal *j, const u64_list *yes, const u64_list *gone,
 /* The pairs to link (*yes, judged) and unlink (*gone) around the
  * journaled records, read in txn. */
 static int settle_pairs(nd_store_txn *txn, const journal *j, u64_list *yes, u64_list *gone, u64_list *asked,
-			nd_links_report *rep)
+			nd_links_report *rep, near_of *mine)
 {
-	int rc = settle_journal(txn, j, yes, gone, asked);
+	int rc = settle_journal(txn, j, gone, asked, mine);
 	if (rc < 0)
 		return rc;
 	sort_unique(asked);
@@ -623,14 +640,17 @@ static int not_new(nd_store_txn *txn, const journal *j, u64_list *yes)
 	return ND_OK;
 }
 
-int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **seeds, size_t *nseeds)
+int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **seeds, size_t *nseeds, nd_docid self,
+			 nd_docid **near, size_t *nnear)
 {
 	journal j = {NULL, NULL, 0, 0, NULL, 0, 0, 0};
 	u64_list yes = {NULL, 0, 0}, gone = {NULL, 0, 0}, asked = {NULL, 0, 0};
+	near_of mine = {self, 0, NULL, 0, 0};
 	int rc, state;
 
 	memset(rep, 0, sizeof(*rep));
 	*seeds = NULL, *nseeds = 0;
+	*near = NULL, *nnear = 0;
 	if ((rc = state = nd_store_links_state(txn)) < 0 || state == ND_LINKS_SETTLED)
 		return rc < 0 ? rc : ND_OK;
 	if (state == ND_LINKS_REBUILD)
@@ -642,7 +662,7 @@ int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **see
 		rc = 1;
 		goto done;
 	}
-	if ((rc = settle_pairs(txn, &j, &yes, &gone, &asked, rep)) < 0 || (rc = not_new(txn, &j, &yes)) < 0)
+	if ((rc = settle_pairs(txn, &j, &yes, &gone, &asked, rep, &mine)) < 0 || (rc = not_new(txn, &j, &yes)) < 0)
 		goto done;
 	settle_write w = {&yes, &gone};
 	if ((rc = write_settled(txn, &w)) < 0 || (rc = seeds_of(&j, &yes, &gone, seeds, nseeds)) < 0)
@@ -650,7 +670,14 @@ int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **see
 	rep->changed = j.n;
 	rep->added = yes.n;
 	rep->removed = gone.n;
+	if (mine.seen && !mine.v && !(mine.v = malloc(sizeof(*mine.v)))) { /* none: still judged */
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
+	}
+	if (mine.seen)
+		*near = mine.v, mine.v = NULL, *nnear = nd__sort_unique_u32(*near, mine.n);
 done:
+	free(mine.v);
 	journal_free(&j);
 	free(yes.v);
 	free(gone.v);
@@ -693,7 +720,8 @@ int nd_links_settle(nd_xdb *db, nd_store *st, const nd_near_options *o, nd_links
 		rc = nd_links_rebuild(db, st, o, &rep->links);
 		goto done;
 	}
-	if ((rc = settle_pairs(txn, &j, &yes, &gone, &asked, rep)) < 0 || (rc = not_new(txn, &j, &yes)) < 0)
+	near_of none = {0, 0, NULL, 0, 0};
+	if ((rc = settle_pairs(txn, &j, &yes, &gone, &asked, rep, &none)) < 0 || (rc = not_new(txn, &j, &yes)) < 0)
 		goto done;
 	nd_store_txn_end(txn);
 	txn = NULL;

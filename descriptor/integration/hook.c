@@ -118,6 +118,8 @@ typedef struct {
 	nd_links_report lr; /* out, when settled */
 	nd_docid *seeds;    /* out, when settled: whose components may have moved */
 	size_t nseeds;
+	nd_docid *near;     /* out, when settled and it changed: its neighbours, judged */
+	size_t nnear;
 } apply_ctx;
 
 static int note_expired(nd_docid docid, uint64_t old_key, void *vctx)
@@ -139,7 +141,8 @@ static int apply_fn(nd_store_txn *txn, void *vctx)
 	int rc, present = a->present, gone = 0;
 	a->ngone = 0; /* a replayed write starts again */
 	free(a->seeds);
-	a->seeds = NULL, a->nseeds = 0, a->settled = 0;
+	free(a->near);
+	a->seeds = NULL, a->nseeds = 0, a->settled = 0, a->near = NULL, a->nnear = 0;
 	if ((rc = nd__window_load(txn, &win)) < 0)
 		return rc;
 	if (win.w.seconds) {
@@ -170,7 +173,7 @@ static int apply_fn(nd_store_txn *txn, void *vctx)
 				 a->path)) < 0)
 		return rc;
 	/* The links around it in the same commit: one fsync a hook, not two. */
-	if ((rc = nd__links_settle_txn(txn, &a->lr, &a->seeds, &a->nseeds)) < 0)
+	if ((rc = nd__links_settle_txn(txn, &a->lr, &a->seeds, &a->nseeds, a->docid, &a->near, &a->nnear)) < 0)
 		return rc;
 	a->settled = rc == 0;
 	return ND_OK;
@@ -214,18 +217,27 @@ static int settle_slot(nd_hook *h, const nd_links_report *lr, const nd_docid *se
  * the copy point: its neighbours in the index are judged already (linked
  * or not), so of those only the linked, ranked from their records; then
  * the others (equal keys further off, tolerant's), ranked as check ranks
- * them.  *all: candidates there are in all (after since). */
-static int settled_candidates(nd_hook *h, nd_store_txn *txn, const nd_sig *sig, nd_docid self, nd__cand **out,
-			      size_t *nout, size_t *all)
+ * them.  near: its neighbours as the settling that judged them scanned
+ * them (NULL: scanned here).  *all: candidates there are in all (after
+ * since). */
+static int settled_candidates(nd_hook *h, nd_store_txn *txn, const nd_sig *sig, nd_docid self,
+			      const nd_docid *near, size_t nnear, nd__cand **out, size_t *nout, size_t *all)
 {
 	uint32_t *win = NULL, *linked = NULL, *keys = NULL;
 	size_t nwin = 0, nlinked = 0, nkeys = 0, no = 0, n = 0;
 	nd__cand *others = NULL, *c = NULL;
-	int rc;
+	int rc = ND_OK;
 
 	*out = NULL, *nout = 0, *all = 0;
-	if ((rc = nd_near_candidates(txn, sig, self, &win, &nwin)) < 0 ||
-	    (rc = nd_store_links(txn, self, &linked, &nlinked)) < 0)
+	if (near) { /* the window settling scanned in the same transaction */
+		if (nnear && !(win = malloc(nnear * sizeof(*win))))
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		if (nnear)
+			memcpy(win, near, nnear * sizeof(*win));
+		nwin = nnear;
+	} else
+		rc = nd_near_candidates(txn, sig, self, &win, &nwin);
+	if (rc < 0 || (rc = nd_store_links(txn, self, &linked, &nlinked)) < 0)
 		goto done;
 	if (h->o.tolerant > 0)
 		rc = nd__tolerant_candidates(txn, h->d, sig, h->o.tolerant, &others, &no);
@@ -293,8 +305,9 @@ done:
  * Jaccard), compared with it as check compares a text, from the records
  * (strict: the words): res gets those passing the hook's point.  At the
  * copy point, with the links settled, only the linked of its neighbours
- * are read (settled_candidates). */
-static int duplicates_of(nd_hook *h, nd_hook_result *res)
+ * are read (settled_candidates; near, when this hook's settling judged
+ * them: those neighbours, not scanned again). */
+static int duplicates_of(nd_hook *h, nd_hook_result *res, const nd_docid *near, size_t nnear)
 {
 	nd_store_txn *txn;
 	nd_sig sig = ND_SIG_INIT;
@@ -318,7 +331,7 @@ static int duplicates_of(nd_hook *h, nd_hook_result *res)
 		settled = rc == ND_LINKS_SETTLED, rc = ND_OK;
 	if (rc == ND_OK && (rc = nd_sig_decode(&sig, pay, len, h->d->n)) == ND_OK && (sig.nbits || sig.present)) {
 		if (settled)
-			rc = settled_candidates(h, txn, &sig, res->docid, &c, &nc, &res->candidates);
+			rc = settled_candidates(h, txn, &sig, res->docid, near, nnear, &c, &nc, &res->candidates);
 		else if ((rc = nd__tolerant_candidates(txn, h->d, &sig, h->o.tolerant, &c, &nc)) == ND_OK && nc &&
 			 (rc = nd__cands_since(txn, c, &nc, vo.since)) == ND_OK)
 			for (size_t i = 0; i < nc; i++)
@@ -436,13 +449,14 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 		rc = settle_slot(h, &a.lr, a.seeds, a.nseeds, a.present ? docid : 0, a.gone, a.ngone);
 	else
 		rc = settle(h, a.present ? docid : 0, a.gone, a.ngone);
-	if (rc < 0 || (rc = duplicates_of(h, res)) < 0)
+	if (rc < 0 || (rc = duplicates_of(h, res, a.settled ? a.near : NULL, a.nnear)) < 0)
 		goto cleanup;
 cleanup:
 	nd_sig_clear(&sig);
 	free(recbuf);
 	free(a.gone);
 	free(a.seeds);
+	free(a.near);
 	nd_hook_result_clear(&local);
 	return rc;
 }
@@ -539,7 +553,7 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 	if ((rc = nd_links_settle(h->db, h->st, NULL, &lr, NULL, NULL)) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < c.n; i++)
-		if ((rc = duplicates_of(h, &c.changes[i])) < 0)
+		if ((rc = duplicates_of(h, &c.changes[i], NULL, 0)) < 0)
 			goto cleanup;
 	/* The links are the records' now: the audit rewrites every collapse
 	 * id that moved, and any a re-index or a killed run left wrong. */
