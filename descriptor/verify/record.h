@@ -92,8 +92,9 @@ typedef struct {
  * ND_NEAR_ROWS, all UINT16_MAX when there is no word: not indexed). */
 int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *text_keys);
 void nd__rec_free(nd__rec *r);
-/* Bytes of the encoding; the encoding; the decoding (its arrays point
- * into p, which must outlive out; ND_ECORRUPT naming what is wrong). */
+/* Bytes of the encoding; the encoding; the decoding (in place: its arrays
+ * point into p, which must outlive out; its sizes checked, ND_ECORRUPT
+ * naming what is wrong, its arrays' order not). */
 size_t nd__rec_size(const nd__rec *r);
 size_t nd__rec_encode(const nd__rec *r, uint8_t *out);
 int nd__rec_decode(const void *p, size_t len, nd__rec *out);
