@@ -452,9 +452,8 @@ static int is_linked(nd_store_txn *txn, uint32_t a, uint32_t b)
  * them (self 0: none wanted). */
 typedef struct {
 	uint32_t self;
-	int seen;   /* self was among the changed */
-	uint32_t *v;
-	size_t n, cap;
+	uint32_t *v; /* NULL until self is met among the changed */
+	size_t n;
 } near_of;
 
 /* The settling proper, in snapshot txn of the index now: *asked the
@@ -492,7 +491,12 @@ static int settle_journal(nd_store_txn *txn, const journal *j, u64_list *gone, u
 	/* A changed record's pairs now, all judged: its links went with it. */
 	for (size_t i = 0; i < j->n && rc == ND_OK; i++) {
 		const rec_entries *is;
-		mine->seen |= j->changed[i] == mine->self;
+		int keep = j->changed[i] == mine->self && !mine->v;
+		/* Room for as many as a window holds in every tree. */
+		if (keep && !(mine->v = malloc(2 * T * W * sizeof(*mine->v)))) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+			break;
+		}
 		if ((rc = record_now(txn, &rc_now, j->changed[i], &is)) < 0 || !is->has)
 			continue;
 		for (unsigned t = 0; t < T && rc == ND_OK; t++)
@@ -502,14 +506,8 @@ static int settle_journal(nd_store_txn *txn, const journal *j, u64_list *gone, u
 					break;
 				for (size_t k = 0; k < n && rc == ND_OK; k++)
 					rc = push(asked_pairs, is->docid, got[0][k].docid);
-				if (rc == ND_OK && is->docid == mine->self) {
-					void *p = mine->v;
-					if (nd_array_reserve(&p, &mine->cap, mine->n + n, sizeof(uint32_t)) < 0)
-						rc = nd_error_set(ND_ENOMEM, "out of memory");
-					mine->v = p;
-					for (size_t k = 0; rc == ND_OK && k < n; k++)
-						mine->v[mine->n++] = got[0][k].docid;
-				}
+				for (size_t k = 0; keep && k < n; k++)
+					mine->v[mine->n++] = got[0][k].docid;
 			}
 	}
 
@@ -645,7 +643,7 @@ int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **see
 {
 	journal j = {NULL, NULL, 0, 0, NULL, 0, 0, 0};
 	u64_list yes = {NULL, 0, 0}, gone = {NULL, 0, 0}, asked = {NULL, 0, 0};
-	near_of mine = {self, 0, NULL, 0, 0};
+	near_of mine = {self, NULL, 0};
 	int rc, state;
 
 	memset(rep, 0, sizeof(*rep));
@@ -670,12 +668,8 @@ int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **see
 	rep->changed = j.n;
 	rep->added = yes.n;
 	rep->removed = gone.n;
-	if (mine.seen && !mine.v && !(mine.v = malloc(sizeof(*mine.v)))) { /* none: still judged */
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
-		goto done;
-	}
-	if (mine.seen)
-		*near = mine.v, mine.v = NULL, *nnear = nd__sort_unique_u32(*near, mine.n);
+	if (mine.v)
+		*nnear = nd__sort_unique_u32(mine.v, mine.n), *near = mine.v, mine.v = NULL;
 done:
 	free(mine.v);
 	journal_free(&j);
@@ -720,7 +714,7 @@ int nd_links_settle(nd_xdb *db, nd_store *st, const nd_near_options *o, nd_links
 		rc = nd_links_rebuild(db, st, o, &rep->links);
 		goto done;
 	}
-	near_of none = {0, 0, NULL, 0, 0};
+	near_of none = {0, NULL, 0};
 	if ((rc = settle_pairs(txn, &j, &yes, &gone, &asked, rep, &none)) < 0 || (rc = not_new(txn, &j, &yes)) < 0)
 		goto done;
 	nd_store_txn_end(txn);

@@ -223,20 +223,15 @@ static int settle_slot(nd_hook *h, const nd_links_report *lr, const nd_docid *se
 static int settled_candidates(nd_hook *h, nd_store_txn *txn, const nd_sig *sig, nd_docid self,
 			      const nd_docid *near, size_t nnear, nd__cand **out, size_t *nout, size_t *all)
 {
-	uint32_t *win = NULL, *linked = NULL, *keys = NULL;
-	size_t nwin = 0, nlinked = 0, nkeys = 0, no = 0, n = 0;
+	uint32_t *scanned = NULL, *linked = NULL, *keys = NULL;
+	const uint32_t *win = near;
+	size_t nwin = nnear, nlinked = 0, nkeys = 0, no = 0, n = 0;
 	nd__cand *others = NULL, *c = NULL;
 	int rc = ND_OK;
 
 	*out = NULL, *nout = 0, *all = 0;
-	if (near) { /* the window settling scanned in the same transaction */
-		if (nnear && !(win = malloc(nnear * sizeof(*win))))
-			return nd_error_set(ND_ENOMEM, "out of memory");
-		if (nnear)
-			memcpy(win, near, nnear * sizeof(*win));
-		nwin = nnear;
-	} else
-		rc = nd_near_candidates(txn, sig, self, &win, &nwin);
+	if (!near)
+		rc = nd_near_candidates(txn, sig, self, &scanned, &nwin), win = scanned;
 	if (rc < 0 || (rc = nd_store_links(txn, self, &linked, &nlinked)) < 0)
 		goto done;
 	if (h->o.tolerant > 0)
@@ -293,7 +288,7 @@ static int settled_candidates(nd_hook *h, nd_store_txn *txn, const nd_sig *sig, 
 	*out = c, c = NULL;
 	*nout = kept;
 done:
-	free(win);
+	free(scanned);
 	free(linked);
 	free(keys);
 	free(others);
