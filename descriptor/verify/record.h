@@ -36,7 +36,7 @@
 #define ND_TEXT_TREES 6
 
 /* A record's arrays as read in place from the store, where LMDB aligns a
- * value to 2 bytes only (x86 and arm64 load them unaligned at no cost). */
+ * value to 2 bytes only (x86 and arm64 load them unaligned). */
 typedef uint32_t nd__u32u __attribute__((aligned(1)));
 typedef uint64_t nd__u64u __attribute__((aligned(1)));
 
