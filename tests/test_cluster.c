@@ -15,6 +15,8 @@
 #include "common/nd_hash.h"
 #include "descriptor/verify/record.h"
 #include "descriptor/verify/verify_internal.h"
+#include "descriptor/cluster/cluster_internal.h"
+#include "neardup/collapse.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -769,6 +771,214 @@ static void corpus_done(nd_store *st, nd_xdb *db, char *path, char *dbpath, char
 	free(stpath);
 }
 
+/* ---- copy clusters that do not chain ---- */
+
+/* A copy verdict given as a matrix, and its calls counted. */
+typedef struct {
+	const uint8_t *yes; /* n * n */
+	size_t n, calls;
+	int fail;           /* an error to return instead */
+} oracle;
+
+static int oracle_copy(uint32_t a, uint32_t b, void *ctx)
+{
+	oracle *o = ctx;
+	o->calls++;
+	if (o->fail)
+		return o->fail;
+	assert_true(a < o->n && b < o->n && a != b);
+	return o->yes[a * o->n + b];
+}
+
+/* Links of n documents where link(i, j) holds, and the oracle's matrix
+ * where copy(i, j) does. */
+#define SPLIT_MAX 48
+static size_t split_graph(size_t n, int (*link)(size_t, size_t), int (*copy)(size_t, size_t), uint64_t *pair,
+			  uint8_t *yes)
+{
+	size_t np = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++) {
+			yes[i * n + j] = i != j && (copy(i, j) || link(i, j));
+			if (i < j && link(i, j))
+				pair[np++] = (uint64_t)i << 32 | j;
+		}
+	return np;
+}
+
+static int chain_link(size_t i, size_t j) { return j == i + 1 || i == j + 1; }
+static int chain_copy(size_t i, size_t j) { (void)i, (void)j; return 0; }
+/* A family linked to its three nearest on each side, every member a copy
+ * of every other; 0 (the smallest docid) a borderline member, linked to 1
+ * and 2 only and a copy of no other. */
+static int family_link(size_t i, size_t j)
+{
+	if (!i || !j)
+		return i + j == 1 || i + j == 2;
+	return i != j && (i > j ? i - j : j - i) <= 3;
+}
+static int family_copy(size_t i, size_t j) { return i && j; }
+
+static void test_split_does_not_chain(void **state)
+{
+	(void)state;
+	uint64_t pair[SPLIT_MAX * SPLIT_MAX];
+	uint8_t yes[SPLIT_MAX * SPLIT_MAX];
+	uint32_t lead[SPLIT_MAX];
+
+	/* A chain of five, each a copy of its neighbours only: components
+	 * would make one cluster of texts that share nothing end to end. */
+	size_t np = split_graph(5, chain_link, chain_copy, pair, yes);
+	oracle o = {yes, 5, 0, 0};
+	assert_int_equal(nd__split(5, pair, NULL, np, oracle_copy, &o, lead), ND_OK);
+	/* Centre 1 (two links, the smaller docid) takes 0 and 2; 3 leads 4. */
+	assert_int_equal(lead[0], 0);
+	assert_int_equal(lead[1], 0);
+	assert_int_equal(lead[2], 0);
+	assert_int_equal(lead[3], 3);
+	assert_int_equal(lead[4], 3);
+	assert_int_equal(o.calls, 1); /* 3 asked against 1 through 2; 4 never against 1 */
+
+	/* The links a verdict refused (yes 0) are not links. */
+	uint8_t only[4] = {1, 0, 1, 1};
+	assert_int_equal(nd__split(5, pair, only, np, oracle_copy, &o, lead), ND_OK);
+	assert_true(lead[0] == 0 && lead[1] == 0 && lead[2] == 2 && lead[3] == 2 && lead[4] == 2);
+
+	/* A family wider than its links is one cluster, and a borderline
+	 * member with the smallest docid does not split it as a leader would:
+	 * the centre is a well-linked member. */
+	size_t n = 40;
+	np = split_graph(n, family_link, family_copy, pair, yes);
+	o = (oracle){yes, n, 0, 0};
+	assert_int_equal(nd__split(n, pair, NULL, np, oracle_copy, &o, lead), ND_OK);
+	assert_int_equal(lead[0], 0); /* alone: a copy of no centre */
+	for (size_t i = 2; i < n; i++)
+		assert_int_equal(lead[i], 1);
+	assert_true(o.calls < 2 * n); /* each member asked about once or so, not every pair */
+
+	/* The verdict's error is the split's. */
+	o.fail = ND_ECORRUPT;
+	assert_int_equal(nd__split(n, pair, NULL, np, oracle_copy, &o, lead), ND_ECORRUPT);
+}
+
+/* The same through the store: texts that slide along one stream of words
+ * (each a window of 150, the next 45 further on) are each a copy of the
+ * next, so their links make one component; the copy clusters hold no two
+ * windows that share less than a third of their text.  The clusters read
+ * from the links equal those the copy point makes from scratch, and a
+ * hook that breaks the chain keeps the collapse slot right. */
+#define WIN 150
+#define STEP 45
+#define NWIN 7
+
+static void test_clusters_do_not_chain(void **state)
+{
+	(void)state;
+	enum { UNRELATED = 30, N = NWIN + UNRELATED };
+	char *path = tu_join(dir, "chain"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	uint64_t rng = 77;
+	char *stream = tu_random_doc(&rng, WIN + STEP * (NWIN - 1), VOCAB), *t[N];
+	const char *word[WIN + STEP * NWIN];
+	size_t nw = 0;
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (char *w = strtok(stream, " "); w; w = strtok(NULL, " "))
+		word[nw++] = w;
+	assert_int_equal(nw, WIN + STEP * (NWIN - 1));
+	for (int k = 0; k < N; k++) {
+		if (k >= NWIN) {
+			t[k] = tu_random_doc(&rng, 150, VOCAB);
+			continue;
+		}
+		size_t len = 0;
+		for (int w = 0; w < WIN; w++)
+			len += strlen(word[k * STEP + w]) + 1;
+		assert_non_null(t[k] = malloc(len + 1));
+		t[k][0] = 0;
+		for (int w = 0; w < WIN; w++)
+			strcat(strcat(t[k], w ? " " : ""), word[k * STEP + w]);
+	}
+	nd_xdb *db;
+	nd_store *st;
+	sign_texts(dbpath, stpath, "w", t, N, &db, &st);
+	for (int k = 0; k < N; k++)
+		free(t[k]);
+	free(stream);
+
+	/* The premise: one component of links. */
+	nd_docid docs[N], first = 1, *comp;
+	size_t ncomp;
+	for (size_t i = 0; i < N; i++)
+		docs[i] = (nd_docid)(i + 1);
+	assert_int_equal(nd_collapse_members(st, &first, 1, &comp, &ncomp), ND_OK);
+	assert_int_equal(ncomp, NWIN);
+	free(comp);
+
+	/* Its clusters: windows three steps apart (a tenth shared) never
+	 * together, and more than one cluster. */
+	nd_docid ids[N];
+	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, N, ids), ND_OK);
+	size_t clusters = 0;
+	for (int k = 0; k < NWIN; k++) {
+		assert_true(ids[k] != 0);
+		clusters += ids[k] == docs[k];
+		for (int j = k + 3; j < NWIN; j++)
+			if (ids[k] == ids[j])
+				fail_msg("windows %d and %d (%d words shared) in one cluster", k, j,
+					 WIN - STEP * (j - k));
+	}
+	assert_true(clusters >= 2);
+	for (int k = NWIN; k < N; k++)
+		assert_int_equal(ids[k], 0);
+
+	/* From scratch, the copy point splits the same. */
+	size_t into[N];
+	nd_near_options o = ND_NEAR_OPTIONS_INIT;
+	o.single = 1;
+	assert_int_equal(nd_cluster_near(db, st, &o, docs, N, into, NULL), ND_OK);
+	for (size_t i = 0; i < N; i++)
+		for (size_t j = i + 1; j < N; j++)
+			if ((into[i] == into[j]) != (ids[i] && ids[i] == ids[j]))
+				fail_msg("documents %zu and %zu: %s from scratch, not from the links", i + 1, j + 1,
+					 into[i] == into[j] ? "together" : "apart");
+
+	/* A hook that takes out the chain's middle keeps every collapse id in
+	 * the slot right, split on both sides. */
+	nd_xdb_close(db);
+	nd_store_close(st);
+	nd_indexer *ix;
+	nd_hook *h;
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+	nd_hook_result r = ND_HOOK_RESULT_INIT;
+	size_t wrong;
+	ho.max_drift = 0;
+	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	db = nd_indexer_db(ix);
+	assert_int_equal(nd_collapse_slot_set(st, 3), ND_OK);
+	assert_int_equal(nd_collapse_write_slot(db, st, NULL, 3, docs, N, NULL), ND_OK);
+	assert_int_equal(nd_indexer_commit(ix), ND_OK);
+	assert_int_equal(nd_hook_open(&h, db, st, &ho), ND_OK);
+	char mid[32];
+	snprintf(mid, sizeof(mid), "w%d", NWIN / 2);
+	assert_int_equal(nd_indexer_delete(ix, mid, NULL), ND_OK);
+	assert_int_equal(nd_hook_changed(h, docs[NWIN / 2], &r), ND_OK);
+	assert_int_equal(nd_indexer_commit(ix), ND_OK);
+	assert_int_equal(nd_collapse_slot_audit(db, st, NULL, 3, 0, &wrong), ND_OK);
+	assert_int_equal(wrong, 0);
+	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, N, ids), ND_OK);
+	for (int k = 0; k < NWIN / 2; k++)
+		for (int j = NWIN / 2 + 1; j < NWIN; j++)
+			assert_true(!ids[k] || ids[k] != ids[j]);
+	nd_hook_result_clear(&r);
+	nd_hook_free(h);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	nd_store_close(st);
+	tu_rmtree(path);
+	free(path);
+	free(dbpath);
+	free(stpath);
+}
+
 /* Text that many documents share is not evidence: PAGES distinct pages,
  * each its own 60 words followed by one 160-word footer, so that any two
  * share 60% of their shingles and the plain copy verdict (no
@@ -1481,6 +1691,8 @@ int main(void)
 		cmocka_unit_test(test_linkage_sparse),
 		cmocka_unit_test(test_linkage_complete),
 		cmocka_unit_test(test_clusters_completed),
+		cmocka_unit_test(test_split_does_not_chain),
+		cmocka_unit_test(test_clusters_do_not_chain),
 		cmocka_unit_test(test_shared_text_is_not_evidence),
 		cmocka_unit_test(test_passages_are_evidence),
 		cmocka_unit_test(test_spilled_records),

@@ -348,7 +348,7 @@ int nd_cmd_check(int argc, char **argv)
 	}
 	if (window && within(&c, window, storepath) < 0)
 		goto cleanup;
-	tool_links_warn("check", c.st); /* the cluster a page joins is a link component */
+	tool_links_warn("check", c.st); /* the cluster a page joins is read from the links */
 	for (size_t i = 0; c.sh && i < nd_shards_stores(c.sh); i++)
 		tool_links_warn("check", nd_shards_store(c.sh, i));
 	for (int i = optind; i < argc; i++)

@@ -34,4 +34,14 @@ uint32_t nd__root(uint32_t *up, uint32_t x);
 /* Joins a's and b's components (the smaller root stays). */
 void nd__join(uint32_t *up, uint32_t a, uint32_t b);
 
+/* Whether the copy verdict accepts documents a and b (indices of the
+ * caller's): 1 yes, 0 no, < 0 an error. */
+typedef int (*nd__copy_fn)(uint32_t a, uint32_t b, void *ctx);
+/* Copy clusters that do not chain (split.c): n documents in docid order
+ * and their links (pairs a << 32 | b of indices, those whose yes is not 0;
+ * yes NULL: all), each document's leader into lead[0..n) (itself when it
+ * leads, or is alone). */
+int nd__split(size_t n, const uint64_t *pair, const uint8_t *yes, size_t np, nd__copy_fn copy, void *ctx,
+	      uint32_t *lead);
+
 #endif

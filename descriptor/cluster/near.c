@@ -534,6 +534,18 @@ done:
 
 typedef int (*pair_fn)(nd_docid a, nd_docid b, void *ctx);
 
+typedef struct {
+	const nd__recset *rs;
+	const nd__common *common;
+} split_ctx;
+
+static int split_copy(uint32_t a, uint32_t b, void *ctx)
+{
+	const split_ctx *s = ctx;
+	const nd__rec *x = nd__recset_get(s->rs, a), *y = nd__recset_get(s->rs, b);
+	return x->nwords && y->nwords && nd__rec_verdict(ND_POINT_COPY, x, y, s->common, NULL, NULL) == 1;
+}
+
 /* nd_cluster_near; with link (may be NULL; single only), also every pair
  * linked; with common_out (rule_links), the collection's common shingles
  * are counted afresh from these records, used, and handed back. */
@@ -624,8 +636,6 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 			goto done;
 	} else if ((rc = score_pairs(rs, common, pairs, np, NULL, yes, SCORE_COPY, &o)) < 0)
 		goto done;
-	if ((rc = nd__components(n, pairs, score, yes, np, 1, &up)) < 0)
-		goto done;
 	for (size_t i = 0; i < np && rc == ND_OK; i++)
 		if (score ? score[i] >= 1 : yes[i]) {
 			if (stats)
@@ -633,8 +643,26 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 			if (link)
 				rc = link(docs[pairs[i] >> 32], docs[(uint32_t)pairs[i]], link_ctx);
 		}
-	for (size_t i = 0; i < n && rc == ND_OK; i++)
-		into[i] = nd__root(up, (uint32_t)i);
+	if (rc < 0)
+		goto done;
+	/* Strict's pairs are near enough that their components stay near;
+	 * copy's are split where they chain, as the links' clusters are. */
+	if (point == ND_POINT_STRICT) {
+		if ((rc = nd__components(n, pairs, score, yes, np, 1, &up)) < 0)
+			goto done;
+		for (size_t i = 0; i < n; i++)
+			into[i] = nd__root(up, (uint32_t)i);
+	} else {
+		if (!(up = malloc((n + 1) * sizeof(*up)))) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+			goto done;
+		}
+		split_ctx sc = {rs, common};
+		if ((rc = nd__split(n, pairs, yes, np, split_copy, &sc, up)) < 0)
+			goto done;
+		for (size_t i = 0; i < n; i++)
+			into[i] = up[i];
+	}
 done:
 	nd_store_txn_end(txn);
 	if (common_out && rc == ND_OK)

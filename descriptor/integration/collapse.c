@@ -4,6 +4,7 @@
  * for filtering ranked lists and for Xapian's collapse key. */
 #include "neardup/collapse.h"
 #include "descriptor/verify/verify_internal.h"
+#include "descriptor/verify/record.h"
 #include "common/nd_buf.h"
 #include "common/nd_hash.h"
 #include "neardup/shards.h"
@@ -141,21 +142,73 @@ static int id_set_add(id_set *s, uint64_t x)
 	return 1;
 }
 
-/* Collapse ids from the store's links: each document's is the smallest
- * docid of its link component (0 when it has no link).  *used 0 (ids
- * untouched) when the links are to be rebuilt. */
+/* The copy verdict between two members of a component, from their
+ * records and the store's common shingles (loaded when first needed). */
+typedef struct {
+	nd_store_txn *txn;
+	const uint32_t *member; /* the component, ascending */
+	nd__common *common;
+	int loaded;
+} member_verdict;
+
+static int member_copy(uint32_t a, uint32_t b, void *ctx)
+{
+	member_verdict *m = ctx;
+	nd__rec x, y;
+	int rc;
+	if (!m->loaded) {
+		if ((rc = nd__common_load(m->txn, &m->common)) < 0)
+			return rc;
+		m->loaded = 1;
+	}
+	if ((rc = nd__rec_of_doc(m->txn, m->member[a], &x)) == ND_ENOTFOUND ||
+	    (rc == ND_OK && (rc = nd__rec_of_doc(m->txn, m->member[b], &y)) == ND_ENOTFOUND))
+		return 0; /* no record: never a copy */
+	if (rc < 0)
+		return rc;
+	return x.nwords && y.nwords && nd__rec_verdict(ND_POINT_COPY, &x, &y, m->common, NULL, NULL) == 1;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The leaders of one component's members (ascending; its links as docid
+ * pairs, each once) into lead (indices), as nd__split splits it. */
+static int split_component(member_verdict *mv, const uint32_t *member, size_t n, uint64_t *pair, size_t np,
+			   uint32_t *lead)
+{
+	mv->member = member;
+	for (size_t k = 0; k < np; k++) {
+		uint32_t a = (uint32_t)(pair[k] >> 32), b = (uint32_t)pair[k];
+		const uint32_t *x = bsearch(&a, member, n, sizeof(*member), cmp_u32);
+		const uint32_t *y = bsearch(&b, member, n, sizeof(*member), cmp_u32);
+		pair[k] = (uint64_t)(x - member) << 32 | (uint64_t)(y - member);
+	}
+	return nd__split(n, pair, NULL, np, member_copy, mv, lead);
+}
+
+/* Collapse ids from the store's links: each document's is its copy
+ * cluster's leader (the smallest docid of the cluster, nd__split), 0 when
+ * it is alone.  *used 0 (ids untouched) when the links are to be
+ * rebuilt. */
 static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids, int *used)
 {
 	nd_store_txn *txn;
 	id_set seen = {NULL, 0, 0};
-	uint32_t *queue = NULL, *nb = NULL;
-	size_t qcap = 0;
+	uint32_t *queue = NULL, *nb = NULL, *lead = NULL;
+	uint64_t *pair = NULL;
+	size_t qcap = 0, pcap = 0, lcap = 0, *size = NULL;
 	key_ref *order = NULL;
+	member_verdict mv = {NULL, NULL, NULL, 0};
 	int rc;
 
 	*used = 0;
 	if ((rc = nd_store_read_begin(st, &txn)) < 0)
 		return rc;
+	mv.txn = txn;
 	/* Journaled changes (a writer settling them, or killed before it did)
 	 * leave every other link right: only a rebuild's absence falls back. */
 	if ((rc = nd_store_links_state(txn)) == ND_LINKS_REBUILD || rc < 0) {
@@ -163,7 +216,7 @@ static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids,
 		goto cleanup;
 	}
 	*used = 1;
-	/* docs by docid, to give a component's id to those asked about. */
+	/* docs by docid, to give a cluster's id to those asked about. */
 	if (!(order = malloc((n + 1) * sizeof(*order)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
@@ -179,18 +232,25 @@ static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids,
 			continue; /* in a component already walked */
 		if (rc < 0)
 			goto cleanup;
-		size_t head = 0, tail = 0;
+		size_t head = 0, tail = 0, np = 0;
 		void *p = queue;
 		if ((rc = nd_array_reserve(&p, &qcap, 1, sizeof(*queue))) < 0)
 			goto cleanup;
 		queue = p;
 		queue[tail++] = start;
-		nd_docid least = start;
 		while (head < tail) {
 			size_t m;
-			if ((rc = nd_store_links(txn, queue[head++], &nb, &m)) < 0)
+			uint32_t at = queue[head++];
+			if ((rc = nd_store_links(txn, at, &nb, &m)) < 0)
 				goto cleanup;
 			for (size_t k = 0; k < m; k++) {
+				if (at < nb[k]) { /* each link once */
+					p = pair;
+					if ((rc = nd_array_reserve(&p, &pcap, np + 1, sizeof(*pair))) < 0)
+						goto cleanup;
+					pair = p;
+					pair[np++] = (uint64_t)at << 32 | nb[k];
+				}
 				int added = id_set_add(&seen, nb[k]);
 				if (added < 0) {
 					rc = added;
@@ -203,30 +263,50 @@ static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids,
 					goto cleanup;
 				queue = p;
 				queue[tail++] = nb[k];
-				least = nb[k] < least ? nb[k] : least;
 			}
 			free(nb);
 			nb = NULL;
 		}
 		if (tail < 2)
 			continue;
+		/* The component's clusters: each member's leader, and how many
+		 * each leader leads (alone: id 0). */
+		qsort(queue, tail, sizeof(*queue), cmp_u32);
+		p = lead;
+		if ((rc = nd_array_reserve(&p, &lcap, tail, sizeof(*lead))) < 0)
+			goto cleanup;
+		lead = p;
+		free(size);
+		if (!(size = calloc(tail, sizeof(*size)))) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+			goto cleanup;
+		}
+		if ((rc = split_component(&mv, queue, tail, pair, np, lead)) < 0)
+			goto cleanup;
+		for (size_t q = 0; q < tail; q++)
+			size[lead[q]]++;
 		/* Members asked about get the id. */
 		for (size_t q = 0; q < tail; q++) {
 			key_ref want = {queue[q], 0};
 			const key_ref *hit = bsearch(&want, order, n, sizeof(*order), cmp_key_only);
+			nd_docid id = size[lead[q]] > 1 ? queue[lead[q]] : 0;
 			for (; hit && hit > order && hit[-1].key == want.key; hit--)
 				;
 			for (; hit && hit < order + n && hit->key == want.key; hit++)
-				ids[hit->i] = least;
+				ids[hit->i] = id;
 		}
 	}
 	rc = ND_OK;
 cleanup:
+	nd__common_free(mv.common); /* read in place: before the txn ends */
 	nd_store_txn_end(txn);
 	free(seen.v);
 	free(queue);
 	free(nb);
 	free(order);
+	free(pair);
+	free(lead);
+	free(size);
 	return rc;
 }
 

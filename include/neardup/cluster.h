@@ -88,12 +88,13 @@ typedef struct {
 	/* Now and then: stage ("words", "scoring"), done of n. */
 	void (*progress)(const char *stage, size_t done, size_t n, void *ctx);
 	void *ctx;
-	int single;              /* 1: clusters are the connected components of the
-				    pairs the copy verdict accepts (the records'
-				    verdict, text that the store's collection shares
-				    weighing little; cut unused), as a document joins the
-				    cluster of any duplicate (what hooks and collapsing
-				    build); 0: average linkage (story) */
+	int single;              /* 1: clusters decided pair by pair: the pairs
+				    the copy verdict accepts (the records' verdict,
+				    text that the store's collection shares weighing
+				    little; cut unused), split where they chain: each
+				    cluster a centre and the documents that are
+				    copies of it (what hooks and collapsing build);
+				    0: average linkage (story) */
 	unsigned complete;       /* average linkage: completed averages
 				    (nd_linkage_complete) of tentative clusters
 				    whose sides hold ND_NEAR_COMPLETE_DOCS
@@ -115,7 +116,7 @@ typedef struct {
 } nd_near_stats;
 
 /* Clusters of docs[0..n) (docids ascending) from the store's
- * near-neighbour index, by average linkage or (o->single) components: into[i] gets the index in docs of the first member
+ * near-neighbour index, by average linkage or (o->single) pair by pair: into[i] gets the index in docs of the first member
  * of docs[i]'s cluster (i for a first member or a document alone).
  * Documents without a record, a held descriptive word or words stay
  * alone.  Memory: every document's shingles (4 bytes each) and the
@@ -128,9 +129,14 @@ ND_EXTERN int nd_cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *o
 			      size_t n, size_t *into, nd_near_stats *stats);
 
 /* Clusters at a point, of every signed document: the one way to ask.
- *   copy    the connected components of the near-neighbour pairs the copy
- *           verdict accepts: what collapsing folds (read from the store's
- *           links when they are settled, which hold those pairs)
+ *   copy    the near-neighbour pairs the copy verdict accepts, split where
+ *           they chain: around the most linked document, those linked to
+ *           it or reached through the links and copies of it, and so on
+ *           (a family copied a thousand times stays one cluster; a page
+ *           that shares a footer with one member and its text with
+ *           another does not join them).  What collapsing folds (read
+ *           from the store's links when they are settled, which hold
+ *           those pairs)
  *   strict  the same at the strict point
  *   story   average linkage over the pairs' 3-shingle resemblance at the
  *           point's cut (or o->cut), with completed averages
@@ -159,9 +165,10 @@ ND_EXTERN int nd_clusters(nd_xdb *db, nd_store *st, nd_point point, const nd_clu
  * every pair of documents within ND_NEAR_WINDOW of each other in some tree
  * of the near-neighbour index whose texts the copy verdict accepts
  * (nd_verify_pair at ND_POINT_COPY with the default options, asked only
- * of pairs whose 3-shingles could pass), and no other pair.  Their
- * connected components are the copy point's clusters, which is what
- * nd_cluster_near with single computes for a set of documents. */
+ * of pairs whose 3-shingles could pass), and no other pair.  The copy
+ * point's clusters are their components split where they chain (each a
+ * centre and its copies), which is what nd_cluster_near with single
+ * computes for a set of documents. */
 
 /* Make the links again from every record (o may be NULL; its jobs and
  * progress are used).  The first write drops the old ones and marks the

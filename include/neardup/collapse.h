@@ -1,11 +1,11 @@
 /* neardup: collapsing near-duplicates out of search results.
  *
  * A document's collapse id is the smallest docid of its cluster, or 0 when
- * no other document is its duplicate.  Clusters are the connected
- * components of the store's links (neardup/store.h): pairs the verdict
- * accepted at the copy point, kept by sign (nd_links_rebuild), hooks and
- * update, so a copy in another template folds with its original whatever
- * their keys.  While the links are pending (a store signed by the library
+ * no other document is its duplicate.  Clusters are the copy point's
+ * (neardup/cluster.h): the store's links (neardup/store.h), pairs the
+ * verdict accepted, kept by sign (nd_links_rebuild), hooks and update, so
+ * a copy in another template folds with its original whatever their keys;
+ * split where they chain, each cluster a centre and its copies.  While the links are pending (a store signed by the library
  * without nd_links_rebuild, a killed hook), clusters are the equal-key
  * groups verified at vo's point, as before links.  Over shards (filter
  * only), each shard's links fold its own documents, and a result folds
@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 /* ids[i] gets the collapse id of docs[i]: from the links, one walk per
- * component; else one verification per distinct key, answered from the
+ * link component, split as the copy point splits it; else one verification per distinct key, answered from the
  * store's cache when it holds one.  vo may be NULL. */
 ND_EXTERN int nd_collapse_ids(nd_xdb *db, nd_store *st, const nd_verify_options *vo,
 			      const nd_docid *docs, size_t n, nd_docid *ids);

@@ -24,9 +24,9 @@ extern "C" {
  *           shorter text (>= ND_CONTAIN_MIN_WORDS words, the longer at most
  *           ND_CONTAIN_MAX_RATIO times as long) keeping
  *           ND_POINT_COPY_CONTAINMENT of its 3-shingles and every one of
- *           its values (words with a digit) in the longer; clusters are the
- *           connected components of accepted pairs (a page joins any
- *           duplicate's)
+ *           its values (words with a digit) in the longer; clusters are
+ *           accepted pairs split where they chain: a centre (the most
+ *           linked) and the documents that are copies of it
  *   story   the same story retold or heavily edited: strict, or 3-shingle bag
  *           resemblance >= ND_POINT_STORY_RESEMBLANCE; clusters join by
  *           average linkage at that cut, a pair never proposed counting 0

@@ -228,8 +228,8 @@ ND_EXTERN int nd_store_docs_each(nd_store_txn *txn, nd_store_doc_fn fn, void *ct
 ND_EXTERN int nd_store_docs_from(nd_store_txn *txn, uint32_t first, nd_store_doc_fn fn, void *ctx);
 
 /* Links: pairs of documents the verdict accepted at the copy point, kept
- * both ways, whose connected components are the store's clusters and
- * collapse ids (neardup/collapse.h).  Which pairs are linked is a function
+ * both ways, from which the store's clusters and collapse ids come
+ * (neardup/collapse.h: components split where they chain).  Which pairs are linked is a function
  * of the records alone (nd_links_settle, neardup/cluster.h), whatever path
  * made them.  Putting or deleting a record drops its links in the same
  * transaction, and the first change of a record since the links were last
