@@ -143,30 +143,43 @@ static int id_set_add(id_set *s, uint64_t x)
 }
 
 /* The copy verdict between two members of a component, from their
- * records and the store's common shingles (loaded when first needed). */
+ * records and the store's common shingles (loaded when first needed).
+ * The split asks a centre about member after member: its record is
+ * weighed once. */
 typedef struct {
 	nd_store_txn *txn;
 	const uint32_t *member; /* the component, ascending */
 	nd__common *common;
 	int loaded;
+	uint32_t centre;        /* docid of the record in c (0: none) */
+	nd__rec c;
+	int have;               /* c has words */
 } member_verdict;
 
 static int member_copy(uint32_t a, uint32_t b, void *ctx)
 {
 	member_verdict *m = ctx;
-	nd__rec x, y;
+	nd__rec y;
 	int rc;
 	if (!m->loaded) {
 		if ((rc = nd__common_load(m->txn, &m->common)) < 0)
 			return rc;
 		m->loaded = 1;
 	}
-	if ((rc = nd__rec_of_doc(m->txn, m->member[a], &x)) == ND_ENOTFOUND ||
-	    (rc == ND_OK && (rc = nd__rec_of_doc(m->txn, m->member[b], &y)) == ND_ENOTFOUND))
+	if (m->centre != m->member[a]) {
+		nd__rec_free(&m->c);
+		m->centre = m->member[a];
+		if ((rc = nd__rec_of_doc(m->txn, m->centre, &m->c)) < 0 && rc != ND_ENOTFOUND)
+			return m->centre = 0, rc;
+		m->have = rc == ND_OK && m->c.nwords > 0;
+		if (m->have && (rc = nd__rec_weigh(&m->c, m->common)) < 0)
+			return m->centre = 0, rc;
+	}
+	if ((rc = nd__rec_of_doc(m->txn, m->member[b], &y)) == ND_ENOTFOUND)
 		return 0; /* no record: never a copy */
 	if (rc < 0)
 		return rc;
-	return x.nwords && y.nwords && nd__rec_verdict(ND_POINT_COPY, &x, &y, m->common, NULL, NULL) == 1;
+	return m->have && y.nwords && nd__rec_verdict(ND_POINT_COPY, &m->c, &y, m->common, NULL, NULL) == 1;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -202,7 +215,7 @@ static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids,
 	uint64_t *pair = NULL;
 	size_t qcap = 0, pcap = 0, lcap = 0, *size = NULL;
 	key_ref *order = NULL;
-	member_verdict mv = {NULL, NULL, NULL, 0};
+	member_verdict mv = {NULL, NULL, NULL, 0, 0, ND_REC_INIT, 0};
 	int rc;
 
 	*used = 0;
@@ -298,6 +311,7 @@ static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids,
 	}
 	rc = ND_OK;
 cleanup:
+	nd__rec_free(&mv.c);
 	nd__common_free(mv.common); /* read in place: before the txn ends */
 	nd_store_txn_end(txn);
 	free(seen.v);
