@@ -5,18 +5,22 @@
  * random arrival); STORE holds only
  * the descriptive set ('neardup build', no 'sign').  Each document is then
  * signed by its hook, nd_hook_changed, in docid order, seeing only the
- * documents before it, and joins the clusters of the duplicates the hook
- * reports (union-find: a page joins the cluster of any duplicate).  Then
- * the batch clusters of the same point over the finished store
- * (nd_cluster_near, components, as 'clusters --point copy').  Prints hook
- * throughput and the pairwise agreement of the two clusterings: precision
- * and recall of the online co-clustered pairs against the batch ones, and
- * F1.  With --truth (TSV id, cluster) both are also scored against it.
+ * documents before it.  The online clusters are the store's after the
+ * last hook (nd_collapse_ids: the links the hooks kept, split where they
+ * chain); beside them, the duplicates each hook reported at arrival,
+ * joined (union-find: a page joins the cluster of any duplicate, as
+ * clusters were components).  Then the batch clusters of the same point
+ * over the finished store (nd_cluster_near, as 'clusters --point copy').
+ * Prints hook throughput and the pairwise agreement of the clusterings:
+ * precision and recall of the online co-clustered pairs against the batch
+ * ones, and F1.  With --truth (TSV id, cluster) each is also scored
+ * against it.
  *
  *   bench_agree DB STORE [--truth FILE] [--jobs N]
  *
  * The store is written (records of every document): use a copy. */
 #include "neardup/cluster.h"
+#include "neardup/collapse.h"
 #include "neardup/hook.h"
 #include "neardup/verify.h"
 
@@ -135,9 +139,10 @@ int main(int argc, char **argv)
 	}
 	size_t n = last;
 	size_t *online = malloc((n + 1) * sizeof(*online)), *batch = malloc((n + 1) * sizeof(*batch));
-	nd_docid *docs = malloc((n + 1) * sizeof(*docs));
+	size_t *arrival = malloc((n + 1) * sizeof(*arrival));
+	nd_docid *docs = malloc((n + 1) * sizeof(*docs)), *ids = malloc((n + 1) * sizeof(*ids));
 	for (size_t i = 0; i < n; i++)
-		online[i] = i, docs[i] = (nd_docid)(i + 1);
+		arrival[i] = i, docs[i] = (nd_docid)(i + 1);
 
 	/* Online: each document in arrival order, against those before it. */
 	nd_hook_result r = ND_HOOK_RESULT_INIT;
@@ -150,14 +155,20 @@ int main(int argc, char **argv)
 		}
 		for (size_t k = 0; k < r.nduplicates; k++) {
 			later += r.duplicates[k].docid > docs[i];
-			join(online, i, r.duplicates[k].docid - 1);
+			join(arrival, i, r.duplicates[k].docid - 1);
 		}
 		dups += r.nduplicates;
 	}
 	double t_online = wall_now() - t0;
 	nd_hook_result_clear(&r);
 	for (size_t i = 0; i < n; i++)
-		online[i] = find(online, i);
+		arrival[i] = find(arrival, i);
+	if (nd_collapse_ids(db, st, NULL, docs, n, ids) < 0) {
+		fprintf(stderr, "bench_agree: online clusters: %s\n", nd_error_last());
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		online[i] = ids[i] ? ids[i] - 1 : i;
 
 	/* Batch: the copy point's clusters over the finished store. */
 	nd_near_options no = ND_NEAR_OPTIONS_INIT;
@@ -175,6 +186,7 @@ int main(int argc, char **argv)
 	       "arrivals), batch %.1f s\n",
 	       n, t_online, n / t_online, (unsigned long long)dups, (unsigned long long)later, t_batch);
 	report("online against batch", online, batch, n);
+	report("arrival, joined, against batch", arrival, batch, n);
 	if (truth) {
 		/* Known clusters by document id (the unique id term). */
 		size_t *known = malloc((n + 1) * sizeof(*known)), nl = 0, cap = 1024;
@@ -208,14 +220,17 @@ int main(int argc, char **argv)
 		}
 		report("online against the known clusters", online, known, n);
 		report("batch against the known clusters", batch, known, n);
+		report("arrival, joined, against known", arrival, known, n);
 		for (size_t i = 0; i < nl; i++)
 			free(l[i].name);
 		free(l);
 		free(known);
 	}
 	free(online);
+	free(arrival);
 	free(batch);
 	free(docs);
+	free(ids);
 	nd_hook_free(h);
 	nd_store_close(st);
 	nd_xdb_close(db);
