@@ -830,7 +830,7 @@ static void test_split_does_not_chain(void **state)
 	 * would make one cluster of texts that share nothing end to end. */
 	size_t np = split_graph(5, chain_link, chain_copy, pair, yes);
 	oracle o = {yes, 5, 0, 0};
-	assert_int_equal(nd__split(5, pair, NULL, np, oracle_copy, &o, lead), ND_OK);
+	assert_int_equal(nd__split_pairs(5, pair, NULL, np, oracle_copy, &o, lead), ND_OK);
 	/* Centre 1 (two links, the smaller docid) takes 0 and 2; 3 leads 4. */
 	assert_int_equal(lead[0], 0);
 	assert_int_equal(lead[1], 0);
@@ -841,7 +841,7 @@ static void test_split_does_not_chain(void **state)
 
 	/* The links a verdict refused (yes 0) are not links. */
 	uint8_t only[4] = {1, 0, 1, 1};
-	assert_int_equal(nd__split(5, pair, only, np, oracle_copy, &o, lead), ND_OK);
+	assert_int_equal(nd__split_pairs(5, pair, only, np, oracle_copy, &o, lead), ND_OK);
 	assert_true(lead[0] == 0 && lead[1] == 0 && lead[2] == 2 && lead[3] == 2 && lead[4] == 2);
 
 	/* A family wider than its links is one cluster, and a borderline
@@ -850,7 +850,7 @@ static void test_split_does_not_chain(void **state)
 	size_t n = 40;
 	np = split_graph(n, family_link, family_copy, pair, yes);
 	o = (oracle){yes, n, 0, 0};
-	assert_int_equal(nd__split(n, pair, NULL, np, oracle_copy, &o, lead), ND_OK);
+	assert_int_equal(nd__split_pairs(n, pair, NULL, np, oracle_copy, &o, lead), ND_OK);
 	assert_int_equal(lead[0], 0); /* alone: a copy of no centre */
 	for (size_t i = 2; i < n; i++)
 		assert_int_equal(lead[i], 1);
@@ -858,7 +858,7 @@ static void test_split_does_not_chain(void **state)
 
 	/* The verdict's error is the split's. */
 	o.fail = ND_ECORRUPT;
-	assert_int_equal(nd__split(n, pair, NULL, np, oracle_copy, &o, lead), ND_ECORRUPT);
+	assert_int_equal(nd__split_pairs(n, pair, NULL, np, oracle_copy, &o, lead), ND_ECORRUPT);
 }
 
 /* The same through the store: texts that slide along one stream of words

@@ -37,11 +37,22 @@ void nd__join(uint32_t *up, uint32_t a, uint32_t b);
 /* Whether the copy verdict accepts documents a and b (indices of the
  * caller's): 1 yes, 0 no, < 0 an error. */
 typedef int (*nd__copy_fn)(uint32_t a, uint32_t b, void *ctx);
-/* Copy clusters that do not chain (split.c): n documents in docid order
- * and their links (pairs a << 32 | b of indices, those whose yes is not 0;
- * yes NULL: all), each document's leader into lead[0..n) (itself when it
- * leads, or is alone). */
-int nd__split(size_t n, const uint64_t *pair, const uint8_t *yes, size_t np, nd__copy_fn copy, void *ctx,
-	      uint32_t *lead);
+/* Copy clusters that do not chain (split.c), over a component read where
+ * it lies: n documents in docid order, each one's number of links, its
+ * links (ascending indices, valid until the next call), and the verdict.
+ * Each document's leader goes into lead[0..n): the smallest index of its
+ * cluster (itself when alone). */
+typedef struct {
+	size_t n;
+	const uint32_t *degree;
+	int (*links)(uint32_t i, const uint32_t **out, size_t *n, void *ctx);
+	nd__copy_fn copy;
+	void *ctx;
+} nd__split_graph;
+int nd__split(const nd__split_graph *g, uint32_t *lead);
+/* The same over pairs in memory (a << 32 | b of indices, those whose yes
+ * is not 0; yes NULL: all). */
+int nd__split_pairs(size_t n, const uint64_t *pair, const uint8_t *yes, size_t np, nd__copy_fn copy, void *ctx,
+		    uint32_t *lead);
 
 #endif

@@ -658,7 +658,7 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 			goto done;
 		}
 		split_ctx sc = {rs, common};
-		if ((rc = nd__split(n, pairs, yes, np, split_copy, &sc, up)) < 0)
+		if ((rc = nd__split_pairs(n, pairs, yes, np, split_copy, &sc, up)) < 0)
 			goto done;
 		for (size_t i = 0; i < n; i++)
 			into[i] = up[i];

@@ -26,76 +26,66 @@ static int cmp_u32(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-typedef struct {
-	const size_t *first; /* i's links: adj[first[i] .. first[i + 1]), ascending */
-	const uint32_t *adj;
-} graph;
-
-static int linked(const graph *g, uint32_t a, uint32_t b)
-{
-	return bsearch(&b, g->adj + g->first[a], g->first[a + 1] - g->first[a], sizeof(*g->adj), cmp_u32) != NULL;
-}
-
 static int cmp_u64(const void *x, const void *y)
 {
 	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
 	return a < b ? -1 : a > b;
 }
 
-int nd__split(size_t n, const uint64_t *pair, const uint8_t *yes, size_t np, nd__copy_fn copy, void *ctx,
-	      uint32_t *lead)
+int nd__split(const nd__split_graph *g, uint32_t *lead)
 {
-	size_t *first = calloc(n + 2, sizeof(*first)), na = 0;
-	uint32_t *adj = NULL, *queue = malloc((n + 1) * sizeof(*queue));
-	uint32_t *cl = malloc((n + 1) * sizeof(*cl)), *tried = malloc((n + 1) * sizeof(*tried));
+	size_t n = g->n, ncl = 0, clcap = 0;
+	uint32_t *queue = malloc((n + 1) * sizeof(*queue)), *cl = malloc((n + 1) * sizeof(*cl));
+	uint32_t *tried = malloc((n + 1) * sizeof(*tried)), *centre = NULL;
 	uint64_t *order = malloc((n + 1) * sizeof(*order));
 	int rc = ND_OK;
 
-	if (!first || !order || !queue || !cl || !tried) {
+	if (!order || !queue || !cl || !tried) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory splitting %zu documents", n);
 		goto done;
 	}
-	for (size_t k = 0; k < np; k++)
-		if (!yes || yes[k]) {
-			first[(uint32_t)(pair[k] >> 32) + 2]++, first[(uint32_t)pair[k] + 2]++;
-			na += 2;
-		}
-	for (size_t i = 2; i < n + 2; i++)
-		first[i] += first[i - 1];
-	if (!(adj = malloc((na + 1) * sizeof(*adj)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu links", na / 2);
-		goto done;
-	}
-	for (size_t k = 0; k < np; k++)
-		if (!yes || yes[k]) {
-			uint32_t a = (uint32_t)(pair[k] >> 32), b = (uint32_t)pair[k];
-			adj[first[a + 1]++] = b;
-			adj[first[b + 1]++] = a;
-		}
-	graph g = {first, adj};
+	/* Centres first: most links, then the smaller docid. */
 	for (size_t i = 0; i < n; i++) {
-		qsort(adj + first[i], first[i + 1] - first[i], sizeof(*adj), cmp_u32);
-		/* Centres first: most links, then the smaller docid. */
-		order[i] = (uint64_t)(UINT32_MAX - (first[i + 1] - first[i])) << 32 | i;
+		order[i] = (uint64_t)(UINT32_MAX - g->degree[i]) << 32 | i;
 		cl[i] = UINT32_MAX, tried[i] = UINT32_MAX;
 	}
 	qsort(order, n, sizeof(*order), cmp_u64);
 
 	for (size_t o = 0; o < n && rc == ND_OK; o++) {
 		uint32_t c = (uint32_t)order[o];
-		size_t head = 0, tail = 0;
+		const uint32_t *nb;
+		size_t head = 0, tail = 0, k;
 		if (cl[c] != UINT32_MAX)
 			continue;
+		/* The centre's links, kept: the links of others come and go. */
+		if ((rc = g->links(c, &nb, &k, g->ctx)) < 0)
+			break;
+		if (k > clcap) {
+			uint32_t *p = realloc(centre, k * sizeof(*centre));
+			if (!p) {
+				rc = nd_error_set(ND_ENOMEM, "out of memory for %zu links", k);
+				break;
+			}
+			centre = p, clcap = k;
+		}
+		if (k)
+			memcpy(centre, nb, k * sizeof(*centre));
+		ncl = k;
 		cl[c] = c, queue[tail++] = c;
 		/* Through the links, those that are copies of the centre. */
 		while (head < tail && rc == ND_OK) {
 			uint32_t u = queue[head++];
-			for (size_t k = first[u]; k < first[u + 1] && rc == ND_OK; k++) {
-				uint32_t v = adj[k];
+			if (u == c)
+				nb = centre, k = ncl;
+			else if ((rc = g->links(u, &nb, &k, g->ctx)) < 0)
+				break;
+			for (size_t j = 0; j < k && rc == ND_OK; j++) {
+				uint32_t v = nb[j];
 				if (cl[v] != UINT32_MAX || tried[v] == c)
 					continue;
 				tried[v] = c;
-				if (u != c && !linked(&g, v, c) && (rc = copy(c, v, ctx)) <= 0)
+				if (u != c && !bsearch(&v, centre, ncl, sizeof(*centre), cmp_u32) &&
+				    (rc = g->copy(c, v, g->ctx)) <= 0)
 					continue; /* refused (0), or an error */
 				rc = ND_OK;
 				cl[v] = c, queue[tail++] = v;
@@ -109,11 +99,74 @@ int nd__split(size_t n, const uint64_t *pair, const uint8_t *yes, size_t np, nd_
 			lead[queue[q]] = least;
 	}
 done:
-	free(first);
-	free(adj);
 	free(order);
 	free(queue);
 	free(cl);
 	free(tried);
+	free(centre);
 	return rc < 0 ? rc : ND_OK;
+}
+
+/* ---- over pairs held in memory (a batch) ---- */
+
+typedef struct {
+	size_t *first; /* i's links: adj[first[i] .. first[i + 1]), ascending */
+	uint32_t *adj;
+	nd__copy_fn copy;
+	void *ctx;
+} pair_graph;
+
+static int pair_links(uint32_t i, const uint32_t **out, size_t *n, void *ctx)
+{
+	const pair_graph *p = ctx;
+	*out = p->adj + p->first[i], *n = p->first[i + 1] - p->first[i];
+	return ND_OK;
+}
+
+static int pair_copy(uint32_t a, uint32_t b, void *ctx)
+{
+	const pair_graph *p = ctx;
+	return p->copy(a, b, p->ctx);
+}
+
+int nd__split_pairs(size_t n, const uint64_t *pair, const uint8_t *yes, size_t np, nd__copy_fn copy, void *ctx,
+		    uint32_t *lead)
+{
+	pair_graph p = {calloc(n + 2, sizeof(size_t)), NULL, copy, ctx};
+	uint32_t *degree = malloc((n + 1) * sizeof(*degree));
+	size_t na = 0;
+	int rc;
+
+	if (!p.first || !degree) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory splitting %zu documents", n);
+		goto done;
+	}
+	for (size_t k = 0; k < np; k++)
+		if (!yes || yes[k]) {
+			p.first[(uint32_t)(pair[k] >> 32) + 2]++, p.first[(uint32_t)pair[k] + 2]++;
+			na += 2;
+		}
+	for (size_t i = 2; i < n + 2; i++)
+		p.first[i] += p.first[i - 1];
+	if (!(p.adj = malloc((na + 1) * sizeof(*p.adj)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu links", na / 2);
+		goto done;
+	}
+	for (size_t k = 0; k < np; k++)
+		if (!yes || yes[k]) {
+			uint32_t a = (uint32_t)(pair[k] >> 32), b = (uint32_t)pair[k];
+			p.adj[p.first[a + 1]++] = b;
+			p.adj[p.first[b + 1]++] = a;
+		}
+	for (size_t i = 0; i < n; i++) {
+		degree[i] = (uint32_t)(p.first[i + 1] - p.first[i]);
+		qsort(p.adj + p.first[i], degree[i], sizeof(*p.adj), cmp_u32);
+	}
+	nd__split_graph g = {n, degree, pair_links, pair_copy, &p};
+	rc = nd__split(&g, lead);
+done:
+	free(p.first);
+	free(p.adj);
+	free(degree);
+	return rc;
 }

@@ -142,23 +142,56 @@ static int id_set_add(id_set *s, uint64_t x)
 	return 1;
 }
 
-/* The copy verdict between two members of a component, from their
- * records and the store's common shingles (loaded when first needed).
- * The split asks a centre about member after member: its record is
- * weighed once. */
+/* One link component as the split reads it: its members' links from the
+ * store, and the copy verdict between two members from their records and
+ * the store's common shingles (loaded when first needed).  The split asks
+ * a centre about member after member: its record is weighed once. */
 typedef struct {
 	nd_store_txn *txn;
 	const uint32_t *member; /* the component, ascending */
+	size_t n;
+	uint32_t *nb;           /* the links last asked for, as indices */
 	nd__common *common;
 	int loaded;
 	uint32_t centre;        /* docid of the record in c (0: none) */
 	nd__rec c;
 	int have;               /* c has words */
-} member_verdict;
+} component;
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int member_links(uint32_t i, const uint32_t **out, size_t *n, void *ctx)
+{
+	component *m = ctx;
+	size_t k = 0;
+	free(m->nb);
+	m->nb = NULL;
+	int rc = nd_store_links(m->txn, m->member[i], &m->nb, n);
+	if (rc < 0)
+		return rc;
+	for (size_t j = 0; j < *n; j++) {
+		const uint32_t *at = bsearch(&m->nb[j], m->member, m->n, sizeof(*m->member), cmp_u32);
+		if (at) /* always: links go both ways */
+			m->nb[k++] = (uint32_t)(at - m->member);
+	}
+	qsort(m->nb, k, sizeof(*m->nb), cmp_u32);
+	*out = m->nb, *n = k;
+	return ND_OK;
+}
 
 static int member_copy(uint32_t a, uint32_t b, void *ctx)
 {
-	member_verdict *m = ctx;
+	component *m = ctx;
 	nd__rec y;
 	int rc;
 	if (!m->loaded) {
@@ -182,40 +215,20 @@ static int member_copy(uint32_t a, uint32_t b, void *ctx)
 	return m->have && y.nwords && nd__rec_verdict(ND_POINT_COPY, &m->c, &y, m->common, NULL, NULL) == 1;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The leaders of one component's members (ascending; its links as docid
- * pairs, each once) into lead (indices), as nd__split splits it. */
-static int split_component(member_verdict *mv, const uint32_t *member, size_t n, uint64_t *pair, size_t np,
-			   uint32_t *lead)
-{
-	mv->member = member;
-	for (size_t k = 0; k < np; k++) {
-		uint32_t a = (uint32_t)(pair[k] >> 32), b = (uint32_t)pair[k];
-		const uint32_t *x = bsearch(&a, member, n, sizeof(*member), cmp_u32);
-		const uint32_t *y = bsearch(&b, member, n, sizeof(*member), cmp_u32);
-		pair[k] = (uint64_t)(x - member) << 32 | (uint64_t)(y - member);
-	}
-	return nd__split(n, pair, NULL, np, member_copy, mv, lead);
-}
-
 /* Collapse ids from the store's links: each document's is its copy
  * cluster's leader (the smallest docid of the cluster, nd__split), 0 when
- * it is alone.  *used 0 (ids untouched) when the links are to be
- * rebuilt. */
+ * it is alone.  Each component is walked, then split reading its links
+ * again, so that what is held grows with its members, not its links.
+ * *used 0 (ids untouched) when the links are to be rebuilt. */
 static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids, int *used)
 {
 	nd_store_txn *txn;
 	id_set seen = {NULL, 0, 0};
-	uint32_t *queue = NULL, *nb = NULL, *lead = NULL;
-	uint64_t *pair = NULL;
-	size_t qcap = 0, pcap = 0, lcap = 0, *size = NULL;
+	uint32_t *queue = NULL, *nb = NULL, *lead = NULL, *degree = NULL;
+	uint64_t *md = NULL;
+	size_t qcap = 0, lcap = 0, mcap = 0, dcap = 0, *size = NULL;
 	key_ref *order = NULL;
-	member_verdict mv = {NULL, NULL, NULL, 0, 0, ND_REC_INIT, 0};
+	component mv = {NULL, NULL, 0, NULL, NULL, 0, 0, ND_REC_INIT, 0};
 	int rc;
 
 	*used = 0;
@@ -245,25 +258,24 @@ static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids,
 			continue; /* in a component already walked */
 		if (rc < 0)
 			goto cleanup;
-		size_t head = 0, tail = 0, np = 0;
+		size_t head = 0, tail = 0;
 		void *p = queue;
 		if ((rc = nd_array_reserve(&p, &qcap, 1, sizeof(*queue))) < 0)
 			goto cleanup;
 		queue = p;
 		queue[tail++] = start;
+		/* Each member with its number of links, for the split. */
 		while (head < tail) {
 			size_t m;
-			uint32_t at = queue[head++];
+			uint32_t at = queue[head];
 			if ((rc = nd_store_links(txn, at, &nb, &m)) < 0)
 				goto cleanup;
+			p = md;
+			if ((rc = nd_array_reserve(&p, &mcap, head + 1, sizeof(*md))) < 0)
+				goto cleanup;
+			md = p;
+			md[head++] = (uint64_t)at << 32 | (uint32_t)m;
 			for (size_t k = 0; k < m; k++) {
-				if (at < nb[k]) { /* each link once */
-					p = pair;
-					if ((rc = nd_array_reserve(&p, &pcap, np + 1, sizeof(*pair))) < 0)
-						goto cleanup;
-					pair = p;
-					pair[np++] = (uint64_t)at << 32 | nb[k];
-				}
 				int added = id_set_add(&seen, nb[k]);
 				if (added < 0) {
 					rc = added;
@@ -284,7 +296,13 @@ static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids,
 			continue;
 		/* The component's clusters: each member's leader, and how many
 		 * each leader leads (alone: id 0). */
-		qsort(queue, tail, sizeof(*queue), cmp_u32);
+		qsort(md, tail, sizeof(*md), cmp_u64);
+		p = degree;
+		if ((rc = nd_array_reserve(&p, &dcap, tail, sizeof(*degree))) < 0)
+			goto cleanup;
+		degree = p;
+		for (size_t q = 0; q < tail; q++)
+			queue[q] = (uint32_t)(md[q] >> 32), degree[q] = (uint32_t)md[q];
 		p = lead;
 		if ((rc = nd_array_reserve(&p, &lcap, tail, sizeof(*lead))) < 0)
 			goto cleanup;
@@ -294,7 +312,9 @@ static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids,
 			rc = nd_error_set(ND_ENOMEM, "out of memory");
 			goto cleanup;
 		}
-		if ((rc = split_component(&mv, queue, tail, pair, np, lead)) < 0)
+		mv.member = queue, mv.n = tail;
+		nd__split_graph g = {tail, degree, member_links, member_copy, &mv};
+		if ((rc = nd__split(&g, lead)) < 0)
 			goto cleanup;
 		for (size_t q = 0; q < tail; q++)
 			size[lead[q]]++;
@@ -318,7 +338,9 @@ cleanup:
 	free(queue);
 	free(nb);
 	free(order);
-	free(pair);
+	free(md);
+	free(degree);
+	free(mv.nb);
 	free(lead);
 	free(size);
 	return rc;
