@@ -561,6 +561,44 @@ static void test_sampled_estimate(void **state)
  * short encoding is refused, and one whose arrays are out of order (a
  * damaged page; order is not checked there) gives some verdict without
  * reading outside its bytes (the buffers are exactly sized, for ASan). */
+/* The same words are a copy at copy and story, decided before any merge:
+ * distance 0, by resemblance, whatever the length (a text under 8 words
+ * is a copy of nothing else). */
+static void test_same_words_are_copies(void **state)
+{
+	(void)state;
+	uint64_t rng = 11;
+	const size_t lens[] = {3, 60, 1500};
+	for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+		size_t n = lens[l];
+		uint32_t *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+		for (size_t i = 0; i < n; i++)
+			a[i] = b[i] = i % 40 == 5 ? nd_word_id("2024", 4) : (uint32_t)(tu_rand(&rng) % 4000) << 1;
+		nd__rec ra, rb;
+		assert_int_equal(nd__rec_make(a, n, &ra, NULL), ND_OK);
+		assert_int_equal(nd__rec_make(b, n, &rb, NULL), ND_OK);
+		for (nd_point p = ND_POINT_COPY; p <= ND_POINT_STORY; p++) {
+			nd_verify_how how = ND_VERIFIED_CONTAINMENT;
+			double dist = 1;
+			if (p != ND_POINT_COPY && p != ND_POINT_STORY)
+				continue;
+			assert_int_equal(nd__rec_verdict(p, &ra, &rb, NULL, &how, &dist), 1);
+			assert_int_equal(how, ND_VERIFIED_RESEMBLANCE);
+			assert_true(dist == 0);
+			assert_int_equal(nd__rec_verdict(p, &rb, &ra, NULL, NULL, NULL), 1);
+		}
+		nd__rec_free(&rb);
+		/* One word other: a short text is then no copy. */
+		b[n / 2] ^= 2;
+		assert_int_equal(nd__rec_make(b, n, &rb, NULL), ND_OK);
+		assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ra, &rb, NULL, NULL, NULL), n >= 8);
+		nd__rec_free(&ra);
+		nd__rec_free(&rb);
+		free(a);
+		free(b);
+	}
+}
+
 static void test_record_in_place(void **state)
 {
 	(void)state;
@@ -1020,6 +1058,7 @@ int main(void)
 		cmocka_unit_test(test_points_reference),
 		cmocka_unit_test(test_sampled_estimate),
 		cmocka_unit_test(test_sample_cut),
+		cmocka_unit_test(test_same_words_are_copies),
 		cmocka_unit_test(test_record_in_place),
 		cmocka_unit_test(test_values_and_containment),
 		cmocka_unit_test(test_sort_u64),

@@ -39,7 +39,8 @@ void nd__join(uint32_t *up, uint32_t a, uint32_t b);
 typedef int (*nd__copy_fn)(uint32_t a, uint32_t b, void *ctx);
 /* Copy clusters that do not chain (split.c), over a component read where
  * it lies: n documents in docid order, each one's number of links, its
- * links (ascending indices, valid until the next call), and the verdict.
+ * links (indices, in any order, valid until the next call), and the
+ * verdict.
  * Each document's leader goes into lead[0..n): the smallest index of its
  * cluster (itself when alone). */
 typedef struct {

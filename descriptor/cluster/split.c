@@ -71,6 +71,8 @@ int nd__split(const nd__split_graph *g, uint32_t *lead)
 		if (k)
 			memcpy(centre, nb, k * sizeof(*centre));
 		ncl = k;
+		if (ncl > 1)
+			qsort(centre, ncl, sizeof(*centre), cmp_u32);
 		cl[c] = c, queue[tail++] = c;
 		/* Through the links, those that are copies of the centre. */
 		while (head < tail && rc == ND_OK) {

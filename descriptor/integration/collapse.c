@@ -150,6 +150,8 @@ typedef struct {
 	nd_store_txn *txn;
 	const uint32_t *member; /* the component, ascending */
 	size_t n;
+	uint64_t *at;           /* docid << 32 | index, open addressing */
+	size_t cap, atcap;
 	uint32_t *nb;           /* the links last asked for, as indices */
 	nd__common *common;
 	int loaded;
@@ -164,10 +166,27 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_u32(const void *a, const void *b)
+/* The component's members by docid, for member_links. */
+static int component_index(component *m)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
+	size_t cap = 16;
+	while (cap < 2 * m->n)
+		cap *= 2;
+	if (cap > m->atcap) {
+		free(m->at);
+		if (!(m->at = malloc(cap * sizeof(*m->at))))
+			return m->atcap = 0, nd_error_set(ND_ENOMEM, "out of memory");
+		m->atcap = cap;
+	}
+	m->cap = cap;
+	memset(m->at, 0, cap * sizeof(*m->at)); /* docids are never 0 */
+	for (size_t i = 0; i < m->n; i++) {
+		size_t h = (m->member[i] * 0x9e3779b1u) & (cap - 1);
+		while (m->at[h])
+			h = (h + 1) & (cap - 1);
+		m->at[h] = (uint64_t)m->member[i] << 32 | i;
+	}
+	return ND_OK;
 }
 
 static int member_links(uint32_t i, const uint32_t **out, size_t *n, void *ctx)
@@ -180,11 +199,12 @@ static int member_links(uint32_t i, const uint32_t **out, size_t *n, void *ctx)
 	if (rc < 0)
 		return rc;
 	for (size_t j = 0; j < *n; j++) {
-		const uint32_t *at = bsearch(&m->nb[j], m->member, m->n, sizeof(*m->member), cmp_u32);
-		if (at) /* always: links go both ways */
-			m->nb[k++] = (uint32_t)(at - m->member);
+		size_t h = (m->nb[j] * 0x9e3779b1u) & (m->cap - 1);
+		while (m->at[h] && (uint32_t)(m->at[h] >> 32) != m->nb[j])
+			h = (h + 1) & (m->cap - 1);
+		if (m->at[h]) /* always: links go both ways */
+			m->nb[k++] = (uint32_t)m->at[h];
 	}
-	qsort(m->nb, k, sizeof(*m->nb), cmp_u32);
 	*out = m->nb, *n = k;
 	return ND_OK;
 }
@@ -228,7 +248,7 @@ static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids,
 	uint64_t *md = NULL;
 	size_t qcap = 0, lcap = 0, mcap = 0, dcap = 0, *size = NULL;
 	key_ref *order = NULL;
-	component mv = {NULL, NULL, 0, NULL, NULL, 0, 0, ND_REC_INIT, 0};
+	component mv = {NULL, NULL, 0, NULL, 0, 0, NULL, NULL, 0, 0, ND_REC_INIT, 0};
 	int rc;
 
 	*used = 0;
@@ -313,6 +333,8 @@ static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids,
 			goto cleanup;
 		}
 		mv.member = queue, mv.n = tail;
+		if ((rc = component_index(&mv)) < 0)
+			goto cleanup;
 		nd__split_graph g = {tail, degree, member_links, member_copy, &mv};
 		if ((rc = nd__split(&g, lead)) < 0)
 			goto cleanup;
@@ -341,6 +363,7 @@ cleanup:
 	free(md);
 	free(degree);
 	free(mv.nb);
+	free(mv.at);
 	free(lead);
 	free(size);
 	return rc;
