@@ -14,14 +14,19 @@
  * Prints hook throughput and the pairwise agreement of the clusterings:
  * precision and recall of the online co-clustered pairs against the batch
  * ones, and F1.  With --truth (TSV id, cluster) each is also scored
- * against it.
+ * against it.  With --churn K, every K hooks the collapse ids of the
+ * documents so far are read, and it counts how often a clustered
+ * document's id moved since the last reading, beside what the same
+ * reading gives for the components of the links (the clusters before
+ * they were split): how stable the ids a hook leaves are.
  *
- *   bench_agree DB STORE [--truth FILE] [--jobs N]
+ *   bench_agree DB STORE [--truth FILE] [--jobs N] [--churn K]
  *
  * The store is written (records of every document): use a copy. */
 #include "neardup/cluster.h"
 #include "neardup/collapse.h"
 #include "neardup/hook.h"
+#include "neardup/store.h"
 #include "neardup/verify.h"
 
 #include <stdio.h>
@@ -102,6 +107,45 @@ static void report(const char *what, const size_t *a, const size_t *b, size_t n)
 	       p + r ? 2 * p * r / (p + r) : 0, in_a, in_b);
 }
 
+/* Each of docs 1..n's link component's smallest docid (0: alone), as
+ * collapse ids were before clusters were split. */
+static int component_ids(nd_store *st, size_t n, nd_docid *out)
+{
+	nd_store_txn *txn;
+	size_t *up = malloc((n + 1) * sizeof(*up)), *size = calloc(n + 1, sizeof(*size));
+	int rc = nd_store_read_begin(st, &txn);
+	for (size_t i = 0; i < n; i++)
+		up[i] = i;
+	for (size_t i = 0; rc == ND_OK && i < n; i++) {
+		uint32_t *nb;
+		size_t m;
+		if ((rc = nd_store_links(txn, (uint32_t)(i + 1), &nb, &m)) < 0)
+			break;
+		for (size_t k = 0; k < m; k++)
+			if (nb[k] >= 1 && nb[k] <= n)
+				join(up, i, nb[k] - 1);
+		free(nb);
+	}
+	if (rc == ND_OK)
+		nd_store_txn_end(txn);
+	for (size_t i = 0; i < n; i++)
+		size[find(up, i)]++;
+	for (size_t i = 0; i < n; i++)
+		out[i] = size[find(up, i)] > 1 ? (nd_docid)find(up, i) + 1 : 0;
+	free(up);
+	free(size);
+	return rc;
+}
+
+/* Clustered documents of prev[0..n) whose id is not now's. */
+static size_t moved(const nd_docid *prev, const nd_docid *now, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += prev[i] && prev[i] != now[i];
+	return k;
+}
+
 typedef struct {
 	char *name;
 	nd_docid docid;
@@ -116,8 +160,9 @@ int main(int argc, char **argv)
 {
 	const char *truth = NULL;
 	unsigned jobs = 2;
+	size_t churn = 0;
 	if (argc < 3) {
-		fprintf(stderr, "usage: bench_agree DB STORE [--truth FILE] [--jobs N]\n");
+		fprintf(stderr, "usage: bench_agree DB STORE [--truth FILE] [--jobs N] [--churn K]\n");
 		return 2;
 	}
 	for (int i = 3; i + 1 < argc; i += 2) {
@@ -125,6 +170,8 @@ int main(int argc, char **argv)
 			truth = argv[i + 1];
 		else if (!strcmp(argv[i], "--jobs"))
 			jobs = (unsigned)atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--churn"))
+			churn = (size_t)atol(argv[i + 1]);
 	}
 	nd_xdb *db;
 	nd_store *st;
@@ -147,11 +194,28 @@ int main(int argc, char **argv)
 	/* Online: each document in arrival order, against those before it. */
 	nd_hook_result r = ND_HOOK_RESULT_INIT;
 	uint64_t dups = 0, later = 0;
-	double t0 = wall_now();
+	nd_docid *prev = calloc(n + 1, sizeof(*prev)), *now = calloc(n + 1, sizeof(*now));
+	nd_docid *cprev = calloc(n + 1, sizeof(*cprev)), *cnow = calloc(n + 1, sizeof(*cnow));
+	size_t readings = 0, moved_split = 0, moved_comp = 0, held_split = 0, held_comp = 0;
+	double t_churn = 0, t0 = wall_now();
 	for (size_t i = 0; i < n; i++) {
 		if (nd_hook_changed(h, docs[i], &r) < 0) {
 			fprintf(stderr, "bench_agree: document %u: %s\n", docs[i], nd_error_last());
 			return 1;
+		}
+		if (churn && ((i + 1) % churn == 0 || i + 1 == n)) {
+			double tc = wall_now();
+			if (nd_collapse_ids(db, st, NULL, docs, i + 1, now) < 0 || component_ids(st, i + 1, cnow) < 0) {
+				fprintf(stderr, "bench_agree: collapse ids: %s\n", nd_error_last());
+				return 1;
+			}
+			moved_split += moved(prev, now, i + 1), moved_comp += moved(cprev, cnow, i + 1);
+			for (size_t k = 0; k <= i; k++)
+				held_split += prev[k] != 0, held_comp += cprev[k] != 0;
+			memcpy(prev, now, (i + 1) * sizeof(*now));
+			memcpy(cprev, cnow, (i + 1) * sizeof(*cnow));
+			readings++;
+			t_churn += wall_now() - tc;
 		}
 		for (size_t k = 0; k < r.nduplicates; k++) {
 			later += r.duplicates[k].docid > docs[i];
@@ -159,7 +223,7 @@ int main(int argc, char **argv)
 		}
 		dups += r.nduplicates;
 	}
-	double t_online = wall_now() - t0;
+	double t_online = wall_now() - t0 - t_churn;
 	nd_hook_result_clear(&r);
 	for (size_t i = 0; i < n; i++)
 		arrival[i] = find(arrival, i);
@@ -182,11 +246,17 @@ int main(int argc, char **argv)
 	}
 	double t_batch = wall_now() - t0;
 
-	printf("%zu documents: online %.1f s (%.0f hooks/s, %llu duplicates reported, %llu of them later "
+	printf("%zu documents: online %.1f s (%.0f hooks/s%s, %llu duplicates reported, %llu of them later "
 	       "arrivals), batch %.1f s\n",
-	       n, t_online, n / t_online, (unsigned long long)dups, (unsigned long long)later, t_batch);
+	       n, t_online, n / t_online, churn ? ", the readings between them slowing them" : "",
+	       (unsigned long long)dups, (unsigned long long)later, t_batch);
 	report("online against batch", online, batch, n);
 	report("arrival, joined, against batch", arrival, batch, n);
+	if (churn)
+		printf("  ids read every %zu hooks (%zu readings): a clustered document's id moved %zu times of "
+		       "%zu (%.2f%%); as link components %zu of %zu (%.2f%%)\n",
+		       churn, readings, moved_split, held_split, 100.0 * moved_split / (held_split ? held_split : 1),
+		       moved_comp, held_comp, 100.0 * moved_comp / (held_comp ? held_comp : 1));
 	if (truth) {
 		/* Known clusters by document id (the unique id term). */
 		size_t *known = malloc((n + 1) * sizeof(*known)), nl = 0, cap = 1024;
@@ -227,6 +297,10 @@ int main(int argc, char **argv)
 		free(known);
 	}
 	free(online);
+	free(prev);
+	free(now);
+	free(cprev);
+	free(cnow);
 	free(arrival);
 	free(batch);
 	free(docs);
