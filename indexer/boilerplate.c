@@ -253,6 +253,19 @@ static void drop_comments(const nd_html_block *blocks, size_t n, uint8_t *cf)
 	}
 }
 
+/* The site's chrome (html_text.c: nav, aside, footer, a header outside
+ * the article, their ARIA roles) is boilerplate, when good text stands
+ * outside it: a page that is all chrome keeps what jusText keeps. */
+static void drop_chrome(const nd_html_block *blocks, size_t n, uint8_t *cf)
+{
+	int outside = 0;
+	for (size_t i = 0; i < n && !outside; i++)
+		outside = cf[i] == ND_BLOCK_GOOD && !blocks[i].chrome;
+	for (size_t i = 0; outside && i < n; i++)
+		if (blocks[i].chrome)
+			cf[i] = ND_BLOCK_BAD;
+}
+
 /* 1 if a good block (in cls) starts within MAX_HEADING_DISTANCE
  * characters after block i. */
 static int good_follows(const uint8_t *cls, const block_stat *bs, size_t n, size_t i)
@@ -330,6 +343,7 @@ int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 	classify_alone(text, blocks, n, bs, cf);
 	promote_prose(n, bs, cf);
 	drop_comments(blocks, n, cf);
+	drop_chrome(blocks, n, cf);
 	/* A short heading shortly before good text becomes near-good. */
 	for (size_t i = 0; i < n; i++)
 		if (blocks[i].heading && cf[i] == ND_BLOCK_SHORT && good_follows(cf, bs, n, i))

@@ -31,6 +31,9 @@ typedef struct {
 	size_t link_chars;  /* characters inside <a> */
 	uint8_t heading;    /* some text inside h1..h6 */
 	uint8_t comments;   /* some text inside readers' comments (class or id) */
+	uint8_t chrome;     /* some text inside the page's own navigation, header,
+			       footer or sidebar (HTML5 landmarks: nav, aside,
+			       footer, a header outside the article; ARIA roles) */
 } nd_html_block;
 
 typedef enum {

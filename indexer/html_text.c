@@ -72,6 +72,41 @@ static int is_comments(xmlNode *n)
 	return 0;
 }
 
+/* n's role attribute, read in place (NULL: none). */
+static const char *role_of(xmlNode *n)
+{
+	xmlAttr *a = n->properties ? xmlHasNsProp(n, (const xmlChar *)"role", NULL) : NULL;
+	return a && a->children && a->children->content ? (const char *)a->children->content : NULL;
+}
+
+static int one_of(const char *v, const char *const *words)
+{
+	for (int i = 0; v && words[i]; i++)
+		if (!strcasecmp(v, words[i]))
+			return 1;
+	return 0;
+}
+
+/* The article itself (<main>, <article>, or their ARIA roles). */
+static int is_main(xmlNode *n)
+{
+	static const char *const roles[] = {"main", "article", NULL};
+	const char *nm = (const char *)n->name;
+	return !strcasecmp(nm, "main") || !strcasecmp(nm, "article") || one_of(role_of(n), roles);
+}
+
+/* The site's own chrome, as HTML5 and ARIA mark it: navigation, sidebars,
+ * footers, and a header that is not the article's (in_main: articles
+ * open around n).  What sites put there is their template, however much
+ * it reads like prose (an "about us" paragraph, teasers). */
+static int is_chrome(xmlNode *n, size_t in_main)
+{
+	static const char *const roles[] = {"navigation", "banner", "contentinfo", "complementary", "search", NULL};
+	const char *nm = (const char *)n->name;
+	return !strcasecmp(nm, "nav") || !strcasecmp(nm, "aside") || !strcasecmp(nm, "footer") ||
+	       (!strcasecmp(nm, "header") && !in_main) || one_of(role_of(n), roles);
+}
+
 static int is_link(const char *name)
 {
 	return (name[0] == 'a' || name[0] == 'A') && !name[1];
@@ -93,19 +128,19 @@ typedef struct {
 	nd_buf *out;      /* nd_html_block array, or NULL when not wanted */
 	size_t start;     /* where the open block's text begins */
 	size_t link_chars;
-	uint8_t heading, visible, comments;
+	uint8_t heading, visible, comments, chrome;
 } block_cut;
 
 static int cut_block(block_cut *bc, const nd_buf *text)
 {
 	int rc = ND_OK;
 	if (bc->out && bc->visible) {
-		nd_html_block b = {bc->start, text->len, bc->link_chars, bc->heading, bc->comments};
+		nd_html_block b = {bc->start, text->len, bc->link_chars, bc->heading, bc->comments, bc->chrome};
 		rc = nd_buf_put(bc->out, &b, sizeof(b));
 	}
 	bc->start = text->len;
 	bc->link_chars = 0;
-	bc->heading = bc->visible = bc->comments = 0;
+	bc->heading = bc->visible = bc->comments = bc->chrome = 0;
 	return rc;
 }
 
@@ -276,8 +311,8 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 	/* Iterative depth-first walk; in_link and in_heading count the open
 	 * <a> and <h1>..<h6> elements around the current node. */
 	xmlNode *n = root;
-	block_cut bc = {blocks, text->len, 0, 0, 0, 0};
-	size_t in_link = 0, in_heading = 0, in_comments = 0;
+	block_cut bc = {blocks, text->len, 0, 0, 0, 0, 0};
+	size_t in_link = 0, in_heading = 0, in_comments = 0, in_main = 0, in_chrome = 0;
 	while (n && rc == ND_OK) {
 		int descend = 0;
 		if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) {
@@ -288,6 +323,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 				bc.visible |= chars > 0;
 				bc.heading |= in_heading && chars;
 				bc.comments |= in_comments && chars;
+				bc.chrome |= in_chrome && chars;
 				if (in_link)
 					bc.link_chars += chars;
 			}
@@ -301,6 +337,8 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 					in_link += is_link(nm);
 					in_heading += is_heading(nm);
 					in_comments += is_comments(n);
+					in_chrome += is_chrome(n, in_main);
+					in_main += is_main(n);
 				}
 			}
 		}
@@ -317,6 +355,8 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 			in_link -= in_link && is_link(nm);
 			in_heading -= in_heading && is_heading(nm);
 			in_comments -= in_comments && is_comments(n);
+			in_main -= in_main && is_main(n);
+			in_chrome -= in_chrome && is_chrome(n, in_main);
 			if (is_block(nm) && rc == ND_OK && (rc = cut_block(&bc, text)) == ND_OK)
 				rc = nd_buf_putc(text, '\n');
 		}

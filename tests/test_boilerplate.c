@@ -319,6 +319,73 @@ static void test_blocks_and_classes(void **state)
 	assert_int_equal(b[3].comments, 0);
 	nd_buf_free(&text);
 	nd_buf_free(&blocks);
+
+	/* Landmarks: a header outside the article is chrome, inside it is
+	 * not; a role marks one as nav would; closing one ends it. */
+	const char *marked = "<body><header><p>site</p></header><main><header><p>title</p></header>"
+			     "<p>story</p></main><div role=navigation><p>menu</p></div><p>after</p>"
+			     "<footer><p>legal</p></footer></body>";
+	text = (nd_buf)ND_BUF_INIT, blocks = (nd_buf)ND_BUF_INIT;
+	assert_int_equal(nd_html_to_text(marked, strlen(marked), "m.html", &text, NULL, &blocks), ND_OK);
+	b = (const nd_html_block *)(void *)blocks.ptr;
+	assert_int_equal(blocks.len / sizeof(*b), 6);
+	const uint8_t want[] = {1, 0, 0, 1, 0, 1};
+	for (size_t i = 0; i < 6; i++)
+		if (b[i].chrome != want[i])
+			fail_msg("block %zu (%.*s): chrome %u", i, (int)(b[i].end - b[i].start), text.ptr + b[i].start,
+				 b[i].chrome);
+	nd_buf_free(&text);
+	nd_buf_free(&blocks);
+}
+
+/* The site's own prose in its landmarks: an "about us" paragraph in the
+ * footer and in a sidebar, a mission statement under role=contentinfo,
+ * each long and stopword-dense enough that jusText keeps it.  Marked as
+ * the site's chrome, it is dropped; the article's own header (title,
+ * byline) inside <article> is kept; a page whose only prose is in a
+ * landmark keeps it. */
+static const char about[] =
+	"The Northern Courier is an independent newspaper that has been published in the city "
+	"since 1887, and it is owned by a trust that exists to keep it free of any political "
+	"party, so that our reporters can cover the region without fear or favour.";
+
+static void test_landmarks_are_chrome(void **state)
+{
+	(void)state;
+	char html[8192];
+	snprintf(html, sizeof(html),
+		 "<html><body><header><p>%s</p></header>"
+		 "<article><header><h1>Council expands bus network</h1><p>By a staff reporter of the "
+		 "courier, who has followed the council for years and was there on the day</p></header>"
+		 "<p>%s</p><p>%s</p></article>"
+		 "<aside><h2>About us</h2><p>%s</p></aside>"
+		 "<div role=contentinfo><p>%s</p></div>"
+		 "<footer><p>%s</p></footer></body></html>",
+		 about, article_p1, article_p2, about, about, about);
+	char *main = text_of(html, ND_CONTENT_MAIN), *full = text_of(html, ND_CONTENT_FULL);
+	assert_non_null(strstr(main, "expand the bus network into the northern"));
+	assert_non_null(strstr(main, "repairing the roads"));
+	assert_non_null(strstr(main, "By a staff reporter")); /* the article's header */
+	if (strstr(main, "independent newspaper"))
+		fail_msg("the site's about paragraph kept as content:\n%s", main);
+	assert_non_null(strstr(full, "independent newspaper"));
+	free(main);
+	free(full);
+
+	/* Without the landmarks the same paragraphs read as content: the
+	 * markup is what tells. */
+	snprintf(html, sizeof(html), "<html><body><div><p>%s</p></div><p>%s</p><p>%s</p></body></html>", about,
+		 article_p1, article_p2);
+	main = text_of(html, ND_CONTENT_MAIN);
+	assert_non_null(strstr(main, "independent newspaper"));
+	free(main);
+
+	/* All of a page's prose in an aside: kept, not emptied. */
+	snprintf(html, sizeof(html), "<html><body><nav><a href=/>Home</a></nav><aside><p>%s</p><p>%s</p></aside>"
+		 "</body></html>", article_p1, article_p2);
+	main = text_of(html, ND_CONTENT_MAIN);
+	assert_non_null(strstr(main, "expand the bus network into the northern"));
+	free(main);
 }
 
 int main(void)
@@ -332,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_linked_prose_and_iframe_fallback),
 		cmocka_unit_test(test_readers_comments),
 		cmocka_unit_test(test_blocks_and_classes),
+		cmocka_unit_test(test_landmarks_are_chrome),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
