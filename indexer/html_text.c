@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 #include <strings.h>
 
@@ -95,16 +96,61 @@ static int is_main(xmlNode *n)
 	return !strcasecmp(nm, "main") || !strcasecmp(nm, "article") || one_of(role_of(n), roles);
 }
 
-/* The site's own chrome, as HTML5 and ARIA mark it: navigation, sidebars,
- * footers, and a header that is not the article's (in_main: articles
- * open around n).  What sites put there is their template, however much
- * it reads like prose (an "about us" paragraph, teasers). */
+/* Whether a class or id names the site's chrome: one of its words (cut
+ * at '-', '_', spaces and case changes) begins or ends with a chrome
+ * word ("sidebar", "mainNav", "footer-links"), and none names the article
+ * ("article-header", "content-sidebar" are the article's). */
+static int names_chrome(const char *v)
+{
+	static const char *const chrome[] = {"nav", "menu", "footer", "header", "sidebar", "breadcrumb",
+					     "banner", "masthead", "widget", "related", "share", "social",
+					     "sponsor", "advert", "cookie", "pagination", "pager", "popup",
+					     "subscribe", "newsletter", "toolbar", "skyscraper", NULL};
+	static const char *const article[] = {"article", "content", "story", "post", "entry",
+					      "body", "text", NULL};
+	int hit = 0;
+	for (const char *p = v; p && *p;) {
+		while (*p && !isalnum((unsigned char)*p))
+			p++;
+		const char *w = p;
+		/* a word: letters and digits up to a separator or an upper case
+		 * letter after a lower case one */
+		while (*p && isalnum((unsigned char)*p) &&
+		       !(p > w && isupper((unsigned char)*p) && islower((unsigned char)p[-1])))
+			p++;
+		size_t len = (size_t)(p - w);
+		for (int i = 0; len && article[i]; i++)
+			if (strlen(article[i]) <= len && !strncasecmp(w, article[i], strlen(article[i])))
+				return 0;
+		for (int i = 0; len && chrome[i] && !hit; i++) {
+			size_t k = strlen(chrome[i]);
+			hit = k <= len && (!strncasecmp(w, chrome[i], k) || !strncasecmp(w + len - k, chrome[i], k));
+		}
+	}
+	return hit;
+}
+
+/* The site's own chrome: as HTML5 and ARIA mark it (navigation, sidebars,
+ * footers, and a header that is not the article's; in_main: articles
+ * open around n), or as its class or id names it.  What sites put there
+ * is their template, however much it reads like prose (an "about us"
+ * paragraph, teasers). */
 static int is_chrome(xmlNode *n, size_t in_main)
 {
 	static const char *const roles[] = {"navigation", "banner", "contentinfo", "complementary", "search", NULL};
+	static const char *const attrs[] = {"class", "id", NULL};
 	const char *nm = (const char *)n->name;
-	return !strcasecmp(nm, "nav") || !strcasecmp(nm, "aside") || !strcasecmp(nm, "footer") ||
-	       (!strcasecmp(nm, "header") && !in_main) || one_of(role_of(n), roles);
+	if (!strcasecmp(nm, "nav") || !strcasecmp(nm, "aside") || !strcasecmp(nm, "footer") ||
+	    (!strcasecmp(nm, "header") && !in_main) || one_of(role_of(n), roles))
+		return 1;
+	if (in_main || !n->properties)
+		return 0; /* inside the article, its own parts are named freely */
+	for (int a = 0; attrs[a]; a++) {
+		xmlAttr *at = xmlHasNsProp(n, (const xmlChar *)attrs[a], NULL);
+		if (at && at->children && at->children->content && names_chrome((const char *)at->children->content))
+			return 1;
+	}
+	return 0;
 }
 
 static int is_link(const char *name)

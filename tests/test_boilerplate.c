@@ -338,12 +338,12 @@ static void test_blocks_and_classes(void **state)
 	nd_buf_free(&blocks);
 }
 
-/* The site's own prose in its landmarks: an "about us" paragraph in the
+/* The site's own prose in its chrome: an "about us" paragraph in the
  * footer and in a sidebar, a mission statement under role=contentinfo,
  * each long and stopword-dense enough that jusText keeps it.  Marked as
- * the site's chrome, it is dropped; the article's own header (title,
- * byline) inside <article> is kept; a page whose only prose is in a
- * landmark keeps it. */
+ * the site's chrome (landmarks, or a class or id that names it), it is
+ * dropped; the article's own header (title, byline) inside <article> is
+ * kept; a page whose only prose is in its chrome keeps it. */
 static const char about[] =
 	"The Northern Courier is an independent newspaper that has been published in the city "
 	"since 1887, and it is owned by a trust that exists to keep it free of any political "
@@ -376,6 +376,27 @@ static void test_landmarks_are_chrome(void **state)
 	 * markup is what tells. */
 	snprintf(html, sizeof(html), "<html><body><div><p>%s</p></div><p>%s</p><p>%s</p></body></html>", about,
 		 article_p1, article_p2);
+	main = text_of(html, ND_CONTENT_MAIN);
+	assert_non_null(strstr(main, "independent newspaper"));
+	free(main);
+
+	/* Pages without landmarks name their chrome in class and id: a word
+	 * beginning or ending with a chrome word, unless one names the
+	 * article; inside the article its parts are its own. */
+	const char *named[][2] = {{"<div class=sidebar>", "1"},   {"<div id=mainNav>", "1"},
+				  {"<div class='site-footer x'>", "1"}, {"<div id=rightColumnWidget>", "1"},
+				  {"<div class=canvas>", "0"},       {"<div class=article-header>", "0"},
+				  {"<div class=content-sidebar>", "0"}, {"<div class=navigator>", "1"}};
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		snprintf(html, sizeof(html), "<html><body>%s<p>%s</p></div><p>%s</p><p>%s</p></body></html>",
+			 named[i][0], about, article_p1, article_p2);
+		main = text_of(html, ND_CONTENT_MAIN);
+		if ((strstr(main, "independent newspaper") == NULL) != (named[i][1][0] == '1'))
+			fail_msg("%s: about paragraph %s", named[i][0], named[i][1][0] == '1' ? "kept" : "dropped");
+		free(main);
+	}
+	snprintf(html, sizeof(html), "<html><body><article><p>%s</p><div class=related><p>%s</p></div></article>"
+		 "</body></html>", article_p1, about);
 	main = text_of(html, ND_CONTENT_MAIN);
 	assert_non_null(strstr(main, "independent newspaper"));
 	free(main);
