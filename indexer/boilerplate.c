@@ -253,15 +253,18 @@ static void drop_comments(const nd_html_block *blocks, size_t n, uint8_t *cf)
 	}
 }
 
-/* The site's chrome (html_text.c: nav, aside, footer, a header outside
- * the article, their ARIA roles) is boilerplate, when good text stands
- * outside it: a page that is all chrome keeps what jusText keeps. */
+/* The site's chrome (html_text.c: landmarks, ARIA roles, names) is
+ * boilerplate when good text outside it is at least a quarter of the good
+ * text in it.  A page that is all chrome, or whose article sits in an
+ * element named like chrome (a layout named for its sidebar, with a
+ * paragraph of prose outside), keeps what jusText keeps. */
 static void drop_chrome(const nd_html_block *blocks, size_t n, uint8_t *cf)
 {
-	int outside = 0;
-	for (size_t i = 0; i < n && !outside; i++)
-		outside = cf[i] == ND_BLOCK_GOOD && !blocks[i].chrome;
-	for (size_t i = 0; outside && i < n; i++)
+	size_t in = 0, out = 0;
+	for (size_t i = 0; i < n; i++)
+		if (cf[i] == ND_BLOCK_GOOD)
+			*(blocks[i].chrome ? &in : &out) += blocks[i].end - blocks[i].start;
+	for (size_t i = 0; out && 4 * out >= in && i < n; i++)
 		if (blocks[i].chrome)
 			cf[i] = ND_BLOCK_BAD;
 }

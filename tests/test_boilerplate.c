@@ -343,7 +343,8 @@ static void test_blocks_and_classes(void **state)
  * each long and stopword-dense enough that jusText keeps it.  Marked as
  * the site's chrome (landmarks, or a class or id that names it), it is
  * dropped; the article's own header (title, byline) inside <article> is
- * kept; a page whose only prose is in its chrome keeps it. */
+ * kept; a page whose prose is (nearly) all in what looks like chrome keeps
+ * it. */
 static const char about[] =
 	"The Northern Courier is an independent newspaper that has been published in the city "
 	"since 1887, and it is owned by a trust that exists to keep it free of any political "
@@ -399,6 +400,25 @@ static void test_landmarks_are_chrome(void **state)
 		 "</body></html>", article_p1, about);
 	main = text_of(html, ND_CONTENT_MAIN);
 	assert_non_null(strstr(main, "independent newspaper"));
+	free(main);
+	/* A story inside a layout named for its sidebar, a paragraph of
+	 * prose outside: the "chrome" holds over four times the good text
+	 * outside, so the name misled and nothing is dropped; a sidebar
+	 * inside the site's "content" wrapper is a sidebar. */
+	char story[4096];
+	snprintf(story, sizeof(story), "<p>%s</p><p>%s</p><p>%s</p><p>%s</p><p>%s</p>", article_p1, article_p2,
+		 article_p1, article_p2, article_p1);
+	snprintf(html, sizeof(html), "<html><body><div class=layout-with-sidebar><div id=storyBody>%s</div></div>"
+		 "<p>%s</p></body></html>", story, about);
+	main = text_of(html, ND_CONTENT_MAIN);
+	assert_non_null(strstr(main, "expand the bus network into the northern"));
+	assert_non_null(strstr(main, "repairing the roads"));
+	free(main);
+	snprintf(html, sizeof(html), "<html><body><div id=content><div id=sidebar><p>%s</p></div><p>%s</p><p>%s</p>"
+		 "</div></body></html>", about, article_p1, article_p2);
+	main = text_of(html, ND_CONTENT_MAIN);
+	assert_non_null(strstr(main, "expand the bus network into the northern"));
+	assert_null(strstr(main, "independent newspaper"));
 	free(main);
 
 	/* All of a page's prose in an aside: kept, not emptied. */
