@@ -5,6 +5,7 @@
 #include "indexer/html_text.h"
 #include "neardup/indexer.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,6 +351,19 @@ static const char about[] =
 	"since 1887, and it is owned by a trust that exists to keep it free of any political "
 	"party, so that our reporters can cover the region without fear or favour.";
 
+/* The main content of the page printf makes of fmt (freed by the caller). */
+static char *main_of(const char *fmt, ...) ND_PRINTF(1, 2);
+static char *main_of(const char *fmt, ...)
+{
+	char html[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(html, sizeof(html), fmt, ap);
+	va_end(ap);
+	assert_true(n > 0 && (size_t)n < sizeof(html));
+	return text_of(html, ND_CONTENT_MAIN);
+}
+
 static void test_landmarks_are_chrome(void **state)
 {
 	(void)state;
@@ -375,9 +389,8 @@ static void test_landmarks_are_chrome(void **state)
 
 	/* Without the landmarks the same paragraphs read as content: the
 	 * markup is what tells. */
-	snprintf(html, sizeof(html), "<html><body><div><p>%s</p></div><p>%s</p><p>%s</p></body></html>", about,
-		 article_p1, article_p2);
-	main = text_of(html, ND_CONTENT_MAIN);
+	main = main_of("<html><body><div><p>%s</p></div><p>%s</p><p>%s</p></body></html>", about, article_p1,
+		       article_p2);
 	assert_non_null(strstr(main, "independent newspaper"));
 	free(main);
 
@@ -389,42 +402,36 @@ static void test_landmarks_are_chrome(void **state)
 				  {"<div class=canvas>", "0"},       {"<div class=article-header>", "0"},
 				  {"<div class=content-sidebar>", "0"}, {"<div class=navigator>", "1"}};
 	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
-		snprintf(html, sizeof(html), "<html><body>%s<p>%s</p></div><p>%s</p><p>%s</p></body></html>",
-			 named[i][0], about, article_p1, article_p2);
-		main = text_of(html, ND_CONTENT_MAIN);
+		main = main_of("<html><body>%s<p>%s</p></div><p>%s</p><p>%s</p></body></html>", named[i][0], about,
+			       article_p1, article_p2);
 		if ((strstr(main, "independent newspaper") == NULL) != (named[i][1][0] == '1'))
 			fail_msg("%s: about paragraph %s", named[i][0], named[i][1][0] == '1' ? "kept" : "dropped");
 		free(main);
 	}
-	snprintf(html, sizeof(html), "<html><body><article><p>%s</p><div class=related><p>%s</p></div></article>"
-		 "</body></html>", article_p1, about);
-	main = text_of(html, ND_CONTENT_MAIN);
+	main = main_of("<html><body><article><p>%s</p><div class=related><p>%s</p></div></article></body></html>",
+		       article_p1, about);
 	assert_non_null(strstr(main, "independent newspaper"));
 	free(main);
+
 	/* A story inside a layout named for its sidebar, a paragraph of
 	 * prose outside: the "chrome" holds over four times the good text
 	 * outside, so the name misled and nothing is dropped; a sidebar
 	 * inside the site's "content" wrapper is a sidebar. */
-	char story[4096];
-	snprintf(story, sizeof(story), "<p>%s</p><p>%s</p><p>%s</p><p>%s</p><p>%s</p>", article_p1, article_p2,
-		 article_p1, article_p2, article_p1);
-	snprintf(html, sizeof(html), "<html><body><div class=layout-with-sidebar><div id=storyBody>%s</div></div>"
-		 "<p>%s</p></body></html>", story, about);
-	main = text_of(html, ND_CONTENT_MAIN);
+	main = main_of("<html><body><div class=layout-with-sidebar><div id=storyBody><p>%s</p><p>%s</p><p>%s</p>"
+		       "<p>%s</p><p>%s</p></div></div><p>%s</p></body></html>",
+		       article_p1, article_p2, article_p1, article_p2, article_p1, about);
 	assert_non_null(strstr(main, "expand the bus network into the northern"));
 	assert_non_null(strstr(main, "repairing the roads"));
 	free(main);
-	snprintf(html, sizeof(html), "<html><body><div id=content><div id=sidebar><p>%s</p></div><p>%s</p><p>%s</p>"
-		 "</div></body></html>", about, article_p1, article_p2);
-	main = text_of(html, ND_CONTENT_MAIN);
+	main = main_of("<html><body><div id=content><div id=sidebar><p>%s</p></div><p>%s</p><p>%s</p></div>"
+		       "</body></html>", about, article_p1, article_p2);
 	assert_non_null(strstr(main, "expand the bus network into the northern"));
 	assert_null(strstr(main, "independent newspaper"));
 	free(main);
 
 	/* All of a page's prose in an aside: kept, not emptied. */
-	snprintf(html, sizeof(html), "<html><body><nav><a href=/>Home</a></nav><aside><p>%s</p><p>%s</p></aside>"
-		 "</body></html>", article_p1, article_p2);
-	main = text_of(html, ND_CONTENT_MAIN);
+	main = main_of("<html><body><nav><a href=/>Home</a></nav><aside><p>%s</p><p>%s</p></aside></body></html>",
+		       article_p1, article_p2);
 	assert_non_null(strstr(main, "expand the bus network into the northern"));
 	free(main);
 }
