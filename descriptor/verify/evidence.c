@@ -970,7 +970,11 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 
 	memset(s, 0, sizeof(*s));
 	s->equal = a->text == b->text && a->nwords == b->nwords;
-	int bounded = (res_floor > 0 || cont_floor > 0) && !s->equal;
+	if (s->equal) { /* the same words: nothing to weigh or merge */
+		s->resemblance = s->story = s->plain = s->containment = 1;
+		return 1;
+	}
+	int bounded = res_floor > 0 || cont_floor > 0;
 	/* Most pairs are refused by their buckets, before the cut is read
 	 * (the sizes at the cut bounded from below by the buckets' cuts). */
 	int bucketed = bounded && weighed && a->buckets && b->buckets;
@@ -1052,10 +1056,10 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 	double shorter = m.a_shorter ? m.wsa : m.wsb;
 	double wu = m.wsa + m.wsb - wi, su = ssa + ssb - si;
 	uint32_t nu = m.na + m.nb - ni;
-	s->resemblance = wu > 0 ? wi / wu : s->equal;
-	s->story = su > 0 ? si / su : s->equal;
-	s->plain = nu ? (double)ni / nu : s->equal;
-	s->containment = shorter > 0 ? wi / shorter : s->equal;
+	s->resemblance = wu > 0 ? wi / wu : 0;
+	s->story = su > 0 ? si / su : 0;
+	s->plain = nu ? (double)ni / nu : 0;
+	s->containment = shorter > 0 ? wi / shorter : 0;
 	return 1;
 }
 
@@ -1271,16 +1275,6 @@ int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd
 	nd__rec_scores s;
 	if (point == ND_POINT_STRICT)
 		return nd_error_set(ND_EINVAL, "the strict point reads words, not records");
-	/* The same words are a copy at every point, as decide says, without
-	 * weighing or merging (a page copied thousands of times meets its
-	 * copies here). */
-	if (a->nwords && a->text == b->text && a->nwords == b->nwords) {
-		if (how)
-			*how = ND_VERIFIED_RESEMBLANCE;
-		if (distance)
-			*distance = 0;
-		return 1;
-	}
 	int contain = a->nwords && b->nwords && can_contain(a, b);
 	/* A caller that wants only yes or no lets the merge stop once
 	 * neither measure can reach its point. */
@@ -1307,20 +1301,14 @@ int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd
 float nd__rec_story_score(const nd__rec *a, const nd__rec *b, const nd__common *common)
 {
 	nd__rec_scores s;
-	if (a->text == b->text && a->nwords == b->nwords)
-		return 1.0f; /* the same words: nothing to merge */
 	shingle_scores(a, b, common, &s, 0, 0, 0);
-	return s.equal ? 1.0f : (float)s.story;
+	return (float)s.story;
 }
 
 void nd__rec_story(const nd__rec *a, const nd__rec *b, const nd__common *common, float *story, int *copy)
 {
 	nd__rec_scores s;
-	if (a->text == b->text && a->nwords == b->nwords) {
-		*story = 1.0f, *copy = a->nwords > 0; /* the same words: nothing to merge */
-		return;
-	}
 	shingle_scores(a, b, common, &s, 0, 0, 0);
-	*story = s.equal ? 1.0f : (float)s.story;
+	*story = (float)s.story;
 	*copy = a->nwords && b->nwords && decide(ND_POINT_COPY, a, b, common, &s, can_contain(a, b), NULL, NULL) == 1;
 }
