@@ -444,7 +444,7 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 		rc = settle_slot(h, &a.lr, a.seeds, a.nseeds, a.present ? docid : 0, a.gone, a.ngone);
 	else
 		rc = settle(h, a.present ? docid : 0, a.gone, a.ngone);
-	if (rc < 0 || (rc = duplicates_of(h, res, a.settled ? a.near : NULL, a.nnear)) < 0)
+	if (rc < 0 || (rc = duplicates_of(h, res, a.near, a.nnear)) < 0)
 		goto cleanup;
 cleanup:
 	nd_sig_clear(&sig);
