@@ -113,7 +113,7 @@ static int component_ids(nd_store *st, size_t n, nd_docid *out)
 {
 	nd_store_txn *txn;
 	size_t *up = malloc((n + 1) * sizeof(*up)), *size = calloc(n + 1, sizeof(*size));
-	int rc = nd_store_read_begin(st, &txn);
+	int rc = nd_store_read_begin(st, &txn), open = rc == ND_OK;
 	for (size_t i = 0; i < n; i++)
 		up[i] = i;
 	for (size_t i = 0; rc == ND_OK && i < n; i++) {
@@ -126,7 +126,7 @@ static int component_ids(nd_store *st, size_t n, nd_docid *out)
 				join(up, i, nb[k] - 1);
 		free(nb);
 	}
-	if (rc == ND_OK)
+	if (open)
 		nd_store_txn_end(txn);
 	for (size_t i = 0; i < n; i++)
 		size[find(up, i)]++;
