@@ -54,6 +54,14 @@ static int is_heading(const char *name)
 	return (name[0] == 'h' || name[0] == 'H') && name[1] >= '1' && name[1] <= '6' && !name[2];
 }
 
+/* n's attribute name, read in place (NULL: none): the HTML parser keeps
+ * an attribute's value as one text node. */
+static const char *attr_of(xmlNode *n, const char *name)
+{
+	xmlAttr *a = n->properties ? xmlHasNsProp(n, (const xmlChar *)name, NULL) : NULL;
+	return a && a->children && a->children->content ? (const char *)a->children->content : NULL;
+}
+
 /* Readers' comments under an article are prose, so jusText keeps them,
  * and they can outgrow the article tenfold.  Sites mark their containers:
  * a class or id with "comment" in it ("comments", "commentBody",
@@ -61,23 +69,11 @@ static int is_heading(const char *name)
 static int is_comments(xmlNode *n)
 {
 	static const char *const attrs[] = {"class", "id", NULL};
-	for (int a = 0; attrs[a]; a++) {
-		xmlChar *v = xmlGetNoNsProp(n, (const xmlChar *)attrs[a]);
-		int hit = 0;
-		for (const char *p = (const char *)v; p && *p && !hit; p++)
-			hit = !strncasecmp(p, "comment", 7) && strncasecmp(p + 7, "ary", 3);
-		xmlFree(v);
-		if (hit)
-			return 1;
-	}
+	for (int a = 0; attrs[a]; a++)
+		for (const char *p = attr_of(n, attrs[a]); p && *p; p++)
+			if (!strncasecmp(p, "comment", 7) && strncasecmp(p + 7, "ary", 3))
+				return 1;
 	return 0;
-}
-
-/* n's role attribute, read in place (NULL: none). */
-static const char *role_of(xmlNode *n)
-{
-	xmlAttr *a = n->properties ? xmlHasNsProp(n, (const xmlChar *)"role", NULL) : NULL;
-	return a && a->children && a->children->content ? (const char *)a->children->content : NULL;
 }
 
 static int one_of(const char *v, const char *const *words)
@@ -93,7 +89,7 @@ static int is_main(xmlNode *n)
 {
 	static const char *const roles[] = {"main", "article", NULL};
 	const char *nm = (const char *)n->name;
-	return !strcasecmp(nm, "main") || !strcasecmp(nm, "article") || one_of(role_of(n), roles);
+	return !strcasecmp(nm, "main") || !strcasecmp(nm, "article") || one_of(attr_of(n, "role"), roles);
 }
 
 /* Whether a class or id names the site's chrome: one of its words (cut
@@ -119,9 +115,11 @@ static int names_chrome(const char *v)
 		       !(p > w && isupper((unsigned char)*p) && islower((unsigned char)p[-1])))
 			p++;
 		size_t len = (size_t)(p - w);
-		for (int i = 0; len && article[i]; i++)
-			if (strlen(article[i]) <= len && !strncasecmp(w, article[i], strlen(article[i])))
+		for (int i = 0; len && article[i]; i++) {
+			size_t k = strlen(article[i]);
+			if (k <= len && !strncasecmp(w, article[i], k))
 				return 0;
+		}
 		for (int i = 0; len && chrome[i] && !hit; i++) {
 			size_t k = strlen(chrome[i]);
 			hit = k <= len && (!strncasecmp(w, chrome[i], k) || !strncasecmp(w + len - k, chrome[i], k));
@@ -141,15 +139,13 @@ static int is_chrome(xmlNode *n, size_t in_main)
 	static const char *const attrs[] = {"class", "id", NULL};
 	const char *nm = (const char *)n->name;
 	if (!strcasecmp(nm, "nav") || !strcasecmp(nm, "aside") || !strcasecmp(nm, "footer") ||
-	    (!strcasecmp(nm, "header") && !in_main) || one_of(role_of(n), roles))
+	    (!strcasecmp(nm, "header") && !in_main) || one_of(attr_of(n, "role"), roles))
 		return 1;
-	if (in_main || !n->properties)
+	if (in_main)
 		return 0; /* inside the article, its own parts are named freely */
-	for (int a = 0; attrs[a]; a++) {
-		xmlAttr *at = xmlHasNsProp(n, (const xmlChar *)attrs[a], NULL);
-		if (at && at->children && at->children->content && names_chrome((const char *)at->children->content))
+	for (int a = 0; attrs[a]; a++)
+		if (names_chrome(attr_of(n, attrs[a])))
 			return 1;
-	}
 	return 0;
 }
 
