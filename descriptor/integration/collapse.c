@@ -246,7 +246,7 @@ static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids,
 	id_set seen = {NULL, 0, 0};
 	uint32_t *queue = NULL, *nb = NULL, *lead = NULL, *degree = NULL;
 	uint64_t *md = NULL;
-	size_t qcap = 0, lcap = 0, mcap = 0, dcap = 0, *size = NULL;
+	size_t qcap = 0, lcap = 0, mcap = 0, dcap = 0, scap = 0, *size = NULL;
 	key_ref *order = NULL;
 	component mv = {NULL, NULL, 0, NULL, 0, 0, NULL, NULL, 0, 0, ND_REC_INIT, 0};
 	int rc;
@@ -327,11 +327,11 @@ static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids,
 		if ((rc = nd_array_reserve(&p, &lcap, tail, sizeof(*lead))) < 0)
 			goto cleanup;
 		lead = p;
-		free(size);
-		if (!(size = calloc(tail, sizeof(*size)))) {
-			rc = nd_error_set(ND_ENOMEM, "out of memory");
+		p = size;
+		if ((rc = nd_array_reserve(&p, &scap, tail, sizeof(*size))) < 0)
 			goto cleanup;
-		}
+		size = p;
+		memset(size, 0, tail * sizeof(*size));
 		mv.member = queue, mv.n = tail;
 		if ((rc = component_index(&mv)) < 0)
 			goto cleanup;
