@@ -16,21 +16,10 @@
  * The split is a function of the links and the records, as the links are
  * of the records: hooks, update and sign give the same clusters. */
 #include "descriptor/cluster/cluster_internal.h"
+#include "descriptor/verify/verify_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_u32(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return a < b ? -1 : a > b;
-}
-
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? -1 : a > b;
-}
 
 int nd__split(const nd__split_graph *g, uint32_t *lead)
 {
@@ -49,7 +38,7 @@ int nd__split(const nd__split_graph *g, uint32_t *lead)
 		order[i] = (uint64_t)(UINT32_MAX - g->degree[i]) << 32 | i;
 		cl[i] = UINT32_MAX, tried[i] = UINT32_MAX;
 	}
-	qsort(order, n, sizeof(*order), cmp_u64);
+	nd__sort_u64(order, n);
 
 	for (size_t o = 0; o < n && rc == ND_OK; o++) {
 		uint32_t c = (uint32_t)order[o];
@@ -71,8 +60,7 @@ int nd__split(const nd__split_graph *g, uint32_t *lead)
 		if (k)
 			memcpy(centre, nb, k * sizeof(*centre));
 		ncl = k;
-		if (ncl > 1)
-			qsort(centre, ncl, sizeof(*centre), cmp_u32);
+		nd__sort_u32(centre, ncl);
 		cl[c] = c, queue[tail++] = c;
 		/* Through the links, those that are copies of the centre. */
 		while (head < tail && rc == ND_OK) {
@@ -86,7 +74,7 @@ int nd__split(const nd__split_graph *g, uint32_t *lead)
 				if (cl[v] != UINT32_MAX || tried[v] == c)
 					continue;
 				tried[v] = c;
-				if (u != c && !bsearch(&v, centre, ncl, sizeof(*centre), cmp_u32) &&
+				if (u != c && !nd__in_sorted_u32(centre, ncl, v) &&
 				    (rc = g->copy(c, v, g->ctx)) <= 0)
 					continue; /* refused (0), or an error */
 				rc = ND_OK;
@@ -112,7 +100,7 @@ done:
 /* ---- over pairs held in memory (a batch) ---- */
 
 typedef struct {
-	size_t *first; /* i's links: adj[first[i] .. first[i + 1]), ascending */
+	size_t *first; /* i's links: adj[first[i] .. first[i + 1]) */
 	uint32_t *adj;
 	nd__copy_fn copy;
 	void *ctx;
@@ -160,10 +148,8 @@ int nd__split_pairs(size_t n, const uint64_t *pair, const uint8_t *yes, size_t n
 			p.adj[p.first[a + 1]++] = b;
 			p.adj[p.first[b + 1]++] = a;
 		}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		degree[i] = (uint32_t)(p.first[i + 1] - p.first[i]);
-		qsort(p.adj + p.first[i], degree[i], sizeof(*p.adj), cmp_u32);
-	}
 	nd__split_graph g = {n, degree, pair_links, pair_copy, &p};
 	rc = nd__split(&g, lead);
 done:

@@ -160,12 +160,6 @@ typedef struct {
 	int have;               /* c has words */
 } component;
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* The component's members by docid, for member_links. */
 static int component_index(component *m)
 {
@@ -316,7 +310,7 @@ static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids,
 			continue;
 		/* The component's clusters: each member's leader, and how many
 		 * each leader leads (alone: id 0). */
-		qsort(md, tail, sizeof(*md), cmp_u64);
+		nd__sort_u64(md, tail);
 		p = degree;
 		if ((rc = nd_array_reserve(&p, &dcap, tail, sizeof(*degree))) < 0)
 			goto cleanup;
