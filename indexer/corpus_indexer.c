@@ -32,6 +32,8 @@ struct nd_indexer {
 	nd_buf words;    /* word ids of the document being built */
 	nd_buf full;     /* an HTML page's whole visible text (ND_CONTENT_MAIN) */
 	nd_buf fullwords;
+	nd_buf url;      /* a file's: opts.url_base and its id */
+	nd_buf page_url; /* an HTML page's own, when it gives one */
 };
 
 /* Xapian terms are at most 245 bytes. */
@@ -87,12 +89,17 @@ int nd_indexer_open(nd_indexer **out, const char *path, const nd_index_options *
 	if (!(ix = calloc(1, sizeof(*ix))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	ix->opts = opts ? *opts : defaults;
+	if (ix->opts.url_base && !(ix->opts.url_base = strdup(ix->opts.url_base))) {
+		free(ix);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
 	if (!ix->opts.batch_docs)
 		ix->opts.batch_docs = defaults.batch_docs;
 	if ((rc = nd_xdb_open(&ix->db, path, ND_XDB_WRITE)) < 0 ||
 	    (rc = nd_xdb_lastdocid(ix->db, &ix->first)) < 0 ||
 	    (rc = nd_tokenizer_new(&ix->tk)) < 0) {
 		nd_xdb_close(ix->db);
+		free((char *)ix->opts.url_base);
 		free(ix);
 		return rc;
 	}
@@ -112,6 +119,35 @@ static int seen_twice(nd_indexer *ix, nd_docid d)
 	int was = ix->seen[d / 8] >> (d % 8) & 1;
 	ix->seen[d / 8] |= (uint8_t)(1u << (d % 8));
 	return was;
+}
+
+/* The boolean term of url's host, as omindex writes it ("H" and the
+ * host, lower case, without user or port; NULL: a URL without a host,
+ * or too long for a term).  The common-text count reads it: text that
+ * many pages of one site hold is that site's template. */
+static char *host_term(const char *url)
+{
+	const char *p = url ? strstr(url, "://") : NULL;
+	if (!p)
+		return NULL;
+	p += 3;
+	size_t n = strcspn(p, "/?#");
+	const char *at = memchr(p, '@', n);
+	if (at)
+		n -= (size_t)(at + 1 - p), p = at + 1;
+	const char *colon = memchr(p, ':', n);
+	if (colon)
+		n = (size_t)(colon - p);
+	if (!n || n >= ND_UID_MAX)
+		return NULL;
+	char *t = malloc(n + 2);
+	if (!t)
+		return NULL;
+	t[0] = 'H';
+	for (size_t i = 0; i < n; i++)
+		t[i + 1] = (char)((p[i] >= 'A' && p[i] <= 'Z') ? p[i] + 32 : p[i]);
+	t[n + 1] = 0;
+	return t;
 }
 
 /* omega document data is "name=value" lines; keep values on one line. */
@@ -137,7 +173,7 @@ static int index_doc(nd_indexer *ix, const char *id, const char *text, size_t le
 	size_t ntok;
 	nd_tokenize_info info;
 	nd_xdb_doc *doc = NULL;
-	char *uid = NULL;
+	char *uid = NULL, *host = NULL;
 	uint32_t tf = 0;
 	int rc;
 
@@ -179,6 +215,7 @@ static int index_doc(nd_indexer *ix, const char *id, const char *text, size_t le
 	}
 	if (!(uid = nd_uid_term(id)))
 		return nd_error_set(ND_ENOMEM, "out of memory");
+	host = host_term(url);
 	if ((rc = nd_xdb_doc_new(&doc)) < 0)
 		goto cleanup;
 	if ((rc = nd_buf_grow(&ix->words, ntok * 4)) < 0)
@@ -203,6 +240,7 @@ static int index_doc(nd_indexer *ix, const char *id, const char *text, size_t le
 	    (rc = put_field(&ix->data, "url", url)) < 0 ||
 	    (rc = put_field(&ix->data, "caption", title)) < 0 ||
 	    (rc = nd_xdb_doc_add_boolean(doc, uid)) < 0 ||
+	    (host && (rc = nd_xdb_doc_add_boolean(doc, host)) < 0) ||
 	    (rc = nd_xdb_doc_set_data(doc, ix->data.ptr, ix->data.len)) < 0 ||
 	    (rc = nd_xdb_termfreq(ix->db, uid, &tf, NULL)) < 0 ||
 	    (rc = nd_xdb_replace(ix->db, uid, doc, &ix->last)) < 0)
@@ -231,6 +269,7 @@ cleanup:
 	}
 	nd_xdb_doc_free(doc);
 	free(uid);
+	free(host);
 	return rc;
 }
 
@@ -308,11 +347,19 @@ static int no_extension(const char *path)
 static int add_file(nd_indexer *ix, const char *path, const char *id)
 {
 	char *data = NULL;
+	const char *url = NULL;
 	size_t len;
 	int rc = ND_OK, html = 0;
 
 	if (ends_with(path, ".jsonl"))
 		return add_jsonl(ix, path);
+	if (ix->opts.url_base) {
+		ix->url.len = 0;
+		if ((rc = nd_buf_put(&ix->url, ix->opts.url_base, strlen(ix->opts.url_base))) < 0 ||
+		    (rc = nd_buf_put(&ix->url, id, strlen(id) + 1)) < 0)
+			return rc;
+		url = ix->url.ptr;
+	}
 	if (ends_with(path, ".html") || ends_with(path, ".htm"))
 		html = 1;
 	else if (!ends_with(path, ".txt") && !ends_with(path, ".text") && !no_extension(path)) {
@@ -354,9 +401,9 @@ static int add_file(nd_indexer *ix, const char *path, const char *id)
 			      (unsigned long long)first, cs == ND_HTML_CHARSET_NONE ? "no charset declared, read "
 			      "as windows-1252" : "decoded as its declared charset");
 		}
-		ix->scratch.len = ix->full.len = 0;
+		ix->scratch.len = ix->full.len = ix->page_url.len = 0;
 		if ((rc = nd_html_extract(ix->tk, data, len, path, ix->opts.content, &ix->scratch,
-					  main ? &ix->full : NULL, &ix->title, &bi)) < 0) {
+					  main ? &ix->full : NULL, &ix->title, url ? NULL : &ix->page_url, &bi)) < 0) {
 			if (rc == ND_ENOMEM)
 				goto cleanup;
 			ix->st.skipped++;
@@ -366,10 +413,12 @@ static int add_file(nd_indexer *ix, const char *path, const char *id)
 			goto cleanup;
 		}
 		ix->st.html_pages++;
+		if (!url && ix->page_url.len)
+			url = ix->page_url.ptr; /* the address the page gives itself */
 		if (main && !bi.good_blocks)
 			ix->st.html_whole++;
 		rc = index_doc(ix, id, ix->scratch.ptr, ix->scratch.len,
-			       main && bi.good_blocks ? &ix->full : NULL, NULL,
+			       main && bi.good_blocks ? &ix->full : NULL, url,
 			       ix->title.len ? ix->title.ptr : NULL);
 	} else {
 		uint64_t first = 0;
@@ -382,9 +431,9 @@ static int add_file(nd_indexer *ix, const char *path, const char *id)
 			ix->st.reencoded++;
 			warnf(ix, "%s: not UTF-8 (first invalid byte at offset %llu); read as windows-1252",
 			      path, (unsigned long long)first);
-			rc = nd_indexer_add_text(ix, id, ix->scratch.ptr, ix->scratch.len, NULL, NULL);
+			rc = nd_indexer_add_text(ix, id, ix->scratch.ptr, ix->scratch.len, url, NULL);
 		} else
-			rc = nd_indexer_add_text(ix, id, data, len, NULL, NULL);
+			rc = nd_indexer_add_text(ix, id, data, len, url, NULL);
 	}
 cleanup:
 	free(data);
@@ -550,6 +599,9 @@ int nd_indexer_close(nd_indexer *ix)
 	nd_buf_free(&ix->full);
 	nd_buf_free(&ix->fullwords);
 	nd_buf_free(&ix->words);
+	nd_buf_free(&ix->url);
+	nd_buf_free(&ix->page_url);
+	free((char *)ix->opts.url_base);
 	free(ix->seen);
 	free(ix);
 	return rc;
@@ -562,7 +614,7 @@ int nd_html_text(const char *html, size_t len, const char *name, nd_content mode
 	nd_tokenizer *tk = NULL;
 	int rc = nd_tokenizer_new(&tk);
 	if (rc == ND_OK)
-		rc = nd_html_extract(tk, html, len, name, mode, &b, NULL, NULL, NULL);
+		rc = nd_html_extract(tk, html, len, name, mode, &b, NULL, NULL, NULL, NULL);
 	nd_tokenizer_free(tk);
 	if (rc == ND_OK && !b.ptr)
 		rc = nd_buf_put(&b, "", 0);

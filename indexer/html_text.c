@@ -269,8 +269,50 @@ static int html_guard(const char *html, size_t len, const char *name, nd_buf *ou
 	return *rewrote ? nd_buf_put(out, html + copied, len - copied) : ND_OK;
 }
 
+/* Whether v is an absolute http(s) URL. */
+static int absolute_url(const char *v)
+{
+	return v && (!strncasecmp(v, "http://", 7) || !strncasecmp(v, "https://", 8));
+}
+
+/* What the page says of itself outside its body: its title, and its
+ * address (<link rel=canonical>, else <meta property=og:url>, when
+ * absolute), whose host is the page's site. */
+static void head_of(xmlNode *root, nd_buf *title, nd_buf *url, int *rc)
+{
+	static const char *const canonical[] = {"canonical", NULL}, *const og_url[] = {"og:url", NULL};
+	const char *canon = NULL, *og = NULL;
+	int titled = !title;
+	xmlNode *n = root;
+	while (n && *rc == ND_OK) {
+		const char *nm = n->type == XML_ELEMENT_NODE ? (const char *)n->name : "";
+		if (!titled && !strcasecmp(nm, "title")) {
+			collect_text(n, title, rc);
+			titled = 1;
+		} else if (!canon && !strcasecmp(nm, "link") && one_of(attr_of(n, "rel"), canonical) &&
+			   absolute_url(attr_of(n, "href")))
+			canon = attr_of(n, "href");
+		else if (!og && !strcasecmp(nm, "meta") && one_of(attr_of(n, "property"), og_url) &&
+			 absolute_url(attr_of(n, "content")))
+			og = attr_of(n, "content");
+		if (n->children && *nm && strcasecmp(nm, "body") && strcasecmp(nm, "title")) {
+			n = n->children;
+			continue;
+		}
+		while (n && !n->next && n != root)
+			n = n->parent;
+		n = (n && n != root) ? n->next : NULL;
+	}
+	const char *u = canon ? canon : og;
+	if (url && u && *rc == ND_OK) {
+		url->len = 0;
+		if ((*rc = nd_buf_put(url, u, strlen(u) + 1)) == ND_OK)
+			url->len--; /* NUL-terminated, not counted */
+	}
+}
+
 int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text, nd_buf *title,
-		    nd_buf *blocks)
+		    nd_buf *url, nd_buf *blocks)
 {
 	htmlDocPtr doc;
 	nd_buf decoded = ND_BUF_INIT;
@@ -331,24 +373,9 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 	}
 
 	xmlNode *root = xmlDocGetRootElement(doc);
-	/* Title first: it lives in <head>, which the walk skips. */
-	if (title && root) {
-		xmlNode *n = root;
-		while (n && rc == ND_OK) {
-			if (n->type == XML_ELEMENT_NODE && !strcasecmp((const char *)n->name, "title")) {
-				collect_text(n, title, &rc);
-				break;
-			}
-			if (n->children && n->type == XML_ELEMENT_NODE &&
-			    strcasecmp((const char *)n->name, "body")) {
-				n = n->children;
-				continue;
-			}
-			while (n && !n->next && n != root)
-				n = n->parent;
-			n = (n && n != root) ? n->next : NULL;
-		}
-	}
+	/* The head first: the walk skips it. */
+	if ((title || url) && root)
+		head_of(root, title, url, &rc);
 
 	/* Iterative depth-first walk; in_link and in_heading count the open
 	 * <a> and <h1>..<h6> elements around the current node. */
@@ -414,7 +441,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 }
 
 int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *name,
-		    nd_content mode, nd_buf *text, nd_buf *full, nd_buf *title,
+		    nd_content mode, nd_buf *text, nd_buf *full, nd_buf *title, nd_buf *url,
 		    nd_boilerplate_info *info)
 {
 	nd_buf all = ND_BUF_INIT, blocks = ND_BUF_INIT;
@@ -422,11 +449,11 @@ int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *
 	nd_boilerplate_info bi = {-1, 0, 0};
 	int rc;
 	if (mode == ND_CONTENT_FULL) {
-		if ((rc = nd_html_to_text(html, len, name, text, title, NULL)) == ND_OK && full)
+		if ((rc = nd_html_to_text(html, len, name, text, title, url, NULL)) == ND_OK && full)
 			rc = nd_buf_put(full, text->ptr, text->len);
 		goto done;
 	}
-	if ((rc = nd_html_to_text(html, len, name, &all, title, &blocks)) < 0)
+	if ((rc = nd_html_to_text(html, len, name, &all, title, url, &blocks)) < 0)
 		goto done;
 	const nd_html_block *b = (const nd_html_block *)(void *)blocks.ptr;
 	size_t n = blocks.len / sizeof(*b);

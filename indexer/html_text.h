@@ -14,12 +14,14 @@
  * falls back to ISO-8859-1 for undeclared non-UTF-8 bytes) and append its
  * visible text as UTF-8 to text, block elements separated by newlines,
  * script/style/noscript/template dropped.  The <title> goes to title (may
- * be NULL).  name is used in error messages.  Never recurses, so deeply
+ * be NULL); the page's own address, when it gives one (an absolute
+ * <link rel=canonical>, else <meta property=og:url>), to url (may be NULL;
+ * NUL-terminated, untouched when there is none).  name is used in error messages.  Never recurses, so deeply
  * nested markup cannot exhaust the stack.  ND_ETOOBIG past
  * ND_HTML_MAX_ELEMENTS elements; attributes past ND_HTML_MAX_ATTRS in a
  * tag are dropped. */
 int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text, nd_buf *title,
-		    nd_buf *blocks);
+		    nd_buf *url, nd_buf *blocks);
 /* blocks (may be NULL) gets an nd_html_block per block with visible text. */
 
 /* The charset a page declares in its first 8 KiB: none; Latin-1,
@@ -34,7 +36,7 @@ int nd_html_declares_charset(const char *html, size_t len);
  * or with no prose).  full (may be NULL) gets all visible text too; info
  * (may be NULL) says what was kept. */
 int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *name,
-		    nd_content mode, nd_buf *text, nd_buf *full, nd_buf *title,
+		    nd_content mode, nd_buf *text, nd_buf *full, nd_buf *title, nd_buf *url,
 		    nd_boilerplate_info *info);
 
 #endif

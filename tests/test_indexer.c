@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static char *dir;
 
@@ -88,6 +89,8 @@ static void test_fixture_dir(void **state)
 	assert_int_equal(nd_xdb_doc_data(x, j, &data, &len), ND_OK);
 	assert_string_equal(data, "id=rec-1\nurl=http://example.com/1\ncaption=Apples\n");
 	free(data);
+	assert_int_equal(nd_xdb_termlist(x, j, has_term, "Hexample.com"), 1); /* its site */
+	assert_int_equal(nd_xdb_termlist(x, html, has_term, "H"), 0);
 	must_find(x, "2"); /* integer id */
 	must_find(x, "a.txt");
 	/* Positions are kept. */
@@ -102,6 +105,95 @@ static void test_fixture_dir(void **state)
 	assert_int_equal(nd_xdb_prefixed_wdf(x, &prefixed), ND_OK);
 	assert_int_equal(prefixed, 0);
 	nd_xdb_close(x);
+	free(db);
+	free(corpus);
+}
+
+/* A page's site is its URL's host, as omindex writes it: files get a URL
+ * from url_base, JSONL records keep their own, and a URL without a host
+ * gives no site. */
+static int host_of(const char *term, size_t len, uint32_t wdf, void *ctx)
+{
+	(void)wdf;
+	if (len && term[0] == 'H') {
+		snprintf(ctx, 64, "%.*s", (int)len, term);
+		return 1;
+	}
+	return 0;
+}
+
+static void test_url_sites(void **state)
+{
+	(void)state;
+	nd_index_options o = ND_INDEX_OPTIONS_INIT;
+	nd_indexer *ix;
+	char *db = tu_join(dir, "db-sites"), *corpus = fixtures(), *data, host[64];
+	size_t len;
+	o.url_base = "https://User@Mirror.Example:8080/";
+	assert_int_equal(nd_indexer_open(&ix, db, &o), ND_OK);
+	assert_int_equal(nd_indexer_add_path(ix, corpus), ND_OK);
+	const char *plain[][2] = {{"file", "file:///srv/a.txt"}, {"bare", "a.txt"}, {"empty", "https:///a"},
+				  {"query", "http://Q.example?x=1"}};
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		assert_int_equal(nd_indexer_add_text(ix, plain[i][0], "some words here", 15, plain[i][1], NULL), ND_OK);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	nd_xdb *x;
+	assert_int_equal(nd_xdb_open(&x, db, ND_XDB_READ), ND_OK);
+	nd_docid a = must_find(x, "a.txt");
+	assert_int_equal(nd_xdb_doc_data(x, a, &data, &len), ND_OK);
+	assert_string_equal(data, "id=a.txt\nurl=https://User@Mirror.Example:8080/a.txt\n");
+	free(data);
+	assert_int_equal(nd_xdb_termlist(x, a, host_of, host), 1);
+	assert_string_equal(host, "Hmirror.example");
+	assert_int_equal(nd_xdb_termlist(x, must_find(x, "sub/b.html"), host_of, host), 1);
+	assert_string_equal(host, "Hmirror.example");
+	assert_int_equal(nd_xdb_termlist(x, must_find(x, "rec-1"), host_of, host), 1);
+	assert_string_equal(host, "Hexample.com"); /* the record's own */
+	assert_int_equal(nd_xdb_termlist(x, must_find(x, "query"), host_of, host), 1);
+	assert_string_equal(host, "Hq.example");
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(nd_xdb_termlist(x, must_find(x, plain[i][0]), host_of, host), 0);
+	nd_xdb_close(x);
+	tu_rmtree(db);
+
+	/* A page that gives its own address has that site, unless url_base
+	 * gives one: its canonical link, else its og:url, when absolute. */
+	char *pages = tu_join(dir, "pages"), *p;
+	const char *html[][2] = {
+		{"canon.html", "<html><head><title>T</title><meta property='og:url' content='https://og.example/x'>"
+			       "<link rel='canonical' href='https://WWW.Canon.example/a'></head><body><p>words here"},
+		{"og.html", "<html><head><meta property='og:url' content='http://og.example/y'></head><body><p>more words"},
+		{"relative.html", "<html><head><link rel='canonical' href='/a'></head><body><p>other words"},
+		{"inbody.html", "<html><body><p>words <link rel='canonical' href='https://body.example/'>"}};
+	assert_int_equal(mkdir(pages, 0755), 0);
+	for (size_t i = 0; i < 4; i++) {
+		p = tu_join(pages, html[i][0]);
+		tu_write_file(p, html[i][1], strlen(html[i][1]));
+		free(p);
+	}
+	const char *want[4] = {"Hwww.canon.example", "Hog.example", NULL, NULL};
+	for (int base = 0; base < 2; base++) {
+		nd_index_options po = ND_INDEX_OPTIONS_INIT;
+		po.url_base = base ? "https://mirror.example/" : NULL;
+		assert_int_equal(nd_indexer_open(&ix, db, &po), ND_OK);
+		assert_int_equal(nd_indexer_add_path(ix, pages), ND_OK);
+		assert_int_equal(nd_indexer_close(ix), ND_OK);
+		assert_int_equal(nd_xdb_open(&x, db, ND_XDB_READ), ND_OK);
+		for (size_t i = 0; i < 4; i++) {
+			const char *w = base ? "Hmirror.example" : want[i];
+			assert_int_equal(nd_xdb_termlist(x, must_find(x, html[i][0]), host_of, host), w != NULL);
+			if (w)
+				assert_string_equal(host, w);
+		}
+		assert_int_equal(nd_xdb_doc_data(x, must_find(x, "canon.html"), &data, &len), ND_OK);
+		assert_non_null(strstr(data, base ? "url=https://mirror.example/canon.html\n"
+						  : "url=https://WWW.Canon.example/a\n"));
+		free(data);
+		nd_xdb_close(x);
+		tu_rmtree(db);
+	}
+	tu_rmtree(pages);
+	free(pages);
 	free(db);
 	free(corpus);
 }
@@ -398,6 +490,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixture_dir),
+		cmocka_unit_test(test_url_sites),
 		cmocka_unit_test(test_reindex_replaces),
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_long_id),

@@ -26,6 +26,11 @@ static const char usage_text[] =
 	"                    by itself (XAPIAN_FLUSH_THRESHOLD)\n"
 	"  --content MODE    of an HTML page: main (default; the article without\n"
 	"                    navigation, link lists and footers) or full (all text)\n"
+	"  --url-base URL    a file's URL is URL followed by its id (a mirror of\n"
+	"                    sites as host/path: --url-base https://).  Without\n"
+	"                    it, an HTML page's own canonical link or og:url; a\n"
+	"                    JSONL record's \"url\".  A URL's host is the page's\n"
+	"                    site, whose template is then no evidence of a copy\n"
 	"  --max-doc-mb N    skip files and JSONL lines larger than N MiB\n"
 	"                    (default 64; peak memory is about 11x the largest)\n"
 	"  -q, --quiet       no warnings for skipped inputs, only the summary\n"
@@ -94,6 +99,7 @@ int nd_cmd_index(int argc, char **argv)
 		{"batch", required_argument, NULL, 'b'},
 		{"max-doc-mb", required_argument, NULL, 'm'},
 		{"content", required_argument, NULL, 'C'},
+		{"url-base", required_argument, NULL, 'U'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
@@ -125,6 +131,7 @@ int nd_cmd_index(int argc, char **argv)
 				return tool_usage("index", "--content is main or full, not '%s'", optarg);
 			}
 			break;
+		case 'U': opts.url_base = optarg; break;
 		case 'q': ctx.quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		default: return tool_usage("index", NULL);

@@ -66,12 +66,17 @@ typedef struct {
 	void (*warn)(const char *message, void *ctx);
 	void *ctx;
 	nd_content content;      /* for HTML (ND_CONTENT_MAIN) */
+	/* A file's URL is this followed by its id (NULL: files have none;
+	 * JSONL records give their own).  A URL's host is the page's site
+	 * (a term "H" and the host, as omindex writes it): text that many
+	 * pages of one site hold is its template, no evidence of a copy. */
+	const char *url_base;
 } nd_index_options;
 
 /* 64 MiB: indexing a document takes about 11 bytes of memory per input byte
  * at peak (tokens and Xapian's in-memory postings), so ~700 MB for one at
  * the limit.  Raise it for corpora known to hold bigger documents. */
-#define ND_INDEX_OPTIONS_INIT { 1000, (size_t)64 << 20, (size_t)64 << 20, NULL, NULL, NULL, ND_CONTENT_MAIN }
+#define ND_INDEX_OPTIONS_INIT { 1000, (size_t)64 << 20, (size_t)64 << 20, NULL, NULL, NULL, ND_CONTENT_MAIN, NULL }
 
 /* Open (creating if needed) the database at path for writing. opts may be NULL. */
 ND_EXTERN int nd_indexer_open(nd_indexer **out, const char *path, const nd_index_options *opts);
