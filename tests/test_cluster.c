@@ -745,19 +745,25 @@ static void sign_as_cli(nd_indexer *ix, const char *dbpath, const char *stpath, 
 	assert_int_equal(nd_store_open(st, stpath, ND_STORE_READ), ND_OK);
 }
 
-/* texts t[0..n) (ids prefix0..) in a new database at dbpath, signed into
- * stpath as sign_as_cli does. */
-static void sign_texts(const char *dbpath, const char *stpath, const char *prefix, char *const *t, int n,
-		       nd_xdb **db, nd_store **st)
+/* texts t[0..n) (ids prefix0.., urls url[0..n) when given) in a new
+ * database at dbpath, signed into stpath as sign_as_cli does. */
+static void sign_pages(const char *dbpath, const char *stpath, const char *prefix, char *const *t,
+		       char *const *url, int n, nd_xdb **db, nd_store **st)
 {
 	nd_indexer *ix;
 	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
 	for (int i = 0; i < n; i++) {
 		char id[32];
 		snprintf(id, sizeof(id), "%s%d", prefix, i);
-		assert_int_equal(nd_indexer_add_text(ix, id, t[i], strlen(t[i]), NULL, NULL), ND_OK);
+		assert_int_equal(nd_indexer_add_text(ix, id, t[i], strlen(t[i]), url ? url[i] : NULL, NULL), ND_OK);
 	}
 	sign_as_cli(ix, dbpath, stpath, db, st);
+}
+
+static void sign_texts(const char *dbpath, const char *stpath, const char *prefix, char *const *t, int n,
+		       nd_xdb **db, nd_store **st)
+{
+	sign_pages(dbpath, stpath, prefix, t, NULL, n, db, st);
 }
 
 /* What a corpus test leaves behind, gone. */
@@ -1063,6 +1069,126 @@ static void test_shared_text_is_not_evidence(void **state)
 	corpus_done(st, db, path, dbpath, stpath);
 }
 
+/* A site of a few pages whose template is as long as its articles (text
+ * main-content extraction left): SITES sites of SITE_PAGES pages, the
+ * template's halves around each article.  Two articles are copied onto
+ * another site; on the last site three pages are versions of one article
+ * (a few words edited in each).  The template is in as few groups as a
+ * copied article, so counting alone weighs them alike: only the pages'
+ * host tells the template. */
+#define SITES 6
+#define SITE_PAGES 4
+#define SITE_WORDS 100
+
+static char *site_page(char *const *tpl, const char *article)
+{
+	char *t = malloc(strlen(tpl[0]) + strlen(article) + strlen(tpl[1]) + 3);
+	assert_non_null(t);
+	sprintf(t, "%s %s %s", tpl[0], article, tpl[1]);
+	return t;
+}
+
+static void test_site_template_is_not_evidence(void **state)
+{
+	(void)state;
+	enum { N = SITES * SITE_PAGES + 4 };
+	char *path = tu_join(dir, "sites"), *page[N], *url[N], *tpl[SITES][2], *art[N];
+	int site[N];
+	uint64_t rng = 11;
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int s = 0; s < SITES; s++)
+		for (int h = 0; h < 2; h++)
+			tpl[s][h] = tu_random_doc(&rng, SITE_WORDS / 2, VOCAB);
+	int n = 0;
+	for (int s = 0; s < SITES; s++)
+		for (int p = 0; p < SITE_PAGES; p++)
+			site[n] = s, art[n++] = tu_random_doc(&rng, SITE_WORDS, VOCAB);
+	/* Pages 0 and 4 (sites 0 and 1) copied onto sites 2 and 3; page 20's
+	 * article in two more versions on its own site. */
+	const int copied[2] = {0, SITE_PAGES}, versioned = (SITES - 1) * SITE_PAGES;
+	for (int k = 0; k < 2; k++)
+		site[n] = 2 + k, art[n++] = tu_edit_doc(&rng, art[copied[k]], 1, VOCAB);
+	for (int k = 0; k < 2; k++)
+		site[n] = SITES - 1, art[n++] = tu_edit_doc(&rng, art[versioned], 6, VOCAB);
+	assert_int_equal(n, N);
+	for (int i = 0; i < N; i++) {
+		page[i] = site_page(tpl[site[i]], art[i]);
+		assert_non_null(url[i] = malloc(48));
+		snprintf(url[i], 48, "https://site%d.example/%d.html", site[i], i);
+	}
+	/* Which pages are copies: the same article, or its versions. */
+	int orig[N];
+	for (int i = 0; i < N; i++)
+		orig[i] = i < SITES * SITE_PAGES ? i : i < SITES * SITE_PAGES + 2 ? copied[i - SITES * SITE_PAGES]
+									: versioned;
+
+	for (int with_hosts = 0; with_hosts < 2; with_hosts++) {
+		char name[16];
+		snprintf(name, sizeof(name), "%d", with_hosts);
+		char *sub = tu_join(path, name), *dbpath = tu_join(sub, "db"), *stpath = tu_join(sub, "st");
+		assert_int_equal(mkdir(sub, 0755), 0);
+		nd_xdb *db;
+		nd_store *st;
+		sign_pages(dbpath, stpath, "p", page, with_hosts ? url : NULL, N, &db, &st);
+		nd_docid docs[N];
+		size_t into[N];
+		for (size_t i = 0; i < N; i++)
+			docs[i] = (nd_docid)(i + 1);
+		nd_near_options o = ND_NEAR_OPTIONS_INIT;
+		o.single = 1;
+		assert_int_equal(nd_cluster_near(db, st, &o, docs, N, into, NULL), ND_OK);
+		int found = 0;
+		for (int i = 0; i < N; i++)
+			for (int j = i + 1; j < N; j++) {
+				if (orig[i] != orig[j] && into[i] == into[j])
+					fail_msg("pages %d and %d: distinct articles joined by their template", i, j);
+				found += orig[i] == orig[j] && into[i] == into[j];
+			}
+		if (!with_hosts) {
+			/* The premise: by counting alone the copies onto another
+			 * site are missed. */
+			assert_true(into[copied[0]] != into[SITES * SITE_PAGES]);
+			assert_true(into[copied[1]] != into[SITES * SITE_PAGES + 1]);
+		} else {
+			assert_int_equal(found, 2 + 3); /* both copies, the three versions */
+			/* The crawl-time check reads the same table: a new page of
+			 * site 0 is no copy of its pages, a copy of one is. */
+			nd_tokenizer *tk;
+			nd_descriptor *d;
+			nd_check_result r = ND_CHECK_RESULT_INIT;
+			char *a = tu_random_doc(&rng, SITE_WORDS, VOCAB), *fresh = site_page(tpl[0], a);
+			char *again = site_page(tpl[4], art[1]);
+			assert_int_equal(nd_tokenizer_new(&tk), ND_OK);
+			assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
+			assert_int_equal(nd_check_text(tk, d, db, st, fresh, strlen(fresh), NULL, 16, &r), ND_OK);
+			assert_int_equal(r.duplicates, 0);
+			nd_check_result_clear(&r);
+			assert_int_equal(nd_check_text(tk, d, db, st, again, strlen(again), NULL, 16, &r), ND_OK);
+			assert_int_equal(r.duplicates, 1);
+			nd_check_result_clear(&r);
+			nd_descriptor_free(d);
+			nd_tokenizer_free(tk);
+			free(a);
+			free(fresh);
+			free(again);
+		}
+		nd_store_close(st);
+		nd_xdb_close(db);
+		free(sub);
+		free(dbpath);
+		free(stpath);
+	}
+	for (int i = 0; i < N; i++) {
+		free(page[i]);
+		free(url[i]);
+		free(art[i]);
+	}
+	for (int s = 0; s < SITES; s++)
+		free(tpl[s][0]), free(tpl[s][1]);
+	tu_rmtree(path);
+	free(path);
+}
+
 /* Text that many documents share is evidence when it comes in several
  * passages that other documents hold each on its own: ORIGS texts, each
  * SENTS_PER sentences drawn from a pool of SENTS (every sentence is in
@@ -1168,7 +1294,7 @@ static void common_counted(nd_store **st, const char *stpath, const nd_docid *do
 	for (unsigned jobs = 1; jobs <= 2; jobs++) {
 		nd__common *c;
 		size_t common = 0;
-		assert_int_equal(nd__common_build(rs, reps, n, jobs, &c), ND_OK);
+		assert_int_equal(nd__common_build(rs, reps, NULL, NULL, n, jobs, &c), ND_OK);
 		for (size_t i = 0, j; i < total; i = j) {
 			for (j = i + 1; j < total && all[j] == all[i]; j++)
 				;
@@ -1694,6 +1820,7 @@ int main(void)
 		cmocka_unit_test(test_split_does_not_chain),
 		cmocka_unit_test(test_clusters_do_not_chain),
 		cmocka_unit_test(test_shared_text_is_not_evidence),
+		cmocka_unit_test(test_site_template_is_not_evidence),
 		cmocka_unit_test(test_passages_are_evidence),
 		cmocka_unit_test(test_spilled_records),
 		cmocka_unit_test(test_bucket_bounds),

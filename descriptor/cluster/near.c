@@ -241,6 +241,7 @@ typedef struct {
 	int what;
 	const nd_near_options *o;
 	unsigned nshare;
+	const uint32_t *site; /* GROUP: each record's site (0: none), or NULL */
 } score_ctx;
 
 /* Ask for r's samples, weights and checkpoint around where it is cut at
@@ -300,12 +301,20 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 		if (a->nwords && b->nwords) {
 			if (c->what == SCORE_PLAIN)
 				v = (float)nd__rec_plain(a, b);
-			else if (c->what == SCORE_GROUP)
+			else if (c->what == SCORE_GROUP) {
 				/* Resemblance is at most the ratio of the two
 				 * sizes: most pairs cannot reach a group's. */
-				yes = a->nshingles >= GROUP_SIZES * b->nshingles && b->nshingles >= GROUP_SIZES * a->nshingles &&
-				      (float)nd__rec_plain_floor(a, b, ND_GROUP_RESEMBLANCE) >= ND_GROUP_RESEMBLANCE;
-			else if (c->what == SCORE_COPY)
+				int sizes = a->nshingles >= GROUP_SIZES * b->nshingles &&
+					    b->nshingles >= GROUP_SIZES * a->nshingles;
+				uint32_t sa = c->site ? c->site[pairs[i] >> 32] : 0;
+				if (sa && sa == c->site[(uint32_t)pairs[i]]) {
+					/* One site: 2 for versions of a page, 1 for a group too. */
+					double r = nd__rec_plain_floor(a, b, ND_SITE_VERSION);
+					yes = sizes && (float)r >= ND_GROUP_RESEMBLANCE ? 1 : r >= ND_SITE_VERSION ? 2 : 0;
+				} else
+					yes = sizes && (float)nd__rec_plain_floor(a, b, ND_GROUP_RESEMBLANCE) >=
+								ND_GROUP_RESEMBLANCE;
+			} else if (c->what == SCORE_COPY)
 				yes = nd__rec_verdict(ND_POINT_COPY, a, b, c->common, NULL, NULL) == 1;
 			else
 				nd__rec_story(a, b, c->common, &v, &yes);
@@ -313,18 +322,19 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 		if (c->score)
 			c->score[i] = v;
 		if (c->yes)
-			c->yes[i] = yes != 0;
+			c->yes[i] = (uint8_t)yes;
 		if (t == 0 && c->o->progress && (k - from) % 262144 == 262143)
 			c->o->progress("scoring", c->w.base + (size_t)(k - from + 1) * c->nshare, 0, c->o->ctx);
 	}
 	return ND_OK;
 }
 
-/* score (PLAIN, STORY) and yes (GROUP, COPY, STORY) of every pair. */
+/* score (PLAIN, STORY) and yes (GROUP, COPY, STORY) of every pair; site
+ * (GROUP, may be NULL): see score_ctx. */
 static int score_pairs(const nd__recset *rs, const nd__common *common, const uint64_t *pairs, size_t np,
-		       float *score, uint8_t *yes, int what, const nd_near_options *o)
+		       float *score, uint8_t *yes, int what, const uint32_t *site, const nd_near_options *o)
 {
-	score_ctx c = {{pairs, NULL, 0}, rs, common, score, yes, what, o, o->jobs};
+	score_ctx c = {{pairs, NULL, 0}, rs, common, score, yes, what, o, o->jobs, site};
 	return tiled_shares(rs, &c.w, np, o->jobs, score_share, &c);
 }
 
@@ -396,20 +406,100 @@ static int judge_strict(nd_xdb *db, const nd_docid *docs, const uint64_t *pairs,
 	return rc;
 }
 
+/* The site of each of docs[0..n) (ascending), at site[i]: an ordinal
+ * from 1 of its host term ("H" and the host, as omindex and neardup index
+ * write it), 0 without one.  Only hosts of ND_SITE_GROUPS pages or more:
+ * a smaller site has no template to tell. */
+static int sites_of(nd_xdb *db, const nd_docid *docs, size_t n, uint32_t *site)
+{
+	nd_xdb_terms *it = NULL;
+	nd_xdb_postlist *pl = NULL;
+	nd_posting buf[256];
+	const char *term;
+	size_t len, got;
+	uint32_t tf, ord = 0;
+	int rc;
+	memset(site, 0, n * sizeof(*site));
+	if (!db || !n)
+		return ND_OK;
+	if ((rc = nd_xdb_terms_open(&it, db, "H")) < 0)
+		return rc;
+	while ((rc = nd_xdb_terms_next(it, &term, &len, &tf, NULL)) == 1) {
+		char t[256];
+		if (tf < ND_SITE_GROUPS || len >= sizeof(t) || ++ord == UINT32_MAX)
+			continue;
+		memcpy(t, term, len);
+		t[len] = 0;
+		if ((rc = nd_xdb_postlist_open(&pl, db, t)) < 0)
+			break;
+		size_t lo = 0;
+		do {
+			if ((rc = nd_xdb_postlist_next(pl, 0, buf, 256, &got)) < 0)
+				break;
+			for (size_t k = 0; k < got; k++) {
+				/* Postings ascend, so the search starts where the last ended. */
+				size_t a = lo, b = n;
+				while (a < b) {
+					size_t m = a + (b - a) / 2;
+					if (docs[m] < buf[k].docid)
+						a = m + 1;
+					else
+						b = m;
+				}
+				if (a < n && docs[a] == buf[k].docid)
+					site[a] = ord;
+				lo = a;
+			}
+		} while (got == 256);
+		nd_xdb_postlist_free(pl);
+		pl = NULL;
+		if (rc < 0)
+			break;
+	}
+	nd_xdb_terms_free(it);
+	return rc < 0 ? rc : ND_OK;
+}
+
 /* Groups of near-identical documents, whose representatives (smallest
  * index) count the collection's common shingles: plain resemblance >=
- * ND_GROUP_RESEMBLANCE over the candidate pairs. */
-static int fresh_common(const nd__recset *rs, size_t n, const uint64_t *pairs, size_t np,
-			const nd_near_options *o, nd__common **out)
+ * ND_GROUP_RESEMBLANCE over the candidate pairs.  With sites, the
+ * versions of a page on its site too: pages of one site of plain
+ * resemblance >= ND_SITE_VERSION are one version, whose text is not the
+ * site's template. */
+static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, size_t n, const uint64_t *pairs,
+			size_t np, const nd_near_options *o, nd__common **out)
 {
 	uint8_t *same = malloc(np + 1);
-	uint32_t *up = NULL, *reps = NULL;
+	uint32_t *up = NULL, *reps = NULL, *site = malloc((n + 1) * sizeof(*site)), *ver = NULL;
 	size_t nreps = 0;
-	int rc;
-	if (!same)
+	int rc, any = 0;
+	if (!same || !site) {
+		free(same);
+		free(site);
 		return nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", np);
-	if ((rc = score_pairs(rs, NULL, pairs, np, NULL, same, SCORE_GROUP, o)) < 0 ||
-	    (rc = nd__components(n, pairs, NULL, same, np, 0, &up)) < 0)
+	}
+	if ((rc = sites_of(db, docs, n, site)) < 0)
+		goto done;
+	for (size_t i = 0; i < n && !any; i++)
+		any = site[i] != 0;
+	if ((rc = score_pairs(rs, NULL, pairs, np, NULL, same, SCORE_GROUP, any ? site : NULL, o)) < 0)
+		goto done;
+	if (any) {
+		/* Versions first (2, and groups' 1), then groups alone. */
+		if ((rc = nd__components(n, pairs, NULL, same, np, 0, &up)) < 0)
+			goto done;
+		if (!(ver = malloc((n + 1) * sizeof(*ver)))) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+			goto done;
+		}
+		for (size_t i = 0; i < n; i++)
+			ver[i] = nd__root(up, (uint32_t)i);
+		free(up);
+		up = NULL;
+		for (size_t i = 0; i < np; i++)
+			same[i] &= 1;
+	}
+	if ((rc = nd__components(n, pairs, NULL, same, np, 0, &up)) < 0)
 		goto done;
 	if (!(reps = malloc((n + 1) * sizeof(*reps)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
@@ -423,11 +513,18 @@ static int fresh_common(const nd__recset *rs, size_t n, const uint64_t *pairs, s
 	free(same);
 	free(up);
 	same = NULL, up = NULL;
-	rc = nd__common_build(rs, reps, nreps, o->jobs, out);
+	for (size_t r = 0; r < nreps; r++) { /* reps ascend: r <= reps[r] */
+		site[r] = site[reps[r]];
+		if (ver)
+			ver[r] = ver[reps[r]];
+	}
+	rc = nd__common_build(rs, reps, any ? site : NULL, ver, nreps, o->jobs, out);
 done:
 	free(same);
 	free(up);
 	free(reps);
+	free(site);
+	free(ver);
 	return rc;
 }
 
@@ -485,7 +582,7 @@ static int story(nd__recset **rsp, const nd__common *common, size_t n, uint64_t 
 	}
 	const nd__recset *rs = *rsp;
 	/* Story resemblance and copy verdict of every pair, one merge each. */
-	if ((rc = score_pairs(rs, common, *pairs, *np, res, copy, SCORE_STORY, o)) < 0)
+	if ((rc = score_pairs(rs, common, *pairs, *np, res, copy, SCORE_STORY, NULL, o)) < 0)
 		goto done;
 	/* The copy verdict's components, before completion adds pairs. */
 	if ((rc = nd__components(n, *pairs, NULL, copy, *np, 0, &up)) < 0)
@@ -607,7 +704,7 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 		goto done;
 	if (stats)
 		stats->words_bytes += nd__recset_bytes(rs);
-	rc = common_out ? fresh_common(rs, n, pairs, np, &o, &common) : nd__common_load(txn, &common);
+	rc = common_out ? fresh_common(db, docs, rs, n, pairs, np, &o, &common) : nd__common_load(txn, &common);
 	if (rc == ND_OK)
 		rc = nd__common_own(common); /* used past the transaction */
 	if (rc == ND_OK)
@@ -631,10 +728,10 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 		goto done;
 	}
 	if (point == ND_POINT_STRICT) {
-		if ((rc = score_pairs(rs, common, pairs, np, score, NULL, SCORE_PLAIN, &o)) < 0 ||
+		if ((rc = score_pairs(rs, common, pairs, np, score, NULL, SCORE_PLAIN, NULL, &o)) < 0 ||
 		    (rc = judge_strict(db, docs, pairs, np, score, o.jobs)) < 0)
 			goto done;
-	} else if ((rc = score_pairs(rs, common, pairs, np, NULL, yes, SCORE_COPY, &o)) < 0)
+	} else if ((rc = score_pairs(rs, common, pairs, np, NULL, yes, SCORE_COPY, NULL, &o)) < 0)
 		goto done;
 	for (size_t i = 0; i < np && rc == ND_OK; i++)
 		if (score ? score[i] >= 1 : yes[i]) {

@@ -481,7 +481,7 @@ typedef struct {
 	size_t n, cap;
 } common_part;
 
-static int part_add(common_part *k, uint32_t h, const uint64_t *g, size_t ng, const uint32_t *gh)
+static int part_add(common_part *k, uint32_t h, const uint64_t *g, size_t ng, uint32_t groups, const uint32_t *gh)
 {
 	if (k->n == k->cap) {
 		size_t nc = k->cap ? 2 * k->cap : 1024;
@@ -494,10 +494,74 @@ static int part_add(common_part *k, uint32_t h, const uint64_t *g, size_t ng, co
 		k->p = c, k->cap = nc;
 	}
 	k->ent[2 * k->n] = h;
-	k->ent[2 * k->n + 1] = (uint32_t)ng;
+	k->ent[2 * k->n + 1] = groups;
 	passage_hashes(g, ng, gh, k->p + ND_PASSAGE_HASHES * k->n);
 	k->n++;
 	return ND_OK;
+}
+
+/* The sites of the representatives: per site ordinal s (from 1), the
+ * sample thresholds of its groups, ascending, at thr[at[s - 1]..at[s]). */
+typedef struct {
+	const uint32_t *of; /* per representative; 0: none */
+	const uint32_t *ver; /* per representative: its version on its site */
+	uint32_t nsites;
+	uint32_t *at;
+	uint32_t *thr;
+} sites;
+
+static void sites_free(sites *z)
+{
+	free(z->at);
+	free(z->thr);
+}
+
+static int sites_make(const nd__recset *rs, const uint32_t *reps, const uint32_t *site, const uint32_t *ver,
+		      size_t n, sites *z)
+{
+	memset(z, 0, sizeof(*z));
+	z->of = site, z->ver = ver;
+	for (size_t i = 0; site && i < n; i++)
+		z->nsites = site[i] > z->nsites ? site[i] : z->nsites;
+	if (!z->nsites)
+		return ND_OK;
+	if (!(z->at = calloc((size_t)z->nsites + 1, sizeof(*z->at))) || !(z->thr = malloc((n + 1) * sizeof(*z->thr))))
+		return nd_error_set(ND_ENOMEM, "out of memory for %u sites", z->nsites);
+	for (size_t i = 0; i < n; i++)
+		if (site[i])
+			z->at[site[i]]++;
+	for (uint32_t s = 1; s <= z->nsites; s++)
+		z->at[s] += z->at[s - 1];
+	/* In the records' order (a spilled set is read tile by tile), each
+	 * site's run filled from its start. */
+	uint32_t *next = malloc(((size_t)z->nsites + 1) * sizeof(*next)), tile = UINT32_MAX;
+	if (!next)
+		return nd_error_set(ND_ENOMEM, "out of memory for %u sites", z->nsites);
+	memcpy(next + 1, z->at, (size_t)z->nsites * sizeof(*next));
+	for (size_t i = 0; i < n; i++) {
+		nd__recset_walked(rs, reps[i], &tile);
+		if (site[i])
+			z->thr[next[site[i]]++] = nd__recset_get(rs, reps[i])->thr;
+	}
+	free(next);
+	for (uint32_t s = 1; s <= z->nsites; s++)
+		nd__sort_u32(z->thr + z->at[s - 1], z->at[s] - z->at[s - 1]);
+	return ND_OK;
+}
+
+/* Groups of site s whose samples reach hash h: those that could hold it. */
+static uint32_t site_reach(const sites *z, uint32_t s, uint32_t h)
+{
+	const uint32_t *t = z->thr + z->at[s - 1];
+	uint32_t lo = 0, hi = z->at[s] - z->at[s - 1], n = hi;
+	while (lo < hi) {
+		uint32_t m = lo + (hi - lo) / 2;
+		if (t[m] < h)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return n - lo;
 }
 
 typedef struct {
@@ -506,20 +570,59 @@ typedef struct {
 	size_t n, most;
 	const uint64_t *bound;
 	const uint32_t *gh;
+	const sites *site;
 	common_part *part; /* one a pass */
 } build_ctx;
+
+/* Whether hash h, held by the groups g[0..ng), is a site's template: held
+ * by ND_SITE_GROUPS versions on one site or more, and by at least half of
+ * those of the site's groups whose samples reach h.  cnt: a zeroed count
+ * per site, left zeroed; sc: room for ng.  Most hashes are held by a
+ * group or two of each site: counted, not sorted. */
+static int site_template(const sites *z, uint32_t h, const uint64_t *g, size_t ng, uint32_t *cnt, uint64_t *sc)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < ng; i++) {
+		uint32_t s = z->of[(uint32_t)g[i]];
+		if (s && ++cnt[s] == ND_SITE_GROUPS)
+			sc[m++] = s; /* a site that may hold it as its template */
+	}
+	size_t keep = 0;
+	for (size_t k = 0; k < m; k++)
+		if (2 * cnt[sc[k]] >= site_reach(z, (uint32_t)sc[k], h))
+			sc[keep++] = sc[k];
+	for (size_t i = 0; i < ng; i++)
+		cnt[z->of[(uint32_t)g[i]]] = 0;
+	/* Those held by enough groups: by enough versions too? */
+	for (size_t k = 0; k < keep; k++) {
+		uint32_t s = (uint32_t)sc[k], v[ND_SITE_GROUPS], nv = 0;
+		for (size_t i = 0; i < ng && nv < ND_SITE_GROUPS; i++) {
+			uint32_t r = (uint32_t)g[i], x = 0;
+			if (z->of[r] != s)
+				continue;
+			while (x < nv && v[x] != z->ver[r])
+				x++;
+			if (x == nv)
+				v[nv++] = z->ver[r];
+		}
+		if (nv >= ND_SITE_GROUPS)
+			return 1;
+	}
+	return 0;
+}
 
 /* Passes [from, to), each its hashes' (hash, group) gathered and sorted,
  * every hash of more than ND_COMMON_CAP groups kept. */
 static int build_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 {
 	build_ctx *c = vctx;
-	size_t cap = c->most + 1;
-	uint64_t *v = malloc(cap * sizeof(*v));
+	size_t cap = c->most + 1, sccap = 0;
+	uint64_t *v = malloc(cap * sizeof(*v)), *sc = NULL;
 	uint32_t *at = malloc((c->n + 1) * sizeof(*at));
+	uint32_t *cnt = c->site->nsites ? calloc((size_t)c->site->nsites + 1, sizeof(*cnt)) : NULL;
 	int rc = ND_OK;
 	(void)t;
-	if (!v || !at) {
+	if (!v || !at || (c->site->nsites && !cnt)) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu shingles", cap);
 		goto done;
 	}
@@ -557,22 +660,39 @@ static int build_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 		for (size_t i = 0, j; i < m && rc == ND_OK; i = j) {
 			for (j = i + 1; j < m && v[j] >> 32 == v[i] >> 32; j++)
 				;
-			if (j - i > ND_COMMON_CAP)
-				rc = part_add(&c->part[pass], (uint32_t)(v[i] >> 32), v + i, j - i, c->gh);
+			uint32_t h = (uint32_t)(v[i] >> 32), groups = (uint32_t)(j - i);
+			if (c->site->nsites && j - i >= ND_SITE_GROUPS && j - i < ND_SITE_TEMPLATE) {
+				if (j - i > sccap) {
+					uint64_t *g = realloc(sc, (j - i) * sizeof(*sc));
+					if (!g) {
+						rc = nd_error_set(ND_ENOMEM, "out of memory");
+						break;
+					}
+					sc = g, sccap = j - i;
+				}
+				if (site_template(c->site, h, v + i, j - i, cnt, sc))
+					groups = ND_SITE_TEMPLATE;
+			}
+			if (groups > ND_COMMON_CAP)
+				rc = part_add(&c->part[pass], h, v + i, j - i, groups, c->gh);
 		}
 	}
 done:
 	free(v);
 	free(at);
+	free(sc);
+	free(cnt);
 	return rc;
 }
 
-int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, unsigned jobs, nd__common **out)
+int nd__common_build(const nd__recset *rs, const uint32_t *reps, const uint32_t *site, const uint32_t *ver,
+		     size_t n, unsigned jobs, nd__common **out)
 {
 	uint64_t *bound = NULL;
 	uint32_t *gh = NULL, passes = 0;
 	common_part *part = NULL;
 	size_t nkeep = 0;
+	sites z;
 	int rc;
 
 	*out = NULL;
@@ -580,8 +700,11 @@ int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, unsig
 		return nd_error_set(ND_ETOOBIG, "%zu groups", n);
 	jobs = jobs ? jobs : 1;
 	size_t most = 0;
-	if ((rc = pass_bounds(rs, reps, n, jobs, &most, &bound, &passes)) < 0)
+	if ((rc = sites_make(rs, reps, site, ver, n, &z)) < 0 ||
+	    (rc = pass_bounds(rs, reps, n, jobs, &most, &bound, &passes)) < 0) {
+		sites_free(&z);
 		return rc;
+	}
 	if (!(gh = malloc((n + 1) * ND_PASSAGE_HASHES * sizeof(*gh))) || !(part = calloc(passes, sizeof(*part)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu groups", n);
 		goto done;
@@ -590,7 +713,7 @@ int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, unsig
 		for (int z = 0; z < ND_PASSAGE_HASHES; z++)
 			gh[ND_PASSAGE_HASHES * i + z] =
 				(uint32_t)nd_mix64((uint64_t)reps[i] * 0x9E3779B97F4A7C15ull + (uint64_t)z + 1);
-	build_ctx c = {rs, reps, n, most, bound, gh, part};
+	build_ctx c = {rs, reps, n, most, bound, gh, &z, part};
 	if ((rc = nd_parallel_shares(jobs < passes ? jobs : passes, passes, build_share, &c)) < 0)
 		goto done;
 	for (uint32_t p = 0; p < passes; p++)
@@ -618,6 +741,7 @@ done:
 	free(part);
 	free(gh);
 	free(bound);
+	sites_free(&z);
 	if (rc < 0) {
 		nd__common_free(*out);
 		*out = NULL;

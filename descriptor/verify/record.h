@@ -157,12 +157,26 @@ uint32_t nd__common_groups(const nd__common *c, uint32_t h);
  * has none). */
 int nd__common_has_passages(const nd__common *c);
 
+/* A site's template: text that ND_SITE_GROUPS or more versions of pages
+ * of one site hold (a host's pages, versions: pages of plain resemblance
+ * ND_SITE_VERSION or more joined), and at least half of the site's groups
+ * that could hold it.  Only the site says so: on a site of a few pages
+ * its template is in as few groups as an article copied twice, and weighs
+ * as much by counting alone; versions keep a page edited three times on
+ * its own site the page's text.  It weighs as text ND_SITE_TEMPLATE
+ * groups hold. */
+#define ND_SITE_GROUPS 3
+#define ND_SITE_VERSION 0.5
+#define ND_SITE_TEMPLATE 1000
+
 typedef struct nd__recset nd__recset;
 /* The common shingles of the groups whose representatives are the
  * records reps[0..n) of rs: each representative's sample counted once, in
  * passes by hash range, on jobs threads, that hold at most 16M hashes
- * together. */
-int nd__common_build(const nd__recset *rs, const uint32_t *reps, size_t n, unsigned jobs, nd__common **out);
+ * together.  site (may be NULL): each group's site, an ordinal from 1, 0
+ * for none; ver (with site): its version there (equal for versions). */
+int nd__common_build(const nd__recset *rs, const uint32_t *reps, const uint32_t *site, const uint32_t *ver,
+		     size_t n, unsigned jobs, nd__common **out);
 /* Kept in the store's meta ("common", with its passages and its index),
  * where nd__common_load reads it. */
 int nd__common_store(nd_store_txn *txn, const nd__common *c);
