@@ -36,11 +36,12 @@ Sets (what a machine needs for each: apt-get install ...):
                    footer as long as the article) around distinct articles
                    (BBC news, or else prose from the copyright files' sentences),
                    a third of them copied into another site's template with
-                   small edits
+                   small edits; each page gives its address (canonical link)
     smallsites     the site set's pages as text (a template main-content
                    extraction left), on 100 sites of 2-12 pages: too few
                    pages a site for the collection to say what its template
-                   is; a third of the articles copied onto another site
+                   is, so each page has its URL, whose host says it; a third
+                   of the articles copied onto another site
     copyright      the Debian copyright files: distinct packages sharing
                    licence text; truth is identical text only (a guard)
     scale          20,000 documents of bench/scale.py (sentences of Reuters
@@ -176,8 +177,11 @@ class Out:
         self.ignore = open(os.path.join(path, "ignore.tsv"), "w", encoding="utf-8")
         self.n = 0
 
-    def doc(self, id, text, cluster):
-        self.corpus.write(json.dumps({"id": id, "text": text}, ensure_ascii=False) + "\n")
+    def doc(self, id, text, cluster, url=None):
+        rec = {"id": id, "text": text}
+        if url:
+            rec["url"] = url
+        self.corpus.write(json.dumps(rec, ensure_ascii=False) + "\n")
         self.truth.write("%s\t%s\n" % (id, cluster))
         self.n += 1
 
@@ -471,17 +475,21 @@ def site_template(k, rng):
     return {"name": "site%d" % k, "nav": nav, "side": side, "legal": legal, "about": about}
 
 
-def page(tpl, title, body, rng):
+def page(tpl, title, body, rng, name):
+    """The page of body in tpl's template, giving its address (name) as
+    modern pages do: the host is its site."""
     paras = "".join("<p>%s</p>\n" % p.replace("&", "&amp;").replace("<", "&lt;") for p in paragraphs(body))
     teasers = "".join("<li><a href='/%d'>%s</a><p>%s</p></li>" % (i, s, s.lower()) for i, s in
                       enumerate(rng.sample(tpl["side"], 6)))
-    return ("<!DOCTYPE html><html><head><title>%s - %s</title></head><body>\n"
+    return ("<!DOCTYPE html><html><head><title>%s - %s</title>"
+            "<link rel='canonical' href='https://%s.example/%s'></head><body>\n"
             "<header><nav><ul>%s</ul></nav></header>\n"
             "<div class='promo'><p>%s</p></div>\n"
             "<main><article><h1>%s</h1>\n%s</article></main>\n"
             "<aside><h2>Most read</h2><ul>%s</ul></aside>\n"
             "<footer><p>%s</p><p>%s</p></footer></body></html>\n" % (
-                title, tpl["name"], "".join("<li><a href='/%s'>%s</a></li>" % (w, w) for w in tpl["nav"]),
+                title, tpl["name"], tpl["name"], name.split("/", 1)[1],
+                "".join("<li><a href='/%s'>%s</a></li>" % (w, w) for w in tpl["nav"]),
                 tpl["about"], title, paras, teasers, tpl["legal"], tpl["about"]))
 
 
@@ -541,7 +549,7 @@ def make_site(out, seed, scale):
         r = random.Random("%d %s" % (seed, pid))
         name = "%s/%05d.html" % (tpls[k]["name"], i)
         os.makedirs(os.path.join(html, tpls[k]["name"]), exist_ok=True)
-        open(os.path.join(html, name), "w", encoding="utf-8").write(page(tpls[k], title, t, r))
+        open(os.path.join(html, name), "w", encoding="utf-8").write(page(tpls[k], title, t, r, name))
         o.truth.write("%s\t%s\n" % (name, groups[pid]))
         o.n += 1
         if r.random() < 1 / 3:  # the article in another site's template, lightly edited
@@ -549,7 +557,7 @@ def make_site(out, seed, scale):
             name2 = "%s/%05dc.html" % (tpls[k2]["name"], i)
             os.makedirs(os.path.join(html, tpls[k2]["name"]), exist_ok=True)
             body = edit_words(t, r.choice([0.0, 0.01, 0.03]), r, pool)
-            open(os.path.join(html, name2), "w", encoding="utf-8").write(page(tpls[k2], title, body, r))
+            open(os.path.join(html, name2), "w", encoding="utf-8").write(page(tpls[k2], title, body, r, name2))
             o.truth.write("%s\t%s\n" % (name2, groups[pid]))
             o.n += 1
     os.remove(os.path.join(out, "corpus.jsonl"))
@@ -582,12 +590,13 @@ def make_smallsites(out, seed, scale):
             pid, body = arts[i]
             title = body.strip().split("\n")[0][:80]
             r = random.Random("%d %s" % (seed, pid))
-            o.doc("%s/%05d" % (tpls[k]["name"], i), text(tpls[k], title, body, r), groups[pid])
+            o.doc("%s/%05d" % (tpls[k]["name"], i), text(tpls[k], title, body, r), groups[pid],
+                  "https://%s.example/%05d.html" % (tpls[k]["name"], i))
             if r.random() < 1 / 3:  # the article on another site, lightly edited
                 k2 = (k + 1 + r.randrange(nsites - 1)) % nsites
                 o.doc("%s/%05dc" % (tpls[k2]["name"], i),
                       text(tpls[k2], title, edit_words(body, r.choice([0.0, 0.01, 0.03]), r, pool), r),
-                      groups[pid])
+                      groups[pid], "https://%s.example/%05dc.html" % (tpls[k2]["name"], i))
             i += 1
     o.close({"set": "smallsites", "about": "text pages of %d sites of 2-12 pages, the template as long "
              "as the article; a third copied onto another site with small edits" % nsites,
