@@ -184,6 +184,41 @@ static void test_word_share(void **state)
 	nd_xdb_close(db);
 }
 
+/* A collection too small for any word to be a candidate says how many
+ * documents it needs; one of identical texts says it has no word. */
+static void test_too_few_documents(void **state)
+{
+	(void)state;
+	nd_build_options o = opts();
+	char *path = tu_join(dir, "few");
+	nd_indexer *ix;
+	nd_xdb *db;
+	nd_descriptor *d = NULL;
+	assert_int_equal(nd_indexer_open(&ix, path, NULL), ND_OK);
+	for (int i = 0; i < 40; i++) {
+		char id[16];
+		snprintf(id, sizeof(id), "d%d", i);
+		assert_int_equal(nd_indexer_add_text(ix, id, "one text for all", 16, NULL, NULL), ND_OK);
+		if (i == 5) { /* 6 documents */
+			assert_int_equal(nd_indexer_close(ix), ND_OK);
+			assert_int_equal(nd_xdb_open(&db, path, ND_XDB_READ), ND_OK);
+			assert_int_equal(nd_descriptor_build(&d, db, &o, NULL), ND_ESTATE);
+			assert_null(d);
+			assert_non_null(strstr(nd_error_last(), "6 documents are too few"));
+			assert_non_null(strstr(nd_error_last(), "index at least 15 documents"));
+			nd_xdb_close(db);
+			assert_int_equal(nd_indexer_open(&ix, path, NULL), ND_OK);
+		}
+	}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	assert_int_equal(nd_xdb_open(&db, path, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_descriptor_build(&d, db, &o, NULL), ND_ESTATE); /* every word in all 40 */
+	assert_non_null(strstr(nd_error_last(), "no word is in"));
+	nd_xdb_close(db);
+	tu_rmtree(path);
+	free(path);
+}
+
 static nd_store *build_and_sign(const char *name, nd_xdb *db, nd_sign_report *rep)
 {
 	nd_descriptor *d;
@@ -839,6 +874,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_selection_known),
 		cmocka_unit_test(test_word_share),
+		cmocka_unit_test(test_too_few_documents),
 		cmocka_unit_test(test_sign_jobs),
 		cmocka_unit_test(test_build_jobs),
 		cmocka_unit_test(test_sign_matches_termlist),

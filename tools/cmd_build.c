@@ -197,7 +197,8 @@ int nd_cmd_build(int argc, char **argv)
 	tool_progress_end(&prog);
 	if (rc < 0) {
 		tool_fail("build", rc, dbpath);
-		if (rc == ND_ESTATE && !word_prefix)
+		/* Not when the collection is too small for any word to qualify. */
+		if (rc == ND_ESTATE && !word_prefix && o.max_df_frac * rep.doccount >= o.min_df)
 			fprintf(stderr, "  if the database's words carry a prefix, say which (mu writes words "
 				"under B and ids under I: --word-prefix B --uid-prefix I)\n");
 		goto cleanup;

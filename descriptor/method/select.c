@@ -716,9 +716,20 @@ static int collect(build_state *bs, nd_xdb *db, nd_build_report *rep)
 	if ((rc = nd_candidates_collect(&bs->cands, db, &bs->o, rep->doccount)) < 0)
 		return rc;
 	rep->candidates = bs->cands.n;
-	if (bs->cands.n == 0)
-		return nd_error_set(ND_ESTATE, "%s: no candidate words with document frequency in range",
-				    nd_xdb_path(db));
+	if (bs->cands.n == 0) {
+		/* The words it chooses from are in min_df documents or more and
+		 * in at most max_df_frac of them: a small collection has none. */
+		double lo_f = bs->o.min_df_frac * rep->doccount;
+		double lo = bs->o.min_df > lo_f ? bs->o.min_df : lo_f;
+		if (bs->o.max_df_frac * rep->doccount < lo)
+			return nd_error_set(ND_ESTATE, "%s: %u documents are too few to choose a descriptive set "
+					    "from: its words are in %g or more documents and at most %g%% of them "
+					    "(index at least %u documents first)", nd_xdb_path(db), rep->doccount, lo,
+					    100 * bs->o.max_df_frac, (unsigned)ceil(lo / bs->o.max_df_frac));
+		return nd_error_set(ND_ESTATE, "%s: no word is in %g or more of its %u documents and at most "
+				    "%g%% of them: nothing to choose a descriptive set from", nd_xdb_path(db), lo,
+				    rep->doccount, 100 * bs->o.max_df_frac);
+	}
 	if ((rc = nd_sample_collect(&bs->s, db, &bs->cands, rep->word_lengths, bs->o.sample_docs, bs->o.seed)) < 0)
 		return rc;
 	rep->sample_docs = bs->s.n;
