@@ -1445,6 +1445,28 @@ int nd_store_clear(nd_store_txn *txn)
 	return nd_store_links_settled(txn); /* no records, no links */
 }
 
+int nd__store_last_doc(nd_store_txn *txn, uint32_t *docid)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	int mrc;
+	*docid = 0;
+	if ((mrc = mdb_cursor_open(txn->txn, txn->st->docs, &cur)))
+		return mdb_err(txn->st, mrc, "cursor");
+	mrc = mdb_cursor_get(cur, &k, &v, MDB_LAST);
+	mdb_cursor_close(cur);
+	if (mrc == MDB_NOTFOUND)
+		return ND_OK;
+	if (mrc)
+		return mdb_err(txn->st, mrc, "last document");
+	if (k.mv_size != sizeof(unsigned int))
+		return nd_error_set(ND_ECORRUPT, "store %s: a document key of %zu bytes", txn->st->path, k.mv_size);
+	unsigned int id;
+	memcpy(&id, k.mv_data, sizeof(id));
+	*docid = id;
+	return ND_OK;
+}
+
 int nd_store_counts(nd_store_txn *txn, uint64_t *docs, uint64_t *keys)
 {
 	MDB_stat s;

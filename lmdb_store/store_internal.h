@@ -23,6 +23,9 @@ void nd__store_release_pages(nd_store *st);
  * done while a transaction of this handle is open. */
 int nd__store_give_back(nd_store *st);
 
+/* The highest docid with a record (0: none). */
+int nd__store_last_doc(nd_store_txn *txn, uint32_t *docid);
+
 /* nd_store_near_rebuild when the index is deferred, in transactions of a
  * few million entries (one when a transaction is held): what LMDB keeps
  * of a transaction's pages stays bounded. */

@@ -1069,6 +1069,75 @@ static void test_shared_text_is_not_evidence(void **state)
 	corpus_done(st, db, path, dbpath, stpath);
 }
 
+/* Text many documents share is counted when the links are made from every
+ * record; a boilerplate that arrives later is not in the count.  sign and
+ * update (o->recount) count again once the collection has grown by a
+ * quarter: a footer on the 30 pages added to 60 makes them copies of each
+ * other until then, and no longer after. */
+static void test_grown_collection_recounts(void **state)
+{
+	(void)state;
+	enum { OLD = 60, NEW = 30 };
+	char *path = tu_join(dir, "grown"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	uint64_t rng = 21;
+	char *t[OLD], *footer = tu_random_doc(&rng, 160, VOCAB);
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int i = 0; i < OLD; i++)
+		t[i] = tu_random_doc(&rng, 150, VOCAB);
+	nd_xdb *db;
+	nd_store *st;
+	sign_texts(dbpath, stpath, "old", t, OLD, &db, &st);
+	for (int i = 0; i < OLD; i++)
+		free(t[i]);
+	nd_store_close(st);
+	nd_xdb_close(db);
+
+	nd_indexer *ix;
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	for (int i = 0; i < NEW; i++) {
+		char id[16], *page = with_footer(&rng, footer);
+		snprintf(id, sizeof(id), "new%d", i);
+		assert_int_equal(nd_indexer_add_text(ix, id, page, strlen(page), NULL, NULL), ND_OK);
+		free(page);
+	}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
+	nd_sign_options so = ND_SIGN_OPTIONS_INIT;
+	so.max_drift = 0;
+	assert_int_equal(nd_sign_all(st, db, &so, NULL), ND_OK);
+
+	nd_docid docs[NEW], ids[NEW];
+	for (int i = 0; i < NEW; i++)
+		docs[i] = (nd_docid)(OLD + 1 + i);
+	nd_links_report lr;
+	nd_near_options o = ND_NEAR_OPTIONS_INIT;
+	/* As hooks settle: the footer is not known to be common. */
+	assert_int_equal(nd_links_settle(db, st, &o, &lr, NULL, NULL), ND_OK);
+	assert_int_equal(lr.recounted, 0);
+	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, NEW, ids), ND_OK);
+	size_t joined = 0;
+	for (int i = 1; i < NEW; i++)
+		joined += ids[i] && ids[i] == ids[0];
+	assert_true(joined > NEW / 2);
+
+	/* As sign and update settle: grown by half, so counted again. */
+	o.recount = ND_NEAR_RECOUNT;
+	assert_int_equal(nd_links_settle(db, st, &o, &lr, NULL, NULL), ND_OK);
+	assert_int_equal(lr.recounted, 1);
+	assert_int_equal(lr.rebuilt, 1);
+	assert_int_equal(lr.counted, OLD);
+	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, NEW, ids), ND_OK);
+	for (int i = 0; i < NEW; i++)
+		assert_int_equal(ids[i], 0);
+	/* ... once: now counted over all of them. */
+	assert_int_equal(nd_links_settle(db, st, &o, &lr, NULL, NULL), ND_OK);
+	assert_int_equal(lr.recounted, 0);
+	assert_int_equal(lr.rebuilt, 0);
+	free(footer);
+	corpus_done(st, db, path, dbpath, stpath);
+}
+
 /* A site of a few pages whose template is as long as its articles (text
  * main-content extraction left): SITES sites of SITE_PAGES pages, the
  * template's halves around each article.  Two articles are copied onto
@@ -1821,6 +1890,7 @@ int main(void)
 		cmocka_unit_test(test_clusters_do_not_chain),
 		cmocka_unit_test(test_shared_text_is_not_evidence),
 		cmocka_unit_test(test_site_template_is_not_evidence),
+		cmocka_unit_test(test_grown_collection_recounts),
 		cmocka_unit_test(test_passages_are_evidence),
 		cmocka_unit_test(test_spilled_records),
 		cmocka_unit_test(test_bucket_bounds),

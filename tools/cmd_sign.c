@@ -94,6 +94,7 @@ static int link_all(nd_xdb *db, nd_store *st, unsigned jobs)
 	double t0 = tool_now();
 	tool_progress_init(&prog, 0);
 	no.jobs = jobs;
+	no.recount = ND_NEAR_RECOUNT;
 	no.progress = on_links_progress;
 	no.ctx = &prog;
 	int rc = nd_links_settle(db, st, &no, &lr, NULL, NULL);
@@ -102,7 +103,15 @@ static int link_all(nd_xdb *db, nd_store *st, unsigned jobs)
 		tool_fail("sign", rc, nd_store_path(st));
 		return rc;
 	}
-	if (lr.rebuilt)
+	if (lr.recounted && lr.counted)
+		tool_say("links: the collection grew by a quarter of the %llu documents its common text was "
+			 "counted over: counted again, %llu verified pairs (copy point) in %.3f s\n",
+			 (unsigned long long)lr.counted, (unsigned long long)lr.links, tool_now() - t0);
+	else if (lr.recounted)
+		tool_say("links: the collection's common text counted again (the store did not say what it "
+			 "was counted over), %llu verified pairs (copy point) in %.3f s\n",
+			 (unsigned long long)lr.links, tool_now() - t0);
+	else if (lr.rebuilt)
 		tool_say("links: %llu verified pairs (copy point) in %.3f s\n", (unsigned long long)lr.links,
 			 tool_now() - t0);
 	else if (lr.changed)

@@ -220,6 +220,9 @@ int nd_cmd_update(int argc, char **argv)
 	if (rep.slot_repaired)
 		fprintf(c.json ? stderr : stdout, "; %llu collapse values repaired in slot %d",
 			(unsigned long long)rep.slot_repaired, slot);
+	if (rep.recounted)
+		fprintf(c.json ? stderr : stdout, "; the collection's common text counted again (grown by a "
+			"quarter since), every link made again");
 	fputc('\n', c.json ? stderr : stdout);
 	if (!c.json)
 		tool_window_say("update", st, rep.expired, rep.undated);

@@ -20,6 +20,10 @@
 int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **seeds, size_t *nseeds, nd_docid self,
 			 nd_docid **near, size_t *nnear);
 
+/* Store meta: the documents and the last docid the common text in the
+ * store was counted over (two uint64). */
+#define ND_META_COMMON_COUNTED "common-counted"
+
 /* nd_cluster_near with single linkage decided at point (copy or strict). */
 int nd__cluster_near_at(nd_xdb *db, nd_store *st, const nd_near_options *opts, nd_point point,
 			const nd_docid *docs, size_t n, size_t *into, nd_near_stats *stats);

@@ -23,6 +23,7 @@
  * index now still holds it near, found by scanning each tree from the one
  * towards the other. */
 #include "neardup/cluster.h"
+#include "lmdb_store/store_internal.h"
 #include "descriptor/cluster/cluster_internal.h"
 #include "descriptor/verify/verify_internal.h"
 #include "descriptor/verify/record.h"
@@ -679,6 +680,33 @@ done:
 	return rc;
 }
 
+/* Whether the documents signed past the last one the common text was
+ * counted over are a share of those it was counted over (docids only
+ * grow: a replaced document keeps its own, a feed window's leave).  A
+ * store whose count is not recorded is counted again once.  *counted:
+ * what the last count was over. */
+static int recount_due(nd_store *st, nd_store_txn *txn, double share, uint64_t *counted)
+{
+	const void *v;
+	size_t len;
+	uint64_t c[2];
+	uint32_t last;
+	int rc = nd_store_meta_get(txn, ND_META_COMMON_COUNTED, &v, &len);
+	*counted = 0;
+	if (rc == ND_ENOTFOUND)
+		return 1;
+	if (rc < 0)
+		return rc;
+	if (len != sizeof(c))
+		return nd_error_set(ND_ECORRUPT, "store %s: %s of %zu bytes", nd_store_path(st),
+				    ND_META_COMMON_COUNTED, len);
+	memcpy(c, v, sizeof(c));
+	*counted = c[0];
+	if ((rc = nd__store_last_doc(txn, &last)) < 0)
+		return rc;
+	return last > c[1] && (double)(last - c[1]) >= share * (double)(c[0] ? c[0] : 1);
+}
+
 int nd_links_settle(nd_xdb *db, nd_store *st, const nd_near_options *o, nd_links_report *rep, nd_docid **seeds,
 		    size_t *nseeds)
 {
@@ -695,7 +723,16 @@ int nd_links_settle(nd_xdb *db, nd_store *st, const nd_near_options *o, nd_links
 		*seeds = NULL, *nseeds = 0;
 	if ((rc = nd_store_read_begin(st, &txn)) < 0)
 		return rc;
-	if ((rc = state = nd_store_links_state(txn)) < 0 || state == ND_LINKS_SETTLED)
+	if ((rc = state = nd_store_links_state(txn)) < 0)
+		goto done;
+	if (state != ND_LINKS_REBUILD && o && o->recount > 0 &&
+	    (rc = recount_due(st, txn, o->recount, &rep->counted)) != 0) {
+		if (rc < 0)
+			goto done;
+		state = ND_LINKS_REBUILD;
+		rep->recounted = 1;
+	}
+	if (state == ND_LINKS_SETTLED)
 		goto done;
 	if (state == ND_LINKS_REBUILD) {
 		nd_store_txn_end(txn);

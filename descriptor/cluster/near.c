@@ -821,14 +821,16 @@ typedef struct {
 	size_t from, to;
 	int last;
 	const nd__common *common; /* stored with the first */
+	uint64_t counted[2];      /* ... and what it was counted over */
 } write_ctx;
 
 static int write_links(nd_store_txn *txn, void *vctx)
 {
 	write_ctx *w = vctx;
 	int rc = w->from == 0 ? nd_store_links_clear(txn) : ND_OK;
-	if (rc == ND_OK && w->from == 0 && w->common)
-		rc = nd__common_store(txn, w->common);
+	if (rc == ND_OK && w->from == 0 && w->common &&
+	    (rc = nd__common_store(txn, w->common)) == ND_OK)
+		rc = nd_store_meta_put(txn, ND_META_COMMON_COUNTED, w->counted, sizeof(w->counted));
 	for (size_t i = w->from; i < w->to && rc == ND_OK; i++)
 		rc = nd_store_link_put(txn, (uint32_t)(w->links->v[i] >> 32), (uint32_t)w->links->v[i]);
 	if (rc == ND_OK && w->last)
@@ -838,8 +840,10 @@ static int write_links(nd_store_txn *txn, void *vctx)
 
 /* The rule's links over every record now: *links (ascending, a < b),
  * weighed by the store's common shingles, or (fresh not NULL) by those
- * the records give now, handed back in *fresh. */
-static int rule_links(nd_xdb *db, nd_store *st, const nd_near_options *opts, pair_list *links, nd__common **fresh)
+ * the records give now, handed back in *fresh with what they were
+ * counted over (counted: the documents and the last docid). */
+static int rule_links(nd_xdb *db, nd_store *st, const nd_near_options *opts, pair_list *links, nd__common **fresh,
+		      uint64_t *counted)
 {
 	nd_near_options o = opts ? *opts : (nd_near_options)ND_NEAR_OPTIONS_INIT;
 	pair_list docs = {NULL, 0, 0};
@@ -863,6 +867,8 @@ static int rule_links(nd_xdb *db, nd_store *st, const nd_near_options *opts, pai
 	}
 	for (size_t i = 0; i < docs.n; i++)
 		ids[i] = (nd_docid)docs.v[i];
+	if (counted)
+		counted[0] = docs.n, counted[1] = docs.n ? docs.v[docs.n - 1] : 0;
 	free(docs.v);
 	docs.v = NULL;
 	if ((rc = cluster_near(db, st, &o, ND_POINT_COPY, ids, docs.n, into, NULL, add_link, links, fresh)) < 0)
@@ -885,7 +891,8 @@ int nd_links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint
 		*nlinks = 0;
 	/* Made again from every record, the collection's common shingles are
 	 * counted again too. */
-	if ((rc = rule_links(db, st, opts, &links, &common)) < 0)
+	uint64_t counted[2] = {0, 0};
+	if ((rc = rule_links(db, st, opts, &links, &common, counted)) < 0)
 		goto done;
 	/* Written in transactions of a million, the first clearing the old
 	 * ones (and marking them for a rebuild) and the last settling them:
@@ -894,7 +901,7 @@ int nd_links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint
 	size_t from = 0;
 	do {
 		size_t to = links.n - from > step ? from + step : links.n;
-		write_ctx w = {&links, from, to, to == links.n, common};
+		write_ctx w = {&links, from, to, to == links.n, common, {counted[0], counted[1]}};
 		if ((rc = nd_store_write(st, write_links, &w)) < 0)
 			goto done;
 		from = to;
@@ -926,7 +933,7 @@ int nd_links_check(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint64
 	*missing = *extra = 0;
 	if (nlinks)
 		*nlinks = 0;
-	if ((rc = rule_links(db, st, opts, &rule, NULL)) < 0 || (rc = nd_store_read_begin(st, &txn)) < 0)
+	if ((rc = rule_links(db, st, opts, &rule, NULL, NULL)) < 0 || (rc = nd_store_read_begin(st, &txn)) < 0)
 		goto done;
 	if ((rc = nd_store_links_each(txn, add_stored, &have)) < 0)
 		goto done;

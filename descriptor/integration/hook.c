@@ -545,8 +545,12 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 	/* What was applied is linked, reported and its slot kept even when the
 	 * drift limit stopped the walk. */
 	nd_links_report lr;
-	if ((rc = nd_links_settle(h->db, h->st, NULL, &lr, NULL, NULL)) < 0)
+	nd_near_options no = ND_NEAR_OPTIONS_INIT;
+	no.recount = ND_NEAR_RECOUNT;
+	if ((rc = nd_links_settle(h->db, h->st, &no, &lr, NULL, NULL)) < 0)
 		goto cleanup;
+	if (lr.recounted)
+		rep->recounted = lr.counted ? lr.counted : 1;
 	for (size_t i = 0; i < c.n; i++)
 		if ((rc = duplicates_of(h, &c.changes[i], NULL, 0)) < 0)
 			goto cleanup;

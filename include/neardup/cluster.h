@@ -100,12 +100,19 @@ typedef struct {
 				    whose sides hold ND_NEAR_COMPLETE_DOCS
 				    documents, at most this many added pairs a
 				    document (ND_NEAR_COMPLETE); 0: off */
+	double recount;          /* nd_links_settle: when documents past the last
+				    one the collection's common text was counted
+				    over number this share of those it was counted
+				    over, count it again and make every link again
+				    (ND_NEAR_RECOUNT for sign and update; 0: never,
+				    as hooks, where it would stall one change) */
 } nd_near_options;
+#define ND_NEAR_RECOUNT 0.25
 #define ND_NEAR_COMPLETE 64
 /* Four windows: more documents than two members see in a tree, so that
  * most of the sides' pairs cannot be among the index's candidates. */
 #define ND_NEAR_COMPLETE_DOCS (4 * ND_NEAR_WINDOW)
-#define ND_NEAR_OPTIONS_INIT { 0.1, 3, 1, NULL, NULL, 0, ND_NEAR_COMPLETE }
+#define ND_NEAR_OPTIONS_INIT { 0.1, 3, 1, NULL, NULL, 0, ND_NEAR_COMPLETE, 0 }
 
 typedef struct {
 	uint64_t candidates;     /* distinct candidate pairs from the index */
@@ -178,6 +185,9 @@ ND_EXTERN int nd_links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *
 
 typedef struct {
 	int rebuilt;         /* 1: made again from every record (nd_links_rebuild) */
+	int recounted;       /* rebuilt because the collection grew (o->recount) */
+	uint64_t counted;    /* recounted: documents the last count was over (0:
+				the store did not record it) */
 	uint64_t links;      /* rebuilt: pairs linked */
 	uint64_t changed;    /* settled from the journal: records changed since */
 	uint64_t added;      /* links made */
@@ -193,7 +203,9 @@ typedef struct {
  * write: a killed settle leaves the journal, and the next settles it.
  * *seeds (may be NULL; caller frees) gets the documents whose link
  * component may have changed, ascending (after a rebuild none are listed:
- * any may have).  rep may be NULL. */
+ * any may have).  With o->recount, a collection grown that much since its
+ * common text was counted is rebuilt, counting it again.  rep may be
+ * NULL. */
 ND_EXTERN int nd_links_settle(nd_xdb *db, nd_store *st, const nd_near_options *o, nd_links_report *rep,
 			      nd_docid **seeds, size_t *nseeds);
 
