@@ -766,6 +766,19 @@ static void sign_texts(const char *dbpath, const char *stpath, const char *prefi
 	sign_pages(dbpath, stpath, prefix, t, NULL, n, db, st);
 }
 
+/* The copy point's clusters of documents 1..n, from scratch. */
+static void copy_clusters(nd_xdb *db, nd_store *st, size_t n, size_t *into)
+{
+	nd_docid *docs = malloc(n * sizeof(*docs));
+	nd_near_options o = ND_NEAR_OPTIONS_INIT;
+	assert_non_null(docs);
+	for (size_t i = 0; i < n; i++)
+		docs[i] = (nd_docid)(i + 1);
+	o.single = 1;
+	assert_int_equal(nd_cluster_near(db, st, &o, docs, n, into, NULL), ND_OK);
+	free(docs);
+}
+
 /* What a corpus test leaves behind, gone. */
 static void corpus_done(nd_store *st, nd_xdb *db, char *path, char *dbpath, char *stpath)
 {
@@ -1031,13 +1044,8 @@ static void test_shared_text_is_not_evidence(void **state)
 	free(wa);
 	free(wb);
 
-	nd_docid docs[N];
 	size_t into[N];
-	for (size_t i = 0; i < N; i++)
-		docs[i] = (nd_docid)(i + 1);
-	nd_near_options o = ND_NEAR_OPTIONS_INIT;
-	o.single = 1;
-	assert_int_equal(nd_cluster_near(db, st, &o, docs, N, into, NULL), ND_OK);
+	copy_clusters(db, st, N, into);
 	for (size_t i = 0; i < N; i++)
 		for (size_t j = i + 1; j < N; j++) {
 			size_t fi = i < PAGES ? i : (i - PAGES) / 2, fj = j < PAGES ? j : (j - PAGES) / 2;
@@ -1199,13 +1207,8 @@ static void test_site_template_is_not_evidence(void **state)
 		nd_xdb *db;
 		nd_store *st;
 		sign_pages(dbpath, stpath, "p", page, with_hosts ? url : NULL, N, &db, &st);
-		nd_docid docs[N];
 		size_t into[N];
-		for (size_t i = 0; i < N; i++)
-			docs[i] = (nd_docid)(i + 1);
-		nd_near_options o = ND_NEAR_OPTIONS_INIT;
-		o.single = 1;
-		assert_int_equal(nd_cluster_near(db, st, &o, docs, N, into, NULL), ND_OK);
+		copy_clusters(db, st, N, into);
 		int found = 0;
 		for (int i = 0; i < N; i++)
 			for (int j = i + 1; j < N; j++) {
@@ -1420,9 +1423,7 @@ static void test_passages_are_evidence(void **state)
 	size_t into[N];
 	for (size_t i = 0; i < N; i++)
 		docs[i] = (nd_docid)(i + 1);
-	nd_near_options o = ND_NEAR_OPTIONS_INIT;
-	o.single = 1;
-	assert_int_equal(nd_cluster_near(db, st, &o, docs, N, into, NULL), ND_OK);
+	copy_clusters(db, st, N, into);
 	size_t kept = 0;
 	for (size_t i = 0; i < ORIGS; i++) {
 		kept += into[i] == into[i + ORIGS];
