@@ -1082,6 +1082,12 @@ static void test_shared_text_is_not_evidence(void **state)
  * update (o->recount) count again once the collection has grown by a
  * quarter: a footer on the 30 pages added to 60 makes them copies of each
  * other until then, and no longer after. */
+static int damage_counted(nd_store_txn *txn, void *ctx)
+{
+	(void)ctx;
+	return nd_store_meta_put(txn, ND_META_COMMON_COUNTED, "bad", 3);
+}
+
 static void test_grown_collection_recounts(void **state)
 {
 	(void)state;
@@ -1142,6 +1148,13 @@ static void test_grown_collection_recounts(void **state)
 	assert_int_equal(nd_links_settle(db, st, &o, &lr, NULL, NULL), ND_OK);
 	assert_int_equal(lr.recounted, 0);
 	assert_int_equal(lr.rebuilt, 0);
+	/* What it was counted over, damaged, is counted again, not an error. */
+	assert_int_equal(nd_store_write(st, damage_counted, NULL), ND_OK);
+	assert_int_equal(nd_links_settle(db, st, &o, &lr, NULL, NULL), ND_OK);
+	assert_int_equal(lr.recounted, 1);
+	assert_int_equal(lr.counted, 0);
+	assert_int_equal(nd_links_settle(db, st, &o, &lr, NULL, NULL), ND_OK);
+	assert_int_equal(lr.recounted, 0);
 	free(footer);
 	corpus_done(st, db, path, dbpath, stpath);
 }

@@ -683,9 +683,10 @@ done:
 /* Whether the documents signed past the last one the common text was
  * counted over are a share of those it was counted over (docids only
  * grow: a replaced document keeps its own, a feed window's leave).  A
- * store whose count is not recorded is counted again once.  *counted:
- * what the last count was over. */
-static int recount_due(nd_store *st, nd_store_txn *txn, double share, uint64_t *counted)
+ * store whose count is not recorded, or not readable, is counted again
+ * once (which records it): a statistic is no reason to stop a writer.
+ * *counted: what the last count was over. */
+static int recount_due(nd_store_txn *txn, double share, uint64_t *counted)
 {
 	const void *v;
 	size_t len;
@@ -693,13 +694,10 @@ static int recount_due(nd_store *st, nd_store_txn *txn, double share, uint64_t *
 	uint32_t last;
 	int rc = nd_store_meta_get(txn, ND_META_COMMON_COUNTED, &v, &len);
 	*counted = 0;
-	if (rc == ND_ENOTFOUND)
+	if (rc == ND_ENOTFOUND || (rc == ND_OK && len != sizeof(c)))
 		return 1;
 	if (rc < 0)
 		return rc;
-	if (len != sizeof(c))
-		return nd_error_set(ND_ECORRUPT, "store %s: %s of %zu bytes", nd_store_path(st),
-				    ND_META_COMMON_COUNTED, len);
 	memcpy(c, v, sizeof(c));
 	*counted = c[0];
 	if ((rc = nd__store_last_doc(txn, &last)) < 0)
@@ -726,7 +724,7 @@ int nd_links_settle(nd_xdb *db, nd_store *st, const nd_near_options *o, nd_links
 	if ((rc = state = nd_store_links_state(txn)) < 0)
 		goto done;
 	if (state != ND_LINKS_REBUILD && o && o->recount > 0 &&
-	    (rc = recount_due(st, txn, o->recount, &rep->counted)) != 0) {
+	    (rc = recount_due(txn, o->recount, &rep->counted)) != 0) {
 		if (rc < 0)
 			goto done;
 		state = ND_LINKS_REBUILD;
