@@ -1,10 +1,12 @@
 #!/bin/sh
 # A site's template on an omindex database: omindex writes each page's
-# host (H) when its base URL has one, and sign counts text that the pages
-# of one site hold as the site's template.  Three sites of 5 pages (a
-# template as long as each article) and 12 other pages: only the article
-# copied from one site onto another is a copy, in clusters and at crawl
-# time; with base URLs without a host, counting alone misses it.
+# host (H) when its base URL has one, and its base URL (J) always, and
+# sign counts text that the pages of one site hold as the site's
+# template.  Three sites of 5 pages (a template as long as each article)
+# and 12 other pages: only the article copied from one site onto another
+# is a copy, in clusters and at crawl time, whether each site is indexed
+# at https://SITE.example/ or at /SITE/; indexed as one site, counting
+# alone misses it.
 #   omindex_sites.sh NEARDUP
 set -eu
 nd=$1
@@ -40,8 +42,13 @@ open("%s/new.txt" % top, "w").write("\n".join((tpl["shop"][0], arts[30], tpl["sh
 open("%s/moved.txt" % top, "w").write("\n".join((tpl["blog"][0], arts[1], tpl["blog"][1])))
 PY
 
-for v in host path; do
+for v in host path one; do
+	if [ $v = one ]; then
+		omindex --db "$t/db_$v" --url / "$t/site" > "$t/omindex.log" 2>&1 ||
+			fail "omindex: $(tail -3 "$t/omindex.log")"
+	fi
 	for s in shop news blog other; do
+		[ $v != one ] || break
 		if [ $v = host ]; then u=https://$s.example/; else u=/$s/; fi
 		omindex -p --db "$t/db_$v" --url "$u" "$t/site/$s" > "$t/omindex.log" 2>&1 ||
 			fail "omindex: $(tail -3 "$t/omindex.log")"
@@ -51,14 +58,17 @@ for v in host path; do
 	"$nd" clusters --db "$t/db_$v" --store "$t/st_$v" --point copy --json > "$t/clusters_$v.json" ||
 		fail "clusters ($v)"
 done
-python3 - "$t/clusters_host.json" "$t/clusters_path.json" <<'PY' || fail "clusters"
+python3 - "$t/clusters_host.json" "$t/clusters_path.json" "$t/clusters_one.json" <<'PY' || fail "clusters"
 import json, sys
 ids = lambda f: sorted(sorted(d["id"] for d in c["documents"]) for c in json.load(open(f))["clusters"])
-host, path = ids(sys.argv[1]), ids(sys.argv[2])
+host, path, one = ids(sys.argv[1]), ids(sys.argv[2]), ids(sys.argv[3])
 assert host == [["https://news.example/copy.html", "https://shop.example/p0.html"]], host
-assert path == [], path  # by counting alone, the template outweighs the article
+assert path == [["/news/copy.html", "/shop/p0.html"]], path
+assert one == [], one  # by counting alone, the template outweighs the article
 PY
-out=$("$nd" check --db "$t/db_host" --store "$t/st_host" "$t/new.txt" "$t/moved.txt") || fail "check"
-echo "$out" | grep -q "new.txt: .* 0 duplicates" || fail "a new page of shop is a copy of its pages: $out"
-echo "$out" | grep -q "moved.txt: .* 1 duplicate" || fail "shop's article in blog's template is no copy: $out"
+for v in host path; do
+	out=$("$nd" check --db "$t/db_$v" --store "$t/st_$v" "$t/new.txt" "$t/moved.txt") || fail "check"
+	echo "$out" | grep -q "new.txt: .* 0 duplicates" || fail "$v: a new page of shop is a copy of its pages: $out"
+	echo "$out" | grep -q "moved.txt: .* 1 duplicate" || fail "$v: shop's article in blog's template is no copy: $out"
+done
 echo "omindex-sites: the copy across sites found, the sites' templates no evidence"

@@ -406,28 +406,25 @@ static int judge_strict(nd_xdb *db, const nd_docid *docs, const uint64_t *pairs,
 	return rc;
 }
 
-/* The site of each of docs[0..n) (ascending), at site[i]: an ordinal
- * from 1 of its host term ("H" and the host, as omindex and neardup index
- * write it), 0 without one.  Only hosts of ND_SITE_GROUPS pages or more:
- * a smaller site has no template to tell. */
-static int sites_of(nd_xdb *db, const nd_docid *docs, size_t n, uint32_t *site)
+/* The documents of docs[0..n) (ascending) under each term of prefix with
+ * ND_SITE_GROUPS postings or more, given the ordinals after *ord at
+ * site[i], where it is still 0. */
+static int sites_by(nd_xdb *db, const char *prefix, const nd_docid *docs, size_t n, uint32_t *site, uint32_t *ord)
 {
 	nd_xdb_terms *it = NULL;
 	nd_xdb_postlist *pl = NULL;
 	nd_posting buf[256];
 	const char *term;
 	size_t len, got;
-	uint32_t tf, ord = 0;
+	uint32_t tf;
 	int rc;
-	memset(site, 0, n * sizeof(*site));
-	if (!db || !n)
-		return ND_OK;
-	if ((rc = nd_xdb_terms_open(&it, db, "H")) < 0)
+	if ((rc = nd_xdb_terms_open(&it, db, prefix)) < 0)
 		return rc;
 	while ((rc = nd_xdb_terms_next(it, &term, &len, &tf, NULL)) == 1) {
 		char t[256];
-		if (tf < ND_SITE_GROUPS || len >= sizeof(t) || ++ord == UINT32_MAX)
+		if (tf < ND_SITE_GROUPS || len >= sizeof(t) || *ord == UINT32_MAX - 1)
 			continue;
+		++*ord;
 		memcpy(t, term, len);
 		t[len] = 0;
 		if ((rc = nd_xdb_postlist_open(&pl, db, t)) < 0)
@@ -446,8 +443,8 @@ static int sites_of(nd_xdb *db, const nd_docid *docs, size_t n, uint32_t *site)
 					else
 						b = m;
 				}
-				if (a < n && docs[a] == buf[k].docid)
-					site[a] = ord;
+				if (a < n && docs[a] == buf[k].docid && !site[a])
+					site[a] = *ord;
 				lo = a;
 			}
 		} while (got == 256);
@@ -458,6 +455,24 @@ static int sites_of(nd_xdb *db, const nd_docid *docs, size_t n, uint32_t *site)
 	}
 	nd_xdb_terms_free(it);
 	return rc < 0 ? rc : ND_OK;
+}
+
+/* The site of each of docs[0..n) (ascending), at site[i]: an ordinal from
+ * 1, 0 for none.  A page's host term ("H" and the host, as omindex and
+ * neardup index write it); else omindex's base URL ("J": one run of
+ * omindex indexes one site, given as /shop/ when it has no host).  Only
+ * sites of ND_SITE_GROUPS pages or more: a smaller one has no template
+ * to tell. */
+static int sites_of(nd_xdb *db, const nd_docid *docs, size_t n, uint32_t *site)
+{
+	uint32_t ord = 0;
+	int rc;
+	memset(site, 0, n * sizeof(*site));
+	if (!db || !n)
+		return ND_OK;
+	if ((rc = sites_by(db, "H", docs, n, site, &ord)) < 0)
+		return rc;
+	return sites_by(db, "J", docs, n, site, &ord);
 }
 
 /* Groups of near-identical documents, whose representatives (smallest
