@@ -18,9 +18,14 @@ about.json:
                  pair of word-set Jaccard below 0.3 (there should be none)
     guard        no labels beyond identical text: the largest cluster,
                  and the clusters holding a pair below Jaccard 0.3
+With --check, each point is measured as a crawler meets it instead:
+`check --point P --json` of every document against the set's store, one
+predicted pair for each duplicate it reports (the document itself
+aside), scored against the truth's ordered pairs (sets scored "pairs").
 Prints one line per set and point; --json one object a line.
 """
 import argparse
+import glob
 import json
 import os
 import re
@@ -142,6 +147,37 @@ def low_jaccard(clusters, text, floor=0.3, cap=400):
     return bad_clusters, bad_pairs
 
 
+def check_pairs(nd, d, db, store, inp, html, point, truth, ignore):
+    """P and R of `check` pair by pair: (document, duplicate reported)
+    against every ordered pair of a truth cluster."""
+    base = ["check", "--db", db, "--store", store, "--point", point, "--json"]
+    found = set()
+    if html:
+        files = sorted(glob.glob(os.path.join(inp, "**", "*.htm*"), recursive=True))
+        outs = [run([nd] + base + files[k:k + 500]) for k in range(0, len(files), 500)]
+        name = lambda j: os.path.relpath(j["input"], inp)
+    else:
+        with open(inp, encoding="utf-8") as f:
+            outs = [run([nd] + base + ["--format", "jsonl", "-"], stdin=f)]
+        name = lambda j: j["input"].split(":", 2)[2]
+    for out in outs:
+        for line in out.splitlines():
+            j = json.loads(line)
+            a = name(j)
+            found.update((a, m["id"]) for m in j["members"] if m["duplicate"] and m["id"] != a)
+    skip = set(ignore) | {(b, a) for a, b in ignore}
+    groups = defaultdict(list)
+    for doc, t in truth.items():
+        groups[t].append(doc)
+    true = {(a, b) for g in groups.values() for a in g for b in g if a != b} - skip
+    found -= skip
+    tp = len(found & true)
+    p = tp / len(found) if found else 1.0
+    r = tp / len(true) if true else 1.0
+    return {"P": round(p, 4), "R": round(r, 4), "F1": round(2 * p * r / (p + r), 4) if p + r else 0.0,
+            "predicted_pairs": len(found), "true_pairs": len(true)}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--neardup", default=os.path.join(ROOT, "build", "tools", "neardup"))
@@ -152,6 +188,8 @@ def main():
     ap.add_argument("--sign-args", default="")
     ap.add_argument("--clusters-args", default="")
     ap.add_argument("--no-sign", action="store_true", help="measure the store as it is")
+    ap.add_argument("--check", action="store_true",
+                    help="measure `check` of every document pair by pair, not the clusters")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("names", nargs="*", metavar="SET")
     a = ap.parse_args()
@@ -177,6 +215,20 @@ def main():
         text = texts(d) if about["score"] in ("mail", "guard") else {}
         for point in a.points.split(","):
             t0 = time.time()
+            if a.check:
+                if about["score"] != "pairs":
+                    continue
+                row = {"set": name, "point": "check-" + point}
+                row.update(check_pairs(nd, d, db, store, inp, about.get("input") == "html", point, truth,
+                                       ignore))
+                row["seconds"] = round(time.time() - t0, 2)
+                if a.json:
+                    print(json.dumps(row))
+                else:
+                    print("%-10s %-6s %6.3f %6.3f %6.3f %8s %7.1f  %d pairs reported" % (
+                        name, point, row["P"], row["R"], row["F1"], "-", row["seconds"], row["predicted_pairs"]))
+                sys.stdout.flush()
+                continue
             out = json.loads(run([nd, "clusters", "--db", db, "--store", store, "--point", point, "--json"] +
                                  a.clusters_args.split()))
             secs = time.time() - t0
