@@ -135,9 +135,12 @@ static char *host_term(const char *url)
 	const char *at = memchr(p, '@', n);
 	if (at)
 		n -= (size_t)(at + 1 - p), p = at + 1;
-	const char *colon = memchr(p, ':', n);
+	const char *end = n && p[0] == '[' ? memchr(p, ']', n) : NULL; /* [IPv6] */
+	const char *colon = memchr(end ? end : p, ':', n - (size_t)((end ? end : p) - p));
 	if (colon)
 		n = (size_t)(colon - p);
+	if (n && p[n - 1] == '.')
+		n--; /* example.org. is example.org */
 	if (!n || n >= ND_UID_MAX)
 		return NULL;
 	char *t = malloc(n + 2);

@@ -133,7 +133,8 @@ static void test_url_sites(void **state)
 	assert_int_equal(nd_indexer_open(&ix, db, &o), ND_OK);
 	assert_int_equal(nd_indexer_add_path(ix, corpus), ND_OK);
 	const char *plain[][2] = {{"file", "file:///srv/a.txt"}, {"bare", "a.txt"}, {"empty", "https:///a"},
-				  {"query", "http://Q.example?x=1"}};
+				  {"query", "http://Q.example?x=1"}, {"ipv6", "http://[::1]:8080/x"},
+				  {"dot", "https://Dot.Example.:443/"}};
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
 		assert_int_equal(nd_indexer_add_text(ix, plain[i][0], "some words here", 15, plain[i][1], NULL), ND_OK);
 	assert_int_equal(nd_indexer_close(ix), ND_OK);
@@ -151,6 +152,10 @@ static void test_url_sites(void **state)
 	assert_string_equal(host, "Hexample.com"); /* the record's own */
 	assert_int_equal(nd_xdb_termlist(x, must_find(x, "query"), host_of, host), 1);
 	assert_string_equal(host, "Hq.example");
+	assert_int_equal(nd_xdb_termlist(x, must_find(x, "ipv6"), host_of, host), 1);
+	assert_string_equal(host, "H[::1]");
+	assert_int_equal(nd_xdb_termlist(x, must_find(x, "dot"), host_of, host), 1);
+	assert_string_equal(host, "Hdot.example");
 	for (size_t i = 0; i < 3; i++)
 		assert_int_equal(nd_xdb_termlist(x, must_find(x, plain[i][0]), host_of, host), 0);
 	nd_xdb_close(x);
