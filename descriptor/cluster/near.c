@@ -435,17 +435,9 @@ static int sites_by(nd_xdb *db, const char *prefix, const nd_docid *docs, size_t
 				break;
 			for (size_t k = 0; k < got; k++) {
 				/* Postings ascend, so the search starts where the last ended. */
-				size_t a = lo, b = n;
-				while (a < b) {
-					size_t m = a + (b - a) / 2;
-					if (docs[m] < buf[k].docid)
-						a = m + 1;
-					else
-						b = m;
-				}
-				if (a < n && docs[a] == buf[k].docid && !site[a])
-					site[a] = *ord;
-				lo = a;
+				lo += nd__lower_bound_u32(docs + lo, n - lo, buf[k].docid);
+				if (lo < n && docs[lo] == buf[k].docid && !site[lo])
+					site[lo] = *ord;
 			}
 		} while (got == 256);
 		nd_xdb_postlist_free(pl);

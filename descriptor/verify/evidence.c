@@ -552,16 +552,8 @@ static int sites_make(const nd__recset *rs, const uint32_t *reps, const uint32_t
 /* Groups of site s whose samples reach hash h: those that could hold it. */
 static uint32_t site_reach(const sites *z, uint32_t s, uint32_t h)
 {
-	const uint32_t *t = z->thr + z->at[s - 1];
-	uint32_t lo = 0, hi = z->at[s] - z->at[s - 1], n = hi;
-	while (lo < hi) {
-		uint32_t m = lo + (hi - lo) / 2;
-		if (t[m] < h)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	return n - lo;
+	size_t n = z->at[s] - z->at[s - 1];
+	return (uint32_t)(n - nd__lower_bound_u32(z->thr + z->at[s - 1], n, h));
 }
 
 typedef struct {

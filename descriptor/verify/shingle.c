@@ -43,10 +43,16 @@ int nd__in_sorted_u64(const uint64_t *v, size_t n, uint64_t x)
 	return at < n && v[at] == x;
 }
 
-int nd__in_sorted_u32(const uint32_t *v, size_t n, uint32_t x)
+size_t nd__lower_bound_u32(const uint32_t *v, size_t n, uint32_t x)
 {
 	size_t at;
 	LOWER_BOUND(v, n, x, at);
+	return at;
+}
+
+int nd__in_sorted_u32(const uint32_t *v, size_t n, uint32_t x)
+{
+	size_t at = nd__lower_bound_u32(v, n, x);
 	return at < n && v[at] == x;
 }
 
