@@ -571,7 +571,7 @@ typedef struct {
  * those of the site's groups whose samples reach h.  cnt: a zeroed count
  * per site, left zeroed; sc: room for ng.  Most hashes are held by a
  * group or two of each site: counted, not sorted. */
-static int site_template(const sites *z, uint32_t h, const uint64_t *g, size_t ng, uint32_t *cnt, uint64_t *sc)
+static int site_template(const sites *z, uint32_t h, const uint64_t *g, size_t ng, uint32_t *cnt, uint32_t *sc)
 {
 	size_t m = 0;
 	for (size_t i = 0; i < ng; i++) {
@@ -581,13 +581,13 @@ static int site_template(const sites *z, uint32_t h, const uint64_t *g, size_t n
 	}
 	size_t keep = 0;
 	for (size_t k = 0; k < m; k++)
-		if (2 * cnt[sc[k]] >= site_reach(z, (uint32_t)sc[k], h))
+		if (2 * cnt[sc[k]] >= site_reach(z, sc[k], h))
 			sc[keep++] = sc[k];
 	for (size_t i = 0; i < ng; i++)
 		cnt[z->of[(uint32_t)g[i]]] = 0;
 	/* Those held by enough groups: by enough versions too? */
 	for (size_t k = 0; k < keep; k++) {
-		uint32_t s = (uint32_t)sc[k], v[ND_SITE_GROUPS], nv = 0;
+		uint32_t s = sc[k], v[ND_SITE_GROUPS], nv = 0;
 		for (size_t i = 0; i < ng && nv < ND_SITE_GROUPS; i++) {
 			uint32_t r = (uint32_t)g[i], x = 0;
 			if (z->of[r] != s)
@@ -609,8 +609,8 @@ static int build_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 {
 	build_ctx *c = vctx;
 	size_t cap = c->most + 1, sccap = 0;
-	uint64_t *v = malloc(cap * sizeof(*v)), *sc = NULL;
-	uint32_t *at = malloc((c->n + 1) * sizeof(*at));
+	uint64_t *v = malloc(cap * sizeof(*v));
+	uint32_t *at = malloc((c->n + 1) * sizeof(*at)), *sc = NULL;
 	uint32_t *cnt = c->site->nsites ? calloc((size_t)c->site->nsites + 1, sizeof(*cnt)) : NULL;
 	int rc = ND_OK;
 	(void)t;
@@ -655,7 +655,7 @@ static int build_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 			uint32_t h = (uint32_t)(v[i] >> 32), groups = (uint32_t)(j - i);
 			if (c->site->nsites && j - i >= ND_SITE_GROUPS && j - i < ND_SITE_TEMPLATE) {
 				if (j - i > sccap) {
-					uint64_t *g = realloc(sc, (j - i) * sizeof(*sc));
+					uint32_t *g = realloc(sc, (j - i) * sizeof(*sc));
 					if (!g) {
 						rc = nd_error_set(ND_ENOMEM, "out of memory");
 						break;
