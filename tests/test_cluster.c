@@ -1155,6 +1155,16 @@ static void test_grown_collection_recounts(void **state)
 	assert_int_equal(lr.counted, 0);
 	assert_int_equal(nd_links_settle(db, st, &o, &lr, NULL, NULL), ND_OK);
 	assert_int_equal(lr.recounted, 0);
+	/* update says so too. */
+	nd_hook *h;
+	nd_sign_report rep;
+	assert_int_equal(nd_store_write(st, damage_counted, NULL), ND_OK);
+	assert_int_equal(nd_hook_open(&h, db, st, NULL), ND_OK);
+	assert_int_equal(nd_hook_update(h, NULL, NULL, &rep), ND_OK);
+	assert_int_equal(rep.recounted, 1);
+	assert_int_equal(nd_hook_update(h, NULL, NULL, &rep), ND_OK);
+	assert_int_equal(rep.recounted, 0);
+	nd_hook_free(h);
 	free(footer);
 	corpus_done(st, db, path, dbpath, stpath);
 }

@@ -543,6 +543,7 @@ static void test_update_after_omindex(void **state)
 	assert_int_equal(rep.added, 3);
 	assert_int_equal(rep.replaced, 2);
 	assert_int_equal(rep.deleted, 2);
+	assert_int_equal(rep.recounted, 0); /* 3 added to 80: not a quarter */
 	assert_int_equal(seen.n[ND_CHANGE_ADDED], 3);
 	assert_int_equal(seen.n[ND_CHANGE_REPLACED], 2);
 	assert_int_equal(seen.n[ND_CHANGE_DELETED], 2);

@@ -549,8 +549,7 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 	no.recount = ND_NEAR_RECOUNT;
 	if ((rc = nd_links_settle(h->db, h->st, &no, &lr, NULL, NULL)) < 0)
 		goto cleanup;
-	if (lr.recounted)
-		rep->recounted = lr.counted ? lr.counted : 1;
+	rep->recounted = (uint64_t)lr.recounted;
 	for (size_t i = 0; i < c.n; i++)
 		if ((rc = duplicates_of(h, &c.changes[i], NULL, 0)) < 0)
 			goto cleanup;

@@ -211,10 +211,10 @@ typedef struct {
 	uint64_t expired;    /* records that left a feed window (neardup/window.h) */
 	uint64_t undated;    /* signed documents a window by slot found no date for:
 				kept, never expiring */
-	uint64_t recounted;  /* nd_hook_update: the collection's common text was
-				counted again, and every link made again, having
-				grown by ND_NEAR_RECOUNT of the documents it was
-				last counted over (this many; see nd_links_settle) */
+	uint64_t recounted;  /* nd_hook_update: 1 when the collection's common
+				text was counted again, and every link made again,
+				having grown by ND_NEAR_RECOUNT since (see
+				nd_links_settle) */
 } nd_sign_report;
 
 /* Sign every document (or those past the last signed docid) by walking the
