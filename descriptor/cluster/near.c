@@ -493,16 +493,10 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 		goto done;
 	if (any) {
 		/* Versions first (2, and groups' 1), then groups alone. */
-		if ((rc = nd__components(n, pairs, NULL, same, np, 0, &up)) < 0)
+		if ((rc = nd__components(n, pairs, NULL, same, np, 0, &ver)) < 0)
 			goto done;
-		if (!(ver = malloc((n + 1) * sizeof(*ver)))) {
-			rc = nd_error_set(ND_ENOMEM, "out of memory");
-			goto done;
-		}
 		for (size_t i = 0; i < n; i++)
-			ver[i] = nd__root(up, (uint32_t)i);
-		free(up);
-		up = NULL;
+			ver[i] = nd__root(ver, (uint32_t)i); /* each its version's root */
 		for (size_t i = 0; i < np; i++)
 			same[i] &= 1;
 	}
