@@ -135,8 +135,10 @@ static char *host_term(const char *url)
 	const char *at = memchr(p, '@', n);
 	if (at)
 		n -= (size_t)(at + 1 - p), p = at + 1;
-	const char *end = n && p[0] == '[' ? memchr(p, ']', n) : NULL; /* [IPv6] */
-	const char *colon = memchr(end ? end : p, ':', n - (size_t)((end ? end : p) - p));
+	/* The port goes: after the brackets of an [IPv6] address. */
+	const char *bracket = n && p[0] == '[' ? memchr(p, ']', n) : NULL;
+	size_t from = bracket ? (size_t)(bracket - p) : 0;
+	const char *colon = memchr(p + from, ':', n - from);
 	if (colon)
 		n = (size_t)(colon - p);
 	if (n && p[n - 1] == '.')
