@@ -34,6 +34,7 @@ struct nd_indexer {
 	nd_buf fullwords;
 	nd_buf url;      /* a file's: opts.url_base and its id */
 	nd_buf page_url; /* an HTML page's own, when it gives one */
+	nd_buf site;     /* a file's directory named like a host, as a URL */
 };
 
 /* Xapian terms are at most 245 bytes. */
@@ -155,6 +156,78 @@ static char *host_term(const char *url)
 	return t;
 }
 
+/* A directory named like a host: a mirror laid out as host/path, as
+ * wget -r and httrack write one.  Names of files and packages have dots
+ * too (python3.11, conf.d, lazr.uri), so a name counts only when its
+ * last label is a country's two letters or a common top-level domain,
+ * or it begins with "www.", or it is an IPv4 address; a port (wget's
+ * host:8080) may follow. */
+static int names_host(const char *s, size_t n)
+{
+	static const char *const tld[] = {"com", "org", "net", "edu", "gov", "mil", "int", "info", "biz", "name",
+					  "pro", "app", "dev", "blog", "news", "online", "site", "shop", "xyz", "example",
+					  "test", "local", NULL};
+	const char *colon = memchr(s, ':', n);
+	if (colon) {
+		if ((size_t)(colon + 1 - s) == n || strspn(colon + 1, "0123456789") < (size_t)(s + n - colon - 1))
+			return 0;
+		n = (size_t)(colon - s);
+	}
+	size_t labels = 0, digits = 1, len = 0, last = 0;
+	for (size_t i = 0; i <= n; i++) {
+		if (i == n || s[i] == '.') {
+			if (!len || len > 63 || s[i - 1] == '-')
+				return 0;
+			labels++, last = i - len, len = 0;
+			continue;
+		}
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || (c == '-' && len)))
+			return 0;
+		if (c < '0' || c > '9')
+			digits = 0;
+		len++;
+	}
+	if (labels < 2)
+		return 0;
+	if (digits)
+		return labels == 4 && n <= 15;
+	size_t tl = n - last;
+	if (tl < 2)
+		return 0;
+	for (size_t i = last; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z')))
+			return 0;
+	if (tl == 2 || (n > 4 && !strncasecmp(s, "www.", 4)))
+		return 1;
+	for (size_t i = 0; tld[i]; i++)
+		if (strlen(tld[i]) == tl && !strncasecmp(s + last, tld[i], tl))
+			return 1;
+	return 0;
+}
+
+/* The deepest directory of path named like a host, as a URL for
+ * host_term ("http://NAME/"); 0 if none. */
+static int host_dir(const char *path, nd_buf *out)
+{
+	const char *best = NULL, *end = strrchr(path, '/');
+	size_t bn = 0;
+	for (const char *p = path; end && p < end;) {
+		size_t n = strcspn(p, "/");
+		if (n && names_host(p, n))
+			best = p, bn = n;
+		p += n + 1;
+	}
+	out->len = 0;
+	if (!best)
+		return 0;
+	int rc;
+	if ((rc = nd_buf_put(out, "http://", 7)) < 0 || (rc = nd_buf_put(out, best, bn)) < 0 ||
+	    (rc = nd_buf_put(out, "/", 2)) < 0)
+		return rc;
+	return 1;
+}
+
 /* omega document data is "name=value" lines; keep values on one line. */
 static int put_field(nd_buf *b, const char *name, const char *value)
 {
@@ -172,7 +245,7 @@ static int put_field(nd_buf *b, const char *name, const char *value)
 /* Index text under id; full (may be NULL) is the whole page when text is
  * its main content, kept as word ids in ND_SLOT_FULL_WORDS. */
 static int index_doc(nd_indexer *ix, const char *id, const char *text, size_t len,
-		     const nd_buf *full, const char *url, const char *title)
+		     const nd_buf *full, const char *url, const char *site, const char *title)
 {
 	const nd_token *toks;
 	size_t ntok;
@@ -221,6 +294,8 @@ static int index_doc(nd_indexer *ix, const char *id, const char *text, size_t le
 	if (!(uid = nd_uid_term(id)))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	host = host_term(url);
+	if (!host && site)
+		host = host_term(site);
 	if ((rc = nd_xdb_doc_new(&doc)) < 0)
 		goto cleanup;
 	if ((rc = nd_buf_grow(&ix->words, ntok * 4)) < 0)
@@ -281,7 +356,7 @@ cleanup:
 int nd_indexer_add_text(nd_indexer *ix, const char *id, const char *text, size_t len,
 			const char *url, const char *title)
 {
-	return index_doc(ix, id, text, len, NULL, url, title);
+	return index_doc(ix, id, text, len, NULL, url, NULL, title);
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -352,12 +427,17 @@ static int no_extension(const char *path)
 static int add_file(nd_indexer *ix, const char *path, const char *id)
 {
 	char *data = NULL;
-	const char *url = NULL;
+	const char *url = NULL, *site = NULL;
 	size_t len;
 	int rc = ND_OK, html = 0;
 
 	if (ends_with(path, ".jsonl"))
 		return add_jsonl(ix, path);
+	if ((rc = host_dir(path, &ix->site)) < 0)
+		return rc;
+	if (rc)
+		site = ix->site.ptr;
+	rc = ND_OK;
 	if (ix->opts.url_base) {
 		ix->url.len = 0;
 		if ((rc = nd_buf_put(&ix->url, ix->opts.url_base, strlen(ix->opts.url_base))) < 0 ||
@@ -423,7 +503,7 @@ static int add_file(nd_indexer *ix, const char *path, const char *id)
 		if (main && !bi.good_blocks)
 			ix->st.html_whole++;
 		rc = index_doc(ix, id, ix->scratch.ptr, ix->scratch.len,
-			       main && bi.good_blocks ? &ix->full : NULL, url,
+			       main && bi.good_blocks ? &ix->full : NULL, url, site,
 			       ix->title.len ? ix->title.ptr : NULL);
 	} else {
 		uint64_t first = 0;
@@ -436,9 +516,9 @@ static int add_file(nd_indexer *ix, const char *path, const char *id)
 			ix->st.reencoded++;
 			warnf(ix, "%s: not UTF-8 (first invalid byte at offset %llu); read as windows-1252",
 			      path, (unsigned long long)first);
-			rc = nd_indexer_add_text(ix, id, ix->scratch.ptr, ix->scratch.len, url, NULL);
+			rc = index_doc(ix, id, ix->scratch.ptr, ix->scratch.len, NULL, url, site, NULL);
 		} else
-			rc = nd_indexer_add_text(ix, id, data, len, url, NULL);
+			rc = index_doc(ix, id, data, len, NULL, url, site, NULL);
 	}
 cleanup:
 	free(data);
@@ -606,6 +686,7 @@ int nd_indexer_close(nd_indexer *ix)
 	nd_buf_free(&ix->words);
 	nd_buf_free(&ix->url);
 	nd_buf_free(&ix->page_url);
+	nd_buf_free(&ix->site);
 	free((char *)ix->opts.url_base);
 	free(ix->seen);
 	free(ix);

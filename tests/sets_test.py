@@ -4,7 +4,8 @@ site, smallsites, family and short sets at a fifth of their size
 (templated pages; text pages of small sites, each with its URL; one text
 copied into the copyright files many times; texts of 1-5 words), and
 eval/sets/measure.py scores neardup's copy clusters on them, and on the
-two site sets `check` pair by pair too.  Each must keep precision and
+two site sets `check` pair by pair too, and smallsites again as a
+mirror's files laid out as host/path, the site read from the directory.  Each must keep precision and
 recall at 0.95 or more: the hard negatives (pages of one template,
 distinct copyright files sharing licence text) stay apart, and every copy
 is found.  On smallsites only the pages' hosts tell the templates, and
@@ -47,12 +48,23 @@ def main():
         if p.returncode:
             sys.exit("FAIL: measure.py --check: %s" % (p.stdout + p.stderr)[-2000:])
         checked = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+        # The same pages as a mirror's files (HOST/ID.txt), no URL given.
+        p = subprocess.run([sys.executable, os.path.join(src, "eval", "sets", "measure.py"), "--neardup", nd,
+                            "--sets", tmp, "--points", "copy", "--mirror", "--json", "smallsites"],
+                           capture_output=True, text=True)
+        if p.returncode:
+            sys.exit("FAIL: measure.py --mirror: %s" % (p.stdout + p.stderr)[-2000:])
+        mirrored = [dict(json.loads(l), point="mirror-copy") for l in p.stdout.splitlines() if l.startswith("{")]
+        if len(mirrored) != 1:
+            sys.exit("FAIL: measure.py --mirror measured %d rows" % len(mirrored))
+        checked += mirrored
         failed = []
         for r in rows + checked:
             print("sets: %-10s %-10s P %.3f R %.3f" % (r["set"], r["point"], r["P"], r["R"]))
             if not (r["P"] >= 0.95 and r["R"] >= RECALL.get(r["set"], 0.95)):
                 failed.append("%s %s" % (r["set"], r["point"]))
-        if sorted(r["set"] for r in rows) != sorted(SETS) or sorted(r["set"] for r in checked) != sorted(CHECKED):
+        if sorted(r["set"] for r in rows) != sorted(SETS) or \
+                sorted(r["set"] for r in checked) != sorted(CHECKED + ("smallsites",)):
             sys.exit("FAIL: measured %s, wanted %s" % ([r["set"] for r in rows + checked], SETS + CHECKED))
         if failed:
             sys.exit("FAIL: precision or recall below 0.95 on %s" % ", ".join(failed))

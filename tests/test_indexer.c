@@ -198,6 +198,54 @@ static void test_url_sites(void **state)
 		tu_rmtree(db);
 	}
 	tu_rmtree(pages);
+
+	/* A mirror laid out as host/path (wget -r, httrack): the deepest
+	 * directory named like a host is the site; a page's own address
+	 * and url_base come first; names of packages and versions are no
+	 * hosts. */
+	const char *tree[][2] = {
+		{"www.Example.org/a/page.html", "Hwww.example.org"},
+		{"www.Example.org/a/canon.html", "Hwww.canon.example"},
+		{"shop.example.de:8080/x.txt", "Hshop.example.de"},
+		{"192.168.1.10/x.txt", "H192.168.1.10"}, {"site3.example/x.txt", "Hsite3.example"},
+		{"news.example.com/v1.2/x.txt", "Hnews.example.com"},
+		{"lazr.uri/x.txt", NULL}, {"python3.11/x.txt", NULL}, {"conf.d/x.txt", NULL},
+		{"a.b-/x.txt", NULL}, {"host.example.com:x/x.txt", NULL}, {"1.2.3/x.txt", NULL},
+		{"www.example.net.txt", NULL}};
+	size_t ntree = sizeof(tree) / sizeof(tree[0]);
+	assert_int_equal(mkdir(pages, 0755), 0);
+	for (size_t i = 0; i < ntree; i++) {
+		char *q = tu_join(pages, tree[i][0]);
+		for (char *slash = q + strlen(pages) + 1; (slash = strchr(slash, '/')); slash++) {
+			*slash = 0;
+			mkdir(q, 0755);
+			*slash = '/';
+		}
+		const char *body = strstr(tree[i][0], "canon") ? html[0][1] : "<p>words in a mirror";
+		tu_write_file(q, body, strlen(body));
+		free(q);
+	}
+	for (int base = 0; base < 2; base++) {
+		nd_index_options po = ND_INDEX_OPTIONS_INIT;
+		po.url_base = base ? "https://mirror.example/" : NULL;
+		assert_int_equal(nd_indexer_open(&ix, db, &po), ND_OK);
+		assert_int_equal(nd_indexer_add_path(ix, pages), ND_OK);
+		assert_int_equal(nd_indexer_close(ix), ND_OK);
+		assert_int_equal(nd_xdb_open(&x, db, ND_XDB_READ), ND_OK);
+		for (size_t i = 0; i < ntree; i++) {
+			const char *w = base ? "Hmirror.example" : tree[i][1];
+			assert_int_equal(nd_xdb_termlist(x, must_find(x, tree[i][0]), host_of, host), w != NULL);
+			if (w)
+				assert_string_equal(host, w);
+		}
+		/* The directory gives a site, not an address. */
+		assert_int_equal(nd_xdb_doc_data(x, must_find(x, tree[0][0]), &data, &len), ND_OK);
+		assert_null(base ? NULL : strstr(data, "url="));
+		free(data);
+		nd_xdb_close(x);
+		tu_rmtree(db);
+	}
+	tu_rmtree(pages);
 	free(pages);
 	free(db);
 	free(corpus);

@@ -147,7 +147,7 @@ def low_jaccard(clusters, text, floor=0.3, cap=400):
     return bad_clusters, bad_pairs
 
 
-def check_pairs(nd, d, db, store, inp, html, point, truth, ignore):
+def check_pairs(nd, d, db, store, inp, html, point, truth, ignore, ids=None):
     """P and R of `check` pair by pair: (document, duplicate reported)
     against every ordered pair of a truth cluster."""
     base = ["check", "--db", db, "--store", store, "--point", point, "--json"]
@@ -164,7 +164,8 @@ def check_pairs(nd, d, db, store, inp, html, point, truth, ignore):
         for line in out.splitlines():
             j = json.loads(line)
             a = name(j)
-            found.update((a, m["id"]) for m in j["members"] if m["duplicate"] and m["id"] != a)
+            dups = (ids.get(m["id"], m["id"]) if ids else m["id"] for m in j["members"] if m["duplicate"])
+            found.update((a, b) for b in dups if b != a)
     skip = set(ignore) | {(b, a) for a, b in ignore}
     groups = defaultdict(list)
     for doc, t in truth.items():
@@ -176,6 +177,24 @@ def check_pairs(nd, d, db, store, inp, html, point, truth, ignore):
     r = tp / len(true) if true else 1.0
     return {"P": round(p, 4), "R": round(r, 4), "F1": round(2 * p * r / (p + r), 4) if p + r else 0.0,
             "predicted_pairs": len(found), "true_pairs": len(true)}
+
+
+def mirror(setdir):
+    """The set's JSONL records written as text files under a directory
+    named for each URL's host (mirror/HOST/ID.txt): the input, and the
+    map from the files' ids back to the records'."""
+    root = os.path.join(setdir, "mirror")
+    subprocess.run(["rm", "-rf", root])
+    ids = {}
+    for line in open(os.path.join(setdir, "corpus.jsonl"), encoding="utf-8"):
+        d = json.loads(line)
+        m = re.match(r"[a-z]+://([^/]+)", d.get("url") or "")
+        rel = os.path.join(m.group(1) if m else "nohost", d["id"].replace("/", "_") + ".txt")
+        os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
+        with open(os.path.join(root, rel), "w", encoding="utf-8") as f:
+            f.write(d["text"])
+        ids[rel] = d["id"]
+    return root, ids
 
 
 def main():
@@ -190,6 +209,9 @@ def main():
     ap.add_argument("--no-sign", action="store_true", help="measure the store as it is")
     ap.add_argument("--check", action="store_true",
                     help="measure `check` of every document pair by pair, not the clusters")
+    ap.add_argument("--mirror", action="store_true",
+                    help="index the set's records as files laid out as HOST/ID.txt (a mirror, as wget "
+                         "writes one), the site read from the directory's name, not from the URL")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("names", nargs="*", metavar="SET")
     a = ap.parse_args()
@@ -203,6 +225,10 @@ def main():
         db, store = os.path.join(d, "db"), os.path.join(d, "store")
         inp = (about.get("html_dir") or os.path.join(d, "html")) if about.get("input") == "html" \
             else os.path.join(d, "corpus.jsonl")
+        ids = None
+        if a.mirror:
+            db, store = db + "-mirror", store + "-mirror"
+            inp, ids = mirror(d)
         if a.reindex or not os.path.isdir(db):
             subprocess.run(["rm", "-rf", db])
             run([nd, "index", "-q", "--db", db, inp])
@@ -219,8 +245,8 @@ def main():
                 if about["score"] != "pairs":
                     continue
                 row = {"set": name, "point": "check-" + point}
-                row.update(check_pairs(nd, d, db, store, inp, about.get("input") == "html", point, truth,
-                                       ignore))
+                row.update(check_pairs(nd, d, db, store, os.path.join(d, "corpus.jsonl") if ids else inp,
+                                       about.get("input") == "html", point, truth, ignore, ids))
                 row["seconds"] = round(time.time() - t0, 2)
                 if a.json:
                     print(json.dumps(row))
@@ -232,7 +258,7 @@ def main():
             out = json.loads(run([nd, "clusters", "--db", db, "--store", store, "--point", point, "--json"] +
                                  a.clusters_args.split()))
             secs = time.time() - t0
-            clusters = [[m["id"] for m in c["documents"]] for c in out["clusters"]]
+            clusters = [[ids[m["id"]] if ids else m["id"] for m in c["documents"]] for c in out["clusters"]]
             row = {"set": name, "point": point, "clusters": len(clusters), "seconds": round(secs, 2),
                    "sign_seconds": round(sign_s, 2)}
             notes = ""
