@@ -35,6 +35,7 @@ struct nd_indexer {
 	nd_buf url;      /* a file's: opts.url_base and its id */
 	nd_buf page_url; /* an HTML page's own, when it gives one */
 	nd_buf site;     /* a file's directory named like a host, as a URL */
+	nd_buf link_site; /* the host most of an HTML page's links go to */
 };
 
 /* Xapian terms are at most 245 bytes. */
@@ -486,9 +487,10 @@ static int add_file(nd_indexer *ix, const char *path, const char *id)
 			      (unsigned long long)first, cs == ND_HTML_CHARSET_NONE ? "no charset declared, read "
 			      "as windows-1252" : "decoded as its declared charset");
 		}
-		ix->scratch.len = ix->full.len = ix->page_url.len = 0;
+		ix->scratch.len = ix->full.len = ix->page_url.len = ix->link_site.len = 0;
 		if ((rc = nd_html_extract(ix->tk, data, len, path, ix->opts.content, &ix->scratch,
-					  main ? &ix->full : NULL, &ix->title, url ? NULL : &ix->page_url, &bi)) < 0) {
+					  main ? &ix->full : NULL, &ix->title, url ? NULL : &ix->page_url,
+					  url || site ? NULL : &ix->link_site, &bi)) < 0) {
 			if (rc == ND_ENOMEM)
 				goto cleanup;
 			ix->st.skipped++;
@@ -500,6 +502,8 @@ static int add_file(nd_indexer *ix, const char *path, const char *id)
 		ix->st.html_pages++;
 		if (!url && ix->page_url.len)
 			url = ix->page_url.ptr; /* the address the page gives itself */
+		if (!site && ix->link_site.len)
+			site = ix->link_site.ptr; /* where most of its links go */
 		if (main && !bi.good_blocks)
 			ix->st.html_whole++;
 		rc = index_doc(ix, id, ix->scratch.ptr, ix->scratch.len,
@@ -687,6 +691,7 @@ int nd_indexer_close(nd_indexer *ix)
 	nd_buf_free(&ix->url);
 	nd_buf_free(&ix->page_url);
 	nd_buf_free(&ix->site);
+	nd_buf_free(&ix->link_site);
 	free((char *)ix->opts.url_base);
 	free(ix->seen);
 	free(ix);
@@ -700,7 +705,7 @@ int nd_html_text(const char *html, size_t len, const char *name, nd_content mode
 	nd_tokenizer *tk = NULL;
 	int rc = nd_tokenizer_new(&tk);
 	if (rc == ND_OK)
-		rc = nd_html_extract(tk, html, len, name, mode, &b, NULL, NULL, NULL, NULL);
+		rc = nd_html_extract(tk, html, len, name, mode, &b, NULL, NULL, NULL, NULL, NULL);
 	nd_tokenizer_free(tk);
 	if (rc == ND_OK && !b.ptr)
 		rc = nd_buf_put(&b, "", 0);

@@ -275,6 +275,66 @@ static int absolute_url(const char *v)
 	return v && (!strncasecmp(v, "http://", 7) || !strncasecmp(v, "https://", 8));
 }
 
+/* The hosts of a page's absolute links, counted: the most linked one,
+ * when it has most of them, is the page's own site.  Pages link to few
+ * hosts; past LINK_HOSTS distinct ones a new host is counted in the
+ * total only. */
+#define LINK_HOSTS 32
+#define LINK_HOST_MAX 128
+#define LINK_SITE_MIN 5
+typedef struct {
+	char host[LINK_HOSTS][LINK_HOST_MAX];
+	uint32_t count[LINK_HOSTS];
+	size_t n;
+	uint32_t total;
+} link_hosts;
+
+static void count_host(link_hosts *lh, const char *href)
+{
+	if (!absolute_url(href))
+		return;
+	const char *p = strstr(href, "://") + 3;
+	size_t n = strcspn(p, "/?#\"");
+	const char *at = memchr(p, '@', n);
+	if (at)
+		n -= (size_t)(at + 1 - p), p = at + 1;
+	const char *colon = memchr(p, ':', n);
+	if (colon)
+		n = (size_t)(colon - p);
+	if (!n || n >= LINK_HOST_MAX || p[0] == '[')
+		return;
+	char h[LINK_HOST_MAX];
+	for (size_t i = 0; i < n; i++)
+		h[i] = (char)((p[i] >= 'A' && p[i] <= 'Z') ? p[i] + 32 : p[i]);
+	h[n] = 0;
+	lh->total++;
+	for (size_t i = 0; i < lh->n; i++)
+		if (!strcmp(lh->host[i], h)) {
+			lh->count[i]++;
+			return;
+		}
+	if (lh->n < LINK_HOSTS) {
+		memcpy(lh->host[lh->n], h, n + 1);
+		lh->count[lh->n++] = 1;
+	}
+}
+
+static int links_site(const link_hosts *lh, nd_buf *site)
+{
+	size_t best = 0;
+	for (size_t i = 1; i < lh->n; i++)
+		if (lh->count[i] > lh->count[best])
+			best = i;
+	if (!lh->n || lh->count[best] < LINK_SITE_MIN || 2 * (uint64_t)lh->count[best] < lh->total)
+		return ND_OK;
+	int rc;
+	site->len = 0;
+	if ((rc = nd_buf_put(site, "http://", 7)) < 0 || (rc = nd_buf_put(site, lh->host[best], strlen(lh->host[best]) + 1)) < 0)
+		return rc;
+	site->len--; /* NUL-terminated, not counted */
+	return ND_OK;
+}
+
 /* What the page says of itself outside its body: its title, and its
  * address (<link rel=canonical>, else <meta property=og:url>, when
  * absolute), whose host is the page's site. */
@@ -312,7 +372,7 @@ static void head_of(xmlNode *root, nd_buf *title, nd_buf *url, int *rc)
 }
 
 int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text, nd_buf *title,
-		    nd_buf *url, nd_buf *blocks)
+		    nd_buf *url, nd_buf *site, nd_buf *blocks)
 {
 	htmlDocPtr doc;
 	nd_buf decoded = ND_BUF_INIT;
@@ -382,6 +442,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 	xmlNode *n = root;
 	block_cut bc = {blocks, text->len, 0, 0, 0, 0, 0};
 	size_t in_link = 0, in_heading = 0, in_comments = 0, in_main = 0, in_chrome = 0;
+	link_hosts lh = {0};
 	while (n && rc == ND_OK) {
 		int descend = 0;
 		if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) {
@@ -398,6 +459,8 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 			}
 		} else if (n->type == XML_ELEMENT_NODE) {
 			const char *nm = (const char *)n->name;
+			if (site && is_link(nm))
+				count_host(&lh, attr_of(n, "href"));
 			if (!is_skipped(nm)) {
 				if (is_block(nm) && (rc = cut_block(&bc, text)) == ND_OK)
 					rc = nd_buf_putc(text, '\n');
@@ -433,6 +496,8 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 	}
 	if (rc == ND_OK)
 		rc = cut_block(&bc, text);
+	if (rc == ND_OK && site)
+		rc = links_site(&lh, site);
 	if (rc == ND_OK && !text->ptr)
 		rc = nd_buf_put(text, "", 0);
 	xmlFreeDoc(doc);
@@ -442,18 +507,18 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 
 int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *name,
 		    nd_content mode, nd_buf *text, nd_buf *full, nd_buf *title, nd_buf *url,
-		    nd_boilerplate_info *info)
+		    nd_buf *site, nd_boilerplate_info *info)
 {
 	nd_buf all = ND_BUF_INIT, blocks = ND_BUF_INIT;
 	uint8_t *cls = NULL;
 	nd_boilerplate_info bi = {-1, 0, 0};
 	int rc;
 	if (mode == ND_CONTENT_FULL) {
-		if ((rc = nd_html_to_text(html, len, name, text, title, url, NULL)) == ND_OK && full)
+		if ((rc = nd_html_to_text(html, len, name, text, title, url, site, NULL)) == ND_OK && full)
 			rc = nd_buf_put(full, text->ptr, text->len);
 		goto done;
 	}
-	if ((rc = nd_html_to_text(html, len, name, &all, title, url, &blocks)) < 0)
+	if ((rc = nd_html_to_text(html, len, name, &all, title, url, site, &blocks)) < 0)
 		goto done;
 	const nd_html_block *b = (const nd_html_block *)(void *)blocks.ptr;
 	size_t n = blocks.len / sizeof(*b);

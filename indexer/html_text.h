@@ -16,12 +16,15 @@
  * script/style/noscript/template dropped.  The <title> goes to title (may
  * be NULL); the page's own address, when it gives one (an absolute
  * <link rel=canonical>, else <meta property=og:url>), to url (may be NULL;
- * NUL-terminated, untouched when there is none).  name is used in error messages.  Never recurses, so deeply
+ * NUL-terminated, untouched when there is none).  site (may be NULL) gets
+ * "http://HOST/" when most of the page's absolute links, and 5 or more,
+ * go to HOST: a page links to its own site more than to any other, so
+ * that names its site when the page gives no address.  name is used in error messages.  Never recurses, so deeply
  * nested markup cannot exhaust the stack.  ND_ETOOBIG past
  * ND_HTML_MAX_ELEMENTS elements; attributes past ND_HTML_MAX_ATTRS in a
  * tag are dropped. */
 int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text, nd_buf *title,
-		    nd_buf *url, nd_buf *blocks);
+		    nd_buf *url, nd_buf *site, nd_buf *blocks);
 /* blocks (may be NULL) gets an nd_html_block per block with visible text. */
 
 /* The charset a page declares in its first 8 KiB: none; Latin-1,
@@ -34,9 +37,10 @@ int nd_html_declares_charset(const char *html, size_t len);
  * ND_CONTENT_MAIN the blocks indexer/boilerplate.c keeps, or all visible
  * text when it keeps none (a page in a language without a stopword list,
  * or with no prose).  full (may be NULL) gets all visible text too; info
- * (may be NULL) says what was kept. */
+ * (may be NULL) says what was kept; title, url and site as
+ * nd_html_to_text's. */
 int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *name,
 		    nd_content mode, nd_buf *text, nd_buf *full, nd_buf *title, nd_buf *url,
-		    nd_boilerplate_info *info);
+		    nd_buf *site, nd_boilerplate_info *info);
 
 #endif

@@ -50,7 +50,7 @@ def main():
         checked = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
         # The same pages as a mirror's files (HOST/ID.txt), no URL given.
         p = subprocess.run([sys.executable, os.path.join(src, "eval", "sets", "measure.py"), "--neardup", nd,
-                            "--sets", tmp, "--points", "copy", "--mirror", "--json", "smallsites"],
+                            "--sets", tmp, "--points", "copy", "--mirror", "dirs", "--json", "smallsites"],
                            capture_output=True, text=True)
         if p.returncode:
             sys.exit("FAIL: measure.py --mirror: %s" % (p.stdout + p.stderr)[-2000:])

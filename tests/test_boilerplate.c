@@ -174,7 +174,7 @@ static void test_other_language_and_fallback(void **state)
 static void one_block(const char *html, double *lo, double *hi, size_t *nonspace, size_t *all)
 {
 	nd_buf text = ND_BUF_INIT, blocks = ND_BUF_INIT;
-	assert_int_equal(nd_html_to_text(html, strlen(html), "block.html", &text, NULL, NULL, &blocks), ND_OK);
+	assert_int_equal(nd_html_to_text(html, strlen(html), "block.html", &text, NULL, NULL, NULL, &blocks), ND_OK);
 	const nd_html_block *b = (const nd_html_block *)(void *)blocks.ptr;
 	assert_int_equal(blocks.len / sizeof(*b), 1);
 	*nonspace = 0;
@@ -306,7 +306,7 @@ static void test_blocks_and_classes(void **state)
 	const char *html = "<body><h2>A heading</h2><p>plain <a href=x>linked words</a> tail</p><p> </p>"
 			   "<div id=comments><p>said</p></div><p>after</p></body>";
 	nd_buf text = ND_BUF_INIT, blocks = ND_BUF_INIT;
-	assert_int_equal(nd_html_to_text(html, strlen(html), "b.html", &text, NULL, NULL, &blocks), ND_OK);
+	assert_int_equal(nd_html_to_text(html, strlen(html), "b.html", &text, NULL, NULL, NULL, &blocks), ND_OK);
 	const nd_html_block *b = (const nd_html_block *)(void *)blocks.ptr;
 	assert_int_equal(blocks.len / sizeof(*b), 4); /* the blank paragraph is no block */
 	assert_int_equal(b[0].heading, 1);
@@ -327,7 +327,7 @@ static void test_blocks_and_classes(void **state)
 			     "<p>story</p></main><div role=navigation><p>menu</p></div><p>after</p>"
 			     "<footer><p>legal</p></footer></body>";
 	text = (nd_buf)ND_BUF_INIT, blocks = (nd_buf)ND_BUF_INIT;
-	assert_int_equal(nd_html_to_text(marked, strlen(marked), "m.html", &text, NULL, NULL, &blocks), ND_OK);
+	assert_int_equal(nd_html_to_text(marked, strlen(marked), "m.html", &text, NULL, NULL, NULL, &blocks), ND_OK);
 	b = (const nd_html_block *)(void *)blocks.ptr;
 	assert_int_equal(blocks.len / sizeof(*b), 6);
 	const uint8_t want[] = {1, 0, 0, 1, 0, 1};

@@ -199,6 +199,47 @@ static void test_url_sites(void **state)
 	}
 	tu_rmtree(pages);
 
+	/* A page that gives no address has the host most of its absolute
+	 * links go to, when they are 5 or more and at least half. */
+	const char *linked[][2] = {
+		{"own.html", "Hnews.example.org"}, {"few.html", NULL}, {"split.html", NULL}, {"canon.html", "Hwww.canon.example"}};
+	const char *own = "<a href='https://News.Example.org/a'>a</a><a href='http://news.example.org:80/b'>b</a>"
+			  "<a href='https://news.example.org/c'>c</a><a href='https://x@news.example.org/d'>d</a>"
+			  "<a href='https://news.example.org'>e</a><a href='/relative'>f</a>"
+			  "<a href='https://social.example/share'>g</a><a href='https://ads.example/'>h</a>";
+	const char *few = "<a href='https://news.example.org/a'>a</a><a href='https://news.example.org/b'>b</a>"
+			  "<a href='https://news.example.org/c'>c</a><a href='https://news.example.org/d'>d</a>";
+	assert_int_equal(mkdir(pages, 0755), 0);
+	for (size_t i = 0; i < 4; i++) {
+		char body[4096];
+		snprintf(body, sizeof(body), "%s<p>words of a page %s%s", i == 3 ? html[0][1] : "<html><body>",
+			 i == 1 ? few : own, i == 2 ? few : "");
+		if (i == 2) /* 4 + 5 own links against 3 others and 4 of another host */
+			snprintf(body, sizeof(body), "<p>words %s%s%s", own, few,
+				 "<a href='https://other.example/1'>1</a><a href='https://other.example/2'>2</a>"
+				 "<a href='https://other.example/3'>3</a><a href='https://other.example/4'>4</a>"
+				 "<a href='https://other.example/5'>5</a><a href='https://other.example/6'>6</a>"
+				 "<a href='https://other.example/7'>7</a><a href='https://other.example/8'>8</a>");
+		p = tu_join(pages, linked[i][0]);
+		tu_write_file(p, body, strlen(body));
+		free(p);
+	}
+	assert_int_equal(nd_indexer_open(&ix, db, NULL), ND_OK);
+	assert_int_equal(nd_indexer_add_path(ix, pages), ND_OK);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	assert_int_equal(nd_xdb_open(&x, db, ND_XDB_READ), ND_OK);
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(nd_xdb_termlist(x, must_find(x, linked[i][0]), host_of, host), linked[i][1] != NULL);
+		if (linked[i][1])
+			assert_string_equal(host, linked[i][1]);
+	}
+	assert_int_equal(nd_xdb_doc_data(x, must_find(x, "own.html"), &data, &len), ND_OK);
+	assert_null(strstr(data, "url=")); /* a site, not an address */
+	free(data);
+	nd_xdb_close(x);
+	tu_rmtree(db);
+	tu_rmtree(pages);
+
 	/* A mirror laid out as host/path (wget -r, httrack): the deepest
 	 * directory named like a host is the site; a page's own address
 	 * and url_base come first; names of packages and versions are no

@@ -26,6 +26,7 @@ Prints one line per set and point; --json one object a line.
 """
 import argparse
 import glob
+import html
 import json
 import os
 import re
@@ -152,10 +153,11 @@ def check_pairs(nd, d, db, store, inp, html, point, truth, ignore, ids=None):
     against every ordered pair of a truth cluster."""
     base = ["check", "--db", db, "--store", store, "--point", point, "--json"]
     found = set()
-    if html:
-        files = sorted(glob.glob(os.path.join(inp, "**", "*.htm*"), recursive=True))
+    if html or ids:
+        files = sorted(f for f in glob.glob(os.path.join(inp, "**", "*"), recursive=True)
+                       if os.path.isfile(f) and (ids or re.search(r"\.html?$", f)))
         outs = [run([nd] + base + files[k:k + 500]) for k in range(0, len(files), 500)]
-        name = lambda j: os.path.relpath(j["input"], inp)
+        name = lambda j: (ids or {}).get(os.path.relpath(j["input"], inp), os.path.relpath(j["input"], inp))
     else:
         with open(inp, encoding="utf-8") as f:
             outs = [run([nd] + base + ["--format", "jsonl", "-"], stdin=f)]
@@ -179,20 +181,30 @@ def check_pairs(nd, d, db, store, inp, html, point, truth, ignore, ids=None):
             "predicted_pairs": len(found), "true_pairs": len(true)}
 
 
-def mirror(setdir):
-    """The set's JSONL records written as text files under a directory
-    named for each URL's host (mirror/HOST/ID.txt): the input, and the
-    map from the files' ids back to the records'."""
-    root = os.path.join(setdir, "mirror")
+def mirror(setdir, layout):
+    """The set's JSONL records written as files whose site only their
+    place tells: dirs, text under a directory named for the URL's host
+    (mirror-dirs/HOST/ID.txt); links, an HTML page of the paragraphs
+    under a menu of six links to that host (mirror-links/ID.html).
+    Returns the input and the map from the files' ids to the records'."""
+    root = os.path.join(setdir, "mirror-" + layout)
     subprocess.run(["rm", "-rf", root])
     ids = {}
     for line in open(os.path.join(setdir, "corpus.jsonl"), encoding="utf-8"):
         d = json.loads(line)
         m = re.match(r"[a-z]+://([^/]+)", d.get("url") or "")
-        rel = os.path.join(m.group(1) if m else "nohost", d["id"].replace("/", "_") + ".txt")
+        host = m.group(1) if m else "nohost"
+        name = d["id"].replace("/", "_")
+        if layout == "dirs":
+            rel, body = os.path.join(host, name + ".txt"), d["text"]
+        else:
+            menu = "".join("<li><a href='https://%s/%s'>%s</a></li>" % (host, w, w)
+                           for w in ("home", "news", "sport", "about", "contact", "help"))
+            paras = "".join("<p>%s</p>" % html.escape(p) for p in re.split(r"\n\s*\n", d["text"]) if p.strip())
+            rel, body = name + ".html", "<html><body><nav><ul>%s</ul></nav>%s</body></html>" % (menu, paras)
         os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
         with open(os.path.join(root, rel), "w", encoding="utf-8") as f:
-            f.write(d["text"])
+            f.write(body)
         ids[rel] = d["id"]
     return root, ids
 
@@ -209,9 +221,10 @@ def main():
     ap.add_argument("--no-sign", action="store_true", help="measure the store as it is")
     ap.add_argument("--check", action="store_true",
                     help="measure `check` of every document pair by pair, not the clusters")
-    ap.add_argument("--mirror", action="store_true",
-                    help="index the set's records as files laid out as HOST/ID.txt (a mirror, as wget "
-                         "writes one), the site read from the directory's name, not from the URL")
+    ap.add_argument("--mirror", choices=("dirs", "links"),
+                    help="index the set's records as files, each site told only by where it lies: dirs, "
+                         "HOST/ID.txt (a mirror as wget writes one); links, ID.html, a page of the text's "
+                         "paragraphs under a menu of links to its own host")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("names", nargs="*", metavar="SET")
     a = ap.parse_args()
@@ -227,8 +240,8 @@ def main():
             else os.path.join(d, "corpus.jsonl")
         ids = None
         if a.mirror:
-            db, store = db + "-mirror", store + "-mirror"
-            inp, ids = mirror(d)
+            db, store = db + "-" + a.mirror, store + "-" + a.mirror
+            inp, ids = mirror(d, a.mirror)
         if a.reindex or not os.path.isdir(db):
             subprocess.run(["rm", "-rf", db])
             run([nd, "index", "-q", "--db", db, inp])
@@ -245,8 +258,8 @@ def main():
                 if about["score"] != "pairs":
                     continue
                 row = {"set": name, "point": "check-" + point}
-                row.update(check_pairs(nd, d, db, store, os.path.join(d, "corpus.jsonl") if ids else inp,
-                                       about.get("input") == "html", point, truth, ignore, ids))
+                row.update(check_pairs(nd, d, db, store, inp, about.get("input") == "html", point, truth,
+                                       ignore, ids))
                 row["seconds"] = round(time.time() - t0, 2)
                 if a.json:
                     print(json.dumps(row))

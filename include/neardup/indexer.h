@@ -69,7 +69,9 @@ typedef struct {
 	/* A file's URL is this followed by its id (NULL: files have none;
 	 * JSONL records give their own).  A URL's host is the page's site
 	 * (a term "H" and the host, as omindex writes it): text that many
-	 * pages of one site hold is its template, no evidence of a copy. */
+	 * pages of one site hold is its template, no evidence of a copy.
+	 * Without one, a file under a directory named like a host has that
+	 * host, and an HTML page the host most of its absolute links go to. */
 	const char *url_base;
 } nd_index_options;
 
