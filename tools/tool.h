@@ -115,7 +115,8 @@ const char *tool_how_name(nd_verify_how how);
 	"                     a licence, a footer) unless shared as 7 passages or\n" \
 	"                     more; story, resemblance >= 0.08 (the same story).\n" \
 	"                     At every point a pair is refused ('values') when other\n" \
-	"                     numbers stand in the same places, once per 100 words\n" \
-	"                     or more (two fillings of one template)\n"
+	"                     numbers stand in the same places, twice or more and\n" \
+	"                     once per 100 words or more (two fillings of one\n" \
+	"                     template)\n"
 
 #endif

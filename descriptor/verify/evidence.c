@@ -1218,11 +1218,12 @@ static void value_scores(const nd__rec *a, const nd__rec *b, nd__rec_scores *s)
 		changed += !common;
 		i = ie, j = je;
 	}
-	/* Scaled from the sample to the text: the veto's count per 100 words
-	 * of the shorter text. */
+	/* Scaled from the sample to the text: the veto's count, and per 100
+	 * words of the shorter text (a text kept whole counts exactly). */
 	uint32_t shorter_words = a->nwords < b->nwords ? a->nwords : b->nwords;
 	double est = changed * (4294967296.0 / ((double)pt + 1));
-	s->values_differ = changed && est * 100 >= (double)shorter_words * ND_VALUES_PER_100;
+	s->values_differ = changed && est > ND_VALUES_MIN - 0.5 &&
+			   est * 100 >= (double)shorter_words * ND_VALUES_PER_100;
 
 	/* Every value of the shorter text in the longer (at the lower
 	 * threshold of the two value samples). */

@@ -14,9 +14,11 @@ writes DIR/SET/ (default DIR build/sets):
     about.json     what the set is and how it is scored
 
 Sets (what a machine needs for each: apt-get install ...):
-    man-en man-de man-fr man-ru man-ja man-zh
+    man-en man-de man-fr man-ru man-ja man-zh man-tw man-ko man-sv man-pt
+    man-nl man-it man-pl man-uk man-es
                    man pages of one language (manpages-de, manpages-fr,
-                   manpages-ru, manpages-ja, manpages-zh), rendered as man
+                   manpages-ru, manpages-ja, manpages-zh, ...; zh_TW is
+                   man-tw), rendered as man
                    shows them; a third of them get one or two near-copies:
                    the page of another release (footer version and date,
                    a few percent of words edited, sometimes a paragraph
@@ -200,7 +202,9 @@ class Out:
 
 # ---------------------------------------------------------------- man pages
 
-LANGS = {"man-en": "", "man-de": "de", "man-fr": "fr", "man-ru": "ru", "man-ja": "ja", "man-zh": "zh_CN"}
+LANGS = {"man-en": "", "man-de": "de", "man-fr": "fr", "man-ru": "ru", "man-ja": "ja", "man-zh": "zh_CN",
+         "man-tw": "zh_TW", "man-ko": "ko", "man-sv": "sv", "man-pt": "pt", "man-nl": "nl", "man-it": "it",
+         "man-pl": "pl", "man-uk": "uk", "man-es": "es"}
 MAN_PAGES = {"man-en": 2000}  # English: a sample of this many (18,000 here); others: all
 
 

@@ -35,10 +35,11 @@ extern "C" {
  * At every point a pair is refused (ND_REFUSED_VALUES) when the texts hold
  * other values in the same places -- a word with a digit whose two words
  * before and one after are the same in both, with another value there --
- * at least ND_VALUES_PER_100 times per 100 words of the shorter text:
- * two fillings of one template (prices, dates, amounts) are not copies,
- * however many of their words agree, while a long text's next version,
- * with a few years or version numbers moved on, still is.  Values are
+ * at least ND_VALUES_MIN times and ND_VALUES_PER_100 times per 100 words
+ * of the shorter text: two fillings of one template (prices, dates,
+ * amounts) are not copies, however many of their words agree, while a
+ * long text's next version, with a few years or version numbers moved
+ * on, still is, and so is a short one with one date moved on.  Values are
  * told from words by the id alone (ND_WORD_DIGIT). */
 typedef enum {
 	ND_POINT_COPY = 0,
@@ -52,6 +53,7 @@ typedef enum {
 #define ND_CONTAIN_MIN_WORDS 50
 #define ND_CONTAIN_MAX_RATIO 1.5
 #define ND_VALUES_PER_100 1
+#define ND_VALUES_MIN 2
 
 /* "strict", "copy", "story"; NULL for a value out of range. */
 ND_EXTERN const char *nd_point_name(nd_point p);
