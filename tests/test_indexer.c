@@ -122,6 +122,29 @@ static int host_of(const char *term, size_t len, uint32_t wdf, void *ctx)
 	return 0;
 }
 
+/* pages indexed into db with url_base; the database, open to read. */
+static nd_xdb *index_pages(const char *db, const char *pages, const char *url_base)
+{
+	nd_index_options o = ND_INDEX_OPTIONS_INIT;
+	nd_indexer *ix;
+	nd_xdb *x;
+	o.url_base = url_base;
+	assert_int_equal(nd_indexer_open(&ix, db, &o), ND_OK);
+	assert_int_equal(nd_indexer_add_path(ix, pages), ND_OK);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	assert_int_equal(nd_xdb_open(&x, db, ND_XDB_READ), ND_OK);
+	return x;
+}
+
+/* The document id has the host term want, or none (NULL). */
+static void assert_host(nd_xdb *x, const char *id, const char *want)
+{
+	char host[64];
+	assert_int_equal(nd_xdb_termlist(x, must_find(x, id), host_of, host), want != NULL);
+	if (want)
+		assert_string_equal(host, want);
+}
+
 static void test_url_sites(void **state)
 {
 	(void)state;
@@ -178,18 +201,9 @@ static void test_url_sites(void **state)
 	}
 	const char *want[4] = {"Hwww.canon.example", "Hog.example", NULL, NULL};
 	for (int base = 0; base < 2; base++) {
-		nd_index_options po = ND_INDEX_OPTIONS_INIT;
-		po.url_base = base ? "https://mirror.example/" : NULL;
-		assert_int_equal(nd_indexer_open(&ix, db, &po), ND_OK);
-		assert_int_equal(nd_indexer_add_path(ix, pages), ND_OK);
-		assert_int_equal(nd_indexer_close(ix), ND_OK);
-		assert_int_equal(nd_xdb_open(&x, db, ND_XDB_READ), ND_OK);
-		for (size_t i = 0; i < 4; i++) {
-			const char *w = base ? "Hmirror.example" : want[i];
-			assert_int_equal(nd_xdb_termlist(x, must_find(x, html[i][0]), host_of, host), w != NULL);
-			if (w)
-				assert_string_equal(host, w);
-		}
+		x = index_pages(db, pages, base ? "https://mirror.example/" : NULL);
+		for (size_t i = 0; i < 4; i++)
+			assert_host(x, html[i][0], base ? "Hmirror.example" : want[i]);
 		assert_int_equal(nd_xdb_doc_data(x, must_find(x, "canon.html"), &data, &len), ND_OK);
 		assert_non_null(strstr(data, base ? "url=https://mirror.example/canon.html\n"
 						  : "url=https://WWW.Canon.example/a\n"));
@@ -224,15 +238,9 @@ static void test_url_sites(void **state)
 		tu_write_file(p, body, strlen(body));
 		free(p);
 	}
-	assert_int_equal(nd_indexer_open(&ix, db, NULL), ND_OK);
-	assert_int_equal(nd_indexer_add_path(ix, pages), ND_OK);
-	assert_int_equal(nd_indexer_close(ix), ND_OK);
-	assert_int_equal(nd_xdb_open(&x, db, ND_XDB_READ), ND_OK);
-	for (size_t i = 0; i < 4; i++) {
-		assert_int_equal(nd_xdb_termlist(x, must_find(x, linked[i][0]), host_of, host), linked[i][1] != NULL);
-		if (linked[i][1])
-			assert_string_equal(host, linked[i][1]);
-	}
+	x = index_pages(db, pages, NULL);
+	for (size_t i = 0; i < 4; i++)
+		assert_host(x, linked[i][0], linked[i][1]);
 	assert_int_equal(nd_xdb_doc_data(x, must_find(x, "own.html"), &data, &len), ND_OK);
 	assert_null(strstr(data, "url=")); /* a site, not an address */
 	free(data);
@@ -267,18 +275,9 @@ static void test_url_sites(void **state)
 		free(q);
 	}
 	for (int base = 0; base < 2; base++) {
-		nd_index_options po = ND_INDEX_OPTIONS_INIT;
-		po.url_base = base ? "https://mirror.example/" : NULL;
-		assert_int_equal(nd_indexer_open(&ix, db, &po), ND_OK);
-		assert_int_equal(nd_indexer_add_path(ix, pages), ND_OK);
-		assert_int_equal(nd_indexer_close(ix), ND_OK);
-		assert_int_equal(nd_xdb_open(&x, db, ND_XDB_READ), ND_OK);
-		for (size_t i = 0; i < ntree; i++) {
-			const char *w = base ? "Hmirror.example" : tree[i][1];
-			assert_int_equal(nd_xdb_termlist(x, must_find(x, tree[i][0]), host_of, host), w != NULL);
-			if (w)
-				assert_string_equal(host, w);
-		}
+		x = index_pages(db, pages, base ? "https://mirror.example/" : NULL);
+		for (size_t i = 0; i < ntree; i++)
+			assert_host(x, tree[i][0], base ? "Hmirror.example" : tree[i][1]);
 		/* The directory gives a site, not an address. */
 		assert_int_equal(nd_xdb_doc_data(x, must_find(x, tree[0][0]), &data, &len), ND_OK);
 		assert_null(base ? NULL : strstr(data, "url="));
