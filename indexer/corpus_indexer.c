@@ -129,22 +129,8 @@ static int seen_twice(nd_indexer *ix, nd_docid d)
  * many pages of one site hold is that site's template. */
 static char *host_term(const char *url)
 {
-	const char *p = url ? strstr(url, "://") : NULL;
-	if (!p)
-		return NULL;
-	p += 3;
-	size_t n = strcspn(p, "/?#");
-	const char *at = memchr(p, '@', n);
-	if (at)
-		n -= (size_t)(at + 1 - p), p = at + 1;
-	/* The port goes: after the brackets of an [IPv6] address. */
-	const char *bracket = n && p[0] == '[' ? memchr(p, ']', n) : NULL;
-	size_t from = bracket ? (size_t)(bracket - p) : 0;
-	const char *colon = memchr(p + from, ':', n - from);
-	if (colon)
-		n = (size_t)(colon - p);
-	if (n && p[n - 1] == '.')
-		n--; /* example.org. is example.org */
+	const char *p;
+	size_t n = nd_url_host(url, &p);
 	if (!n || n >= ND_UID_MAX)
 		return NULL;
 	char *t = malloc(n + 2);

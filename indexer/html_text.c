@@ -275,6 +275,28 @@ static int absolute_url(const char *v)
 	return v && (!strncasecmp(v, "http://", 7) || !strncasecmp(v, "https://", 8));
 }
 
+size_t nd_url_host(const char *url, const char **host)
+{
+	const char *p = url ? strstr(url, "://") : NULL;
+	if (!p)
+		return 0;
+	p += 3;
+	size_t n = strcspn(p, "/?#\"");
+	const char *at = memchr(p, '@', n);
+	if (at)
+		n -= (size_t)(at + 1 - p), p = at + 1;
+	/* The port goes: after the brackets of an [IPv6] address. */
+	const char *bracket = n && p[0] == '[' ? memchr(p, ']', n) : NULL;
+	size_t from = bracket ? (size_t)(bracket - p) : 0;
+	const char *colon = memchr(p + from, ':', n - from);
+	if (colon)
+		n = (size_t)(colon - p);
+	if (n && p[n - 1] == '.')
+		n--; /* example.org. is example.org */
+	*host = p;
+	return n;
+}
+
 /* The hosts of a page's absolute links, counted: the most linked one,
  * when it has most of them, is the page's own site.  Pages link to few
  * hosts; past LINK_HOSTS distinct ones a new host is counted in the
@@ -291,17 +313,9 @@ typedef struct {
 
 static void count_host(link_hosts *lh, const char *href)
 {
-	if (!absolute_url(href))
-		return;
-	const char *p = strstr(href, "://") + 3;
-	size_t n = strcspn(p, "/?#\"");
-	const char *at = memchr(p, '@', n);
-	if (at)
-		n -= (size_t)(at + 1 - p), p = at + 1;
-	const char *colon = memchr(p, ':', n);
-	if (colon)
-		n = (size_t)(colon - p);
-	if (!n || n >= LINK_HOST_MAX || p[0] == '[')
+	const char *p;
+	size_t n = absolute_url(href) ? nd_url_host(href, &p) : 0;
+	if (!n || n >= LINK_HOST_MAX)
 		return;
 	char h[LINK_HOST_MAX];
 	for (size_t i = 0; i < n; i++)

@@ -27,6 +27,11 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 		    nd_buf *url, nd_buf *site, nd_buf *blocks);
 /* blocks (may be NULL) gets an nd_html_block per block with visible text. */
 
+/* The host of url (after "scheme://" and any user, without port or
+ * trailing dot; an [IPv6] address with its brackets): its length, and
+ * *host where it starts in url; 0 for a URL without one. */
+size_t nd_url_host(const char *url, const char **host);
+
 /* The charset a page declares in its first 8 KiB: none; Latin-1,
  * windows-1252 or ASCII (a page that is not UTF-8 is then read as
  * windows-1252, as it is with none); or another, which libxml2 decodes. */
