@@ -30,7 +30,7 @@ Sets (what a machine needs for each: apt-get install ...):
                    in each, inside the Debian copyright files (BBC news when
                    ../shared/data holds it); scored on pairs with a copy
     short          20,000 texts of 1-5 words, a fifth of them exact copies
-    fillings       templates of the copyright files' text, each filled 3-30
+    fillings       templates of the copyright files' words, each filled 3-30
                    times (slots of three words, 20-30% of the text): the
                    fillings are distinct; 40% get a near-copy (1-3 words)
                    in groups (--scale 10: the 200,000 of the issue)
@@ -377,7 +377,7 @@ def make_family(out, seed, scale):
 
 
 def make_fillings(out, seed, scale):
-    """Templates of 120-300 words of the copyright files' text, each
+    """Templates of 120-300 words drawn from the copyright files' words, each
     filled 3-30 times: slots of three words (half of them names) that
     make a fifth to a third of the text, so that two fillings differ in
     more words than the strict point's 8%.  Two fillings are distinct
@@ -394,8 +394,10 @@ def make_fillings(out, seed, scale):
     for f in range(max(1, int(120 * scale))):
         size = rng.choice([3, 4, 5, 6, 8, 12, 30])
         n = rng.randint(120, 300)
-        start = rng.randrange(len(words) - n)
-        tpl = words[start:start + n]
+        # Words drawn one by one: a site's template is its own text, not
+        # a licence other templates hold too (which reads as a text made
+        # of common passages).
+        tpl = [rng.choice(words) for _ in range(n)]
         slots = sorted(rng.sample(range(n), max(3, int(n * rng.choice([0.2, 0.3]) / 3))))
         for m in range(size):
             doc, last = [], 0
