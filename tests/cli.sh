@@ -203,6 +203,13 @@ rc=0; "$nd" update --db "$t/db" --store "$t/store" --tolerant 0 2> "$t/err" || r
 # Clear errors naming the input.
 if "$nd" search --db "$t/nope" --store "$t/store" x 2> "$t/err"; then fail "missing db accepted"; fi
 grep -q "$t/nope" "$t/err" || fail "error does not name the database: $(cat "$t/err")"
+# A collection too small to choose words from says so, without the hint
+# about word prefixes (which is for a database whose words it cannot read).
+printf 'one text\n' > "$t/few.txt"
+"$nd" index -q --db "$t/fewdb" "$t/few.txt" >/dev/null
+if "$nd" build --db "$t/fewdb" --store "$t/fewst" > "$t/few.out" 2>&1; then fail "build on 1 document succeeded"; fi
+grep -q "index at least" "$t/few.out" || grep -q "1 document;" "$t/few.out" || fail "build on 1 document: $(cat "$t/few.out")"
+grep -q "word-prefix" "$t/few.out" && fail "build on 1 document gave the prefix hint: $(cat "$t/few.out")"
 # -q: build and sign say nothing; clusters lists clusters without its summary.
 "$nd" build -q --db "$t/db" --store "$t/store2" --words 300 > "$t/q.out" 2>&1
 "$nd" sign -q --db "$t/db" --store "$t/store2" >> "$t/q.out" 2>&1

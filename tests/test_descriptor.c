@@ -202,8 +202,10 @@ static void test_too_few_documents(void **state)
 		if (i == 5) { /* 6 documents */
 			assert_int_equal(nd_indexer_close(ix), ND_OK);
 			assert_int_equal(nd_xdb_open(&db, path, ND_XDB_READ), ND_OK);
-			assert_int_equal(nd_descriptor_build(&d, db, &o, NULL), ND_ESTATE);
+			nd_build_report few;
+			assert_int_equal(nd_descriptor_build(&d, db, &o, &few), ND_ESTATE);
 			assert_null(d);
+			assert_int_equal(few.min_docs, 15);
 			assert_non_null(strstr(nd_error_last(), "6 documents are too few"));
 			assert_non_null(strstr(nd_error_last(), "index at least 15 documents"));
 			nd_xdb_close(db);
@@ -212,8 +214,10 @@ static void test_too_few_documents(void **state)
 	}
 	assert_int_equal(nd_indexer_close(ix), ND_OK);
 	assert_int_equal(nd_xdb_open(&db, path, ND_XDB_READ), ND_OK);
-	assert_int_equal(nd_descriptor_build(&d, db, &o, NULL), ND_ESTATE); /* every word in all 40 */
+	nd_build_report rep;
+	assert_int_equal(nd_descriptor_build(&d, db, &o, &rep), ND_ESTATE); /* every word in all 40 */
 	assert_non_null(strstr(nd_error_last(), "no word is in"));
+	assert_int_equal(rep.min_docs, 0); /* enough documents, no word */
 	nd_xdb_close(db);
 	tu_rmtree(path);
 	free(path);

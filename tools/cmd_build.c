@@ -198,7 +198,7 @@ int nd_cmd_build(int argc, char **argv)
 	if (rc < 0) {
 		tool_fail("build", rc, dbpath);
 		/* Not when the collection is too small for any word to qualify. */
-		if (rc == ND_ESTATE && !word_prefix && o.max_df_frac * rep.doccount >= o.min_df)
+		if (rc == ND_ESTATE && !word_prefix && !rep.min_docs)
 			fprintf(stderr, "  if the database's words carry a prefix, say which (mu writes words "
 				"under B and ids under I: --word-prefix B --uid-prefix I)\n");
 		goto cleanup;

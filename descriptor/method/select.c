@@ -708,6 +708,13 @@ static int collect(build_state *bs, nd_xdb *db, nd_build_report *rep)
 	if ((rc = nd_xdb_doccount(db, &rep->doccount)) < 0 || (rc = nd_xdb_prefixed_wdf(db, &prefixed)) < 0)
 		return rc;
 	rep->word_lengths = prefixed > 0;
+	/* The words it chooses from are in min_df documents or more and in at
+	 * most max_df_frac of them: a small collection has none. */
+	double lo_f = bs->o.min_df_frac * rep->doccount;
+	double lo = bs->o.min_df > lo_f ? bs->o.min_df : lo_f;
+	int too_few = bs->o.max_df_frac * rep->doccount < lo;
+	if (too_few)
+		rep->min_docs = (uint32_t)ceil(lo / bs->o.max_df_frac);
 	if (rep->doccount < 2)
 		return nd_error_set(ND_ESTATE, "%s: %u document%s; a descriptive set is chosen from the "
 				    "statistics of a collection (index more documents first: neardup index "
@@ -717,15 +724,11 @@ static int collect(build_state *bs, nd_xdb *db, nd_build_report *rep)
 		return rc;
 	rep->candidates = bs->cands.n;
 	if (bs->cands.n == 0) {
-		/* The words it chooses from are in min_df documents or more and
-		 * in at most max_df_frac of them: a small collection has none. */
-		double lo_f = bs->o.min_df_frac * rep->doccount;
-		double lo = bs->o.min_df > lo_f ? bs->o.min_df : lo_f;
-		if (bs->o.max_df_frac * rep->doccount < lo)
+		if (too_few)
 			return nd_error_set(ND_ESTATE, "%s: %u documents are too few to choose a descriptive set "
 					    "from: its words are in %g or more documents and at most %g%% of them "
 					    "(index at least %u documents first)", nd_xdb_path(db), rep->doccount, lo,
-					    100 * bs->o.max_df_frac, (unsigned)ceil(lo / bs->o.max_df_frac));
+					    100 * bs->o.max_df_frac, rep->min_docs);
 		return nd_error_set(ND_ESTATE, "%s: no word is in %g or more of its %u documents and at most "
 				    "%g%% of them: nothing to choose a descriptive set from", nd_xdb_path(db), lo,
 				    rep->doccount, 100 * bs->o.max_df_frac);

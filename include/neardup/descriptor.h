@@ -73,6 +73,9 @@ typedef struct {
 				    changes under a simulated edit */
 	int word_lengths;        /* 1 if lengths come from termlists (prefixed wdf present) */
 	double seconds;
+	uint32_t min_docs;       /* ND_ESTATE for too few documents: how many the
+				    options need before any word can qualify
+				    (0: there were enough) */
 } nd_build_report;
 
 /* Choose a descriptive set from db.  opts may be NULL (defaults); rep may be
