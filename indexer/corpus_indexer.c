@@ -420,12 +420,13 @@ static int add_file(nd_indexer *ix, const char *path, const char *id)
 
 	if (ends_with(path, ".jsonl"))
 		return add_jsonl(ix, path);
-	if ((rc = host_dir(path, &ix->site)) < 0)
-		return rc;
-	if (rc)
-		site = ix->site.ptr;
-	rc = ND_OK;
-	if (ix->opts.url_base) {
+	if (!ix->opts.url_base) { /* else the URL gives the host */
+		if ((rc = host_dir(path, &ix->site)) < 0)
+			return rc;
+		if (rc)
+			site = ix->site.ptr;
+		rc = ND_OK;
+	} else {
 		ix->url.len = 0;
 		if ((rc = nd_buf_put(&ix->url, ix->opts.url_base, strlen(ix->opts.url_base))) < 0 ||
 		    (rc = nd_buf_put(&ix->url, id, strlen(id) + 1)) < 0)

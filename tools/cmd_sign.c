@@ -104,9 +104,10 @@ static int link_all(nd_xdb *db, nd_store *st, unsigned jobs)
 		return rc;
 	}
 	if (lr.recounted && lr.counted)
-		tool_say("links: the collection grew by a quarter of the %llu documents its common text was "
+		tool_say("links: the collection grew by %.0f%% of the %llu documents its common text was "
 			 "counted over: counted again, %llu verified pairs (copy point) in %.3f s\n",
-			 (unsigned long long)lr.counted, (unsigned long long)lr.links, tool_now() - t0);
+			 100 * ND_NEAR_RECOUNT, (unsigned long long)lr.counted, (unsigned long long)lr.links,
+			 tool_now() - t0);
 	else if (lr.recounted)
 		tool_say("links: the collection's common text counted again (the store did not say what it "
 			 "was counted over), %llu verified pairs (copy point) in %.3f s\n",

@@ -221,8 +221,8 @@ int nd_cmd_update(int argc, char **argv)
 		fprintf(c.json ? stderr : stdout, "; %llu collapse values repaired in slot %d",
 			(unsigned long long)rep.slot_repaired, slot);
 	if (rep.recounted)
-		fprintf(c.json ? stderr : stdout, "; the collection's common text counted again (grown by a "
-			"quarter since), every link made again");
+		fprintf(c.json ? stderr : stdout, "; the collection's common text counted again (grown by %.0f%% "
+			"since), every link made again", 100 * ND_NEAR_RECOUNT);
 	fputc('\n', c.json ? stderr : stdout);
 	if (!c.json)
 		tool_window_say("update", st, rep.expired, rep.undated);
