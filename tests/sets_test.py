@@ -3,16 +3,16 @@
 site, smallsites, family and short sets at a fifth of their size
 (templated pages; text pages of small sites, each with its URL; one text
 copied into the copyright files many times; texts of 1-5 words), and
-eval/sets/measure.py scores neardup's copy clusters on them, and on the
-two site sets `check` pair by pair too, and smallsites again as a
-mirror's files laid out as host/path, the site read from the directory.  Each must keep precision and
-recall at 0.95 or more: the hard negatives (pages of one template,
-distinct copyright files sharing licence text) stay apart, and every copy
-is found.  On smallsites only the pages' hosts tell the templates, and
-its recall need only reach 0.85: with BBC news it reads 1.000 at this
-size, but a clean clone has no news, and its articles are then prose of
-licence sentences that many other articles hold (0.909; without hosts
-0.58 and 0.48).
+eval/sets/measure.py scores neardup's copy clusters on them, `check`
+pair by pair on the two site sets, and smallsites again as a mirror's
+files laid out as host/path, the site read from the directory.  Each
+must keep precision and recall at 0.95 or more: the hard negatives
+(pages of one template, distinct copyright files sharing licence text)
+stay apart, and every copy is found.  On smallsites only the pages'
+hosts tell the templates, and its recall need only reach 0.85: with BBC
+news it reads 1.000 at this size, but a clean clone has no news, and its
+articles are then prose of licence sentences that many other articles
+hold (0.909; without hosts 0.58 and 0.48).
 
     sets_test.py SOURCE_DIR NEARDUP
 """
@@ -28,6 +28,16 @@ CHECKED = ("site", "smallsites")
 RECALL = {"smallsites": 0.85}  # else 0.95
 
 
+def measure(src, nd, tmp, what, args, names):
+    """measure.py's rows (--json) for names, or the test fails naming what."""
+    p = subprocess.run([sys.executable, os.path.join(src, "eval", "sets", "measure.py"), "--neardup", nd,
+                        "--sets", tmp, "--points", "copy", "--json"] + args + list(names),
+                       capture_output=True, text=True)
+    if p.returncode:
+        sys.exit("FAIL: measure.py %s: %s" % (what, (p.stdout + p.stderr)[-2000:]))
+    return [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+
+
 def main():
     src, nd = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     tmp = tempfile.mkdtemp(prefix="nd-sets-")
@@ -36,25 +46,11 @@ def main():
                             "--scale", "0.2"] + list(SETS), capture_output=True, text=True)
         if p.returncode:
             sys.exit("FAIL: make.py: %s" % (p.stdout + p.stderr)[-2000:])
-        p = subprocess.run([sys.executable, os.path.join(src, "eval", "sets", "measure.py"), "--neardup", nd,
-                            "--sets", tmp, "--points", "copy", "--json"] + list(SETS),
-                           capture_output=True, text=True)
-        if p.returncode:
-            sys.exit("FAIL: measure.py: %s" % (p.stdout + p.stderr)[-2000:])
-        rows = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
-        p = subprocess.run([sys.executable, os.path.join(src, "eval", "sets", "measure.py"), "--neardup", nd,
-                            "--sets", tmp, "--points", "copy", "--no-sign", "--check", "--json"] + list(CHECKED),
-                           capture_output=True, text=True)
-        if p.returncode:
-            sys.exit("FAIL: measure.py --check: %s" % (p.stdout + p.stderr)[-2000:])
-        checked = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+        rows = measure(src, nd, tmp, "", [], SETS)
+        checked = measure(src, nd, tmp, "--check", ["--no-sign", "--check"], CHECKED)
         # The same pages as a mirror's files (HOST/ID.txt), no URL given.
-        p = subprocess.run([sys.executable, os.path.join(src, "eval", "sets", "measure.py"), "--neardup", nd,
-                            "--sets", tmp, "--points", "copy", "--mirror", "dirs", "--json", "smallsites"],
-                           capture_output=True, text=True)
-        if p.returncode:
-            sys.exit("FAIL: measure.py --mirror: %s" % (p.stdout + p.stderr)[-2000:])
-        mirrored = [dict(json.loads(l), point="mirror-copy") for l in p.stdout.splitlines() if l.startswith("{")]
+        mirrored = [dict(r, point="mirror-copy") for r in
+                    measure(src, nd, tmp, "--mirror", ["--mirror", "dirs"], ["smallsites"])]
         if len(mirrored) != 1:
             sys.exit("FAIL: measure.py --mirror measured %d rows" % len(mirrored))
         checked += mirrored

@@ -148,12 +148,13 @@ def low_jaccard(clusters, text, floor=0.3, cap=400):
     return bad_clusters, bad_pairs
 
 
-def check_pairs(nd, d, db, store, inp, html, point, truth, ignore, ids=None):
+def check_pairs(nd, db, store, inp, pages, point, truth, ignore, ids=None):
     """P and R of `check` pair by pair: (document, duplicate reported)
-    against every ordered pair of a truth cluster."""
+    against every ordered pair of a truth cluster.  inp: the JSONL
+    corpus, or (pages, or ids given: a mirror's files) a directory."""
     base = ["check", "--db", db, "--store", store, "--point", point, "--json"]
     found = set()
-    if html or ids:
+    if pages or ids:
         files = sorted(f for f in glob.glob(os.path.join(inp, "**", "*"), recursive=True)
                        if os.path.isfile(f) and (ids or re.search(r"\.html?$", f)))
         outs = [run([nd] + base + files[k:k + 500]) for k in range(0, len(files), 500)]
@@ -258,7 +259,7 @@ def main():
                 if about["score"] != "pairs":
                     continue
                 row = {"set": name, "point": "check-" + point}
-                row.update(check_pairs(nd, d, db, store, inp, about.get("input") == "html", point, truth,
+                row.update(check_pairs(nd, db, store, inp, about.get("input") == "html", point, truth,
                                        ignore, ids))
                 row["seconds"] = round(time.time() - t0, 2)
                 if a.json:
