@@ -12,7 +12,9 @@ stay apart, and every copy is found.  On smallsites only the pages'
 hosts tell the templates, and its recall need only reach 0.85: with BBC
 news it reads 1.000 at this size, but a clean clone has no news, and its
 articles are then prose of licence sentences that many other articles
-hold (0.909; without hosts 0.58 and 0.48).
+hold (0.909; without hosts 0.58 and 0.48).  eval/sets/renames.py's rule
+is checked on two pages of one template about two commands, and on an
+edited version.
 
     sets_test.py SOURCE_DIR NEARDUP
 """
@@ -38,8 +40,26 @@ def measure(src, nd, tmp, what, args, names):
     return [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
 
 
+def check_renames(src):
+    """Two pages of one template about two commands are a rename; a version
+    with a word edited in two places, or with one name kept, is not."""
+    sys.path.insert(0, os.path.join(src, "eval", "sets"))
+    from renames import rename
+    page = ("NAME %s - show the ids SYNOPSIS %s [options] DESCRIPTION %s reads the file "
+            "and prints each range it holds FILES etc %s").split()
+    a, b = [w % "subgid" if "%" in w else w for w in page], [w % "subuid" if "%" in w else w for w in page]
+    got = [rename(a, b, 2), rename(a, b, 5)]
+    edited = [("lists" if w == "prints" else "range" if w == "file" else w) for w in a]
+    kept = b + ["subgid"]
+    got += [rename(a, edited, 2), rename(a, kept, 2)]
+    want = [("subgid", "subuid", 4), None, None, None]
+    if got != want:
+        sys.exit("FAIL: renames.py's rule gave %s, not %s" % (got, want))
+
+
 def main():
     src, nd = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    check_renames(src)
     tmp = tempfile.mkdtemp(prefix="nd-sets-")
     try:
         p = subprocess.run([sys.executable, os.path.join(src, "eval", "sets", "make.py"), "--out", tmp,
