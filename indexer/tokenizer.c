@@ -174,6 +174,13 @@ static int fold_into(nd_tokenizer *tk, const char *word, size_t len, size_t *out
 	}
 	if (U_FAILURE(err))
 		return nd_error_set(ND_EENCODING, "ICU normalize: %s", u_errorName(err));
+	/* A typographic apostrophe is the apostrophe, as Xapian's TermGenerator
+	 * has it (U+2019, and U+201B where the word break keeps it inside a
+	 * word): "William’s" on one site and "William's" on another are one
+	 * word. */
+	for (int32_t k = 0; k < nf; k++)
+		if (tk->u16b[k] == 0x2019 || tk->u16b[k] == 0x201B)
+			tk->u16b[k] = 0x27;
 	int32_t need8 = 0;
 	err = U_ZERO_ERROR;
 	u_strToUTF8WithSub(NULL, 0, &need8, tk->u16b, nf, 0xFFFD, NULL, &err);
