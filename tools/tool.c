@@ -171,6 +171,7 @@ const char *tool_how_name(nd_verify_how how)
 	case ND_VERIFIED_CONTAINMENT: return "containment";
 	case ND_VERIFIED_PASSAGES: return "passages";
 	case ND_REFUSED_VALUES: return "values";
+	case ND_REFUSED_RENAMED: return "renamed";
 	case ND_VERIFIED_REPRESENTATIVE: return "representative";
 	default: return "none";
 	}

@@ -101,7 +101,8 @@ void tool_window_say(const char *cmd, nd_store *st, uint64_t expired, uint64_t u
 void tool_duration_str(uint64_t seconds, char *out, size_t n);
 
 /* The verdict's reason, as printed: "levenshtein", "shingles", "resemblance",
- * "containment", "passages"; "values" for a pair refused for its values. */
+ * "containment", "passages"; "values" for a pair refused for its values,
+ * "renamed" for one refused as the same template about another name. */
 const char *tool_how_name(nd_verify_how how);
 /* The --point paragraph every deciding command's --help shows. */
 #define TOOL_POINT_HELP \
@@ -117,6 +118,10 @@ const char *tool_how_name(nd_verify_how how);
 	"                     At every point a pair is refused ('values') when other\n" \
 	"                     numbers stand in the same places, twice or more and\n" \
 	"                     once per 100 words or more (two fillings of one\n" \
-	"                     template)\n"
+	"                     template); at strict and copy also ('renamed') when a\n" \
+	"                     word the one repeats stands, in two places or more,\n" \
+	"                     where the other has another it repeats, neither\n" \
+	"                     repeated in the other (one template about two named\n" \
+	"                     things: two commands' pages)\n"
 
 #endif

@@ -1179,8 +1179,61 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 	return 1;
 }
 
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* A rename: the same template about another named thing (two man pages of
+ * two commands, a product page for another product).  Places both sample
+ * (the lower threshold) where each text has one word of those it repeats
+ * and the words differ, the same two words in ND_RENAME_PLACES places or
+ * more, neither among the other text's repeated words.  An edited version
+ * keeps its words: its edits are words it does not repeat, or ones still
+ * elsewhere in the other. */
+static int renamed(const nd__rec *a, const nd__rec *b)
+{
+	enum { BITS = 12, MASK = (1 << BITS) - 1, MOST = 4 * ND_REC_NAMES };
+	uint8_t in_a[(1 << BITS) / 8] = {0}, in_b[(1 << BITS) / 8] = {0};
+	uint32_t pair[MOST], n = 0, i, j;
+	uint32_t t = a->nthr < b->nthr ? a->nthr : b->nthr;
+	for (i = 0; i < a->nnames; i++)
+		in_a[(a->names[i] & MASK) >> 3] |= (uint8_t)(1 << (a->names[i] & 7));
+	for (j = 0; j < b->nnames; j++)
+		in_b[(b->names[j] & MASK) >> 3] |= (uint8_t)(1 << (b->names[j] & 7));
+	i = j = 0;
+	while (i < a->nnames && j < b->nnames && n < MOST) {
+		uint32_t pa = a->names[i] & ~(uint32_t)MASK, pb = b->names[j] & ~(uint32_t)MASK;
+		if (a->names[i] > t || b->names[j] > t)
+			break;
+		uint32_t ie = i, je = j;
+		while (ie < a->nnames && (a->names[ie] & ~(uint32_t)MASK) == pa)
+			ie++;
+		while (je < b->nnames && (b->names[je] & ~(uint32_t)MASK) == pb)
+			je++;
+		if (pa == pb && ie - i == 1 && je - j == 1) {
+			uint32_t wa = a->names[i] & MASK, wb = b->names[j] & MASK;
+			if (wa != wb && !(in_b[wa >> 3] >> (wa & 7) & 1) && !(in_a[wb >> 3] >> (wb & 7) & 1))
+				pair[n++] = wa << BITS | wb;
+		}
+		if (pa <= pb)
+			i = ie;
+		if (pb <= pa)
+			j = je;
+	}
+	if (n < ND_RENAME_PLACES)
+		return 0;
+	qsort(pair, n, sizeof(*pair), cmp_u32);
+	for (i = 0; i + ND_RENAME_PLACES <= n; i++)
+		if (pair[i] == pair[i + ND_RENAME_PLACES - 1])
+			return 1;
+	return 0;
+}
+
 /* The values part: other values in the same places, and whether the
- * shorter text's values are all in the longer. */
+ * shorter text's values are all in the longer (and, of the same places,
+ * whether one is the other renamed). */
 static void value_scores(const nd__rec *a, const nd__rec *b, nd__rec_scores *s)
 {
 	uint32_t i, j;
@@ -1238,6 +1291,7 @@ static void value_scores(const nd__rec *a, const nd__rec *b, nd__rec_scores *s)
 			break;
 		}
 	}
+	s->renamed = renamed(a, b);
 }
 
 void nd__rec_compare(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s)
@@ -1371,6 +1425,8 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 		value_scores(a, b, s);
 	if (s->values_differ)
 		yes = 0, h = ND_REFUSED_VALUES;
+	else if (s->renamed && point != ND_POINT_STORY)
+		yes = 0, h = ND_REFUSED_RENAMED; /* a story retold says "said" where it said "says" */
 done:
 	if (how)
 		*how = h;

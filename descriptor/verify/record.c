@@ -81,10 +81,66 @@ static void text_keys(const uint32_t *h, size_t n, uint16_t *keys)
 	}
 }
 
+#define NAME_WORD_BITS 12
+#define NAME_PLACE_MASK (~(uint32_t)0 << NAME_WORD_BITS)
+
+/* The places of the words ids[0..n) repeats (2 to ND_NAME_MAX_COUNT
+ * times), sampled by place, into e (room for n + 1), out's names.  A kept
+ * place keeps all its words, as value places do.  The counts are an
+ * open-addressing table: a sort and a search a word cost as much again as
+ * the rest of the record. */
+static int make_names(const uint32_t *ids, size_t n, uint32_t *e, nd__rec *out)
+{
+	size_t cap = 16;
+	unsigned bits = 4;
+	while (cap < 2 * n)
+		cap <<= 1, bits++;
+	uint32_t *key = calloc(2 * cap, sizeof(*key)), *cnt = key + cap;
+	if (!key)
+		return nd_error_set(ND_ENOMEM, "out of memory for a record of %zu words", n);
+	uint32_t *slot_of = e; /* each word's slot, then the entries over it */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t at = (uint32_t)(ids[i] * 0x9e3779b1u) >> (32 - bits);
+		while (cnt[at] && key[at] != ids[i])
+			at = (at + 1) & (uint32_t)(cap - 1);
+		key[at] = ids[i], cnt[at]++, slot_of[i] = at;
+	}
+	size_t ne = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = cnt[slot_of[i]];
+		if (i >= 2 && i + 1 < n && c >= 2 && c <= ND_NAME_MAX_COUNT)
+			e[ne++] = (place_hash(ids, i) & NAME_PLACE_MASK) |
+				  (top32(nd_mix64(ids[i] ^ 0x6e616d65ULL)) >> (32 - NAME_WORD_BITS));
+	}
+	free(key);
+	/* The threshold from the places counted with their repeats, so that
+	 * only the sample is sorted. */
+	out->nthr = threshold(ne, ND_REC_NAMES) | ~NAME_PLACE_MASK;
+	size_t k = 0;
+	for (size_t i = 0; i < ne; i++)
+		if (e[i] <= out->nthr)
+			e[k++] = e[i];
+	nd__sort_u32(e, k);
+	size_t u = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!u || e[i] != e[u - 1])
+			e[u++] = e[i];
+	k = u;
+	if (k > 2 * ND_REC_NAMES) {
+		size_t cut = 2 * ND_REC_NAMES;
+		while (cut > 1 && (e[cut - 1] & NAME_PLACE_MASK) == (e[cut] & NAME_PLACE_MASK))
+			cut--;
+		k = cut;
+		out->nthr = e[k - 1] | ~NAME_PLACE_MASK;
+	}
+	out->nnames = (uint32_t)k;
+	return ND_OK;
+}
+
 int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
 {
 	uint64_t *fp = NULL;
-	uint32_t *h = NULL, *vals = NULL;
+	uint32_t *h = NULL, *vals = NULL, *names = NULL;
 	uint64_t *pl = NULL;
 	size_t k = n ? (n >= ND_REC_SHINGLE_WIDTH ? n - ND_REC_SHINGLE_WIDTH + 1 : 1) : 0;
 	int rc = ND_OK;
@@ -95,7 +151,8 @@ int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
 	out->nwords = (uint32_t)n;
 	out->text = n ? nd_hash_bytes(ids, n * sizeof(uint32_t), 0x7265636f7264ULL) | 1 : 0;
 	if (!(fp = malloc((k + 1) * sizeof(*fp))) || !(h = malloc((k + 1) * sizeof(*h))) ||
-	    !(vals = malloc((n + 1) * sizeof(*vals))) || !(pl = malloc((n + 1) * sizeof(*pl)))) {
+	    !(vals = malloc((n + 1) * sizeof(*vals))) || !(pl = malloc((n + 1) * sizeof(*pl))) ||
+	    !(names = malloc((n + 1) * sizeof(*names)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory for a record of %zu words", n);
 		goto done;
 	}
@@ -154,6 +211,8 @@ int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
 		out->pthr = (uint32_t)(pl[np - 1] >> 32);
 	}
 	out->nplaces = (uint32_t)np;
+	if ((rc = make_names(ids, n, names, out)) < 0)
+		goto done;
 
 	/* Kept: the sample shrinks to what it holds (a long text's hashes are
 	 * many more). */
@@ -161,11 +220,13 @@ int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
 	out->sample = shrunk ? shrunk : h, h = NULL;
 	out->values = vals, vals = NULL;
 	out->places = pl, pl = NULL;
+	out->names = names, names = NULL;
 done:
 	free(fp);
 	free(h);
 	free(vals);
 	free(pl);
+	free(names);
 	if (rc < 0)
 		nd__rec_free(out);
 	return rc;
@@ -177,15 +238,27 @@ void nd__rec_free(nd__rec *r)
 		free(r->sample);
 		free(r->places);
 		free(r->values);
+		free(r->names);
 	}
 	free(r->groups);
 	free(r->cum);
 	memset(r, 0, sizeof(*r));
 }
 
+/* After the head's arrays, a record with names (head byte 1: HAS_NAMES;
+ * records from before them have none, and are read as such): u32 nthr, u16
+ * nnames, the names. */
+#define HAS_NAMES 1
+#define NAMES_HEAD 6
+
+static size_t arrays_size(size_t ns, size_t np, size_t nv)
+{
+	return HEAD + ns * 4 + np * 8 + nv * 4;
+}
+
 size_t nd__rec_size(const nd__rec *r)
 {
-	return HEAD + (size_t)r->nsample * 4 + (size_t)r->nplaces * 8 + (size_t)r->nvalues * 4;
+	return arrays_size(r->nsample, r->nplaces, r->nvalues) + NAMES_HEAD + (size_t)r->nnames * 4;
 }
 
 static void put16(uint8_t *p, uint32_t v)
@@ -202,7 +275,7 @@ static void put32(uint8_t *p, uint32_t v)
 size_t nd__rec_encode(const nd__rec *r, uint8_t *out)
 {
 	uint8_t *p = out;
-	p[0] = VERSION, p[1] = 0;
+	p[0] = VERSION, p[1] = HAS_NAMES;
 	put16(p + 2, r->nsample);
 	put16(p + 4, r->nplaces);
 	put16(p + 6, r->nvalues);
@@ -219,6 +292,11 @@ size_t nd__rec_encode(const nd__rec *r, uint8_t *out)
 	p += (size_t)r->nplaces * 8;
 	memcpy(p, r->values, (size_t)r->nvalues * 4);
 	p += (size_t)r->nvalues * 4;
+	put32(p, r->nthr);
+	put16(p + 4, r->nnames);
+	p += NAMES_HEAD;
+	memcpy(p, r->names, (size_t)r->nnames * 4);
+	p += (size_t)r->nnames * 4;
 	return (size_t)(p - out);
 }
 
@@ -226,9 +304,9 @@ size_t nd__rec_encode(const nd__rec *r, uint8_t *out)
  * checked against its length. */
 static int decode_head(const uint8_t *p, size_t len, nd__rec *out)
 {
-	uint16_t ns, np, nv;
+	uint16_t ns, np, nv, nn = 0;
 	memset(out, 0, sizeof(*out));
-	if (len < HEAD || p[0] != VERSION)
+	if (len < HEAD || p[0] != VERSION || (p[1] & ~HAS_NAMES))
 		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes, version %u", len,
 				    len ? p[0] : 0);
 	memcpy(&ns, p + 2, 2);
@@ -240,10 +318,18 @@ static int decode_head(const uint8_t *p, size_t len, nd__rec *out)
 	memcpy(&out->pthr, p + 20, 4);
 	memcpy(&out->vthr, p + 24, 4);
 	memcpy(&out->text, p + 28, 8);
-	if (len != HEAD + (size_t)ns * 4 + (size_t)np * 8 + (size_t)nv * 4 || ns > out->nshingles ||
-	    (out->nwords && !out->text) || (!out->nwords && (out->text || ns || np || nv)))
+	size_t at = arrays_size(ns, np, nv);
+	if (p[1] & HAS_NAMES) {
+		if (len < at + NAMES_HEAD)
+			return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
+		memcpy(&out->nthr, p + at, 4);
+		memcpy(&nn, p + at + 4, 2);
+		at += NAMES_HEAD + (size_t)nn * 4;
+	}
+	if (len != at || ns > out->nshingles || (out->nwords && !out->text) ||
+	    (!out->nwords && (out->text || ns || np || nv || nn)))
 		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
-	out->nsample = ns, out->nplaces = np, out->nvalues = nv;
+	out->nsample = ns, out->nplaces = np, out->nvalues = nv, out->nnames = nn;
 	return ND_OK;
 }
 
@@ -260,6 +346,9 @@ static int check_arrays(const nd__rec *r)
 	for (uint32_t i = 0; i < r->nvalues; i++)
 		if (r->values[i] > r->vthr || (i && r->values[i] <= r->values[i - 1]))
 			return nd_error_set(ND_ECORRUPT, "verdict record out of order");
+	for (uint32_t i = 0; i < r->nnames; i++)
+		if (r->names[i] > r->nthr || (i && r->names[i] <= r->names[i - 1]))
+			return nd_error_set(ND_ECORRUPT, "verdict record out of order");
 	return ND_OK;
 }
 
@@ -273,6 +362,9 @@ static int decode_arrays(const uint8_t *p, const nd__rec *r)
 	memcpy(r->places, p, (size_t)r->nplaces * 8);
 	p += (size_t)r->nplaces * 8;
 	memcpy(r->values, p, (size_t)r->nvalues * 4);
+	p += (size_t)r->nvalues * 4;
+	if (r->nnames)
+		memcpy(r->names, p + NAMES_HEAD, (size_t)r->nnames * 4);
 	return check_arrays(r);
 }
 
@@ -291,6 +383,7 @@ int nd__rec_decode(const void *vp, size_t len, nd__rec *out)
 	out->sample = (nd__u32u *)(void *)p;
 	out->places = (nd__u64u *)(void *)(p + (size_t)out->nsample * 4);
 	out->values = (nd__u32u *)(void *)(p + (size_t)out->nsample * 4 + (size_t)out->nplaces * 8);
+	out->names = (nd__u32u *)(void *)(p + arrays_size(out->nsample, out->nplaces, out->nvalues) - HEAD + NAMES_HEAD);
 	return ND_OK;
 }
 
@@ -504,7 +597,8 @@ static int rs_one(uint32_t docid, uint64_t key, const void *payload, size_t len,
 	r->sample = rs_room(s, (size_t)r->nsample * 4);
 	r->places = rs_room(s, (size_t)r->nplaces * 8);
 	r->values = rs_room(s, (size_t)r->nvalues * 4);
-	if (!r->sample || !r->places || !r->values) {
+	r->names = rs_room(s, (size_t)r->nnames * 4);
+	if (!r->sample || !r->places || !r->values || !r->names) {
 		memset(r, 0, sizeof(*r));
 		return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", s->n);
 	}

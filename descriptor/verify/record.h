@@ -10,10 +10,11 @@
  * compared at the lower of their thresholds see the same shingles of the
  * union.  Beside it: the values (words with a digit) in their places and
  * the set of values, sampled the same way by place and by value; the word
- * count; a hash of the whole word sequence; and the text trees' keys for
- * the near-neighbour index (one-permutation MinHash of the shingles, so
- * every document with a word has candidates, whatever the descriptive set
- * holds). */
+ * count; a hash of the whole word sequence; the places of the words the
+ * text repeats (a rename: the same template about another named thing);
+ * and the text trees' keys for the near-neighbour index (one-permutation
+ * MinHash of the shingles, so every document with a word has candidates,
+ * whatever the descriptive set holds). */
 #ifndef ND_DESC_RECORD_H
 #define ND_DESC_RECORD_H
 
@@ -27,7 +28,14 @@
 
 #define ND_REC_SAMPLE 256      /* shingles a record keeps, about */
 #define ND_REC_VALUES 32       /* value places, and values, it keeps, about */
+#define ND_REC_NAMES 128       /* places of repeated words it keeps, about */
 #define ND_REC_SHINGLE_WIDTH 3
+/* A word is a name's candidate when the text holds it 2 to this many
+ * times: the command a man page describes, the product a page sells. */
+#define ND_NAME_MAX_COUNT 32
+/* A rename: one word of the one text in this many places or more where the
+ * other has one other word, neither word repeated in the other text. */
+#define ND_RENAME_PLACES 2
 /* Texts shorter than this are copies only of the same words: one word of
  * five is another text, not an edit. */
 #define ND_REC_SHORT_WORDS 8
@@ -53,6 +61,10 @@ typedef struct {
 	uint32_t vthr;        /* values: every value hash <= vthr */
 	uint32_t nvalues;
 	nd__u32u *values;     /* ascending */
+	uint32_t nthr;        /* names: every place bits <= nthr */
+	uint32_t nnames;
+	nd__u32u *names;      /* places of words the text repeats: the place hash's
+				 top 20 bits | 12 bits of the word's, ascending */
 	uint16_t *groups;     /* parallel to sample when weighed (nd__recset_weigh):
 				 nd__common_groups of each, at most UINT16_MAX;
 				 NULL: looked up as compared */
@@ -73,7 +85,7 @@ typedef struct {
 } nd__rec;
 
 #define ND_REC_CUM_STEP 32
-#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0}
+#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0}
 
 /* Buckets by the low bits of a sample's hash: a nibble of copy weight
  * and two bits of count each, rounded up to a few levels.  A pair
@@ -253,6 +265,8 @@ typedef struct {
 	int equal;            /* the same word sequence */
 	int values_differ;    /* other values in the same places (the veto) */
 	int values_kept;      /* every value of the shorter is in the longer */
+	int renamed;          /* a word of one stands where the other has another
+				 (ND_RENAME_PLACES), neither repeated in the other */
 } nd__rec_scores;
 
 void nd__rec_compare(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s);

@@ -278,6 +278,8 @@ int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, c
 		nd__rec_compare(&ra, &rb, NULL, &sc);
 		if (sc.values_differ && !sc.equal)
 			yes = 0, *how = ND_REFUSED_VALUES;
+		else if (sc.renamed && !sc.equal)
+			yes = 0, *how = ND_REFUSED_RENAMED;
 	}
 	rc = yes;
 done:

@@ -17,8 +17,9 @@ For every pair inside a copy cluster of the set's store (as `measure.py
 and false pairs a rename veto would refuse, and the pairwise precision
 before and after (pairs only: the clusters are not made again), with the
 texts tokenized as \\w+ words, lower case (not neardup's tokenizer).  The
-verdict compares records, not texts: a record-sized form of the rule is
-what it would need (docs/verdict.md).
+verdict applies the rule at strict and copy from its records' samples of
+places (docs/verdict.md); run against a store signed without it, this
+says what reading every place would refuse.
 """
 import argparse
 import itertools

@@ -40,7 +40,16 @@ extern "C" {
  * amounts) are not copies, however many of their words agree, while a
  * long text's next version, with a few years or version numbers moved
  * on, still is, and so is a short one with one date moved on.  Values are
- * told from words by the id alone (ND_WORD_DIGIT). */
+ * told from words by the id alone (ND_WORD_DIGIT).
+ *
+ * At strict and copy a pair is refused as well (ND_REFUSED_RENAMED) when it
+ * is one template
+ * about two named things: a word the one text repeats stands, in two
+ * places or more, where the other has one other word it repeats, and
+ * neither is repeated in the other (subgid(5) and subuid(5), a product
+ * page for another product).  An edited version keeps its words: its
+ * edits are words it does not repeat, or ones the other still holds.  Not
+ * at story: a story retold says "said" where it said "says". */
 typedef enum {
 	ND_POINT_COPY = 0,
 	ND_POINT_STRICT = 1,

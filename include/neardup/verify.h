@@ -53,6 +53,9 @@ typedef enum {
 	ND_VERIFIED_PASSAGES = 7,       /* copy point: the shared text is common, but in several
 					   passages that other documents hold each on its own
 					   (distance: 1 - unweighted resemblance) */
+	ND_REFUSED_RENAMED = 8,         /* refused at strict and copy: one template about another
+					   named thing, a word of the one where the other has
+					   another, in several places (distance: as values) */
 } nd_verify_how;
 
 typedef struct {
@@ -82,7 +85,8 @@ typedef struct {
  * sequences alone carry no collection, so text that many documents share
  * counts as any other (inside a store it weighs little; see
  * docs/verdict.md).  At every point, other values in the same places
- * refuse the pair.  o NULL: the defaults.  1 duplicate, 0 not (*how and
+ * refuse the pair, and at strict and copy so does a rename
+ * (ND_REFUSED_RENAMED).  o NULL: the defaults.  1 duplicate, 0 not (*how and
  * *distance say by what and how far), or an error. */
 ND_EXTERN int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
 			     const nd_verify_options *o, nd_verify_how *how, double *distance);
