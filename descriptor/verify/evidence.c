@@ -1179,10 +1179,13 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 	return 1;
 }
 
-static int cmp_u32(const void *x, const void *y)
+/* Whether word bits w (NAME_WORD_BITS of a name) are among r's names. */
+static int has_word(const nd__rec *r, uint32_t w)
 {
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return (a > b) - (a < b);
+	for (uint32_t i = 0; i < r->nnames; i++)
+		if ((r->names[i] & ~ND_NAME_PLACE_MASK) == w)
+			return 1;
+	return 0;
 }
 
 /* A rename: the same template about another named thing (two man pages of
@@ -1194,46 +1197,40 @@ static int cmp_u32(const void *x, const void *y)
  * elsewhere in the other. */
 static int renamed(const nd__rec *a, const nd__rec *b)
 {
-	enum { BITS = 12, MASK = (1 << BITS) - 1, MOST = 4 * ND_REC_NAMES };
-	uint8_t in_a[(1 << BITS) / 8] = {0}, in_b[(1 << BITS) / 8] = {0};
-	uint32_t pair[MOST], n = 0, i, j;
+	enum { MOST = 4 * ND_REC_NAMES };
+	const uint32_t word = ~ND_NAME_PLACE_MASK, bits = ND_NAME_WORD_BITS;
+	uint32_t pair[MOST], n = 0, i = 0, j = 0;
 	uint32_t t = a->nthr < b->nthr ? a->nthr : b->nthr;
-	for (i = 0; i < a->nnames; i++)
-		in_a[(a->names[i] & MASK) >> 3] |= (uint8_t)(1 << (a->names[i] & 7));
-	for (j = 0; j < b->nnames; j++)
-		in_b[(b->names[j] & MASK) >> 3] |= (uint8_t)(1 << (b->names[j] & 7));
-	i = j = 0;
 	while (i < a->nnames && j < b->nnames && n < MOST) {
-		uint32_t pa = a->names[i] & ~(uint32_t)MASK, pb = b->names[j] & ~(uint32_t)MASK;
+		uint32_t pa = a->names[i] & ND_NAME_PLACE_MASK, pb = b->names[j] & ND_NAME_PLACE_MASK;
 		if (a->names[i] > t || b->names[j] > t)
 			break;
 		uint32_t ie = i, je = j;
-		while (ie < a->nnames && (a->names[ie] & ~(uint32_t)MASK) == pa)
+		while (ie < a->nnames && (a->names[ie] & ND_NAME_PLACE_MASK) == pa)
 			ie++;
-		while (je < b->nnames && (b->names[je] & ~(uint32_t)MASK) == pb)
+		while (je < b->nnames && (b->names[je] & ND_NAME_PLACE_MASK) == pb)
 			je++;
-		if (pa == pb && ie - i == 1 && je - j == 1) {
-			uint32_t wa = a->names[i] & MASK, wb = b->names[j] & MASK;
-			if (wa != wb && !(in_b[wa >> 3] >> (wa & 7) & 1) && !(in_a[wb >> 3] >> (wb & 7) & 1))
-				pair[n++] = wa << BITS | wb;
-		}
+		if (pa == pb && ie - i == 1 && je - j == 1 && (a->names[i] & word) != (b->names[j] & word))
+			pair[n++] = (a->names[i] & word) << bits | (b->names[j] & word);
 		if (pa <= pb)
 			i = ie;
 		if (pb <= pa)
 			j = je;
 	}
-	if (n < ND_RENAME_PLACES)
-		return 0;
-	qsort(pair, n, sizeof(*pair), cmp_u32);
-	for (i = 0; i + ND_RENAME_PLACES <= n; i++)
-		if (pair[i] == pair[i + ND_RENAME_PLACES - 1])
+	nd__sort_u32(pair, n);
+	/* Most pairs have no such place twice: the other's words are read
+	 * only for one that has. */
+	for (i = 0; i + ND_RENAME_PLACES <= n; i = j) {
+		for (j = i + 1; j < n && pair[j] == pair[i]; j++)
+			;
+		if (j - i >= ND_RENAME_PLACES && !has_word(b, pair[i] >> bits) && !has_word(a, pair[i] & word))
 			return 1;
+	}
 	return 0;
 }
 
 /* The values part: other values in the same places, and whether the
- * shorter text's values are all in the longer (and, of the same places,
- * whether one is the other renamed). */
+ * shorter text's values are all in the longer. */
 static void value_scores(const nd__rec *a, const nd__rec *b, nd__rec_scores *s)
 {
 	uint32_t i, j;
@@ -1291,13 +1288,37 @@ static void value_scores(const nd__rec *a, const nd__rec *b, nd__rec_scores *s)
 			break;
 		}
 	}
-	s->renamed = renamed(a, b);
+}
+
+/* Why a pair that a rule accepts at point is refused all the same, or 0:
+ * other values in the same places (ND_REFUSED_VALUES, at every point; s's
+ * values read here unless read) or a rename (ND_REFUSED_RENAMED, not at
+ * story: a story retold says "said" where it said "says"). */
+static nd_verify_how refusal(nd_point point, const nd__rec *a, const nd__rec *b, nd__rec_scores *s, int read)
+{
+	if (!read)
+		value_scores(a, b, s);
+	if (s->values_differ)
+		return ND_REFUSED_VALUES;
+	if (point != ND_POINT_STORY && renamed(a, b))
+		return ND_REFUSED_RENAMED;
+	return 0;
+}
+
+int nd__rec_refused(nd_point point, const nd__rec *a, const nd__rec *b, nd_verify_how *how)
+{
+	nd__rec_scores s;
+	nd_verify_how h = refusal(point, a, b, &s, 0);
+	if (h && how)
+		*how = h;
+	return h != 0;
 }
 
 void nd__rec_compare(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s)
 {
 	shingle_scores(a, b, common, s, 0, 0, 0);
 	value_scores(a, b, s);
+	s->renamed = renamed(a, b);
 }
 
 double nd__rec_plain_floor(const nd__rec *a, const nd__rec *b, double floor)
@@ -1421,12 +1442,9 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 		yes = 1, h = ND_VERIFIED_PASSAGES, d = 1 - s->plain;
 	if (!yes)
 		goto done; /* most pairs: the values are never read */
-	if (!read)
-		value_scores(a, b, s);
-	if (s->values_differ)
-		yes = 0, h = ND_REFUSED_VALUES;
-	else if (s->renamed && point != ND_POINT_STORY)
-		yes = 0, h = ND_REFUSED_RENAMED; /* a story retold says "said" where it said "says" */
+	nd_verify_how no = refusal(point, a, b, s, read);
+	if (no)
+		yes = 0, h = no;
 done:
 	if (how)
 		*how = h;

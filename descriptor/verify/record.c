@@ -81,9 +81,6 @@ static void text_keys(const uint32_t *h, size_t n, uint16_t *keys)
 	}
 }
 
-#define NAME_WORD_BITS 12
-#define NAME_PLACE_MASK (~(uint32_t)0 << NAME_WORD_BITS)
-
 /* The places of the words ids[0..n) repeats (2 to ND_NAME_MAX_COUNT
  * times), sampled by place, into e (room for n + 1), out's names.  A kept
  * place keeps all its words, as value places do.  The counts are an
@@ -109,13 +106,13 @@ static int make_names(const uint32_t *ids, size_t n, uint32_t *e, nd__rec *out)
 	for (size_t i = 0; i < n; i++) {
 		uint32_t c = cnt[slot_of[i]];
 		if (i >= 2 && i + 1 < n && c >= 2 && c <= ND_NAME_MAX_COUNT)
-			e[ne++] = (place_hash(ids, i) & NAME_PLACE_MASK) |
-				  (top32(nd_mix64(ids[i] ^ 0x6e616d65ULL)) >> (32 - NAME_WORD_BITS));
+			e[ne++] = (place_hash(ids, i) & ND_NAME_PLACE_MASK) |
+				  (top32(nd_mix64(ids[i] ^ 0x6e616d65ULL)) >> (32 - ND_NAME_WORD_BITS));
 	}
 	free(key);
 	/* The threshold from the places counted with their repeats, so that
 	 * only the sample is sorted. */
-	out->nthr = threshold(ne, ND_REC_NAMES) | ~NAME_PLACE_MASK;
+	out->nthr = threshold(ne, ND_REC_NAMES) | ~ND_NAME_PLACE_MASK;
 	size_t k = 0;
 	for (size_t i = 0; i < ne; i++)
 		if (e[i] <= out->nthr)
@@ -128,10 +125,10 @@ static int make_names(const uint32_t *ids, size_t n, uint32_t *e, nd__rec *out)
 	k = u;
 	if (k > 2 * ND_REC_NAMES) {
 		size_t cut = 2 * ND_REC_NAMES;
-		while (cut > 1 && (e[cut - 1] & NAME_PLACE_MASK) == (e[cut] & NAME_PLACE_MASK))
+		while (cut > 1 && (e[cut - 1] & ND_NAME_PLACE_MASK) == (e[cut] & ND_NAME_PLACE_MASK))
 			cut--;
 		k = cut;
-		out->nthr = e[k - 1] | ~NAME_PLACE_MASK;
+		out->nthr = e[k - 1] | ~ND_NAME_PLACE_MASK;
 	}
 	out->nnames = (uint32_t)k;
 	return ND_OK;
@@ -164,6 +161,8 @@ int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
 		j = i && fp[i] == fp[i - 1] ? j + 1 : 0;
 		h[i] = top32(nd_mix64(fp[i] + j * 0x9e3779b97f4a7c15ULL));
 	}
+	free(fp); /* before the names' table: a long text's peak is the sum */
+	fp = NULL;
 	nd__sort_u32(h, k);
 	size_t u = 0;
 	for (size_t i = 0; i < k; i++)

@@ -36,6 +36,9 @@
 /* A rename: one word of the one text in this many places or more where the
  * other has one other word, neither word repeated in the other text. */
 #define ND_RENAME_PLACES 2
+/* A name: a place hash's top bits, then ND_NAME_WORD_BITS of the word's. */
+#define ND_NAME_WORD_BITS 12
+#define ND_NAME_PLACE_MASK (~(uint32_t)0 << ND_NAME_WORD_BITS)
 /* Texts shorter than this are copies only of the same words: one word of
  * five is another text, not an edit. */
 #define ND_REC_SHORT_WORDS 8
@@ -270,6 +273,11 @@ typedef struct {
 } nd__rec_scores;
 
 void nd__rec_compare(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s);
+/* Whether a pair that a rule accepts at point is refused all the same: other
+ * values in the same places, or (not at story) a rename; *how (may be NULL)
+ * says which (ND_REFUSED_VALUES, ND_REFUSED_RENAMED).  The strict point,
+ * which decides by words, asks it as copy and story do. */
+int nd__rec_refused(nd_point point, const nd__rec *a, const nd__rec *b, nd_verify_how *how);
 /* The plain resemblance alone (groups of near-identical documents). */
 double nd__rec_plain(const nd__rec *a, const nd__rec *b);
 /* The same when it can reach floor; else some value below floor (the

@@ -236,8 +236,8 @@ double nd_point_resemblance(nd_point p)
  * (record.h) compared with every shingle weighing 1, as for two texts
  * outside a collection; the store's paths weigh them by the collection
  * (nd__rec_verdict with its common shingles).  Strict: word Levenshtein
- * within the bound (long pairs: 10-shingle resemblance), and the values
- * veto of the records. */
+ * within the bound (long pairs: 10-shingle resemblance), and the records'
+ * vetoes (nd__rec_refused). */
 int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, const nd_verify_options *o,
 		   nd_verify_how *how, double *distance)
 {
@@ -271,16 +271,8 @@ int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, c
 		*how = ND_VERIFIED_LEVENSHTEIN;
 		yes = exact && *distance <= o->max_distance;
 	}
-	if (yes && na && nb) {
-		/* At every point: other values in the same places are two
-		 * fillings of one template. */
-		nd__rec_scores sc;
-		nd__rec_compare(&ra, &rb, NULL, &sc);
-		if (sc.values_differ && !sc.equal)
-			yes = 0, *how = ND_REFUSED_VALUES;
-		else if (sc.renamed && !sc.equal)
-			yes = 0, *how = ND_REFUSED_RENAMED;
-	}
+	if (yes && na && nb && nd__rec_refused(ND_POINT_STRICT, &ra, &rb, how))
+		yes = 0; /* two fillings of one template, or of one about two names */
 	rc = yes;
 done:
 	nd__rec_free(&ra);

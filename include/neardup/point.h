@@ -43,11 +43,10 @@ extern "C" {
  * told from words by the id alone (ND_WORD_DIGIT).
  *
  * At strict and copy a pair is refused as well (ND_REFUSED_RENAMED) when it
- * is one template
- * about two named things: a word the one text repeats stands, in two
- * places or more, where the other has one other word it repeats, and
- * neither is repeated in the other (subgid(5) and subuid(5), a product
- * page for another product).  An edited version keeps its words: its
+ * is one template about two named things: a word the one text repeats
+ * stands, in two places or more, where the other has one other word it
+ * repeats, and neither is repeated in the other (subgid(5) and subuid(5),
+ * a product page for another product).  An edited version keeps its words: its
  * edits are words it does not repeat, or ones the other still holds.  Not
  * at story: a story retold says "said" where it said "says". */
 typedef enum {
