@@ -97,10 +97,10 @@ static int make_names(const uint32_t *ids, size_t n, uint32_t *e, nd__rec *out)
 		return nd_error_set(ND_ENOMEM, "out of memory for a record of %zu words", n);
 	uint32_t *slot_of = e; /* each word's slot, then the entries over it */
 	for (size_t i = 0; i < n; i++) {
-		uint32_t at = (uint32_t)(ids[i] * 0x9e3779b1u) >> (32 - bits);
+		size_t at = (size_t)((ids[i] * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
 		while (cnt[at] && key[at] != ids[i])
-			at = (at + 1) & (uint32_t)(cap - 1);
-		key[at] = ids[i], cnt[at]++, slot_of[i] = at;
+			at = (at + 1) & (cap - 1);
+		key[at] = ids[i], cnt[at]++, slot_of[i] = (uint32_t)at;
 	}
 	size_t ne = 0;
 	for (size_t i = 0; i < n; i++) {
