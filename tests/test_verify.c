@@ -1119,6 +1119,74 @@ static void test_renamed(void **state)
 	nd__rec_free(&rb);
 }
 
+/* Two fillings of one template: a word in ten their own, so their
+ * 3-shingles agree as much as an edited version's (resemblance ~0.54,
+ * which copy accepts) while their descriptive signatures share a fifth
+ * of their bits.  Resemblance that barely accepts a pair is not enough
+ * then: copy refuses it (ND_REFUSED_SIGNATURE).  Half the bits in common,
+ * a signature not keyed (3 bits) or not known, a pair well above the
+ * band, one that containment accepts, the story point and the strict
+ * point (which decides by words) leave it alone. */
+static void test_signature(void **state)
+{
+	(void)state;
+	uint64_t rng = 4242;
+	enum { L = 300 };
+	uint32_t w[2 * L], a[L], b[L], c[L], t[L + 100];
+	random_words(&rng, w, 2 * L);
+	memcpy(a, w, L * sizeof(uint32_t));
+	memcpy(b, w, sizeof(b));
+	memcpy(c, w, sizeof(c));
+	for (size_t k = 5; k < L; k += 10)
+		b[k] = w[L + k];
+	for (size_t k = 5; k < L; k += 40)
+		c[k] = w[L + k];
+	/* a edited a word in twenty, and a thread added. */
+	memcpy(t, w, L * sizeof(uint32_t));
+	for (size_t k = 5; k < L; k += 20)
+		t[k] = w[L + k];
+	memcpy(t + L, w + L, 100 * sizeof(uint32_t));
+	const uint16_t six[] = {1, 2, 3, 4, 5, 6}, other[] = {1, 2, 7, 8, 9, 10}, half[] = {1, 2, 3, 4, 7, 8};
+	nd__rec ra, rb, rc, rt;
+	assert_int_equal(nd__rec_make(a, L, &ra, NULL), ND_OK);
+	assert_int_equal(nd__rec_make(b, L, &rb, NULL), ND_OK);
+	assert_int_equal(nd__rec_make(c, L, &rc, NULL), ND_OK);
+	assert_int_equal(nd__rec_make(t, L + 100, &rt, NULL), ND_OK);
+	nd_verify_how how;
+	double d;
+	/* No signatures: resemblance accepts the fillings, barely. */
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ra, &rb, NULL, &how, &d), 1);
+	assert_int_equal(how, ND_VERIFIED_RESEMBLANCE);
+	assert_true(d > 1 - ND_SIGNATURE_BAND && d <= 1 - ND_POINT_COPY_RESEMBLANCE);
+	ra.bits = six, ra.nbits = 6;
+	rb.bits = other, rb.nbits = 6;
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ra, &rb, NULL, &how, &d), 0);
+	assert_int_equal(how, ND_REFUSED_SIGNATURE);
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ra, &rb, NULL, NULL, NULL), 0); /* yes-or-no route */
+	assert_int_equal(nd__rec_verdict(ND_POINT_STORY, &ra, &rb, NULL, &how, NULL), 1);
+	assert_int_equal(nd__rec_refused(ND_POINT_STRICT, &ra, &rb, &how), 0);
+	rb.bits = half; /* 4 of 8: half */
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ra, &rb, NULL, &how, NULL), 1);
+	rb.bits = other + 3, rb.nbits = 3; /* not keyed */
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ra, &rb, NULL, &how, NULL), 1);
+	rb.bits = NULL, rb.nbits = 0; /* not known */
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ra, &rb, NULL, &how, NULL), 1);
+	/* A version a word in forty edited: well above the band. */
+	rc.bits = other, rc.nbits = 6;
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ra, &rc, NULL, &how, &d), 1);
+	assert_true(d < 1 - ND_SIGNATURE_BAND);
+	/* A thread added: other relative frequencies, and, contained, a copy
+	 * all the same, though its resemblance is in the band. */
+	rt.bits = other, rt.nbits = 6;
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ra, &rt, NULL, &how, &d), 1);
+	assert_true(d > 1 - ND_SIGNATURE_BAND && d <= 1 - ND_POINT_COPY_RESEMBLANCE);
+	/* The records never own their bits. */
+	nd__rec_free(&ra);
+	nd__rec_free(&rb);
+	nd__rec_free(&rc);
+	nd__rec_free(&rt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1136,6 +1204,7 @@ int main(void)
 		cmocka_unit_test(test_record_in_place),
 		cmocka_unit_test(test_values_and_containment),
 		cmocka_unit_test(test_renamed),
+		cmocka_unit_test(test_signature),
 		cmocka_unit_test(test_sort_u64),
 	};
 	return cmocka_run_group_tests_name("verify", tests, setup, teardown);

@@ -113,6 +113,7 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 	nd_word_ids(t, n, ids);
 	if ((rc = nd__rec_make(ids, n, &rec, out->sig.near + ND_NEAR_WORD_N)) < 0)
 		goto cleanup;
+	rec.bits = out->sig.bits, rec.nbits = out->sig.nbits;
 	if (n)
 		out->sig.present = out->sig.present ? out->sig.present : 1;
 	if (!out->sig.nbits && !out->sig.present)

@@ -93,13 +93,20 @@ static size_t fp_at(const uint8_t *p, size_t len)
 	return at + 2 + ND_NEAR_N * 2;
 }
 
-int nd__payload_rec(const void *payload, size_t len, const void **rec, size_t *reclen)
+int nd__payload_rec(const void *payload, size_t len, const void **rec, size_t *reclen, const void **bits,
+		    uint32_t *nbits)
 {
 	size_t at = fp_at(payload, len);
 	if (!at)
 		return nd_error_set(ND_ECORRUPT, "signature record of %zu bytes is malformed", len);
 	*rec = (const uint8_t *)payload + at + 8;
 	*reclen = len - at - 8;
+	if (bits) {
+		uint16_t n;
+		memcpy(&n, payload, 2);
+		*bits = (const uint8_t *)payload + 2;
+		*nbits = n;
+	}
 	return ND_OK;
 }
 

@@ -1290,11 +1290,30 @@ static void value_scores(const nd__rec *a, const nd__rec *b, nd__rec_scores *s)
 	}
 }
 
+/* Whether two documents' descriptive signatures say they are other texts:
+ * both keyed, and fewer than ND_SIGNATURE_JACCARD of their bits in common;
+ * 0 when either is not known (a record made from words alone). */
+static int signature_differs(const nd__rec *a, const nd__rec *b)
+{
+	if (!a->bits || !b->bits || a->nbits < ND_MIN_BITS || b->nbits < ND_MIN_BITS)
+		return 0;
+	uint32_t i = 0, j = 0, both = 0;
+	while (i < a->nbits && j < b->nbits) {
+		uint16_t x = a->bits[i], y = b->bits[j];
+		both += x == y;
+		i += x <= y, j += y <= x;
+	}
+	return both < ND_SIGNATURE_JACCARD * (a->nbits + b->nbits - both);
+}
+
 /* Why a pair that a rule accepts at point is refused all the same, or 0:
  * other values in the same places (ND_REFUSED_VALUES, at every point; s's
- * values read here unless read) or a rename (ND_REFUSED_RENAMED, not at
- * story: a story retold says "said" where it said "says"). */
-static nd_verify_how refusal(nd_point point, const nd__rec *a, const nd__rec *b, nd__rec_scores *s, int read)
+ * values read here unless read), a rename (ND_REFUSED_RENAMED, not at
+ * story: a story retold says "said" where it said "says"), or, for a pair
+ * whose resemblance alone barely accepts it at copy, signatures that
+ * disagree (ND_REFUSED_SIGNATURE). */
+static nd_verify_how refusal(nd_point point, const nd__rec *a, const nd__rec *b, nd__rec_scores *s, int read,
+			     int barely)
 {
 	if (!read)
 		value_scores(a, b, s);
@@ -1302,13 +1321,15 @@ static nd_verify_how refusal(nd_point point, const nd__rec *a, const nd__rec *b,
 		return ND_REFUSED_VALUES;
 	if (point != ND_POINT_STORY && renamed(a, b))
 		return ND_REFUSED_RENAMED;
+	if (barely && signature_differs(a, b))
+		return ND_REFUSED_SIGNATURE;
 	return 0;
 }
 
 int nd__rec_refused(nd_point point, const nd__rec *a, const nd__rec *b, nd_verify_how *how)
 {
 	nd__rec_scores s;
-	nd_verify_how h = refusal(point, a, b, &s, 0);
+	nd_verify_how h = refusal(point, a, b, &s, 0, 0);
 	if (h && how)
 		*how = h;
 	return h != 0;
@@ -1442,7 +1463,9 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 		yes = 1, h = ND_VERIFIED_PASSAGES, d = 1 - s->plain;
 	if (!yes)
 		goto done; /* most pairs: the values are never read */
-	nd_verify_how no = refusal(point, a, b, s, read);
+	int barely = point == ND_POINT_COPY && h == ND_VERIFIED_RESEMBLANCE && s->resemblance < ND_SIGNATURE_BAND &&
+		     !(can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT);
+	nd_verify_how no = refusal(point, a, b, s, read, barely);
 	if (no)
 		yes = 0, h = no;
 done:

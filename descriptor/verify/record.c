@@ -395,9 +395,14 @@ int nd__rec_of_doc(nd_store_txn *txn, uint32_t docid, nd__rec *out)
 	memset(out, 0, sizeof(*out));
 	if (rc < 0)
 		return rc;
-	if ((rc = nd__payload_rec(pay, len, &rec, &reclen)) < 0)
+	const void *bits;
+	uint32_t nbits;
+	if ((rc = nd__payload_rec(pay, len, &rec, &reclen, &bits, &nbits)) < 0)
 		return rc;
-	return reclen ? nd__rec_decode(rec, reclen, out) : ND_OK; /* none: a text without words */
+	if (reclen && (rc = nd__rec_decode(rec, reclen, out)) < 0)
+		return rc; /* none: a text without words */
+	out->bits = bits, out->nbits = nbits;
+	return ND_OK;
 }
 
 /* ---- many records ---- */
@@ -585,7 +590,9 @@ static int rs_one(uint32_t docid, uint64_t key, const void *payload, size_t len,
 		return 1; /* past the last wanted */
 	if (l->docs[l->at] != docid)
 		return 0;
-	if ((rc = nd__payload_rec(payload, len, &rec, &reclen)) < 0)
+	const void *bits;
+	uint32_t nbits;
+	if ((rc = nd__payload_rec(payload, len, &rec, &reclen, &bits, &nbits)) < 0)
 		return rc;
 	if (!reclen)
 		return 0;
@@ -597,7 +604,8 @@ static int rs_one(uint32_t docid, uint64_t key, const void *payload, size_t len,
 	r->places = rs_room(s, (size_t)r->nplaces * 8);
 	r->values = rs_room(s, (size_t)r->nvalues * 4);
 	r->names = rs_room(s, (size_t)r->nnames * 4);
-	if (!r->sample || !r->places || !r->values || !r->names) {
+	uint16_t *b = rs_room(s, (size_t)nbits * 2);
+	if (!r->sample || !r->places || !r->values || !r->names || !b) {
 		memset(r, 0, sizeof(*r));
 		return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", s->n);
 	}
@@ -605,6 +613,8 @@ static int rs_one(uint32_t docid, uint64_t key, const void *payload, size_t len,
 		memset(r, 0, sizeof(*r)); /* its room is the set's, freed with it */
 		return nd_error_set(rc, "document %u: %s", docid, nd_error_last());
 	}
+	memcpy(b, bits, (size_t)nbits * 2);
+	r->bits = b, r->nbits = nbits;
 	if (s->used - l->released >= nd__recset_tile_bytes) { /* written: to the page cache */
 		nd__recset_release(s);
 		l->released = s->used;

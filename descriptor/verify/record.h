@@ -39,6 +39,16 @@
 /* A name: a place hash's top bits, then ND_NAME_WORD_BITS of the word's. */
 #define ND_NAME_WORD_BITS 12
 #define ND_NAME_PLACE_MASK (~(uint32_t)0 << ND_NAME_WORD_BITS)
+/* A pair that resemblance alone accepts at copy, by less than this, is a
+ * copy only if the two descriptive signatures (each of ND_MIN_BITS bits or
+ * more) share ND_SIGNATURE_JACCARD of their bits or more.  The thresholds
+ * are chosen so that small edits leave a bit alone, while two fillings of
+ * one template, a fifth of their words their own, cross many: their 3-shingles
+ * agree as much as an edited version's, their words do not.  Not for a pair
+ * that containment accepts: a text cut short or with a thread added has
+ * other relative frequencies. */
+#define ND_SIGNATURE_BAND 0.6
+#define ND_SIGNATURE_JACCARD 0.5
 /* Texts shorter than this are copies only of the same words: one word of
  * five is another text, not an edit. */
 #define ND_REC_SHORT_WORDS 8
@@ -50,6 +60,7 @@
  * value to 2 bytes only (x86 and arm64 load them unaligned). */
 typedef uint32_t nd__u32u __attribute__((aligned(1)));
 typedef uint64_t nd__u64u __attribute__((aligned(1)));
+typedef uint16_t nd__u16u __attribute__((aligned(1)));
 
 typedef struct {
 	uint32_t nwords;      /* words of the text */
@@ -85,10 +96,14 @@ typedef struct {
 	uint32_t bucket_nx;   /* samples its counts' top level leaves out */
 	int borrowed;         /* sample, places and values point into a store
 				 page (nd__rec_of_doc): not freed */
+	const nd__u16u *bits; /* the document's descriptive bits, ascending (from
+				 its store payload or its signature; never owned
+				 by the record); NULL: not known */
+	uint32_t nbits;
 } nd__rec;
 
 #define ND_REC_CUM_STEP 32
-#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0}
+#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, 0}
 
 /* Buckets by the low bits of a sample's hash: a nibble of copy weight
  * and two bits of count each, rounded up to a few levels.  A pair

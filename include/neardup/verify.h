@@ -56,6 +56,10 @@ typedef enum {
 	ND_REFUSED_RENAMED = 8,         /* refused at strict and copy: one template about another
 					   named thing, a word of the one where the other has
 					   another, in several places (distance: as values) */
+	ND_REFUSED_SIGNATURE = 9,       /* refused at copy, both documents signed: resemblance
+					   alone accepts the pair, barely, and their descriptive
+					   signatures share under half their bits (distance: as
+					   values) */
 } nd_verify_how;
 
 typedef struct {
