@@ -1463,8 +1463,11 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 		yes = 1, h = ND_VERIFIED_PASSAGES, d = 1 - s->plain;
 	if (!yes)
 		goto done; /* most pairs: the values are never read */
+	/* The signature reads the whole text's relative frequencies: not
+	 * for a pair that containment could accept (a thread added), nor one
+	 * that common text discounted brought up (another site's template). */
 	int barely = point == ND_POINT_COPY && h == ND_VERIFIED_RESEMBLANCE && s->resemblance < ND_SIGNATURE_BAND &&
-		     !(can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT);
+		     s->resemblance <= s->plain && !(can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT);
 	nd_verify_how no = refusal(point, a, b, s, read, barely);
 	if (no)
 		yes = 0, h = no;
