@@ -102,7 +102,8 @@ void tool_duration_str(uint64_t seconds, char *out, size_t n);
 
 /* The verdict's reason, as printed: "levenshtein", "shingles", "resemblance",
  * "containment", "passages"; "values" for a pair refused for its values,
- * "renamed" for one refused as the same template about another name. */
+ * "renamed" for one refused as the same template about another name,
+ * "signature" for one whose descriptive signatures disagree. */
 const char *tool_how_name(nd_verify_how how);
 /* The --point paragraph every deciding command's --help shows. */
 #define TOOL_POINT_HELP \
@@ -122,6 +123,10 @@ const char *tool_how_name(nd_verify_how how);
 	"                     word the one repeats stands, in two places or more,\n" \
 	"                     where the other has another it repeats, neither\n" \
 	"                     repeated in the other (one template about two named\n" \
-	"                     things: two commands' pages)\n"
+	"                     things: two commands' pages); at copy also\n" \
+	"                     ('signature') when resemblance under 0.6 accepts a\n" \
+	"                     pair whose descriptive signatures share under half\n" \
+	"                     their bits (two fillings of one template, a fifth of\n" \
+	"                     each its own words)\n"
 
 #endif

@@ -48,7 +48,15 @@ extern "C" {
  * repeats, and neither is repeated in the other (subgid(5) and subuid(5),
  * a product page for another product).  An edited version keeps its words: its
  * edits are words it does not repeat, or ones the other still holds.  Not
- * at story: a story retold says "said" where it said "says". */
+ * at story: a story retold says "said" where it said "says".
+ *
+ * At copy a pair that resemblance alone accepts, under 0.6, is refused too
+ * (ND_REFUSED_SIGNATURE) when both documents are keyed and their
+ * descriptive signatures share under half their bits: two fillings of one
+ * template whose own words are a fifth of each share as many shingles as
+ * an edited version, and cross many more of the thresholds that small
+ * edits leave alone.  Only where the bits are known: documents of a
+ * store, and check's input. */
 typedef enum {
 	ND_POINT_COPY = 0,
 	ND_POINT_STRICT = 1,
