@@ -44,9 +44,10 @@
  * more) share ND_SIGNATURE_JACCARD of their bits or more.  The thresholds
  * are chosen so that small edits leave a bit alone, while two fillings of
  * one template, a fifth of their words their own, cross many: their 3-shingles
- * agree as much as an edited version's, their words do not.  Not for a pair
- * that containment accepts: a text cut short or with a thread added has
- * other relative frequencies. */
+ * agree as much as an edited version's, their words do not.  The
+ * signature reads the whole text's relative frequencies, so not for a pair
+ * that containment could accept (a thread added), nor one that common text
+ * discounted brought up (a text in another site's template). */
 #define ND_SIGNATURE_BAND 0.6
 #define ND_SIGNATURE_JACCARD 0.5
 /* Texts shorter than this are copies only of the same words: one word of

@@ -55,8 +55,9 @@ extern "C" {
  * descriptive signatures share under half their bits: two fillings of one
  * template whose own words are a fifth of each share as many shingles as
  * an edited version, and cross many more of the thresholds that small
- * edits leave alone.  Only where the bits are known: documents of a
- * store, and check's input. */
+ * edits leave alone.  Not where containment could accept the pair, nor
+ * where discounting common text (another site's template) brought it up;
+ * only where the bits are known: documents of a store, and check's input. */
 typedef enum {
 	ND_POINT_COPY = 0,
 	ND_POINT_STRICT = 1,
