@@ -34,20 +34,6 @@
 
 #define PAS_BYTES (2 * ND_PASSAGE_HASHES)
 
-static uint32_t ent_hash(const nd__common *c, size_t i)
-{
-	uint32_t h;
-	memcpy(&h, c->ent + 8 * i, 4);
-	return h;
-}
-
-static uint32_t ent_groups(const nd__common *c, size_t i)
-{
-	uint32_t g;
-	memcpy(&g, c->ent + 8 * i + 4, 4);
-	return g;
-}
-
 /* The weight of every g a record keeps (1, or cap / g above the cap),
  * copy's then story's: a merge of two pages that share a template weighed
  * each shared shingle with two divisions behind two branches that its
@@ -132,7 +118,7 @@ static void index_fill(const nd__common *c, uint32_t bits, uint8_t *buf)
 	memcpy(buf + 4, &c->n, 4);
 	memset(filter, 0, FILTER_WORDS * 8);
 	for (size_t i = 0; i < c->n; i++) {
-		uint32_t h = ent_hash(c, i) >> 16;
+		uint32_t h = nd__common_ent_hash(c, i) >> 16;
 		filter[h >> 6] |= (uint64_t)1 << (h & 63);
 	}
 	if (!bits)
@@ -140,7 +126,7 @@ static void index_fill(const nd__common *c, uint32_t bits, uint8_t *buf)
 	uint32_t *bucket = (uint32_t *)(filter + FILTER_WORDS), shift = 32 - bits;
 	size_t i = 0, nb = (size_t)1 << bits;
 	for (size_t b = 0; b <= nb; b++) {
-		while (i < c->n && (size_t)(ent_hash(c, i) >> shift) < b)
+		while (i < c->n && (size_t)(nd__common_ent_hash(c, i) >> shift) < b)
 			i++;
 		bucket[b] = (uint32_t)i;
 	}
@@ -197,26 +183,6 @@ int nd__common_indexed(const nd__common *c)
 	return c && c->filter;
 }
 
-/* The entry of h, or c->n when h is not common. */
-static size_t common_find(const nd__common *c, uint32_t h)
-{
-	size_t lo = 0, hi = c->n;
-	if (c->filter && !nd__common_filter_bit(c, h))
-		return c->n;
-	if (c->bucket) {
-		lo = c->bucket[h >> c->shift], hi = c->bucket[(h >> c->shift) + 1];
-		if (hi > c->n)
-			hi = c->n; /* a damaged stored index misses, never reads past */
-	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ent_hash(c, mid) < h)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < c->n && ent_hash(c, lo) == h ? lo : c->n;
-}
 
 void nd__common_prefetch(const nd__common *c, uint32_t h, int entry)
 {
@@ -231,10 +197,7 @@ void nd__common_prefetch(const nd__common *c, uint32_t h, int entry)
 
 uint32_t nd__common_groups(const nd__common *c, uint32_t h)
 {
-	if (!c || !c->n)
-		return 0;
-	size_t i = common_find(c, h);
-	return i < c->n ? ent_groups(c, i) : 0;
+	return nd__common_lookup(c, h);
 }
 
 int nd__common_has_passages(const nd__common *c)
@@ -275,7 +238,7 @@ static int index_load(nd_store_txn *txn, nd__common *c)
 	/* Spot checks that it indexes these entries. */
 	size_t step = c->n / SPOT_CHECKS + 1;
 	for (size_t i = 0; i < c->n; i += step) {
-		uint32_t h = ent_hash(c, i);
+		uint32_t h = nd__common_ent_hash(c, i);
 		size_t b = bits ? h >> c->shift : 0;
 		if (!nd__common_filter_bit(c, h) || (bits && (c->bucket[b] > i || c->bucket[b + 1] <= i))) {
 			free(c->index_owned);
@@ -320,7 +283,7 @@ int nd__common_load(nd_store_txn *txn, nd__common **out)
 	/* Spot checks, not a walk: a walk would cost what the copy did. */
 	size_t step = n / SPOT_CHECKS + 1;
 	for (size_t i = step; i < n; i += step)
-		if (ent_hash(c, i) <= ent_hash(c, i - 1) || ent_groups(c, i) <= ND_COMMON_CAP) {
+		if (nd__common_ent_hash(c, i) <= nd__common_ent_hash(c, i - 1) || nd__common_ent_groups(c, i) <= ND_COMMON_CAP) {
 			free(c);
 			return nd_error_set(ND_ECORRUPT, "the store's record of common shingles is out of order; "
 					    "`neardup sign --restart` makes it again");
@@ -724,7 +687,7 @@ uint32_t nd__common_shared_passages(const nd__rec *a, const nd__rec *b, const nd
 	while (i < na && j < nb && m < PASSAGE_MAX) {
 		uint32_t x = a->sample[i], y = b->sample[j];
 		if (x == y && (!a->groups || a->groups[i])) { /* a weighed record knows it is not common */
-			size_t e = common_find(c, x);
+			size_t e = nd__common_find(c, x);
 			if (e < c->n)
 				at[m++] = c->pas + PAS_BYTES * e;
 		}

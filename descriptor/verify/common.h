@@ -7,7 +7,9 @@
 
 #include "descriptor/verify/record.h"
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct nd__common {
 	uint32_t n;
@@ -31,6 +33,51 @@ extern double nd__common_quotient[2][UINT16_MAX + 1];
 static inline uint64_t nd__common_filter_bit(const nd__common *c, uint32_t h)
 {
 	return c->filter[h >> 22] >> ((h >> 16) & 63) & 1;
+}
+
+static inline uint32_t nd__common_ent_hash(const nd__common *c, size_t i)
+{
+	uint32_t h;
+	memcpy(&h, c->ent + 8 * i, 4);
+	return h;
+}
+
+static inline uint32_t nd__common_ent_groups(const nd__common *c, size_t i)
+{
+	uint32_t g;
+	memcpy(&g, c->ent + 8 * i + 4, 4);
+	return g;
+}
+
+/* The entry of h, or c->n when h is not common. */
+static inline size_t nd__common_find(const nd__common *c, uint32_t h)
+{
+	size_t lo = 0, hi = c->n;
+	if (c->filter && !nd__common_filter_bit(c, h))
+		return c->n;
+	if (c->bucket) {
+		lo = c->bucket[h >> c->shift], hi = c->bucket[(h >> c->shift) + 1];
+		if (hi > c->n)
+			hi = c->n; /* a damaged stored index misses, never reads past */
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (nd__common_ent_hash(c, mid) < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->n && nd__common_ent_hash(c, lo) == h ? lo : c->n;
+}
+
+/* nd__common_groups, inline in the verdict's loops (a lookup a shingle
+ * not yet weighed). */
+static inline uint32_t nd__common_lookup(const nd__common *c, uint32_t h)
+{
+	if (!c || !c->n)
+		return 0;
+	size_t i = nd__common_find(c, h);
+	return i < c->n ? nd__common_ent_groups(c, i) : 0;
 }
 
 #endif

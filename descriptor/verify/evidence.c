@@ -27,7 +27,7 @@ static inline uint32_t groups_of(const nd__rec *r, uint32_t k, const nd__common 
 {
 	if (r->groups)
 		return r->groups[k];
-	uint32_t g = nd__common_groups(common, r->sample[k]);
+	uint32_t g = nd__common_lookup(common, r->sample[k]);
 	return g > UINT16_MAX ? UINT16_MAX : g;
 }
 
