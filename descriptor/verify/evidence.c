@@ -609,7 +609,6 @@ void nd__rec_compare(const nd__rec *a, const nd__rec *b, const nd__common *commo
 {
 	shingle_scores(a, b, common, s, 0, 0, 0);
 	value_scores(a, b, s);
-	s->renamed = renamed(a, b);
 }
 
 double nd__rec_plain_floor(const nd__rec *a, const nd__rec *b, double floor)

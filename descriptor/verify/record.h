@@ -313,8 +313,6 @@ typedef struct {
 	int equal;            /* the same word sequence */
 	int values_differ;    /* other values in the same places (the veto) */
 	int values_kept;      /* every value of the shorter is in the longer */
-	int renamed;          /* a word of one stands where the other has another
-				 (ND_RENAME_PLACES), neither repeated in the other */
 } nd__rec_scores;
 
 void nd__rec_compare(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s);
