@@ -169,18 +169,25 @@ static inline void nd__near_add(const nd_descriptor *d, uint16_t *near, uint32_t
 /* Append bit to a signature. */
 int nd_sig_push(nd_sig *s, uint16_t bit);
 
-/* Jaccard of two signatures' bit sets (sorted, as nd_sig keeps them). */
-static inline double nd__sig_jaccard(const nd_sig *a, const nd_sig *b)
+/* Bits two ascending bit lists have in common. */
+static inline uint32_t nd__bits_common(const uint16_t *a, uint32_t na, const uint16_t *b, uint32_t nb)
 {
 	uint32_t common = 0;
-	for (uint32_t x = 0, y = 0; x < a->nbits && y < b->nbits;) {
-		if (a->bits[x] == b->bits[y])
+	for (uint32_t x = 0, y = 0; x < na && y < nb;) {
+		if (a[x] == b[y])
 			common++, x++, y++;
-		else if (a->bits[x] < b->bits[y])
+		else if (a[x] < b[y])
 			x++;
 		else
 			y++;
 	}
+	return common;
+}
+
+/* Jaccard of two signatures' bit sets (sorted, as nd_sig keeps them). */
+static inline double nd__sig_jaccard(const nd_sig *a, const nd_sig *b)
+{
+	uint32_t common = nd__bits_common(a->bits, a->nbits, b->bits, b->nbits);
 	return a->nbits + b->nbits ? (double)common / (double)(a->nbits + b->nbits - common) : 0;
 }
 

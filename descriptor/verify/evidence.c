@@ -567,12 +567,7 @@ static int signature_differs(const nd__rec *a, const nd__rec *b)
 {
 	if (!a->bits || !b->bits || a->nbits < ND_MIN_BITS || b->nbits < ND_MIN_BITS)
 		return 0;
-	uint32_t i = 0, j = 0, both = 0;
-	while (i < a->nbits && j < b->nbits) {
-		uint16_t x = a->bits[i], y = b->bits[j];
-		both += x == y;
-		i += x <= y, j += y <= x;
-	}
+	uint32_t both = nd__bits_common(a->bits, a->nbits, b->bits, b->nbits);
 	return both < ND_SIGNATURE_JACCARD * (a->nbits + b->nbits - both);
 }
 

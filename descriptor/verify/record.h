@@ -62,7 +62,6 @@
  * value to 2 bytes only (x86 and arm64 load them unaligned). */
 typedef uint32_t nd__u32u __attribute__((aligned(1)));
 typedef uint64_t nd__u64u __attribute__((aligned(1)));
-typedef uint16_t nd__u16u __attribute__((aligned(1)));
 
 typedef struct {
 	uint32_t nwords;      /* words of the text */
@@ -98,9 +97,10 @@ typedef struct {
 	uint32_t bucket_nx;   /* samples its counts' top level leaves out */
 	int borrowed;         /* sample, places and values point into a store
 				 page (nd__rec_of_doc): not freed */
-	const nd__u16u *bits; /* the document's descriptive bits, ascending (from
-				 its store payload or its signature; never owned
-				 by the record); NULL: not known */
+	const uint16_t *bits; /* the document's descriptive bits, ascending (from
+				 its store payload, 2-aligned as LMDB aligns a
+				 value, or its signature; never owned by the
+				 record); NULL: not known */
 	uint32_t nbits;
 } nd__rec;
 
