@@ -10,7 +10,9 @@
  * chain); beside them, the duplicates each hook reported at arrival,
  * joined (union-find: a page joins the cluster of any duplicate, as
  * clusters were components).  Then the batch clusters of the same point
- * over the finished store (nd_cluster_near, as 'clusters --point copy').
+ * as 'sign' makes them: every link made again over the finished store
+ * (nd_links_rebuild, counting the common text over every document), and
+ * its clusters (nd_cluster_near, as 'clusters --point copy').
  * Prints hook throughput and the pairwise agreement of the clusterings:
  * precision and recall of the online co-clustered pairs against the batch
  * ones, and F1.  With --truth (TSV id, cluster) each is also scored
@@ -20,7 +22,10 @@
  * reading gives for the components of the links (the clusters before
  * they were split): how stable the ids a hook leaves are.
  *
- *   bench_agree DB STORE [--truth FILE] [--jobs N] [--churn K]
+ *   bench_agree DB STORE [--truth FILE] [--jobs N] [--churn K] [--recount-max N]
+ *
+ * --recount-max: the hooks' nd_hook_options.recount_max (0: hooks never
+ * count the common text again).
  *
  * The store is written (records of every document): use a copy. */
 #include "neardup/cluster.h"
@@ -160,9 +165,10 @@ int main(int argc, char **argv)
 {
 	const char *truth = NULL;
 	unsigned jobs = 2;
+	uint64_t recount_max = ND_HOOK_RECOUNT_MAX;
 	size_t churn = 0;
 	if (argc < 3) {
-		fprintf(stderr, "usage: bench_agree DB STORE [--truth FILE] [--jobs N] [--churn K]\n");
+		fprintf(stderr, "usage: bench_agree DB STORE [--truth FILE] [--jobs N] [--churn K] [--recount-max N]\n");
 		return 2;
 	}
 	for (int i = 3; i + 1 < argc; i += 2) {
@@ -172,6 +178,8 @@ int main(int argc, char **argv)
 			jobs = (unsigned)atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--churn"))
 			churn = (size_t)atol(argv[i + 1]);
+		else if (!strcmp(argv[i], "--recount-max"))
+			recount_max = (uint64_t)atoll(argv[i + 1]);
 	}
 	nd_xdb *db;
 	nd_store *st;
@@ -179,6 +187,7 @@ int main(int argc, char **argv)
 	uint32_t last;
 	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
 	ho.max_drift = 0; /* every document is new to this store */
+	ho.recount_max = recount_max;
 	if (nd_xdb_open(&db, argv[1], ND_XDB_READ) < 0 || nd_store_open(&st, argv[2], ND_STORE_WRITE) < 0 ||
 	    nd_hook_open(&h, db, st, &ho) < 0 || nd_xdb_doccount(db, &last) < 0) {
 		fprintf(stderr, "bench_agree: %s\n", nd_error_last());
@@ -198,11 +207,19 @@ int main(int argc, char **argv)
 	nd_docid *cprev = calloc(n + 1, sizeof(*cprev)), *cnow = calloc(n + 1, sizeof(*cnow));
 	size_t readings = 0, moved_split = 0, moved_comp = 0, held_split = 0, held_comp = 0;
 	double t_churn = 0, t0 = wall_now();
+	double slowest = 0, t_slow = 0;
+	size_t nslow = 0, slowest_at = 0;
 	for (size_t i = 0; i < n; i++) {
+		double th = wall_now();
 		if (nd_hook_changed(h, docs[i], &r) < 0) {
 			fprintf(stderr, "bench_agree: document %u: %s\n", docs[i], nd_error_last());
 			return 1;
 		}
+		th = wall_now() - th;
+		if (th > slowest)
+			slowest = th, slowest_at = i + 1;
+		if (th > 0.05) /* a recount, or the disk */
+			t_slow += th, nslow++;
 		if (churn && ((i + 1) % churn == 0 || i + 1 == n)) {
 			double tc = wall_now();
 			if (nd_collapse_ids(db, st, NULL, docs, i + 1, now) < 0 || component_ids(st, i + 1, cnow) < 0) {
@@ -234,12 +251,18 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		online[i] = ids[i] ? ids[i] - 1 : i;
 
-	/* Batch: the copy point's clusters over the finished store. */
+	/* Batch: the copy point's clusters as sign makes them, every link
+	 * made again over the finished store (the common text counted over
+	 * every document). */
 	nd_near_options no = ND_NEAR_OPTIONS_INIT;
-	no.single = 1;
-	no.cut = nd_point_resemblance(ND_POINT_COPY);
 	no.jobs = jobs;
 	t0 = wall_now();
+	if (nd_links_rebuild(db, st, &no, NULL) < 0) {
+		fprintf(stderr, "bench_agree: batch links: %s\n", nd_error_last());
+		return 1;
+	}
+	no.single = 1;
+	no.cut = nd_point_resemblance(ND_POINT_COPY);
 	if (nd_cluster_near(db, st, &no, docs, n, batch, NULL) < 0) {
 		fprintf(stderr, "bench_agree: batch clusters: %s\n", nd_error_last());
 		return 1;
@@ -250,6 +273,8 @@ int main(int argc, char **argv)
 	       "arrivals), batch %.1f s\n",
 	       n, t_online, n / t_online, churn ? ", the readings between them slowing them" : "",
 	       (unsigned long long)dups, (unsigned long long)later, t_batch);
+	printf("  slowest hook %.3f s (the %zuth); %zu hooks over 50 ms took %.1f s in all\n", slowest, slowest_at,
+	       nslow, t_slow);
 	report("online against batch", online, batch, n);
 	report("arrival, joined, against batch", arrival, batch, n);
 	if (churn)

@@ -1170,6 +1170,92 @@ static void test_grown_collection_recounts(void **state)
 	corpus_done(st, db, path, dbpath, stpath);
 }
 
+/* A store that only hooks have filled counts the collection's common
+ * text as sign does (nd_hook_options.recount_max): pages that share a
+ * footer are not copies, each page and its copies are, and the links the
+ * hooks leave are those a rebuild makes.  Each hook commits its own, or
+ * ten at a time (group commit: counted at nd_hook_commit).  With recounts
+ * off the footer joins distinct pages, as it did before hooks counted. */
+static void test_hooks_count_common_text(void **state)
+{
+	(void)state;
+	enum { N = PAGES + 2 * FAMS };
+	char *path = tu_join(dir, "hooked"), *dbpath = tu_join(path, "db");
+	uint64_t rng = 9;
+	/* Long enough that two pages' resemblance (0.7) is past the band
+	 * where their signatures would refuse them by themselves. */
+	char *footer = tu_random_doc(&rng, 300, VOCAB), *page[N];
+	nd_indexer *ix;
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	for (int i = 0; i < N; i++) {
+		char id[16];
+		page[i] = i < PAGES ? with_footer(&rng, footer) : tu_edit_doc(&rng, page[(i - PAGES) / 2], 1, VOCAB);
+		snprintf(id, sizeof(id), "p%d", i);
+		assert_int_equal(nd_indexer_add_text(ix, id, page[i], strlen(page[i]), NULL, NULL), ND_OK);
+	}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	nd_xdb *db;
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	nd_docid docs[N], online[N], batch[N];
+	for (int i = 0; i < N; i++)
+		docs[i] = (nd_docid)(i + 1);
+
+	for (int variant = 0; variant < 3; variant++) {
+		char name[8];
+		snprintf(name, sizeof(name), "st%d", variant);
+		char *stpath = tu_join(path, name);
+		nd_store *st;
+		nd_descriptor *d;
+		nd_build_options bo = ND_BUILD_OPTIONS_INIT;
+		bo.words = 400;
+		assert_int_equal(nd_descriptor_build(&d, db, &bo, NULL), ND_OK);
+		assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
+		assert_int_equal(nd_descriptor_save(d, st, db, &bo), ND_OK);
+		nd_descriptor_free(d);
+		nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+		ho.group_commit = variant == 1;
+		if (variant == 2)
+			ho.recount_max = 0;
+		nd_hook *h;
+		assert_int_equal(nd_hook_open(&h, db, st, &ho), ND_OK);
+		for (int i = 0; i < N; i++) {
+			assert_int_equal(nd_hook_changed(h, docs[i], NULL), ND_OK);
+			if (i % 10 == 9 || i == N - 1)
+				assert_int_equal(nd_hook_commit(h), ND_OK);
+		}
+		nd_hook_free(h);
+		assert_int_equal(nd_collapse_ids(db, st, NULL, docs, N, online), ND_OK);
+		size_t joined = 0;
+		for (int i = 0; i < PAGES; i++)
+			for (int j = i + 1; j < PAGES; j++)
+				joined += online[i] && online[i] == online[j];
+		if (variant == 2) {
+			assert_true(joined > 0); /* the premise */
+		} else {
+			assert_int_equal(joined, 0);
+			for (int f = 0; f < FAMS; f++) {
+				assert_true(online[f] != 0);
+				assert_int_equal(online[PAGES + 2 * f], online[f]);
+				assert_int_equal(online[PAGES + 2 * f + 1], online[f]);
+			}
+			/* Batch = online: every link made again, as sign makes them. */
+			assert_int_equal(nd_links_rebuild(db, st, NULL, NULL), ND_OK);
+			assert_int_equal(nd_collapse_ids(db, st, NULL, docs, N, batch), ND_OK);
+			assert_memory_equal(online, batch, sizeof(online));
+		}
+		nd_store_close(st);
+		free(stpath);
+	}
+	for (int i = 0; i < N; i++)
+		free(page[i]);
+	free(footer);
+	nd_xdb_close(db);
+	tu_rmtree(path);
+	free(path);
+	free(dbpath);
+}
+
 /* A site of a few pages whose template is as long as its articles (text
  * main-content extraction left): SITES sites of SITE_PAGES pages, the
  * template's halves around each article.  Two articles are copied onto
@@ -1968,6 +2054,7 @@ int main(void)
 		cmocka_unit_test(test_signature_spares_templates),
 		cmocka_unit_test(test_site_template_is_not_evidence),
 		cmocka_unit_test(test_grown_collection_recounts),
+		cmocka_unit_test(test_hooks_count_common_text),
 		cmocka_unit_test(test_passages_are_evidence),
 		cmocka_unit_test(test_spilled_records),
 		cmocka_unit_test(test_bucket_bounds),

@@ -77,7 +77,9 @@ static nd_hook_options hook_options(const nd_handle *h)
 
 int nd_commit(nd_handle *h)
 {
-	return nd_store_commit(h->st);
+	/* Through its hook when it has one, which counts the common text
+	 * again once that is due (nd_hook_options.recount_max). */
+	return h->hook ? nd_hook_commit(h->hook) : nd_store_commit(h->st);
 }
 
 int nd_changed(nd_handle *h, nd_docid docid, nd_hook_result *out)

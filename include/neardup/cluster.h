@@ -104,8 +104,8 @@ typedef struct {
 				    one the collection's common text was counted
 				    over number this share of those it was counted
 				    over, count it again and make every link again
-				    (ND_NEAR_RECOUNT for sign and update; 0: never,
-				    as hooks, where it would stall one change) */
+				    (ND_NEAR_RECOUNT for sign, update and hooks,
+				    up to nd_hook_options.recount_max; 0: never) */
 } nd_near_options;
 #define ND_NEAR_RECOUNT 0.25
 #define ND_NEAR_COMPLETE 64

@@ -72,7 +72,7 @@ typedef struct {
     double max_drift; nd_verify_options verify; uint32_t block_docs; unsigned jobs;
     double tolerant; size_t max_compare;
     void (*progress)(nd_docid, nd_docid, void *); void *progress_ctx;
-    int group_commit;
+    int group_commit; uint64_t recount_max;
 } nd_hook_options;
 typedef struct {
     nd_docid docid; nd_change change; uint64_t key, old_key; size_t candidates;
