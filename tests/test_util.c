@@ -123,17 +123,22 @@ void tu_handmade_set(const char *dbpath, const char *storepath, const char *cons
 	assert_int_equal(nd_sign_all(*st, *db, NULL, NULL), ND_OK);
 }
 
-void tu_build_and_sign(nd_xdb *db, const char *storepath, uint32_t words, nd_store **st)
+void tu_build(nd_xdb *db, const char *storepath, uint32_t words, nd_store **st)
 {
-	nd_store *s;
 	nd_descriptor *d;
 	nd_build_options o = ND_BUILD_OPTIONS_INIT;
 	o.words = words;
 	assert_int_equal(nd_descriptor_build(&d, db, &o, NULL), ND_OK);
-	assert_int_equal(nd_store_open(&s, storepath, ND_STORE_WRITE), ND_OK);
-	assert_int_equal(nd_descriptor_save(d, s, db, &o), ND_OK);
-	assert_int_equal(nd_sign_all(s, db, NULL, NULL), ND_OK);
+	assert_int_equal(nd_store_open(st, storepath, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_descriptor_save(d, *st, db, &o), ND_OK);
 	nd_descriptor_free(d);
+}
+
+void tu_build_and_sign(nd_xdb *db, const char *storepath, uint32_t words, nd_store **st)
+{
+	nd_store *s;
+	tu_build(db, storepath, words, &s);
+	assert_int_equal(nd_sign_all(s, db, NULL, NULL), ND_OK);
 	if (st)
 		*st = s;
 	else

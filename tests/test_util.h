@@ -45,6 +45,11 @@ char *tu_copy_doc(uint64_t seed, uint64_t edit_seed, size_t n, size_t edits, siz
  * at which i and j join, -1 if they never do. */
 void tu_dense_upgma(size_t n, const double *s, double floor, double *lv);
 
+/* As 'neardup build': choose `words` descriptive words from db and save
+ * them to a new store at storepath, *st (open for writing), with no
+ * document signed. */
+void tu_build(nd_xdb *db, const char *storepath, uint32_t words, nd_store **st);
+
 /* The set-up most suites share: choose `words` descriptive words from db,
  * save them to a new store at storepath and sign every document.  *st
  * gets the store, open for writing (st NULL: closed again). */
