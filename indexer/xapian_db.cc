@@ -595,6 +595,28 @@ int nd_xdb_doc_uid(nd_xdb *db, nd_docid docid, char **out)
 	return rc;
 }
 
+int nd_xdb_doc_thread(nd_xdb *db, nd_docid docid, uint32_t *thread)
+{
+	*thread = 0;
+	if (!is_notmuch(db))
+		return ND_OK;
+	return with_retry(db, [&] {
+		Xapian::TermIterator t = db->db->termlist_begin(docid);
+		t.skip_to("G");
+		if (t == db->db->termlist_end(docid))
+			return;
+		std::string term = *t;
+		// G and the thread id's digits (notmuch writes hex); a longer
+		// prefix that begins with G is another field's.
+		if (term.size() < 2 || term[0] != 'G' || !isxdigit((unsigned char)term[1]))
+			return;
+		uint32_t h = 2166136261u; // FNV-1a
+		for (size_t i = 1; i < term.size(); i++)
+			h = (h ^ (unsigned char)term[i]) * 16777619u;
+		*thread = h ? h : 1;
+	});
+}
+
 int nd_xdb_find_uid(nd_xdb *db, const char *uid, nd_docid *out)
 {
 	*out = 0;

@@ -1187,6 +1187,56 @@ static void test_signature(void **state)
 	nd__rec_free(&rt);
 }
 
+/* Two mails of one thread are two messages unless their words are the
+ * same (a reply quotes what it answers); the thread survives the record's
+ * encoding, and a record from before threads reads as none. */
+static void test_thread(void **state)
+{
+	(void)state;
+	uint64_t rng = 77;
+	enum { L = 200, OWN = 20 };
+	uint32_t w[L + OWN], reply[L + OWN];
+	random_words(&rng, w, L + OWN);
+	memcpy(reply, w + L, OWN * sizeof(uint32_t)); /* its own lines, then the quote */
+	memcpy(reply + OWN, w, L * sizeof(uint32_t));
+	nd__rec ro, rr, rs, back;
+	assert_int_equal(nd__rec_make(w, L, &ro, NULL), ND_OK);
+	assert_int_equal(nd__rec_make(reply, L + OWN, &rr, NULL), ND_OK);
+	assert_int_equal(nd__rec_make(w, L, &rs, NULL), ND_OK); /* the mail resent */
+	nd_verify_how how;
+	/* Without threads the reply is a copy: the premise. */
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ro, &rr, NULL, &how, NULL), 1);
+	ro.thread = rr.thread = rs.thread = 0x1234;
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ro, &rr, NULL, &how, NULL), 0);
+	assert_int_equal(how, ND_REFUSED_THREAD);
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ro, &rr, NULL, NULL, NULL), 0); /* yes-or-no route */
+	assert_int_equal(nd__rec_refused(ND_POINT_STRICT, &ro, &rr, &how), 1);
+	assert_int_equal(nd__rec_verdict(ND_POINT_STORY, &ro, &rr, NULL, &how, NULL), 1);
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ro, &rs, NULL, &how, NULL), 1);
+	assert_int_equal(nd__rec_refused(ND_POINT_STRICT, &ro, &rs, &how), 0);
+	rr.thread = 0x4321; /* another thread: a copy again */
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ro, &rr, NULL, &how, NULL), 1);
+
+	uint8_t *buf = malloc(nd__rec_size(&ro) + 1);
+	assert_non_null(buf);
+	size_t len = nd__rec_encode(&ro, buf);
+	assert_int_equal(len, nd__rec_size(&ro));
+	assert_int_equal(nd__rec_decode(buf, len, &back), ND_OK);
+	assert_int_equal(back.thread, 0x1234);
+	assert_int_equal(back.nsample, ro.nsample);
+	memset(buf + len - 4, 0, 4); /* a thread of 0 is no thread's */
+	assert_int_equal(nd__rec_decode(buf, len, &back), ND_ECORRUPT);
+	ro.thread = 0;
+	assert_int_equal(nd__rec_size(&ro), len - 4); /* as before threads */
+	len = nd__rec_encode(&ro, buf);
+	assert_int_equal(nd__rec_decode(buf, len, &back), ND_OK);
+	assert_int_equal(back.thread, 0);
+	free(buf);
+	nd__rec_free(&ro);
+	nd__rec_free(&rr);
+	nd__rec_free(&rs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1205,6 +1255,7 @@ int main(void)
 		cmocka_unit_test(test_values_and_containment),
 		cmocka_unit_test(test_renamed),
 		cmocka_unit_test(test_signature),
+		cmocka_unit_test(test_thread),
 		cmocka_unit_test(test_sort_u64),
 	};
 	return cmocka_run_group_tests_name("verify", tests, setup, teardown);

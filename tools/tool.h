@@ -103,7 +103,8 @@ void tool_duration_str(uint64_t seconds, char *out, size_t n);
 /* The verdict's reason, as printed: "levenshtein", "shingles", "resemblance",
  * "containment", "passages"; "values" for a pair refused for its values,
  * "renamed" for one refused as the same template about another name,
- * "signature" for one whose descriptive signatures disagree. */
+ * "signature" for one whose descriptive signatures disagree, "thread" for
+ * two mails of one thread. */
 const char *tool_how_name(nd_verify_how how);
 /* The --point paragraph every deciding command's --help shows. */
 #define TOOL_POINT_HELP \

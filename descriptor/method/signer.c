@@ -756,6 +756,10 @@ int nd__sign_doc(const nd_descriptor *d, nd_xdb *db, nd_docid docid, nd_sig *out
 		return rc;
 	}
 	free(ids);
+	if (n && (rc = nd_xdb_doc_thread(db, docid, &r.thread)) < 0) {
+		nd__rec_free(&r);
+		return rc;
+	}
 	if (n && !(*rec = malloc(nd__rec_size(&r))))
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 	else if (n)
@@ -766,14 +770,15 @@ int nd__sign_doc(const nd_descriptor *d, nd_xdb *db, nd_docid docid, nd_sig *out
 	return rc;
 }
 
-/* Document lo + off's verdict record from its words, and its text
- * trees' keys. */
-static int block_add_record(sign_block *b, uint32_t off, const uint32_t *ids, size_t n)
+/* Document lo + off's verdict record from its words and mail thread, and
+ * its text trees' keys. */
+static int block_add_record(sign_block *b, uint32_t off, const uint32_t *ids, size_t n, uint32_t thread)
 {
 	nd__rec rec;
 	int rc = nd__rec_make(ids, n, &rec, b->near + (size_t)off * ND_NEAR_N + ND_NEAR_WORD_N);
 	if (rc < 0)
 		return rc;
+	rec.thread = thread;
 	void *p = b->rec;
 	if ((rc = nd_array_reserve(&p, &b->rec_cap, b->rec_used + nd__rec_size(&rec), 1)) == ND_OK) {
 		b->rec = p;
@@ -802,7 +807,7 @@ static int on_words(nd_docid docid, const char *val, size_t len, void *vctx)
 		return 1;
 	b->ids = p;
 	memcpy(b->ids, val, len);
-	return (c->rc = block_add_record(b, off, b->ids, len / 4)) < 0;
+	return (c->rc = block_add_record(b, off, b->ids, len / 4, 0)) < 0;
 }
 
 /* Every present document's verdict record: the words neardup index keeps
@@ -830,8 +835,9 @@ static int block_records(nd_xdb *db, sign_block *b)
 			rc = ND_OK, n = 0; /* no words: no record, no text keys */
 		b->no_words += rc == ND_OK && !n;
 		b->from_data += rc == ND_OK && n && src == ND_WORDS_DATA;
-		if (rc == ND_OK && n)
-			rc = block_add_record(b, off, ids, n);
+		uint32_t thread = 0;
+		if (rc == ND_OK && n && (rc = nd_xdb_doc_thread(db, b->lo + off, &thread)) == ND_OK)
+			rc = block_add_record(b, off, ids, n, thread);
 		free(ids);
 		if (rc < 0)
 			return rc;

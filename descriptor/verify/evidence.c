@@ -576,10 +576,15 @@ static int signature_differs(const nd__rec *a, const nd__rec *b)
  * values read here unless read), a rename (ND_REFUSED_RENAMED, not at
  * story: a story retold says "said" where it said "says"), or, for a pair
  * whose resemblance alone barely accepts it at copy, signatures that
- * disagree (ND_REFUSED_SIGNATURE). */
+ * disagree (ND_REFUSED_SIGNATURE).  Two mails of one thread (not at story)
+ * are two messages unless their words are the same: a reply quotes what
+ * it answers, and adds its own (ND_REFUSED_THREAD). */
 static nd_verify_how refusal(nd_point point, const nd__rec *a, const nd__rec *b, nd__rec_scores *s, int read,
 			     int barely)
 {
+	if (point != ND_POINT_STORY && a->thread && a->thread == b->thread &&
+	    !(a->text == b->text && a->nwords == b->nwords))
+		return ND_REFUSED_THREAD;
 	if (!read)
 		value_scores(a, b, s);
 	if (s->values_differ)

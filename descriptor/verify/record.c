@@ -249,6 +249,9 @@ void nd__rec_free(nd__rec *r)
  * nnames, the names. */
 #define HAS_NAMES 1
 #define NAMES_HEAD 6
+/* Then, for a mail in a thread (head byte 1: HAS_THREAD), its u32 thread:
+ * other records stay as they were. */
+#define HAS_THREAD 2
 
 static size_t arrays_size(size_t ns, size_t np, size_t nv)
 {
@@ -257,7 +260,8 @@ static size_t arrays_size(size_t ns, size_t np, size_t nv)
 
 size_t nd__rec_size(const nd__rec *r)
 {
-	return arrays_size(r->nsample, r->nplaces, r->nvalues) + NAMES_HEAD + (size_t)r->nnames * 4;
+	return arrays_size(r->nsample, r->nplaces, r->nvalues) + NAMES_HEAD + (size_t)r->nnames * 4 +
+	       (r->thread ? 4 : 0);
 }
 
 static void put16(uint8_t *p, uint32_t v)
@@ -274,7 +278,7 @@ static void put32(uint8_t *p, uint32_t v)
 size_t nd__rec_encode(const nd__rec *r, uint8_t *out)
 {
 	uint8_t *p = out;
-	p[0] = VERSION, p[1] = HAS_NAMES;
+	p[0] = VERSION, p[1] = HAS_NAMES | (r->thread ? HAS_THREAD : 0);
 	put16(p + 2, r->nsample);
 	put16(p + 4, r->nplaces);
 	put16(p + 6, r->nvalues);
@@ -296,6 +300,10 @@ size_t nd__rec_encode(const nd__rec *r, uint8_t *out)
 	p += NAMES_HEAD;
 	memcpy(p, r->names, (size_t)r->nnames * 4);
 	p += (size_t)r->nnames * 4;
+	if (r->thread) {
+		put32(p, r->thread);
+		p += 4;
+	}
 	return (size_t)(p - out);
 }
 
@@ -305,7 +313,7 @@ static int decode_head(const uint8_t *p, size_t len, nd__rec *out)
 {
 	uint16_t ns, np, nv, nn = 0;
 	memset(out, 0, sizeof(*out));
-	if (len < HEAD || p[0] != VERSION || (p[1] & ~HAS_NAMES))
+	if (len < HEAD || p[0] != VERSION || (p[1] & ~(HAS_NAMES | HAS_THREAD)))
 		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes, version %u", len,
 				    len ? p[0] : 0);
 	memcpy(&ns, p + 2, 2);
@@ -324,6 +332,14 @@ static int decode_head(const uint8_t *p, size_t len, nd__rec *out)
 		memcpy(&out->nthr, p + at, 4);
 		memcpy(&nn, p + at + 4, 2);
 		at += NAMES_HEAD + (size_t)nn * 4;
+	}
+	if (p[1] & HAS_THREAD) {
+		if (len < at + 4)
+			return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
+		memcpy(&out->thread, p + at, 4);
+		at += 4;
+		if (!out->thread)
+			return nd_error_set(ND_ECORRUPT, "verdict record with a thread of 0");
 	}
 	if (len != at || ns > out->nshingles || (out->nwords && !out->text) ||
 	    (!out->nwords && (out->text || ns || np || nv || nn)))

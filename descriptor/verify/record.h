@@ -102,6 +102,7 @@ typedef struct {
 				 value, or its signature; never owned by the
 				 record); NULL: not known */
 	uint32_t nbits;
+	uint32_t thread;      /* the mail thread it is in (nd_xdb_doc_thread); 0: none */
 } nd__rec;
 
 /* How many of r's samples are below x.  They are hashes spread evenly
@@ -129,7 +130,7 @@ static inline uint32_t nd__rec_cut_at(const nd__rec *r, uint32_t t)
 }
 
 #define ND_REC_CUM_STEP 32
-#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, 0}
+#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0}
 
 /* Buckets by the low bits of a sample's hash: a nibble of copy weight
  * and two bits of count each, rounded up to a few levels.  A pair

@@ -57,7 +57,13 @@ extern "C" {
  * an edited version, and cross many more of the thresholds that small
  * edits leave alone.  Not where containment could accept the pair, nor
  * where discounting common text (another site's template) brought it up;
- * only where the bits are known: documents of a store, and check's input. */
+ * only where the bits are known: documents of a store, and check's input.
+ *
+ * At strict and copy two mails of one thread of a notmuch database are
+ * refused (ND_REFUSED_THREAD) unless their words are the same: a reply
+ * quotes the mail it answers and adds its own text, and is not its copy.
+ * A mail resent as it was is still a copy; two texts compared alone, or
+ * check's input, have no thread. */
 typedef enum {
 	ND_POINT_COPY = 0,
 	ND_POINT_STRICT = 1,

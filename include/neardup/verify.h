@@ -60,6 +60,10 @@ typedef enum {
 					   alone accepts the pair, barely, and their descriptive
 					   signatures share under half their bits (distance: as
 					   values) */
+	ND_REFUSED_THREAD = 10,         /* refused at strict and copy: two mails of one thread
+					   (a notmuch database's) whose words are not the same,
+					   as a reply and the mail it quotes (distance: as
+					   values) */
 } nd_verify_how;
 
 typedef struct {
