@@ -31,6 +31,7 @@ struct nd_xdb {
 	std::string stemmer; // "" or "none": no stemming
 	std::vector<std::pair<std::string, std::string>> prefixes, boolean_prefixes;
 	int notmuch = -1; // a notmuch database (its ids are "id:..."); -1: not yet known
+	int mu = -1;      // a mu database (its threads are W terms); -1: not yet known
 	// An application that prefixes every word (mu: B) and its ids (mu: I):
 	// words are handed out and looked up without the prefix, and other
 	// terms are not words (nd_xdb_set_prefixes).
@@ -598,17 +599,23 @@ int nd_xdb_doc_uid(nd_xdb *db, nd_docid docid, char **out)
 int nd_xdb_doc_thread(nd_xdb *db, nd_docid docid, uint32_t *thread)
 {
 	*thread = 0;
-	if (!is_notmuch(db))
-		return ND_OK;
 	return with_retry(db, [&] {
+		// mu keeps its schema and maildir in the metadata.
+		if (db->mu < 0)
+			db->mu = !is_notmuch(db) && !db->db->get_metadata("schema-version").empty() &&
+				 !db->db->get_metadata("maildir").empty();
+		// notmuch: G and the thread id in hex; mu: W and the thread's
+		// first message id (mu's G terms are flags).
+		const char *p = is_notmuch(db) ? "G" : db->mu ? "W" : nullptr;
+		if (!p)
+			return;
 		Xapian::TermIterator t = db->db->termlist_begin(docid);
-		t.skip_to("G");
+		t.skip_to(p);
 		if (t == db->db->termlist_end(docid))
 			return;
 		std::string term = *t;
-		// G and the thread id's digits (notmuch writes hex); a longer
-		// prefix that begins with G is another field's.
-		if (term.size() < 2 || term[0] != 'G' || !isxdigit((unsigned char)term[1]))
+		// A longer prefix that begins with the letter is another field's.
+		if (term.size() < 2 || term[0] != *p || (*p == 'G' && !isxdigit((unsigned char)term[1])))
 			return;
 		uint32_t h = 2166136261u; // FNV-1a
 		for (size_t i = 1; i < term.size(); i++)

@@ -142,3 +142,43 @@ app_compacted() {
 	[ "$(sed -n 1p "$t/s.out")" = "$(sed -n 2p "$t/s.out")" ] && grep -q "^[1-9]" "$t/s.out" ||
 		fail "search after compaction differs: $(cat "$t/s.out")"
 }
+
+# app_thread_mail: a thread in $t/mail: a mail, the reply that quotes it
+# whole (a few lines of its own above), and the mail resent in the thread
+# as it was (Message-IDs t0, t1, t2 @example.org).
+app_thread_mail() {
+	python3 - "$t/mail/cur" <<'PY'
+import random, sys
+r = random.Random(9)
+words = ["t%sz" % "".join(chr(97 + int(c)) for c in "%04d" % i) for i in range(3000)]
+body = "\n".join(" ".join(r.choice(words) for _ in range(12)) for _ in range(15))
+own = "Thanks, that is what I was after: I will try it tomorrow and tell the list how it went."
+def mail(n, text, reply):
+    head = "From: c%d@example.org\nTo: list@example.org\nSubject: thread\nMessage-ID: <t%d@example.org>\n" % (n, n)
+    if reply:
+        head += "In-Reply-To: <t0@example.org>\nReferences: <t0@example.org>\n"
+    open("%s/t%d:2,S" % (sys.argv[1], n), "w").write(head + "Date: Sat, 2%d Sep 2002 10:00:00 +0000\n\n%s\n" % (n, text))
+mail(0, body, False)
+mail(1, own + "\n\nOn Fri, 20 Sep 2002, c0 wrote:\n" + "\n".join("> " + l for l in body.split("\n")), True)
+mail(2, body, True)
+PY
+}
+
+# app_thread FORM [BUILD OPTION...]: signed into a new store, the thread's
+# copy cluster is the mail and its resend (ids FORM % n), not the reply
+# that quotes it; and fsck is clean.
+app_thread() {
+	form=$1
+	shift
+	"$nd" build --db "$db" --store "$t/st-thread" "$@" > /dev/null 2>&1 || fail "build (thread)"
+	"$nd" sign --db "$db" --store "$t/st-thread" > /dev/null 2>&1 || fail "sign (thread)"
+	"$nd" clusters --db "$db" --store "$t/st-thread" --json > "$t/c.json" 2> /dev/null
+	python3 - "$t/c.json" "$form" <<'PY' || fail "a thread's clusters: $(head -c 600 "$t/c.json")"
+import json, sys
+form = sys.argv[2]
+ids = [sorted(d["id"] for d in g["documents"]) for g in json.load(open(sys.argv[1]))["clusters"]]
+thread = [g for g in ids if any(i in (form % 0, form % 1, form % 2) for i in g)]
+assert thread == [[form % 0, form % 2]], thread
+PY
+	"$nd" fsck --store "$t/st-thread" --db "$db" > "$t/fsck.out" || fail "fsck (thread): $(cat "$t/fsck.out")"
+}

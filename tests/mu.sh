@@ -28,4 +28,8 @@ echo "words added to this mail" >> "$t/mail/cur/m001:2,S"
 HOME="$t/home" mu index --muhome="$t/mu" > /dev/null 2>&1 || fail "mu index again"
 app_replaced
 app_compacted
-echo "mu: built with its prefixes; families clustered by message id; check, search, update, compaction"
+app_thread_mail
+sleep 1
+HOME="$t/home" mu index --muhome="$t/mu" > /dev/null 2>&1 || fail "mu index (thread)"
+app_thread "t%d@example.org" --word-prefix B --uid-prefix I
+echo "mu: built with its prefixes; families clustered by message id; check, search, update, compaction; a reply is not its quote's copy"

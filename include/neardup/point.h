@@ -59,7 +59,7 @@ extern "C" {
  * where discounting common text (another site's template) brought it up;
  * only where the bits are known: documents of a store, and check's input.
  *
- * At strict and copy two mails of one thread of a notmuch database are
+ * At strict and copy two mails of one thread of a notmuch or mu database are
  * refused (ND_REFUSED_THREAD) unless their words are the same: a reply
  * quotes the mail it answers and adds its own text, and is not its copy.
  * A mail resent as it was is still a copy; two texts compared alone, or

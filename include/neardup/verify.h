@@ -61,7 +61,7 @@ typedef enum {
 					   signatures share under half their bits (distance: as
 					   values) */
 	ND_REFUSED_THREAD = 10,         /* refused at strict and copy: two mails of one thread
-					   (a notmuch database's) whose words are not the same,
+					   (notmuch's, mu's) whose words are not the same,
 					   as a reply and the mail it quotes (distance: as
 					   values) */
 } nd_verify_how;

@@ -127,9 +127,9 @@ ND_EXTERN int nd_xdb_value_upper(nd_xdb *db, unsigned slot, char **out, size_t *
  * that ends its udi.  Caller frees *out.  ND_ENOTFOUND when the document
  * is missing or has neither. */
 ND_EXTERN int nd_xdb_doc_uid(nd_xdb *db, nd_docid docid, char **out);
-/* The mail thread of a notmuch database's document (its G term), as a
- * hash that is never 0; *thread 0 for any other database's, or a
- * document without one. */
+/* The mail thread of a notmuch or mu database's document (notmuch's G
+ * term, mu's W), as a hash that is never 0; *thread 0 for any other
+ * database's, or a document without one. */
 ND_EXTERN int nd_xdb_doc_thread(nd_xdb *db, nd_docid docid, uint32_t *thread);
 /* The docid holding unique id `uid` (as Q term, else as U term; either
  * form nd_xdb_doc_uid gives). */
