@@ -33,7 +33,8 @@ typedef struct {
 	double max_drift;          /* refuse changes past this drift (0.5; 0 = no limit) */
 	nd_verify_options verify;
 	uint32_t block_docs;       /* nd_hook_update: docids per transaction (0: signing's default) */
-	unsigned jobs;             /* nd_hook_update: threads reading postlists (nd_sign_options.jobs; 1) */
+	unsigned jobs;             /* nd_hook_update: threads reading postlists (nd_sign_options.jobs;
+				      1); and a hook's recount (recount_max) */
 	double tolerant;           /* > 0: candidates also among the documents whose bit sets
 				      have Jaccard >= this with the document's (0) */
 	size_t max_compare;        /* the most similar this many candidates are compared (0: 64);
