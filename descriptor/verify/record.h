@@ -13,9 +13,11 @@
  * the set of values, sampled the same way by place and by value; the word
  * count; a hash of the whole word sequence; the places of the words the
  * text repeats (a rename: the same template about another named thing);
- * and the text trees' keys for the near-neighbour index (one-permutation
- * MinHash of the shingles, so every document with a word has candidates,
- * whatever the descriptive set holds). */
+ * a mail's thread (nd_xdb_doc_thread: two mails of one thread are two
+ * messages unless their words are the same); and the text trees' keys
+ * for the near-neighbour index (one-permutation MinHash of the shingles,
+ * so every document with a word has candidates, whatever the descriptive
+ * set holds). */
 #ifndef ND_DESC_RECORD_H
 #define ND_DESC_RECORD_H
 
