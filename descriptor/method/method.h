@@ -97,8 +97,9 @@ int nd__sig_apply(nd_store_txn *txn, nd_docid docid, int present, const uint16_t
  * the verdict record (*rec malloc'd, *reclen 0: no words). */
 int nd__sign_doc(const nd_descriptor *d, nd_xdb *db, nd_docid docid, nd_sig *out, uint8_t **rec, size_t *reclen);
 /* The verdict record in a stored payload (*reclen 0: none), and (bits not
- * NULL) its descriptive bits, nbits u16 from *bits (ascending, unaligned). */
-int nd__payload_rec(const void *payload, size_t len, const void **rec, size_t *reclen, const void **bits,
+ * NULL) its descriptive bits in place, *nbits of them, ascending (2-aligned
+ * as LMDB aligns a value). */
+int nd__payload_rec(const void *payload, size_t len, const void **rec, size_t *reclen, const uint16_t **bits,
 		    uint32_t *nbits);
 /* Delete the records of docids past last (documents a crashed indexer
  * hooked but never committed), each a change reported through o->changed

@@ -93,7 +93,7 @@ static size_t fp_at(const uint8_t *p, size_t len)
 	return at + 2 + ND_NEAR_N * 2;
 }
 
-int nd__payload_rec(const void *payload, size_t len, const void **rec, size_t *reclen, const void **bits,
+int nd__payload_rec(const void *payload, size_t len, const void **rec, size_t *reclen, const uint16_t **bits,
 		    uint32_t *nbits)
 {
 	size_t at = fp_at(payload, len);
@@ -104,7 +104,7 @@ int nd__payload_rec(const void *payload, size_t len, const void **rec, size_t *r
 	if (bits) {
 		uint16_t n;
 		memcpy(&n, payload, 2);
-		*bits = (const uint8_t *)payload + 2;
+		*bits = (const uint16_t *)(const void *)((const uint8_t *)payload + 2);
 		*nbits = n;
 	}
 	return ND_OK;

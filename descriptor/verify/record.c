@@ -411,7 +411,7 @@ int nd__rec_of_doc(nd_store_txn *txn, uint32_t docid, nd__rec *out)
 	memset(out, 0, sizeof(*out));
 	if (rc < 0)
 		return rc;
-	const void *bits;
+	const uint16_t *bits;
 	uint32_t nbits;
 	if ((rc = nd__payload_rec(pay, len, &rec, &reclen, &bits, &nbits)) < 0)
 		return rc;
@@ -606,7 +606,7 @@ static int rs_one(uint32_t docid, uint64_t key, const void *payload, size_t len,
 		return 1; /* past the last wanted */
 	if (l->docs[l->at] != docid)
 		return 0;
-	const void *bits;
+	const uint16_t *bits;
 	uint32_t nbits;
 	if ((rc = nd__payload_rec(payload, len, &rec, &reclen, &bits, &nbits)) < 0)
 		return rc;
