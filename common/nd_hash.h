@@ -34,7 +34,7 @@ static inline uint64_t nd_rng_below(nd_rng *r, uint64_t n)
 /* FNV-1a over the bytes, finished by nd_mix64. */
 static inline uint64_t nd_hash_bytes(const void *p, size_t n, uint64_t seed)
 {
-	const unsigned char *s = p;
+	const unsigned char *s = (const unsigned char *)p; /* C++ includes it too */
 	uint64_t h = seed ^ 0xcbf29ce484222325ULL;
 	for (size_t i = 0; i < n; i++) {
 		h ^= s[i];

@@ -5,6 +5,7 @@
 #include "neardup/xdb.h"
 #include "neardup/window.h"
 #include "indexer/xapian_terms.h"
+#include "common/nd_hash.h"
 
 #include <xapian.h>
 
@@ -617,9 +618,7 @@ int nd_xdb_doc_thread(nd_xdb *db, nd_docid docid, uint32_t *thread)
 		// A longer prefix that begins with the letter is another field's.
 		if (term.size() < 2 || term[0] != *p || (*p == 'G' && !isxdigit((unsigned char)term[1])))
 			return;
-		uint32_t h = 2166136261u; // FNV-1a
-		for (size_t i = 1; i < term.size(); i++)
-			h = (h ^ (unsigned char)term[i]) * 16777619u;
+		uint32_t h = (uint32_t)nd_hash_bytes(term.data() + 1, term.size() - 1, 0);
 		*thread = h ? h : 1;
 	});
 }
