@@ -408,15 +408,15 @@ static int hook_date(nd_hook *h, nd_docid docid, uint64_t *date, int *dated)
  * nd_hook_options.recount_max), and the slot of every document then,
  * as any rebuild of the links moves collapse ids anywhere.  A store
  * that only hooks have filled would otherwise have no common text at
- * all, and count a template on every page as evidence. */
-static int recount(nd_hook *h, nd_docid self, int *rebuilt)
+ * all, and count a template on every page as evidence.  1: the links
+ * were made again. */
+static int recount(nd_hook *h, nd_docid self)
 {
 	nd_store_txn *txn;
 	uint64_t docs;
 	nd_links_report lr;
 	nd_near_options no = ND_NEAR_OPTIONS_INIT;
 	int rc;
-	*rebuilt = 0;
 	if (!h->o.recount_max)
 		return ND_OK;
 	if ((rc = nd_store_read_begin(h->st, &txn)) < 0)
@@ -429,15 +429,14 @@ static int recount(nd_hook *h, nd_docid self, int *rebuilt)
 	no.jobs = h->o.jobs ? h->o.jobs : 1;
 	if ((rc = nd_links_settle(h->db, h->st, &no, &lr, NULL, NULL)) < 0 || !lr.rebuilt)
 		return rc;
-	*rebuilt = 1;
-	return settle_slot(h, &lr, NULL, 0, self, NULL, 0);
+	return (rc = settle_slot(h, &lr, NULL, 0, self, NULL, 0)) < 0 ? rc : 1;
 }
 
 int nd_hook_commit(nd_hook *h)
 {
-	int rc = nd_store_commit(h->st), rebuilt;
-	if (rc == ND_OK && h->o.group_commit)
-		rc = recount(h, 0, &rebuilt);
+	int rc = nd_store_commit(h->st);
+	if (rc == ND_OK && h->o.group_commit && (rc = recount(h, 0)) > 0)
+		rc = ND_OK;
 	return rc;
 }
 
@@ -479,7 +478,7 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 	/* Held writes wait for nd_hook_commit: a recount reads every record. */
 	int rebuilt = 0;
 	if (rc == ND_OK && !h->o.group_commit)
-		rc = recount(h, a.present ? docid : 0, &rebuilt);
+		rc = rebuilt = recount(h, a.present ? docid : 0);
 	/* Its neighbours as the rebuild judged them, not as the settling did. */
 	if (rc < 0 || (rc = duplicates_of(h, res, rebuilt ? NULL : a.near, rebuilt ? 0 : a.nnear)) < 0)
 		goto cleanup;
