@@ -13,11 +13,12 @@ hosts tell the templates, and its recall need only reach 0.85: with BBC
 news it reads 1.000 at this size, but a clean clone has no news, and its
 articles are then prose of licence sentences that many other articles
 hold (0.909; without hosts 0.58 and 0.48).  The fillings set is made at
-full size (1,671 documents; its descriptive set, chosen from a few
-hundred, holds the templates' own words) and scored by clusters and by
-`check`: two fillings of one template are no copies, though their
-shingles agree as much as an edited version's, and every near-copy is
-found.  eval/sets/renames.py's rule is checked on two pages of one
+full size (1,671 documents) and scored by clusters and by `check`: two
+fillings of one template are no copies, though their shingles agree as
+much as an edited version's, and every near-copy is found.  It is made
+at a fifth of its size too (about 370 documents, a descriptive set that
+holds the templates' own words, so only their own text tells them) and
+scored by clusters.  eval/sets/renames.py's rule is checked on two pages of one
 template about two commands, and on an edited version.
 
     sets_test.py SOURCE_DIR NEARDUP
@@ -75,21 +76,29 @@ def main():
                             "--scale", "1"] + list(FULL), capture_output=True, text=True)
         if p.returncode:
             sys.exit("FAIL: make.py: %s" % (p.stdout + p.stderr)[-2000:])
+        small = os.path.join(tmp, "small")
+        p = subprocess.run([sys.executable, os.path.join(src, "eval", "sets", "make.py"), "--out", small,
+                            "--scale", "0.2"] + list(FULL), capture_output=True, text=True)
+        if p.returncode:
+            sys.exit("FAIL: make.py: %s" % (p.stdout + p.stderr)[-2000:])
         rows = measure(src, nd, tmp, "", [], SETS + FULL)
+        smaller = [dict(r, point="copy-x0.2") for r in measure(src, nd, small, "(a fifth)", [], FULL)]
+        if len(smaller) != len(FULL):
+            sys.exit("FAIL: measure.py at a fifth measured %d rows" % len(smaller))
         checked = measure(src, nd, tmp, "--check", ["--no-sign", "--check"], CHECKED + FULL)
         # The same pages as a mirror's files (HOST/ID.txt), no URL given.
         mirrored = [dict(r, point="mirror-copy") for r in
                     measure(src, nd, tmp, "--mirror", ["--mirror", "dirs"], ["smallsites"])]
         if len(mirrored) != 1:
             sys.exit("FAIL: measure.py --mirror measured %d rows" % len(mirrored))
-        checked += mirrored
+        checked += mirrored + smaller
         failed = []
         for r in rows + checked:
             print("sets: %-10s %-10s P %.3f R %.3f" % (r["set"], r["point"], r["P"], r["R"]))
             if not (r["P"] >= 0.95 and r["R"] >= RECALL.get(r["set"], 0.95)):
                 failed.append("%s %s" % (r["set"], r["point"]))
         if sorted(r["set"] for r in rows) != sorted(SETS + FULL) or \
-                sorted(r["set"] for r in checked) != sorted(CHECKED + FULL + ("smallsites",)):
+                sorted(r["set"] for r in checked) != sorted(CHECKED + FULL + ("smallsites",) + FULL):
             sys.exit("FAIL: measured %s, wanted %s" % ([r["set"] for r in rows + checked],
                                                        SETS + FULL + CHECKED + FULL))
         if failed:

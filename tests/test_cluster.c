@@ -1470,7 +1470,7 @@ static void common_counted(nd_store **st, const char *stpath, const nd_docid *do
 	for (unsigned jobs = 1; jobs <= 2; jobs++) {
 		nd__common *c;
 		size_t common = 0;
-		assert_int_equal(nd__common_build(rs, reps, NULL, NULL, n, jobs, &c), ND_OK);
+		assert_int_equal(nd__common_build(rs, reps, NULL, NULL, NULL, n, jobs, &c), ND_OK);
 		for (size_t i = 0, j; i < total; i = j) {
 			for (j = i + 1; j < total && all[j] == all[i]; j++)
 				;
@@ -1703,6 +1703,122 @@ static void test_signature_spares_templates(void **state)
 	free(text);
 	free(foot[0]);
 	free(foot[1]);
+	corpus_done(st, db, path, dbpath, stpath);
+}
+
+/* Templates filled a few times each in a small collection (a product
+ * page, a form letter to another name): a filling's slots are a quarter of
+ * its words, so two fillings resemble as much as an edited copy, and a
+ * descriptive set chosen from 72 documents holds the templates' words, so
+ * their signatures agree.  What tells them apart is their own text: what
+ * two fillings share, the template's other fillings hold too, and what
+ * each has of its own no other document holds.  A filling and its edited
+ * copy are one cluster; two fillings are none; and two heavily edited
+ * versions of one text, each with as much of its own, are still copies:
+ * what the one lacks of the other is the text as it was, which the
+ * original and the third version hold. */
+#define TEMPLATES 6
+#define FILLS 3
+#define TEMPLATE_WORDS 160
+#define SLOT_EVERY 16 /* three words of each sixteen are the filling's */
+
+/* doc with its words [from, from + n) drawn again. */
+static void redraw(uint64_t *rng, char *doc, size_t from, size_t n)
+{
+	for (size_t w = from; w < from + n; w++) {
+		char *word = tu_edit_doc(rng, "w0000a", 1, VOCAB);
+		memcpy(doc + w * 7, word, 6);
+		free(word);
+	}
+}
+
+static char *filling(uint64_t *rng, const char *tpl)
+{
+	char *f = strdup(tpl);
+	assert_non_null(f);
+	for (size_t at = 4; at + 3 <= TEMPLATE_WORDS; at += SLOT_EVERY)
+		redraw(rng, f, at, 3);
+	return f;
+}
+
+static void test_fillings_are_not_copies(void **state)
+{
+	(void)state;
+	enum { FILLED = TEMPLATES * FILLS, VERSIONS = 4, UNRELATED = 36 };
+	enum { N = FILLED + TEMPLATES + VERSIONS + UNRELATED };
+	char *path = tu_join(dir, "fillings"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	uint64_t rng = 31;
+	char *t[N];
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int k = 0; k < TEMPLATES; k++) {
+		char *tpl = tu_random_doc(&rng, TEMPLATE_WORDS, VOCAB);
+		for (int f = 0; f < FILLS; f++)
+			t[k * FILLS + f] = filling(&rng, tpl);
+		t[FILLED + k] = tu_edit_doc(&rng, t[k * FILLS], 2, VOCAB); /* the first filling's copy */
+		free(tpl);
+	}
+	/* An original and three versions, each an eighth of it written anew,
+	 * each in another place. */
+	t[FILLED + TEMPLATES] = tu_random_doc(&rng, TEMPLATE_WORDS, VOCAB);
+	for (int v = 1; v < VERSIONS; v++) {
+		assert_non_null(t[FILLED + TEMPLATES + v] = strdup(t[FILLED + TEMPLATES]));
+		redraw(&rng, t[FILLED + TEMPLATES + v], (size_t)(v - 1) * TEMPLATE_WORDS / 3 + 4, TEMPLATE_WORDS / 8);
+	}
+	for (int i = FILLED + TEMPLATES + VERSIONS; i < N; i++)
+		t[i] = tu_random_doc(&rng, TEMPLATE_WORDS, VOCAB);
+	nd_xdb *db;
+	nd_store *st;
+	sign_texts(dbpath, stpath, "f", t, N, &db, &st);
+
+	nd_docid docs[N], ids[N];
+	for (int i = 0; i < N; i++)
+		docs[i] = (nd_docid)(i + 1);
+	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, N, ids), ND_OK);
+	for (int k = 0; k < TEMPLATES; k++) {
+		assert_true(ids[k * FILLS] != 0);
+		assert_int_equal(ids[FILLED + k], ids[k * FILLS]);
+		for (int f = 0; f < FILLS; f++)
+			for (int g = f + 1; g < FILLS; g++)
+				assert_true(ids[k * FILLS + f] == 0 || ids[k * FILLS + f] != ids[k * FILLS + g]);
+	}
+	for (int v = 1; v < VERSIONS; v++)
+		assert_true(ids[FILLED + TEMPLATES + v] != 0 && ids[FILLED + TEMPLATES + v] == ids[FILLED + TEMPLATES]);
+
+	/* Pair by pair: the premise (resemblance accepts two fillings, and
+	 * their signatures do not refuse them), the rule, and the versions. */
+	nd_docid pair[4] = {1, 2, FILLED + TEMPLATES + 2, FILLED + TEMPLATES + 3};
+	nd__recset *rs;
+	nd__common *common;
+	nd_store_txn *txn;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd__recset_load(txn, pair, 4, NULL, &rs), ND_OK);
+	assert_int_equal(nd__common_load(txn, &common), ND_OK);
+	assert_int_equal(nd__common_own(common), ND_OK);
+	nd_store_txn_end(txn);
+	assert_true(nd__common_has_kin(common));
+	const nd__rec *a = nd__recset_get(rs, 0), *b = nd__recset_get(rs, 1);
+	nd__rec_scores sc;
+	nd__rec_compare(a, b, common, &sc);
+	assert_true(sc.resemblance >= ND_POINT_COPY_RESEMBLANCE && sc.resemblance < ND_OWN_BAND);
+	nd_verify_how how;
+	double d;
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, a, b, common, &how, &d), 0);
+	assert_int_equal(how, ND_REFUSED_FILLINGS);
+	assert_int_equal(nd__rec_verdict(ND_POINT_STORY, a, b, common, &how, &d), 1);
+	nd__rec_compare(nd__recset_get(rs, 2), nd__recset_get(rs, 3), common, &sc);
+	assert_true(sc.resemblance >= ND_POINT_COPY_RESEMBLANCE && sc.resemblance < ND_OWN_BAND);
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, nd__recset_get(rs, 2), nd__recset_get(rs, 3), common, &how, &d),
+			 1);
+	/* A table without the filter (a store signed before it) says nothing. */
+	nd__common *none = NULL;
+	assert_int_equal(nd__common_build(rs, (const uint32_t[]){0, 1}, NULL, NULL, NULL, 2, 1, &none), ND_OK);
+	assert_false(nd__common_has_kin(none));
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, a, b, none, &how, &d), 1);
+	nd__common_free(none);
+	nd__common_free(common);
+	nd__recset_free(rs);
+	for (int i = 0; i < N; i++)
+		free(t[i]);
 	corpus_done(st, db, path, dbpath, stpath);
 }
 
@@ -2049,6 +2165,7 @@ int main(void)
 		cmocka_unit_test(test_site_template_is_not_evidence),
 		cmocka_unit_test(test_grown_collection_recounts),
 		cmocka_unit_test(test_hooks_count_common_text),
+		cmocka_unit_test(test_fillings_are_not_copies),
 		cmocka_unit_test(test_passages_are_evidence),
 		cmocka_unit_test(test_spilled_records),
 		cmocka_unit_test(test_bucket_bounds),

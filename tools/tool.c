@@ -174,6 +174,7 @@ const char *tool_how_name(nd_verify_how how)
 	case ND_REFUSED_RENAMED: return "renamed";
 	case ND_REFUSED_SIGNATURE: return "signature";
 	case ND_REFUSED_THREAD: return "thread";
+	case ND_REFUSED_FILLINGS: return "fillings";
 	case ND_VERIFIED_REPRESENTATIVE: return "representative";
 	default: return "none";
 	}

@@ -104,7 +104,8 @@ void tool_duration_str(uint64_t seconds, char *out, size_t n);
  * "containment", "passages"; "values" for a pair refused for its values,
  * "renamed" for one refused as the same template about another name,
  * "signature" for one whose descriptive signatures disagree, "thread" for
- * two mails of one thread. */
+ * two mails of one thread, "fillings" for two fillings of one template
+ * by their own text. */
 const char *tool_how_name(nd_verify_how how);
 /* The --point paragraph every deciding command's --help shows. */
 #define TOOL_POINT_HELP \
@@ -128,6 +129,11 @@ const char *tool_how_name(nd_verify_how how);
 	"                     ('signature') when resemblance under 0.6 accepts a\n" \
 	"                     pair whose descriptive signatures share under half\n" \
 	"                     their bits (two fillings of one template, a fifth of\n" \
-	"                     each its own words)\n"
+	"                     each its own words), and ('fillings') when\n" \
+	"                     resemblance under 0.65 accepts a pair whose shared\n" \
+	"                     text three or more other documents hold while what\n" \
+	"                     each has of its own (a fifth or more) no other does\n" \
+	"                     (the same, in a collection too small for the\n" \
+	"                     signatures to tell)\n"
 
 #endif

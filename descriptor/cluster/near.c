@@ -229,8 +229,10 @@ done:
 
 /* What a pair is scored by, from the two records: PLAIN and STORY write
  * a score, GROUP and COPY a verdict (1 or 0, a byte a pair: the passes
- * of a million documents score 55M pairs), STORY the copy verdict too. */
+ * of a million documents score 55M pairs), STORY the copy verdict too.
+ * GROUP's byte says which of these the two are. */
 enum { SCORE_PLAIN, SCORE_GROUP, SCORE_COPY, SCORE_STORY };
+enum { SAME_GROUP = 1, SAME_VERSION = 2, SAME_KIN = 4 };
 
 typedef struct {
 	pair_walk w;
@@ -307,13 +309,15 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 				int sizes = a->nshingles >= GROUP_SIZES * b->nshingles &&
 					    b->nshingles >= GROUP_SIZES * a->nshingles;
 				uint32_t sa = c->site ? c->site[pairs[i] >> 32] : 0;
-				if (sa && sa == c->site[(uint32_t)pairs[i]]) {
-					/* One site: 2 for versions of a page, 1 for a group too. */
-					double r = nd__rec_plain_floor(a, b, ND_SITE_VERSION);
-					yes = sizes && (float)r >= ND_GROUP_RESEMBLANCE ? 1 : r >= ND_SITE_VERSION ? 2 : 0;
-				} else
-					yes = sizes && (float)nd__rec_plain_floor(a, b, ND_GROUP_RESEMBLANCE) >=
-								ND_GROUP_RESEMBLANCE;
+				int site = sa && sa == c->site[(uint32_t)pairs[i]];
+				/* One site: versions of a page too.  Kin are at
+				 * least GROUP_SIZES alike in size as well. */
+				double r = site    ? nd__rec_plain_floor(a, b, ND_SITE_VERSION)
+					   : sizes ? nd__rec_plain_floor(a, b, ND_KIN_RESEMBLANCE)
+						   : 0;
+				yes = (sizes && (float)r >= ND_GROUP_RESEMBLANCE ? SAME_GROUP : 0) |
+				      ((float)r >= ND_KIN_RESEMBLANCE ? SAME_KIN : 0) |
+				      (site && r >= ND_SITE_VERSION ? SAME_VERSION : 0);
 			} else if (c->what == SCORE_COPY)
 				yes = nd__rec_verdict(ND_POINT_COPY, a, b, c->common, NULL, NULL) == 1;
 			else
@@ -467,17 +471,36 @@ static int sites_of(nd_xdb *db, const nd_docid *docs, size_t n, uint32_t *site)
 	return sites_by(db, "J", docs, n, site, &ord);
 }
 
+/* Components of the pairs whose GROUP byte has a bit of mask, each
+ * document's root in (*out)[i] (caller frees). */
+static int components_of(size_t n, const uint64_t *pairs, const uint8_t *same, size_t np, uint8_t mask,
+			 uint32_t **out)
+{
+	uint32_t *up = malloc((n + 1) * sizeof(*up));
+	if (!(*out = up))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		up[i] = (uint32_t)i;
+	for (size_t i = 0; i < np; i++)
+		if (same[i] & mask)
+			nd__join(up, (uint32_t)(pairs[i] >> 32), (uint32_t)pairs[i]);
+	for (size_t i = 0; i < n; i++)
+		up[i] = nd__root(up, (uint32_t)i);
+	return ND_OK;
+}
+
 /* Groups of near-identical documents, whose representatives (smallest
  * index) count the collection's common shingles: plain resemblance >=
  * ND_GROUP_RESEMBLANCE over the candidate pairs.  With sites, the
  * versions of a page on its site too: pages of one site of plain
  * resemblance >= ND_SITE_VERSION are one version, whose text is not the
- * site's template. */
+ * site's template.  And each group's kin (ND_KIN_RESEMBLANCE), by which
+ * the filter of own text is counted. */
 static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, size_t n, const uint64_t *pairs,
 			size_t np, const nd_near_options *o, nd__common **out)
 {
 	uint8_t *same = malloc(np + 1);
-	uint32_t *up = NULL, *reps = NULL, *site = malloc((n + 1) * sizeof(*site)), *ver = NULL;
+	uint32_t *up = NULL, *reps = NULL, *site = malloc((n + 1) * sizeof(*site)), *ver = NULL, *kin = NULL;
 	size_t nreps = 0;
 	int rc, any = 0;
 	if (!same || !site) {
@@ -491,23 +514,17 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 		any = site[i] != 0;
 	if ((rc = score_pairs(rs, NULL, pairs, np, NULL, same, SCORE_GROUP, any ? site : NULL, o)) < 0)
 		goto done;
-	if (any) {
-		/* Versions first (2, and groups' 1), then groups alone. */
-		if ((rc = nd__components(n, pairs, NULL, same, np, 0, &ver)) < 0)
-			goto done;
-		for (size_t i = 0; i < n; i++)
-			ver[i] = nd__root(ver, (uint32_t)i); /* each its version's root */
-		for (size_t i = 0; i < np; i++)
-			same[i] &= 1;
-	}
-	if ((rc = nd__components(n, pairs, NULL, same, np, 0, &up)) < 0)
+	if (any && (rc = components_of(n, pairs, same, np, SAME_GROUP | SAME_VERSION, &ver)) < 0)
+		goto done;
+	if ((rc = components_of(n, pairs, same, np, SAME_GROUP | SAME_KIN, &kin)) < 0 ||
+	    (rc = components_of(n, pairs, same, np, SAME_GROUP, &up)) < 0)
 		goto done;
 	if (!(reps = malloc((n + 1) * sizeof(*reps)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (nd__root(up, (uint32_t)i) == i && nd__recset_get(rs, i)->nwords)
+		if (up[i] == i && nd__recset_get(rs, i)->nwords)
 			reps[nreps++] = (uint32_t)i;
 	/* The count is sign's peak at 1M: the groups are known, so what made
 	 * them goes first (55 MB there). */
@@ -516,16 +533,18 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 	same = NULL, up = NULL;
 	for (size_t r = 0; r < nreps; r++) { /* reps ascend: r <= reps[r] */
 		site[r] = site[reps[r]];
+		kin[r] = kin[reps[r]];
 		if (ver)
 			ver[r] = ver[reps[r]];
 	}
-	rc = nd__common_build(rs, reps, any ? site : NULL, ver, nreps, o->jobs, out);
+	rc = nd__common_build(rs, reps, any ? site : NULL, ver, kin, nreps, o->jobs, out);
 done:
 	free(same);
 	free(up);
 	free(reps);
 	free(site);
 	free(ver);
+	free(kin);
 	return rc;
 }
 

@@ -79,6 +79,7 @@ void nd__common_free(nd__common *c)
 	if (!c)
 		return;
 	free(c->index_owned);
+	free(c->kin_owned);
 	free(c->owned);
 	free(c);
 }
@@ -141,8 +142,11 @@ static void index_use(nd__common *c, const uint8_t *buf, uint32_t bits)
 
 int nd__common_own(nd__common *c)
 {
-	if (!c || c->owned || !c->n)
+	if (!c)
 		return ND_OK;
+	int rc = nd__kin_own(c);
+	if (rc < 0 || c->owned || !c->n)
+		return rc;
 	size_t e = 8 * (size_t)c->n, p = c->pas ? PAS_BYTES * (size_t)c->n : 0;
 	if (!(c->owned = malloc(e + p + 1)))
 		return nd_error_set(ND_ENOMEM, "out of memory for %u common shingles", c->n);
@@ -288,7 +292,7 @@ int nd__common_load(nd_store_txn *txn, nd__common **out)
 			return nd_error_set(ND_ECORRUPT, "the store's record of common shingles is out of order; "
 					    "`neardup sign --restart` makes it again");
 		}
-	if ((rc = index_load(txn, c)) < 0) {
+	if ((rc = index_load(txn, c)) < 0 || (rc = nd__kin_load(txn, c)) < 0) {
 		nd__common_free(c);
 		return rc;
 	}
@@ -319,7 +323,7 @@ int nd__common_store(nd_store_txn *txn, const nd__common *c)
 	index_fill(c, bits, buf);
 	rc = nd_store_meta_put(txn, META_INDEX, buf, index_bytes(bits));
 	free(buf);
-	return rc;
+	return rc < 0 ? rc : nd__kin_store(txn, c);
 }
 
 /* Shingles (with their group) the counting passes of all threads hold
@@ -398,7 +402,41 @@ typedef struct {
 	uint32_t *ent;
 	uint16_t *p;
 	size_t n, cap;
+	uint32_t *kin[2]; /* shingles of two kin, of three or more: at 1M
+			     documents tens of millions, held until the
+			     filter is made, at sign's peak */
+	size_t nkin[2], kincap[2];
 } common_part;
+
+static int part_kin(common_part *k, uint32_t h, int three)
+{
+	if (k->nkin[three] == k->kincap[three]) {
+		size_t nc = k->kincap[three] ? 2 * k->kincap[three] : 1024;
+		uint32_t *a = realloc(k->kin[three], nc * sizeof(*a));
+		if (!a)
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		k->kin[three] = a, k->kincap[three] = nc;
+	}
+	k->kin[three][k->nkin[three]++] = h;
+	return ND_OK;
+}
+
+/* Kin among the groups g[0..n) (each a group's ordinal in its low 32
+ * bits), counted up to three. */
+static int kin_count(const uint64_t *g, size_t n, const uint32_t *kin)
+{
+	uint32_t seen[2];
+	int k = 0;
+	for (size_t i = 0; i < n && k < 3; i++) {
+		uint32_t x = kin[(uint32_t)g[i]];
+		if ((k < 1 || seen[0] != x) && (k < 2 || seen[1] != x)) {
+			if (k < 2)
+				seen[k] = x;
+			k++;
+		}
+	}
+	return k;
+}
 
 static int part_add(common_part *k, uint32_t h, const uint64_t *g, size_t ng, uint32_t groups, const uint32_t *gh)
 {
@@ -482,7 +520,8 @@ typedef struct {
 	const uint64_t *bound;
 	const uint32_t *gh;
 	const sites *site;
-	common_part *part; /* one a pass */
+	const uint32_t *kin; /* each group's kin, or NULL */
+	common_part *part;   /* one a pass */
 } build_ctx;
 
 /* Whether hash h, held by the groups g[0..ng), is a site's template: held
@@ -523,7 +562,8 @@ static int site_template(const sites *z, uint32_t h, const uint64_t *g, size_t n
 }
 
 /* Passes [from, to), each its hashes' (hash, group) gathered and sorted,
- * every hash of more than ND_COMMON_CAP groups kept. */
+ * every hash of more than ND_COMMON_CAP groups kept, and with kin, every
+ * hash of two kin or more for the filter of own text. */
 static int build_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 {
 	build_ctx *c = vctx;
@@ -572,6 +612,9 @@ static int build_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 			for (j = i + 1; j < m && v[j] >> 32 == v[i] >> 32; j++)
 				;
 			uint32_t h = (uint32_t)(v[i] >> 32), groups = (uint32_t)(j - i);
+			int kin = c->kin && j - i >= 2 ? kin_count(v + i, j - i, c->kin) : 1;
+			if (kin >= 2 && (rc = part_kin(&c->part[pass], h, kin >= 3)) < 0)
+				break;
 			if (c->site->nsites && j - i >= ND_SITE_GROUPS && j - i < ND_SITE_TEMPLATE) {
 				if (j - i > sccap) {
 					uint32_t *g = realloc(sc, (j - i) * sizeof(*sc));
@@ -597,7 +640,7 @@ done:
 }
 
 int nd__common_build(const nd__recset *rs, const uint32_t *reps, const uint32_t *site, const uint32_t *ver,
-		     size_t n, unsigned jobs, nd__common **out)
+		     const uint32_t *kin, size_t n, unsigned jobs, nd__common **out)
 {
 	uint64_t *bound = NULL;
 	uint32_t *gh = NULL, passes = 0;
@@ -624,7 +667,7 @@ int nd__common_build(const nd__recset *rs, const uint32_t *reps, const uint32_t 
 		for (int z = 0; z < ND_PASSAGE_HASHES; z++)
 			gh[ND_PASSAGE_HASHES * i + z] =
 				(uint32_t)nd_mix64((uint64_t)reps[i] * 0x9E3779B97F4A7C15ull + (uint64_t)z + 1);
-	build_ctx c = {rs, reps, n, most, bound, gh, &z, part};
+	build_ctx c = {rs, reps, n, most, bound, gh, &z, kin, part};
 	if ((rc = nd_parallel_shares(jobs < passes ? jobs : passes, passes, build_share, &c)) < 0)
 		goto done;
 	for (uint32_t p = 0; p < passes; p++)
@@ -644,10 +687,23 @@ int nd__common_build(const nd__recset *rs, const uint32_t *reps, const uint32_t 
 		memcpy(pas, part[p].p, PAS_BYTES * part[p].n);
 		ent += 8 * part[p].n, pas += PAS_BYTES * part[p].n;
 	}
+	if (kin) {
+		size_t nkin = 0;
+		for (uint32_t p = 0; p < passes; p++)
+			nkin += part[p].nkin[0] + part[p].nkin[1];
+		if ((rc = nd__kin_alloc(*out, nkin)) < 0)
+			goto done;
+		for (uint32_t p = 0; p < passes; p++)
+			for (int three = 0; three < 2; three++)
+				for (size_t i = 0; i < part[p].nkin[three]; i++)
+					nd__kin_add(*out, part[p].kin[three][i], three);
+	}
 done:
 	for (uint32_t p = 0; part && p < passes; p++) {
 		free(part[p].ent);
 		free(part[p].p);
+		free(part[p].kin[0]);
+		free(part[p].kin[1]);
 	}
 	free(part);
 	free(gh);

@@ -22,7 +22,21 @@ struct nd__common {
 	const uint64_t *filter; /* the index: bit h >> 16 set for every entry
 				   (most shingles are not common: one bit says so) */
 	void *index_owned;      /* the index when not read in place */
+	const nd__u64u *kin;    /* the filter of own text (own.c): 2^kin_log2
+				   bits; NULL: none */
+	uint32_t kin_log2;
+	void *kin_owned;        /* the filter when not read in place */
 };
+
+/* The filter of own text (own.c), made with the table (nd__common_build):
+ * room for n entries, each shingle then added as held by two kin or more
+ * (three: 0) and by three or more (1); kept beside the table, read in
+ * place, copied when the table is (nd__common_own). */
+int nd__kin_alloc(nd__common *c, size_t n);
+void nd__kin_add(nd__common *c, uint32_t h, int three);
+int nd__kin_load(nd_store_txn *txn, nd__common *c);
+int nd__kin_store(nd_store_txn *txn, const nd__common *c);
+int nd__kin_own(nd__common *c);
 
 /* The weight of every groups count g a record keeps, copy's [0] and
  * story's [1]: 1, or the cap / g above the cap (filled when the first

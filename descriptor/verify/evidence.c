@@ -578,9 +578,11 @@ static int signature_differs(const nd__rec *a, const nd__rec *b)
  * whose resemblance alone barely accepts it at copy, signatures that
  * disagree (ND_REFUSED_SIGNATURE).  Two mails of one thread (not at story)
  * are two messages unless their words are the same: a reply quotes what
- * it answers, and adds its own (ND_REFUSED_THREAD). */
+ * it answers, and adds its own (ND_REFUSED_THREAD).  filled: a pair that
+ * resemblance alone accepts at copy under ND_OWN_BAND, refused when it is
+ * two fillings of one template (ND_REFUSED_FILLINGS). */
 static nd_verify_how refusal(nd_point point, const nd__rec *a, const nd__rec *b, nd__rec_scores *s, int read,
-			     int barely)
+			     int barely, const nd__common *filled)
 {
 	if (point != ND_POINT_STORY && a->thread && a->thread == b->thread &&
 	    !(a->text == b->text && a->nwords == b->nwords))
@@ -593,13 +595,15 @@ static nd_verify_how refusal(nd_point point, const nd__rec *a, const nd__rec *b,
 		return ND_REFUSED_RENAMED;
 	if (barely && signature_differs(a, b))
 		return ND_REFUSED_SIGNATURE;
+	if (filled && nd__rec_filled(a, b, filled))
+		return ND_REFUSED_FILLINGS;
 	return 0;
 }
 
 int nd__rec_refused(nd_point point, const nd__rec *a, const nd__rec *b, nd_verify_how *how)
 {
 	nd__rec_scores s;
-	nd_verify_how h = refusal(point, a, b, &s, 0, 0);
+	nd_verify_how h = refusal(point, a, b, &s, 0, 0, NULL);
 	if (h && how)
 		*how = h;
 	return h != 0;
@@ -669,7 +673,8 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 	 * that common text discounted brought up (another site's template). */
 	int barely = point == ND_POINT_COPY && h == ND_VERIFIED_RESEMBLANCE && s->resemblance < ND_SIGNATURE_BAND &&
 		     s->resemblance <= s->plain && !(can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT);
-	nd_verify_how no = refusal(point, a, b, s, read, barely);
+	int own = point == ND_POINT_COPY && h == ND_VERIFIED_RESEMBLANCE && s->resemblance < ND_OWN_BAND;
+	nd_verify_how no = refusal(point, a, b, s, read, barely, own ? common : NULL);
 	if (no)
 		yes = 0, h = no;
 done:

@@ -172,6 +172,31 @@ int nd__rec_decode(const void *p, size_t len, nd__rec *out);
 /* Near-identical, for the groups: plain resemblance of the samples. */
 #define ND_GROUP_RESEMBLANCE 0.9
 
+/* ---- own text: what no other document holds (own.c) ----
+ *
+ * Two fillings of one template (a product page, a form letter to another
+ * name) share the template, which the template's other fillings hold
+ * too, and each has words of its own that no other document holds.  Two
+ * versions of one text differ otherwise: what the one lacks of the other
+ * is mostly the text as it was, which the text's other versions hold.
+ * Counted over kin, documents of plain resemblance ND_KIN_RESEMBLANCE or
+ * more joined (a filling and its edited copy are one kin, two fillings
+ * two), in a filter the store keeps beside the common table: each
+ * shingle held by two kin or more, and each held by three or more.
+ *
+ * Copy refuses a pair that resemblance alone accepts, under
+ * ND_OWN_BAND, when each of the two has ND_OWN_SHARE or more of its
+ * samples to itself, ND_OWN_COMMON or more of the samples they share
+ * are held by three kin or more, and under ND_OWN_HELD of either one's
+ * own samples by two kin or more (ND_REFUSED_FILLINGS).  It needs no
+ * descriptive set: a collection of a few hundred documents, whose set
+ * holds its templates' words, has it as a large one does. */
+#define ND_KIN_RESEMBLANCE 0.8
+#define ND_OWN_BAND 0.65
+#define ND_OWN_SHARE 0.2
+#define ND_OWN_COMMON 0.9
+#define ND_OWN_HELD 0.25
+
 /* A pair of records whose shared text is common may still be a copy: a
  * text made of passages that other documents hold each on its own (news
  * sentences, quotations, a listing's lines) is new as a whole.  Copy
@@ -237,12 +262,25 @@ typedef struct nd__recset nd__recset;
  * records reps[0..n) of rs: each representative's sample counted once, in
  * passes by hash range, on jobs threads, that hold at most 16M hashes
  * together.  site (may be NULL): each group's site, an ordinal from 1, 0
- * for none; ver (with site): its version there (equal for versions). */
+ * for none; ver (with site): its version there (equal for versions).
+ * kin (may be NULL: no filter of own text): each group's kin, equal for
+ * groups of one kin. */
 int nd__common_build(const nd__recset *rs, const uint32_t *reps, const uint32_t *site, const uint32_t *ver,
-		     size_t n, unsigned jobs, nd__common **out);
-/* Kept in the store's meta ("common", with its passages and its index),
- * where nd__common_load reads it. */
+		     const uint32_t *kin, size_t n, unsigned jobs, nd__common **out);
+/* Kept in the store's meta ("common", with its passages, its index and
+ * the filter of own text), where nd__common_load reads it. */
 int nd__common_store(nd_store_txn *txn, const nd__common *c);
+
+/* Whether c has the filter of own text (a store signed before it, or
+ * before its first count, has none: the rule then says nothing). */
+int nd__common_has_kin(const nd__common *c);
+/* Kin holding h, as the filter says: 1, 2, or 3 for three or more (a
+ * false positive now and then says more); 0 without the filter. */
+uint32_t nd__common_kin(const nd__common *c, uint32_t h);
+/* Whether a and b are two fillings of one template, by their own text
+ * (ND_OWN_SHARE, ND_OWN_COMMON, ND_OWN_HELD; not the band, which the
+ * verdict asks); 0 without the filter. */
+int nd__rec_filled(const nd__rec *a, const nd__rec *b, const nd__common *c);
 
 /* The record in docid's store record (ND_ENOTFOUND: none), read in
  * place: valid while txn is open and nothing is written in it. */

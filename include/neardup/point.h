@@ -58,6 +58,15 @@ extern "C" {
  * edits leave alone.  Not where containment could accept the pair, nor
  * where discounting common text (another site's template) brought it up;
  * only where the bits are known: documents of a store, and check's input.
+ * A collection of a few hundred documents chooses a descriptive set that
+ * holds its templates' words, and the signatures then agree: copy also
+ * refuses such a pair under 0.65 (ND_REFUSED_FILLINGS) by its own text,
+ * as the store counted it, when what the two share three or more other
+ * texts hold too, and what each has of its own (a fifth of its samples or
+ * more) is held by no other text, or barely.  Two versions of one text
+ * differ otherwise: what the one lacks of the other is the text as it
+ * was, which the text's other versions hold.  Only for documents of a
+ * store signed since the count was kept (and check's input against it).
  *
  * At strict and copy two mails of one thread of a notmuch or mu database are
  * refused (ND_REFUSED_THREAD) unless their words are the same: a reply

@@ -64,6 +64,11 @@ typedef enum {
 					   (notmuch's, mu's) whose words are not the same,
 					   as a reply and the mail it quotes (distance: as
 					   values) */
+	ND_REFUSED_FILLINGS = 11,       /* refused at copy: resemblance alone accepts the
+					   pair, barely, and it is two fillings of one
+					   template: what they share, other documents hold
+					   too, and each has text of its own that no other
+					   document holds (distance: as values) */
 } nd_verify_how;
 
 typedef struct {

@@ -46,7 +46,8 @@ typedef enum { ND_VERIFIED_REPRESENTATIVE = 0, ND_VERIFIED_LEVENSHTEIN = 1, ND_V
                ND_VERIFY_NO_WORDS = 3, ND_VERIFIED_RESEMBLANCE = 4,
                ND_VERIFIED_CONTAINMENT = 5, ND_REFUSED_VALUES = 6,
                ND_VERIFIED_PASSAGES = 7, ND_REFUSED_RENAMED = 8,
-               ND_REFUSED_SIGNATURE = 9, ND_REFUSED_THREAD = 10 } nd_verify_how;
+               ND_REFUSED_SIGNATURE = 9, ND_REFUSED_THREAD = 10,
+               ND_REFUSED_FILLINGS = 11 } nd_verify_how;
 typedef enum { ND_CHANGE_NONE = 0, ND_CHANGE_ADDED = 1, ND_CHANGE_REPLACED = 2,
                ND_CHANGE_DELETED = 3, ND_CHANGE_EXPIRED = 4 } nd_change;
 typedef enum { ND_COLLAPSE_NONE = 0, ND_COLLAPSE_NATIVE = 1, ND_COLLAPSE_FILTER = 2,
@@ -151,7 +152,8 @@ _libc = _ffi.dlopen(None)
 __version__ = _ffi.string(_lib.nd_version()).decode()
 
 _HOW = {0: "representative", 1: "levenshtein", 2: "shingles", 3: "none", 4: "resemblance", 5: "containment",
-        6: "values", 7: "passages", 8: "renamed", 9: "signature", 10: "thread"}
+        6: "values", 7: "passages", 8: "renamed", 9: "signature", 10: "thread",
+        11: "fillings"}
 _CHANGE = {0: "none", 1: "added", 2: "replaced", 3: "deleted", 4: "expired"}
 _MODES = {"none": 0, "native": 1, "filter": 2, "tolerant": 3}
 _LINKS_REBUILD = 2
