@@ -1822,6 +1822,63 @@ static void test_fillings_are_not_copies(void **state)
 	corpus_done(st, db, path, dbpath, stpath);
 }
 
+/* Hooks in a small store count again sooner (ND_HOOK_RECOUNT_SMALL): a
+ * template's fillings that arrive together after the collection's first
+ * pages are known to be fillings before the next quarter's growth, so the
+ * clusters hooks leave are those sign makes. */
+static void test_hooks_recount_small_store(void **state)
+{
+	(void)state;
+	enum { FIRST = 40, FILLED = TEMPLATES * (FILLS + 1), N = FIRST + FILLED };
+	char *path = tu_join(dir, "hooksmall"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	uint64_t rng = 47;
+	char *t[N];
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int i = 0; i < FIRST; i++)
+		t[i] = tu_random_doc(&rng, TEMPLATE_WORDS, VOCAB);
+	for (int k = 0; k < TEMPLATES; k++) {
+		char *tpl = tu_random_doc(&rng, TEMPLATE_WORDS, VOCAB);
+		for (int f = 0; f < FILLS; f++)
+			t[FIRST + k * (FILLS + 1) + f] = filling(&rng, tpl);
+		t[FIRST + k * (FILLS + 1) + FILLS] = tu_edit_doc(&rng, t[FIRST + k * (FILLS + 1)], 2, VOCAB);
+		free(tpl);
+	}
+	nd_indexer *ix;
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	for (int i = 0; i < N; i++) {
+		char id[16];
+		snprintf(id, sizeof(id), "h%d", i);
+		assert_int_equal(nd_indexer_add_text(ix, id, t[i], strlen(t[i]), NULL, NULL), ND_OK);
+	}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	nd_xdb *db;
+	nd_store *st;
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	tu_build(db, stpath, 400, &st);
+	nd_hook *h;
+	assert_int_equal(nd_hook_open(&h, db, st, NULL), ND_OK);
+	nd_docid docs[N], online[N], batch[N];
+	for (int i = 0; i < N; i++) {
+		docs[i] = (nd_docid)(i + 1);
+		assert_int_equal(nd_hook_changed(h, docs[i], NULL), ND_OK);
+	}
+	nd_hook_free(h);
+	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, N, online), ND_OK);
+	for (int k = 0; k < TEMPLATES; k++) {
+		nd_docid *fill = online + FIRST + k * (FILLS + 1);
+		assert_true(fill[0] != 0 && fill[FILLS] == fill[0]); /* a filling and its copy */
+		for (int f = 0; f < FILLS; f++)
+			for (int g = f + 1; g < FILLS; g++)
+				assert_true(fill[f] == 0 || fill[f] != fill[g]);
+	}
+	assert_int_equal(nd_links_rebuild(db, st, NULL, NULL), ND_OK);
+	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, N, batch), ND_OK);
+	assert_memory_equal(online, batch, sizeof(online));
+	for (int i = 0; i < N; i++)
+		free(t[i]);
+	corpus_done(st, db, path, dbpath, stpath);
+}
+
 #define SPILL_PAGES 200
 #define SPILL_FAMS 60
 
@@ -2166,6 +2223,7 @@ int main(void)
 		cmocka_unit_test(test_grown_collection_recounts),
 		cmocka_unit_test(test_hooks_count_common_text),
 		cmocka_unit_test(test_fillings_are_not_copies),
+		cmocka_unit_test(test_hooks_recount_small_store),
 		cmocka_unit_test(test_passages_are_evidence),
 		cmocka_unit_test(test_spilled_records),
 		cmocka_unit_test(test_bucket_bounds),

@@ -425,7 +425,8 @@ static int recount(nd_hook *h, nd_docid self)
 	nd_store_txn_end(txn);
 	if (rc < 0 || docs > h->o.recount_max)
 		return rc;
-	no.recount = ND_NEAR_RECOUNT;
+	no.recount = docs < ND_HOOK_RECOUNT_SMALL ? ND_NEAR_RECOUNT * (double)docs / ND_HOOK_RECOUNT_SMALL
+						 : ND_NEAR_RECOUNT;
 	no.jobs = h->o.jobs ? h->o.jobs : 1;
 	if ((rc = nd_links_settle(h->db, h->st, &no, &lr, NULL, NULL)) < 0 || !lr.rebuilt)
 		return rc;

@@ -50,10 +50,11 @@ typedef struct {
 	int group_commit;
 	/* Hooks count the collection's common text again (and make every
 	 * link again, as sign and update do) once the documents since its
-	 * last count are a quarter of those it was counted over, while the
-	 * store holds at most this many documents (ND_HOOK_RECOUNT_MAX); the
-	 * hook that finds it due, or nd_hook_commit with group_commit, waits
-	 * for it.  Past it, and with 0, 'neardup update' counts it. */
+	 * last count are a quarter of those it was counted over (sooner in
+	 * a small store: ND_HOOK_RECOUNT_SMALL), while the store holds at
+	 * most this many documents (ND_HOOK_RECOUNT_MAX); the hook that
+	 * finds it due, or nd_hook_commit with group_commit, waits for it.
+	 * Past it, and with 0, 'neardup update' counts it. */
 	uint64_t recount_max;
 } nd_hook_options;
 
@@ -61,6 +62,12 @@ typedef struct {
  * bench/scale.py's corpus); all the counts below it, at every quarter's
  * growth, cost 4% of the hooks' time to 100,000 documents. */
 #define ND_HOOK_RECOUNT_MAX 50000
+/* Below this many documents a recount is due sooner, at N / this of a
+ * quarter's growth (N documents in the store): a site's pages, or a
+ * template's fillings, arrive together, and what arrived since the last
+ * count is then a large share of a small store's pairs.  Such a recount
+ * costs milliseconds to a few tenths of a second. */
+#define ND_HOOK_RECOUNT_SMALL 5000
 
 #define ND_HOOK_OPTIONS_INIT { 0.5, ND_VERIFY_OPTIONS_INIT, 0, 1, 0, 64, NULL, NULL, 0, ND_HOOK_RECOUNT_MAX }
 
