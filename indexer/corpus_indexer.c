@@ -254,8 +254,7 @@ static int index_doc(nd_indexer *ix, const char *id, const char *text, size_t le
 		/* Tokens are borrowed until the next call: keep these as ids first. */
 		if ((rc = nd_tokenize(ix->tk, full->ptr, full->len, 0, &toks, &ntok, NULL)) == ND_OK &&
 		    (rc = nd_buf_grow(&ix->fullwords, ntok * 4)) == ND_OK) {
-			nd_word_ids(toks, ntok, (uint32_t *)(void *)ix->fullwords.ptr);
-			nfull = ntok;
+			nfull = nd_word_ids_own(full->ptr, full->len, toks, ntok, (uint32_t *)(void *)ix->fullwords.ptr);
 		}
 		if (rc == ND_ENOMEM)
 			return rc;
@@ -287,17 +286,18 @@ static int index_doc(nd_indexer *ix, const char *id, const char *text, size_t le
 		goto cleanup;
 	if ((rc = nd_buf_grow(&ix->words, ntok * 4)) < 0)
 		goto cleanup;
-	/* malloc'd, so aligned for uint32_t */
-	nd_word_ids(toks, ntok, (uint32_t *)(void *)ix->words.ptr);
+	/* malloc'd, so aligned for uint32_t.  Every word is searchable; the
+	 * word sequence for verification (see neardup/words.h) is the text's
+	 * own, without the lines it quotes. */
+	size_t nown = nd_word_ids_own(text, len, toks, ntok, (uint32_t *)(void *)ix->words.ptr);
 	for (size_t i = 0; i < ntok; i++)
 		if ((rc = nd_xdb_doc_add_posting(doc, toks[i].text, toks[i].len, toks[i].pos)) < 0)
 			goto cleanup;
-	/* The word sequence for verification (see neardup/words.h). */
-	if ((rc = nd_xdb_doc_set_value(doc, ND_SLOT_WORDS, ix->words.ptr, ntok * 4)) < 0)
+	if ((rc = nd_xdb_doc_set_value(doc, ND_SLOT_WORDS, ix->words.ptr, nown * 4)) < 0)
 		goto cleanup;
 	if (nfull && (rc = nd_xdb_doc_set_value(doc, ND_SLOT_FULL_WORDS, ix->fullwords.ptr, nfull * 4)) < 0)
 		goto cleanup;
-	uint64_t th = nd_hash_bytes(ix->words.ptr, ntok * 4, nfull);
+	uint64_t th = nd_hash_bytes(ix->words.ptr, nown * 4, nfull);
 	if (nfull)
 		th = nd_hash_bytes(ix->fullwords.ptr, nfull * 4, th);
 	if ((rc = nd_xdb_doc_set_value(doc, ND_SLOT_TEXT_HASH, (const char *)&th, sizeof(th))) < 0)

@@ -297,3 +297,28 @@ void nd_word_ids(const nd_token *tokens, size_t n, uint32_t *out)
 	for (size_t i = 0; i < n; i++)
 		out[i] = nd_word_id(tokens[i].text, tokens[i].len);
 }
+
+size_t nd_word_ids_own(const char *text, size_t len, const nd_token *tokens, size_t n, uint32_t *out)
+{
+	size_t k = 0, line = 0, i = 0;
+	while (line < len && i < n) {
+		size_t end = line;
+		while (end < len && text[end] != '\n')
+			end++;
+		size_t at = line;
+		while (at < end && (text[at] == ' ' || text[at] == '\t'))
+			at++;
+		int quoted = at < end && text[at] == '>';
+		for (; i < n && tokens[i].offset <= end; i++)
+			if (!quoted)
+				out[k++] = nd_word_id(tokens[i].text, tokens[i].len);
+		line = end + 1;
+	}
+	for (; i < n; i++) /* past the text: none, unless offsets say otherwise */
+		out[k++] = nd_word_id(tokens[i].text, tokens[i].len);
+	if (k == 0) { /* all quoted: the text is its quote */
+		nd_word_ids(tokens, n, out);
+		k = n;
+	}
+	return k;
+}

@@ -1879,6 +1879,85 @@ static void test_hooks_recount_small_store(void **state)
 	corpus_done(st, db, path, dbpath, stpath);
 }
 
+/* A reply quotes the mail it answers, each line after '>', and adds a
+ * few lines of its own: every word is indexed (a search finds the quote),
+ * but the word sequence the verdict compares is the reply's own
+ * (nd_word_ids_own), so the reply is no copy of the mail, while the mail
+ * sent again is; and check of the reply, as a crawler asks it, says so too. */
+static void test_quoted_lines_are_not_own_text(void **state)
+{
+	(void)state;
+	enum { UNREL = 30, N = UNREL + 3 };
+	char *path = tu_join(dir, "quoted"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	uint64_t rng = 59;
+	char *t[N];
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int i = 0; i < UNREL; i++)
+		t[i] = tu_random_doc(&rng, 150, VOCAB);
+	char *mail = tu_random_doc(&rng, 160, VOCAB), *own = tu_random_doc(&rng, 30, VOCAB);
+	/* The reply: its own lines, then the mail quoted ten words a line. */
+	size_t cap = 3 * strlen(mail) + strlen(own) + 64, at = 0;
+	char *reply = malloc(cap);
+	assert_non_null(reply);
+	at += (size_t)snprintf(reply, cap, "%s\nOn Monday you wrote:\n", own);
+	for (size_t w = 0; w < 160; w += 10)
+		at += (size_t)snprintf(reply + at, cap - at, "%s> %.69s\n", w % 20 ? "  " : "", mail + w * 7);
+	t[UNREL] = mail, t[UNREL + 1] = reply;
+	assert_non_null(t[UNREL + 2] = strdup(mail)); /* sent again */
+	/* What the verdict compares of each: the reply's own lines, the mail whole. */
+	nd_tokenizer *tk;
+	const nd_token *tok;
+	size_t ntok;
+	assert_int_equal(nd_tokenizer_new(&tk), ND_OK);
+	assert_int_equal(nd_tokenize(tk, reply, strlen(reply), 0, &tok, &ntok, NULL), ND_OK);
+	uint32_t *ids = malloc(ntok * sizeof(*ids));
+	assert_non_null(ids);
+	assert_int_equal(ntok, 30 + 4 + 160);
+	assert_int_equal(nd_word_ids_own(reply, strlen(reply), tok, ntok, ids), 34);
+	const char *all = "> one two\n  > three";
+	assert_int_equal(nd_tokenize(tk, all, strlen(all), 0, &tok, &ntok, NULL), ND_OK);
+	assert_int_equal(nd_word_ids_own(all, strlen(all), tok, ntok, ids), 3); /* all quoted: all kept */
+	free(ids);
+
+	nd_xdb *db;
+	nd_store *st;
+	sign_texts(dbpath, stpath, "m", t, N, &db, &st);
+	nd_docid docs[N], c[N];
+	for (int i = 0; i < N; i++)
+		docs[i] = (nd_docid)(i + 1);
+	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, N, c), ND_OK);
+	assert_true(c[UNREL] != 0 && c[UNREL + 2] == c[UNREL]);
+	assert_true(c[UNREL + 1] != c[UNREL]);
+	/* Searchable all the same: the quote's words are the reply's terms. */
+	uint32_t *pos;
+	size_t npos;
+	char first[7];
+	memcpy(first, mail, 6), first[6] = '\0';
+	assert_int_equal(nd_xdb_positions(db, UNREL + 2, first, &pos, &npos), ND_OK);
+	assert_true(npos > 0);
+	free(pos);
+	nd_descriptor *d;
+	assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
+	nd_check_result r = ND_CHECK_RESULT_INIT;
+	assert_int_equal(nd_check_text(tk, d, db, st, reply, strlen(reply), NULL, 8, &r), ND_OK);
+	for (size_t i = 0; i < r.nmembers; i++)
+		assert_false(r.members[i].duplicate && (r.members[i].docid == UNREL + 1 ||
+							r.members[i].docid == UNREL + 3));
+	nd_check_result_clear(&r);
+	assert_int_equal(nd_check_text(tk, d, db, st, mail, strlen(mail), NULL, 8, &r), ND_OK);
+	size_t dups = 0;
+	for (size_t i = 0; i < r.nmembers; i++)
+		dups += r.members[i].duplicate;
+	assert_int_equal(dups, 2); /* the mail and its resend, not the reply */
+	nd_check_result_clear(&r);
+	nd_descriptor_free(d);
+	nd_tokenizer_free(tk);
+	for (int i = 0; i < N; i++)
+		free(t[i]);
+	free(own);
+	corpus_done(st, db, path, dbpath, stpath);
+}
+
 #define SPILL_PAGES 200
 #define SPILL_FAMS 60
 
@@ -2224,6 +2303,7 @@ int main(void)
 		cmocka_unit_test(test_hooks_count_common_text),
 		cmocka_unit_test(test_fillings_are_not_copies),
 		cmocka_unit_test(test_hooks_recount_small_store),
+		cmocka_unit_test(test_quoted_lines_are_not_own_text),
 		cmocka_unit_test(test_passages_are_evidence),
 		cmocka_unit_test(test_spilled_records),
 		cmocka_unit_test(test_bucket_bounds),

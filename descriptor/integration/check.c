@@ -110,8 +110,14 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto cleanup;
 	}
-	nd_word_ids(t, n, ids);
-	if ((rc = nd__rec_make(ids, n, &rec, out->sig.near + ND_NEAR_WORD_N)) < 0)
+	/* A database of our own keeps the text's own words (without the lines
+	 * it quotes); another application's, every word in its positions. */
+	size_t nown = n;
+	if (d->word_lengths)
+		nd_word_ids(t, n, ids);
+	else
+		nown = nd_word_ids_own(text, len, t, n, ids);
+	if ((rc = nd__rec_make(ids, nown, &rec, out->sig.near + ND_NEAR_WORD_N)) < 0)
 		goto cleanup;
 	rec.bits = out->sig.bits, rec.nbits = out->sig.nbits;
 	if (n)
@@ -128,7 +134,7 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 		    (rc = nd__tolerant_candidates(txn, d, &out->sig, tolerant, &c, &nc)) < 0 ||
 		    (rc = nd__cands_since(txn, c, &nc, vo ? vo->since : 0)) < 0 ||
 		    (rc = nd__common_load(txn, &common)) < 0 ||
-		    (rc = nd__compare_candidates(db, txn, common, &rec, ids, n, c, nc, 0, max_compare, vo, m, &nm)) < 0)
+		    (rc = nd__compare_candidates(db, txn, common, &rec, ids, nown, c, nc, 0, max_compare, vo, m, &nm)) < 0)
 			goto cleanup;
 		out->cluster_size += nc;
 		ranked_member *p = realloc(all, (nall + nm + 1) * sizeof(*all));

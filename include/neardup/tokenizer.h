@@ -73,6 +73,13 @@ ND_EXTERN int nd_tokenizer_fold(nd_tokenizer *tk, const char *word, size_t len,
 ND_EXTERN uint32_t nd_word_id(const char *word, size_t len);
 /* Ids of tokens[0..n) into out[0..n). */
 ND_EXTERN void nd_word_ids(const nd_token *tokens, size_t n, uint32_t *out);
+/* The same for the text's own words, the word sequence the verdict
+ * compares: tokens[0..n) of text (nd_tokenize's, by their offsets) but
+ * those on quoted lines, whose first character other than a space or tab
+ * is '>' (a reply's quote of the mail it answers, which is that mail's
+ * text, not the reply's).  Every token when all of them are quoted.
+ * Returns how many ids it wrote to out (room for n). */
+ND_EXTERN size_t nd_word_ids_own(const char *text, size_t len, const nd_token *tokens, size_t n, uint32_t *out);
 
 #ifdef __cplusplus
 }
