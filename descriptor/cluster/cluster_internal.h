@@ -29,11 +29,11 @@ int nd__cluster_near_at(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 			const nd_docid *docs, size_t n, size_t *into, nd_near_stats *stats);
 
 /* Union-find over n documents joined by the pairs (a << 32 | b) whose
- * score is >= at_least (score NULL: whose yes is not 0): *up (caller
- * frees) gets each one's parent, and nd__root walks it to the smallest
- * index of the component. */
-int nd__components(size_t n, const uint64_t *pair, const float *score, const uint8_t *yes, size_t np,
-		   double at_least, uint32_t **up);
+ * score is >= at_least (score NULL: whose yes has a bit of mask): *up
+ * (caller frees) gets each one's parent, and nd__root walks it to the
+ * smallest index of the component. */
+int nd__components(size_t n, const uint64_t *pair, const float *score, const uint8_t *yes, uint8_t mask,
+		   size_t np, double at_least, uint32_t **up);
 uint32_t nd__root(uint32_t *up, uint32_t x);
 /* Joins a's and b's components (the smaller root stays). */
 void nd__join(uint32_t *up, uint32_t a, uint32_t b);

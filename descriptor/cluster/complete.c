@@ -33,8 +33,8 @@ void nd__join(uint32_t *up, uint32_t a, uint32_t b)
 		up[a < b ? b : a] = a < b ? a : b;
 }
 
-int nd__components(size_t n, const uint64_t *pair, const float *score, const uint8_t *yes, size_t np,
-		   double at_least, uint32_t **upp)
+int nd__components(size_t n, const uint64_t *pair, const float *score, const uint8_t *yes, uint8_t mask,
+		   size_t np, double at_least, uint32_t **upp)
 {
 	uint32_t *up = malloc((n + 1) * sizeof(*up));
 	if (!(*upp = up))
@@ -42,7 +42,7 @@ int nd__components(size_t n, const uint64_t *pair, const float *score, const uin
 	for (size_t i = 0; i < n; i++)
 		up[i] = (uint32_t)i;
 	for (size_t i = 0; i < np; i++)
-		if (score ? score[i] >= at_least : yes[i] != 0)
+		if (score ? score[i] >= at_least : (yes[i] & mask) != 0)
 			nd__join(up, (uint32_t)(pair[i] >> 32), (uint32_t)pair[i]);
 	return ND_OK;
 }
@@ -63,7 +63,7 @@ int nd_linkage_sparse(size_t n, const uint64_t *pair, const float *score, size_t
 					    (unsigned)(uint32_t)pair[i], n);
 	/* Average linkage never joins across a gap where every cross pair is
 	 * below the cut: only pairs inside a component of pairs >= cut count. */
-	if ((rc = nd__components(n, pair, score, NULL, np, cut, &up)) < 0)
+	if ((rc = nd__components(n, pair, score, NULL, 0, np, cut, &up)) < 0)
 		return rc;
 	for (size_t i = 0; i < np; i++)
 		nkept += score[i] > 0 && nd__root(up, (uint32_t)(pair[i] >> 32)) == nd__root(up, (uint32_t)pair[i]);

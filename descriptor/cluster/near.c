@@ -476,17 +476,10 @@ static int sites_of(nd_xdb *db, const nd_docid *docs, size_t n, uint32_t *site)
 static int components_of(size_t n, const uint64_t *pairs, const uint8_t *same, size_t np, uint8_t mask,
 			 uint32_t **out)
 {
-	uint32_t *up = malloc((n + 1) * sizeof(*up));
-	if (!(*out = up))
-		return nd_error_set(ND_ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++)
-		up[i] = (uint32_t)i;
-	for (size_t i = 0; i < np; i++)
-		if (same[i] & mask)
-			nd__join(up, (uint32_t)(pairs[i] >> 32), (uint32_t)pairs[i]);
-	for (size_t i = 0; i < n; i++)
-		up[i] = nd__root(up, (uint32_t)i);
-	return ND_OK;
+	int rc = nd__components(n, pairs, NULL, same, mask, np, 0, out);
+	for (size_t i = 0; rc == ND_OK && i < n; i++)
+		(*out)[i] = nd__root(*out, (uint32_t)i);
+	return rc;
 }
 
 /* Groups of near-identical documents, whose representatives (smallest
@@ -605,7 +598,7 @@ static int story(nd__recset **rsp, const nd__common *common, size_t n, uint64_t 
 	if ((rc = score_pairs(rs, common, *pairs, *np, res, copy, SCORE_STORY, NULL, o)) < 0)
 		goto done;
 	/* The copy verdict's components, before completion adds pairs. */
-	if ((rc = nd__components(n, *pairs, NULL, copy, *np, 0, &up)) < 0)
+	if ((rc = nd__components(n, *pairs, NULL, copy, 0xff, *np, 0, &up)) < 0)
 		goto done;
 	free(copy);
 	copy = NULL;
@@ -765,7 +758,7 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 	/* Strict's pairs are near enough that their components stay near;
 	 * copy's are split where they chain, as the links' clusters are. */
 	if (point == ND_POINT_STRICT) {
-		if ((rc = nd__components(n, pairs, score, yes, np, 1, &up)) < 0)
+		if ((rc = nd__components(n, pairs, score, yes, 0xff, np, 1, &up)) < 0)
 			goto done;
 		for (size_t i = 0; i < n; i++)
 			into[i] = nd__root(up, (uint32_t)i);
