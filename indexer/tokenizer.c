@@ -301,7 +301,7 @@ void nd_word_ids(const nd_token *tokens, size_t n, uint32_t *out)
 size_t nd_word_ids_own(const char *text, size_t len, const nd_token *tokens, size_t n, uint32_t *out)
 {
 	size_t k = 0, line = 0, i = 0;
-	while (line < len && i < n) {
+	while (i < n && line <= len) { /* a line at a time, its tokens with it */
 		size_t end = line;
 		while (end < len && text[end] != '\n')
 			end++;
@@ -314,8 +314,6 @@ size_t nd_word_ids_own(const char *text, size_t len, const nd_token *tokens, siz
 				out[k++] = nd_word_id(tokens[i].text, tokens[i].len);
 		line = end + 1;
 	}
-	for (; i < n; i++) /* past the text: none, unless offsets say otherwise */
-		out[k++] = nd_word_id(tokens[i].text, tokens[i].len);
 	if (k == 0) { /* all quoted: the text is its quote */
 		nd_word_ids(tokens, n, out);
 		k = n;

@@ -19,9 +19,12 @@
 #define KIN_LEAST 9  /* log2 of the fewest bits (a table of one page) */
 #define KIN_MOST 40
 
-static inline uint64_t kin_key(uint32_t h, int three)
+/* The i-th bit h sets (three: as held by three kin or more), of a
+ * filter of mask + 1 bits: double hashing of one 64-bit mix. */
+static inline uint64_t kin_bit(uint32_t h, int three, int i, uint64_t mask)
 {
-	return nd_mix64((uint64_t)(three + 1) << 32 | h);
+	uint64_t x = nd_mix64((uint64_t)(three + 1) << 32 | h);
+	return ((x & 0xffffffff) + (uint64_t)i * (x >> 32 | 1)) & mask;
 }
 
 int nd__kin_alloc(nd__common *c, size_t n)
@@ -38,21 +41,18 @@ int nd__kin_alloc(nd__common *c, size_t n)
 
 void nd__kin_add(nd__common *c, uint32_t h, int three)
 {
-	uint64_t x = kin_key(h, three), mask = ((uint64_t)1 << c->kin_log2) - 1;
-	uint64_t a = x & 0xffffffff, b = x >> 32 | 1;
-	uint64_t *w = c->kin_owned;
+	uint64_t mask = ((uint64_t)1 << c->kin_log2) - 1, *w = c->kin_owned;
 	for (int i = 0; i < KIN_PROBES; i++) {
-		uint64_t bit = (a + i * b) & mask;
+		uint64_t bit = kin_bit(h, three, i, mask);
 		w[bit >> 6] |= (uint64_t)1 << (bit & 63);
 	}
 }
 
 static int kin_has(const nd__common *c, uint32_t h, int three)
 {
-	uint64_t x = kin_key(h, three), mask = ((uint64_t)1 << c->kin_log2) - 1;
-	uint64_t a = x & 0xffffffff, b = x >> 32 | 1;
+	uint64_t mask = ((uint64_t)1 << c->kin_log2) - 1;
 	for (int i = 0; i < KIN_PROBES; i++) {
-		uint64_t bit = (a + i * b) & mask;
+		uint64_t bit = kin_bit(h, three, i, mask);
 		if (!(c->kin[bit >> 6] >> (bit & 63) & 1))
 			return 0;
 	}
