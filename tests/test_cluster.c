@@ -1741,6 +1741,24 @@ static char *filling(uint64_t *rng, const char *tpl)
 	return f;
 }
 
+static int put_kin(nd_store_txn *txn, void *ctx)
+{
+	const char *v = ctx;
+	return nd_store_meta_put(txn, "common-kin", v, strlen(v));
+}
+
+/* The store's common table as nd__common_load reads it, or its error. */
+static int load_common(nd_store *st, nd__common **out)
+{
+	nd_store_txn *txn;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	int rc = nd__common_load(txn, out);
+	if (rc == ND_OK)
+		rc = nd__common_own(*out);
+	nd_store_txn_end(txn);
+	return rc;
+}
+
 static void test_fillings_are_not_copies(void **state)
 {
 	(void)state;
@@ -1812,6 +1830,19 @@ static void test_fillings_are_not_copies(void **state)
 	/* A table without the filter (a store signed before it) says nothing. */
 	nd__common *none = NULL;
 	assert_int_equal(nd__common_build(rs, (const uint32_t[]){0, 1}, NULL, NULL, NULL, 2, 1, &none), ND_OK);
+	assert_false(nd__common_has_kin(none));
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, a, b, none, &how, &d), 1);
+	nd__common_free(none);
+	/* A damaged filter is named, with the command that makes it again; an
+	 * empty one (a table stored without it) is none. */
+	nd_store_close(st);
+	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(nd_store_write(st, put_kin, "abcdefgh"), ND_OK);
+	assert_int_equal(load_common(st, &none), ND_ECORRUPT);
+	assert_non_null(strstr(nd_error_last(), "filter of own text"));
+	assert_non_null(strstr(nd_error_last(), "sign --restart"));
+	assert_int_equal(nd_store_write(st, put_kin, ""), ND_OK);
+	assert_int_equal(load_common(st, &none), ND_OK);
 	assert_false(nd__common_has_kin(none));
 	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, a, b, none, &how, &d), 1);
 	nd__common_free(none);
