@@ -733,22 +733,9 @@ static void test_clusters_completed(void **state)
 	free(stpath);
 }
 
-/* Close the indexer, then build and sign its database into stpath as
- * `neardup sign` does (links included); the store reopened for reading. */
-static void sign_as_cli(nd_indexer *ix, const char *dbpath, const char *stpath, nd_xdb **db, nd_store **st)
-{
-	assert_int_equal(nd_indexer_close(ix), ND_OK);
-	assert_int_equal(nd_xdb_open(db, dbpath, ND_XDB_READ), ND_OK);
-	tu_build_and_sign(*db, stpath, 400, st);
-	assert_int_equal(nd_links_settle(*db, *st, NULL, NULL, NULL, NULL), ND_OK);
-	nd_store_close(*st);
-	assert_int_equal(nd_store_open(st, stpath, ND_STORE_READ), ND_OK);
-}
-
 /* texts t[0..n) (ids prefix0.., urls url[0..n) when given) in a new
- * database at dbpath, signed into stpath as sign_as_cli does. */
-static void sign_pages(const char *dbpath, const char *stpath, const char *prefix, char *const *t,
-		       char *const *url, int n, nd_xdb **db, nd_store **st)
+ * database at dbpath, opened for reading: docids 1..n. */
+static void index_pages(const char *dbpath, const char *prefix, char *const *t, char *const *url, int n, nd_xdb **db)
 {
 	nd_indexer *ix;
 	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
@@ -757,13 +744,61 @@ static void sign_pages(const char *dbpath, const char *stpath, const char *prefi
 		snprintf(id, sizeof(id), "%s%d", prefix, i);
 		assert_int_equal(nd_indexer_add_text(ix, id, t[i], strlen(t[i]), url ? url[i] : NULL, NULL), ND_OK);
 	}
-	sign_as_cli(ix, dbpath, stpath, db, st);
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	assert_int_equal(nd_xdb_open(db, dbpath, ND_XDB_READ), ND_OK);
+}
+
+/* The same, built and signed into stpath as `neardup sign` does (links
+ * included); the store reopened for reading. */
+static void sign_pages(const char *dbpath, const char *stpath, const char *prefix, char *const *t,
+		       char *const *url, int n, nd_xdb **db, nd_store **st)
+{
+	index_pages(dbpath, prefix, t, url, n, db);
+	tu_build_and_sign(*db, stpath, 400, st);
+	assert_int_equal(nd_links_settle(*db, *st, NULL, NULL, NULL, NULL), ND_OK);
+	nd_store_close(*st);
+	assert_int_equal(nd_store_open(st, stpath, ND_STORE_READ), ND_OK);
 }
 
 static void sign_texts(const char *dbpath, const char *stpath, const char *prefix, char *const *t, int n,
 		       nd_xdb **db, nd_store **st)
 {
 	sign_pages(dbpath, stpath, prefix, t, NULL, n, db, st);
+}
+
+/* The collapse ids of documents 1..n (n at most 256). */
+static void collapse_all(nd_xdb *db, nd_store *st, int n, nd_docid *ids)
+{
+	nd_docid docs[256];
+	assert_true(n <= 256);
+	for (int i = 0; i < n; i++)
+		docs[i] = (nd_docid)(i + 1);
+	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, (size_t)n, ids), ND_OK);
+}
+
+/* A store that `neardup build` made at stpath, filled by hooks alone
+ * (documents 1..n in order, committed every `every`, group commit as ho
+ * says): the collapse ids they leave into online, then (batch not NULL)
+ * those after every link is made again, as sign makes them. */
+static void hooked(nd_xdb *db, const char *stpath, const nd_hook_options *ho, int every, int n,
+		   nd_docid *online, nd_docid *batch)
+{
+	nd_store *st;
+	nd_hook *h;
+	tu_build(db, stpath, 400, &st); /* as 'neardup build': no document signed */
+	assert_int_equal(nd_hook_open(&h, db, st, ho), ND_OK);
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(nd_hook_changed(h, (nd_docid)(i + 1), NULL), ND_OK);
+		if (i % every == every - 1 || i == n - 1)
+			assert_int_equal(nd_hook_commit(h), ND_OK);
+	}
+	nd_hook_free(h);
+	collapse_all(db, st, n, online);
+	if (batch) {
+		assert_int_equal(nd_links_rebuild(db, st, NULL, NULL), ND_OK);
+		collapse_all(db, st, n, batch);
+	}
+	nd_store_close(st);
 }
 
 /* The copy point's clusters of documents 1..n, from scratch. */
@@ -1185,41 +1220,22 @@ static void test_hooks_count_common_text(void **state)
 	/* Long enough that two pages' resemblance (0.7) is past the band
 	 * where their signatures would refuse them by themselves. */
 	char *footer = tu_random_doc(&rng, 300, VOCAB), *page[N];
-	nd_indexer *ix;
 	assert_int_equal(mkdir(path, 0755), 0);
-	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
-	for (int i = 0; i < N; i++) {
-		char id[16];
-		page[i] = i < PAGES ? with_footer(&rng, footer) : tu_edit_doc(&rng, page[(i - PAGES) / 2], 1, VOCAB);
-		snprintf(id, sizeof(id), "p%d", i);
-		assert_int_equal(nd_indexer_add_text(ix, id, page[i], strlen(page[i]), NULL, NULL), ND_OK);
-	}
-	assert_int_equal(nd_indexer_close(ix), ND_OK);
-	nd_xdb *db;
-	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
-	nd_docid docs[N], online[N], batch[N];
 	for (int i = 0; i < N; i++)
-		docs[i] = (nd_docid)(i + 1);
+		page[i] = i < PAGES ? with_footer(&rng, footer) : tu_edit_doc(&rng, page[(i - PAGES) / 2], 1, VOCAB);
+	nd_xdb *db;
+	index_pages(dbpath, "p", page, NULL, N, &db);
+	nd_docid online[N], batch[N];
 
 	for (int variant = 0; variant < 3; variant++) {
 		char name[8];
 		snprintf(name, sizeof(name), "st%d", variant);
 		char *stpath = tu_join(path, name);
-		nd_store *st;
-		tu_build(db, stpath, 400, &st); /* as 'neardup build': no document signed */
 		nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
 		ho.group_commit = variant == 1;
 		if (variant == 2)
 			ho.recount_max = 0;
-		nd_hook *h;
-		assert_int_equal(nd_hook_open(&h, db, st, &ho), ND_OK);
-		for (int i = 0; i < N; i++) {
-			assert_int_equal(nd_hook_changed(h, docs[i], NULL), ND_OK);
-			if (i % 10 == 9 || i == N - 1)
-				assert_int_equal(nd_hook_commit(h), ND_OK);
-		}
-		nd_hook_free(h);
-		assert_int_equal(nd_collapse_ids(db, st, NULL, docs, N, online), ND_OK);
+		hooked(db, stpath, &ho, 10, N, online, variant == 2 ? NULL : batch);
 		size_t joined = 0;
 		for (int i = 0; i < PAGES; i++)
 			for (int j = i + 1; j < PAGES; j++)
@@ -1234,11 +1250,8 @@ static void test_hooks_count_common_text(void **state)
 				assert_int_equal(online[PAGES + 2 * f + 1], online[f]);
 			}
 			/* Batch = online: every link made again, as sign makes them. */
-			assert_int_equal(nd_links_rebuild(db, st, NULL, NULL), ND_OK);
-			assert_int_equal(nd_collapse_ids(db, st, NULL, docs, N, batch), ND_OK);
 			assert_memory_equal(online, batch, sizeof(online));
 		}
-		nd_store_close(st);
 		free(stpath);
 	}
 	for (int i = 0; i < N; i++)
@@ -1788,10 +1801,8 @@ static void test_fillings_are_not_copies(void **state)
 	nd_store *st;
 	sign_texts(dbpath, stpath, "f", t, N, &db, &st);
 
-	nd_docid docs[N], ids[N];
-	for (int i = 0; i < N; i++)
-		docs[i] = (nd_docid)(i + 1);
-	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, N, ids), ND_OK);
+	nd_docid ids[N];
+	collapse_all(db, st, N, ids);
 	for (int k = 0; k < TEMPLATES; k++) {
 		assert_true(ids[k * FILLS] != 0);
 		assert_int_equal(ids[FILLED + k], ids[k * FILLS]);
@@ -1874,27 +1885,10 @@ static void test_hooks_recount_small_store(void **state)
 		t[FIRST + k * (FILLS + 1) + FILLS] = tu_edit_doc(&rng, t[FIRST + k * (FILLS + 1)], 2, VOCAB);
 		free(tpl);
 	}
-	nd_indexer *ix;
-	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
-	for (int i = 0; i < N; i++) {
-		char id[16];
-		snprintf(id, sizeof(id), "h%d", i);
-		assert_int_equal(nd_indexer_add_text(ix, id, t[i], strlen(t[i]), NULL, NULL), ND_OK);
-	}
-	assert_int_equal(nd_indexer_close(ix), ND_OK);
 	nd_xdb *db;
-	nd_store *st;
-	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
-	tu_build(db, stpath, 400, &st);
-	nd_hook *h;
-	assert_int_equal(nd_hook_open(&h, db, st, NULL), ND_OK);
-	nd_docid docs[N], online[N], batch[N];
-	for (int i = 0; i < N; i++) {
-		docs[i] = (nd_docid)(i + 1);
-		assert_int_equal(nd_hook_changed(h, docs[i], NULL), ND_OK);
-	}
-	nd_hook_free(h);
-	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, N, online), ND_OK);
+	index_pages(dbpath, "h", t, NULL, N, &db);
+	nd_docid online[N], batch[N];
+	hooked(db, stpath, NULL, 1, N, online, batch);
 	for (int k = 0; k < TEMPLATES; k++) {
 		nd_docid *fill = online + FIRST + k * (FILLS + 1);
 		assert_true(fill[0] != 0 && fill[FILLS] == fill[0]); /* a filling and its copy */
@@ -1902,12 +1896,14 @@ static void test_hooks_recount_small_store(void **state)
 			for (int g = f + 1; g < FILLS; g++)
 				assert_true(fill[f] == 0 || fill[f] != fill[g]);
 	}
-	assert_int_equal(nd_links_rebuild(db, st, NULL, NULL), ND_OK);
-	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, N, batch), ND_OK);
 	assert_memory_equal(online, batch, sizeof(online));
 	for (int i = 0; i < N; i++)
 		free(t[i]);
-	corpus_done(st, db, path, dbpath, stpath);
+	nd_xdb_close(db);
+	tu_rmtree(path);
+	free(path);
+	free(dbpath);
+	free(stpath);
 }
 
 /* A reply quotes the mail it answers, each line after '>', and adds a
@@ -1953,10 +1949,8 @@ static void test_quoted_lines_are_not_own_text(void **state)
 	nd_xdb *db;
 	nd_store *st;
 	sign_texts(dbpath, stpath, "m", t, N, &db, &st);
-	nd_docid docs[N], c[N];
-	for (int i = 0; i < N; i++)
-		docs[i] = (nd_docid)(i + 1);
-	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, N, c), ND_OK);
+	nd_docid c[N];
+	collapse_all(db, st, N, c);
 	assert_true(c[UNREL] != 0 && c[UNREL + 2] == c[UNREL]);
 	assert_true(c[UNREL + 1] != c[UNREL]);
 	/* Searchable all the same: the quote's words are the reply's terms. */
