@@ -66,7 +66,8 @@ typedef struct {
  * quarter's growth (N documents in the store): a site's pages, or a
  * template's fillings, arrive together, and what arrived since the last
  * count is then a large share of a small store's pairs.  Such a recount
- * costs milliseconds to a few tenths of a second. */
+ * costs milliseconds to a few tenths of a second (0.16 s at 1,671
+ * documents, bench_agree on eval/sets' fillings). */
 #define ND_HOOK_RECOUNT_SMALL 5000
 
 #define ND_HOOK_OPTIONS_INIT { 0.5, ND_VERIFY_OPTIONS_INIT, 0, 1, 0, 64, NULL, NULL, 0, ND_HOOK_RECOUNT_MAX }
