@@ -253,19 +253,51 @@ static void drop_comments(const nd_html_block *blocks, size_t n, uint8_t *cf)
 	}
 }
 
+/* Whether the page marks its main content (main, article, ARIA roles)
+ * around some text outside its chrome. */
+static int marks_main(const nd_html_block *blocks, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (blocks[i].main && !blocks[i].chrome)
+			return 1;
+	return 0;
+}
+
+/* A block of the page's chrome: marked or named so, or outside the main
+ * content of a page that marks it. */
+static int in_chrome(const nd_html_block *b, int marked)
+{
+	return b->chrome || (marked && !b->main);
+}
+
+/* A page that marks its main content (readability's reading, not
+ * jusText's) is that content, all of it: its index, table of contents,
+ * code or a stub of a line and a link as much as its prose, less the
+ * chrome and the readers' comments inside it.  Classified block by
+ * block, a small edit flips such a page between a line of it and all of
+ * it, and a page of links kept only its footer's licence. */
+static void keep_main(const nd_html_block *blocks, size_t n, uint8_t *cls)
+{
+	for (size_t i = 0, seen = 0; i < n; i++) {
+		int mine = blocks[i].main && !blocks[i].chrome;
+		cls[i] = mine && !(blocks[i].comments && seen) ? ND_BLOCK_GOOD : ND_BLOCK_BAD;
+		seen |= mine && !blocks[i].comments;
+	}
+}
+
 /* The site's chrome (html_text.c: landmarks, ARIA roles, names) is
  * boilerplate when good text outside it is at least a quarter of the good
  * text in it.  A page that is all chrome, or whose article sits in an
  * element named like chrome (a layout named for its sidebar, with a
  * paragraph of prose outside), keeps what jusText keeps. */
-static void drop_chrome(const nd_html_block *blocks, size_t n, uint8_t *cf)
+static void drop_chrome(const nd_html_block *blocks, size_t n, int marked, uint8_t *cf)
 {
 	size_t in = 0, out = 0;
 	for (size_t i = 0; i < n; i++)
 		if (cf[i] == ND_BLOCK_GOOD)
-			*(blocks[i].chrome ? &in : &out) += blocks[i].end - blocks[i].start;
+			*(in_chrome(&blocks[i], marked) ? &in : &out) += blocks[i].end - blocks[i].start;
 	for (size_t i = 0; out && 4 * out >= in && i < n; i++)
-		if (blocks[i].chrome)
+		if (in_chrome(&blocks[i], marked))
 			cf[i] = ND_BLOCK_BAD;
 }
 
@@ -346,7 +378,8 @@ int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 	classify_alone(text, blocks, n, bs, cf);
 	promote_prose(n, bs, cf);
 	drop_comments(blocks, n, cf);
-	drop_chrome(blocks, n, cf);
+	int marked = marks_main(blocks, n);
+	drop_chrome(blocks, n, marked, cf);
 	/* A short heading shortly before good text becomes near-good. */
 	for (size_t i = 0; i < n; i++)
 		if (blocks[i].heading && cf[i] == ND_BLOCK_SHORT && good_follows(cf, bs, n, i))
@@ -357,6 +390,8 @@ int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 	for (size_t i = 0; i < n; i++)
 		if (blocks[i].heading && cls[i] == ND_BLOCK_BAD && cf[i] != ND_BLOCK_BAD && good_follows(cls, bs, n, i))
 			cls[i] = ND_BLOCK_GOOD;
+	if (marked)
+		keep_main(blocks, n, cls);
 	if (info) {
 		info->language = lang;
 		for (size_t i = 0; i < n; i++)

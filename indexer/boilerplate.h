@@ -34,6 +34,8 @@ typedef struct {
 	uint8_t chrome;     /* some text inside the page's own navigation, header,
 			       footer or sidebar (HTML5 landmarks: nav, aside,
 			       footer, a header outside the article; ARIA roles) */
+	uint8_t main;       /* some text inside the page's main content as it
+			       marks it: main, article, ARIA main or article */
 } nd_html_block;
 
 typedef enum {

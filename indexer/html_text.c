@@ -170,19 +170,19 @@ typedef struct {
 	nd_buf *out;      /* nd_html_block array, or NULL when not wanted */
 	size_t start;     /* where the open block's text begins */
 	size_t link_chars;
-	uint8_t heading, visible, comments, chrome;
+	uint8_t heading, visible, comments, chrome, main;
 } block_cut;
 
 static int cut_block(block_cut *bc, const nd_buf *text)
 {
 	int rc = ND_OK;
 	if (bc->out && bc->visible) {
-		nd_html_block b = {bc->start, text->len, bc->link_chars, bc->heading, bc->comments, bc->chrome};
+		nd_html_block b = {bc->start, text->len, bc->link_chars, bc->heading, bc->comments, bc->chrome, bc->main};
 		rc = nd_buf_put(bc->out, &b, sizeof(b));
 	}
 	bc->start = text->len;
 	bc->link_chars = 0;
-	bc->heading = bc->visible = bc->comments = bc->chrome = 0;
+	bc->heading = bc->visible = bc->comments = bc->chrome = bc->main = 0;
 	return rc;
 }
 
@@ -454,7 +454,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 	/* Iterative depth-first walk; in_link and in_heading count the open
 	 * <a> and <h1>..<h6> elements around the current node. */
 	xmlNode *n = root;
-	block_cut bc = {blocks, text->len, 0, 0, 0, 0, 0};
+	block_cut bc = {blocks, text->len, 0, 0, 0, 0, 0, 0};
 	size_t in_link = 0, in_heading = 0, in_comments = 0, in_main = 0, in_chrome = 0;
 	link_hosts lh = {0};
 	while (n && rc == ND_OK) {
@@ -468,6 +468,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 				bc.heading |= in_heading && chars;
 				bc.comments |= in_comments && chars;
 				bc.chrome |= in_chrome && chars;
+				bc.main |= in_main && chars;
 				if (in_link)
 					bc.link_chars += chars;
 			}

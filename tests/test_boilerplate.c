@@ -436,6 +436,74 @@ static void test_landmarks_are_chrome(void **state)
 	free(main);
 }
 
+/* A page that marks its main content (main, article, role=main) is that
+ * content, all of it, as a documentation site's pages are: an index of
+ * links, a stub of a line and a link, a listing of code.  Classified block
+ * by block, the index kept only the footer's licence, the same on every
+ * such page (so two letters of an index were one text), and a code page
+ * kept one docstring or all of its code as a word changed. */
+static const char licence[] =
+	"This page is licensed under the Example Software Foundation License Version 2, and the "
+	"examples, recipes and other code in the documentation are additionally licensed under a "
+	"permissive licence, so that you can use them in your own work without asking us.";
+
+static char *doc_page(const char *main_html)
+{
+	return main_of("<html><body><div class=related role=navigation><a href=/>index</a> | "
+		       "<a href=/modules>modules</a> | <a href=/next>next</a></div>"
+		       "<div class=document><div class=body role=main>%s</div></div>"
+		       "<div class=sphinxsidebar role=navigation><h3>This page</h3><a href=/src>Show source</a></div>"
+		       "<div class=footer><p>%s</p></div></body></html>",
+		       main_html, licence);
+}
+
+static void test_marked_main_is_the_content(void **state)
+{
+	(void)state;
+	char *b = doc_page("<h1>Index \xE2\x80\x93 B</h1><table><tr><td><a href=/b16>b16decode() (in module base64)</a>"
+			   "</td><td><a href=/b2a>b2a_hex() (in module binascii)</a></td></tr></table>");
+	char *c = doc_page("<h1>Index \xE2\x80\x93 C</h1><table><tr><td><a href=/cal>calendar (module)</a></td>"
+			   "<td><a href=/cmath>cmath (module)</a></td></tr></table>");
+	assert_non_null(strstr(b, "b16decode"));
+	assert_non_null(strstr(c, "calendar"));
+	assert_null(strstr(b, "licensed under"));
+	assert_null(strstr(c, "licensed under"));
+	assert_null(strstr(b, "Show source"));
+	assert_string_not_equal(b, c);
+	free(b);
+	free(c);
+
+	char *stub = doc_page("<h1>Uploading packages</h1><p>References to up to date documentation can be "
+			      "found at <a href=/guide>the packaging user guide</a>.</p>");
+	assert_non_null(strstr(stub, "References to up to date documentation"));
+	assert_null(strstr(stub, "licensed under"));
+	free(stub);
+
+	/* Code with a docstring of prose: all of it, before and after an edit. */
+	const char *code = "<h1>Source code for util.logging</h1><pre><span>def</span> <span>get_logger</span>"
+			   "(name):\n    \"\"\"%s\"\"\"\n    <span>return</span> <span>adapter</span>(name)\n"
+			   "<span>def</span> <span>%s</span>(level):\n    <span>return</span> level</pre>";
+	char html[2048];
+	snprintf(html, sizeof(html), code, article_p1, "set_level");
+	char *one = doc_page(html);
+	snprintf(html, sizeof(html), code, article_p1, "set_levels");
+	char *two = doc_page(html);
+	assert_non_null(strstr(one, "get_logger"));
+	assert_non_null(strstr(one, "return adapter"));
+	assert_non_null(strstr(two, "set_levels"));
+	assert_int_equal(strlen(one) + 1, strlen(two));
+	free(one);
+	free(two);
+
+	/* Readers' comments inside the main content are still not content. */
+	char *art = main_of("<html><body><main><h1>Council expands bus network</h1><p>%s</p><p>%s</p>"
+			    "<div class=comments><p>%s</p></div></main><footer><p>%s</p></footer></body></html>",
+			    article_p1, article_p2, about, about);
+	assert_non_null(strstr(art, "repairing the roads"));
+	assert_null(strstr(art, "independent newspaper"));
+	free(art);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -448,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_readers_comments),
 		cmocka_unit_test(test_blocks_and_classes),
 		cmocka_unit_test(test_landmarks_are_chrome),
+		cmocka_unit_test(test_marked_main_is_the_content),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
