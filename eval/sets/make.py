@@ -47,6 +47,16 @@ Sets (what a machine needs for each: apt-get install ...):
                    pages a site for the collection to say what its template
                    is, so each page has its URL, whose host says it; a third
                    of the articles copied onto another site
+    docsites       the HTML documentation Debian packages install, each a
+                   real site template (python3.11-doc, sphinx-doc,
+                   docutils-doc, valgrind, python-requests-doc, nodejs-doc,
+                   libxslt1-dev's gtk-doc, debian-reference-* in eight
+                   languages; two at least): a third of the pages copied as
+                   another release (the version in the title and the years
+                   moved on, 0-3% of words edited) or a mirror; the hard
+                   negatives are the pages of one site (indexes, stubs,
+                   code listings) and the translations of one chapter
+                   (translations mostly left untranslated are left out)
     copyright      the Debian copyright files: distinct packages sharing
                    licence text; truth is identical text only (a guard)
     scale          20,000 documents of bench/scale.py (sentences of Reuters
@@ -61,6 +71,7 @@ import argparse
 import glob
 import gzip
 import hashlib
+import html
 import json
 import os
 import random
@@ -68,6 +79,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -650,6 +662,133 @@ def make_smallsites(out, seed, scale):
              "score": "pairs"})
 
 
+# ---------------------------------------------------------------- documentation sites
+
+# HTML documentation that Debian packages install, each a real site
+# template (Sphinx, DocBook, gtk-doc, ...): (host, package, directory).
+DOC_SITES = [("docs.python.org", "python3.11-doc", "/usr/share/doc/python3.11/html"),
+             ("www.sphinx-doc.org", "sphinx-doc", "/usr/share/doc/sphinx-doc/html"),
+             ("docutils.sourceforge.io", "docutils-doc", "/usr/share/doc/docutils-doc"),
+             ("valgrind.org", "valgrind", "/usr/share/doc/valgrind/html"),
+             ("requests.readthedocs.io", "python-requests-doc", "/usr/share/doc/python-requests-doc/html"),
+             ("nodejs.org", "nodejs-doc", "/usr/share/doc/nodejs/api"),
+             ("gnome.pages.gitlab.gnome.org", "libxslt1-dev", "/usr/share/doc/libxslt1-dev/gtk-doc"),
+             ("www.debian.org", "debian-reference", "/usr/share/debian-reference")]
+SKIP_TAGS = re.compile(r"<(script|style)\b.*?</\1\s*>", re.S | re.I)
+
+
+def html_words(page):
+    """The visible words of a page, crudely: for the truth's checks only."""
+    body = SKIP_TAGS.sub(" ", page)
+    return html.unescape(re.sub(r"<[^>]*>", " ", body))
+
+
+def edit_html(page, rate, rng, pool):
+    """edit_words on the text of a page's body (not its markup, scripts or
+    styles): about rate of its words substituted, deleted or inserted."""
+    start = page.lower().find("<body")
+    parts = re.split(r"(<[^>]*>)", page[start:] if start >= 0 else page)
+    slots, skip = [], False
+    for i, p in enumerate(parts):
+        if p.startswith("<"):
+            t = p[1:].lower()
+            skip = t.startswith(("script", "style")) or (skip and not t.startswith(("/script", "/style")))
+            continue
+        if skip:
+            continue
+        ws = re.split(r"(\s+)", p)
+        parts[i] = ws
+        slots += [(i, j) for j, w in enumerate(ws) if WORD.search(w)]
+    for i, j in rng.sample(slots, min(len(slots), round(rate * len(slots)))):
+        op = rng.random()
+        w = html.escape(rng.choice(pool), quote=False)
+        parts[i][j] = w if op < 0.45 else "" if op < 0.7 else parts[i][j] + " " + w
+    body = "".join("".join(p) if isinstance(p, list) else p for p in parts)
+    return (page[:start] if start >= 0 else "") + body
+
+
+def doc_release(page, rng, pool):
+    """The page of another release or a mirror: the version its title
+    names and the years moved on, 0-3% of its words edited, now and then
+    a paragraph dropped."""
+    bump = lambda m: m.group()[:-1] + str((int(m.group()[-1]) + 1) % 10)
+    title = re.search(r"<title>(.*?)</title>", page, re.S | re.I)
+    version = re.search(r"\b\d+\.\d+(?:\.\d+)?\b", title.group(1)) if title else None
+    if version:
+        page = page.replace(version.group(), bump(version))
+    page = re.sub(r"\b20\d\d\b", bump, page)
+    page = edit_html(page, rng.choice([0.0, 0.01, 0.02, 0.03]), rng, pool)
+    paras = [m.span() for m in re.finditer(r"<p\b[^>]*>.*?</p>", page, re.S)]
+    if len(paras) > 6 and rng.random() < 0.2:
+        a, b = paras[rng.randrange(1, len(paras) - 1)]
+        page = page[:a] + page[b:]
+    return page
+
+
+def make_docsites(out, seed, scale):
+    """Real site templates: the HTML documentation of Debian packages.
+    A third of the pages get a copy of another release (same host) or
+    of a mirror (another host); the hard negatives are the pages of one
+    site, whose template, navigation and sidebars they share, and the
+    translations of one page, which share its commands and tables."""
+    rng = random.Random(seed)
+    o = Out(out)
+    os.remove(os.path.join(out, "corpus.jsonl"))
+    o.corpus = open(os.devnull, "w")
+    root = os.path.join(out, "html")
+    found, origs = [], []
+    for host, pkg, d in DOC_SITES:
+        files = sorted(glob.glob(os.path.join(d, "**", "*.html"), recursive=True))
+        if not files:
+            continue
+        found.append(pkg)
+        limit = max(5, int(300 * scale))
+        if len(files) > limit:
+            files = sorted(random.Random("%d %s" % (seed, host)).sample(files, limit))
+        for f in files:
+            origs.append((host, os.path.relpath(f, d), open(f, encoding="utf-8", errors="replace").read()))
+    if len(found) < 2:
+        sys.exit("docsites: fewer than two documentation sites installed (apt-get install %s)"
+                 % " ".join(p for _, p, _ in DOC_SITES))
+    pool = [w for _, _, t in origs[:100] for w in html_words(t).split() if WORD.fullmatch(w)]
+
+    def write(name, page, cluster):
+        path = os.path.join(root, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(page)
+        o.truth.write("%s\t%s\n" % (name, cluster))
+        o.n += 1
+
+    for host, rel, page in origs:
+        name = "%s/%s" % (host, rel)
+        write(name, page, name)
+        r = random.Random("%d %s" % (seed, name))
+        if r.random() < 1 / 3:
+            for c in range(r.choice([1, 1, 2])):
+                where = "%s/v%d/%s" % (host, c + 2, rel) if r.random() < 0.5 else "mirror%d.%s/%s" % (c + 1, host, rel)
+                write(where, doc_release(page, r, pool), name)
+    # One text under two names, and a translation that left the page
+    # mostly as it was, are neither duplicates nor distinct.
+    texts = [("%s/%s" % (h, rel), html_words(t)) for h, rel, t in origs]
+    for a, b in aliases(texts, 0.8):
+        o.skip(texts[a][0], texts[b][0])
+    by_page = defaultdict(list)
+    for i, (name, _) in enumerate(texts):
+        m = re.match(r"(.*/[^/.]+)\.[a-z-]+\.html$", name)
+        if m and name.startswith("www.debian.org/"):
+            by_page[m.group(1)].append(i)
+    for members in by_page.values():
+        sh = {i: shingles(texts[i][1]) for i in members}
+        for x in range(len(members)):
+            for y in range(x + 1, len(members)):
+                if resemblance(sh[members[x]], sh[members[y]]) >= 0.4:
+                    o.skip(texts[members[x]][0], texts[members[y]][0])
+    o.close({"set": "docsites", "about": "HTML documentation of %s: a third of the pages copied as another "
+             "release or a mirror; pages of one site and translations of one page are the hard negatives"
+             % ", ".join(found), "score": "pairs", "input": "html"})
+
+
 def make_scale(out, seed, scale):
     sys.path.insert(0, os.path.join(ROOT, "bench"))
     import scale as sc
@@ -686,7 +825,7 @@ def make_gold(out, seed, scale):
 
 MAKERS = dict({n: (lambda n: lambda out, seed, scale: make_man(n, out, seed, scale))(n) for n in LANGS},
               cjk=make_cjk, family=make_family, short=make_short, mail=make_mail, site=make_site,
-              copyright=make_copyright, scale=make_scale, fillings=make_fillings, gold=make_gold, smallsites=make_smallsites)
+              copyright=make_copyright, scale=make_scale, docsites=make_docsites, fillings=make_fillings, gold=make_gold, smallsites=make_smallsites)
 
 
 def main():
