@@ -13,6 +13,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <unicode/ubrk.h>
 #include <unicode/unorm2.h>
@@ -298,9 +299,32 @@ void nd_word_ids(const nd_token *tokens, size_t n, uint32_t *out)
 		out[i] = nd_word_id(tokens[i].text, tokens[i].len);
 }
 
+/* Whether text[at..end) is the line a mail program puts above the mail
+ * it quotes unmarked, to the end of the reply: "-----Original
+ * Message-----" and its translations, dashes or underscores around. */
+static int quote_rule(const char *text, size_t at, size_t end)
+{
+	static const char *const names[] = {"original message", "ursprüngliche nachricht", "message d'origine",
+					    "mensaje original", "messaggio originale", "oorspronkelijk bericht",
+					    "mensagem original", "Исходное сообщение", NULL};
+	size_t dashes = 0;
+	while (at < end && (text[at] == '-' || text[at] == '_'))
+		at++, dashes++;
+	while (at < end && text[at] == ' ')
+		at++;
+	while (end > at && (text[end - 1] == '-' || text[end - 1] == '_' || text[end - 1] == ' ' ||
+			    text[end - 1] == '\r'))
+		end--;
+	for (int i = 0; dashes >= 2 && names[i]; i++)
+		if (end - at == strlen(names[i]) && !strncasecmp(text + at, names[i], end - at))
+			return 1;
+	return 0;
+}
+
 size_t nd_word_ids_own(const char *text, size_t len, const nd_token *tokens, size_t n, uint32_t *out)
 {
 	size_t k = 0, line = 0, i = 0;
+	int below = 0; /* under an "Original Message" line: quoted to the end */
 	while (i < n && line <= len) { /* a line at a time, its tokens with it */
 		size_t end = line;
 		while (end < len && text[end] != '\n')
@@ -308,7 +332,8 @@ size_t nd_word_ids_own(const char *text, size_t len, const nd_token *tokens, siz
 		size_t at = line;
 		while (at < end && (text[at] == ' ' || text[at] == '\t'))
 			at++;
-		int quoted = at < end && text[at] == '>';
+		below |= quote_rule(text, at, end);
+		int quoted = below || (at < end && text[at] == '>');
 		for (; i < n && tokens[i].offset <= end; i++)
 			if (!quoted)
 				out[k++] = nd_word_id(tokens[i].text, tokens[i].len);

@@ -1906,15 +1906,16 @@ static void test_hooks_recount_small_store(void **state)
 	free(stpath);
 }
 
-/* A reply quotes the mail it answers, each line after '>', and adds a
- * few lines of its own: every word is indexed (a search finds the quote),
+/* A reply quotes the mail it answers, each line after '>' or (Outlook)
+ * unmarked below an "-----Original Message-----" line, and adds a few
+ * lines of its own: every word is indexed (a search finds the quote),
  * but the word sequence the verdict compares is the reply's own
  * (nd_word_ids_own), so the reply is no copy of the mail, while the mail
  * sent again is; and check of the reply, as a crawler asks it, says so too. */
 static void test_quoted_lines_are_not_own_text(void **state)
 {
 	(void)state;
-	enum { UNREL = 30, N = UNREL + 3 };
+	enum { UNREL = 30, N = UNREL + 4 };
 	char *path = tu_join(dir, "quoted"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
 	uint64_t rng = 59;
 	char *t[N];
@@ -1931,6 +1932,11 @@ static void test_quoted_lines_are_not_own_text(void **state)
 		at += (size_t)snprintf(reply + at, cap - at, "%s> %.69s\n", w % 20 ? "  " : "", mail + w * 7);
 	t[UNREL] = mail, t[UNREL + 1] = reply;
 	assert_non_null(t[UNREL + 2] = strdup(mail)); /* sent again */
+	/* Outlook's reply: its own lines, a rule, the headers, the mail as it was. */
+	size_t ocap = strlen(mail) + strlen(own) + 128;
+	char *outlook = t[UNREL + 3] = malloc(ocap);
+	assert_non_null(outlook);
+	snprintf(outlook, ocap, "%s\n\n  ----- Original Message -----\nFrom: Ann\nSent: Monday\n\n%s\n", own, mail);
 	/* What the verdict compares of each: the reply's own lines, the mail whole. */
 	nd_tokenizer *tk;
 	const nd_token *tok;
@@ -1944,7 +1950,28 @@ static void test_quoted_lines_are_not_own_text(void **state)
 	const char *all = "> one two\n  > three";
 	assert_int_equal(nd_tokenize(tk, all, strlen(all), 0, &tok, &ntok, NULL), ND_OK);
 	assert_int_equal(nd_word_ids_own(all, strlen(all), tok, ntok, ids), 3); /* all quoted: all kept */
+	assert_int_equal(nd_tokenize(tk, outlook, strlen(outlook), 0, &tok, &ntok, NULL), ND_OK);
 	free(ids);
+	assert_non_null(ids = malloc(ntok * sizeof(*ids)));
+	assert_int_equal(nd_word_ids_own(outlook, strlen(outlook), tok, ntok, ids), 30);
+	free(ids);
+	/* The rule's names and spellings; a signature's dashes or a line of
+	 * them quote nothing. */
+	const char *rules[][2] = {{"-----Original Message-----", "1"}, {"_____ original message _____", "1"},
+				  {"-----Ursprüngliche Nachricht-----", "1"}, {"-----Исходное сообщение-----", "1"},
+				  {"-- ", "0"}, {"----------", "0"}, {"Original Message", "0"},
+				  {"-----Original Message follows-----", "0"}};
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		char txt[128];
+		snprintf(txt, sizeof(txt), "mine alone\n%s\nquoted words", rules[i][0]);
+		assert_int_equal(nd_tokenize(tk, txt, strlen(txt), 0, &tok, &ntok, NULL), ND_OK);
+		uint32_t got[16];
+		assert_true(ntok <= 16);
+		size_t want = rules[i][1][0] == '1' ? 2 : ntok;
+		if (nd_word_ids_own(txt, strlen(txt), tok, ntok, got) != want)
+			fail_msg("%s: %zu own words, not %zu", rules[i][0], nd_word_ids_own(txt, strlen(txt), tok, ntok, got),
+				 want);
+	}
 
 	nd_xdb *db;
 	nd_store *st;
@@ -1952,7 +1979,7 @@ static void test_quoted_lines_are_not_own_text(void **state)
 	nd_docid c[N];
 	collapse_all(db, st, N, c);
 	assert_true(c[UNREL] != 0 && c[UNREL + 2] == c[UNREL]);
-	assert_true(c[UNREL + 1] != c[UNREL]);
+	assert_true(c[UNREL + 1] != c[UNREL] && c[UNREL + 3] != c[UNREL]);
 	/* Searchable all the same: the quote's words are the reply's terms. */
 	uint32_t *pos;
 	size_t npos;
@@ -1965,6 +1992,11 @@ static void test_quoted_lines_are_not_own_text(void **state)
 	assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
 	nd_check_result r = ND_CHECK_RESULT_INIT;
 	assert_int_equal(nd_check_text(tk, d, db, st, reply, strlen(reply), NULL, 8, &r), ND_OK);
+	for (size_t i = 0; i < r.nmembers; i++)
+		assert_false(r.members[i].duplicate && (r.members[i].docid == UNREL + 1 ||
+							r.members[i].docid == UNREL + 3));
+	nd_check_result_clear(&r);
+	assert_int_equal(nd_check_text(tk, d, db, st, outlook, strlen(outlook), NULL, 8, &r), ND_OK);
 	for (size_t i = 0; i < r.nmembers; i++)
 		assert_false(r.members[i].duplicate && (r.members[i].docid == UNREL + 1 ||
 							r.members[i].docid == UNREL + 3));

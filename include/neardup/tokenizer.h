@@ -77,7 +77,10 @@ ND_EXTERN void nd_word_ids(const nd_token *tokens, size_t n, uint32_t *out);
  * compares: tokens[0..n) of text (nd_tokenize's, by their offsets) but
  * those on quoted lines, whose first character other than a space or tab
  * is '>' (a reply's quote of the mail it answers, which is that mail's
- * text, not the reply's).  Every token when all of them are quoted.
+ * text, not the reply's), and those from a line "-----Original
+ * Message-----" (or its German, French, Spanish, Italian, Dutch,
+ * Portuguese or Russian name) to the end, as Outlook quotes.  Every token
+ * when all of them are quoted.
  * Returns how many ids it wrote to out (room for n). */
 ND_EXTERN size_t nd_word_ids_own(const char *text, size_t len, const nd_token *tokens, size_t n, uint32_t *out);
 

@@ -4,8 +4,9 @@
  * the folded tokens, 4 bytes a word) in value slot ND_SLOT_WORDS, so
  * verification never re-reads or re-tokenizes text and a replaced
  * document never has a stale sequence.  They are the text's own words
- * (nd_word_ids_own): not those of lines it quotes after '>', a mail's
- * reply quoting what it answers; the quote is searchable all the same.  For databases built by others the
+ * (nd_word_ids_own): not those of lines it quotes after '>' or below
+ * "-----Original Message-----", a mail's reply quoting what it answers;
+ * the quote is searchable all the same.  For databases built by others the
  * sequence is rebuilt from the positional index: every unprefixed term's
  * positions (slow: one position-list lookup per distinct word).  Without
  * positions, the document data's text is tokenized: omega's "sample="
