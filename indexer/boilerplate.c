@@ -254,13 +254,19 @@ static void drop_comments(const nd_html_block *blocks, size_t n, uint8_t *cf)
 }
 
 /* Whether the page marks its main content (main, article, ARIA roles)
- * around some text outside its chrome. */
-static int marks_main(const nd_html_block *blocks, size_t n)
+ * around text outside its chrome, at least a quarter as much as the good
+ * text (cf) outside both: a mark can mislead as a name can (teasers in
+ * <article> cards below a story that is not marked, a main element that
+ * a script fills). */
+static int marks_main(const nd_html_block *blocks, size_t n, const uint8_t *cf)
 {
+	size_t in = 0, out = 0;
 	for (size_t i = 0; i < n; i++)
 		if (blocks[i].main && !blocks[i].chrome)
-			return 1;
-	return 0;
+			in += blocks[i].end - blocks[i].start;
+		else if (!blocks[i].main && !blocks[i].chrome && cf[i] == ND_BLOCK_GOOD)
+			out += blocks[i].end - blocks[i].start;
+	return in && 4 * in >= out;
 }
 
 /* A block of the page's chrome: marked or named so, or outside the main
@@ -378,7 +384,7 @@ int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 	classify_alone(text, blocks, n, bs, cf);
 	promote_prose(n, bs, cf);
 	drop_comments(blocks, n, cf);
-	int marked = marks_main(blocks, n);
+	int marked = marks_main(blocks, n, cf);
 	drop_chrome(blocks, n, marked, cf);
 	/* A short heading shortly before good text becomes near-good. */
 	for (size_t i = 0; i < n; i++)

@@ -495,6 +495,19 @@ static void test_marked_main_is_the_content(void **state)
 	free(one);
 	free(two);
 
+	/* A mark can mislead: teaser cards in <article> below a story that
+	 * is not marked, a main element a script fills.  The story is kept. */
+	char *cards = main_of("<html><body><div class=story><h1>Council expands bus network</h1><p>%s</p><p>%s</p>"
+			      "</div><div class=more><article><a href=/x>Mayor opens library</a></article>"
+			      "<article><a href=/y>Road repairs to start</a></article></div></body></html>",
+			      article_p1, article_p2);
+	assert_non_null(strstr(cards, "repairing the roads"));
+	free(cards);
+	char *script = main_of("<html><body><main><p>Loading</p></main><div><p>%s</p><p>%s</p></div></body></html>",
+			       article_p1, article_p2);
+	assert_non_null(strstr(script, "repairing the roads"));
+	free(script);
+
 	/* Readers' comments inside the main content are still not content. */
 	char *art = main_of("<html><body><main><h1>Council expands bus network</h1><p>%s</p><p>%s</p>"
 			    "<div class=comments><p>%s</p></div></main><footer><p>%s</p></footer></body></html>",
