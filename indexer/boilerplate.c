@@ -253,27 +253,37 @@ static void drop_comments(const nd_html_block *blocks, size_t n, uint8_t *cf)
 	}
 }
 
-/* Whether the page marks its main content (main, article, ARIA roles)
- * around text outside its chrome, at least a quarter as much as the good
- * text (cf) outside both: a mark can mislead as a name can (teasers in
- * <article> cards below a story that is not marked, a main element that
- * a script fills). */
-static int marks_main(const nd_html_block *blocks, size_t n, const uint8_t *cf)
+/* The page's main content as it marks it, in mine[]: its <main> (or ARIA
+ * main), else its largest <article> (or ARIA article), less the chrome in
+ * it.  Trusted only when it holds at least a quarter as much text as the
+ * good text (cf) outside it and the chrome: a mark can mislead as a name
+ * can (a main element that a script fills; other articles are teaser
+ * cards).  Returns whether the page marks it so. */
+static int main_blocks(const nd_html_block *blocks, size_t n, const uint8_t *cf, uint8_t *mine)
 {
-	size_t in = 0, out = 0;
+	int primary = 0;
+	uint32_t best = 0;
+	size_t best_len = 0, in = 0, out = 0;
 	for (size_t i = 0; i < n; i++)
-		if (blocks[i].main && !blocks[i].chrome)
+		primary |= blocks[i].main && !blocks[i].chrome;
+	for (size_t i = 0, j; i < n && !primary; i = j) { /* an article's blocks follow each other */
+		size_t len = 0;
+		for (j = i; j < n && blocks[j].article == blocks[i].article; j++)
+			len += blocks[j].chrome ? 0 : blocks[j].end - blocks[j].start;
+		if (blocks[i].article && len > best_len)
+			best = blocks[i].article, best_len = len;
+	}
+	for (size_t i = 0; i < n; i++) {
+		mine[i] = !blocks[i].chrome && (primary ? blocks[i].main : best && blocks[i].article == best);
+		if (mine[i])
 			in += blocks[i].end - blocks[i].start;
-		else if (!blocks[i].main && !blocks[i].chrome && cf[i] == ND_BLOCK_GOOD)
+		else if (!blocks[i].chrome && cf[i] == ND_BLOCK_GOOD)
 			out += blocks[i].end - blocks[i].start;
-	return in && 4 * in >= out;
-}
-
-/* A block of the page's chrome: marked or named so, or outside the main
- * content of a page that marks it. */
-static int in_chrome(const nd_html_block *b, int marked)
-{
-	return b->chrome || (marked && !b->main);
+	}
+	int marked = in && 4 * in >= out;
+	if (!marked)
+		memset(mine, 0, n);
+	return marked;
 }
 
 /* A page that marks its main content (readability's reading, not
@@ -282,28 +292,27 @@ static int in_chrome(const nd_html_block *b, int marked)
  * chrome and the readers' comments inside it.  Classified block by
  * block, a small edit flips such a page between a line of it and all of
  * it, and a page of links kept only its footer's licence. */
-static void keep_main(const nd_html_block *blocks, size_t n, uint8_t *cls)
+static void keep_main(const nd_html_block *blocks, size_t n, const uint8_t *mine, uint8_t *cls)
 {
 	for (size_t i = 0, seen = 0; i < n; i++) {
-		int mine = blocks[i].main && !blocks[i].chrome;
-		cls[i] = mine && !(blocks[i].comments && seen) ? ND_BLOCK_GOOD : ND_BLOCK_BAD;
-		seen |= mine && !blocks[i].comments;
+		cls[i] = mine[i] && !(blocks[i].comments && seen) ? ND_BLOCK_GOOD : ND_BLOCK_BAD;
+		seen |= mine[i] && !blocks[i].comments;
 	}
 }
 
-/* The site's chrome (html_text.c: landmarks, ARIA roles, names) is
- * boilerplate when good text outside it is at least a quarter of the good
- * text in it.  A page that is all chrome, or whose article sits in an
+/* The site's chrome (html_text.c: landmarks, ARIA roles, names; on a page
+ * that marks its main content, all outside it) is boilerplate when good
+ * text outside it is at least a quarter of the good text in it.  A page that is all chrome, or whose article sits in an
  * element named like chrome (a layout named for its sidebar, with a
  * paragraph of prose outside), keeps what jusText keeps. */
-static void drop_chrome(const nd_html_block *blocks, size_t n, int marked, uint8_t *cf)
+static void drop_chrome(const nd_html_block *blocks, size_t n, int marked, const uint8_t *mine, uint8_t *cf)
 {
 	size_t in = 0, out = 0;
 	for (size_t i = 0; i < n; i++)
 		if (cf[i] == ND_BLOCK_GOOD)
-			*(in_chrome(&blocks[i], marked) ? &in : &out) += blocks[i].end - blocks[i].start;
+			*(blocks[i].chrome || (marked && !mine[i]) ? &in : &out) += blocks[i].end - blocks[i].start;
 	for (size_t i = 0; out && 4 * out >= in && i < n; i++)
-		if (in_chrome(&blocks[i], marked))
+		if (blocks[i].chrome || (marked && !mine[i]))
 			cf[i] = ND_BLOCK_BAD;
 }
 
@@ -373,8 +382,9 @@ int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 	if ((rc = nd_tokenize(tk, text, text_len, 0, &toks, &ntok, NULL)) < 0)
 		return rc;
 	block_stat *bs = calloc(n, sizeof(*bs));
-	/* context-free classes; after the short pass; neighbours (4 arrays) */
-	uint8_t *cf = malloc(6 * n), *mid = cf ? cf + n : NULL, *nb = cf ? cf + 2 * n : NULL;
+	/* context-free classes; after the short pass; neighbours (4 arrays); main content */
+	uint8_t *cf = malloc(7 * n), *mid = cf ? cf + n : NULL, *nb = cf ? cf + 2 * n : NULL;
+	uint8_t *mine = cf ? cf + 6 * n : NULL;
 	int lang = bs && cf ? block_stats(toks, ntok, blocks, n, bs) : -2;
 	if (lang == -2) {
 		free(bs);
@@ -384,8 +394,8 @@ int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 	classify_alone(text, blocks, n, bs, cf);
 	promote_prose(n, bs, cf);
 	drop_comments(blocks, n, cf);
-	int marked = marks_main(blocks, n, cf);
-	drop_chrome(blocks, n, marked, cf);
+	int marked = main_blocks(blocks, n, cf, mine);
+	drop_chrome(blocks, n, marked, mine, cf);
 	/* A short heading shortly before good text becomes near-good. */
 	for (size_t i = 0; i < n; i++)
 		if (blocks[i].heading && cf[i] == ND_BLOCK_SHORT && good_follows(cf, bs, n, i))
@@ -397,7 +407,7 @@ int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 		if (blocks[i].heading && cls[i] == ND_BLOCK_BAD && cf[i] != ND_BLOCK_BAD && good_follows(cls, bs, n, i))
 			cls[i] = ND_BLOCK_GOOD;
 	if (marked)
-		keep_main(blocks, n, cls);
+		keep_main(blocks, n, mine, cls);
 	if (info) {
 		info->language = lang;
 		for (size_t i = 0; i < n; i++)

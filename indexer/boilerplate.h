@@ -34,8 +34,9 @@ typedef struct {
 	uint8_t chrome;     /* some text inside the page's own navigation, header,
 			       footer or sidebar (HTML5 landmarks: nav, aside,
 			       footer, a header outside the article; ARIA roles) */
-	uint8_t main;       /* some text inside the page's main content as it
-			       marks it: main, article, ARIA main or article */
+	uint8_t main;       /* some text inside <main> or ARIA role main */
+	uint32_t article;   /* the outermost <article> (or ARIA role article)
+			       its text is in, numbered from 1; 0 for none */
 } nd_html_block;
 
 typedef enum {

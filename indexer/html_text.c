@@ -84,12 +84,15 @@ static int one_of(const char *v, const char *const *words)
 	return 0;
 }
 
-/* The article itself (<main>, <article>, or their ARIA roles). */
-static int is_main(xmlNode *n)
+/* The article itself: <main> or role=main (2), <article> or role=article
+ * (1), 0 for neither. */
+static int main_kind(xmlNode *n)
 {
-	static const char *const roles[] = {"main", "article", NULL};
+	static const char *const roles[] = {"main", NULL}, *const articles[] = {"article", NULL};
 	const char *nm = (const char *)n->name;
-	return !strcasecmp(nm, "main") || !strcasecmp(nm, "article") || one_of(attr_of(n, "role"), roles);
+	if (!strcasecmp(nm, "main") || one_of(attr_of(n, "role"), roles))
+		return 2;
+	return !strcasecmp(nm, "article") || one_of(attr_of(n, "role"), articles);
 }
 
 /* Whether a class or id names the site's chrome: one of its words (cut
@@ -171,18 +174,21 @@ typedef struct {
 	size_t start;     /* where the open block's text begins */
 	size_t link_chars;
 	uint8_t heading, visible, comments, chrome, main;
+	uint32_t article;
 } block_cut;
 
 static int cut_block(block_cut *bc, const nd_buf *text)
 {
 	int rc = ND_OK;
 	if (bc->out && bc->visible) {
-		nd_html_block b = {bc->start, text->len, bc->link_chars, bc->heading, bc->comments, bc->chrome, bc->main};
+		nd_html_block b = {bc->start, text->len, bc->link_chars, bc->heading, bc->comments, bc->chrome, bc->main,
+				   bc->article};
 		rc = nd_buf_put(bc->out, &b, sizeof(b));
 	}
 	bc->start = text->len;
 	bc->link_chars = 0;
 	bc->heading = bc->visible = bc->comments = bc->chrome = bc->main = 0;
+	bc->article = 0;
 	return rc;
 }
 
@@ -454,8 +460,11 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 	/* Iterative depth-first walk; in_link and in_heading count the open
 	 * <a> and <h1>..<h6> elements around the current node. */
 	xmlNode *n = root;
-	block_cut bc = {blocks, text->len, 0, 0, 0, 0, 0, 0};
+	block_cut bc = {blocks, text->len, 0, 0, 0, 0, 0, 0, 0};
 	size_t in_link = 0, in_heading = 0, in_comments = 0, in_main = 0, in_chrome = 0;
+	/* <main> elements open; <article> elements open, and the outermost's number */
+	size_t in_primary = 0, in_article = 0;
+	uint32_t articles = 0;
 	link_hosts lh = {0};
 	while (n && rc == ND_OK) {
 		int descend = 0;
@@ -468,7 +477,9 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 				bc.heading |= in_heading && chars;
 				bc.comments |= in_comments && chars;
 				bc.chrome |= in_chrome && chars;
-				bc.main |= in_main && chars;
+				bc.main |= in_primary && chars;
+				if (in_article && chars)
+					bc.article = articles;
 				if (in_link)
 					bc.link_chars += chars;
 			}
@@ -485,7 +496,11 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 					in_heading += is_heading(nm);
 					in_comments += is_comments(n);
 					in_chrome += is_chrome(n, in_main);
-					in_main += is_main(n);
+					int kind = main_kind(n);
+					in_main += kind != 0;
+					in_primary += kind == 2;
+					articles += kind == 1 && !in_article;
+					in_article += kind == 1;
 				}
 			}
 		}
@@ -502,7 +517,10 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 			in_link -= in_link && is_link(nm);
 			in_heading -= in_heading && is_heading(nm);
 			in_comments -= in_comments && is_comments(n);
-			in_main -= in_main && is_main(n);
+			int kind = main_kind(n);
+			in_main -= in_main && kind != 0;
+			in_primary -= in_primary && kind == 2;
+			in_article -= in_article && kind == 1;
 			in_chrome -= in_chrome && is_chrome(n, in_main);
 			if (is_block(nm) && rc == ND_OK && (rc = cut_block(&bc, text)) == ND_OK)
 				rc = nd_buf_putc(text, '\n');

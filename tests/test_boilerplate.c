@@ -508,6 +508,21 @@ static void test_marked_main_is_the_content(void **state)
 	assert_non_null(strstr(script, "repairing the roads"));
 	free(script);
 
+	/* The main content is <main>, else the largest <article>: other
+	 * articles are teaser cards, prose or not. */
+	char *teased = main_of("<html><body><article><h1>Council expands bus network</h1><p>%s</p><p>%s</p></article>"
+			       "<div class=more><article><h2><a href=/x>Courier history</a></h2><p>%s</p></article>"
+			       "</div></body></html>", article_p1, article_p2, about);
+	assert_non_null(strstr(teased, "repairing the roads"));
+	if (strstr(teased, "independent newspaper"))
+		fail_msg("a teaser card kept beside the largest article:\n%s", teased);
+	free(teased);
+	teased = main_of("<html><body><main><p>%s</p><p>%s</p></main><div><article><p>%s</p></article></div>"
+			 "</body></html>", article_p1, article_p2, about);
+	assert_non_null(strstr(teased, "repairing the roads"));
+	assert_null(strstr(teased, "independent newspaper"));
+	free(teased);
+
 	/* Readers' comments inside the main content are still not content. */
 	char *art = main_of("<html><body><main><h1>Council expands bus network</h1><p>%s</p><p>%s</p>"
 			    "<div class=comments><p>%s</p></div></main><footer><p>%s</p></footer></body></html>",
