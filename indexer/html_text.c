@@ -192,6 +192,23 @@ static int cut_block(block_cut *bc, const nd_buf *text)
 	return rc;
 }
 
+/* libxml2 drops a byte of a character after '&' when it decodes a page
+ * from another charset itself ("R&\xD0" in KOI8-R), leaving a broken
+ * sequence.  Such bytes become '?', in place: the blocks hold offsets. */
+static void utf8_mend(nd_buf *b, size_t from)
+{
+	unsigned char *s = (unsigned char *)b->ptr;
+	for (size_t i = from; s && i < b->len;) {
+		size_t need = s[i] < 0x80 ? 1 : s[i] >= 0xF0 ? 4 : s[i] >= 0xE0 ? 3 : s[i] >= 0xC0 ? 2 : 1;
+		if (need == 1 && s[i] >= 0x80)
+			s[i++] = '?';
+		else if (i + need <= b->len && !nd_utf8_check((const char *)s + i, need, NULL))
+			i += need;
+		else
+			s[i++] = '?';
+	}
+}
+
 static void quiet(void *ctx, const char *msg, ...)
 {
 	(void)ctx;
@@ -398,6 +415,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 	nd_buf decoded = ND_BUF_INIT;
 	const char *encoding = NULL;
 	int rc = ND_OK;
+	size_t from = text->len;
 
 	if (len > INT32_MAX)
 		return nd_error_set(ND_ETOOBIG, "%s: HTML of %zu bytes is over libxml2's 2 GiB limit",
@@ -533,6 +551,13 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 		rc = links_site(&lh, site);
 	if (rc == ND_OK && !text->ptr)
 		rc = nd_buf_put(text, "", 0);
+	if (rc == ND_OK && encoding == NULL) { /* libxml2 decoded it */
+		utf8_mend(text, from);
+		if (title)
+			utf8_mend(title, 0);
+		if (url)
+			utf8_mend(url, 0);
+	}
 	xmlFreeDoc(doc);
 	nd_buf_free(&decoded);
 	return rc;
@@ -566,9 +591,16 @@ int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *
 		goto done;
 	}
 	size_t start = text->len;
-	for (size_t i = 0; i < n && rc == ND_OK; i++)
-		if (cls[i] == ND_BLOCK_GOOD && (rc = nd_buf_put(text, all.ptr + b[i].start, b[i].end - b[i].start)) == ND_OK)
+	for (size_t i = 0; i < n && rc == ND_OK; i++) {
+		if (cls[i] != ND_BLOCK_GOOD)
+			continue;
+		/* A block begins with the line break before it: one is enough
+		 * after the last one kept, so the content is never longer than
+		 * the page's text (plus a line break). */
+		size_t a = b[i].start + (all.ptr[b[i].start] == '\n' && text->len > start);
+		if ((rc = nd_buf_put(text, all.ptr + a, b[i].end - a)) == ND_OK)
 			rc = nd_buf_putc(text, '\n');
+	}
 	if (rc == ND_OK && !bi.good_blocks) {
 		text->len = start; /* nothing read as content: keep the page whole */
 		rc = nd_buf_put(text, all.ptr, all.len);
