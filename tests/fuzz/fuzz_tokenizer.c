@@ -1,5 +1,7 @@
 /* Fuzz target: the tokenizer on arbitrary bytes, lenient and strict.
- * Tokens must lie within ND_TOKEN_MAX_BYTES and be valid UTF-8. */
+ * Tokens must lie within ND_TOKEN_MAX_BYTES and be valid UTF-8; the
+ * text's own words (quotes left out) are some of them, and some at all
+ * when there are any. */
 #include "neardup/tokenizer.h"
 
 #include <stdlib.h>
@@ -49,6 +51,13 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			if (t[i].len == 0 || t[i].len > ND_TOKEN_MAX_BYTES ||
 			    !valid_utf8((const unsigned char *)t[i].text, t[i].len))
 				abort();
+		uint32_t *ids = malloc((n + 1) * sizeof(*ids));
+		if (!ids)
+			abort();
+		size_t own = nd_word_ids_own((const char *)data, size, t, n, ids);
+		free(ids);
+		if (own > n || (n && !own))
+			abort();
 	}
 	return 0;
 }
