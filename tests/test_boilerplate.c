@@ -364,6 +364,16 @@ static char *main_of(const char *fmt, ...)
 	return text_of(html, ND_CONTENT_MAIN);
 }
 
+/* main holds the story and, as about says, the site's about paragraph
+ * or not; freed. */
+static void story_kept(char *main, int about)
+{
+	assert_non_null(strstr(main, "repairing the roads"));
+	if ((strstr(main, "independent newspaper") != NULL) != about)
+		fail_msg("the about paragraph %s:\n%s", about ? "dropped" : "kept", main);
+	free(main);
+}
+
 static void test_landmarks_are_chrome(void **state)
 {
 	(void)state;
@@ -423,11 +433,8 @@ static void test_landmarks_are_chrome(void **state)
 	assert_non_null(strstr(main, "expand the bus network into the northern"));
 	assert_non_null(strstr(main, "repairing the roads"));
 	free(main);
-	main = main_of("<html><body><div id=content><div id=sidebar><p>%s</p></div><p>%s</p><p>%s</p></div>"
-		       "</body></html>", about, article_p1, article_p2);
-	assert_non_null(strstr(main, "expand the bus network into the northern"));
-	assert_null(strstr(main, "independent newspaper"));
-	free(main);
+	story_kept(main_of("<html><body><div id=content><div id=sidebar><p>%s</p></div><p>%s</p><p>%s</p></div>"
+			   "</body></html>", about, article_p1, article_p2), 0);
 
 	/* All of a page's prose in an aside: kept, not emptied. */
 	main = main_of("<html><body><nav><a href=/>Home</a></nav><aside><p>%s</p><p>%s</p></aside></body></html>",
@@ -497,39 +504,25 @@ static void test_marked_main_is_the_content(void **state)
 
 	/* A mark can mislead: teaser cards in <article> below a story that
 	 * is not marked, a main element a script fills.  The story is kept. */
-	char *cards = main_of("<html><body><div class=story><h1>Council expands bus network</h1><p>%s</p><p>%s</p>"
-			      "</div><div class=more><article><a href=/x>Mayor opens library</a></article>"
-			      "<article><a href=/y>Road repairs to start</a></article></div></body></html>",
-			      article_p1, article_p2);
-	assert_non_null(strstr(cards, "repairing the roads"));
-	free(cards);
-	char *script = main_of("<html><body><main><p>Loading</p></main><div><p>%s</p><p>%s</p></div></body></html>",
-			       article_p1, article_p2);
-	assert_non_null(strstr(script, "repairing the roads"));
-	free(script);
+	story_kept(main_of("<html><body><div class=story><h1>Council expands bus network</h1><p>%s</p><p>%s</p>"
+			   "</div><div class=more><article><a href=/x>Mayor opens library</a></article>"
+			   "<article><a href=/y>Road repairs to start</a></article></div></body></html>",
+			   article_p1, article_p2), 0);
+	story_kept(main_of("<html><body><main><p>Loading</p></main><div><p>%s</p><p>%s</p></div></body></html>",
+			   article_p1, article_p2), 0);
 
 	/* The main content is <main>, else the largest <article>: other
 	 * articles are teaser cards, prose or not. */
-	char *teased = main_of("<html><body><article><h1>Council expands bus network</h1><p>%s</p><p>%s</p></article>"
-			       "<div class=more><article><h2><a href=/x>Courier history</a></h2><p>%s</p></article>"
-			       "</div></body></html>", article_p1, article_p2, about);
-	assert_non_null(strstr(teased, "repairing the roads"));
-	if (strstr(teased, "independent newspaper"))
-		fail_msg("a teaser card kept beside the largest article:\n%s", teased);
-	free(teased);
-	teased = main_of("<html><body><main><p>%s</p><p>%s</p></main><div><article><p>%s</p></article></div>"
-			 "</body></html>", article_p1, article_p2, about);
-	assert_non_null(strstr(teased, "repairing the roads"));
-	assert_null(strstr(teased, "independent newspaper"));
-	free(teased);
+	story_kept(main_of("<html><body><article><h1>Council expands bus network</h1><p>%s</p><p>%s</p></article>"
+			   "<div class=more><article><h2><a href=/x>Courier history</a></h2><p>%s</p></article>"
+			   "</div></body></html>", article_p1, article_p2, about), 0);
+	story_kept(main_of("<html><body><main><p>%s</p><p>%s</p></main><div><article><p>%s</p></article></div>"
+			   "</body></html>", article_p1, article_p2, about), 0);
 
 	/* Readers' comments inside the main content are still not content. */
-	char *art = main_of("<html><body><main><h1>Council expands bus network</h1><p>%s</p><p>%s</p>"
-			    "<div class=comments><p>%s</p></div></main><footer><p>%s</p></footer></body></html>",
-			    article_p1, article_p2, about, about);
-	assert_non_null(strstr(art, "repairing the roads"));
-	assert_null(strstr(art, "independent newspaper"));
-	free(art);
+	story_kept(main_of("<html><body><main><h1>Council expands bus network</h1><p>%s</p><p>%s</p>"
+			   "<div class=comments><p>%s</p></div></main><footer><p>%s</p></footer></body></html>",
+			   article_p1, article_p2, about, about), 0);
 }
 
 /* A page that is not UTF-8 and names a charset other than Latin-1 is
