@@ -300,19 +300,19 @@ static void keep_main(const nd_html_block *blocks, size_t n, const uint8_t *mine
 	}
 }
 
-/* The site's chrome (html_text.c: landmarks, ARIA roles, names; on a page
- * that marks its main content, all outside it) is boilerplate when good
- * text outside it is at least a quarter of the good text in it.  A page that is all chrome, or whose article sits in an
+/* The site's chrome (html_text.c: landmarks, ARIA roles, names) is
+ * boilerplate when good text outside it is at least a quarter of the good
+ * text in it.  A page that is all chrome, or whose article sits in an
  * element named like chrome (a layout named for its sidebar, with a
  * paragraph of prose outside), keeps what jusText keeps. */
-static void drop_chrome(const nd_html_block *blocks, size_t n, int marked, const uint8_t *mine, uint8_t *cf)
+static void drop_chrome(const nd_html_block *blocks, size_t n, uint8_t *cf)
 {
 	size_t in = 0, out = 0;
 	for (size_t i = 0; i < n; i++)
 		if (cf[i] == ND_BLOCK_GOOD)
-			*(blocks[i].chrome || (marked && !mine[i]) ? &in : &out) += blocks[i].end - blocks[i].start;
+			*(blocks[i].chrome ? &in : &out) += blocks[i].end - blocks[i].start;
 	for (size_t i = 0; out && 4 * out >= in && i < n; i++)
-		if (blocks[i].chrome || (marked && !mine[i]))
+		if (blocks[i].chrome)
 			cf[i] = ND_BLOCK_BAD;
 }
 
@@ -395,7 +395,7 @@ int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 	promote_prose(n, bs, cf);
 	drop_comments(blocks, n, cf);
 	int marked = main_blocks(blocks, n, cf, mine);
-	drop_chrome(blocks, n, marked, mine, cf);
+	drop_chrome(blocks, n, cf);
 	/* A short heading shortly before good text becomes near-good. */
 	for (size_t i = 0; i < n; i++)
 		if (blocks[i].heading && cf[i] == ND_BLOCK_SHORT && good_follows(cf, bs, n, i))
@@ -406,7 +406,7 @@ int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 	for (size_t i = 0; i < n; i++)
 		if (blocks[i].heading && cls[i] == ND_BLOCK_BAD && cf[i] != ND_BLOCK_BAD && good_follows(cls, bs, n, i))
 			cls[i] = ND_BLOCK_GOOD;
-	if (marked)
+	if (marked) /* decides every block: the passes above read the rest */
 		keep_main(blocks, n, mine, cls);
 	if (info) {
 		info->language = lang;
