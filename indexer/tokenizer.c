@@ -310,12 +310,14 @@ static int quote_rule(const char *text, size_t at, size_t end)
 	size_t dashes = 0;
 	while (at < end && (text[at] == '-' || text[at] == '_'))
 		at++, dashes++;
+	if (dashes < 2)
+		return 0; /* most lines: every line of every text passes here */
 	while (at < end && text[at] == ' ')
 		at++;
 	while (end > at && (text[end - 1] == '-' || text[end - 1] == '_' || text[end - 1] == ' ' ||
 			    text[end - 1] == '\r'))
 		end--;
-	for (int i = 0; dashes >= 2 && names[i]; i++)
+	for (int i = 0; names[i]; i++)
 		if (end - at == strlen(names[i]) && !strncasecmp(text + at, names[i], end - at))
 			return 1;
 	return 0;
