@@ -198,7 +198,9 @@ static int cut_block(block_cut *bc, const nd_buf *text)
 static void utf8_mend(nd_buf *b, size_t from)
 {
 	unsigned char *s = (unsigned char *)b->ptr;
-	for (size_t i = from; s && i < b->len;) {
+	if (!s || !nd_utf8_check(b->ptr + from, b->len - from, NULL))
+		return; /* nearly always */
+	for (size_t i = from; i < b->len;) {
 		size_t need = s[i] < 0x80 ? 1 : s[i] >= 0xF0 ? 4 : s[i] >= 0xE0 ? 3 : s[i] >= 0xC0 ? 2 : 1;
 		if (need == 1 && s[i] >= 0x80)
 			s[i++] = '?';
