@@ -98,7 +98,7 @@ int nd__kin_load(nd_store_txn *txn, nd__common *c)
 		return ND_OK; /* signed before the filter, or without one */
 	if (rc < 0)
 		return rc;
-	if (len < 4 || (memcpy(&log2, v, 4), log2 < 6 || log2 > KIN_MOST || len != 4 + ((size_t)1 << log2) / 8))
+	if (len < 4 || (memcpy(&log2, v, 4), log2 < KIN_LEAST || log2 > KIN_MOST || len != 4 + ((size_t)1 << log2) / 8))
 		return nd_error_set(ND_ECORRUPT, "the store's filter of own text is damaged (%zu bytes); "
 				    "`neardup sign --restart` makes it again", len);
 	c->kin = (const nd__u64u *)((const uint8_t *)v + 4), c->kin_log2 = log2;
