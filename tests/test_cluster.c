@@ -1385,10 +1385,15 @@ static void test_site_template_is_not_evidence(void **state)
  * with 6% of its words replaced.  What a copy shares with its original
  * is common text, but in a combination no other text has: the copy point
  * keeps each original with its copy, by its passages, and no two
- * originals together. */
+ * originals together.  Beside them, PASSAGE_SITES pairs of pages of one
+ * site: a template of PASSAGE_SITE_SENTS of the sentences around an article of words
+ * of its own, a third of each page.  Their common text comes in
+ * passages too, but each has its own text, and they stay apart. */
 #define SENTS 200
 #define SENTS_PER 16
 #define ORIGS 200
+#define PASSAGE_SITES 12
+#define PASSAGE_SITE_SENTS 12
 
 /* The sentences, then a value of six digits of its own (a word of the
  * grid tu_edit_doc edits). */
@@ -1518,18 +1523,38 @@ static int put_short_passages(nd_store_txn *txn, void *ctx)
 	return nd_store_meta_put(txn, "common-passages", "abc", 3);
 }
 
+/* A page of PASSAGE_SITE_SENTS sentences of sent from *rng (the site's template,
+ * the same for the same rng) and 90 words of its own. */
+static char *template_page(uint64_t rng, char **sent, uint64_t *own)
+{
+	char *article = tu_random_doc(own, 90, VOCAB), *t;
+	size_t len = strlen(article) + 2;
+	int pick[PASSAGE_SITE_SENTS];
+	for (int k = 0; k < PASSAGE_SITE_SENTS; k++)
+		pick[k] = (int)(tu_rand(&rng) % SENTS), len += strlen(sent[pick[k]]) + 1;
+	assert_non_null(t = malloc(len));
+	t[0] = 0;
+	for (int k = 0; k < PASSAGE_SITE_SENTS; k++)
+		strcat(strcat(t, sent[pick[k]]), " ");
+	strcat(t, article);
+	free(article);
+	return t;
+}
+
 static void test_passages_are_evidence(void **state)
 {
 	(void)state;
-	enum { N = 2 * ORIGS };
+	enum { N = 2 * ORIGS + 2 * PASSAGE_SITES };
 	char *path = tu_join(dir, "collage"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
 	uint64_t rng = 11;
 	char *sent[SENTS], *orig[N]; /* the originals, then their copies */
 	for (int i = 0; i < SENTS; i++)
 		sent[i] = tu_random_doc(&rng, 15, VOCAB);
 	assert_int_equal(mkdir(path, 0755), 0);
-	for (int i = 0; i < N; i++)
+	for (int i = 0; i < 2 * ORIGS; i++)
 		orig[i] = i < ORIGS ? collage(&rng, sent, 100000 + i) : tu_edit_doc(&rng, orig[i - ORIGS], 14, VOCAB);
+	for (int i = 2 * ORIGS; i < N; i++)
+		orig[i] = template_page(1000 + (uint64_t)(i - 2 * ORIGS) / 2, sent, &rng);
 	nd_xdb *db;
 	nd_store *st;
 	sign_texts(dbpath, stpath, "c", orig, N, &db, &st);
@@ -1550,6 +1575,9 @@ static void test_passages_are_evidence(void **state)
 	}
 	if (kept < ORIGS * 95 / 100)
 		fail_msg("%zu of %d copies with their original", kept, ORIGS);
+	for (size_t i = 2 * ORIGS; i < N; i += 2)
+		if (into[i] == into[i + 1])
+			fail_msg("pages %zu and %zu of one site joined", i + 1, i + 2);
 	common_counted(&st, stpath, docs, N, NULL);
 
 	/* The crawl-time check: another edit of an original finds it and its

@@ -637,6 +637,27 @@ double nd__rec_plain(const nd__rec *a, const nd__rec *b)
 	return nd__rec_plain_floor(a, b, 0); /* nothing is out of reach of 0 */
 }
 
+/* Whether neither of a pair has more than ND_PASSAGE_OWN of its samples
+ * to itself outside the collection's common text: the passages rule's
+ * test of a text assembled from common passages, which two pages of one
+ * site (each its own article around a template of common phrases) fail. */
+static int little_own_rare(const nd__rec *a, const nd__rec *b, const nd__common *common)
+{
+	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
+	uint32_t na = nd__rec_cut_at(a, t), nb = nd__rec_cut_at(b, t), i = 0, j = 0, ua = 0, ub = 0;
+	double most_a = ND_PASSAGE_OWN * na, most_b = ND_PASSAGE_OWN * nb;
+	while (i < na || j < nb) {
+		if (i < na && j < nb && a->sample[i] == b->sample[j])
+			i++, j++;
+		else if (j >= nb || (i < na && a->sample[i] < b->sample[j])) {
+			if (weight(groups_of(a, i++, common), ND_COMMON_CAP) >= 1 && ++ua > most_a)
+				return 0;
+		} else if (weight(groups_of(b, j++, common), ND_COMMON_CAP) >= 1 && ++ub > most_b)
+			return 0;
+	}
+	return 1;
+}
+
 /* The verdict at point from a pair's complete shingle scores (values read
  * only for a pair it would accept). */
 static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__common *common,
@@ -664,7 +685,8 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 			yes = 1, h = ND_VERIFIED_CONTAINMENT, d = 1 - s->containment;
 	}
 	if (!yes && point == ND_POINT_COPY && s->resemblance >= ND_PASSAGE_RESEMBLANCE && s->plain >= ND_PASSAGE_PLAIN &&
-	    nd__common_has_passages(common) && nd__common_shared_passages(a, b, common) >= ND_PASSAGES)
+	    nd__common_has_passages(common) && little_own_rare(a, b, common) &&
+	    nd__common_shared_passages(a, b, common) >= ND_PASSAGES)
 		yes = 1, h = ND_VERIFIED_PASSAGES, d = 1 - s->plain;
 	if (!yes)
 		goto done; /* most pairs: the values are never read */

@@ -213,6 +213,11 @@ int nd__rec_decode(const void *p, size_t len, nd__rec *out);
  * never counted. */
 #define ND_PASSAGE_RESEMBLANCE 0.15
 #define ND_PASSAGES 7
+/* ... and neither has more than this share of its samples to itself and
+ * not common: such a text is its passages, and a copy's own words are
+ * its edits.  Two pages of one small site, whose template is made of
+ * phrases that other sites' templates hold too, each have their article. */
+#define ND_PASSAGE_OWN 0.25
 
 typedef struct nd__common nd__common;
 /* The common shingles the store holds (an empty table when it has none),

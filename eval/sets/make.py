@@ -47,6 +47,12 @@ Sets (what a machine needs for each: apt-get install ...):
                    pages a site for the collection to say what its template
                    is, so each page has its URL, whose host says it; a third
                    of the articles copied onto another site
+    oldsites       smallsites' case as HTML pages without landmarks or marked
+                   content (table or div layouts, parts named by class on
+                   half the sites), whose template prose (an about box, a
+                   legal notice) extraction keeps; no URL given, half the
+                   sites link to themselves only by relative addresses; a
+                   tenth of the articles also in the site's print version
     docsites       the HTML documentation Debian packages install, each a
                    real site template (python3.11-doc, sphinx-doc,
                    docutils-doc, valgrind, python-requests-doc, nodejs-doc,
@@ -582,6 +588,12 @@ def site_articles(n, rng, seed):
         arts = prose_articles(n, random.Random(seed))
     rng.shuffle(arts)
     arts = arts[:n]
+    return arts, story_groups(arts), [w for _, t in arts[:50] for w in t.split()]
+
+
+def story_groups(arts):
+    """The group of each (id, text): exact copies and texts of 3-shingle
+    resemblance 0.8 or more are one."""
     groups = exact_groups(arts)
     up = {pid: pid for pid, _ in arts}
 
@@ -592,8 +604,7 @@ def site_articles(n, rng, seed):
     for a, b in aliases(arts):
         ra, rb = root(groups[arts[a][0]]), root(groups[arts[b][0]])
         up[max(ra, rb)] = min(ra, rb)
-    groups = {pid: root(g) for pid, g in groups.items()}
-    return arts, groups, [w for _, t in arts[:50] for w in t.split()]
+    return {pid: root(g) for pid, g in groups.items()}
 
 
 def make_site(out, seed, scale):
@@ -660,6 +671,113 @@ def make_smallsites(out, seed, scale):
     o.close({"set": "smallsites", "about": "text pages of %d sites of 2-12 pages, the template as long "
              "as the article; a third copied onto another site with small edits" % nsites,
              "score": "pairs"})
+
+
+def old_template(k, rng, pool):
+    """A site as sites were made before HTML5: no landmarks, no marked
+    main content, its own prose around the article (an "about us" box, a
+    footer's legal notice: sentences of the copyright files, which
+    jusText keeps as it keeps any prose), a menu and teasers of links.
+    Half name their parts by class (nav, footer), half by nothing a
+    reader could tell (c1, t2); half link to their own host by absolute
+    address, half only by relative ones."""
+    t = site_template(k, rng)
+    t["host"] = "www.%s.example" % t["name"]
+    t["about"] = " ".join(rng.sample(pool, rng.randint(3, 8)))
+    t["legal"] = "Copyright %d %s. All rights reserved. %s" % (
+        rng.randint(1998, 2012), t["name"].capitalize(), " ".join(rng.sample(pool, rng.randint(4, 10))))
+    t["named"] = rng.random() < 0.5
+    t["absolute"] = rng.random() < 0.5
+    t["table"] = rng.random() < 0.5
+    return t
+
+
+def old_page(tpl, title, body, rng, name, printed=False):
+    """body in tpl's template; printed: the site's print version (the
+    menu and teasers left out, the article, its title and the legal
+    notice kept)."""
+    esc = lambda x: x.replace("&", "&amp;").replace("<", "&lt;")
+    base = "http://%s" % tpl["host"] if tpl["absolute"] else ""
+    cls = (lambda named, plain: named if tpl["named"] else plain)
+    paras = "".join("<p>%s</p>\n" % esc(p) for p in paragraphs(body))
+    menu = "".join("<a href='%s/%s.html'>%s</a><br>" % (base, w, w.capitalize()) for w in tpl["nav"][:18])
+    teasers = "".join("<p><a href='%s/s%d.html'><b>%s</b></a> %s</p>" % (base, i, s, s.lower())
+                      for i, s in enumerate(rng.sample(tpl["side"], 5)))
+    head = "<html><head><title>%s - %s</title></head><body>\n" % (esc(title), tpl["name"])
+    top = "<div class='%s'><h2>%s</h2></div>\n" % (cls("header", "c1"), tpl["name"].capitalize())
+    art = "<h1>%s</h1>\n%s" % (esc(title), paras)
+    about = "<div class='%s'><p>%s</p></div>\n" % (cls("about", "t3"), esc(tpl["about"]))
+    legal = "<div class='%s'><p>%s</p></div>\n" % (cls("footer", "c9"), esc(tpl["legal"]))
+    if printed:
+        return head + top + art + legal + "</body></html>\n"
+    if tpl["table"]:
+        return (head + top + "<table><tr><td class='%s' width='150'>%s</td>\n<td>%s</td>\n"
+                "<td class='%s' width='200'>%s<h3>Related</h3>%s</td></tr></table>\n" % (
+                    cls("menu", "l1"), menu, art, cls("sidebar", "r1"), about, teasers) + legal +
+                "</body></html>\n")
+    return (head + top + "<div class='%s'>%s</div>\n<div class='%s'>%s</div>\n%s"
+            "<div class='%s'><h3>Related</h3>%s</div>\n" % (
+                cls("nav", "m"), menu, cls("story", "b2"), art, about, cls("related", "x4"), teasers) +
+            legal + "</body></html>\n")
+
+
+def make_oldsites(out, seed, scale):
+    """smallsites' case as HTML of sites without landmarks or marked
+    content, whose template prose extraction keeps, no URL given."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import scale as sc
+    rng = random.Random(seed)
+    pool = sorted(set(sc.sentences_from("/nonexistent")[0]))
+    nsites = max(3, int(100 * scale))
+    sizes = [rng.randint(2, 12) for _ in range(nsites)]
+    arts, groups, words = site_articles(sum(sizes), rng, seed)
+    while sum(sizes) > len(arts):
+        sizes[sizes.index(max(sizes))] -= 1
+    tpls = [old_template(k, random.Random(seed * 1000 + k), pool) for k in range(nsites)]
+    o = Out(out)
+    root = os.path.join(out, "html")
+    os.makedirs(root)
+
+    def write(k, name, title, body, r, group, printed=False):
+        name = "%s-%s" % (tpls[k]["name"], name)  # flat: the place does not tell the site
+        open(os.path.join(root, name), "w", encoding="utf-8").write(old_page(tpls[k], title, body, r, name, printed))
+        o.truth.write("%s\t%s\n" % (name, group))
+        o.n += 1
+
+    def short(body, r):
+        """Pages are often short (a notice, a product, a brief): the
+        article's first paragraphs up to 60-250 words, so that the
+        template's prose is as long as the page's own text."""
+        want, keep = r.randint(60, 250), []
+        for p in paragraphs(body):
+            keep.append(p)
+            if sum(len(x.split()) for x in keep) >= want:
+                break
+        return "\n\n".join(keep)
+
+    # One story's texts are cut alike (a shorter one would be contained
+    # in the longer, a copy cut short).
+    arts = [(pid, short(body, random.Random("%d %s short" % (seed, groups[pid])))) for pid, body in arts]
+    i = 0
+    for k, size in enumerate(sizes):
+        for _ in range(size):
+            pid, body = arts[i]
+            title = body.strip().split("\n")[0][:80]
+            r = random.Random("%d %s" % (seed, pid))
+            write(k, "%05d.html" % i, title, body, r, groups[pid])
+            if r.random() < 0.1:  # the site's print version of it
+                write(k, "%05dp.html" % i, title, body, r, groups[pid], printed=True)
+            if r.random() < 1 / 3:  # the article on another site, lightly edited
+                k2 = (k + 1 + r.randrange(nsites - 1)) % nsites
+                write(k2, "%05dc.html" % i, title, edit_words(body, r.choice([0.0, 0.01, 0.03]), r, words), r,
+                      groups[pid])
+            i += 1
+    os.remove(os.path.join(out, "corpus.jsonl"))
+    o.corpus = open(os.devnull, "w")
+    o.close({"set": "oldsites", "about": "HTML pages of %d sites of 2-12 pages without landmarks or marked "
+             "content, their template's prose (an about box, a legal notice) kept by extraction, no URL "
+             "given; a third of the articles copied onto another site with small edits, a tenth with "
+             "the site's print version" % nsites, "score": "pairs", "input": "html"})
 
 
 # ---------------------------------------------------------------- documentation sites
@@ -825,7 +943,8 @@ def make_gold(out, seed, scale):
 
 MAKERS = dict({n: (lambda n: lambda out, seed, scale: make_man(n, out, seed, scale))(n) for n in LANGS},
               cjk=make_cjk, family=make_family, short=make_short, mail=make_mail, site=make_site,
-              copyright=make_copyright, scale=make_scale, docsites=make_docsites, fillings=make_fillings, gold=make_gold, smallsites=make_smallsites)
+              copyright=make_copyright, scale=make_scale, docsites=make_docsites, fillings=make_fillings, gold=make_gold, smallsites=make_smallsites,
+              oldsites=make_oldsites)
 
 
 def main():
