@@ -136,6 +136,16 @@ EOF
 # Crawl-time check of a 1-word edit of family 3 (4 members): duplicates found.
 "$nd" check --db "$t/db" --store "$t/store" "$t/copy3.txt" > "$t/check.out"
 grep -Eq "[1-9][0-9]* duplicates? \(copy\)" "$t/check.out" || fail "check: $(cat "$t/check.out")"
+# check compares 16 candidates unless told: more than 8, for a copy that
+# pages sharing a template's words outrank.
+"$nd" check --db "$t/db" --store "$t/store" --json "$t/copy3.txt" > "$t/check16.json"
+"$nd" check --db "$t/db" --store "$t/store" --json --compare 3 "$t/copy3.txt" > "$t/check3.json"
+python3 - "$t/check16.json" "$t/check3.json" <<'EOF' || fail "check --compare: $(head -c 300 "$t/check16.json")"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["candidates"] > 16 and len(a["members"]) == 16, (a["candidates"], len(a["members"]))
+assert len(b["members"]) == 3 and b["members"] == a["members"][:3], b
+EOF
 # Tolerant of changed bits: the same copy, found through the bit postings
 # and the near-neighbour index.
 "$nd" check --db "$t/db" --store "$t/store" --tolerant 0.5 "$t/copy3.txt" > "$t/check.out"

@@ -29,7 +29,7 @@ static const char usage_text[] =
 	"                     (default main, as 'neardup index')\n"
 	TOOL_POINT_HELP
 	"  --max-distance F   strict's bound on normalized word Levenshtein (0.08)\n"
-	"  --compare N        compare with at most N candidates (default 8)\n"
+	"  --compare N        compare with at most N candidates (default 16)\n"
 	"  --tolerant J       candidates are the documents with an equal key and the\n"
 	"                     input's neighbours in the store's near-neighbour index\n"
 	"                     (at most 80); with J also those whose descriptive bit\n"
@@ -258,7 +258,7 @@ int nd_cmd_check(int argc, char **argv)
 		{NULL, 0, NULL, 0}};
 	const char *dbpath = NULL, *storepath = NULL, *format = "text", *stores[ND_MAX_SHARD_STORES];
 	size_t nstores = 0;
-	ctx_t c = {NULL, NULL, NULL, NULL, ND_VERIFY_OPTIONS_INIT, 8, 0, ND_CONTENT_MAIN, 0, NULL, (size_t)64 << 20};
+	ctx_t c = {NULL, NULL, NULL, NULL, ND_VERIFY_OPTIONS_INIT, ND_CHECK_COMPARE, 0, ND_CONTENT_MAIN, 0, NULL, (size_t)64 << 20};
 	uint64_t v, window = 0;
 	int opt, rc, ret = EXIT_ERR, failed = 0;
 

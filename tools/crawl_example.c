@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 		}
 		/* 1. Before indexing: would this page duplicate one we have? */
 		nd_check_result cr = ND_CHECK_RESULT_INIT;
-		if ((rc = nd_check_text(tk, d, db, st, text, len, NULL, 8, &cr)) < 0)
+		if ((rc = nd_check_text(tk, d, db, st, text, len, NULL, ND_CHECK_COMPARE, &cr)) < 0)
 			return fail(argv[i], rc);
 		printf("%s: check: %zu verified duplicate(s) already indexed\n", argv[i], cr.duplicates);
 		nd_check_result_clear(&cr);

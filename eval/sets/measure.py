@@ -148,11 +148,11 @@ def low_jaccard(clusters, text, floor=0.3, cap=400):
     return bad_clusters, bad_pairs
 
 
-def check_pairs(nd, db, store, inp, pages, point, truth, ignore, ids=None):
+def check_pairs(nd, db, store, inp, pages, point, truth, ignore, ids=None, extra=()):
     """P and R of `check` pair by pair: (document, duplicate reported)
     against every ordered pair of a truth cluster.  inp: the JSONL
     corpus, or (pages, or ids given: a mirror's files) a directory."""
-    base = ["check", "--db", db, "--store", store, "--point", point, "--json"]
+    base = ["check", "--db", db, "--store", store, "--point", point, "--json"] + list(extra)
     found = set()
     if pages or ids:
         files = sorted(f for f in glob.glob(os.path.join(inp, "**", "*"), recursive=True)
@@ -219,6 +219,7 @@ def main():
     ap.add_argument("--build-args", default="")
     ap.add_argument("--sign-args", default="")
     ap.add_argument("--clusters-args", default="")
+    ap.add_argument("--check-args", default="", help="more arguments of check (with --check)")
     ap.add_argument("--no-sign", action="store_true", help="measure the store as it is")
     ap.add_argument("--check", action="store_true",
                     help="measure `check` of every document pair by pair, not the clusters")
@@ -260,7 +261,7 @@ def main():
                     continue
                 row = {"set": name, "point": "check-" + point}
                 row.update(check_pairs(nd, db, store, inp, about.get("input") == "html", point, truth,
-                                       ignore, ids))
+                                       ignore, ids, a.check_args.split()))
                 row["seconds"] = round(time.time() - t0, 2)
                 if a.json:
                     print(json.dumps(row))

@@ -45,6 +45,11 @@ typedef struct {
 
 ND_EXTERN void nd_check_result_clear(nd_check_result *r);
 
+/* How many candidates check compares unless told (--compare): those past
+ * the first 8 are still duplicates on small sites, whose pages share
+ * their template's words and so outrank a copy in another template. */
+#define ND_CHECK_COMPARE 16
+
 /* Check UTF-8 text against the store.  The candidates are the documents
  * of its key and its neighbours in the store's near-neighbour index (at
  * most 80, see neardup/cluster.h), equal keys first, then the most similar

@@ -34,7 +34,7 @@ enum {
 
 typedef struct {
 	nd_point point;           /* what nd_check and nd_changed report (copy) */
-	size_t max_compare;       /* candidates compared a page (8) */
+	size_t max_compare;       /* candidates compared a page (ND_CHECK_COMPARE) */
 	double max_drift;         /* nd_changed refuses past this drift (0.5; 0 none) */
 	uint32_t max_query_terms; /* searches through the handle's database
 				     (ND_XDB_MAX_QUERY_TERMS) */
@@ -42,7 +42,7 @@ typedef struct {
 				     (nd_hook_options.group_commit; 0) */
 } nd_open_options;
 
-#define ND_OPEN_OPTIONS_INIT { ND_POINT_COPY, 8, 0.5, ND_XDB_MAX_QUERY_TERMS, 0 }
+#define ND_OPEN_OPTIONS_INIT { ND_POINT_COPY, ND_CHECK_COMPARE, 0.5, ND_XDB_MAX_QUERY_TERMS, 0 }
 
 /* Open db (read-only: an indexer keeps its own writable handle) and store
  * (ND_STORE_WRITE with ND_OPEN_WRITE), load the store's set for db, make a
