@@ -687,7 +687,7 @@ def old_template(k, rng, pool):
     t["legal"] = "Copyright %d %s. All rights reserved. %s" % (
         rng.randint(1998, 2012), t["name"].capitalize(), " ".join(rng.sample(pool, rng.randint(4, 10))))
     t["named"] = rng.random() < 0.5
-    t["absolute"] = rng.random() < float(os.environ.get("ND_ABS", 0.5))
+    t["absolute"] = rng.random() < 0.5
     t["table"] = rng.random() < 0.5
     return t
 
@@ -729,7 +729,7 @@ def make_oldsites(out, seed, scale):
     rng = random.Random(seed)
     pool = sorted(set(sc.sentences_from("/nonexistent")[0]))
     nsites = max(3, int(100 * scale))
-    sizes = [rng.randint(2, int(os.environ.get("ND_MAXPAGES", 12))) for _ in range(nsites)]
+    sizes = [rng.randint(2, 12) for _ in range(nsites)]
     arts, groups, words = site_articles(sum(sizes), rng, seed)
     while sum(sizes) > len(arts):
         sizes[sizes.index(max(sizes))] -= 1
