@@ -1,5 +1,6 @@
 #include "indexer/html_text.h"
 #include "indexer/boilerplate.h"
+#include "common/nd_hash.h"
 #include "neardup/common.h"
 #include "neardup/tokenizer.h"
 
@@ -325,20 +326,43 @@ size_t nd_url_host(const char *url, const char **host)
 /* The hosts of a page's absolute links, counted: the most linked one,
  * when it has most of them, is the page's own site.  Pages link to few
  * hosts; past LINK_HOSTS distinct ones a new host is counted in the
- * total only. */
+ * total only.  A page that links to its own site by relative addresses
+ * only has its menu instead: the first MENU_LINKS distinct paths it
+ * links to, in order, which every page under one menu shares. */
 #define LINK_HOSTS 32
 #define LINK_HOST_MAX 128
 #define LINK_SITE_MIN 5
+#define MENU_LINKS 8
 typedef struct {
 	char host[LINK_HOSTS][LINK_HOST_MAX];
 	uint32_t count[LINK_HOSTS];
 	size_t n;
 	uint32_t total;
+	uint64_t menu[MENU_LINKS]; /* hashes of the first relative paths */
+	size_t nmenu;
 } link_hosts;
+
+/* A relative link's path (no scheme, not "//host", not "#here"; its
+ * query and fragment left out) into the menu, when it is a new one. */
+static void count_menu(link_hosts *lh, const char *href)
+{
+	size_t n = strcspn(href, "?#");
+	if (lh->nmenu == MENU_LINKS || !n || (href[0] == '/' && href[1] == '/') || memchr(href, ':', strcspn(href, "/?#")))
+		return;
+	while (n > 2 && href[0] == '.' && href[1] == '/')
+		href += 2, n -= 2;
+	uint64_t h = nd_hash_bytes(href, n, 0);
+	for (size_t i = 0; i < lh->nmenu; i++)
+		if (lh->menu[i] == h)
+			return;
+	lh->menu[lh->nmenu++] = h;
+}
 
 static void count_host(link_hosts *lh, const char *href)
 {
 	const char *p;
+	if (href && !absolute_url(href))
+		count_menu(lh, href);
 	size_t n = absolute_url(href) ? nd_url_host(href, &p) : 0;
 	if (!n || n >= LINK_HOST_MAX)
 		return;
@@ -364,11 +388,20 @@ static int links_site(const link_hosts *lh, nd_buf *site)
 	for (size_t i = 1; i < lh->n; i++)
 		if (lh->count[i] > lh->count[best])
 			best = i;
-	if (!lh->n || lh->count[best] < LINK_SITE_MIN || 2 * (uint64_t)lh->count[best] < lh->total)
-		return ND_OK;
+	char menu[64];
+	const char *host = lh->host[best];
+	if (!lh->n || lh->count[best] < LINK_SITE_MIN || 2 * (uint64_t)lh->count[best] < lh->total) {
+		/* No host has most of its links: its menu, when it has one, as a
+		 * host that cannot be a real one (RFC 2606). */
+		if (lh->nmenu < MENU_LINKS)
+			return ND_OK;
+		snprintf(menu, sizeof(menu), "menu-%016llx.invalid",
+			 (unsigned long long)nd_hash_bytes(lh->menu, sizeof(lh->menu), 0));
+		host = menu;
+	}
 	int rc;
 	site->len = 0;
-	if ((rc = nd_buf_put(site, "http://", 7)) < 0 || (rc = nd_buf_put(site, lh->host[best], strlen(lh->host[best]) + 1)) < 0)
+	if ((rc = nd_buf_put(site, "http://", 7)) < 0 || (rc = nd_buf_put(site, host, strlen(host) + 1)) < 0)
 		return rc;
 	site->len--; /* NUL-terminated, not counted */
 	return ND_OK;

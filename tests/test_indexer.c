@@ -248,6 +248,43 @@ static void test_url_sites(void **state)
 	tu_rmtree(db);
 	tu_rmtree(pages);
 
+	/* A page that links to its own site by relative addresses only has
+	 * its menu as its site: the first 8 distinct paths it links to (a
+	 * query, a fragment and "./" left out; "#here", "mailto:" and
+	 * "//host" are no paths), what every page under one menu shares.
+	 * Another menu is another site; 7 paths are no menu; a host that
+	 * most absolute links go to comes first. */
+	const char *menu = "<a href='/'>h</a><a href='news.html'>n</a><a href='#top'>t</a>"
+			   "<a href='./news.html?p=2'>n2</a><a href='mailto:ed@example.org'>m</a>"
+			   "<a href='//cdn.example/x.js'>c</a><a href='/sport/'>s</a><a href='world.html#x'>w</a>"
+			   "<a href='../about.html'>a</a><a href='contact.html'>c</a><a href='help.html'>h</a>";
+	const char *menus[][3] = {
+		{"m1.html", "<a href='terms.html'>t</a><a href='a1.html'>more</a>", "words of one page"},
+		{"m2.html", "<a href='terms.html'>t</a><a href='b7.html'>other</a><a href='b8.html'>x</a>", "another page"},
+		{"m3.html", "<a href='privacy.html'>p</a><a href='a1.html'>more</a>", "a third page"},
+		{"m4.html", "", "a page of seven paths"},
+		{"m5.html", "<a href='terms.html'>t</a>", "a page with its host"}};
+	char mhost[5][64];
+	assert_int_equal(mkdir(pages, 0755), 0);
+	for (size_t i = 0; i < 5; i++) {
+		char body[4096];
+		snprintf(body, sizeof(body), "<html><body>%s%s<p>%s %s", menu, menus[i][1], menus[i][2],
+			 i == 4 ? own : "");
+		p = tu_join(pages, menus[i][0]);
+		tu_write_file(p, body, strlen(body));
+		free(p);
+	}
+	x = index_pages(db, pages, NULL);
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(nd_xdb_termlist(x, must_find(x, menus[i][0]), host_of, mhost[i]), i != 3);
+	assert_string_equal(mhost[0], mhost[1]);
+	assert_true(!strncmp(mhost[0], "Hmenu-", 6) && strstr(mhost[0], ".invalid"));
+	assert_true(!strncmp(mhost[2], "Hmenu-", 6) && strcmp(mhost[0], mhost[2]));
+	assert_string_equal(mhost[4], "Hnews.example.org");
+	nd_xdb_close(x);
+	tu_rmtree(db);
+	tu_rmtree(pages);
+
 	/* A mirror laid out as host/path (wget -r, httrack): the deepest
 	 * directory named like a host is the site; a page's own address
 	 * and url_base come first; names of packages and versions are no
