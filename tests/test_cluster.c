@@ -1386,9 +1386,9 @@ static void test_site_template_is_not_evidence(void **state)
  * is common text, but in a combination no other text has: the copy point
  * keeps each original with its copy, by its passages, and no two
  * originals together.  Beside them, PASSAGE_SITES pairs of pages of one
- * site: a template of PASSAGE_SITE_SENTS of the sentences around an article of words
- * of its own, a third of each page.  Their common text comes in
- * passages too, but each has its own text, and they stay apart. */
+ * site: a template of PASSAGE_SITE_SENTS of the sentences, then an
+ * article of words of its own, a third of each page.  Their common text
+ * comes in passages too, but each has its own text: they stay apart. */
 #define SENTS 200
 #define SENTS_PER 16
 #define ORIGS 200
@@ -1523,8 +1523,9 @@ static int put_short_passages(nd_store_txn *txn, void *ctx)
 	return nd_store_meta_put(txn, "common-passages", "abc", 3);
 }
 
-/* A page of PASSAGE_SITE_SENTS sentences of sent from *rng (the site's template,
- * the same for the same rng) and 90 words of its own. */
+/* A page of PASSAGE_SITE_SENTS sentences of sent drawn by rng (the
+ * site's template: the same for the same rng), then 90 words of its own
+ * drawn by *own. */
 static char *template_page(uint64_t rng, char **sent, uint64_t *own)
 {
 	char *article = tu_random_doc(own, 90, VOCAB), *t;
