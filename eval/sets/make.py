@@ -636,6 +636,17 @@ def make_site(out, seed, scale):
              "copied into another template with small edits", "score": "pairs", "input": "html"})
 
 
+def small_site_pages(sizes, arts, seed):
+    """The articles in turn on sites of sizes[k] pages: site, number, id,
+    title, text and the article's own random stream (for its copies)."""
+    i = 0
+    for k, size in enumerate(sizes):
+        for _ in range(size):
+            pid, body = arts[i]
+            yield k, i, pid, body.strip().split("\n")[0][:80], body, random.Random("%d %s" % (seed, pid))
+            i += 1
+
+
 def make_smallsites(out, seed, scale):
     """The site set's case where the collection cannot tell a template: 100
     sites of 2-12 pages, as text (a template that main-content extraction
@@ -654,20 +665,14 @@ def make_smallsites(out, seed, scale):
                             tpl["legal"], tpl["about"]])
 
     o = Out(out)
-    i = 0
-    for k, size in enumerate(sizes):
-        for _ in range(size):
-            pid, body = arts[i]
-            title = body.strip().split("\n")[0][:80]
-            r = random.Random("%d %s" % (seed, pid))
-            o.doc("%s/%05d" % (tpls[k]["name"], i), text(tpls[k], title, body, r), groups[pid],
-                  "https://%s.example/%05d.html" % (tpls[k]["name"], i))
-            if r.random() < 1 / 3:  # the article on another site, lightly edited
-                k2 = (k + 1 + r.randrange(nsites - 1)) % nsites
-                o.doc("%s/%05dc" % (tpls[k2]["name"], i),
-                      text(tpls[k2], title, edit_words(body, r.choice([0.0, 0.01, 0.03]), r, pool), r),
-                      groups[pid], "https://%s.example/%05dc.html" % (tpls[k2]["name"], i))
-            i += 1
+    for k, i, pid, title, body, r in small_site_pages(sizes, arts, seed):
+        o.doc("%s/%05d" % (tpls[k]["name"], i), text(tpls[k], title, body, r), groups[pid],
+              "https://%s.example/%05d.html" % (tpls[k]["name"], i))
+        if r.random() < 1 / 3:  # the article on another site, lightly edited
+            k2 = (k + 1 + r.randrange(nsites - 1)) % nsites
+            o.doc("%s/%05dc" % (tpls[k2]["name"], i),
+                  text(tpls[k2], title, edit_words(body, r.choice([0.0, 0.01, 0.03]), r, pool), r),
+                  groups[pid], "https://%s.example/%05dc.html" % (tpls[k2]["name"], i))
     o.close({"set": "smallsites", "about": "text pages of %d sites of 2-12 pages, the template as long "
              "as the article; a third copied onto another site with small edits" % nsites,
              "score": "pairs"})
@@ -758,20 +763,14 @@ def make_oldsites(out, seed, scale):
     # One story's texts are cut alike (a shorter one would be contained
     # in the longer, a copy cut short).
     arts = [(pid, short(body, random.Random("%d %s short" % (seed, groups[pid])))) for pid, body in arts]
-    i = 0
-    for k, size in enumerate(sizes):
-        for _ in range(size):
-            pid, body = arts[i]
-            title = body.strip().split("\n")[0][:80]
-            r = random.Random("%d %s" % (seed, pid))
-            write(k, "%05d.html" % i, title, body, r, groups[pid])
-            if r.random() < 0.1:  # the site's print version of it
-                write(k, "%05dp.html" % i, title, body, r, groups[pid], printed=True)
-            if r.random() < 1 / 3:  # the article on another site, lightly edited
-                k2 = (k + 1 + r.randrange(nsites - 1)) % nsites
-                write(k2, "%05dc.html" % i, title, edit_words(body, r.choice([0.0, 0.01, 0.03]), r, words), r,
-                      groups[pid])
-            i += 1
+    for k, i, pid, title, body, r in small_site_pages(sizes, arts, seed):
+        write(k, "%05d.html" % i, title, body, r, groups[pid])
+        if r.random() < 0.1:  # the site's print version of it
+            write(k, "%05dp.html" % i, title, body, r, groups[pid], printed=True)
+        if r.random() < 1 / 3:  # the article on another site, lightly edited
+            k2 = (k + 1 + r.randrange(nsites - 1)) % nsites
+            write(k2, "%05dc.html" % i, title, edit_words(body, r.choice([0.0, 0.01, 0.03]), r, words), r,
+                  groups[pid])
     os.remove(os.path.join(out, "corpus.jsonl"))
     o.corpus = open(os.devnull, "w")
     o.close({"set": "oldsites", "about": "HTML pages of %d sites of 2-12 pages without landmarks or marked "
