@@ -300,20 +300,27 @@ static void keep_main(const nd_html_block *blocks, size_t n, const uint8_t *mine
 	}
 }
 
-/* The site's chrome (html_text.c: landmarks, ARIA roles, names) is
- * boilerplate when good text outside it is at least a quarter of the good
- * text in it.  A page that is all chrome, or whose article sits in an
- * element named like chrome (a layout named for its sidebar, with a
- * paragraph of prose outside), keeps what jusText keeps. */
+/* An element of the site's chrome (html_text.c: landmarks, ARIA roles,
+ * names) is boilerplate when good text outside all chrome is at least a
+ * quarter of the good text in it.  A page that is all chrome, or whose
+ * article sits in an element named like chrome (a layout named for its
+ * sidebar, with a paragraph of prose outside), keeps what jusText keeps;
+ * a short article between an "about" box and a legal notice does not
+ * keep both because together they outweigh it.  An element's blocks
+ * are one run. */
 static void drop_chrome(const nd_html_block *blocks, size_t n, uint8_t *cf)
 {
-	size_t in = 0, out = 0;
+	size_t out = 0;
 	for (size_t i = 0; i < n; i++)
-		if (cf[i] == ND_BLOCK_GOOD)
-			*(blocks[i].chrome ? &in : &out) += blocks[i].end - blocks[i].start;
-	for (size_t i = 0; out && 4 * out >= in && i < n; i++)
-		if (blocks[i].chrome)
-			cf[i] = ND_BLOCK_BAD;
+		if (cf[i] == ND_BLOCK_GOOD && !blocks[i].chrome)
+			out += blocks[i].end - blocks[i].start;
+	for (size_t i = 0, j; out && i < n; i = j) {
+		size_t in = 0;
+		for (j = i; j < n && blocks[j].chrome == blocks[i].chrome; j++)
+			in += cf[j] == ND_BLOCK_GOOD ? blocks[j].end - blocks[j].start : 0;
+		for (size_t k = i; blocks[i].chrome && 4 * out >= in && k < j; k++)
+			cf[k] = ND_BLOCK_BAD;
+	}
 }
 
 /* 1 if a good block (in cls) starts within MAX_HEADING_DISTANCE

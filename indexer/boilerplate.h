@@ -31,10 +31,11 @@ typedef struct {
 	size_t link_chars;  /* characters inside <a> */
 	uint8_t heading;    /* some text inside h1..h6 */
 	uint8_t comments;   /* some text inside readers' comments (class or id) */
-	uint8_t chrome;     /* some text inside the page's own navigation, header,
-			       footer or sidebar (HTML5 landmarks: nav, aside,
-			       footer, a header outside the article; ARIA roles) */
 	uint8_t main;       /* some text inside <main> or ARIA role main */
+	uint32_t chrome;    /* the outermost element of the page's own navigation,
+			       header, footer or sidebar (HTML5 landmarks: nav,
+			       aside, footer, a header outside the article; ARIA
+			       roles; names) its text is in, from 1; 0 for none */
 	uint32_t article;   /* the outermost <article> (or ARIA role article)
 			       its text is in, numbered from 1; 0 for none */
 } nd_html_block;

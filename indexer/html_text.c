@@ -174,22 +174,22 @@ typedef struct {
 	nd_buf *out;      /* nd_html_block array, or NULL when not wanted */
 	size_t start;     /* where the open block's text begins */
 	size_t link_chars;
-	uint8_t heading, visible, comments, chrome, main;
-	uint32_t article;
+	uint8_t heading, visible, comments, main;
+	uint32_t article, chrome;
 } block_cut;
 
 static int cut_block(block_cut *bc, const nd_buf *text)
 {
 	int rc = ND_OK;
 	if (bc->out && bc->visible) {
-		nd_html_block b = {bc->start, text->len, bc->link_chars, bc->heading, bc->comments, bc->chrome, bc->main,
-				   bc->article};
+		nd_html_block b = {bc->start, text->len, bc->link_chars, bc->heading, bc->comments, bc->main,
+				   bc->chrome, bc->article};
 		rc = nd_buf_put(bc->out, &b, sizeof(b));
 	}
 	bc->start = text->len;
 	bc->link_chars = 0;
-	bc->heading = bc->visible = bc->comments = bc->chrome = bc->main = 0;
-	bc->article = 0;
+	bc->heading = bc->visible = bc->comments = bc->main = 0;
+	bc->article = bc->chrome = 0;
 	return rc;
 }
 
@@ -517,7 +517,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 	size_t in_link = 0, in_heading = 0, in_comments = 0, in_main = 0, in_chrome = 0;
 	/* <main> elements open; <article> elements open, and the outermost's number */
 	size_t in_primary = 0, in_article = 0;
-	uint32_t articles = 0;
+	uint32_t articles = 0, chromes = 0;
 	link_hosts lh = {0};
 	while (n && rc == ND_OK) {
 		int descend = 0;
@@ -529,7 +529,8 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 				bc.visible |= chars > 0;
 				bc.heading |= in_heading && chars;
 				bc.comments |= in_comments && chars;
-				bc.chrome |= in_chrome && chars;
+				if (in_chrome && chars)
+					bc.chrome = chromes;
 				bc.main |= in_primary && chars;
 				if (in_article && chars)
 					bc.article = articles;
@@ -548,7 +549,9 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 					in_link += is_link(nm);
 					in_heading += is_heading(nm);
 					in_comments += is_comments(n);
-					in_chrome += is_chrome(n, in_main);
+					int ch = is_chrome(n, in_main);
+					chromes += ch && !in_chrome;
+					in_chrome += ch;
 					int kind = main_kind(n);
 					in_main += kind != 0;
 					in_primary += kind == 2;

@@ -330,7 +330,7 @@ static void test_blocks_and_classes(void **state)
 	assert_int_equal(nd_html_to_text(marked, strlen(marked), "m.html", &text, NULL, NULL, NULL, &blocks), ND_OK);
 	b = (const nd_html_block *)(void *)blocks.ptr;
 	assert_int_equal(blocks.len / sizeof(*b), 6);
-	const uint8_t want[] = {1, 0, 0, 1, 0, 1};
+	const uint32_t want[] = {1, 0, 0, 2, 0, 3}; /* each element its number */
 	for (size_t i = 0; i < 6; i++)
 		if (b[i].chrome != want[i])
 			fail_msg("block %zu (%.*s): chrome %u", i, (int)(b[i].end - b[i].start), text.ptr + b[i].start,
@@ -435,6 +435,16 @@ static void test_landmarks_are_chrome(void **state)
 	free(main);
 	story_kept(main_of("<html><body><div id=content><div id=sidebar><p>%s</p></div><p>%s</p><p>%s</p></div>"
 			   "</body></html>", about, article_p1, article_p2), 0);
+
+	/* A short article between a sidebar and a footer, each holding the
+	 * site's prose (five paragraphs of it): together they outweigh the
+	 * article past four times, each alone does not, and each is the
+	 * site's chrome. */
+	char five[8 * sizeof(about)];
+	snprintf(five, sizeof(five), "<p>%s</p><p>%s</p><p>%s</p><p>%s</p><p>%s</p>", about, about, about, about,
+		 about);
+	story_kept(main_of("<html><body><table><tr><td class=sidebar>%s</td><td><p>%s</p><p>%s</p></td></tr>"
+			   "</table><div class=footer>%s</div></body></html>", five, article_p1, article_p2, five), 0);
 
 	/* All of a page's prose in an aside: kept, not emptied. */
 	main = main_of("<html><body><nav><a href=/>Home</a></nav><aside><p>%s</p><p>%s</p></aside></body></html>",
