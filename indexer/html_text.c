@@ -347,8 +347,10 @@ typedef struct {
 static void count_menu(link_hosts *lh, const char *href)
 {
 	size_t n = strcspn(href, "?#");
-	if (lh->nmenu == MENU_LINKS || !n || (href[0] == '/' && href[1] == '/') || memchr(href, ':', strcspn(href, "/?#")))
+	if (lh->nmenu == MENU_LINKS || !n || (href[0] == '/' && href[1] == '/'))
 		return;
+	if (memchr(href, ':', strcspn(href, "/?#")))
+		return; /* mailto:, javascript: */
 	while (n > 2 && href[0] == '.' && href[1] == '/')
 		href += 2, n -= 2;
 	uint64_t h = nd_hash_bytes(href, n, 0);
@@ -361,9 +363,13 @@ static void count_menu(link_hosts *lh, const char *href)
 static void count_host(link_hosts *lh, const char *href)
 {
 	const char *p;
-	if (href && !absolute_url(href))
+	if (!href)
+		return;
+	if (!absolute_url(href)) {
 		count_menu(lh, href);
-	size_t n = absolute_url(href) ? nd_url_host(href, &p) : 0;
+		return;
+	}
+	size_t n = nd_url_host(href, &p);
 	if (!n || n >= LINK_HOST_MAX)
 		return;
 	char h[LINK_HOST_MAX];
