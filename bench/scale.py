@@ -49,23 +49,25 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def sentences_from(data):
-    """The sentence pool and a word vocabulary (for substitutions)."""
+    """The sentence pool and a word vocabulary (for substitutions): of
+    Reuters and BBC news under data, else (or with data None) of the
+    Debian copyright files."""
     texts = []
-    sgm = os.path.join(data, "reuters21578", "sgm-data")
-    if os.path.isdir(sgm):
+    sgm = os.path.join(data or "", "reuters21578", "sgm-data")
+    if data and os.path.isdir(sgm):
         body = re.compile(r"<BODY>(.*?)</BODY>", re.S)
         for name in sorted(os.listdir(sgm)):
             if name.endswith(".sgm"):
                 raw = open(os.path.join(sgm, name), encoding="latin-1").read()
                 texts += [b.replace("&lt;", "<").replace("&amp;", "&") for b in body.findall(raw)]
-    bbc = os.path.join(data, "bbc-news", "bbc")
-    if os.path.isdir(bbc):
+    bbc = os.path.join(data or "", "bbc-news", "bbc")
+    if data and os.path.isdir(bbc):
         for cat in sorted(os.listdir(bbc)):
             d = os.path.join(bbc, cat)
             if os.path.isdir(d):
                 for name in sorted(os.listdir(d)):
                     texts.append(open(os.path.join(d, name), encoding="latin-1").read())
-    source = "Reuters-21578 and BBC news from " + data
+    source = "Reuters-21578 and BBC news from %s" % data
     if not texts:
         root = "/usr/share/doc"
         for pkg in sorted(os.listdir(root)):

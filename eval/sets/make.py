@@ -697,7 +697,7 @@ def old_template(k, rng, pool):
     return t
 
 
-def old_page(tpl, title, body, rng, name, printed=False):
+def old_page(tpl, title, body, rng, printed=False):
     """body in tpl's template; printed: the site's print version (the
     menu and teasers left out, the article, its title and the legal
     notice kept)."""
@@ -732,7 +732,7 @@ def make_oldsites(out, seed, scale):
     sys.path.insert(0, os.path.join(ROOT, "bench"))
     import scale as sc
     rng = random.Random(seed)
-    pool = sorted(set(sc.sentences_from("/nonexistent")[0]))
+    pool = sorted(set(sc.sentences_from(None)[0]))  # the copyright files' prose
     nsites = max(3, int(100 * scale))
     sizes = [rng.randint(2, 12) for _ in range(nsites)]
     arts, groups, words = site_articles(sum(sizes), rng, seed)
@@ -745,7 +745,7 @@ def make_oldsites(out, seed, scale):
 
     def write(k, name, title, body, r, group, printed=False):
         name = "%s-%s" % (tpls[k]["name"], name)  # flat: the place does not tell the site
-        open(os.path.join(root, name), "w", encoding="utf-8").write(old_page(tpls[k], title, body, r, name, printed))
+        open(os.path.join(root, name), "w", encoding="utf-8").write(old_page(tpls[k], title, body, r, printed))
         o.truth.write("%s\t%s\n" % (name, group))
         o.n += 1
 
@@ -776,7 +776,9 @@ def make_oldsites(out, seed, scale):
     o.close({"set": "oldsites", "about": "HTML pages of %d sites of 2-12 pages without landmarks or marked "
              "content, their template's prose (an about box, a legal notice) kept by extraction, no URL "
              "given; a third of the articles copied onto another site with small edits, a tenth with "
-             "the site's print version" % nsites, "score": "pairs", "input": "html"})
+             "the site's print version" % nsites, "score": "pairs", "input": "html",
+             # without news the articles are licence prose, as the templates are
+             "articles": "news" if any(pid.startswith("bbc/") for pid, _ in arts) else "licence prose"})
 
 
 # ---------------------------------------------------------------- documentation sites
