@@ -27,6 +27,7 @@ __all__ = ["Neardup", "Error", "NotFound", "InvalidArgument", "Locked", "Corrupt
            "POINTS", "__version__"]
 
 POINTS = ("copy", "strict", "story")
+CHECK_COMPARE = 16  # candidates check compares unless told: ND_CHECK_COMPARE
 
 _ffi = FFI()
 # Must match include/neardup/*.h exactly (ABI mode sees no headers);
@@ -347,7 +348,7 @@ class Neardup:
         self.point = point
         o = _ffi.new("nd_open_options *")
         o.point = _point(point)
-        o.max_compare, o.max_drift = 16, 0.5
+        o.max_compare, o.max_drift = CHECK_COMPARE, 0.5
         o.max_query_terms = _count(max_query_terms, "max_query_terms", 1, 1000000)
         o.group_commit = 1 if group_commit else 0
         self._max_doc = _count(max_doc_mb, "max_doc_mb", 1, 4096) << 20
@@ -414,7 +415,7 @@ class Neardup:
         _check(_lib.nd_xdb_reopen(self._db, _ffi.NULL))
 
     @_serial
-    def check(self, text, compare=16, point=None):
+    def check(self, text, compare=CHECK_COMPARE, point=None):
         """The documents already indexed that `text` (str or bytes, not yet
         indexed) duplicates, at the point: a list of Duplicate, compared ones
         only (the first `compare` candidates); those with .duplicate True are

@@ -74,6 +74,18 @@ def signed_elsewhere(db, st):
     return json.loads(out)["documents_signed"]
 
 
+def test_check_compare_is_the_libraries(corpus):
+    """The binding compares as many candidates as the C library unless
+    told, and a check lists that many of a text with more candidates."""
+    header = os.path.join(os.path.dirname(neardup.__file__), "..", "..", "include", "neardup", "check.h")
+    want = int(re.search(r"#define ND_CHECK_COMPARE (\d+)", open(header).read()).group(1))
+    assert neardup.CHECK_COMPARE == want
+    db, store = corpus
+    with neardup.Neardup(db, store) as nd:
+        assert len(nd.check(" ".join(text(3)))) == want  # of more candidates
+        assert len(nd.check(" ".join(text(3)), compare=2)) == 2
+
+
 def test_group_commit(corpus):
     """changed() holds its store writes until commit(): other processes
     see the batch then; its duplicates are found meanwhile."""
