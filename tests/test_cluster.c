@@ -1268,8 +1268,9 @@ static void test_hooks_count_common_text(void **state)
  * template's halves around each article.  Two articles are copied onto
  * another site; on the last site three pages are versions of one article
  * (a few words edited in each).  The template is in as few groups as a
- * copied article, so counting alone weighs them alike: only the pages'
- * host tells the template. */
+ * copied article, so counting alone weighs them alike: the pages' host
+ * tells the template, or, without one, the frame the template's halves
+ * make around each page. */
 #define SITES 6
 #define SITE_PAGES 4
 #define SITE_WORDS 100
@@ -1282,11 +1283,21 @@ static char *site_page(char *const *tpl, const char *article)
 	return t;
 }
 
+/* The same with a word of the page's own at each end (a date, a title in
+ * the breadcrumb): no frame in common. */
+static char *site_page_dated(char *const *tpl, const char *article, int day)
+{
+	char *t = malloc(strlen(tpl[0]) + strlen(article) + strlen(tpl[1]) + 40);
+	assert_non_null(t);
+	sprintf(t, "day%d %s %s %s day%d", day, tpl[0], article, tpl[1], day);
+	return t;
+}
+
 /* The case with a template of 2 * half words around each article. */
 static void site_template_case(const char *name, int half)
 {
 	enum { N = SITES * SITE_PAGES + 4 };
-	char *path = tu_join(dir, name), *page[N], *url[N], *tpl[SITES][2], *art[N];
+	char *path = tu_join(dir, name), *page[N], *dated[N], *url[N], *tpl[SITES][2], *art[N];
 	int site[N];
 	uint64_t rng = 11;
 	assert_int_equal(mkdir(path, 0755), 0);
@@ -1307,6 +1318,7 @@ static void site_template_case(const char *name, int half)
 	assert_int_equal(n, N);
 	for (int i = 0; i < N; i++) {
 		page[i] = site_page(tpl[site[i]], art[i]);
+		dated[i] = site_page_dated(tpl[site[i]], art[i], i);
 		assert_non_null(url[i] = malloc(48));
 		snprintf(url[i], 48, "https://site%d.example/%d.html", site[i], i);
 	}
@@ -1316,14 +1328,16 @@ static void site_template_case(const char *name, int half)
 		orig[i] = i < SITES * SITE_PAGES ? i : i < SITES * SITE_PAGES + 2 ? copied[i - SITES * SITE_PAGES]
 									: versioned;
 
-	for (int with_hosts = 0; with_hosts < 2; with_hosts++) {
+	/* 0: no host, and each page's ends its own; 1: no host, the frame;
+	 * 2: hosts. */
+	for (int how = 0; how < 3; how++) {
 		char name[16];
-		snprintf(name, sizeof(name), "%d", with_hosts);
+		snprintf(name, sizeof(name), "%d", how);
 		char *sub = tu_join(path, name), *dbpath = tu_join(sub, "db"), *stpath = tu_join(sub, "st");
 		assert_int_equal(mkdir(sub, 0755), 0);
 		nd_xdb *db;
 		nd_store *st;
-		sign_pages(dbpath, stpath, "p", page, with_hosts ? url : NULL, N, &db, &st);
+		sign_pages(dbpath, stpath, "p", how ? page : dated, how == 2 ? url : NULL, N, &db, &st);
 		size_t into[N];
 		copy_clusters(db, st, N, into);
 		int found = 0;
@@ -1333,7 +1347,7 @@ static void site_template_case(const char *name, int half)
 					fail_msg("pages %d and %d: distinct articles joined by their template", i, j);
 				found += orig[i] == orig[j] && into[i] == into[j];
 			}
-		if (!with_hosts) {
+		if (!how) {
 			/* The premise: by counting alone the copies onto another
 			 * site are missed. */
 			assert_true(into[copied[0]] != into[SITES * SITE_PAGES]);
@@ -1361,6 +1375,21 @@ static void site_template_case(const char *name, int half)
 			free(fresh);
 			free(again);
 		}
+		if (how == 1) {
+			/* Hooks find the same sites by their frames, and batch =
+			 * online. */
+			nd_docid online[N], batch[N];
+			nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+			char *hpath = tu_join(sub, "hooked");
+			hooked(db, hpath, &ho, 5, N, online, batch);
+			assert_memory_equal(online, batch, sizeof(online));
+			for (int i = 0; i < N; i++)
+				for (int j = i + 1; j < N; j++)
+					if ((orig[i] == orig[j]) != (online[i] && online[i] == online[j]))
+						fail_msg("hooks: pages %d and %d %s", i, j,
+							 orig[i] == orig[j] ? "apart" : "joined");
+			free(hpath);
+		}
 		nd_store_close(st);
 		nd_xdb_close(db);
 		free(sub);
@@ -1369,6 +1398,7 @@ static void site_template_case(const char *name, int half)
 	}
 	for (int i = 0; i < N; i++) {
 		free(page[i]);
+		free(dated[i]);
 		free(url[i]);
 		free(art[i]);
 	}

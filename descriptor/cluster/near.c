@@ -453,22 +453,52 @@ static int sites_by(nd_xdb *db, const char *prefix, const nd_docid *docs, size_t
 	return rc < 0 ? rc : ND_OK;
 }
 
+/* Pages without a site whose records share a frame (their first and last
+ * words), ND_SITE_GROUPS or more: one site each, ordinals after *ord.  The
+ * frame's top 32 bits and the page's index, sorted: pages that collide by
+ * chance share no text that half of them hold. */
+static int sites_by_frame(const nd__recset *rs, size_t n, uint32_t *site, uint32_t *ord)
+{
+	uint64_t *f = malloc((n + 1) * sizeof(*f));
+	size_t m = 0;
+	if (!f)
+		return nd_error_set(ND_ENOMEM, "out of memory for the frames of %zu documents", n);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t fr = site[i] ? 0 : nd__recset_get(rs, i)->frame;
+		if (fr)
+			f[m++] = (fr >> 32) << 32 | (uint64_t)i;
+	}
+	nd__sort_u64(f, m);
+	for (size_t i = 0, j; i < m && *ord < UINT32_MAX - 1; i = j) {
+		for (j = i + 1; j < m && f[j] >> 32 == f[i] >> 32; j++)
+			;
+		if (j - i < ND_SITE_GROUPS)
+			continue;
+		++*ord;
+		for (size_t k = i; k < j; k++)
+			site[(uint32_t)f[k]] = *ord;
+	}
+	free(f);
+	return ND_OK;
+}
+
 /* The site of each of docs[0..n) (ascending), at site[i]: an ordinal from
  * 1, 0 for none.  A page's host term ("H" and the host, as omindex and
  * neardup index write it); else omindex's base URL ("J": one run of
- * omindex indexes one site, given as /shop/ when it has no host).  Only
- * sites of ND_SITE_GROUPS pages or more: a smaller one has no template
- * to tell. */
-static int sites_of(nd_xdb *db, const nd_docid *docs, size_t n, uint32_t *site)
+ * omindex indexes one site, given as /shop/ when it has no host); else
+ * its frame, for text that came without an address (files, mail, another
+ * application's pages).  Only sites of ND_SITE_GROUPS pages or more: a
+ * smaller one has no template to tell. */
+static int sites_of(nd_xdb *db, const nd__recset *rs, const nd_docid *docs, size_t n, uint32_t *site)
 {
 	uint32_t ord = 0;
 	int rc;
 	memset(site, 0, n * sizeof(*site));
-	if (!db || !n)
+	if (!n)
 		return ND_OK;
-	if ((rc = sites_by(db, "H", docs, n, site, &ord)) < 0)
+	if (db && ((rc = sites_by(db, "H", docs, n, site, &ord)) < 0 || (rc = sites_by(db, "J", docs, n, site, &ord)) < 0))
 		return rc;
-	return sites_by(db, "J", docs, n, site, &ord);
+	return sites_by_frame(rs, n, site, &ord);
 }
 
 /* Components of the pairs whose GROUP byte has a bit of mask, each
@@ -501,7 +531,7 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 		free(site);
 		return nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", np);
 	}
-	if ((rc = sites_of(db, docs, n, site)) < 0)
+	if ((rc = sites_of(db, rs, docs, n, site)) < 0)
 		goto done;
 	for (size_t i = 0; i < n && !any; i++)
 		any = site[i] != 0;

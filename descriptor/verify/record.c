@@ -147,6 +147,10 @@ int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
 		return nd_error_set(ND_ETOOBIG, "a text of %zu words", n);
 	out->nwords = (uint32_t)n;
 	out->text = n ? nd_hash_bytes(ids, n * sizeof(uint32_t), 0x7265636f7264ULL) | 1 : 0;
+	if (n >= ND_FRAME_MIN)
+		out->frame = (nd_hash_bytes(ids, ND_FRAME_WORDS * sizeof(uint32_t), 0x6672616d65ULL) ^
+			      nd_mix64(nd_hash_bytes(ids + n - ND_FRAME_WORDS, ND_FRAME_WORDS * sizeof(uint32_t),
+						     0x666f6f74ULL))) | 1;
 	if (!(fp = malloc((k + 1) * sizeof(*fp))) || !(h = malloc((k + 1) * sizeof(*h))) ||
 	    !(vals = malloc((n + 1) * sizeof(*vals))) || !(pl = malloc((n + 1) * sizeof(*pl))) ||
 	    !(names = malloc((n + 1) * sizeof(*names)))) {
@@ -249,9 +253,11 @@ void nd__rec_free(nd__rec *r)
  * nnames, the names. */
 #define HAS_NAMES 1
 #define NAMES_HEAD 6
-/* Then, for a mail in a thread (head byte 1: HAS_THREAD), its u32 thread:
- * other records stay as they were. */
+/* Then, for a text of ND_FRAME_MIN words or more (HAS_FRAME), its u64
+ * frame; then, for a mail in a thread (HAS_THREAD), its u32 thread.
+ * Records without either stay as they were. */
 #define HAS_THREAD 2
+#define HAS_FRAME 4
 
 static size_t arrays_size(size_t ns, size_t np, size_t nv)
 {
@@ -261,7 +267,7 @@ static size_t arrays_size(size_t ns, size_t np, size_t nv)
 size_t nd__rec_size(const nd__rec *r)
 {
 	return arrays_size(r->nsample, r->nplaces, r->nvalues) + NAMES_HEAD + (size_t)r->nnames * 4 +
-	       (r->thread ? 4 : 0);
+	       (r->thread ? 4 : 0) + (r->frame ? 8 : 0);
 }
 
 static void put16(uint8_t *p, uint32_t v)
@@ -278,7 +284,7 @@ static void put32(uint8_t *p, uint32_t v)
 size_t nd__rec_encode(const nd__rec *r, uint8_t *out)
 {
 	uint8_t *p = out;
-	p[0] = VERSION, p[1] = HAS_NAMES | (r->thread ? HAS_THREAD : 0);
+	p[0] = VERSION, p[1] = HAS_NAMES | (r->thread ? HAS_THREAD : 0) | (r->frame ? HAS_FRAME : 0);
 	put16(p + 2, r->nsample);
 	put16(p + 4, r->nplaces);
 	put16(p + 6, r->nvalues);
@@ -300,6 +306,10 @@ size_t nd__rec_encode(const nd__rec *r, uint8_t *out)
 	p += NAMES_HEAD;
 	memcpy(p, r->names, (size_t)r->nnames * 4);
 	p += (size_t)r->nnames * 4;
+	if (r->frame) {
+		memcpy(p, &r->frame, 8);
+		p += 8;
+	}
 	if (r->thread) {
 		put32(p, r->thread);
 		p += 4;
@@ -313,7 +323,7 @@ static int decode_head(const uint8_t *p, size_t len, nd__rec *out)
 {
 	uint16_t ns, np, nv, nn = 0;
 	memset(out, 0, sizeof(*out));
-	if (len < HEAD || p[0] != VERSION || (p[1] & ~(HAS_NAMES | HAS_THREAD)))
+	if (len < HEAD || p[0] != VERSION || (p[1] & ~(HAS_NAMES | HAS_THREAD | HAS_FRAME)))
 		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes, version %u", len,
 				    len ? p[0] : 0);
 	memcpy(&ns, p + 2, 2);
@@ -333,6 +343,14 @@ static int decode_head(const uint8_t *p, size_t len, nd__rec *out)
 		memcpy(&nn, p + at + 4, 2);
 		at += NAMES_HEAD + (size_t)nn * 4;
 	}
+	if (p[1] & HAS_FRAME) {
+		if (len < at + 8)
+			return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
+		memcpy(&out->frame, p + at, 8);
+		at += 8;
+		if (!out->frame)
+			return nd_error_set(ND_ECORRUPT, "verdict record with a frame of 0");
+	}
 	if (p[1] & HAS_THREAD) {
 		if (len < at + 4)
 			return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
@@ -341,7 +359,7 @@ static int decode_head(const uint8_t *p, size_t len, nd__rec *out)
 		if (!out->thread)
 			return nd_error_set(ND_ECORRUPT, "verdict record with a thread of 0");
 	}
-	if (len != at || ns > out->nshingles || (out->nwords && !out->text) ||
+	if (len != at || ns > out->nshingles || (out->nwords && !out->text) || (out->frame && out->nwords < ND_FRAME_MIN) ||
 	    (!out->nwords && (out->text || ns || np || nv || nn)))
 		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
 	out->nsample = ns, out->nplaces = np, out->nvalues = nv, out->nnames = nn;

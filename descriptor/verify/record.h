@@ -14,10 +14,11 @@
  * count; a hash of the whole word sequence; the places of the words the
  * text repeats (a rename: the same template about another named thing);
  * a mail's thread (nd_xdb_doc_thread: two mails of one thread are two
- * messages unless their words are the same); and the text trees' keys
- * for the near-neighbour index (one-permutation MinHash of the shingles,
- * so every document with a word has candidates, whatever the descriptive
- * set holds). */
+ * messages unless their words are the same); its frame (first and last
+ * words: a site's header and footer, for pages that have no host); and
+ * the text trees' keys for the near-neighbour index (one-permutation
+ * MinHash of the shingles, so every document with a word has candidates,
+ * whatever the descriptive set holds). */
 #ifndef ND_DESC_RECORD_H
 #define ND_DESC_RECORD_H
 
@@ -56,6 +57,11 @@
 /* Texts shorter than this are copies only of the same words: one word of
  * five is another text, not an edit. */
 #define ND_REC_SHORT_WORDS 8
+/* A page's frame: its first and last ND_FRAME_WORDS words, the header and
+ * footer of a site's template that extraction left.  Pages without a site
+ * (no URL, no host, a mail) that share a frame are one site's pages. */
+#define ND_FRAME_WORDS 8
+#define ND_FRAME_MIN (4 * ND_FRAME_WORDS)
 /* Text trees: near-neighbour sequences from the shingles, after the
  * descriptive set's ND_NEAR_TREES in a record's near section. */
 #define ND_TEXT_TREES 6
@@ -105,6 +111,8 @@ typedef struct {
 				 record); NULL: not known */
 	uint32_t nbits;
 	uint32_t thread;      /* the mail thread it is in (nd_xdb_doc_thread); 0: none */
+	uint64_t frame;       /* a text of ND_FRAME_MIN words or more: hash of its
+				 first and last ND_FRAME_WORDS words; 0: none */
 } nd__rec;
 
 /* How many of r's samples are below x.  They are hashes spread evenly
@@ -132,7 +140,7 @@ static inline uint32_t nd__rec_cut_at(const nd__rec *r, uint32_t t)
 }
 
 #define ND_REC_CUM_STEP 32
-#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0}
+#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0}
 
 /* Buckets by the low bits of a sample's hash: a nibble of copy weight
  * and two bits of count each, rounded up to a few levels.  A pair
