@@ -186,8 +186,10 @@ def mirror(setdir, layout):
     """The set's JSONL records written as files whose site only their
     place tells: dirs, text under a directory named for the URL's host
     (mirror-dirs/HOST/ID.txt); links, an HTML page of the paragraphs
-    under a menu of six links to that host (mirror-links/ID.html).
-    Returns the input and the map from the files' ids to the records'."""
+    under a menu of six links to that host (mirror-links/ID.html); flat,
+    text files in one directory (mirror-flat/ID.txt), whose site nothing
+    but their own text can tell.  Returns the input and the map from the
+    files' ids to the records'."""
     root = os.path.join(setdir, "mirror-" + layout)
     subprocess.run(["rm", "-rf", root])
     ids = {}
@@ -196,8 +198,8 @@ def mirror(setdir, layout):
         m = re.match(r"[a-z]+://([^/]+)", d.get("url") or "")
         host = m.group(1) if m else "nohost"
         name = d["id"].replace("/", "_")
-        if layout == "dirs":
-            rel, body = os.path.join(host, name + ".txt"), d["text"]
+        if layout in ("dirs", "flat"):
+            rel, body = os.path.join(host if layout == "dirs" else "", name + ".txt"), d["text"]
         else:
             menu = "".join("<li><a href='https://%s/%s'>%s</a></li>" % (host, w, w)
                            for w in ("home", "news", "sport", "about", "contact", "help"))
@@ -223,10 +225,10 @@ def main():
     ap.add_argument("--no-sign", action="store_true", help="measure the store as it is")
     ap.add_argument("--check", action="store_true",
                     help="measure `check` of every document pair by pair, not the clusters")
-    ap.add_argument("--mirror", choices=("dirs", "links"),
+    ap.add_argument("--mirror", choices=("dirs", "links", "flat"),
                     help="index the set's records as files, each site told only by where it lies: dirs, "
                          "HOST/ID.txt (a mirror as wget writes one); links, ID.html, a page of the text's "
-                         "paragraphs under a menu of links to its own host")
+                         "paragraphs under a menu of links to its own host; flat, ID.txt, no site given")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("names", nargs="*", metavar="SET")
     a = ap.parse_args()
