@@ -53,6 +53,13 @@ Sets (what a machine needs for each: apt-get install ...):
                    legal notice) extraction keeps; no URL given, half the
                    sites link to themselves only by relative addresses; a
                    tenth of the articles also in the site's print version
+    pairsites      what a set of judged page pairs holds of a site: text pages
+                   with their URLs on 150 sites of 2 or 3 pages each, the
+                   template (menu, about box, teasers the pages rotate,
+                   legal notice) about two thirds of each page; a third of
+                   the articles copied onto another site, a tenth again on
+                   their own site as its print version (the article and the
+                   legal notice); hard negatives the pages of one site
     docsites       the HTML documentation Debian packages install, each a
                    real site template (python3.11-doc, sphinx-doc,
                    docutils-doc, valgrind, python-requests-doc, nodejs-doc,
@@ -678,6 +685,40 @@ def make_smallsites(out, seed, scale):
              "score": "pairs"})
 
 
+def make_pairsites(out, seed, scale):
+    """The pages of a site as a set of judged page pairs holds them: two or
+    three a site, too few for the collection to count a template, which is
+    about two thirds of each page.  Each page gives its URL."""
+    rng = random.Random(seed)
+    nsites = max(3, int(150 * scale))
+    sizes = [rng.choice((2, 2, 3)) for _ in range(nsites)]
+    arts, groups, pool = site_articles(sum(sizes), rng, seed)
+    while sum(sizes) > len(arts):  # fewer articles than pages
+        sizes[sizes.index(max(sizes))] -= 1
+    tpls = [site_template(k, random.Random(seed * 1000 + k)) for k in range(nsites)]
+
+    def text(tpl, title, body, r):
+        teasers = " ".join("%s. %s." % (s, s.lower()) for s in r.sample(tpl["side"], 6))
+        return "\n\n".join([" ".join(tpl["nav"]), tpl["about"], title, body, "Most read", teasers, tpl["legal"]])
+
+    o = Out(out)
+    for k, i, pid, title, body, r in small_site_pages(sizes, arts, seed):
+        body = " ".join(body.split()[:r.randint(60, 160)])  # the article about a third of the page
+        url = "https://%s.example/%05d.html" % (tpls[k]["name"], i)
+        o.doc("%s/%05d" % (tpls[k]["name"], i), text(tpls[k], title, body, r), groups[pid], url)
+        if r.random() < 1 / 3:  # on another site, lightly edited
+            k2 = (k + 1 + r.randrange(nsites - 1)) % nsites
+            o.doc("%s/%05dc" % (tpls[k2]["name"], i),
+                  text(tpls[k2], title, edit_words(body, r.choice([0.0, 0.01, 0.03]), r, pool), r),
+                  groups[pid], "https://%s.example/%05dc.html" % (tpls[k2]["name"], i))
+        elif r.random() < 0.15:  # again on its own site, as its print version
+            o.doc("%s/%05dv" % (tpls[k]["name"], i), "\n\n".join([title, body, tpls[k]["legal"]]),
+                  groups[pid], url + "?print=1")
+    o.close({"set": "pairsites", "about": "text pages of %d sites of 2 or 3 pages, the template two thirds of "
+             "each page; a third copied onto another site, some again on their own" % nsites,
+             "score": "pairs"})
+
+
 def old_template(k, rng, pool):
     """A site as sites were made before HTML5: no landmarks, no marked
     main content, its own prose around the article (an "about us" box, a
@@ -945,7 +986,7 @@ def make_gold(out, seed, scale):
 MAKERS = dict({n: (lambda n: lambda out, seed, scale: make_man(n, out, seed, scale))(n) for n in LANGS},
               cjk=make_cjk, family=make_family, short=make_short, mail=make_mail, site=make_site,
               copyright=make_copyright, scale=make_scale, docsites=make_docsites, fillings=make_fillings, gold=make_gold, smallsites=make_smallsites,
-              oldsites=make_oldsites)
+              oldsites=make_oldsites, pairsites=make_pairsites)
 
 
 def main():
