@@ -1293,12 +1293,14 @@ static char *site_page_dated(char *const *tpl, const char *article, int day)
 	return t;
 }
 
-/* The case with a template of 2 * half words around each article. */
-static void site_template_case(const char *name, int half)
+/* The case with a template of 2 * half words around each article, on
+ * sites of pages pages (at most SITE_PAGES). */
+static void site_template_case(const char *name, int half, int pages)
 {
-	enum { N = SITES * SITE_PAGES + 4 };
-	char *path = tu_join(dir, name), *page[N], *dated[N], *url[N], *tpl[SITES][2], *art[N];
-	int site[N];
+	enum { MAXN = SITES * SITE_PAGES + 4 };
+	const int N = SITES * pages + 4;
+	char *path = tu_join(dir, name), *page[MAXN], *dated[MAXN], *url[MAXN], *tpl[SITES][2], *art[MAXN];
+	int site[MAXN];
 	uint64_t rng = 11;
 	assert_int_equal(mkdir(path, 0755), 0);
 	for (int s = 0; s < SITES; s++)
@@ -1306,11 +1308,11 @@ static void site_template_case(const char *name, int half)
 			tpl[s][h] = tu_random_doc(&rng, half, VOCAB);
 	int n = 0;
 	for (int s = 0; s < SITES; s++)
-		for (int p = 0; p < SITE_PAGES; p++)
+		for (int p = 0; p < pages; p++)
 			site[n] = s, art[n++] = tu_random_doc(&rng, SITE_WORDS, VOCAB);
 	/* Pages 0 and 4 (sites 0 and 1) copied onto sites 2 and 3; page 20's
 	 * article in two more versions on its own site. */
-	const int copied[2] = {0, SITE_PAGES}, versioned = (SITES - 1) * SITE_PAGES;
+	const int copied[2] = {0, pages}, versioned = (SITES - 1) * pages;
 	for (int k = 0; k < 2; k++)
 		site[n] = 2 + k, art[n++] = tu_edit_doc(&rng, art[copied[k]], 1, VOCAB);
 	for (int k = 0; k < 2; k++)
@@ -1323,14 +1325,16 @@ static void site_template_case(const char *name, int half)
 		snprintf(url[i], 48, "https://site%d.example/%d.html", site[i], i);
 	}
 	/* Which pages are copies: the same article, or its versions. */
-	int orig[N];
+	int orig[MAXN];
 	for (int i = 0; i < N; i++)
-		orig[i] = i < SITES * SITE_PAGES ? i : i < SITES * SITE_PAGES + 2 ? copied[i - SITES * SITE_PAGES]
+		orig[i] = i < SITES * pages ? i : i < SITES * pages + 2 ? copied[i - SITES * pages]
 									: versioned;
 
 	/* 0: no host, and each page's ends its own; 1: no host, the frame;
 	 * 2: hosts. */
 	for (int how = 0; how < 3; how++) {
+		if (how == 1 && pages < ND_FRAME_GROUPS)
+			continue; /* too few pages for a frame to tell */
 		char name[16];
 		snprintf(name, sizeof(name), "%d", how);
 		char *sub = tu_join(path, name), *dbpath = tu_join(sub, "db"), *stpath = tu_join(sub, "st");
@@ -1338,7 +1342,7 @@ static void site_template_case(const char *name, int half)
 		nd_xdb *db;
 		nd_store *st;
 		sign_pages(dbpath, stpath, "p", how ? page : dated, how == 2 ? url : NULL, N, &db, &st);
-		size_t into[N];
+		size_t into[MAXN];
 		copy_clusters(db, st, N, into);
 		int found = 0;
 		for (int i = 0; i < N; i++)
@@ -1350,8 +1354,8 @@ static void site_template_case(const char *name, int half)
 		if (!how) {
 			/* The premise: by counting alone the copies onto another
 			 * site are missed. */
-			assert_true(into[copied[0]] != into[SITES * SITE_PAGES]);
-			assert_true(into[copied[1]] != into[SITES * SITE_PAGES + 1]);
+			assert_true(into[copied[0]] != into[SITES * pages]);
+			assert_true(into[copied[1]] != into[SITES * pages + 1]);
 		} else {
 			assert_int_equal(found, 2 + 3); /* both copies, the three versions */
 			/* The crawl-time check reads the same table: a new page of
@@ -1375,14 +1379,14 @@ static void site_template_case(const char *name, int half)
 			free(fresh);
 			free(again);
 		}
-		if (how == 1) {
-			/* Hooks find the same sites by their frames, and batch =
-			 * online. */
-			nd_docid online[N], batch[N];
+		if (how) {
+			/* Hooks find the same sites (by hosts, by frames), and
+			 * batch = online. */
+			nd_docid online[MAXN], batch[MAXN];
 			nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
 			char *hpath = tu_join(sub, "hooked");
 			hooked(db, hpath, &ho, 5, N, online, batch);
-			assert_memory_equal(online, batch, sizeof(online));
+			assert_memory_equal(online, batch, (size_t)N * sizeof(*online));
 			for (int i = 0; i < N; i++)
 				for (int j = i + 1; j < N; j++)
 					if ((orig[i] == orig[j]) != (online[i] && online[i] == online[j]))
@@ -1415,8 +1419,52 @@ static void site_template_case(const char *name, int half)
 static void test_site_template_is_not_evidence(void **state)
 {
 	(void)state;
-	site_template_case("sites", SITE_WORDS / 2);
-	site_template_case("sites-heavy", SITE_WORDS);
+	site_template_case("sites", SITE_WORDS / 2, SITE_PAGES);
+	site_template_case("sites-heavy", SITE_WORDS, SITE_PAGES);
+	/* Sites of two pages, as a set of judged page pairs holds them: what
+	 * two distinct pages of one host share is its template. */
+	site_template_case("sites-two", SITE_WORDS, 2);
+}
+
+/* A page's print version (its article alone) on a site of two pages: the
+ * print version is held whole by its page, so the two are one version,
+ * and the article is not the template that the site's two distinct pages
+ * share.  Each site's template is twice as long as its articles. */
+static void test_print_version_is_a_version(void **state)
+{
+	(void)state;
+	enum { SITES2 = 12, N = 2 * SITES2 + 1 };
+	char *path = tu_join(dir, "print"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	char *tpl[SITES2][2], *art[2 * SITES2], *page[N], *url[N];
+	uint64_t rng = 23;
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int s = 0; s < SITES2; s++)
+		for (int h = 0; h < 2; h++)
+			tpl[s][h] = tu_random_doc(&rng, SITE_WORDS, VOCAB);
+	for (int i = 0; i < 2 * SITES2; i++) {
+		art[i] = tu_random_doc(&rng, SITE_WORDS, VOCAB);
+		page[i] = site_page(tpl[i / 2], art[i]);
+		assert_non_null(url[i] = malloc(48));
+		snprintf(url[i], 48, "https://site%d.example/%d.html", i / 2, i);
+	}
+	assert_non_null(page[N - 1] = strdup(art[0])); /* page 0's print version */
+	assert_non_null(url[N - 1] = strdup("https://site0.example/0.html?print=1"));
+	nd_xdb *db;
+	nd_store *st;
+	sign_pages(dbpath, stpath, "p", page, url, N, &db, &st);
+	size_t into[N];
+	copy_clusters(db, st, N, into);
+	assert_int_equal(into[0], into[N - 1]);
+	for (int i = 1; i < 2 * SITES2; i++)
+		if (into[i] == into[0])
+			fail_msg("page %d joined page 0 by its site's template", i);
+	for (int i = 0; i < N; i++)
+		free(page[i]), free(url[i]);
+	for (int i = 0; i < 2 * SITES2; i++)
+		free(art[i]);
+	for (int s = 0; s < SITES2; s++)
+		free(tpl[s][0]), free(tpl[s][1]);
+	corpus_done(st, db, path, dbpath, stpath);
 }
 
 /* Text that many documents share is evidence when it comes in several
@@ -1529,7 +1577,7 @@ static void common_counted(nd_store **st, const char *stpath, const nd_docid *do
 	for (unsigned jobs = 1; jobs <= 2; jobs++) {
 		nd__common *c;
 		size_t common = 0;
-		assert_int_equal(nd__common_build(rs, reps, NULL, NULL, NULL, n, jobs, &c), ND_OK);
+		assert_int_equal(nd__common_build(rs, reps, NULL, 0, NULL, NULL, n, jobs, &c), ND_OK);
 		for (size_t i = 0, j; i < total; i = j) {
 			for (j = i + 1; j < total && all[j] == all[i]; j++)
 				;
@@ -1910,7 +1958,7 @@ static void test_fillings_are_not_copies(void **state)
 			 1);
 	/* A table without the filter (a store signed before it) says nothing. */
 	nd__common *none = NULL;
-	assert_int_equal(nd__common_build(rs, (const uint32_t[]){0, 1}, NULL, NULL, NULL, 2, 1, &none), ND_OK);
+	assert_int_equal(nd__common_build(rs, (const uint32_t[]){0, 1}, NULL, 0, NULL, NULL, 2, 1, &none), ND_OK);
 	assert_false(nd__common_has_kin(none));
 	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, a, b, none, &how, &d), 1);
 	nd__common_free(none);
@@ -2426,6 +2474,7 @@ int main(void)
 		cmocka_unit_test(test_shared_text_is_not_evidence),
 		cmocka_unit_test(test_signature_spares_templates),
 		cmocka_unit_test(test_site_template_is_not_evidence),
+		cmocka_unit_test(test_print_version_is_a_version),
 		cmocka_unit_test(test_grown_collection_recounts),
 		cmocka_unit_test(test_hooks_count_common_text),
 		cmocka_unit_test(test_fillings_are_not_copies),

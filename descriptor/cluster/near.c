@@ -310,14 +310,16 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 					    b->nshingles >= GROUP_SIZES * a->nshingles;
 				uint32_t sa = c->site ? c->site[pairs[i] >> 32] : 0;
 				int site = sa && sa == c->site[(uint32_t)pairs[i]];
-				/* One site: versions of a page too.  Kin are at
+				/* One site: versions of a page too (alike, or one
+				 * held by the other nearly whole).  Kin are at
 				 * least GROUP_SIZES alike in size as well. */
 				double r = site    ? nd__rec_plain_floor(a, b, ND_SITE_VERSION)
 					   : sizes ? nd__rec_plain_floor(a, b, ND_KIN_RESEMBLANCE)
 						   : 0;
+				int version = site && (r >= ND_SITE_VERSION ||
+						       nd__rec_contained(a, b) >= ND_SITE_CONTAINED);
 				yes = (sizes && (float)r >= ND_GROUP_RESEMBLANCE ? SAME_GROUP : 0) |
-				      ((float)r >= ND_KIN_RESEMBLANCE ? SAME_KIN : 0) |
-				      (site && r >= ND_SITE_VERSION ? SAME_VERSION : 0);
+				      ((float)r >= ND_KIN_RESEMBLANCE ? SAME_KIN : 0) | (version ? SAME_VERSION : 0);
 			} else if (c->what == SCORE_COPY)
 				yes = nd__rec_verdict(ND_POINT_COPY, a, b, c->common, NULL, NULL) == 1;
 			else
@@ -454,7 +456,7 @@ static int sites_by(nd_xdb *db, const char *prefix, const nd_docid *docs, size_t
 }
 
 /* Pages without a site whose records share a frame (their first and last
- * words), ND_SITE_GROUPS or more: one site each, ordinals after *ord.  The
+ * words), ND_FRAME_GROUPS or more: one site each, ordinals after *ord.  The
  * frame's top 32 bits and the page's index, sorted: pages that collide by
  * chance share no text that half of them hold. */
 static int sites_by_frame(const nd__recset *rs, size_t n, uint32_t *site, uint32_t *ord)
@@ -472,7 +474,7 @@ static int sites_by_frame(const nd__recset *rs, size_t n, uint32_t *site, uint32
 	for (size_t i = 0, j; i < m && *ord < UINT32_MAX - 1; i = j) {
 		for (j = i + 1; j < m && f[j] >> 32 == f[i] >> 32; j++)
 			;
-		if (j - i < ND_SITE_GROUPS)
+		if (j - i < ND_FRAME_GROUPS)
 			continue;
 		++*ord;
 		for (size_t k = i; k < j; k++)
@@ -487,9 +489,11 @@ static int sites_by_frame(const nd__recset *rs, size_t n, uint32_t *site, uint32
  * neardup index write it); else omindex's base URL ("J": one run of
  * omindex indexes one site, given as /shop/ when it has no host); else
  * its frame, for text that came without an address (files, mail, another
- * application's pages).  Only sites of ND_SITE_GROUPS pages or more: a
- * smaller one has no template to tell. */
-static int sites_of(nd_xdb *db, const nd__recset *rs, const nd_docid *docs, size_t n, uint32_t *site)
+ * application's pages).  Only sites of ND_SITE_GROUPS pages or more
+ * (ND_FRAME_GROUPS of a frame): a smaller one has no template to tell.
+ * *frame_from: the first frame's ordinal. */
+static int sites_of(nd_xdb *db, const nd__recset *rs, const nd_docid *docs, size_t n, uint32_t *site,
+		    uint32_t *frame_from)
 {
 	uint32_t ord = 0;
 	int rc;
@@ -498,6 +502,7 @@ static int sites_of(nd_xdb *db, const nd__recset *rs, const nd_docid *docs, size
 		return ND_OK;
 	if (db && ((rc = sites_by(db, "H", docs, n, site, &ord)) < 0 || (rc = sites_by(db, "J", docs, n, site, &ord)) < 0))
 		return rc;
+	*frame_from = ord + 1;
 	return sites_by_frame(rs, n, site, &ord);
 }
 
@@ -524,6 +529,7 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 {
 	uint8_t *same = malloc(np + 1);
 	uint32_t *up = NULL, *reps = NULL, *site = malloc((n + 1) * sizeof(*site)), *ver = NULL, *kin = NULL;
+	uint32_t frame_from = 1;
 	size_t nreps = 0;
 	int rc, any = 0;
 	if (!same || !site) {
@@ -531,7 +537,7 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 		free(site);
 		return nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", np);
 	}
-	if ((rc = sites_of(db, rs, docs, n, site)) < 0)
+	if ((rc = sites_of(db, rs, docs, n, site, &frame_from)) < 0)
 		goto done;
 	for (size_t i = 0; i < n && !any; i++)
 		any = site[i] != 0;
@@ -560,7 +566,7 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 		if (ver)
 			ver[r] = ver[reps[r]];
 	}
-	rc = nd__common_build(rs, reps, any ? site : NULL, ver, kin, nreps, o->jobs, out);
+	rc = nd__common_build(rs, reps, any ? site : NULL, frame_from, ver, kin, nreps, o->jobs, out);
 done:
 	free(same);
 	free(up);

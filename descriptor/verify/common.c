@@ -463,6 +463,7 @@ typedef struct {
 	const uint32_t *of; /* per representative; 0: none */
 	const uint32_t *ver; /* per representative: its version on its site */
 	uint32_t nsites;
+	uint32_t frame_from; /* sites from this ordinal on are frames' */
 	uint32_t *at;
 	uint32_t *thr;
 } sites;
@@ -473,11 +474,11 @@ static void sites_free(sites *z)
 	free(z->thr);
 }
 
-static int sites_make(const nd__recset *rs, const uint32_t *reps, const uint32_t *site, const uint32_t *ver,
-		      size_t n, sites *z)
+static int sites_make(const nd__recset *rs, const uint32_t *reps, const uint32_t *site, uint32_t frame_from,
+		      const uint32_t *ver, size_t n, sites *z)
 {
 	memset(z, 0, sizeof(*z));
-	z->of = site, z->ver = ver;
+	z->of = site, z->ver = ver, z->frame_from = frame_from;
 	for (size_t i = 0; site && i < n; i++)
 		z->nsites = site[i] > z->nsites ? site[i] : z->nsites;
 	if (!z->nsites)
@@ -525,7 +526,8 @@ typedef struct {
 } build_ctx;
 
 /* Whether hash h, held by the groups g[0..ng), is a site's template: held
- * by ND_SITE_GROUPS versions on one site or more, and by at least half of
+ * by ND_SITE_GROUPS versions on one site or more (ND_FRAME_GROUPS on a
+ * frame's), and by at least half of
  * those of the site's groups whose samples reach h.  cnt: a zeroed count
  * per site, left zeroed; sc: room for ng.  Most hashes are held by a
  * group or two of each site: counted, not sorted. */
@@ -545,8 +547,9 @@ static int site_template(const sites *z, uint32_t h, const uint64_t *g, size_t n
 		cnt[z->of[(uint32_t)g[i]]] = 0;
 	/* Those held by enough groups: by enough versions too? */
 	for (size_t k = 0; k < keep; k++) {
-		uint32_t s = sc[k], v[ND_SITE_GROUPS], nv = 0;
-		for (size_t i = 0; i < ng && nv < ND_SITE_GROUPS; i++) {
+		uint32_t s = sc[k], v[ND_FRAME_GROUPS], nv = 0;
+		uint32_t need = s >= z->frame_from ? ND_FRAME_GROUPS : ND_SITE_GROUPS;
+		for (size_t i = 0; i < ng && nv < need; i++) {
 			uint32_t r = (uint32_t)g[i], x = 0;
 			if (z->of[r] != s)
 				continue;
@@ -555,7 +558,7 @@ static int site_template(const sites *z, uint32_t h, const uint64_t *g, size_t n
 			if (x == nv)
 				v[nv++] = z->ver[r];
 		}
-		if (nv >= ND_SITE_GROUPS)
+		if (nv >= need)
 			return 1;
 	}
 	return 0;
@@ -639,8 +642,8 @@ done:
 	return rc;
 }
 
-int nd__common_build(const nd__recset *rs, const uint32_t *reps, const uint32_t *site, const uint32_t *ver,
-		     const uint32_t *kin, size_t n, unsigned jobs, nd__common **out)
+int nd__common_build(const nd__recset *rs, const uint32_t *reps, const uint32_t *site, uint32_t frame_from,
+		     const uint32_t *ver, const uint32_t *kin, size_t n, unsigned jobs, nd__common **out)
 {
 	uint64_t *bound = NULL;
 	uint32_t *gh = NULL, passes = 0;
@@ -654,7 +657,7 @@ int nd__common_build(const nd__recset *rs, const uint32_t *reps, const uint32_t 
 		return nd_error_set(ND_ETOOBIG, "%zu groups", n);
 	jobs = jobs ? jobs : 1;
 	size_t most = 0;
-	if ((rc = sites_make(rs, reps, site, ver, n, &z)) < 0 ||
+	if ((rc = sites_make(rs, reps, site, frame_from, ver, n, &z)) < 0 ||
 	    (rc = pass_bounds(rs, reps, n, jobs, &most, &bound, &passes)) < 0) {
 		sites_free(&z);
 		return rc;

@@ -632,6 +632,19 @@ double nd__rec_plain_floor(const nd__rec *a, const nd__rec *b, double floor)
 	return nu ? (double)ni / nu : (a->text == b->text && a->nwords == b->nwords);
 }
 
+double nd__rec_contained(const nd__rec *a, const nd__rec *b)
+{
+	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
+	uint32_t na = nd__rec_cut_at(a, t), nb = nd__rec_cut_at(b, t), i = 0, j = 0, ni = 0;
+	while (i < na && j < nb) {
+		uint32_t x = a->sample[i], y = b->sample[j];
+		ni += x == y;
+		i += x <= y, j += y <= x;
+	}
+	uint32_t least = na < nb ? na : nb;
+	return least ? (double)ni / least : 0;
+}
+
 double nd__rec_plain(const nd__rec *a, const nd__rec *b)
 {
 	return nd__rec_plain_floor(a, b, 0); /* nothing is out of reach of 0 */

@@ -264,13 +264,21 @@ uint32_t nd__common_shared_passages(const nd__rec *a, const nd__rec *b, const nd
  * that could hold it.  Only the site says so: on a site of a few pages
  * its template is in as few groups as an article copied twice, and weighs
  * as much by counting alone; versions keep a page edited three times on
- * its own site the page's text.  It weighs as text ND_SITE_TEMPLATE
- * groups hold. */
-#define ND_SITE_GROUPS 3
+ * its own site the page's text.  Two distinct pages of one host share
+ * nothing but its template.  It weighs as text ND_SITE_TEMPLATE groups
+ * hold. */
+#define ND_SITE_GROUPS 2
+/* A site that only a frame tells (no host) needs this many pages and
+ * versions: two near-copies of one text share their ends, and may be two
+ * versions where edits are dense (characters of CJK text). */
+#define ND_FRAME_GROUPS 3
 /* A page with 8% of its words replaced (the strict point's bound) keeps
  * about 0.6 of its 3-shingles: past that, another page, though a
  * template may make up most of both. */
 #define ND_SITE_VERSION 0.6
+/* ... and a page that another of its site holds nearly whole is a version
+ * of it too: its print version, the article without the template. */
+#define ND_SITE_CONTAINED 0.9
 #define ND_SITE_TEMPLATE 1000
 
 typedef struct nd__recset nd__recset;
@@ -278,11 +286,12 @@ typedef struct nd__recset nd__recset;
  * records reps[0..n) of rs: each representative's sample counted once, in
  * passes by hash range, on jobs threads, that hold at most 16M hashes
  * together.  site (may be NULL): each group's site, an ordinal from 1, 0
- * for none; ver (with site): its version there (equal for versions).
+ * for none, sites from frame_from on told by their frames only; ver (with
+ * site): its version there (equal for versions).
  * kin (may be NULL: no filter of own text): each group's kin, equal for
  * groups of one kin. */
-int nd__common_build(const nd__recset *rs, const uint32_t *reps, const uint32_t *site, const uint32_t *ver,
-		     const uint32_t *kin, size_t n, unsigned jobs, nd__common **out);
+int nd__common_build(const nd__recset *rs, const uint32_t *reps, const uint32_t *site, uint32_t frame_from,
+		     const uint32_t *ver, const uint32_t *kin, size_t n, unsigned jobs, nd__common **out);
 /* Kept in the store's meta ("common", with its passages, its index and
  * the filter of own text), where nd__common_load reads it. */
 int nd__common_store(nd_store_txn *txn, const nd__common *c);
@@ -383,6 +392,8 @@ double nd__rec_plain(const nd__rec *a, const nd__rec *b);
 /* The same when it can reach floor; else some value below floor (the
  * merge stops as soon as it cannot). */
 double nd__rec_plain_floor(const nd__rec *a, const nd__rec *b, double floor);
+/* The share of the smaller sample that the other holds (containment). */
+double nd__rec_contained(const nd__rec *a, const nd__rec *b);
 /* The verdict at point (copy or story; strict reads words) over two
  * records: 1 duplicates, 0 not; *how and *distance (may be NULL) say by
  * what and how far (1 - the measure). */
