@@ -632,16 +632,21 @@ double nd__rec_plain_floor(const nd__rec *a, const nd__rec *b, double floor)
 	return nu ? (double)ni / nu : (a->text == b->text && a->nwords == b->nwords);
 }
 
-double nd__rec_contained(const nd__rec *a, const nd__rec *b)
+uint32_t nd__rec_shared(const nd__rec *a, const nd__rec *b, uint32_t *na, uint32_t *nb)
 {
-	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
-	uint32_t na = nd__rec_cut_at(a, t), nb = nd__rec_cut_at(b, t), i = 0, j = 0, ni = 0;
-	while (i < na && j < nb) {
+	uint32_t t = a->thr < b->thr ? a->thr : b->thr, i = 0, j = 0, ni = 0;
+	*na = nd__rec_cut_at(a, t), *nb = nd__rec_cut_at(b, t);
+	while (i < *na && j < *nb) {
 		uint32_t x = a->sample[i], y = b->sample[j];
 		ni += x == y;
 		i += x <= y, j += y <= x;
 	}
-	uint32_t least = na < nb ? na : nb;
+	return ni;
+}
+
+double nd__rec_contained(const nd__rec *a, const nd__rec *b)
+{
+	uint32_t na, nb, ni = nd__rec_shared(a, b, &na, &nb), least = na < nb ? na : nb;
 	return least ? (double)ni / least : 0;
 }
 

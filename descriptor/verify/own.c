@@ -121,16 +121,9 @@ int nd__rec_filled(const nd__rec *a, const nd__rec *b, const nd__common *c)
 {
 	if (!nd__common_has_kin(c))
 		return 0;
-	/* The samples both records keep (those at or below the lower
-	 * threshold, as the verdict compares them), first without the
-	 * filter: most pairs have too little of their own. */
-	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
-	uint32_t na = nd__rec_cut_at(a, t), nb = nd__rec_cut_at(b, t), i = 0, j = 0, both = 0;
-	while (i < na && j < nb) {
-		uint32_t x = a->sample[i], y = b->sample[j];
-		both += x == y;
-		i += x <= y, j += y <= x;
-	}
+	/* The samples both keep, first without the filter: most pairs have
+	 * too little of their own. */
+	uint32_t na, nb, both = nd__rec_shared(a, b, &na, &nb);
 	uint32_t own_a = na - both, own_b = nb - both;
 	if (!both || own_a < ND_OWN_SHARE * na || own_b < ND_OWN_SHARE * nb)
 		return 0;
@@ -138,7 +131,7 @@ int nd__rec_filled(const nd__rec *a, const nd__rec *b, const nd__common *c)
 	 * fewer than three kin hold, own ones that two or more do. */
 	double lone = (1 - ND_OWN_COMMON) * both, held_a = ND_OWN_HELD * own_a, held_b = ND_OWN_HELD * own_b;
 	uint32_t nlone = 0, ha = 0, hb = 0;
-	for (i = 0, j = 0; i < na || j < nb;) {
+	for (uint32_t i = 0, j = 0; i < na || j < nb;) {
 		if (i < na && j < nb && a->sample[i] == b->sample[j]) {
 			if (nd__common_kin(c, a->sample[i]) < 3 && ++nlone > lone)
 				return 0;

@@ -654,22 +654,32 @@ def small_site_pages(sizes, arts, seed):
             i += 1
 
 
+def small_sites(seed, nsites, size):
+    """nsites sites of size(rng) pages: their sizes, the articles (with
+    their groups and word pool) and the sites' templates."""
+    rng = random.Random(seed)
+    sizes = [size(rng) for _ in range(nsites)]
+    arts, groups, pool = site_articles(sum(sizes), rng, seed)
+    while sum(sizes) > len(arts):  # fewer articles than pages
+        sizes[sizes.index(max(sizes))] -= 1
+    return sizes, arts, groups, pool, [site_template(k, random.Random(seed * 1000 + k)) for k in range(nsites)]
+
+
+def site_text(tpl, title, body, r, tail=()):
+    """body as text in tpl's template (six of its teasers, drawn with r),
+    then the parts of tail."""
+    teasers = " ".join("%s. %s." % (s, s.lower()) for s in r.sample(tpl["side"], 6))
+    return "\n\n".join([" ".join(tpl["nav"]), tpl["about"], title, body, "Most read", teasers, tpl["legal"]]
+                        + list(tail))
+
+
 def make_smallsites(out, seed, scale):
     """The site set's case where the collection cannot tell a template: 100
     sites of 2-12 pages, as text (a template that main-content extraction
     did not remove), the template about as long as the article."""
-    rng = random.Random(seed)
     nsites = max(3, int(100 * scale))
-    sizes = [rng.randint(2, 12) for _ in range(nsites)]
-    arts, groups, pool = site_articles(sum(sizes), rng, seed)
-    while sum(sizes) > len(arts):  # fewer articles than pages
-        sizes[sizes.index(max(sizes))] -= 1
-    tpls = [site_template(k, random.Random(seed * 1000 + k)) for k in range(nsites)]
-
-    def text(tpl, title, body, r):
-        teasers = " ".join("%s. %s." % (s, s.lower()) for s in r.sample(tpl["side"], 6))
-        return "\n\n".join([" ".join(tpl["nav"]), tpl["about"], title, body, "Most read", teasers,
-                            tpl["legal"], tpl["about"]])
+    sizes, arts, groups, pool, tpls = small_sites(seed, nsites, lambda rng: rng.randint(2, 12))
+    text = lambda tpl, title, body, r: site_text(tpl, title, body, r, [tpl["about"]])
 
     o = Out(out)
     for k, i, pid, title, body, r in small_site_pages(sizes, arts, seed):
@@ -689,17 +699,9 @@ def make_pairsites(out, seed, scale):
     """The pages of a site as a set of judged page pairs holds them: two or
     three a site, too few for the collection to count a template, which is
     about two thirds of each page.  Each page gives its URL."""
-    rng = random.Random(seed)
     nsites = max(3, int(150 * scale))
-    sizes = [rng.choice((2, 2, 3)) for _ in range(nsites)]
-    arts, groups, pool = site_articles(sum(sizes), rng, seed)
-    while sum(sizes) > len(arts):  # fewer articles than pages
-        sizes[sizes.index(max(sizes))] -= 1
-    tpls = [site_template(k, random.Random(seed * 1000 + k)) for k in range(nsites)]
-
-    def text(tpl, title, body, r):
-        teasers = " ".join("%s. %s." % (s, s.lower()) for s in r.sample(tpl["side"], 6))
-        return "\n\n".join([" ".join(tpl["nav"]), tpl["about"], title, body, "Most read", teasers, tpl["legal"]])
+    sizes, arts, groups, pool, tpls = small_sites(seed, nsites, lambda rng: rng.choice((2, 2, 3)))
+    text = site_text
 
     o = Out(out)
     for k, i, pid, title, body, r in small_site_pages(sizes, arts, seed):
