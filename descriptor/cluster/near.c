@@ -317,7 +317,7 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 					   : sizes ? nd__rec_plain_floor(a, b, ND_KIN_RESEMBLANCE)
 						   : 0;
 				int version = site && (r >= ND_SITE_VERSION ||
-						       nd__rec_contained(a, b) >= ND_SITE_CONTAINED);
+						       nd__rec_contained_floor(a, b, ND_SITE_CONTAINED) >= ND_SITE_CONTAINED);
 				yes = (sizes && (float)r >= ND_GROUP_RESEMBLANCE ? SAME_GROUP : 0) |
 				      ((float)r >= ND_KIN_RESEMBLANCE ? SAME_KIN : 0) | (version ? SAME_VERSION : 0);
 			} else if (c->what == SCORE_COPY)

@@ -632,21 +632,32 @@ double nd__rec_plain_floor(const nd__rec *a, const nd__rec *b, double floor)
 	return nu ? (double)ni / nu : (a->text == b->text && a->nwords == b->nwords);
 }
 
-uint32_t nd__rec_shared(const nd__rec *a, const nd__rec *b, uint32_t *na, uint32_t *nb)
+/* The samples a and b share at the lower threshold, *na and *nb how many
+ * each keeps there; some count below floor of the smaller (0: none) once
+ * that is out of reach. */
+static uint32_t shared_at_least(const nd__rec *a, const nd__rec *b, uint32_t *na, uint32_t *nb, double floor)
 {
-	uint32_t t = a->thr < b->thr ? a->thr : b->thr, i = 0, j = 0, ni = 0;
+	uint32_t t = a->thr < b->thr ? a->thr : b->thr, i = 0, j = 0, ni = 0, steps = 0;
 	*na = nd__rec_cut_at(a, t), *nb = nd__rec_cut_at(b, t);
+	double need = floor * (*na < *nb ? *na : *nb);
 	while (i < *na && j < *nb) {
 		uint32_t x = a->sample[i], y = b->sample[j];
 		ni += x == y;
 		i += x <= y, j += y <= x;
+		if (++steps % BOUND_EVERY == 0 && ni + (*na - i < *nb - j ? *na - i : *nb - j) < need)
+			return 0;
 	}
 	return ni;
 }
 
-double nd__rec_contained(const nd__rec *a, const nd__rec *b)
+uint32_t nd__rec_shared(const nd__rec *a, const nd__rec *b, uint32_t *na, uint32_t *nb)
 {
-	uint32_t na, nb, ni = nd__rec_shared(a, b, &na, &nb), least = na < nb ? na : nb;
+	return shared_at_least(a, b, na, nb, 0);
+}
+
+double nd__rec_contained_floor(const nd__rec *a, const nd__rec *b, double floor)
+{
+	uint32_t na, nb, ni = shared_at_least(a, b, &na, &nb, floor), least = na < nb ? na : nb;
 	return least ? (double)ni / least : 0;
 }
 

@@ -396,8 +396,9 @@ double nd__rec_plain_floor(const nd__rec *a, const nd__rec *b, double floor);
  * the verdict compares them): how many they share, and in *na and *nb
  * how many each keeps. */
 uint32_t nd__rec_shared(const nd__rec *a, const nd__rec *b, uint32_t *na, uint32_t *nb);
-/* The share of the smaller sample that the other holds (containment). */
-double nd__rec_contained(const nd__rec *a, const nd__rec *b);
+/* The share of the smaller sample that the other holds (containment),
+ * when it can reach floor; else some value below floor. */
+double nd__rec_contained_floor(const nd__rec *a, const nd__rec *b, double floor);
 /* The verdict at point (copy or story; strict reads words) over two
  * records: 1 duplicates, 0 not; *how and *distance (may be NULL) say by
  * what and how far (1 - the measure). */
