@@ -360,6 +360,11 @@ static void count_menu(link_hosts *lh, const char *href)
 	lh->menu[lh->nmenu++] = h;
 }
 
+static const char *bare_host(const char *h)
+{
+	return strncmp(h, "www.", 4) || !h[4] ? h : h + 4;
+}
+
 static void count_host(link_hosts *lh, const char *href)
 {
 	const char *p;
@@ -377,8 +382,10 @@ static void count_host(link_hosts *lh, const char *href)
 		h[i] = (char)((p[i] >= 'A' && p[i] <= 'Z') ? p[i] + 32 : p[i]);
 	h[n] = 0;
 	lh->total++;
+	/* With "www." and without, one host: counted as one, named as first
+	 * met (sign joins the two names too). */
 	for (size_t i = 0; i < lh->n; i++)
-		if (!strcmp(lh->host[i], h)) {
+		if (!strcmp(bare_host(lh->host[i]), bare_host(h))) {
 			lh->count[i]++;
 			return;
 		}

@@ -1321,8 +1321,9 @@ static void site_template_case(const char *name, int half, int pages)
 	for (int i = 0; i < N; i++) {
 		page[i] = site_page(tpl[site[i]], art[i]);
 		dated[i] = site_page_dated(tpl[site[i]], art[i], i);
+		/* Every other page under www.: one site, with or without. */
 		assert_non_null(url[i] = malloc(48));
-		snprintf(url[i], 48, "https://site%d.example/%d.html", site[i], i);
+		snprintf(url[i], 48, "https://%ssite%d.example/%d.html", i % 2 ? "www." : "", site[i], i);
 	}
 	/* Which pages are copies: the same article, or its versions. */
 	int orig[MAXN];

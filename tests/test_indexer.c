@@ -215,16 +215,25 @@ static void test_url_sites(void **state)
 
 	/* A page that gives no address has the host most of its absolute
 	 * links go to, when they are 5 or more and at least half. */
-	const char *linked[][2] = {
-		{"own.html", "Hnews.example.org"}, {"few.html", NULL}, {"split.html", NULL}, {"canon.html", "Hwww.canon.example"}};
+	const char *linked[][2] = {{"own.html", "Hnews.example.org"},
+				   {"few.html", NULL},
+				   {"split.html", NULL},
+				   {"canon.html", "Hwww.canon.example"},
+				   {"www.html", "Hwww.news.example.org"}};
 	const char *own = "<a href='https://News.Example.org/a'>a</a><a href='http://news.example.org:80/b'>b</a>"
 			  "<a href='https://news.example.org/c'>c</a><a href='https://x@news.example.org/d'>d</a>"
 			  "<a href='https://news.example.org'>e</a><a href='/relative'>f</a>"
 			  "<a href='https://social.example/share'>g</a><a href='https://ads.example/'>h</a>";
 	const char *few = "<a href='https://news.example.org/a'>a</a><a href='https://news.example.org/b'>b</a>"
 			  "<a href='https://news.example.org/c'>c</a><a href='https://news.example.org/d'>d</a>";
+	/* 3 links with www. and 3 without are 6 of 7 to one host, named as
+	 * first met. */
+	const char *www = "<a href='https://www.news.example.org/a'>a</a><a href='https://news.example.org/b'>b</a>"
+			  "<a href='https://www.news.example.org/c'>c</a><a href='https://news.example.org/d'>d</a>"
+			  "<a href='https://www.news.example.org/e'>e</a><a href='https://news.example.org/f'>f</a>"
+			  "<a href='https://other.example/1'>1</a>";
 	assert_int_equal(mkdir(pages, 0755), 0);
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < 5; i++) {
 		char body[4096];
 		snprintf(body, sizeof(body), "%s<p>words of a page %s%s", i == 3 ? html[0][1] : "<html><body>",
 			 i == 1 ? few : own, i == 2 ? few : "");
@@ -234,12 +243,14 @@ static void test_url_sites(void **state)
 				 "<a href='https://other.example/3'>3</a><a href='https://other.example/4'>4</a>"
 				 "<a href='https://other.example/5'>5</a><a href='https://other.example/6'>6</a>"
 				 "<a href='https://other.example/7'>7</a><a href='https://other.example/8'>8</a>");
+		if (i == 4)
+			snprintf(body, sizeof(body), "<p>words %s", www);
 		p = tu_join(pages, linked[i][0]);
 		tu_write_file(p, body, strlen(body));
 		free(p);
 	}
 	x = index_pages(db, pages, NULL);
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < 5; i++)
 		assert_host(x, linked[i][0], linked[i][1]);
 	assert_int_equal(nd_xdb_doc_data(x, must_find(x, "own.html"), &data, &len), ND_OK);
 	assert_null(strstr(data, "url=")); /* a site, not an address */

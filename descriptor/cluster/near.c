@@ -412,25 +412,92 @@ static int judge_strict(nd_xdb *db, const nd_docid *docs, const uint64_t *pairs,
 	return rc;
 }
 
-/* The documents of docs[0..n) (ascending) under each term of prefix with
- * ND_SITE_GROUPS postings or more, given the ordinals after *ord at
- * site[i], where it is still 0. */
+/* A site's name, from a term of prefix: the host without a leading
+ * "www.", as most sites serve their pages both with it and without. */
+typedef struct {
+	uint64_t key;
+	uint64_t tf;  /* postings of every term of the name */
+	uint32_t ord; /* its ordinal, once given; 0: none yet */
+} site_name;
+
+static uint64_t site_key(const char *term, size_t len, size_t plen)
+{
+	term += plen, len -= plen;
+	if (len > 4 && !memcmp(term, "www.", 4))
+		term += 4, len -= 4;
+	return nd_hash_bytes(term, len, 0x73697465ULL);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const site_name *)a)->key, y = ((const site_name *)b)->key;
+	return x < y ? -1 : x > y;
+}
+
+/* The names of prefix's terms, ascending and distinct, their postings
+ * summed. */
+static int site_names(nd_xdb *db, const char *prefix, site_name **out, size_t *nout)
+{
+	nd_xdb_terms *it = NULL;
+	const char *term;
+	size_t len, n = 0, cap = 0, u = 0;
+	uint32_t tf;
+	site_name *v = NULL;
+	int rc = nd_xdb_terms_open(&it, db, prefix);
+	while (rc >= 0 && (rc = nd_xdb_terms_next(it, &term, &len, &tf, NULL)) == 1) {
+		if (n == cap) {
+			site_name *w = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v));
+			if (!w) {
+				rc = nd_error_set(ND_ENOMEM, "out of memory for the sites' names");
+				break;
+			}
+			v = w;
+		}
+		v[n++] = (site_name){site_key(term, len, strlen(prefix)), tf, 0};
+	}
+	nd_xdb_terms_free(it);
+	if (rc < 0) {
+		free(v);
+		return rc;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), name_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (u && v[u - 1].key == v[i].key)
+			v[u - 1].tf += v[i].tf;
+		else
+			v[u++] = v[i];
+	*out = v, *nout = u;
+	return ND_OK;
+}
+
+/* The documents of docs[0..n) (ascending) under each site name of prefix
+ * (site_names) with ND_SITE_GROUPS postings or more, given the ordinals
+ * after *ord at site[i], where it is still 0. */
 static int sites_by(nd_xdb *db, const char *prefix, const nd_docid *docs, size_t n, uint32_t *site, uint32_t *ord)
 {
 	nd_xdb_terms *it = NULL;
 	nd_xdb_postlist *pl = NULL;
 	nd_posting buf[256];
 	const char *term;
-	size_t len, got;
+	size_t len, got, nnames;
 	uint32_t tf;
+	site_name *names;
 	int rc;
-	if ((rc = nd_xdb_terms_open(&it, db, prefix)) < 0)
+	if ((rc = site_names(db, prefix, &names, &nnames)) < 0)
 		return rc;
+	if ((rc = nd_xdb_terms_open(&it, db, prefix)) < 0) {
+		free(names);
+		return rc;
+	}
 	while ((rc = nd_xdb_terms_next(it, &term, &len, &tf, NULL)) == 1) {
 		char t[256];
-		if (tf < ND_SITE_GROUPS || len >= sizeof(t) || *ord == UINT32_MAX - 1)
+		site_name key = {site_key(term, len, strlen(prefix)), 0, 0};
+		site_name *name = nnames ? bsearch(&key, names, nnames, sizeof(*names), name_cmp) : NULL;
+		if (!name || name->tf < ND_SITE_GROUPS || len >= sizeof(t) || (!name->ord && *ord == UINT32_MAX - 1))
 			continue;
-		++*ord;
+		if (!name->ord)
+			name->ord = ++*ord;
 		memcpy(t, term, len);
 		t[len] = 0;
 		if ((rc = nd_xdb_postlist_open(&pl, db, t)) < 0)
@@ -443,7 +510,7 @@ static int sites_by(nd_xdb *db, const char *prefix, const nd_docid *docs, size_t
 				/* Postings ascend, so the search starts where the last ended. */
 				lo += nd__lower_bound_u32(docs + lo, n - lo, buf[k].docid);
 				if (lo < n && docs[lo] == buf[k].docid && !site[lo])
-					site[lo] = *ord;
+					site[lo] = name->ord;
 			}
 		} while (got == 256);
 		nd_xdb_postlist_free(pl);
@@ -452,6 +519,7 @@ static int sites_by(nd_xdb *db, const char *prefix, const nd_docid *docs, size_t
 			break;
 	}
 	nd_xdb_terms_free(it);
+	free(names);
 	return rc < 0 ? rc : ND_OK;
 }
 
