@@ -111,7 +111,7 @@ static size_t visible_chars(const char *text, size_t a, size_t b)
 		if (space && n)
 			n++;
 		space = 0;
-		n++;
+		n += nd_char_weight((const unsigned char *)text + i, b - i);
 	}
 	return n;
 }

@@ -25,10 +25,25 @@ typedef struct {
 /* Every list, ended by {NULL, NULL} (generated: stopwords_data.c). */
 extern const nd_stoplist nd__stoplists[];
 
+/* How much a character starting at p (avail bytes on) counts in the
+ * lengths and link densities: a Han, kana or Hangul character 3, as it
+ * says about as much as three Latin letters (jusText's lengths were
+ * measured on them), any other 1. */
+static inline size_t nd_char_weight(const unsigned char *p, size_t avail)
+{
+	if (avail < 3 || (p[0] & 0xF0) != 0xE0 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80)
+		return 1;
+	unsigned cp = (unsigned)(p[0] & 0x0F) << 12 | (unsigned)(p[1] & 0x3F) << 6 | (p[2] & 0x3F);
+	return (cp >= 0x3040 && cp <= 0x30FF) || (cp >= 0x3400 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7A3) ||
+			       (cp >= 0xF900 && cp <= 0xFAFF)
+		       ? 3
+		       : 1;
+}
+
 /* One block of page text as the HTML walk cut it. */
 typedef struct {
 	size_t start, end;  /* bytes of its text in the page text */
-	size_t link_chars;  /* characters inside <a> */
+	size_t link_chars;  /* characters inside <a> (nd_char_weight) */
 	uint8_t heading;    /* some text inside h1..h6 */
 	uint8_t comments;   /* some text inside readers' comments (class or id) */
 	uint8_t main;       /* some text inside <main> or ARIA role main */

@@ -158,13 +158,15 @@ static int is_link(const char *name)
 	return (name[0] == 'a' || name[0] == 'A') && !name[1];
 }
 
-/* Non-space characters of a UTF-8 string. */
+/* Non-space characters of a UTF-8 string, weighed as the lengths weigh
+ * them (nd_char_weight). */
 static size_t count_chars(const char *s)
 {
-	size_t n = 0;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		n += (c & 0xC0) != 0x80 && c != ' ' && c != '\t' && c != '\n' && c != '\r';
+	size_t n = 0, len = strlen(s);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if ((c & 0xC0) != 0x80 && c != ' ' && c != '\t' && c != '\n' && c != '\r')
+			n += nd_char_weight((const unsigned char *)s + i, len - i);
 	}
 	return n;
 }

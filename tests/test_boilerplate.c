@@ -168,6 +168,38 @@ static void test_other_language_and_fallback(void **state)
 	free(f);
 }
 
+/* Chinese and Japanese prose is found through their lists of function
+ * words (as ICU's dictionary word break cuts the text), and a CJK
+ * character counts as three letters in the lengths: without them no list
+ * matched and the page was kept whole, menu and footer too. */
+static void test_chinese_and_japanese_prose(void **state)
+{
+	(void)state;
+	static const char *const pages[][3] = {
+		{"<html><body><div><a href=/>首页</a> <a href=/n>新闻</a> <a href=/s>体育</a> <a href=/w>天气和交通</a></div>"
+		 "<p>市议会周二投票决定将公交网络扩展到北部地区，这项计划已经讨论了三年多，根据预算办公室的数据，"
+		 "在未来十年内将花费大约四千万元。</p>"
+		 "<p>支持者表示，这个计划可以为成千上万的居民缩短通勤时间，因为他们现在需要换乘两次公交车；"
+		 "而批评者认为，这笔钱应该用于修复已经存在的道路。</p>"
+		 "<div><p>示例网站 使用条款 隐私政策 联系我们</p></div></body></html>",
+		 "市议会周二", "隐私政策"},
+		{"<html><body><div><a href=/>ホーム</a> <a href=/n>ニュース</a> <a href=/s>スポーツ</a> <a href=/w>天気</a></div>"
+		 "<p>市議会は火曜日に、バス路線を北部の地区まで広げる計画を可決した。この計画は三年以上にわたって"
+		 "議論されてきたもので、予算局によると今後十年間でおよそ四千万の費用がかかるという。</p>"
+		 "<p>計画の支持者は、現在バスを二回乗り換えなければならない何千人もの住民の通勤時間が短くなると"
+		 "述べたが、批判する人たちは、その資金をすでにある道路の修理に使うべきだと主張している。</p>"
+		 "<div><p>サイト案内 利用規約 個人情報保護方針 お問い合わせ</p></div></body></html>",
+		 "市議会は火曜日", "利用規約"},
+	};
+	for (size_t i = 0; i < 2; i++) {
+		char *main = text_of(pages[i][0], ND_CONTENT_MAIN);
+		assert_non_null(strstr(main, pages[i][1]));
+		if (strstr(main, pages[i][2]) || strstr(main, i ? "ホーム" : "首页"))
+			fail_msg("page %zu kept its menu or footer: %s", i, main);
+		free(main);
+	}
+}
+
 /* The one block of a fixture: its link characters over its visible ones,
  * bounded without repeating the classifier's count (which lies between
  * the block's non-space characters and all of them), and those counts. */
@@ -561,6 +593,7 @@ int main(void)
 		cmocka_unit_test(test_short_paragraph_page),
 		cmocka_unit_test(test_sentence_paragraphs_beside_long_boilerplate),
 		cmocka_unit_test(test_other_language_and_fallback),
+		cmocka_unit_test(test_chinese_and_japanese_prose),
 		cmocka_unit_test(test_linked_prose_and_iframe_fallback),
 		cmocka_unit_test(test_readers_comments),
 		cmocka_unit_test(test_blocks_and_classes),
