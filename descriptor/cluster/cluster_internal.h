@@ -17,6 +17,10 @@
  * self's record was among the changed, *near (caller frees; else NULL)
  * gets its neighbours in the near-neighbour index, as nd_near_candidates
  * gives them, ascending: every pair with them was judged. */
+/* nd_links_rebuild, and (rep may be NULL) what its count found of sites
+ * in rep's sites, frame_sites, site_pages and template_shingles. */
+int nd__links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint64_t *nlinks,
+		      nd_links_report *rep);
 int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **seeds, size_t *nseeds, nd_docid self,
 			 nd_docid **near, size_t *nnear);
 

@@ -736,7 +736,7 @@ int nd_links_settle(nd_xdb *db, nd_store *st, const nd_near_options *o, nd_links
 		nd_store_txn_end(txn);
 		txn = NULL;
 		rep->rebuilt = 1;
-		rc = nd_links_rebuild(db, st, o, &rep->links);
+		rc = nd__links_rebuild(db, st, o, &rep->links, rep);
 		goto done;
 	}
 	if ((rc = nd_store_journal_each(txn, on_journal, &j)) < 0)

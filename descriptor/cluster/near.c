@@ -559,19 +559,22 @@ static int sites_by_frame(const nd__recset *rs, size_t n, uint32_t *site, uint32
  * its frame, for text that came without an address (files, mail, another
  * application's pages).  Only sites of ND_SITE_GROUPS pages or more
  * (ND_FRAME_GROUPS of a frame): a smaller one has no template to tell.
- * *frame_from: the first frame's ordinal. */
+ * *frame_from: the first frame's ordinal; *nsites: the last ordinal. */
 static int sites_of(nd_xdb *db, const nd__recset *rs, const nd_docid *docs, size_t n, uint32_t *site,
-		    uint32_t *frame_from)
+		    uint32_t *frame_from, uint32_t *nsites)
 {
 	uint32_t ord = 0;
 	int rc;
 	memset(site, 0, n * sizeof(*site));
+	*frame_from = 1, *nsites = 0;
 	if (!n)
 		return ND_OK;
 	if (db && ((rc = sites_by(db, "H", docs, n, site, &ord)) < 0 || (rc = sites_by(db, "J", docs, n, site, &ord)) < 0))
 		return rc;
 	*frame_from = ord + 1;
-	return sites_by_frame(rs, n, site, &ord);
+	rc = sites_by_frame(rs, n, site, &ord);
+	*nsites = ord;
+	return rc;
 }
 
 /* Components of the pairs whose GROUP byte has a bit of mask, each
@@ -597,18 +600,19 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 {
 	uint8_t *same = malloc(np + 1);
 	uint32_t *up = NULL, *reps = NULL, *site = malloc((n + 1) * sizeof(*site)), *ver = NULL, *kin = NULL;
-	uint32_t frame_from = 1;
-	size_t nreps = 0;
+	uint32_t frame_from = 1, nsites = 0;
+	size_t nreps = 0, pages = 0;
 	int rc, any = 0;
 	if (!same || !site) {
 		free(same);
 		free(site);
 		return nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", np);
 	}
-	if ((rc = sites_of(db, rs, docs, n, site, &frame_from)) < 0)
+	if ((rc = sites_of(db, rs, docs, n, site, &frame_from, &nsites)) < 0)
 		goto done;
-	for (size_t i = 0; i < n && !any; i++)
-		any = site[i] != 0;
+	for (size_t i = 0; i < n; i++)
+		pages += site[i] != 0;
+	any = pages > 0;
 	if ((rc = score_pairs(rs, NULL, pairs, np, NULL, same, SCORE_GROUP, any ? site : NULL, o)) < 0)
 		goto done;
 	if (any && (rc = components_of(n, pairs, same, np, SAME_GROUP | SAME_VERSION, &ver)) < 0)
@@ -635,6 +639,8 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 			ver[r] = ver[reps[r]];
 	}
 	rc = nd__common_build(rs, reps, any ? site : NULL, frame_from, ver, kin, nreps, o->jobs, out);
+	if (rc == ND_OK) /* ordinals are given to sites with pages among docs or not */
+		nd__common_set_sites(*out, frame_from - 1, nsites - (frame_from - 1), pages);
 done:
 	free(same);
 	free(up);
@@ -1000,6 +1006,12 @@ done:
 
 int nd_links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint64_t *nlinks)
 {
+	return nd__links_rebuild(db, st, opts, nlinks, NULL);
+}
+
+int nd__links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint64_t *nlinks,
+		      nd_links_report *rep)
+{
 	pair_list links = {NULL, 0, 0};
 	nd__common *common = NULL;
 	int rc;
@@ -1025,6 +1037,10 @@ int nd_links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint
 	} while (from < links.n);
 	if (nlinks)
 		*nlinks = links.n;
+	if (rep) {
+		nd__sites_seen s = nd__common_sites(common);
+		rep->sites = s.hosts, rep->frame_sites = s.frames, rep->site_pages = s.pages, rep->template_shingles = s.template_shingles;
+	}
 done:
 	nd__common_free(common);
 	free(links.v);

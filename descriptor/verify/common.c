@@ -406,6 +406,7 @@ typedef struct {
 			     documents tens of millions, held until the
 			     filter is made, at sign's peak */
 	size_t nkin[2], kincap[2];
+	uint64_t template; /* shingles taken for a site's template */
 } common_part;
 
 static int part_kin(common_part *k, uint32_t h, int three)
@@ -628,7 +629,7 @@ static int build_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 					sc = g, sccap = j - i;
 				}
 				if (site_template(c->site, h, v + i, j - i, cnt, sc))
-					groups = ND_SITE_TEMPLATE;
+					groups = ND_SITE_TEMPLATE, c->part[pass].template++;
 			}
 			if (groups > ND_COMMON_CAP)
 				rc = part_add(&c->part[pass], h, v + i, j - i, groups, c->gh);
@@ -640,6 +641,16 @@ done:
 	free(sc);
 	free(cnt);
 	return rc;
+}
+
+nd__sites_seen nd__common_sites(const nd__common *c)
+{
+	return c->sites;
+}
+
+void nd__common_set_sites(nd__common *c, uint64_t hosts, uint64_t frames, uint64_t pages)
+{
+	c->sites.hosts = hosts, c->sites.frames = frames, c->sites.pages = pages;
 }
 
 int nd__common_build(const nd__recset *rs, const uint32_t *reps, const uint32_t *site, uint32_t frame_from,
@@ -689,6 +700,7 @@ int nd__common_build(const nd__recset *rs, const uint32_t *reps, const uint32_t 
 		memcpy(ent, part[p].ent, 8 * part[p].n);
 		memcpy(pas, part[p].p, PAS_BYTES * part[p].n);
 		ent += 8 * part[p].n, pas += PAS_BYTES * part[p].n;
+		(*out)->sites.template_shingles += part[p].template;
 	}
 	if (kin) {
 		size_t nkin = 0;

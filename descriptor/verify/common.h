@@ -26,6 +26,7 @@ struct nd__common {
 				   bits; NULL: none */
 	uint32_t kin_log2;
 	void *kin_owned;        /* the filter when not read in place */
+	nd__sites_seen sites;   /* what a fresh count found (zero when loaded) */
 };
 
 /* The filter of own text (own.c), made with the table (nd__common_build):

@@ -228,6 +228,14 @@ int nd__rec_decode(const void *p, size_t len, nd__rec *out);
 #define ND_PASSAGE_OWN 0.25
 
 typedef struct nd__common nd__common;
+/* What a fresh count of the common text found of sites: sites by host or
+ * base URL, sites by frame, the pages in either, and the shingles taken
+ * for a site's template. */
+typedef struct {
+	uint64_t hosts, frames, pages, template_shingles;
+} nd__sites_seen;
+/* That of c (zeros for a table read from the store). */
+nd__sites_seen nd__common_sites(const nd__common *c);
 /* The common shingles the store holds (an empty table when it has none),
  * read in place: valid while txn is open, unless nd__common_own copies it. */
 int nd__common_load(nd_store_txn *txn, nd__common **out);
@@ -292,6 +300,8 @@ typedef struct nd__recset nd__recset;
  * groups of one kin. */
 int nd__common_build(const nd__recset *rs, const uint32_t *reps, const uint32_t *site, uint32_t frame_from,
 		     const uint32_t *ver, const uint32_t *kin, size_t n, unsigned jobs, nd__common **out);
+/* The sites that made it: hosts and frames counted, and their pages. */
+void nd__common_set_sites(nd__common *c, uint64_t hosts, uint64_t frames, uint64_t pages);
 /* Kept in the store's meta ("common", with its passages, its index and
  * the filter of own text), where nd__common_load reads it. */
 int nd__common_store(nd_store_txn *txn, const nd__common *c);

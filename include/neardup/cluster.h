@@ -193,6 +193,12 @@ typedef struct {
 	uint64_t added;      /* links made */
 	uint64_t removed;    /* links unmade between unchanged records */
 	uint64_t verified;   /* pairs the verdict was asked about */
+	uint64_t sites;      /* rebuilt: sites by host or base URL (H, J) of
+				two pages or more */
+	uint64_t frame_sites; /* rebuilt: sites by frame (three pages or more
+				 without a host that begin and end alike) */
+	uint64_t site_pages; /* rebuilt: pages in either */
+	uint64_t template_shingles; /* rebuilt: shingles taken for a site's template */
 } nd_links_report;
 
 /* Make the links those of the records now, whatever wrote the records
