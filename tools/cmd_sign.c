@@ -115,14 +115,14 @@ static int link_all(nd_xdb *db, nd_store *st, unsigned jobs)
 	else if (lr.rebuilt)
 		tool_say("links: %llu verified pairs (copy point) in %.3f s\n", (unsigned long long)lr.links,
 			 tool_now() - t0);
-	if (lr.rebuilt)
-		tool_say("sites: %llu by host, %llu by frame, %llu pages in them; %llu shingles their templates\n",
-			 (unsigned long long)lr.sites, (unsigned long long)lr.frame_sites,
-			 (unsigned long long)lr.site_pages, (unsigned long long)lr.template_shingles);
 	else if (lr.changed)
 		tool_say("links: %llu changed documents settled, %llu links made, %llu unmade, in %.3f s\n",
 			 (unsigned long long)lr.changed, (unsigned long long)lr.added,
 			 (unsigned long long)lr.removed, tool_now() - t0);
+	if (lr.rebuilt) /* the common text counted again, its sites with it */
+		tool_say("sites: %llu by host, %llu by frame, %llu pages in them; %llu shingles their templates\n",
+			 (unsigned long long)lr.sites, (unsigned long long)lr.frame_sites,
+			 (unsigned long long)lr.site_pages, (unsigned long long)lr.template_shingles);
 	return ND_OK;
 }
 
