@@ -303,6 +303,13 @@ static int absolute_url(const char *v)
 	return v && (!strncasecmp(v, "http://", 7) || !strncasecmp(v, "https://", 8));
 }
 
+size_t nd_host_bare(const char *host, size_t len, const char **bare)
+{
+	int www = len > 4 && !memcmp(host, "www.", 4);
+	*bare = www ? host + 4 : host;
+	return www ? len - 4 : len;
+}
+
 size_t nd_url_host(const char *url, const char **host)
 {
 	const char *p = url ? strstr(url, "://") : NULL;
@@ -362,11 +369,6 @@ static void count_menu(link_hosts *lh, const char *href)
 	lh->menu[lh->nmenu++] = h;
 }
 
-static const char *bare_host(const char *h)
-{
-	return strncmp(h, "www.", 4) || !h[4] ? h : h + 4;
-}
-
 static void count_host(link_hosts *lh, const char *href)
 {
 	const char *p;
@@ -386,8 +388,10 @@ static void count_host(link_hosts *lh, const char *href)
 	lh->total++;
 	/* With "www." and without, one host: counted as one, named as first
 	 * met (sign joins the two names too). */
+	const char *b, *bi;
+	size_t nb = nd_host_bare(h, n, &b);
 	for (size_t i = 0; i < lh->n; i++)
-		if (!strcmp(bare_host(lh->host[i]), bare_host(h))) {
+		if (nd_host_bare(lh->host[i], strlen(lh->host[i]), &bi) == nb && !memcmp(bi, b, nb)) {
 			lh->count[i]++;
 			return;
 		}

@@ -31,6 +31,9 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
  * trailing dot; an [IPv6] address with its brackets): its length, and
  * *host where it starts in url; 0 for a URL without one. */
 size_t nd_url_host(const char *url, const char **host);
+/* A host's name as a site, host[0..len) without a leading "www." (sites
+ * serve their pages under both names): its length, *bare where it starts. */
+size_t nd_host_bare(const char *host, size_t len, const char **bare);
 
 /* The charset a page declares in its first 8 KiB: none; Latin-1,
  * windows-1252 or ASCII (a page that is not UTF-8 is then read as

@@ -12,6 +12,7 @@
  * (nd_linkage_complete).  Then nd_linkage_sparse links only pairs inside
  * a component of pairs at or above the cut, and the shingles are freed
  * before it. */
+#include "indexer/html_text.h"
 #include "indexer/xapian_terms.h"
 #include "lmdb_store/store_internal.h"
 #include "neardup/cluster.h"
@@ -412,114 +413,74 @@ static int judge_strict(nd_xdb *db, const nd_docid *docs, const uint64_t *pairs,
 	return rc;
 }
 
-/* A site's name, from a term of prefix: the host without a leading
- * "www.", as most sites serve their pages both with it and without. */
+/* A term of prefix: its site's name (the host without "www.", hashed),
+ * where the term stands in the terms' buffer, and its postings. */
 typedef struct {
 	uint64_t key;
-	uint64_t tf;  /* postings of every term of the name */
-	uint32_t ord; /* its ordinal, once given; 0: none yet */
-} site_name;
-
-static uint64_t site_key(const char *term, size_t len, size_t plen)
-{
-	term += plen, len -= plen;
-	if (len > 4 && !memcmp(term, "www.", 4))
-		term += 4, len -= 4;
-	return nd_hash_bytes(term, len, 0x73697465ULL);
-}
-
-static int name_cmp(const void *a, const void *b)
-{
-	uint64_t x = ((const site_name *)a)->key, y = ((const site_name *)b)->key;
-	return x < y ? -1 : x > y;
-}
-
-/* The names of prefix's terms, ascending and distinct, their postings
- * summed. */
-static int site_names(nd_xdb *db, const char *prefix, site_name **out, size_t *nout)
-{
-	nd_xdb_terms *it = NULL;
-	const char *term;
-	size_t len, n = 0, cap = 0, u = 0;
+	size_t at;
 	uint32_t tf;
-	site_name *v = NULL;
-	int rc = nd_xdb_terms_open(&it, db, prefix);
-	while (rc >= 0 && (rc = nd_xdb_terms_next(it, &term, &len, &tf, NULL)) == 1) {
-		if (n == cap) {
-			site_name *w = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v));
-			if (!w) {
-				rc = nd_error_set(ND_ENOMEM, "out of memory for the sites' names");
-				break;
-			}
-			v = w;
-		}
-		v[n++] = (site_name){site_key(term, len, strlen(prefix)), tf, 0};
-	}
-	nd_xdb_terms_free(it);
-	if (rc < 0) {
-		free(v);
-		return rc;
-	}
-	if (n)
-		qsort(v, n, sizeof(*v), name_cmp);
-	for (size_t i = 0; i < n; i++)
-		if (u && v[u - 1].key == v[i].key)
-			v[u - 1].tf += v[i].tf;
-		else
-			v[u++] = v[i];
-	*out = v, *nout = u;
-	return ND_OK;
+} site_term;
+
+static int site_term_cmp(const void *a, const void *b)
+{
+	const site_term *x = a, *y = b;
+	return x->key != y->key ? (x->key < y->key ? -1 : 1) : (x->at > y->at) - (x->at < y->at);
 }
 
-/* The documents of docs[0..n) (ascending) under each site name of prefix
- * (site_names) with ND_SITE_GROUPS postings or more, given the ordinals
- * after *ord at site[i], where it is still 0. */
+/* The documents of docs[0..n) (ascending) under the terms of prefix, a
+ * site by the name of each term (nd_host_bare: one with "www." and one
+ * without are one site) whose terms have ND_SITE_GROUPS postings or
+ * more together, given the ordinals after *ord at site[i], where it is
+ * still 0. */
 static int sites_by(nd_xdb *db, const char *prefix, const nd_docid *docs, size_t n, uint32_t *site, uint32_t *ord)
 {
 	nd_xdb_terms *it = NULL;
 	nd_xdb_postlist *pl = NULL;
 	nd_posting buf[256];
-	const char *term;
-	size_t len, got, nnames;
+	nd_buf names = ND_BUF_INIT;
+	site_term *v = NULL;
+	const char *term, *bare;
+	size_t len, got, nv = 0, cap = 0, plen = strlen(prefix);
 	uint32_t tf;
-	site_name *names;
-	int rc;
-	if ((rc = site_names(db, prefix, &names, &nnames)) < 0)
-		return rc;
-	if ((rc = nd_xdb_terms_open(&it, db, prefix)) < 0) {
-		free(names);
-		return rc;
-	}
-	while ((rc = nd_xdb_terms_next(it, &term, &len, &tf, NULL)) == 1) {
-		char t[256];
-		site_name key = {site_key(term, len, strlen(prefix)), 0, 0};
-		site_name *name = nnames ? bsearch(&key, names, nnames, sizeof(*names), name_cmp) : NULL;
-		if (!name || name->tf < ND_SITE_GROUPS || len >= sizeof(t) || (!name->ord && *ord == UINT32_MAX - 1))
-			continue;
-		if (!name->ord)
-			name->ord = ++*ord;
-		memcpy(t, term, len);
-		t[len] = 0;
-		if ((rc = nd_xdb_postlist_open(&pl, db, t)) < 0)
+	int rc = nd_xdb_terms_open(&it, db, prefix);
+	while (rc >= 0 && (rc = nd_xdb_terms_next(it, &term, &len, &tf, NULL)) == 1) {
+		if ((rc = nd_array_reserve((void **)&v, &cap, nv + 1, sizeof(*v))) < 0)
 			break;
-		size_t lo = 0;
-		do {
-			if ((rc = nd_xdb_postlist_next(pl, 0, buf, 256, &got)) < 0)
-				break;
-			for (size_t k = 0; k < got; k++) {
-				/* Postings ascend, so the search starts where the last ended. */
-				lo += nd__lower_bound_u32(docs + lo, n - lo, buf[k].docid);
-				if (lo < n && docs[lo] == buf[k].docid && !site[lo])
-					site[lo] = name->ord;
-			}
-		} while (got == 256);
-		nd_xdb_postlist_free(pl);
-		pl = NULL;
-		if (rc < 0)
+		size_t nb = nd_host_bare(term + plen, len - plen, &bare);
+		v[nv++] = (site_term){nd_hash_bytes(bare, nb, 0x73697465ULL), names.len, tf};
+		if ((rc = nd_buf_put(&names, term, len)) < 0 || (rc = nd_buf_putc(&names, 0)) < 0)
 			break;
 	}
 	nd_xdb_terms_free(it);
-	free(names);
+	if (nv)
+		qsort(v, nv, sizeof(*v), site_term_cmp);
+	for (size_t i = 0, j; rc >= 0 && i < nv && *ord < UINT32_MAX - 1; i = j) {
+		uint64_t postings = v[i].tf;
+		for (j = i + 1; j < nv && v[j].key == v[i].key; j++)
+			postings += v[j].tf;
+		if (postings < ND_SITE_GROUPS)
+			continue;
+		++*ord;
+		for (size_t k = i; k < j && rc >= 0; k++) {
+			if ((rc = nd_xdb_postlist_open(&pl, db, names.ptr + v[k].at)) < 0)
+				break;
+			size_t lo = 0;
+			do {
+				if ((rc = nd_xdb_postlist_next(pl, 0, buf, 256, &got)) < 0)
+					break;
+				for (size_t m = 0; m < got; m++) {
+					/* Postings ascend, so the search starts where the last ended. */
+					lo += nd__lower_bound_u32(docs + lo, n - lo, buf[m].docid);
+					if (lo < n && docs[lo] == buf[m].docid && !site[lo])
+						site[lo] = *ord;
+				}
+			} while (got == 256);
+			nd_xdb_postlist_free(pl);
+			pl = NULL;
+		}
+	}
+	free(v);
+	nd_buf_free(&names);
 	return rc < 0 ? rc : ND_OK;
 }
 
