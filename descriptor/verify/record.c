@@ -317,11 +317,26 @@ size_t nd__rec_encode(const nd__rec *r, uint8_t *out)
 	return (size_t)(p - out);
 }
 
+/* An optional section of size bytes (8 at most) of an encoding of len
+ * bytes at *at, into dst: never 0, which is its absence. */
+static int decode_section(const uint8_t *p, size_t len, size_t *at, void *dst, size_t size, const char *what)
+{
+	static const uint8_t zero[8];
+	if (len < *at + size)
+		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
+	memcpy(dst, p + *at, size);
+	*at += size;
+	if (!memcmp(dst, zero, size))
+		return nd_error_set(ND_ECORRUPT, "verdict record with a %s of 0", what);
+	return ND_OK;
+}
+
 /* The head of an encoding into out (counts and thresholds, no arrays),
  * checked against its length. */
 static int decode_head(const uint8_t *p, size_t len, nd__rec *out)
 {
 	uint16_t ns, np, nv, nn = 0;
+	int rc;
 	memset(out, 0, sizeof(*out));
 	if (len < HEAD || p[0] != VERSION || (p[1] & ~(HAS_NAMES | HAS_THREAD | HAS_FRAME)))
 		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes, version %u", len,
@@ -343,22 +358,10 @@ static int decode_head(const uint8_t *p, size_t len, nd__rec *out)
 		memcpy(&nn, p + at + 4, 2);
 		at += NAMES_HEAD + (size_t)nn * 4;
 	}
-	if (p[1] & HAS_FRAME) {
-		if (len < at + 8)
-			return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
-		memcpy(&out->frame, p + at, 8);
-		at += 8;
-		if (!out->frame)
-			return nd_error_set(ND_ECORRUPT, "verdict record with a frame of 0");
-	}
-	if (p[1] & HAS_THREAD) {
-		if (len < at + 4)
-			return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
-		memcpy(&out->thread, p + at, 4);
-		at += 4;
-		if (!out->thread)
-			return nd_error_set(ND_ECORRUPT, "verdict record with a thread of 0");
-	}
+	if ((p[1] & HAS_FRAME) && (rc = decode_section(p, len, &at, &out->frame, 8, "frame")) < 0)
+		return rc;
+	if ((p[1] & HAS_THREAD) && (rc = decode_section(p, len, &at, &out->thread, 4, "thread")) < 0)
+		return rc;
 	if (len != at || ns > out->nshingles || (out->nwords && !out->text) || (out->frame && out->nwords < ND_FRAME_MIN) ||
 	    (!out->nwords && (out->text || ns || np || nv || nn)))
 		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);

@@ -280,6 +280,7 @@ uint32_t nd__common_shared_passages(const nd__rec *a, const nd__rec *b, const nd
  * versions: two near-copies of one text share their ends, and may be two
  * versions where edits are dense (characters of CJK text). */
 #define ND_FRAME_GROUPS 3
+_Static_assert(ND_FRAME_GROUPS >= ND_SITE_GROUPS, "a site's versions are counted in room for ND_FRAME_GROUPS");
 /* A page with 8% of its words replaced (the strict point's bound) keeps
  * about 0.6 of its 3-shingles: past that, another page, though a
  * template may make up most of both. */
