@@ -1468,6 +1468,131 @@ static void test_print_version_is_a_version(void **state)
 	corpus_done(st, db, path, dbpath, stpath);
 }
 
+/* Pages of small sites whose template rotates: a head and a foot, and
+ * `shown` of the site's twelve teasers, on every page; the first article
+ * of each site `copied` words, the others `others` to 150 more, so that
+ * pages differ in length and their records in threshold (a page of 300
+ * shingles or more is sampled).  The first article is copied, a word
+ * edited, onto the next site.  A teaser stands on a third of a site's pages: it is
+ * template when a third of the site's pages that could hold it do, and
+ * counted where the samples of the site's pages reach (its floor);
+ * otherwise a copy's own text is its teasers as much as its article.
+ * Batch = online. */
+static int load_common(nd_store *st, nd__common **out);
+
+static int put_floors(nd_store_txn *txn, void *ctx)
+{
+	const char *v = ctx;
+	return nd_store_meta_put(txn, "common-floors", v, strlen(v));
+}
+
+/* The floors the store keeps: the site's shortest page (the first) has
+ * one under its threshold, at least half of it; a damaged value is
+ * named, an empty one is none. */
+static void check_floors(nd_store *st)
+{
+	nd__common *c;
+	nd_store_txn *txn;
+	nd__rec r;
+	assert_int_equal(load_common(st, &c), ND_OK);
+	assert_true(nd__common_nfloors(c) > 0);
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd__rec_of_doc(txn, 1, &r), ND_OK);
+	uint32_t f = nd__common_floor(c, r.text);
+	assert_true(f < r.thr && f >= r.thr / 2);
+	assert_int_equal(nd__common_floor(c, r.text ^ 1), UINT32_MAX);
+	nd_store_txn_end(txn);
+	nd__common_free(c);
+	assert_int_equal(nd_store_write(st, put_floors, "0123456789abc"), ND_OK);
+	assert_int_equal(load_common(st, &c), ND_ECORRUPT);
+	assert_non_null(strstr(nd_error_last(), "floors"));
+	assert_non_null(strstr(nd_error_last(), "sign --restart"));
+	assert_int_equal(nd_store_write(st, put_floors, ""), ND_OK);
+	assert_int_equal(load_common(st, &c), ND_OK);
+	assert_int_equal(nd__common_nfloors(c), 0);
+	nd__common_free(c);
+}
+
+static void rotating_case(const char *name, int rpages, int shown, size_t copied, size_t others)
+{
+	enum { RS = 12, TEASERS = 12, MAXP = 8, MAXN = RS * (MAXP + 1) };
+	const int N = RS * (rpages + 1);
+	char *path = tu_join(dir, name), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	char *head[RS], *foot[RS], *teaser[RS][TEASERS], *art[MAXN] = {0}, *page[MAXN] = {0}, *url[MAXN] = {0};
+	int orig[MAXN];
+	uint64_t rng = 31;
+	assert_true(rpages <= MAXP && shown <= TEASERS);
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int s = 0; s < RS; s++) {
+		head[s] = tu_random_doc(&rng, 60, VOCAB);
+		foot[s] = tu_random_doc(&rng, 90, VOCAB);
+		for (int t = 0; t < TEASERS; t++)
+			teaser[s][t] = tu_random_doc(&rng, 14, VOCAB);
+	}
+	for (int i = 0; i < N; i++) {
+		int own = i < RS * rpages, s = own ? i / rpages : (i - RS * rpages + 1) % RS;
+		orig[i] = own ? i : (i - RS * rpages) * rpages;
+		art[i] = own ? tu_random_doc(&rng, i % rpages ? others + (size_t)(i * 37 % 151) : copied, VOCAB)
+			     : tu_edit_doc(&rng, art[orig[i]], 1, VOCAB);
+		int pick[TEASERS];
+		for (int t = 0; t < TEASERS; t++)
+			pick[t] = t;
+		for (int t = 0; t < shown; t++) { /* the first `shown` of a shuffle */
+			int u = t + (int)(tu_rand(&rng) % (uint64_t)(TEASERS - t)), x = pick[t];
+			pick[t] = pick[u], pick[u] = x;
+		}
+		size_t len = strlen(head[s]) + strlen(art[i]) + strlen(foot[s]) + 8;
+		for (int t = 0; t < shown; t++)
+			len += strlen(teaser[s][pick[t]]) + 1;
+		assert_non_null(page[i] = malloc(len));
+		sprintf(page[i], "%s %s", head[s], art[i]);
+		for (int t = 0; t < shown; t++)
+			strcat(strcat(page[i], " "), teaser[s][pick[t]]);
+		strcat(strcat(page[i], " "), foot[s]);
+		assert_non_null(url[i] = malloc(48));
+		snprintf(url[i], 48, "https://site%d.example/%d.html", s, i);
+	}
+	nd_xdb *db;
+	nd_store *st;
+	sign_pages(dbpath, stpath, "p", page, url, N, &db, &st);
+	size_t into[MAXN];
+	copy_clusters(db, st, (size_t)N, into);
+	for (int i = 0; i < N; i++)
+		for (int j = i + 1; j < N; j++)
+			if ((orig[i] == orig[j]) != (into[i] == into[j]))
+				fail_msg("%s: pages %d and %d %s", name, i, j, orig[i] == orig[j] ? "apart" : "joined");
+	nd_store_close(st);
+	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
+	check_floors(st);
+	nd_store_close(st);
+	nd_docid online[MAXN], batch[MAXN];
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+	char *hpath = tu_join(path, "hooked");
+	hooked(db, hpath, &ho, 8, N, online, batch);
+	assert_memory_equal(online, batch, (size_t)N * sizeof(*online));
+	free(hpath);
+	for (int i = 0; i < N; i++)
+		free(page[i]), free(url[i]), free(art[i]);
+	for (int s = 0; s < RS; s++) {
+		free(head[s]), free(foot[s]);
+		for (int t = 0; t < TEASERS; t++)
+			free(teaser[s][t]);
+	}
+	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_READ), ND_OK);
+	corpus_done(st, db, path, dbpath, stpath);
+}
+
+/* Sites of six pages, where a teaser on two of them is a third of the
+ * site (half the site's pages missed most); sites of four, the copied
+ * page the shortest and the others two or three times its article: the
+ * copy is compared where the long pages' samples reach. */
+static void test_rotating_template(void **state)
+{
+	(void)state;
+	rotating_case("rotating6", 5, 4, 90, 70);
+	rotating_case("rotating4", 3, 4, 100, 250);
+}
+
 /* Text that many documents share is evidence when it comes in several
  * passages that other documents hold each on its own: ORIGS texts, each
  * SENTS_PER sentences drawn from a pool of SENTS (every sentence is in
@@ -2476,6 +2601,7 @@ int main(void)
 		cmocka_unit_test(test_signature_spares_templates),
 		cmocka_unit_test(test_site_template_is_not_evidence),
 		cmocka_unit_test(test_print_version_is_a_version),
+		cmocka_unit_test(test_rotating_template),
 		cmocka_unit_test(test_grown_collection_recounts),
 		cmocka_unit_test(test_hooks_count_common_text),
 		cmocka_unit_test(test_fillings_are_not_copies),

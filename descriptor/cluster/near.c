@@ -561,7 +561,7 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 {
 	uint8_t *same = malloc(np + 1);
 	uint32_t *up = NULL, *reps = NULL, *site = malloc((n + 1) * sizeof(*site)), *ver = NULL, *kin = NULL;
-	uint32_t frame_from = 1, nsites = 0;
+	uint32_t *gsite = NULL, frame_from = 1, nsites = 0;
 	size_t nreps = 0, pages = 0;
 	int rc, any = 0;
 	if (!same || !site) {
@@ -593,16 +593,29 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 	free(same);
 	free(up);
 	same = NULL, up = NULL;
+	/* The groups' sites apart: each page's floor reads its own. */
+	if (any && !(gsite = malloc((nreps + 1) * sizeof(*gsite)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
+	}
 	for (size_t r = 0; r < nreps; r++) { /* reps ascend: r <= reps[r] */
-		site[r] = site[reps[r]];
+		if (gsite)
+			gsite[r] = site[reps[r]];
 		kin[r] = kin[reps[r]];
 		if (ver)
 			ver[r] = ver[reps[r]];
 	}
-	rc = nd__common_build(rs, reps, any ? site : NULL, frame_from, ver, kin, nreps, o->jobs, out);
+	rc = nd__common_build(rs, reps, gsite, frame_from, ver, kin, nreps, o->jobs, out);
 	if (rc == ND_OK) /* ordinals are given to sites with pages among docs or not */
 		nd__common_set_sites(*out, frame_from - 1, nsites - (frame_from - 1), pages);
+	if (rc == ND_OK && any)
+		rc = nd__common_floors(*out, rs, site, n);
+	if (rc < 0) {
+		nd__common_free(*out);
+		*out = NULL;
+	}
 done:
+	free(gsite);
 	free(same);
 	free(up);
 	free(reps);

@@ -80,6 +80,7 @@ void nd__common_free(nd__common *c)
 		return;
 	free(c->index_owned);
 	free(c->kin_owned);
+	free(c->floors_owned);
 	free(c->owned);
 	free(c);
 }
@@ -145,6 +146,8 @@ int nd__common_own(nd__common *c)
 	if (!c)
 		return ND_OK;
 	int rc = nd__kin_own(c);
+	if (rc == ND_OK)
+		rc = nd__floors_own(c);
 	if (rc < 0 || c->owned || !c->n)
 		return rc;
 	size_t e = 8 * (size_t)c->n, p = c->pas ? PAS_BYTES * (size_t)c->n : 0;
@@ -292,7 +295,7 @@ int nd__common_load(nd_store_txn *txn, nd__common **out)
 			return nd_error_set(ND_ECORRUPT, "the store's record of common shingles is out of order; "
 					    "`neardup sign --restart` makes it again");
 		}
-	if ((rc = index_load(txn, c)) < 0 || (rc = nd__kin_load(txn, c)) < 0) {
+	if ((rc = index_load(txn, c)) < 0 || (rc = nd__kin_load(txn, c)) < 0 || (rc = nd__floors_load(txn, c)) < 0) {
 		nd__common_free(c);
 		return rc;
 	}
@@ -323,7 +326,9 @@ int nd__common_store(nd_store_txn *txn, const nd__common *c)
 	index_fill(c, bits, buf);
 	rc = nd_store_meta_put(txn, META_INDEX, buf, index_bytes(bits));
 	free(buf);
-	return rc < 0 ? rc : nd__kin_store(txn, c);
+	if (rc == ND_OK)
+		rc = nd__kin_store(txn, c);
+	return rc < 0 ? rc : nd__floors_store(txn, c);
 }
 
 /* Shingles (with their group) the counting passes of all threads hold
@@ -528,7 +533,7 @@ typedef struct {
 
 /* Whether hash h, held by the groups g[0..ng), is a site's template: held
  * by ND_SITE_GROUPS versions on one site or more (ND_FRAME_GROUPS on a
- * frame's), and by at least half of
+ * frame's), and by at least 1 / ND_SITE_SHARE of
  * those of the site's groups whose samples reach h.  cnt: a zeroed count
  * per site, left zeroed; sc: room for ng.  Most hashes are held by a
  * group or two of each site: counted, not sorted. */
@@ -542,7 +547,7 @@ static int site_template(const sites *z, uint32_t h, const uint64_t *g, size_t n
 	}
 	size_t keep = 0;
 	for (size_t k = 0; k < m; k++)
-		if (2 * cnt[sc[k]] >= site_reach(z, sc[k], h))
+		if (ND_SITE_SHARE * cnt[sc[k]] >= site_reach(z, sc[k], h))
 			sc[keep++] = sc[k];
 	for (size_t i = 0; i < ng; i++)
 		cnt[z->of[(uint32_t)g[i]]] = 0;

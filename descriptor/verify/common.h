@@ -27,6 +27,10 @@ struct nd__common {
 	uint32_t kin_log2;
 	void *kin_owned;        /* the filter when not read in place */
 	nd__sites_seen sites;   /* what a fresh count found (zero when loaded) */
+	const uint8_t *floors;  /* floors.c: nfloors entries of a text's hash
+				   and its floor, ascending; in the map or owned */
+	uint32_t nfloors;
+	uint8_t *floors_owned;
 };
 
 /* The filter of own text (own.c), made with the table (nd__common_build):
@@ -38,6 +42,11 @@ void nd__kin_add(nd__common *c, uint32_t h, int three);
 int nd__kin_load(nd_store_txn *txn, nd__common *c);
 int nd__kin_store(nd_store_txn *txn, const nd__common *c);
 int nd__kin_own(nd__common *c);
+
+/* The floors of sites' pages (floors.c), kept beside the table. */
+int nd__floors_load(nd_store_txn *txn, nd__common *c);
+int nd__floors_store(nd_store_txn *txn, const nd__common *c);
+int nd__floors_own(nd__common *c);
 
 /* The weight of every groups count g a record keeps, copy's [0] and
  * story's [1]: 1, or the cap / g above the cap (filled when the first

@@ -352,6 +352,12 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 	uint32_t i = 0, j = 0, ni = 0, steps = 0;
 	double wi = 0, si = 0, ssa, ssb;
 	int weighed = nd__common_size(common) > 0;
+	if (weighed && common->nfloors) { /* where each one's site's template is known */
+		uint32_t fa = a->floor ? a->floor : nd__common_floor(common, a->text);
+		uint32_t fb = b->floor ? b->floor : nd__common_floor(common, b->text);
+		t = t < fa ? t : fa;
+		t = t < fb ? t : fb;
+	}
 	merge_bound m = {0, 0, 0, 0, a->nshingles <= b->nshingles, 0, 0, 0, 0, res_floor, cont_floor, passages, common};
 
 	memset(s, 0, sizeof(*s));

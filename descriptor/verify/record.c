@@ -750,6 +750,7 @@ static void weigh_into(nd__rec *r, const nd__common *common)
 		uint32_t g = nd__common_groups(common, r->sample[k]);
 		r->groups[k] = (uint16_t)(g > UINT16_MAX ? UINT16_MAX : g);
 	}
+	r->floor = nd__common_floor(common, r->text);
 	if (r->nsample)
 		nd__rec_cum(r, common, r->cum);
 	if (r->buckets)
@@ -776,6 +777,7 @@ void nd__rec_unweigh(nd__rec *r)
 	free(r->cum);
 	r->groups = NULL, r->cum = NULL;
 	r->wsum = r->ssum = 0;
+	r->floor = 0;
 }
 
 static int weigh_share(void *vctx, unsigned t, uint32_t from, uint32_t to)

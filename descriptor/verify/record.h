@@ -113,6 +113,8 @@ typedef struct {
 	uint32_t thread;      /* the mail thread it is in (nd_xdb_doc_thread); 0: none */
 	uint64_t frame;       /* a text of ND_FRAME_MIN words or more: hash of its
 				 first and last ND_FRAME_WORDS words; 0: none */
+	uint32_t floor;       /* when weighed: its site's floor (nd__common_floor);
+				 0: looked up as compared */
 } nd__rec;
 
 /* How many of r's samples are below x.  They are hashes spread evenly
@@ -140,7 +142,7 @@ static inline uint32_t nd__rec_cut_at(const nd__rec *r, uint32_t t)
 }
 
 #define ND_REC_CUM_STEP 32
-#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0}
+#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0, 0}
 
 /* Buckets by the low bits of a sample's hash: a nibble of copy weight
  * and two bits of count each, rounded up to a few levels.  A pair
@@ -268,14 +270,18 @@ uint32_t nd__common_shared_passages(const nd__rec *a, const nd__rec *b, const nd
 
 /* A site's template: text that ND_SITE_GROUPS or more versions of pages
  * of one site hold (a host's pages, versions: pages of plain resemblance
- * ND_SITE_VERSION or more joined), and at least half of the site's groups
- * that could hold it.  Only the site says so: on a site of a few pages
+ * ND_SITE_VERSION or more joined), and at least 1 / ND_SITE_SHARE of the
+ * site's groups that could hold it.  Only the site says so: on a site of a few pages
  * its template is in as few groups as an article copied twice, and weighs
  * as much by counting alone; versions keep a page edited three times on
  * its own site the page's text.  Two distinct pages of one host share
  * nothing but its template.  It weighs as text ND_SITE_TEMPLATE groups
  * hold. */
 #define ND_SITE_GROUPS 2
+/* A third, not half: a template's rotating parts (six of a dozen teasers,
+ * "most read") stand on about half of its pages, and a half needed them
+ * on more than half of those few. */
+#define ND_SITE_SHARE 3
 /* A site that only a frame tells (no host) needs this many pages and
  * versions: two near-copies of one text share their ends, and may be two
  * versions where edits are dense (characters of CJK text). */
@@ -289,6 +295,13 @@ _Static_assert(ND_FRAME_GROUPS >= ND_SITE_GROUPS, "a site's versions are counted
  * of it too: its print version, the article without the template. */
 #define ND_SITE_CONTAINED 0.9
 #define ND_SITE_TEMPLATE 1000
+/* A site's template is counted from its pages' samples, each at or below
+ * its record's threshold: above the threshold of one of them, that page's
+ * share of the template is unseen.  A page of a site is therefore
+ * compared at its site's floor when that is lower than its own threshold:
+ * the threshold that the site's ND_SITE_FLOOR_PAGES shortest pages reach
+ * (every page of a smaller site), and at least half its own. */
+#define ND_SITE_FLOOR_PAGES 4
 
 typedef struct nd__recset nd__recset;
 /* The common shingles of the groups whose representatives are the
@@ -306,6 +319,13 @@ void nd__common_set_sites(nd__common *c, uint64_t hosts, uint64_t frames, uint64
 /* Kept in the store's meta ("common", with its passages, its index and
  * the filter of own text), where nd__common_load reads it. */
 int nd__common_store(nd_store_txn *txn, const nd__common *c);
+/* Each site's floor from the records rs[0..n) and their sites (an
+ * ordinal from 1, 0: none), kept in c for the pages it cuts (by the hash
+ * of their word sequence), replacing any it had. */
+int nd__common_floors(nd__common *c, const nd__recset *rs, const uint32_t *site, size_t n);
+/* The floor of the page whose words hash to text; UINT32_MAX: none. */
+uint32_t nd__common_floor(const nd__common *c, uint64_t text);
+size_t nd__common_nfloors(const nd__common *c);
 
 /* Whether c has the filter of own text (a store signed before it, or
  * before its first count, has none: the rule then says nothing). */
