@@ -28,10 +28,12 @@ a copy is missed where a site has too few pages to tell the template's
 prose that extraction kept.  pairsites holds two or three pages a site,
 as a set of judged page pairs does, the template two thirds of each
 page: what two distinct pages of one host share is its template, and a
-print version is a version of its page.  Its recall need only reach
-0.7 (0.83, and 0.78 without news, at this size; 0.37 and 0.11 when the
-host's template needed three pages): a short article among the teasers
-its page rotates is its own text only in part.  eval/sets/renames.py's rule is checked on
+print version is a version of its page, and a template's rotating
+teasers are its template.  Its recall need only reach 0.9 (1.000, and
+0.926 without news, at this size; 0.83 and 0.78 while a template was
+half a site's pages and unseen above its long pages' samples, 0.37 and
+0.11 when the host's template needed three pages): a short article
+among the teasers its page rotates is its own text only in part.  eval/sets/renames.py's rule is checked on
 two pages of one template about two commands, and on an edited version.
 
     sets_test.py SOURCE_DIR NEARDUP
@@ -49,7 +51,7 @@ CHECKED = ("site", "smallsites", "pairsites", "oldsites")
 # sentences, as its templates are, and nothing tells the two apart.
 NEWS_ONLY = ("oldsites",)
 FULL = ("fillings",)  # made at --scale 1
-RECALL = {"smallsites": 0.85, "pairsites": 0.7, "oldsites": 0.9}  # else 0.95
+RECALL = {"smallsites": 0.85, "pairsites": 0.9, "oldsites": 0.9}  # else 0.95
 
 
 def measure(src, nd, tmp, what, args, names):
@@ -118,7 +120,7 @@ def main():
         for r in rows + checked:
             print("sets: %-10s %-10s P %.3f R %.3f" % (r["set"], r["point"], r["P"], r["R"]))
             if not (r["P"] >= 0.95 and r["R"] >= RECALL.get(r["set"], 0.95)):
-                failed.append("%s %s" % (r["set"], r["point"]))
+                failed.append("%s %s (R wanted %.2f)" % (r["set"], r["point"], RECALL.get(r["set"], 0.95)))
         if sorted(r["set"] for r in rows) != sorted(sets + FULL) or \
                 sorted(r["set"] for r in checked) != sorted(checked_sets + FULL + ("smallsites",) * 2 + FULL):
             sys.exit("FAIL: measured %s, wanted %s" % ([r["set"] for r in rows + checked],
@@ -126,7 +128,7 @@ def main():
         if len(sets) < len(SETS):
             print("sets: oldsites made but not scored: its articles are licence prose (no news in ../shared/data)")
         if failed:
-            sys.exit("FAIL: precision or recall below 0.95 on %s" % ", ".join(failed))
+            sys.exit("FAIL: precision below 0.95, or recall below its bar, on %s" % ", ".join(failed))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
