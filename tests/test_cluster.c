@@ -1593,6 +1593,59 @@ static void test_rotating_template(void **state)
 	rotating_case("rotating4", 3, 4, 100, 250);
 }
 
+/* A page that is its site's template and a line of its own (not found,
+ * no results, log in) is held by every page of its site and alike to
+ * each (the template two thirds of a page): as their version it would
+ * make the site's distinct pages one, and its template no one's.  TS
+ * sites of TPAGES pages, a template of 180 words around articles of 60
+ * to 100; the first article of each copied onto the next site; and a
+ * not-found page on each.  Batch = online. */
+static void test_template_page_is_no_version(void **state)
+{
+	(void)state;
+	enum { TS = 10, TPAGES = 4, N = TS * (TPAGES + 2) };
+	char *path = tu_join(dir, "notfound"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	char *head[TS], *foot[TS], *art[N], *page[N], *url[N];
+	int orig[N];
+	uint64_t rng = 41;
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int s = 0; s < TS; s++)
+		head[s] = tu_random_doc(&rng, 60, VOCAB), foot[s] = tu_random_doc(&rng, 120, VOCAB);
+	for (int i = 0; i < N; i++) {
+		int s, k = i - TS * TPAGES;
+		if (k < 0) /* a site's pages */
+			s = i / TPAGES, orig[i] = i, art[i] = tu_random_doc(&rng, 90 + (size_t)(i * 13 % 41), VOCAB);
+		else if (k < TS) /* a copy on the next site */
+			s = (k + 1) % TS, orig[i] = k * TPAGES, art[i] = tu_edit_doc(&rng, art[k * TPAGES], 1, VOCAB);
+		else /* its not-found page */
+			s = k - TS, orig[i] = i, art[i] = tu_random_doc(&rng, 8, VOCAB);
+		assert_non_null(page[i] = malloc(strlen(head[s]) + strlen(art[i]) + strlen(foot[s]) + 3));
+		sprintf(page[i], "%s %s %s", head[s], art[i], foot[s]);
+		assert_non_null(url[i] = malloc(48));
+		snprintf(url[i], 48, "https://site%d.example/%d.html", s, i);
+	}
+	nd_xdb *db;
+	nd_store *st;
+	sign_pages(dbpath, stpath, "p", page, url, N, &db, &st);
+	size_t into[N];
+	copy_clusters(db, st, N, into);
+	for (int i = 0; i < N; i++)
+		for (int j = i + 1; j < N; j++)
+			if ((orig[i] == orig[j]) != (into[i] == into[j]))
+				fail_msg("pages %d and %d %s", i, j, orig[i] == orig[j] ? "apart" : "joined");
+	nd_docid online[N], batch[N];
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+	char *hpath = tu_join(path, "hooked");
+	hooked(db, hpath, &ho, 6, N, online, batch);
+	assert_memory_equal(online, batch, sizeof(online));
+	free(hpath);
+	for (int i = 0; i < N; i++)
+		free(page[i]), free(url[i]), free(art[i]);
+	for (int s = 0; s < TS; s++)
+		free(head[s]), free(foot[s]);
+	corpus_done(st, db, path, dbpath, stpath);
+}
+
 /* Text that many documents share is evidence when it comes in several
  * passages that other documents hold each on its own: ORIGS texts, each
  * SENTS_PER sentences drawn from a pool of SENTS (every sentence is in
@@ -2602,6 +2655,7 @@ int main(void)
 		cmocka_unit_test(test_site_template_is_not_evidence),
 		cmocka_unit_test(test_print_version_is_a_version),
 		cmocka_unit_test(test_rotating_template),
+		cmocka_unit_test(test_template_page_is_no_version),
 		cmocka_unit_test(test_grown_collection_recounts),
 		cmocka_unit_test(test_hooks_count_common_text),
 		cmocka_unit_test(test_fillings_are_not_copies),

@@ -233,7 +233,7 @@ done:
  * of a million documents score 55M pairs), STORY the copy verdict too.
  * GROUP's byte says which of these the two are. */
 enum { SCORE_PLAIN, SCORE_GROUP, SCORE_COPY, SCORE_STORY };
-enum { SAME_GROUP = 1, SAME_VERSION = 2, SAME_KIN = 4 };
+enum { SAME_GROUP = 1, SAME_VERSION = 2, SAME_KIN = 4, SAME_HELD = 8 };
 
 typedef struct {
 	pair_walk w;
@@ -317,10 +317,11 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 				double r = site    ? nd__rec_plain_floor(a, b, ND_SITE_VERSION)
 					   : sizes ? nd__rec_plain_floor(a, b, ND_KIN_RESEMBLANCE)
 						   : 0;
-				int version = site && (r >= ND_SITE_VERSION ||
-						       nd__rec_contained_floor(a, b, ND_SITE_CONTAINED) >= ND_SITE_CONTAINED);
+				int version = site && r >= ND_SITE_VERSION;
+				int held = site && nd__rec_contained_floor(a, b, ND_SITE_CONTAINED) >= ND_SITE_CONTAINED;
 				yes = (sizes && (float)r >= ND_GROUP_RESEMBLANCE ? SAME_GROUP : 0) |
-				      ((float)r >= ND_KIN_RESEMBLANCE ? SAME_KIN : 0) | (version ? SAME_VERSION : 0);
+				      ((float)r >= ND_KIN_RESEMBLANCE ? SAME_KIN : 0) | (version ? SAME_VERSION : 0) |
+				      (held ? SAME_HELD : 0);
 			} else if (c->what == SCORE_COPY)
 				yes = nd__rec_verdict(ND_POINT_COPY, a, b, c->common, NULL, NULL) == 1;
 			else
@@ -549,6 +550,77 @@ static int components_of(size_t n, const uint64_t *pairs, const uint8_t *same, s
 	return rc;
 }
 
+/* Whether the pair (x, y) is among the sorted keys k[0..n). */
+static int linked(const uint64_t *k, size_t n, uint32_t x, uint32_t y)
+{
+	uint64_t key = x < y ? (uint64_t)x << 32 | y : (uint64_t)y << 32 | x;
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (k[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && k[lo] == key;
+}
+
+/* The versions of each site's pages, each document's root in (*out)[i]:
+ * pages alike (SAME_VERSION), and a page that another holds nearly whole
+ * (SAME_HELD: its print version).  A page held by two pages that are not
+ * versions of each other is its site's template and little else (not
+ * found, no results, log in): held by, and alike to, every page of its
+ * site, it would make them all one version, whose template is then no
+ * one's.  Its links are dropped.  (Of the pages holding one, each next
+ * two in order are asked; three versions of one text, each edited, need
+ * not be alike two by two, but none holds another.) */
+static int site_versions(const nd__recset *rs, size_t n, const uint64_t *pairs, uint8_t *same, size_t np,
+			 uint32_t **out)
+{
+	const uint8_t link = SAME_VERSION | SAME_HELD;
+	size_t nv = 0, nh = 0;
+	for (size_t k = 0; k < np; k++)
+		nv += (same[k] & link) != 0, nh += (same[k] & SAME_HELD) != 0;
+	uint64_t *key = malloc((nv + 1) * sizeof(*key));
+	uint32_t *at = calloc(n + 2, sizeof(*at)), *by = malloc((nh + 1) * sizeof(*by));
+	uint8_t *hub = calloc(n + 1, 1);
+	int rc = ND_OK;
+	if (!key || !at || !by || !hub) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu versions", nv);
+		goto done;
+	}
+	nv = 0;
+	for (size_t k = 0; k < np; k++) {
+		uint32_t x = (uint32_t)(pairs[k] >> 32), y = (uint32_t)pairs[k];
+		if (same[k] & link)
+			key[nv++] = x < y ? (uint64_t)x << 32 | y : (uint64_t)y << 32 | x;
+		if (same[k] & SAME_HELD) /* the held one is the shorter: containment's base */
+			at[(nd__recset_get(rs, x)->nshingles <= nd__recset_get(rs, y)->nshingles ? x : y) + 2]++;
+	}
+	nd__sort_u64(key, nv);
+	for (size_t i = 2; i < n + 2; i++) /* the pages holding p at by[at[p + 1]..) while filling */
+		at[i] += at[i - 1];
+	for (size_t k = 0; k < np; k++)
+		if (same[k] & SAME_HELD) {
+			uint32_t x = (uint32_t)(pairs[k] >> 32), y = (uint32_t)pairs[k];
+			int xs = nd__recset_get(rs, x)->nshingles <= nd__recset_get(rs, y)->nshingles;
+			by[at[(xs ? x : y) + 1]++] = xs ? y : x;
+		}
+	for (size_t p = 0; p < n; p++)
+		for (uint32_t i = at[p]; i + 1 < at[p + 1] && !hub[p]; i++)
+			hub[p] = !linked(key, nv, by[i], by[i + 1]);
+	for (size_t k = 0; k < np; k++)
+		if ((same[k] & link) && (hub[pairs[k] >> 32] || hub[(uint32_t)pairs[k]]))
+			same[k] &= (uint8_t)~link;
+	rc = components_of(n, pairs, same, np, SAME_GROUP | link, out);
+done:
+	free(key);
+	free(at);
+	free(by);
+	free(hub);
+	return rc;
+}
+
 /* Groups of near-identical documents, whose representatives (smallest
  * index) count the collection's common shingles: plain resemblance >=
  * ND_GROUP_RESEMBLANCE over the candidate pairs.  With sites, the
@@ -576,7 +648,7 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 	any = pages > 0;
 	if ((rc = score_pairs(rs, NULL, pairs, np, NULL, same, SCORE_GROUP, any ? site : NULL, o)) < 0)
 		goto done;
-	if (any && (rc = components_of(n, pairs, same, np, SAME_GROUP | SAME_VERSION, &ver)) < 0)
+	if (any && (rc = site_versions(rs, n, pairs, same, np, &ver)) < 0)
 		goto done;
 	if ((rc = components_of(n, pairs, same, np, SAME_GROUP | SAME_KIN, &kin)) < 0 ||
 	    (rc = components_of(n, pairs, same, np, SAME_GROUP, &up)) < 0)

@@ -60,6 +60,11 @@ Sets (what a machine needs for each: apt-get install ...):
                    the articles copied onto another site, a tenth again on
                    their own site as its print version (the article and the
                    legal notice); hard negatives the pages of one site
+    notfound       smallsites' pages on sites whose template does not rotate
+                   (the same teasers on every page), each site with one page
+                   that is its template and little else (its own "not found"
+                   message): that page is held by, and alike to, every page
+                   of its site; hard negatives it and the pages of its site
     docsites       the HTML documentation Debian packages install, each a
                    real site template (python3.11-doc, sphinx-doc,
                    docutils-doc, valgrind, python-requests-doc, nodejs-doc,
@@ -695,6 +700,37 @@ def make_smallsites(out, seed, scale):
              "score": "pairs"})
 
 
+def make_notfound(out, seed, scale):
+    """Sites whose every page is the same template around its article (the
+    teasers do not rotate), and on each a page that is the template and a
+    line of its own: a not-found page, an empty search, a login wall.  It
+    is held by every page of its site, and alike to most (plain resemblance
+    0.65), so it must not make the site's distinct pages one page."""
+    nsites = max(3, int(100 * scale))
+    sizes, arts, groups, pool, tpls = small_sites(seed, nsites, lambda rng: rng.randint(2, 12))
+    # The same six teasers on every page of a site: drawn from its name.
+    text = lambda tpl, title, body: site_text(tpl, title, body, random.Random(tpl["name"]), [tpl["about"]])
+
+    o = Out(out)
+    for k, i, pid, title, body, r in small_site_pages(sizes, arts, seed):
+        o.doc("%s/%05d" % (tpls[k]["name"], i), text(tpls[k], title, body), groups[pid],
+              "https://%s.example/%05d.html" % (tpls[k]["name"], i))
+        if r.random() < 1 / 3:  # the article on another site, lightly edited
+            k2 = (k + 1 + r.randrange(nsites - 1)) % nsites
+            o.doc("%s/%05dc" % (tpls[k2]["name"], i),
+                  text(tpls[k2], title, edit_words(body, r.choice([0.0, 0.01, 0.03]), r, pool)),
+                  groups[pid], "https://%s.example/%05dc.html" % (tpls[k2]["name"], i))
+    rng = random.Random(seed * 7919)
+    for k, tpl in enumerate(tpls):
+        line = "Sorry, we could not find %s. Try %s." % (" ".join(rng.sample(SITE_WORDS, 4)),
+                                                        " or ".join(rng.sample(SITE_WORDS, 3)))
+        o.doc("%s/notfound" % tpl["name"], text(tpl, "Not found", line), "notfound/%d" % k,
+              "https://%s.example/404.html" % tpl["name"])
+    o.close({"set": "notfound", "about": "text pages of %d sites of 2-12 pages, each site's template the same "
+             "on every page, and one page of each that is its template and a line of its own; a third of "
+             "the articles copied onto another site with small edits" % nsites, "score": "pairs"})
+
+
 def make_pairsites(out, seed, scale):
     """The pages of a site as a set of judged page pairs holds them: two or
     three a site, too few for the collection to count a template, which is
@@ -988,7 +1024,7 @@ def make_gold(out, seed, scale):
 MAKERS = dict({n: (lambda n: lambda out, seed, scale: make_man(n, out, seed, scale))(n) for n in LANGS},
               cjk=make_cjk, family=make_family, short=make_short, mail=make_mail, site=make_site,
               copyright=make_copyright, scale=make_scale, docsites=make_docsites, fillings=make_fillings, gold=make_gold, smallsites=make_smallsites,
-              oldsites=make_oldsites, pairsites=make_pairsites)
+              oldsites=make_oldsites, pairsites=make_pairsites, notfound=make_notfound)
 
 
 def main():
