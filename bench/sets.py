@@ -15,7 +15,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-SETS = ["man-en", "man-de", "man-fr", "man-ru", "man-ja", "man-zh", "cjk", "family", "fillings", "short", "mail", "site", "smallsites", "oldsites", "pairsites", "notfound",
+SETS = ["man-en", "man-de", "man-fr", "man-ru", "man-ja", "man-zh", "cjk", "family", "fillings", "short", "mail", "site", "smallsites", "oldsites", "pairsites", "notfound", "redesign",
         "docsites", "copyright", "scale", "gold"]
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The labeled-set scripts end to end, small: eval/sets/make.py makes the
-site, smallsites, pairsites, notfound, family and short sets at a fifth of their
+site, smallsites, pairsites, notfound, redesign, family and short sets at a fifth of their
 size (templated pages; text pages of small sites, each with its URL, and
 of sites of two or three pages; one text copied into the copyright files
 many times; texts of 1-5 words), and eval/sets/measure.py scores
@@ -37,7 +37,12 @@ among the teasers its page rotates is its own text only in part.
 notfound's sites each have a page that is their template and a line of
 its own, which every page of its site holds: it must not make them one
 page (before, P 0.744 and R 0.914 at this size, `check` 0.825 and
-0.943).  eval/sets/renames.py's rule is checked on
+0.943).  redesign's pages are crawled again after their site's redesign:
+the same article on the same host in another template is its copy, not
+the template.  Its recall need only reach 0.65 (0.71, and 0.74 without
+news, at this size; 0.48 and 0.44 while the host's pages counted its
+template together whatever their frames): a page alone under its site's
+new template has a template no other page shows.  eval/sets/renames.py's rule is checked on
 two pages of one template about two commands, and on an edited version.
 
     sets_test.py SOURCE_DIR NEARDUP
@@ -49,13 +54,13 @@ import subprocess
 import sys
 import tempfile
 
-SETS = ("site", "smallsites", "pairsites", "notfound", "oldsites", "family", "short")
-CHECKED = ("site", "smallsites", "pairsites", "notfound", "oldsites")
+SETS = ("site", "smallsites", "pairsites", "notfound", "redesign", "oldsites", "family", "short")
+CHECKED = ("site", "smallsites", "pairsites", "notfound", "redesign", "oldsites")
 # Scored only when its articles are news: without, they are licence
 # sentences, as its templates are, and nothing tells the two apart.
 NEWS_ONLY = ("oldsites",)
 FULL = ("fillings",)  # made at --scale 1
-RECALL = {"smallsites": 0.85, "pairsites": 0.9, "oldsites": 0.9}  # else 0.95
+RECALL = {"smallsites": 0.85, "pairsites": 0.9, "redesign": 0.65, "oldsites": 0.9}  # else 0.95
 
 
 def measure(src, nd, tmp, what, args, names):

@@ -1646,6 +1646,56 @@ static void test_template_page_is_no_version(void **state)
 	corpus_done(st, db, path, dbpath, stpath);
 }
 
+/* A page crawled again after its site's redesign: the same article on
+ * the same host in another template.  Its article is held by two
+ * versions of the host's pages, as a template is on a site of two pages;
+ * the two templates' frames (first and last words) tell it apart.  RS2
+ * sites of RP pages under one template, two of them again under the
+ * site's new one.  Batch = online. */
+static void test_redesigned_page_is_its_copy(void **state)
+{
+	(void)state;
+	enum { RS2 = 8, RP = 4, AGAIN = 2, N = RS2 * (RP + AGAIN) };
+	char *path = tu_join(dir, "redesign"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	char *tpl[RS2][2][2], *art[N], *page[N], *url[N];
+	int orig[N];
+	uint64_t rng = 43;
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int s = 0; s < RS2; s++)
+		for (int v = 0; v < 2; v++)
+			tpl[s][v][0] = tu_random_doc(&rng, 40, VOCAB), tpl[s][v][1] = tu_random_doc(&rng, 80, VOCAB);
+	for (int i = 0; i < N; i++) {
+		int s = i / (RP + AGAIN), k = i % (RP + AGAIN), again = k >= RP;
+		orig[i] = again ? i - RP : i; /* the site's first pages, again */
+		art[i] = again ? strdup(art[orig[i]]) : tu_random_doc(&rng, 90 + (size_t)(i * 13 % 41), VOCAB);
+		assert_non_null(art[i]);
+		page[i] = site_page(tpl[s][again], art[i]);
+		assert_non_null(url[i] = malloc(48));
+		snprintf(url[i], 48, "https://site%d.example/%d.html%s", s, orig[i], again ? "?v=2" : "");
+	}
+	nd_xdb *db;
+	nd_store *st;
+	sign_pages(dbpath, stpath, "p", page, url, N, &db, &st);
+	size_t into[N];
+	copy_clusters(db, st, N, into);
+	for (int i = 0; i < N; i++)
+		for (int j = i + 1; j < N; j++)
+			if ((orig[i] == orig[j]) != (into[i] == into[j]))
+				fail_msg("pages %d and %d %s", i, j, orig[i] == orig[j] ? "apart" : "joined");
+	nd_docid online[N], batch[N];
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+	char *hpath = tu_join(path, "hooked");
+	hooked(db, hpath, &ho, 6, N, online, batch);
+	assert_memory_equal(online, batch, sizeof(online));
+	free(hpath);
+	for (int i = 0; i < N; i++)
+		free(page[i]), free(url[i]), free(art[i]);
+	for (int s = 0; s < RS2; s++)
+		for (int v = 0; v < 2; v++)
+			free(tpl[s][v][0]), free(tpl[s][v][1]);
+	corpus_done(st, db, path, dbpath, stpath);
+}
+
 /* Text that many documents share is evidence when it comes in several
  * passages that other documents hold each on its own: ORIGS texts, each
  * SENTS_PER sentences drawn from a pool of SENTS (every sentence is in
@@ -2656,6 +2706,7 @@ int main(void)
 		cmocka_unit_test(test_print_version_is_a_version),
 		cmocka_unit_test(test_rotating_template),
 		cmocka_unit_test(test_template_page_is_no_version),
+		cmocka_unit_test(test_redesigned_page_is_its_copy),
 		cmocka_unit_test(test_grown_collection_recounts),
 		cmocka_unit_test(test_hooks_count_common_text),
 		cmocka_unit_test(test_fillings_are_not_copies),

@@ -621,6 +621,88 @@ done:
 	return rc;
 }
 
+/* The sites whose pages count toward one template: a host's pages by
+ * their frame (first and last words), when some of them share one.  A
+ * page under another template than its site's (crawled again after a
+ * redesign, an AMP page) holds its article, which the page holds under
+ * the site's template too: two versions, yet not a template.  A page
+ * whose frame no other page of its host has counts toward none; a host
+ * whose pages share no frame (extraction left each its title at an end)
+ * is one site, as are sites told by a frame.  site[0..n) is renumbered in
+ * place, host sites first, *frame_from moved to where frame sites now
+ * start. */
+static int template_sites(const nd__recset *rs, uint32_t *site, uint32_t *frame_from, size_t n)
+{
+	uint64_t *key = malloc((n + 1) * sizeof(*key)), *sorted = malloc((n + 1) * sizeof(*sorted));
+	uint8_t *framed = calloc((size_t)*frame_from + 1, 1);
+	uint32_t *ord = NULL, next = 0;
+	size_t m = 0, u = 0;
+	int rc = ND_OK;
+	if (!key || !sorted || !framed) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory for the frames of %zu documents", n);
+		goto done;
+	}
+	/* Each host page's (site, frame) as one hash; 0 without a frame. */
+	uint32_t tile = UINT32_MAX;
+	for (size_t i = 0; i < n; i++) {
+		nd__recset_walked(rs, i, &tile);
+		uint64_t fr = site[i] && site[i] < *frame_from ? nd__recset_get(rs, i)->frame : 0;
+		key[i] = fr ? nd_mix64(fr ^ (uint64_t)site[i] * 0x9E3779B97F4A7C15ull) | 1 : 0;
+		if (key[i])
+			sorted[m++] = key[i];
+	}
+	nd__sort_u64(sorted, m);
+	/* The frames two pages or more share, each once, and their hosts. */
+	for (size_t i = 0; i < m; i++)
+		if (i + 1 < m && sorted[i + 1] == sorted[i] && (!u || sorted[u - 1] != sorted[i]))
+			sorted[u++] = sorted[i];
+	if (!(ord = calloc(u + 1, sizeof(*ord)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu frames", u);
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t at = 0, hi = key[i] ? u : 0;
+		while (at < hi) { /* the first frame at or above key[i] */
+			size_t mid = at + (hi - at) / 2;
+			if (sorted[mid] < key[i])
+				at = mid + 1;
+			else
+				hi = mid;
+		}
+		if (at < u && sorted[at] == key[i])
+			framed[site[i]] = 1, key[i] = at + 1; /* its frame's place, from 1 */
+		else
+			key[i] = 0;
+	}
+	/* New ordinals in the pages' order: a framed host's pages by frame
+	 * (none for a lone frame), any other host as it was, then frames. */
+	uint32_t *host = calloc((size_t)*frame_from + 1, sizeof(*host));
+	if (!host) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t s = site[i];
+		if (!s || s >= *frame_from)
+			continue;
+		uint32_t *o = framed[s] ? (key[i] ? &ord[key[i] - 1] : NULL) : &host[s];
+		if (o && !*o)
+			*o = ++next;
+		key[i] = o ? *o : 0;
+	}
+	free(host);
+	for (size_t i = 0; i < n; i++)
+		if (site[i])
+			site[i] = site[i] < *frame_from ? (uint32_t)key[i] : site[i] - *frame_from + next + 1;
+	*frame_from = next + 1;
+done:
+	free(key);
+	free(sorted);
+	free(framed);
+	free(ord);
+	return rc;
+}
+
 /* Groups of near-identical documents, whose representatives (smallest
  * index) count the collection's common shingles: plain resemblance >=
  * ND_GROUP_RESEMBLANCE over the candidate pairs.  With sites, the
@@ -665,19 +747,22 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 	free(same);
 	free(up);
 	same = NULL, up = NULL;
-	/* The groups' sites apart: each page's floor reads its own. */
-	if (any && !(gsite = malloc((nreps + 1) * sizeof(*gsite)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
+	/* The groups' sites apart (each page's floor reads its own), those
+	 * that count toward a template. */
+	uint32_t tframe_from = frame_from;
+	if (any && (!(gsite = malloc((n + 1) * sizeof(*gsite))) ||
+		    (memcpy(gsite, site, n * sizeof(*gsite)), (rc = template_sites(rs, gsite, &tframe_from, n)) < 0))) {
+		rc = rc < 0 ? rc : nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
 	}
 	for (size_t r = 0; r < nreps; r++) { /* reps ascend: r <= reps[r] */
 		if (gsite)
-			gsite[r] = site[reps[r]];
+			gsite[r] = gsite[reps[r]];
 		kin[r] = kin[reps[r]];
 		if (ver)
 			ver[r] = ver[reps[r]];
 	}
-	rc = nd__common_build(rs, reps, gsite, frame_from, ver, kin, nreps, o->jobs, out);
+	rc = nd__common_build(rs, reps, gsite, tframe_from, ver, kin, nreps, o->jobs, out);
 	if (rc == ND_OK) /* ordinals are given to sites with pages among docs or not */
 		nd__common_set_sites(*out, frame_from - 1, nsites - (frame_from - 1), pages);
 	if (rc == ND_OK && any)

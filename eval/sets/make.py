@@ -65,6 +65,11 @@ Sets (what a machine needs for each: apt-get install ...):
                    that is its template and little else (its own "not found"
                    message): that page is held by, and alike to, every page
                    of its site; hard negatives it and the pages of its site
+    redesign       pairsites' pages on 150 sites of 2-5 pages, a fifth of them
+                   crawled again after their site's redesign: the same
+                   article on the same host in the site's new template;
+                   hard negatives the pages of one site, which share a
+                   template
     docsites       the HTML documentation Debian packages install, each a
                    real site template (python3.11-doc, sphinx-doc,
                    docutils-doc, valgrind, python-requests-doc, nodejs-doc,
@@ -700,6 +705,32 @@ def make_smallsites(out, seed, scale):
              "score": "pairs"})
 
 
+def make_redesign(out, seed, scale):
+    """A page and the same page after its site's redesign (or its AMP
+    page): one article on one host in two templates.  The article is held
+    by two versions of the host's pages, as a template is on a site of two
+    pages; the two templates' frames tell it apart."""
+    nsites = max(3, int(150 * scale))
+    sizes, arts, groups, pool, tpls = small_sites(seed, nsites, lambda rng: rng.choice((2, 3, 4, 5)))
+    new = [site_template(k, random.Random(seed * 1000 + 500 + k)) for k in range(nsites)]
+
+    o = Out(out)
+    for k, i, pid, title, body, r in small_site_pages(sizes, arts, seed):
+        body = " ".join(body.split()[:r.randint(60, 160)])
+        url = "https://%s.example/%05d.html" % (tpls[k]["name"], i)
+        o.doc("%s/%05d" % (tpls[k]["name"], i), site_text(tpls[k], title, body, r), groups[pid], url)
+        if r.random() < 1 / 3:  # on another site, lightly edited
+            k2 = (k + 1 + r.randrange(nsites - 1)) % nsites
+            o.doc("%s/%05dc" % (tpls[k2]["name"], i),
+                  site_text(tpls[k2], title, edit_words(body, r.choice([0.0, 0.01, 0.03]), r, pool), r),
+                  groups[pid], "https://%s.example/%05dc.html" % (tpls[k2]["name"], i))
+        if r.random() < 0.2:  # crawled again after its site's redesign
+            o.doc("%s/%05dn" % (tpls[k]["name"], i), site_text(new[k], title, body, r), groups[pid], url + "?v=2")
+    o.close({"set": "redesign", "about": "text pages of %d sites of 2-5 pages, a fifth crawled again after their "
+             "site's redesign (the same host, a new template); a third copied onto another site" % nsites,
+             "score": "pairs"})
+
+
 def make_notfound(out, seed, scale):
     """Sites whose every page is the same template around its article (the
     teasers do not rotate), and on each a page that is the template and a
@@ -1024,7 +1055,7 @@ def make_gold(out, seed, scale):
 MAKERS = dict({n: (lambda n: lambda out, seed, scale: make_man(n, out, seed, scale))(n) for n in LANGS},
               cjk=make_cjk, family=make_family, short=make_short, mail=make_mail, site=make_site,
               copyright=make_copyright, scale=make_scale, docsites=make_docsites, fillings=make_fillings, gold=make_gold, smallsites=make_smallsites,
-              oldsites=make_oldsites, pairsites=make_pairsites, notfound=make_notfound)
+              oldsites=make_oldsites, pairsites=make_pairsites, notfound=make_notfound, redesign=make_redesign)
 
 
 def main():
