@@ -622,7 +622,7 @@ done:
 }
 
 /* The sites whose pages count toward one template: a host's pages by
- * their frame (first and last words), when some of them share one.  A
+ * their frame (first and last words), when half of them share one.  A
  * page under another template than its site's (crawled again after a
  * redesign, an AMP page) holds its article, which the page holds under
  * the site's template too: two versions, yet not a template.  A page
@@ -634,7 +634,7 @@ done:
 static int template_sites(const nd__recset *rs, uint32_t *site, uint32_t *frame_from, size_t n)
 {
 	uint64_t *key = malloc((n + 1) * sizeof(*key)), *sorted = malloc((n + 1) * sizeof(*sorted));
-	uint8_t *framed = calloc((size_t)*frame_from + 1, 1);
+	uint32_t *framed = calloc(2 * ((size_t)*frame_from + 1), sizeof(*framed));
 	uint32_t *ord = NULL, next = 0;
 	size_t m = 0, u = 0;
 	int rc = ND_OK;
@@ -661,7 +661,9 @@ static int template_sites(const nd__recset *rs, uint32_t *site, uint32_t *frame_
 		goto done;
 	}
 	for (size_t i = 0; i < n; i++) {
-		size_t at = 0, hi = key[i] ? u : 0;
+		if (!key[i])
+			continue; /* no host, or no frame */
+		size_t at = 0, hi = u;
 		while (at < hi) { /* the first frame at or above key[i] */
 			size_t mid = at + (hi - at) / 2;
 			if (sorted[mid] < key[i])
@@ -669,11 +671,16 @@ static int template_sites(const nd__recset *rs, uint32_t *site, uint32_t *frame_
 			else
 				hi = mid;
 		}
+		framed[2 * site[i] + 1]++; /* pages with a frame, */
 		if (at < u && sorted[at] == key[i])
-			framed[site[i]] = 1, key[i] = at + 1; /* its frame's place, from 1 */
+			framed[2 * site[i]]++, key[i] = at + 1; /* and shared: its place, from 1 */
 		else
 			key[i] = 0;
 	}
+	/* A host is told by its frames when half its pages share them: two
+	 * copies of one page share theirs on any host. */
+	for (uint32_t s = 1; s < *frame_from; s++)
+		framed[2 * s] = framed[2 * s] && 2 * framed[2 * s] >= framed[2 * s + 1];
 	/* New ordinals in the pages' order: a framed host's pages by frame
 	 * (none for a lone frame), any other host as it was, then frames. */
 	uint32_t *host = calloc((size_t)*frame_from + 1, sizeof(*host));
@@ -685,7 +692,7 @@ static int template_sites(const nd__recset *rs, uint32_t *site, uint32_t *frame_
 		uint32_t s = site[i];
 		if (!s || s >= *frame_from)
 			continue;
-		uint32_t *o = framed[s] ? (key[i] ? &ord[key[i] - 1] : NULL) : &host[s];
+		uint32_t *o = framed[2 * s] ? (key[i] ? &ord[key[i] - 1] : NULL) : &host[s];
 		if (o && !*o)
 			*o = ++next;
 		key[i] = o ? *o : 0;
