@@ -1478,6 +1478,35 @@ static void test_print_version_is_a_version(void **state)
  * counted where the samples of the site's pages reach (its floor);
  * otherwise a copy's own text is its teasers as much as its article.
  * Batch = online. */
+/* Pages signed into stpath as `neardup sign` does (left open in *db and,
+ * for reading, *st): copy clusters join exactly the pages of one orig,
+ * and hooks that commit every `every` leave the clusters sign leaves. */
+static void site_pages_case(const char *what, const char *path, const char *dbpath, const char *stpath,
+			    char *const *page, char *const *url, const int *orig, int n, int every, nd_xdb **db,
+			    nd_store **out)
+{
+	nd_store *st;
+	size_t *into = malloc((size_t)n * sizeof(*into));
+	nd_docid *online = malloc((size_t)n * sizeof(*online)), *batch = malloc((size_t)n * sizeof(*batch));
+	assert_true(into && online && batch);
+	sign_pages(dbpath, stpath, "p", page, url, n, db, &st);
+	copy_clusters(*db, st, (size_t)n, into);
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			if ((orig[i] == orig[j]) != (into[i] == into[j]))
+				fail_msg("%s: pages %d and %d %s", what, i, j, orig[i] == orig[j] ? "apart" : "joined");
+	nd_store_close(st);
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+	char *hpath = tu_join(path, "hooked");
+	hooked(*db, hpath, &ho, every, n, online, batch);
+	assert_memory_equal(online, batch, (size_t)n * sizeof(*online));
+	assert_int_equal(nd_store_open(out, stpath, ND_STORE_READ), ND_OK);
+	free(hpath);
+	free(into);
+	free(online);
+	free(batch);
+}
+
 static int load_common(nd_store *st, nd__common **out);
 
 static int put_floors(nd_store_txn *txn, void *ctx)
@@ -1554,23 +1583,11 @@ static void rotating_case(const char *name, int rpages, int shown, size_t copied
 	}
 	nd_xdb *db;
 	nd_store *st;
-	sign_pages(dbpath, stpath, "p", page, url, N, &db, &st);
-	size_t into[MAXN];
-	copy_clusters(db, st, (size_t)N, into);
-	for (int i = 0; i < N; i++)
-		for (int j = i + 1; j < N; j++)
-			if ((orig[i] == orig[j]) != (into[i] == into[j]))
-				fail_msg("%s: pages %d and %d %s", name, i, j, orig[i] == orig[j] ? "apart" : "joined");
+	site_pages_case(name, path, dbpath, stpath, page, url, orig, N, 8, &db, &st);
 	nd_store_close(st);
 	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
 	check_floors(st);
 	nd_store_close(st);
-	nd_docid online[MAXN], batch[MAXN];
-	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
-	char *hpath = tu_join(path, "hooked");
-	hooked(db, hpath, &ho, 8, N, online, batch);
-	assert_memory_equal(online, batch, (size_t)N * sizeof(*online));
-	free(hpath);
 	for (int i = 0; i < N; i++)
 		free(page[i]), free(url[i]), free(art[i]);
 	for (int s = 0; s < RS; s++) {
@@ -1626,19 +1643,7 @@ static void test_template_page_is_no_version(void **state)
 	}
 	nd_xdb *db;
 	nd_store *st;
-	sign_pages(dbpath, stpath, "p", page, url, N, &db, &st);
-	size_t into[N];
-	copy_clusters(db, st, N, into);
-	for (int i = 0; i < N; i++)
-		for (int j = i + 1; j < N; j++)
-			if ((orig[i] == orig[j]) != (into[i] == into[j]))
-				fail_msg("pages %d and %d %s", i, j, orig[i] == orig[j] ? "apart" : "joined");
-	nd_docid online[N], batch[N];
-	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
-	char *hpath = tu_join(path, "hooked");
-	hooked(db, hpath, &ho, 6, N, online, batch);
-	assert_memory_equal(online, batch, sizeof(online));
-	free(hpath);
+	site_pages_case("notfound", path, dbpath, stpath, page, url, orig, N, 6, &db, &st);
 	for (int i = 0; i < N; i++)
 		free(page[i]), free(url[i]), free(art[i]);
 	for (int s = 0; s < TS; s++)
@@ -1675,19 +1680,7 @@ static void test_redesigned_page_is_its_copy(void **state)
 	}
 	nd_xdb *db;
 	nd_store *st;
-	sign_pages(dbpath, stpath, "p", page, url, N, &db, &st);
-	size_t into[N];
-	copy_clusters(db, st, N, into);
-	for (int i = 0; i < N; i++)
-		for (int j = i + 1; j < N; j++)
-			if ((orig[i] == orig[j]) != (into[i] == into[j]))
-				fail_msg("pages %d and %d %s", i, j, orig[i] == orig[j] ? "apart" : "joined");
-	nd_docid online[N], batch[N];
-	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
-	char *hpath = tu_join(path, "hooked");
-	hooked(db, hpath, &ho, 6, N, online, batch);
-	assert_memory_equal(online, batch, sizeof(online));
-	free(hpath);
+	site_pages_case("redesign", path, dbpath, stpath, page, url, orig, N, 6, &db, &st);
 	for (int i = 0; i < N; i++)
 		free(page[i]), free(url[i]), free(art[i]);
 	for (int s = 0; s < RS2; s++)

@@ -711,21 +711,14 @@ def make_redesign(out, seed, scale):
     by two versions of the host's pages, as a template is on a site of two
     pages; the two templates' frames tell it apart."""
     nsites = max(3, int(150 * scale))
-    sizes, arts, groups, pool, tpls = small_sites(seed, nsites, lambda rng: rng.choice((2, 3, 4, 5)))
     new = [site_template(k, random.Random(seed * 1000 + 500 + k)) for k in range(nsites)]
 
-    o = Out(out)
-    for k, i, pid, title, body, r in small_site_pages(sizes, arts, seed):
-        body = " ".join(body.split()[:r.randint(60, 160)])
-        url = "https://%s.example/%05d.html" % (tpls[k]["name"], i)
-        o.doc("%s/%05d" % (tpls[k]["name"], i), site_text(tpls[k], title, body, r), groups[pid], url)
-        if r.random() < 1 / 3:  # on another site, lightly edited
-            k2 = (k + 1 + r.randrange(nsites - 1)) % nsites
-            o.doc("%s/%05dc" % (tpls[k2]["name"], i),
-                  site_text(tpls[k2], title, edit_words(body, r.choice([0.0, 0.01, 0.03]), r, pool), r),
-                  groups[pid], "https://%s.example/%05dc.html" % (tpls[k2]["name"], i))
+    def again(o, tpl, k, i, group, title, body, r, url, copied):
         if r.random() < 0.2:  # crawled again after its site's redesign
-            o.doc("%s/%05dn" % (tpls[k]["name"], i), site_text(new[k], title, body, r), groups[pid], url + "?v=2")
+            o.doc("%s/%05dn" % (tpl["name"], i), site_text(new[k], title, body, r), group, url + "?v=2")
+
+    o = Out(out)
+    short_article_pages(o, seed, nsites, (2, 3, 4, 5), again)
     o.close({"set": "redesign", "about": "text pages of %d sites of 2-5 pages, a fifth crawled again after their "
              "site's redesign (the same host, a new template); a third copied onto another site" % nsites,
              "score": "pairs"})
@@ -762,27 +755,39 @@ def make_notfound(out, seed, scale):
              "the articles copied onto another site with small edits" % nsites, "score": "pairs"})
 
 
+def short_article_pages(o, seed, nsites, sizes, again):
+    """Text pages of nsites small sites (each of a size drawn from sizes),
+    each page its URL, the article cut to 60-160 words (about a third of
+    the page, the rest its site's template); a third of the articles copied
+    onto another site with 0-3% of their words edited; then again(o, site,
+    template, site, page, group, title, body, r, url, copied) adds what the
+    set adds."""
+    sizes, arts, groups, pool, tpls = small_sites(seed, nsites, lambda rng: rng.choice(sizes))
+    for k, i, pid, title, body, r in small_site_pages(sizes, arts, seed):
+        body = " ".join(body.split()[:r.randint(60, 160)])
+        url = "https://%s.example/%05d.html" % (tpls[k]["name"], i)
+        o.doc("%s/%05d" % (tpls[k]["name"], i), site_text(tpls[k], title, body, r), groups[pid], url)
+        copied = r.random() < 1 / 3
+        if copied:  # on another site, lightly edited
+            k2 = (k + 1 + r.randrange(nsites - 1)) % nsites
+            o.doc("%s/%05dc" % (tpls[k2]["name"], i),
+                  site_text(tpls[k2], title, edit_words(body, r.choice([0.0, 0.01, 0.03]), r, pool), r),
+                  groups[pid], "https://%s.example/%05dc.html" % (tpls[k2]["name"], i))
+        again(o, tpls[k], k, i, groups[pid], title, body, r, url, copied)
+
+
 def make_pairsites(out, seed, scale):
     """The pages of a site as a set of judged page pairs holds them: two or
     three a site, too few for the collection to count a template, which is
     about two thirds of each page.  Each page gives its URL."""
     nsites = max(3, int(150 * scale))
-    sizes, arts, groups, pool, tpls = small_sites(seed, nsites, lambda rng: rng.choice((2, 2, 3)))
-    text = site_text
+
+    def again(o, tpl, k, i, group, title, body, r, url, copied):
+        if not copied and r.random() < 0.15:  # again on its own site, as its print version
+            o.doc("%s/%05dv" % (tpl["name"], i), "\n\n".join([title, body, tpl["legal"]]), group, url + "?print=1")
 
     o = Out(out)
-    for k, i, pid, title, body, r in small_site_pages(sizes, arts, seed):
-        body = " ".join(body.split()[:r.randint(60, 160)])  # the article about a third of the page
-        url = "https://%s.example/%05d.html" % (tpls[k]["name"], i)
-        o.doc("%s/%05d" % (tpls[k]["name"], i), text(tpls[k], title, body, r), groups[pid], url)
-        if r.random() < 1 / 3:  # on another site, lightly edited
-            k2 = (k + 1 + r.randrange(nsites - 1)) % nsites
-            o.doc("%s/%05dc" % (tpls[k2]["name"], i),
-                  text(tpls[k2], title, edit_words(body, r.choice([0.0, 0.01, 0.03]), r, pool), r),
-                  groups[pid], "https://%s.example/%05dc.html" % (tpls[k2]["name"], i))
-        elif r.random() < 0.15:  # again on its own site, as its print version
-            o.doc("%s/%05dv" % (tpls[k]["name"], i), "\n\n".join([title, body, tpls[k]["legal"]]),
-                  groups[pid], url + "?print=1")
+    short_article_pages(o, seed, nsites, (2, 2, 3), again)
     o.close({"set": "pairsites", "about": "text pages of %d sites of 2 or 3 pages, the template two thirds of "
              "each page; a third copied onto another site, some again on their own" % nsites,
              "score": "pairs"})
