@@ -20,10 +20,10 @@ fillings of one template are no copies, though their shingles agree as
 much as an edited version's, and every near-copy is found.  It is made
 at a fifth of its size too (about 370 documents, a descriptive set that
 holds the templates' own words, so only their own text tells them) and
-scored by clusters.  oldsites is made too, and scored when its articles
-are news (../shared/data; its about.json says which): pages of small
-sites without landmarks, marked content or URLs, whose template prose
-extraction keeps.  Its recall need only reach 0.9 (1.000 at this size):
+scored by clusters.  oldsites is made too: pages of small sites without
+landmarks, marked content or URLs, whose template prose extraction
+keeps; without news (../shared/data; its about.json says which) against
+its own bars (PROSE).  Its recall need only reach 0.9 (1.000 at this size):
 a copy is missed where a site has too few pages to tell the template's
 prose that extraction kept.  pairsites holds two or three pages a site,
 as a set of judged page pairs does, the template two thirds of each
@@ -56,11 +56,14 @@ import tempfile
 
 SETS = ("site", "smallsites", "pairsites", "notfound", "redesign", "oldsites", "family", "short")
 CHECKED = ("site", "smallsites", "pairsites", "notfound", "redesign", "oldsites")
-# Scored only when its articles are news: without, they are licence
-# sentences, as its templates are, and nothing tells the two apart.
-NEWS_ONLY = ("oldsites",)
 FULL = ("fillings",)  # made at --scale 1
 RECALL = {"smallsites": 0.85, "pairsites": 0.9, "redesign": 0.65, "oldsites": 0.9}  # else 0.95
+# Without news, oldsites' articles are licence sentences, as its templates
+# are, that other pages of the site and many other documents hold: a page
+# can be all text the collection knows.  Its own bars: P and R 0.8 (0.87
+# and 0.89 at this size; 0.36 and 0.69 while such a page was contained in
+# every page of its site).
+PROSE = {"oldsites": (0.8, 0.8)}
 
 
 def measure(src, nd, tmp, what, args, names):
@@ -103,9 +106,10 @@ def main():
                             "--scale", "1"] + list(FULL), capture_output=True, text=True)
         if p.returncode:
             sys.exit("FAIL: make.py: %s" % (p.stdout + p.stderr)[-2000:])
-        made = lambda name: json.load(open(os.path.join(tmp, name, "about.json"))).get("articles") != "licence prose"
-        sets = tuple(x for x in SETS if x not in NEWS_ONLY or made(x))
-        checked_sets = tuple(x for x in CHECKED if x not in NEWS_ONLY or made(x))
+        prose = lambda name: json.load(open(os.path.join(tmp, name, "about.json"))).get("articles") == "licence prose"
+        bars = {x: PROSE[x] if prose(x) else (0.95, RECALL.get(x, 0.95)) for x in SETS}
+        bars.update({x: (0.95, RECALL.get(x, 0.95)) for x in FULL})
+        sets, checked_sets = SETS, CHECKED
         small = os.path.join(tmp, "small")
         p = subprocess.run([sys.executable, os.path.join(src, "eval", "sets", "make.py"), "--out", small,
                             "--scale", "0.2"] + list(FULL), capture_output=True, text=True)
@@ -128,16 +132,17 @@ def main():
         failed = []
         for r in rows + checked:
             print("sets: %-10s %-10s P %.3f R %.3f" % (r["set"], r["point"], r["P"], r["R"]))
-            if not (r["P"] >= 0.95 and r["R"] >= RECALL.get(r["set"], 0.95)):
-                failed.append("%s %s (R wanted %.2f)" % (r["set"], r["point"], RECALL.get(r["set"], 0.95)))
+            p, r_ = bars[r["set"]]
+            if not (r["P"] >= p and r["R"] >= r_):
+                failed.append("%s %s (wanted P %.2f, R %.2f)" % (r["set"], r["point"], p, r_))
         if sorted(r["set"] for r in rows) != sorted(sets + FULL) or \
                 sorted(r["set"] for r in checked) != sorted(checked_sets + FULL + ("smallsites",) * 2 + FULL):
             sys.exit("FAIL: measured %s, wanted %s" % ([r["set"] for r in rows + checked],
                                                        sets + FULL + checked_sets + FULL))
-        if len(sets) < len(SETS):
-            print("sets: oldsites made but not scored: its articles are licence prose (no news in ../shared/data)")
+        if any(prose(x) for x in PROSE):
+            print("sets: oldsites' articles are licence prose (no news in ../shared/data): its own bars")
         if failed:
-            sys.exit("FAIL: precision below 0.95, or recall below its bar, on %s" % ", ".join(failed))
+            sys.exit("FAIL: precision or recall below its bar on %s" % ", ".join(failed))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

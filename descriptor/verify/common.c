@@ -764,7 +764,8 @@ uint32_t nd__common_shared_passages(const nd__rec *a, const nd__rec *b, const nd
 		uint32_t x = a->sample[i], y = b->sample[j];
 		if (x == y && (!a->groups || a->groups[i])) { /* a weighed record knows it is not common */
 			size_t e = nd__common_find(c, x);
-			if (e < c->n)
+			/* A site's template is one template, not passages. */
+			if (e < c->n && nd__common_ent_groups(c, e) < ND_SITE_TEMPLATE)
 				at[m++] = c->pas + PAS_BYTES * e;
 		}
 		i += x <= y, j += y <= x;

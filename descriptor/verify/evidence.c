@@ -695,6 +695,21 @@ static int little_own_rare(const nd__rec *a, const nd__rec *b, const nd__common 
 
 /* The verdict at point from a pair's complete shingle scores (values read
  * only for a pair it would accept). */
+/* The shorter text's words that are not a site's template (nor text as
+ * many groups hold), estimated from its samples at the pair's cut: a
+ * page that is its site's template and a line of its own is held by
+ * every page of its site, and says nothing by being held. */
+static double own_words(const nd__rec *a, const nd__rec *b, const nd__common *common)
+{
+	const nd__rec *sh = a->nshingles <= b->nshingles ? a : b;
+	if (!nd__common_size(common))
+		return sh->nwords;
+	uint32_t t = a->thr < b->thr ? a->thr : b->thr, n = nd__rec_cut_at(sh, t), own = 0;
+	for (uint32_t k = 0; k < n; k++)
+		own += groups_of(sh, k, common) < ND_SITE_TEMPLATE;
+	return n ? (double)own / n * sh->nwords : 0;
+}
+
 static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__common *common,
 		  nd__rec_scores *s, int can_contain, nd_verify_how *how, double *distance)
 {
@@ -714,7 +729,7 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 	int read = 0; /* the values, read only for a pair a rule would accept */
 	if (s->resemblance >= nd_point_resemblance(point))
 		yes = 1;
-	if (!yes && can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT) {
+	if (!yes && can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT && own_words(a, b, common) >= ND_CONTAIN_MIN_WORDS) {
 		value_scores(a, b, s), read = 1;
 		if (s->values_kept)
 			yes = 1, h = ND_VERIFIED_CONTAINMENT, d = 1 - s->containment;

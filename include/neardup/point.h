@@ -21,7 +21,8 @@ extern "C" {
  *   copy    the default: the same main text, whatever the template, with
  *           small edits, a cut or an added comment thread: strict, or word
  *           3-shingle bag resemblance >= ND_POINT_COPY_RESEMBLANCE, or the
- *           shorter text (>= ND_CONTAIN_MIN_WORDS words, the longer at most
+ *           shorter text (>= ND_CONTAIN_MIN_WORDS words besides its site's
+ *           template, the longer at most
  *           ND_CONTAIN_MAX_RATIO times as long) keeping
  *           ND_POINT_COPY_CONTAINMENT of its 3-shingles and every one of
  *           its values (words with a digit) in the longer; clusters are
