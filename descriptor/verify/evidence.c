@@ -335,6 +335,20 @@ static int lazy_weights(merge_bound *m, int side_b, const nd__rec *r, uint32_t n
 	return 1;
 }
 
+/* Where a pair is compared: the lower of the two thresholds, and of
+ * their sites' floors, where each one's site's template is known. */
+static uint32_t pair_cut(const nd__rec *a, const nd__rec *b, const nd__common *common)
+{
+	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
+	if (nd__common_size(common) && common->nfloors) {
+		uint32_t fa = a->floor ? a->floor : nd__common_floor(common, a->text);
+		uint32_t fb = b->floor ? b->floor : nd__common_floor(common, b->text);
+		t = t < fa ? t : fa;
+		t = t < fb ? t : fb;
+	}
+	return t;
+}
+
 /* The shingle part of nd__rec_compare: over the union's sample (every
  * shingle of either at or below the lower threshold), the shared weight
  * by a merge that adds only at matches, and each side's weight by a sum,
@@ -347,17 +361,11 @@ static int lazy_weights(merge_bound *m, int side_b, const nd__rec *r, uint32_t n
 static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s,
 			  double res_floor, double cont_floor, int passages)
 {
-	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
+	uint32_t t = pair_cut(a, b, common);
 	const nd__u32u *sa = a->sample, *sb = b->sample;
 	uint32_t i = 0, j = 0, ni = 0, steps = 0;
 	double wi = 0, si = 0, ssa, ssb;
 	int weighed = nd__common_size(common) > 0;
-	if (weighed && common->nfloors) { /* where each one's site's template is known */
-		uint32_t fa = a->floor ? a->floor : nd__common_floor(common, a->text);
-		uint32_t fb = b->floor ? b->floor : nd__common_floor(common, b->text);
-		t = t < fa ? t : fa;
-		t = t < fb ? t : fb;
-	}
 	merge_bound m = {0, 0, 0, 0, a->nshingles <= b->nshingles, 0, 0, 0, 0, res_floor, cont_floor, passages, common};
 
 	memset(s, 0, sizeof(*s));
@@ -693,8 +701,6 @@ static int little_own_rare(const nd__rec *a, const nd__rec *b, const nd__common 
 	return 1;
 }
 
-/* The verdict at point from a pair's complete shingle scores (values read
- * only for a pair it would accept). */
 /* The shorter text's words that are not a site's template (nor text as
  * many groups hold), estimated from its samples at the pair's cut: a
  * page that is its site's template and a line of its own is held by
@@ -704,12 +710,14 @@ static double own_words(const nd__rec *a, const nd__rec *b, const nd__common *co
 	const nd__rec *sh = a->nshingles <= b->nshingles ? a : b;
 	if (!nd__common_size(common))
 		return sh->nwords;
-	uint32_t t = a->thr < b->thr ? a->thr : b->thr, n = nd__rec_cut_at(sh, t), own = 0;
+	uint32_t n = nd__rec_cut_at(sh, pair_cut(a, b, common)), own = 0;
 	for (uint32_t k = 0; k < n; k++)
 		own += groups_of(sh, k, common) < ND_SITE_TEMPLATE;
 	return n ? (double)own / n * sh->nwords : 0;
 }
 
+/* The verdict at point from a pair's complete shingle scores (values read
+ * only for a pair it would accept). */
 static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__common *common,
 		  nd__rec_scores *s, int can_contain, nd_verify_how *how, double *distance)
 {
