@@ -1689,6 +1689,50 @@ static void test_redesigned_page_is_its_copy(void **state)
 	corpus_done(st, db, path, dbpath, stpath);
 }
 
+/* Excerpt pages (the site's template, the first 30 words of an article
+ * and a link to it), each held by its article's page and, being mostly
+ * the template, alike to one another: as versions they made article,
+ * excerpt, excerpt and article one version, whose template was then no
+ * one's, and every page of the site a copy of the others.  ES sites of
+ * EP articles, each with its excerpt. */
+static void test_excerpts_are_no_versions(void **state)
+{
+	(void)state;
+	enum { ES = 8, EP = 4, N = ES * EP * 2 };
+	char *path = tu_join(dir, "excerpt"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	char *tpl[ES][2], *art[N], *page[N], *url[N];
+	int orig[N];
+	uint64_t rng = 47;
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int s = 0; s < ES; s++)
+		tpl[s][0] = tu_random_doc(&rng, 40, VOCAB), tpl[s][1] = tu_random_doc(&rng, 80, VOCAB);
+	for (int i = 0; i < N; i++) {
+		orig[i] = i;
+		if (i % 2 == 0) {
+			art[i] = tu_random_doc(&rng, 100 + (size_t)(i * 7 % 31), VOCAB);
+		} else { /* the first 30 words of the page before, and a link */
+			const char *p = art[i - 1];
+			for (int w = 0; w < 30 && p; w++)
+				p = strchr(p + 1, ' ');
+			size_t len = p ? (size_t)(p - art[i - 1]) : strlen(art[i - 1]);
+			assert_non_null(art[i] = malloc(len + 16));
+			memcpy(art[i], art[i - 1], len);
+			strcpy(art[i] + len, " read more");
+		}
+		page[i] = site_page(tpl[i / (2 * EP)], art[i]);
+		assert_non_null(url[i] = malloc(48));
+		snprintf(url[i], 48, "https://site%d.example/%d.html", i / (2 * EP), i);
+	}
+	nd_xdb *db;
+	nd_store *st;
+	site_pages_case("excerpts", path, dbpath, stpath, page, url, orig, N, 8, &db, &st);
+	for (int i = 0; i < N; i++)
+		free(page[i]), free(url[i]), free(art[i]);
+	for (int s = 0; s < ES; s++)
+		free(tpl[s][0]), free(tpl[s][1]);
+	corpus_done(st, db, path, dbpath, stpath);
+}
+
 /* Text that many documents share is evidence when it comes in several
  * passages that other documents hold each on its own: ORIGS texts, each
  * SENTS_PER sentences drawn from a pool of SENTS (every sentence is in
@@ -2700,6 +2744,7 @@ int main(void)
 		cmocka_unit_test(test_rotating_template),
 		cmocka_unit_test(test_template_page_is_no_version),
 		cmocka_unit_test(test_redesigned_page_is_its_copy),
+		cmocka_unit_test(test_excerpts_are_no_versions),
 		cmocka_unit_test(test_grown_collection_recounts),
 		cmocka_unit_test(test_hooks_count_common_text),
 		cmocka_unit_test(test_fillings_are_not_copies),

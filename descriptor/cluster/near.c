@@ -571,9 +571,10 @@ static int linked(const uint64_t *k, size_t n, uint32_t x, uint32_t y)
  * versions of each other is its site's template and little else (not
  * found, no results, log in): held by, and alike to, every page of its
  * site, it would make them all one version, whose template is then no
- * one's.  Its links are dropped.  (Of the pages holding one, each next
- * two in order are asked; three versions of one text, each edited, need
- * not be alike two by two, but none holds another.) */
+ * one's.  Its links are dropped, and so are those of two pages alike to
+ * each other that two such pages hold.  (Of the pages holding one, each
+ * next two in order are asked; three versions of one text, each edited,
+ * need not be alike two by two, but none holds another.) */
 static int site_versions(const nd__recset *rs, size_t n, const uint64_t *pairs, uint8_t *same, size_t np,
 			 uint32_t **out)
 {
@@ -609,6 +610,14 @@ static int site_versions(const nd__recset *rs, size_t n, const uint64_t *pairs, 
 	for (size_t p = 0; p < n; p++)
 		for (uint32_t i = at[p]; i + 1 < at[p + 1] && !hub[p]; i++)
 			hub[p] = !linked(key, nv, by[i], by[i + 1]);
+	/* Two such pages alike to each other, each held by one page, the two
+	 * not versions: excerpts of two articles, each mostly the template. */
+	for (size_t k = 0; k < np; k++) {
+		uint32_t x = (uint32_t)(pairs[k] >> 32), y = (uint32_t)pairs[k];
+		if ((same[k] & SAME_VERSION) && at[x] < at[x + 1] && at[y] < at[y + 1] && by[at[x]] != by[at[y]] &&
+		    !linked(key, nv, by[at[x]], by[at[y]]))
+			hub[x] = hub[y] = 1;
+	}
 	for (size_t k = 0; k < np; k++)
 		if ((same[k] & link) && (hub[pairs[k] >> 32] || hub[(uint32_t)pairs[k]]))
 			same[k] &= (uint8_t)~link;
