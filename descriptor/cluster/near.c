@@ -550,19 +550,24 @@ static int components_of(size_t n, const uint64_t *pairs, const uint8_t *same, s
 	return rc;
 }
 
-/* Whether the pair (x, y) is among the sorted keys k[0..n). */
+/* A pair as one key, the lower document first. */
+static uint64_t pair_key(uint32_t x, uint32_t y)
+{
+	return x < y ? (uint64_t)x << 32 | y : (uint64_t)y << 32 | x;
+}
+
+/* Whether x and y are a pair among the sorted keys k[0..n). */
 static int linked(const uint64_t *k, size_t n, uint32_t x, uint32_t y)
 {
-	uint64_t key = x < y ? (uint64_t)x << 32 | y : (uint64_t)y << 32 | x;
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (k[mid] < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && k[lo] == key;
+	return nd__in_sorted_u64(k, n, pair_key(x, y));
+}
+
+/* The held one of a pair the GROUP score calls SAME_HELD: the shorter,
+ * containment's base. */
+static uint32_t held_of(const nd__recset *rs, uint64_t pair)
+{
+	uint32_t x = (uint32_t)(pair >> 32), y = (uint32_t)pair;
+	return nd__recset_get(rs, x)->nshingles <= nd__recset_get(rs, y)->nshingles ? x : y;
 }
 
 /* The versions of each site's pages, each document's root in (*out)[i]:
@@ -592,20 +597,18 @@ static int site_versions(const nd__recset *rs, size_t n, const uint64_t *pairs, 
 	}
 	nv = 0;
 	for (size_t k = 0; k < np; k++) {
-		uint32_t x = (uint32_t)(pairs[k] >> 32), y = (uint32_t)pairs[k];
 		if (same[k] & link)
-			key[nv++] = x < y ? (uint64_t)x << 32 | y : (uint64_t)y << 32 | x;
-		if (same[k] & SAME_HELD) /* the held one is the shorter: containment's base */
-			at[(nd__recset_get(rs, x)->nshingles <= nd__recset_get(rs, y)->nshingles ? x : y) + 2]++;
+			key[nv++] = pair_key((uint32_t)(pairs[k] >> 32), (uint32_t)pairs[k]);
+		if (same[k] & SAME_HELD)
+			at[held_of(rs, pairs[k]) + 2]++;
 	}
 	nd__sort_u64(key, nv);
 	for (size_t i = 2; i < n + 2; i++) /* the pages holding p at by[at[p + 1]..) while filling */
 		at[i] += at[i - 1];
 	for (size_t k = 0; k < np; k++)
 		if (same[k] & SAME_HELD) {
-			uint32_t x = (uint32_t)(pairs[k] >> 32), y = (uint32_t)pairs[k];
-			int xs = nd__recset_get(rs, x)->nshingles <= nd__recset_get(rs, y)->nshingles;
-			by[at[(xs ? x : y) + 1]++] = xs ? y : x;
+			uint32_t p = held_of(rs, pairs[k]), x = (uint32_t)(pairs[k] >> 32);
+			by[at[p + 1]++] = p == x ? (uint32_t)pairs[k] : x;
 		}
 	for (size_t p = 0; p < n; p++)
 		for (uint32_t i = at[p]; i + 1 < at[p + 1] && !hub[p]; i++)
@@ -672,14 +675,7 @@ static int template_sites(const nd__recset *rs, uint32_t *site, uint32_t *frame_
 	for (size_t i = 0; i < n; i++) {
 		if (!key[i])
 			continue; /* no host, or no frame */
-		size_t at = 0, hi = u;
-		while (at < hi) { /* the first frame at or above key[i] */
-			size_t mid = at + (hi - at) / 2;
-			if (sorted[mid] < key[i])
-				at = mid + 1;
-			else
-				hi = mid;
-		}
+		size_t at = nd__lower_bound_u64(sorted, u, key[i]);
 		framed[2 * site[i] + 1]++; /* pages with a frame, */
 		if (at < u && sorted[at] == key[i])
 			framed[2 * site[i]]++, key[i] = at + 1; /* and shared: its place, from 1 */
@@ -766,10 +762,14 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 	/* The groups' sites apart (each page's floor reads its own), those
 	 * that count toward a template. */
 	uint32_t tframe_from = frame_from;
-	if (any && (!(gsite = malloc((n + 1) * sizeof(*gsite))) ||
-		    (memcpy(gsite, site, n * sizeof(*gsite)), (rc = template_sites(rs, gsite, &tframe_from, n)) < 0))) {
-		rc = rc < 0 ? rc : nd_error_set(ND_ENOMEM, "out of memory");
-		goto done;
+	if (any) {
+		if (!(gsite = malloc((n + 1) * sizeof(*gsite)))) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory for the sites of %zu documents", n);
+			goto done;
+		}
+		memcpy(gsite, site, n * sizeof(*gsite));
+		if ((rc = template_sites(rs, gsite, &tframe_from, n)) < 0)
+			goto done;
 	}
 	for (size_t r = 0; r < nreps; r++) { /* reps ascend: r <= reps[r] */
 		if (gsite)

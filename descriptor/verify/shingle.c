@@ -36,10 +36,16 @@ static int cmp_u64(const void *a, const void *b)
 		}                                            \
 	} while (0)
 
-int nd__in_sorted_u64(const uint64_t *v, size_t n, uint64_t x)
+size_t nd__lower_bound_u64(const uint64_t *v, size_t n, uint64_t x)
 {
 	size_t at;
 	LOWER_BOUND(v, n, x, at);
+	return at;
+}
+
+int nd__in_sorted_u64(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t at = nd__lower_bound_u64(v, n, x);
 	return at < n && v[at] == x;
 }
 

@@ -27,6 +27,7 @@ int nd__in_sorted_u64(const uint64_t *v, size_t n, uint64_t x);
 int nd__in_sorted_u32(const uint32_t *v, size_t n, uint32_t x);
 /* The first of v[0..n) (ascending) not below x (n: none). */
 size_t nd__lower_bound_u32(const uint32_t *v, size_t n, uint32_t x);
+size_t nd__lower_bound_u64(const uint64_t *v, size_t n, uint64_t x);
 size_t nd__unique_sorted_u64(uint64_t *v, size_t n);
 
 /* ND_EINVAL naming the option when o (may be NULL) is out of range or NaN. */
