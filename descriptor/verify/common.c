@@ -754,7 +754,7 @@ static uint32_t pas_root(uint16_t *up, uint32_t x)
  * joins of two shingles or more. */
 uint32_t nd__common_shared_passages(const nd__rec *a, const nd__rec *b, const nd__common *c)
 {
-	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
+	uint32_t t = nd__rec_pair_cut(a, b, c);
 	uint32_t na = nd__rec_cut_at(a, t), nb = nd__rec_cut_at(b, t), i = 0, j = 0, m = 0;
 	const uint8_t *at[PASSAGE_MAX];
 	uint16_t up[PASSAGE_MAX], size[PASSAGE_MAX], slot_at[2 * PASSAGE_MAX];

@@ -335,9 +335,8 @@ static int lazy_weights(merge_bound *m, int side_b, const nd__rec *r, uint32_t n
 	return 1;
 }
 
-/* Where a pair is compared: the lower of the two thresholds, and of
- * their sites' floors, where each one's site's template is known. */
-static uint32_t pair_cut(const nd__rec *a, const nd__rec *b, const nd__common *common)
+/* The floors: where each one's site's template is known. */
+uint32_t nd__rec_pair_cut(const nd__rec *a, const nd__rec *b, const nd__common *common)
 {
 	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
 	if (nd__common_size(common) && common->nfloors) {
@@ -361,7 +360,7 @@ static uint32_t pair_cut(const nd__rec *a, const nd__rec *b, const nd__common *c
 static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s,
 			  double res_floor, double cont_floor, int passages)
 {
-	uint32_t t = pair_cut(a, b, common);
+	uint32_t t = nd__rec_pair_cut(a, b, common);
 	const nd__u32u *sa = a->sample, *sb = b->sample;
 	uint32_t i = 0, j = 0, ni = 0, steps = 0;
 	double wi = 0, si = 0, ssa, ssb;
@@ -646,12 +645,13 @@ double nd__rec_plain_floor(const nd__rec *a, const nd__rec *b, double floor)
 	return nu ? (double)ni / nu : (a->text == b->text && a->nwords == b->nwords);
 }
 
-/* The samples a and b share at the lower threshold, *na and *nb how many
- * each keeps there; some count below floor of the smaller (0: none) once
- * that is out of reach. */
-static uint32_t shared_at_least(const nd__rec *a, const nd__rec *b, uint32_t *na, uint32_t *nb, double floor)
+/* The samples a and b share at or below t, *na and *nb how many each
+ * keeps there; some count below floor of the smaller (0: none) once that
+ * is out of reach. */
+static uint32_t shared_at_least(const nd__rec *a, const nd__rec *b, uint32_t t, uint32_t *na, uint32_t *nb,
+				double floor)
 {
-	uint32_t t = a->thr < b->thr ? a->thr : b->thr, i = 0, j = 0, ni = 0, steps = 0;
+	uint32_t i = 0, j = 0, ni = 0, steps = 0;
 	*na = nd__rec_cut_at(a, t), *nb = nd__rec_cut_at(b, t);
 	double need = floor * (*na < *nb ? *na : *nb);
 	while (i < *na && j < *nb) {
@@ -664,14 +664,15 @@ static uint32_t shared_at_least(const nd__rec *a, const nd__rec *b, uint32_t *na
 	return ni;
 }
 
-uint32_t nd__rec_shared(const nd__rec *a, const nd__rec *b, uint32_t *na, uint32_t *nb)
+uint32_t nd__rec_shared(const nd__rec *a, const nd__rec *b, uint32_t t, uint32_t *na, uint32_t *nb)
 {
-	return shared_at_least(a, b, na, nb, 0);
+	return shared_at_least(a, b, t, na, nb, 0);
 }
 
 double nd__rec_contained_floor(const nd__rec *a, const nd__rec *b, double floor)
 {
-	uint32_t na, nb, ni = shared_at_least(a, b, &na, &nb, floor), least = na < nb ? na : nb;
+	uint32_t na, nb, ni = shared_at_least(a, b, nd__rec_pair_cut(a, b, NULL), &na, &nb, floor);
+	uint32_t least = na < nb ? na : nb;
 	return least ? (double)ni / least : 0;
 }
 
@@ -710,7 +711,7 @@ static double own_words(const nd__rec *a, const nd__rec *b, const nd__common *co
 	const nd__rec *sh = a->nshingles <= b->nshingles ? a : b;
 	if (!nd__common_size(common))
 		return sh->nwords;
-	uint32_t n = nd__rec_cut_at(sh, pair_cut(a, b, common)), own = 0;
+	uint32_t n = nd__rec_cut_at(sh, nd__rec_pair_cut(a, b, common)), own = 0;
 	for (uint32_t k = 0; k < n; k++)
 		own += groups_of(sh, k, common) < ND_SITE_TEMPLATE;
 	return n ? (double)own / n * sh->nwords : 0;

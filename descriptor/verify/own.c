@@ -123,7 +123,7 @@ int nd__rec_filled(const nd__rec *a, const nd__rec *b, const nd__common *c)
 		return 0;
 	/* The samples both keep, first without the filter: most pairs have
 	 * too little of their own. */
-	uint32_t na, nb, both = nd__rec_shared(a, b, &na, &nb);
+	uint32_t na, nb, both = nd__rec_shared(a, b, nd__rec_pair_cut(a, b, c), &na, &nb);
 	uint32_t own_a = na - both, own_b = nb - both;
 	if (!both || own_a < ND_OWN_SHARE * na || own_b < ND_OWN_SHARE * nb)
 		return 0;

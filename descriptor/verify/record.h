@@ -423,10 +423,12 @@ double nd__rec_plain(const nd__rec *a, const nd__rec *b);
 /* The same when it can reach floor; else some value below floor (the
  * merge stops as soon as it cannot). */
 double nd__rec_plain_floor(const nd__rec *a, const nd__rec *b, double floor);
-/* Samples both records keep (those at or below the lower threshold, as
- * the verdict compares them): how many they share, and in *na and *nb
- * how many each keeps. */
-uint32_t nd__rec_shared(const nd__rec *a, const nd__rec *b, uint32_t *na, uint32_t *nb);
+/* Where the verdict compares a pair: the lower of the two thresholds,
+ * and of their sites' floors (common may be NULL: no floors). */
+uint32_t nd__rec_pair_cut(const nd__rec *a, const nd__rec *b, const nd__common *common);
+/* Samples both records keep at or below t: how many they share, and in
+ * *na and *nb how many each keeps. */
+uint32_t nd__rec_shared(const nd__rec *a, const nd__rec *b, uint32_t t, uint32_t *na, uint32_t *nb);
 /* The share of the smaller sample that the other holds (containment),
  * when it can reach floor; else some value below floor. */
 double nd__rec_contained_floor(const nd__rec *a, const nd__rec *b, double floor);
