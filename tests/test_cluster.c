@@ -1509,10 +1509,29 @@ static void site_pages_case(const char *what, const char *path, const char *dbpa
 
 static int load_common(nd_store *st, nd__common **out);
 
-static int put_floors(nd_store_txn *txn, void *ctx)
+typedef struct {
+	const char *key, *value;
+} meta_kv;
+
+static int put_meta(nd_store_txn *txn, void *ctx)
 {
-	const char *v = ctx;
-	return nd_store_meta_put(txn, "common-floors", v, strlen(v));
+	const meta_kv *kv = ctx;
+	return nd_store_meta_put(txn, kv->key, kv->value, strlen(kv->value));
+}
+
+/* A damaged value bad of the store's meta key (beside the common table)
+ * is named (what) with the command that makes it again; an empty one
+ * (a table stored without it) is none: the table then read into *out. */
+static void damaged_then_empty(nd_store *st, const char *key, const char *bad, const char *what, nd__common **out)
+{
+	meta_kv kv = {key, bad};
+	assert_int_equal(nd_store_write(st, put_meta, &kv), ND_OK);
+	assert_int_equal(load_common(st, out), ND_ECORRUPT);
+	assert_non_null(strstr(nd_error_last(), what));
+	assert_non_null(strstr(nd_error_last(), "sign --restart"));
+	kv.value = "";
+	assert_int_equal(nd_store_write(st, put_meta, &kv), ND_OK);
+	assert_int_equal(load_common(st, out), ND_OK);
 }
 
 /* The floors the store keeps: the site's shortest page (the first) has
@@ -1532,12 +1551,7 @@ static void check_floors(nd_store *st)
 	assert_int_equal(nd__common_floor(c, r.text ^ 1), UINT32_MAX);
 	nd_store_txn_end(txn);
 	nd__common_free(c);
-	assert_int_equal(nd_store_write(st, put_floors, "0123456789abc"), ND_OK);
-	assert_int_equal(load_common(st, &c), ND_ECORRUPT);
-	assert_non_null(strstr(nd_error_last(), "floors"));
-	assert_non_null(strstr(nd_error_last(), "sign --restart"));
-	assert_int_equal(nd_store_write(st, put_floors, ""), ND_OK);
-	assert_int_equal(load_common(st, &c), ND_OK);
+	damaged_then_empty(st, "common-floors", "0123456789abc", "floors", &c);
 	assert_int_equal(nd__common_nfloors(c), 0);
 	nd__common_free(c);
 }
@@ -1622,12 +1636,12 @@ static void test_template_page_is_no_version(void **state)
 	(void)state;
 	enum { TS = 10, TPAGES = 4, N = TS * (TPAGES + 2) };
 	char *path = tu_join(dir, "notfound"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
-	char *head[TS], *foot[TS], *art[N], *page[N], *url[N];
+	char *tpl[TS][2], *art[N], *page[N], *url[N];
 	int orig[N];
 	uint64_t rng = 41;
 	assert_int_equal(mkdir(path, 0755), 0);
 	for (int s = 0; s < TS; s++)
-		head[s] = tu_random_doc(&rng, 60, VOCAB), foot[s] = tu_random_doc(&rng, 120, VOCAB);
+		tpl[s][0] = tu_random_doc(&rng, 60, VOCAB), tpl[s][1] = tu_random_doc(&rng, 120, VOCAB);
 	for (int i = 0; i < N; i++) {
 		int s, k = i - TS * TPAGES;
 		if (k < 0) /* a site's pages */
@@ -1636,8 +1650,7 @@ static void test_template_page_is_no_version(void **state)
 			s = (k + 1) % TS, orig[i] = k * TPAGES, art[i] = tu_edit_doc(&rng, art[k * TPAGES], 1, VOCAB);
 		else /* its not-found page */
 			s = k - TS, orig[i] = i, art[i] = tu_random_doc(&rng, 8, VOCAB);
-		assert_non_null(page[i] = malloc(strlen(head[s]) + strlen(art[i]) + strlen(foot[s]) + 3));
-		sprintf(page[i], "%s %s %s", head[s], art[i], foot[s]);
+		page[i] = site_page(tpl[s], art[i]);
 		assert_non_null(url[i] = malloc(48));
 		snprintf(url[i], 48, "https://site%d.example/%d.html", s, i);
 	}
@@ -1647,7 +1660,7 @@ static void test_template_page_is_no_version(void **state)
 	for (int i = 0; i < N; i++)
 		free(page[i]), free(url[i]), free(art[i]);
 	for (int s = 0; s < TS; s++)
-		free(head[s]), free(foot[s]);
+		free(tpl[s][0]), free(tpl[s][1]);
 	corpus_done(st, db, path, dbpath, stpath);
 }
 
@@ -2138,12 +2151,6 @@ static char *filling(uint64_t *rng, const char *tpl)
 	return f;
 }
 
-static int put_kin(nd_store_txn *txn, void *ctx)
-{
-	const char *v = ctx;
-	return nd_store_meta_put(txn, "common-kin", v, strlen(v));
-}
-
 /* The store's common table as nd__common_load reads it, or its error. */
 static int load_common(nd_store *st, nd__common **out)
 {
@@ -2232,12 +2239,7 @@ static void test_fillings_are_not_copies(void **state)
 	 * empty one (a table stored without it) is none. */
 	nd_store_close(st);
 	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
-	assert_int_equal(nd_store_write(st, put_kin, "abcdefgh"), ND_OK);
-	assert_int_equal(load_common(st, &none), ND_ECORRUPT);
-	assert_non_null(strstr(nd_error_last(), "filter of own text"));
-	assert_non_null(strstr(nd_error_last(), "sign --restart"));
-	assert_int_equal(nd_store_write(st, put_kin, ""), ND_OK);
-	assert_int_equal(load_common(st, &none), ND_OK);
+	damaged_then_empty(st, "common-kin", "abcdefgh", "filter of own text", &none);
 	assert_false(nd__common_has_kin(none));
 	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, a, b, none, &how, &d), 1);
 	nd__common_free(none);
