@@ -39,10 +39,12 @@ its own, which every page of its site holds: it must not make them one
 page (before, P 0.744 and R 0.914 at this size, `check` 0.825 and
 0.943).  redesign's pages are crawled again after their site's redesign:
 the same article on the same host in another template is its copy, not
-the template.  Its recall need only reach 0.65 (0.71, and 0.74 without
-news, at this size; 0.48 and 0.44 while the host's pages counted its
-template together whatever their frames): a page alone under its site's
-new template has a template no other page shows.  eval/sets/renames.py's rule is checked on
+the template, even alone under the new template, which no other page
+shows.  Its recall need only reach 0.8 (0.90, and 0.89 without news, at
+this size, `check` 0.87 and 0.84; 0.71 and 0.74 while containment was of
+the text with fewer shingles and asked for every value, 0.48 and 0.44
+while the host's pages counted its template together whatever their
+frames).  eval/sets/renames.py's rule is checked on
 two pages of one template about two commands, and on an edited version.
 
     sets_test.py SOURCE_DIR NEARDUP
@@ -57,7 +59,7 @@ import tempfile
 SETS = ("site", "smallsites", "pairsites", "notfound", "redesign", "oldsites", "family", "short")
 CHECKED = ("site", "smallsites", "pairsites", "notfound", "redesign", "oldsites")
 FULL = ("fillings",)  # made at --scale 1
-RECALL = {"smallsites": 0.85, "pairsites": 0.9, "redesign": 0.65, "oldsites": 0.9}  # else 0.95
+RECALL = {"smallsites": 0.85, "pairsites": 0.9, "redesign": 0.8, "oldsites": 0.9}  # else 0.95
 # Without news, oldsites' articles are licence sentences, as its templates
 # are, that other pages of the site and many other documents hold: a page
 # can be all text the collection knows.  Its own bars: P and R 0.8 (0.87

@@ -252,7 +252,6 @@ static inline double weight_before(const nd__rec *r, uint32_t i)
 typedef struct {
 	uint32_t na, nb;
 	double wsa, wsb;
-	int a_shorter;      /* a has the fewer shingles: containment's base */
 	int lazy_a, lazy_b; /* wsa, wsb only summed so far */
 	uint32_t done_a, done_b; /* a lazy side's samples summed in wsa, wsb */
 	double res_floor, cont_floor;
@@ -269,10 +268,12 @@ static int floors_missed(const merge_bound *m, double most, double rest, double 
 {
 	double wsa = m->lazy_a ? fmax(m->wsa + rest, most) : m->wsa;
 	double wsb = m->lazy_b ? fmax(m->wsb + rest, most) : m->wsb;
-	double wu_least = wsa + wsb - most, shorter = m->a_shorter ? wsa : wsb;
+	/* Containment's base is the lighter side: the lesser of two lower
+	 * bounds bounds it. */
+	double wu_least = wsa + wsb - most, lighter = fmin(wsa, wsb);
 	/* The passages rule: both its floors in reach. */
 	return (m->res_floor <= 0 || (wu_least > 0 && most < m->res_floor * wu_least)) &&
-	       (m->cont_floor <= 0 || most < m->cont_floor * shorter) &&
+	       (m->cont_floor <= 0 || most < m->cont_floor * lighter) &&
 	       (!m->passages || (wu_least > 0 && most < ND_PASSAGE_RESEMBLANCE * wu_least) ||
 		nmost < ND_PASSAGE_PLAIN * (m->na + m->nb - nmost));
 }
@@ -365,7 +366,7 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 	uint32_t i = 0, j = 0, ni = 0, steps = 0;
 	double wi = 0, si = 0, ssa, ssb;
 	int weighed = nd__common_size(common) > 0;
-	merge_bound m = {0, 0, 0, 0, a->nshingles <= b->nshingles, 0, 0, 0, 0, res_floor, cont_floor, passages, common};
+	merge_bound m = {0, 0, 0, 0, 0, 0, 0, 0, res_floor, cont_floor, passages, common};
 
 	memset(s, 0, sizeof(*s));
 	s->equal = a->text == b->text && a->nwords == b->nwords;
@@ -452,13 +453,14 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 	if ((m.lazy_a && !lazy_weights(&m, 0, a, m.na, common, wi, ni, &m.wsa, &ssa)) ||
 	    (m.lazy_b && !lazy_weights(&m, 1, b, m.nb, common, wi, ni, &m.wsb, &ssb)))
 		return 0;
-	double shorter = m.a_shorter ? m.wsa : m.wsb;
 	double wu = m.wsa + m.wsb - wi, su = ssa + ssb - si;
 	uint32_t nu = m.na + m.nb - ni;
 	s->resemblance = wu > 0 ? wi / wu : 0;
 	s->story = su > 0 ? si / su : 0;
 	s->plain = nu ? (double)ni / nu : 0;
-	s->containment = shorter > 0 ? wi / shorter : 0;
+	s->base_a = m.wsa <= m.wsb;
+	double base = s->base_a ? m.wsa : m.wsb;
+	s->containment = base > 0 ? wi / base : 0;
 	return 1;
 }
 
@@ -512,8 +514,7 @@ static int renamed(const nd__rec *a, const nd__rec *b)
 	return 0;
 }
 
-/* The values part: other values in the same places, and whether the
- * shorter text's values are all in the longer. */
+/* The values part: other values in the same places (the veto). */
 static void value_scores(const nd__rec *a, const nd__rec *b, nd__rec_scores *s)
 {
 	uint32_t i, j;
@@ -557,20 +558,6 @@ static void value_scores(const nd__rec *a, const nd__rec *b, nd__rec_scores *s)
 	double est = changed * (4294967296.0 / ((double)pt + 1));
 	s->values_differ = changed && est > ND_VALUES_MIN - 0.5 &&
 			   est * 100 >= (double)shorter_words * ND_VALUES_PER_100;
-
-	/* Every value of the shorter text in the longer (at the lower
-	 * threshold of the two value samples). */
-	const nd__rec *sh = a->nwords <= b->nwords ? a : b, *lo = sh == a ? b : a;
-	uint32_t vt = a->vthr < b->vthr ? a->vthr : b->vthr;
-	s->values_kept = 1;
-	for (i = 0, j = 0; i < sh->nvalues && sh->values[i] <= vt; i++) {
-		while (j < lo->nvalues && lo->values[j] < sh->values[i])
-			j++;
-		if (j == lo->nvalues || lo->values[j] != sh->values[i]) {
-			s->values_kept = 0;
-			break;
-		}
-	}
 }
 
 /* Whether two documents' descriptive signatures say they are other texts:
@@ -586,7 +573,7 @@ static int signature_differs(const nd__rec *a, const nd__rec *b)
 
 /* Why a pair that a rule accepts at point is refused all the same, or 0:
  * other values in the same places (ND_REFUSED_VALUES, at every point; s's
- * values read here unless read), a rename (ND_REFUSED_RENAMED, not at
+ * values read here), a rename (ND_REFUSED_RENAMED, not at
  * story: a story retold says "said" where it said "says"), or, for a pair
  * whose resemblance alone barely accepts it at copy, signatures that
  * disagree (ND_REFUSED_SIGNATURE).  Two mails of one thread (not at story)
@@ -594,14 +581,13 @@ static int signature_differs(const nd__rec *a, const nd__rec *b)
  * it answers, and adds its own (ND_REFUSED_THREAD).  filled: a pair that
  * resemblance alone accepts at copy under ND_OWN_BAND, refused when it is
  * two fillings of one template (ND_REFUSED_FILLINGS). */
-static nd_verify_how refusal(nd_point point, const nd__rec *a, const nd__rec *b, nd__rec_scores *s, int read,
-			     int barely, const nd__common *filled)
+static nd_verify_how refusal(nd_point point, const nd__rec *a, const nd__rec *b, nd__rec_scores *s, int barely,
+			     const nd__common *filled)
 {
 	if (point != ND_POINT_STORY && a->thread && a->thread == b->thread &&
 	    !(a->text == b->text && a->nwords == b->nwords))
 		return ND_REFUSED_THREAD;
-	if (!read)
-		value_scores(a, b, s);
+	value_scores(a, b, s);
 	if (s->values_differ)
 		return ND_REFUSED_VALUES;
 	if (point != ND_POINT_STORY && renamed(a, b))
@@ -616,7 +602,7 @@ static nd_verify_how refusal(nd_point point, const nd__rec *a, const nd__rec *b,
 int nd__rec_refused(nd_point point, const nd__rec *a, const nd__rec *b, nd_verify_how *how)
 {
 	nd__rec_scores s;
-	nd_verify_how h = refusal(point, a, b, &s, 0, 0, NULL);
+	nd_verify_how h = refusal(point, a, b, &s, 0, NULL);
 	if (h && how)
 		*how = h;
 	return h != 0;
@@ -702,13 +688,12 @@ static int little_own_rare(const nd__rec *a, const nd__rec *b, const nd__common 
 	return 1;
 }
 
-/* The shorter text's words that are not a site's template (nor text as
- * many groups hold), estimated from its samples at the pair's cut: a
- * page that is its site's template and a line of its own is held by
- * every page of its site, and says nothing by being held. */
-static double own_words(const nd__rec *a, const nd__rec *b, const nd__common *common)
+/* The words of containment's base (sh) that are not a site's template
+ * (nor text as many groups hold), estimated from its samples at the
+ * pair's cut: a page that is its site's template and a line of its own is
+ * held by every page of its site, and says nothing by being held. */
+static double own_words(const nd__rec *sh, const nd__rec *a, const nd__rec *b, const nd__common *common)
 {
-	const nd__rec *sh = a->nshingles <= b->nshingles ? a : b;
 	if (!nd__common_size(common))
 		return sh->nwords;
 	uint32_t n = nd__rec_cut_at(sh, nd__rec_pair_cut(a, b, common)), own = 0;
@@ -735,14 +720,11 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 	/* Each rule on its own: a rule that refuses does not hide the next
 	 * (an edited copy may lose a value containment wants kept and still
 	 * share its passages). */
-	int read = 0; /* the values, read only for a pair a rule would accept */
 	if (s->resemblance >= nd_point_resemblance(point))
 		yes = 1;
-	if (!yes && can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT && own_words(a, b, common) >= ND_CONTAIN_MIN_WORDS) {
-		value_scores(a, b, s), read = 1;
-		if (s->values_kept)
-			yes = 1, h = ND_VERIFIED_CONTAINMENT, d = 1 - s->containment;
-	}
+	if (!yes && can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT &&
+	    own_words(s->base_a ? a : b, a, b, common) >= ND_CONTAIN_MIN_WORDS)
+		yes = 1, h = ND_VERIFIED_CONTAINMENT, d = 1 - s->containment;
 	if (!yes && point == ND_POINT_COPY && s->resemblance >= ND_PASSAGE_RESEMBLANCE && s->plain >= ND_PASSAGE_PLAIN &&
 	    nd__common_has_passages(common) && little_own_rare(a, b, common) &&
 	    nd__common_shared_passages(a, b, common) >= ND_PASSAGES)
@@ -755,7 +737,7 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 	int barely = point == ND_POINT_COPY && h == ND_VERIFIED_RESEMBLANCE && s->resemblance < ND_SIGNATURE_BAND &&
 		     s->resemblance <= s->plain && !(can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT);
 	int own = point == ND_POINT_COPY && h == ND_VERIFIED_RESEMBLANCE && s->resemblance < ND_OWN_BAND;
-	nd_verify_how no = refusal(point, a, b, s, read, barely, own ? common : NULL);
+	nd_verify_how no = refusal(point, a, b, s, barely, own ? common : NULL);
 	if (no)
 		yes = 0, h = no;
 done:

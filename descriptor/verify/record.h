@@ -406,10 +406,10 @@ typedef struct {
 	double resemblance;   /* weighted: shared weight / union weight */
 	double story;         /* the same, weighted by ND_STORY_COMMON_CAP */
 	double plain;         /* unweighted */
-	double containment;   /* weighted: shared / the shorter text's */
+	double containment;   /* weighted: shared / the lighter text's */
 	int equal;            /* the same word sequence */
 	int values_differ;    /* other values in the same places (the veto) */
-	int values_kept;      /* every value of the shorter is in the longer */
+	int base_a;           /* a is the lighter text: containment's base */
 } nd__rec_scores;
 
 void nd__rec_compare(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s);
