@@ -16,7 +16,9 @@
 
 #define VERSION 1
 #define HEAD 36 /* u8 version, u8 0, u16 nsample, nplaces, nvalues, u32 nwords,
-		   nshingles, thr, pthr, vthr, u64 text */
+		   nshingles, thr, pthr, vthr, u64 text.  The set of values
+		   (nvalues u32s after the places) is written empty since no
+		   rule reads it; an older record's is skipped. */
 #define TEXT_BINS (ND_TEXT_TREES * ND_NEAR_ROWS)
 
 /* The threshold keeping about want of n uniform 32-bit hashes. */
@@ -137,7 +139,7 @@ static int make_names(const uint32_t *ids, size_t n, uint32_t *e, nd__rec *out)
 int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
 {
 	uint64_t *fp = NULL;
-	uint32_t *h = NULL, *vals = NULL, *names = NULL;
+	uint32_t *h = NULL, *names = NULL;
 	uint64_t *pl = NULL;
 	size_t k = n ? (n >= ND_REC_SHINGLE_WIDTH ? n - ND_REC_SHINGLE_WIDTH + 1 : 1) : 0;
 	int rc = ND_OK;
@@ -152,7 +154,7 @@ int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
 			      nd_mix64(nd_hash_bytes(ids + n - ND_FRAME_WORDS, ND_FRAME_WORDS * sizeof(uint32_t),
 						     0x666f6f74ULL))) | 1;
 	if (!(fp = malloc((k + 1) * sizeof(*fp))) || !(h = malloc((k + 1) * sizeof(*h))) ||
-	    !(vals = malloc((n + 1) * sizeof(*vals))) || !(pl = malloc((n + 1) * sizeof(*pl))) ||
+	    !(pl = malloc((n + 1) * sizeof(*pl))) ||
 	    !(names = malloc((n + 1) * sizeof(*names)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory for a record of %zu words", n);
 		goto done;
@@ -178,21 +180,11 @@ int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
 	out->thr = threshold(u, ND_REC_SAMPLE);
 	out->nsample = (uint32_t)keep_below(h, u, &out->thr, 2 * ND_REC_SAMPLE);
 
-	/* Values in their places, and the set of values. */
-	size_t np = 0, nv = 0;
-	for (size_t i = 0; i < n; i++)
-		if (ids[i] & ND_WORD_DIGIT) {
-			vals[nv++] = top32(nd_mix64(ids[i] ^ 0x76616c7565ULL));
-			if (i >= 2 && i + 1 < n)
-				pl[np++] = (uint64_t)place_hash(ids, i) << 32 | ids[i];
-		}
-	nd__sort_u32(vals, nv);
-	u = 0;
-	for (size_t i = 0; i < nv; i++)
-		if (!u || vals[i] != vals[u - 1])
-			vals[u++] = vals[i];
-	out->vthr = threshold(u, ND_REC_VALUES);
-	out->nvalues = (uint32_t)keep_below(vals, u, &out->vthr, 2 * ND_REC_VALUES);
+	/* Values in their places. */
+	size_t np = 0;
+	for (size_t i = 2; i + 1 < n; i++)
+		if (ids[i] & ND_WORD_DIGIT)
+			pl[np++] = (uint64_t)place_hash(ids, i) << 32 | ids[i];
 	nd__sort_u64(pl, np);
 	u = 0;
 	size_t places = 0;
@@ -221,13 +213,11 @@ int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
 	 * many more). */
 	uint32_t *shrunk = realloc(h, ((size_t)out->nsample + 1) * sizeof(*h));
 	out->sample = shrunk ? shrunk : h, h = NULL;
-	out->values = vals, vals = NULL;
 	out->places = pl, pl = NULL;
 	out->names = names, names = NULL;
 done:
 	free(fp);
 	free(h);
-	free(vals);
 	free(pl);
 	free(names);
 	if (rc < 0)
@@ -240,7 +230,6 @@ void nd__rec_free(nd__rec *r)
 	if (!r->borrowed) {
 		free(r->sample);
 		free(r->places);
-		free(r->values);
 		free(r->names);
 	}
 	free(r->groups);
@@ -266,7 +255,7 @@ static size_t arrays_size(size_t ns, size_t np, size_t nv)
 
 size_t nd__rec_size(const nd__rec *r)
 {
-	return arrays_size(r->nsample, r->nplaces, r->nvalues) + NAMES_HEAD + (size_t)r->nnames * 4 +
+	return arrays_size(r->nsample, r->nplaces, 0) + NAMES_HEAD + (size_t)r->nnames * 4 +
 	       (r->thread ? 4 : 0) + (r->frame ? 8 : 0);
 }
 
@@ -287,20 +276,18 @@ size_t nd__rec_encode(const nd__rec *r, uint8_t *out)
 	p[0] = VERSION, p[1] = HAS_NAMES | (r->thread ? HAS_THREAD : 0) | (r->frame ? HAS_FRAME : 0);
 	put16(p + 2, r->nsample);
 	put16(p + 4, r->nplaces);
-	put16(p + 6, r->nvalues);
+	put16(p + 6, 0);
 	put32(p + 8, r->nwords);
 	put32(p + 12, r->nshingles);
 	put32(p + 16, r->thr);
 	put32(p + 20, r->pthr);
-	put32(p + 24, r->vthr);
+	put32(p + 24, 0);
 	memcpy(p + 28, &r->text, 8);
 	p += HEAD;
 	memcpy(p, r->sample, (size_t)r->nsample * 4);
 	p += (size_t)r->nsample * 4;
 	memcpy(p, r->places, (size_t)r->nplaces * 8);
 	p += (size_t)r->nplaces * 8;
-	memcpy(p, r->values, (size_t)r->nvalues * 4);
-	p += (size_t)r->nvalues * 4;
 	put32(p, r->nthr);
 	put16(p + 4, r->nnames);
 	p += NAMES_HEAD;
@@ -332,8 +319,8 @@ static int decode_section(const uint8_t *p, size_t len, size_t *at, void *dst, s
 }
 
 /* The head of an encoding into out (counts and thresholds, no arrays),
- * checked against its length. */
-static int decode_head(const uint8_t *p, size_t len, nd__rec *out)
+ * checked against its length; *names_at the offset of its names. */
+static int decode_head(const uint8_t *p, size_t len, nd__rec *out, size_t *names_at)
 {
 	uint16_t ns, np, nv, nn = 0;
 	int rc;
@@ -348,9 +335,9 @@ static int decode_head(const uint8_t *p, size_t len, nd__rec *out)
 	memcpy(&out->nshingles, p + 12, 4);
 	memcpy(&out->thr, p + 16, 4);
 	memcpy(&out->pthr, p + 20, 4);
-	memcpy(&out->vthr, p + 24, 4);
 	memcpy(&out->text, p + 28, 8);
 	size_t at = arrays_size(ns, np, nv);
+	*names_at = at + NAMES_HEAD;
 	if (p[1] & HAS_NAMES) {
 		if (len < at + NAMES_HEAD)
 			return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
@@ -365,7 +352,7 @@ static int decode_head(const uint8_t *p, size_t len, nd__rec *out)
 	if (len != at || ns > out->nshingles || (out->nwords && !out->text) || (out->frame && out->nwords < ND_FRAME_MIN) ||
 	    (!out->nwords && (out->text || ns || np || nv || nn)))
 		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
-	out->nsample = ns, out->nplaces = np, out->nvalues = nv, out->nnames = nn;
+	out->nsample = ns, out->nplaces = np, out->nnames = nn;
 	return ND_OK;
 }
 
@@ -379,34 +366,27 @@ static int check_arrays(const nd__rec *r)
 	for (uint32_t i = 0; i < r->nplaces; i++)
 		if ((uint32_t)(r->places[i] >> 32) > r->pthr || (i && r->places[i] <= r->places[i - 1]))
 			return nd_error_set(ND_ECORRUPT, "verdict record out of order");
-	for (uint32_t i = 0; i < r->nvalues; i++)
-		if (r->values[i] > r->vthr || (i && r->values[i] <= r->values[i - 1]))
-			return nd_error_set(ND_ECORRUPT, "verdict record out of order");
 	for (uint32_t i = 0; i < r->nnames; i++)
 		if (r->names[i] > r->nthr || (i && r->names[i] <= r->names[i - 1]))
 			return nd_error_set(ND_ECORRUPT, "verdict record out of order");
 	return ND_OK;
 }
 
-/* The arrays of an encoding whose head is in r, copied into the room
- * r's pointers give them, and checked there. */
-static int decode_arrays(const uint8_t *p, const nd__rec *r)
+/* The arrays of an encoding whose head is in r (its names at names_at),
+ * copied into the room r's pointers give them, and checked there. */
+static int decode_arrays(const uint8_t *p, const nd__rec *r, size_t names_at)
 {
-	p += HEAD;
-	memcpy(r->sample, p, (size_t)r->nsample * 4);
-	p += (size_t)r->nsample * 4;
-	memcpy(r->places, p, (size_t)r->nplaces * 8);
-	p += (size_t)r->nplaces * 8;
-	memcpy(r->values, p, (size_t)r->nvalues * 4);
-	p += (size_t)r->nvalues * 4;
+	memcpy(r->sample, p + HEAD, (size_t)r->nsample * 4);
+	memcpy(r->places, p + HEAD + (size_t)r->nsample * 4, (size_t)r->nplaces * 8);
 	if (r->nnames)
-		memcpy(r->names, p + NAMES_HEAD, (size_t)r->nnames * 4);
+		memcpy(r->names, p + names_at, (size_t)r->nnames * 4);
 	return check_arrays(r);
 }
 
 int nd__rec_decode(const void *vp, size_t len, nd__rec *out)
 {
-	int rc = decode_head(vp, len, out);
+	size_t names_at;
+	int rc = decode_head(vp, len, out, &names_at);
 	if (rc < 0)
 		return rc;
 	/* In place, and the arrays' order not checked: a hook reads a hundred
@@ -418,8 +398,7 @@ int nd__rec_decode(const void *vp, size_t len, nd__rec *out)
 	out->borrowed = 1;
 	out->sample = (nd__u32u *)(void *)p;
 	out->places = (nd__u64u *)(void *)(p + (size_t)out->nsample * 4);
-	out->values = (nd__u32u *)(void *)(p + (size_t)out->nsample * 4 + (size_t)out->nplaces * 8);
-	out->names = (nd__u32u *)(void *)(p + arrays_size(out->nsample, out->nplaces, out->nvalues) - HEAD + NAMES_HEAD);
+	out->names = (nd__u32u *)(void *)((uint8_t *)vp + names_at);
 	return ND_OK;
 }
 
@@ -463,7 +442,7 @@ typedef struct rs_chunk {
 } rs_chunk;
 
 /* A tile's bytes in the file: its records' fields, their samples,
- * places and values as loaded, and their weights (nd__recset_weigh). */
+ * places and names as loaded, and their weights (nd__recset_weigh). */
 typedef struct {
 	size_t lo[3], hi[3];
 } rs_span;
@@ -635,18 +614,18 @@ static int rs_one(uint32_t docid, uint64_t key, const void *payload, size_t len,
 		return 0;
 	/* Decoded straight into the room: no copy on the heap first. */
 	nd__rec *r = &s->r[l->at];
-	if ((rc = decode_head(rec, reclen, r)) < 0)
+	size_t names_at;
+	if ((rc = decode_head(rec, reclen, r, &names_at)) < 0)
 		return nd_error_set(rc, "document %u: %s", docid, nd_error_last());
 	r->sample = rs_room(s, (size_t)r->nsample * 4);
 	r->places = rs_room(s, (size_t)r->nplaces * 8);
-	r->values = rs_room(s, (size_t)r->nvalues * 4);
 	r->names = rs_room(s, (size_t)r->nnames * 4);
 	uint16_t *b = rs_room(s, (size_t)nbits * 2);
-	if (!r->sample || !r->places || !r->values || !r->names || !b) {
+	if (!r->sample || !r->places || !r->names || !b) {
 		memset(r, 0, sizeof(*r));
 		return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", s->n);
 	}
-	if ((rc = decode_arrays(rec, r)) < 0) {
+	if ((rc = decode_arrays(rec, r, names_at)) < 0) {
 		memset(r, 0, sizeof(*r)); /* its room is the set's, freed with it */
 		return nd_error_set(rc, "document %u: %s", docid, nd_error_last());
 	}

@@ -9,8 +9,8 @@
  * below a threshold that gives about ND_REC_SAMPLE of them (all of a
  * shorter text's): a sample coordinated by hash, so that two records
  * compared at the lower of their thresholds see the same shingles of the
- * union.  Beside it: the values (words with a digit) in their places and
- * the set of values, sampled the same way by place and by value; the word
+ * union.  Beside it: the values (words with a digit) in their places,
+ * sampled the same way by place; the word
  * count; a hash of the whole word sequence; the places of the words the
  * text repeats (a rename: the same template about another named thing);
  * a mail's thread (nd_xdb_doc_thread: two mails of one thread are two
@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #define ND_REC_SAMPLE 256      /* shingles a record keeps, about */
-#define ND_REC_VALUES 32       /* value places, and values, it keeps, about */
+#define ND_REC_VALUES 32       /* value places it keeps, about */
 #define ND_REC_NAMES 128       /* places of repeated words it keeps, about */
 #define ND_REC_SHINGLE_WIDTH 3
 /* A word is a name's candidate when the text holds it 2 to this many
@@ -81,9 +81,6 @@ typedef struct {
 	uint32_t pthr;        /* places: every place hash <= pthr */
 	uint32_t nplaces;
 	nd__u64u *places;     /* place hash << 32 | value word id, ascending */
-	uint32_t vthr;        /* values: every value hash <= vthr */
-	uint32_t nvalues;
-	nd__u32u *values;     /* ascending */
 	uint32_t nthr;        /* names: every place bits <= nthr */
 	uint32_t nnames;
 	nd__u32u *names;      /* places of words the text repeats: the place hash's
@@ -103,7 +100,7 @@ typedef struct {
 				 NULL: none */
 	double bucket_wx;     /* weight its buckets' top level leaves out */
 	uint32_t bucket_nx;   /* samples its counts' top level leaves out */
-	int borrowed;         /* sample, places and values point into a store
+	int borrowed;         /* sample, places and names point into a store
 				 page (nd__rec_of_doc): not freed */
 	const uint16_t *bits; /* the document's descriptive bits, ascending (from
 				 its store payload, 2-aligned as LMDB aligns a
@@ -142,7 +139,7 @@ static inline uint32_t nd__rec_cut_at(const nd__rec *r, uint32_t t)
 }
 
 #define ND_REC_CUM_STEP 32
-#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0, 0}
+#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0, 0}
 
 /* Buckets by the low bits of a sample's hash: a nibble of copy weight
  * and two bits of count each, rounded up to a few levels.  A pair
