@@ -619,9 +619,12 @@ static void test_record_in_place(void **state)
 	assert_int_equal(nd__rec_encode(&ra, buf + 1), len);
 	assert_int_equal(nd__rec_decode(buf + 1, len, &va), ND_OK);
 	assert_true(ra.nnames > 1);
-	/* The frame last: a text this long has one, kept as made. */
-	assert_true(va.borrowed && (uint8_t *)va.sample > buf && (uint8_t *)(va.names + va.nnames) + 8 == buf + 1 + len);
+	/* The frame, then the samples' places last: a text this long has
+	 * both, kept as made. */
+	assert_true(va.borrowed && (uint8_t *)va.sample > buf &&
+		    (uint8_t *)(va.names + va.nnames) + 8 + va.nsample == buf + 1 + len);
 	assert_true(ra.frame != 0 && va.frame == ra.frame);
+	assert_true(ra.pos && va.pos == (uint8_t *)(va.names + va.nnames) + 8 && !memcmp(va.pos, ra.pos, ra.nsample));
 	nd__rec_compare(&ra, &rb, NULL, &want);
 	nd__rec_compare(&va, &rb, NULL, &got);
 	assert_true(memcmp(&want, &got, sizeof(want)) == 0);
@@ -671,6 +674,50 @@ static void test_record_in_place(void **state)
 	nd__rec_free(&ra);
 	nd__rec_free(&rb);
 	free(buf), free(dam), free(a), free(b);
+}
+
+/* Each sample's place in its text: the same text with its halves
+ * swapped has each shingle inside a half half the text further on, and a
+ * repeated shingle's later occurrence has none. */
+static void test_record_positions(void **state)
+{
+	(void)state;
+	enum { N = 1000 };
+	uint32_t *a = malloc(N * sizeof(*a)), *b = malloc(N * sizeof(*b));
+	assert_true(a && b);
+	for (size_t i = 0; i < N; i++)
+		a[i] = (uint32_t)(i + 1) << 1;
+	memcpy(b, a + N / 2, N / 2 * sizeof(*a));
+	memcpy(b + N / 2, a, N / 2 * sizeof(*a));
+	nd__rec ra, rb;
+	assert_int_equal(nd__rec_make(a, N, &ra, NULL), ND_OK);
+	assert_int_equal(nd__rec_make(b, N, &rb, NULL), ND_OK);
+	assert_true(ra.pos && rb.pos && ra.nsample > 100);
+	size_t both = 0;
+	for (uint32_t i = 0, j = 0; i < ra.nsample && j < rb.nsample;) {
+		if (ra.sample[i] != rb.sample[j]) {
+			ra.sample[i] < rb.sample[j] ? i++ : j++;
+			continue;
+		}
+		int pa = ra.pos[i], pb = rb.pos[j], want = pa < 127 ? pa + 127 : pa - 127;
+		assert_true(pa != ND_REC_POS_UNKNOWN && abs(pb - want) <= 1);
+		both++, i++, j++;
+	}
+	assert_true(both > 100);
+	nd__rec_free(&ra);
+	/* Two words in turn: two shingles, each about 500 times, all but
+	 * their first occurrences tagged, and those have no place. */
+	for (size_t i = 0; i < N; i++)
+		a[i] = (uint32_t)(i % 2 + 1) << 1;
+	assert_int_equal(nd__rec_make(a, N, &ra, NULL), ND_OK);
+	size_t unknown = 0;
+	for (uint32_t i = 0; i < ra.nsample; i++)
+		unknown += ra.pos[i] == ND_REC_POS_UNKNOWN;
+	assert_true(ra.nsample > 100 && unknown + 2 >= ra.nsample);
+	nd__rec_free(&ra);
+	nd__rec_free(&rb);
+	free(a);
+	free(b);
 }
 
 /* A record's samples cut at another's threshold: the count below is
@@ -1123,6 +1170,8 @@ static void test_renamed(void **state)
 	assert_true(ra.nnames >= 5 && ra.frame);
 	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ra, &rb, NULL, &how, NULL), 0);
 	assert_int_equal(how, ND_REFUSED_RENAMED);
+	free(ra.pos); /* a record as before places were kept: names and frame last */
+	ra.pos = NULL;
 	size_t len = nd__rec_size(&ra), cut = len - 6 - (size_t)ra.nnames * 4 - 8;
 	uint8_t *buf = malloc(len);
 	assert_non_null(buf);
@@ -1238,6 +1287,8 @@ static void test_thread(void **state)
 	rr.thread = 0x4321; /* another thread: a copy again */
 	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ro, &rr, NULL, &how, NULL), 1);
 
+	free(ro.pos); /* the thread last, as before places were kept */
+	ro.pos = NULL;
 	uint8_t *buf = malloc(nd__rec_size(&ro) + 1);
 	assert_non_null(buf);
 	size_t len = nd__rec_encode(&ro, buf);
@@ -1273,6 +1324,7 @@ int main(void)
 		cmocka_unit_test(test_sample_cut),
 		cmocka_unit_test(test_same_words_are_copies),
 		cmocka_unit_test(test_record_in_place),
+		cmocka_unit_test(test_record_positions),
 		cmocka_unit_test(test_values_and_containment),
 		cmocka_unit_test(test_renamed),
 		cmocka_unit_test(test_signature),

@@ -702,6 +702,86 @@ static double own_words(const nd__rec *sh, const nd__rec *a, const nd__rec *b, c
 	return n ? (double)own / n * sh->nwords : 0;
 }
 
+int nd__rec_rotating(const nd__rec *r, const nd__common *common, uint8_t *rot)
+{
+	enum { MOST = 2 * ND_REC_SAMPLE };
+	uint32_t n = r->nsample, count[ND_REC_POS_UNKNOWN + 1] = {0}, order[MOST], m = 0;
+	uint8_t own[MOST];
+	int marked = 0;
+	if (rot)
+		memset(rot, 0, n);
+	if (!r->pos || n > MOST) /* no places, or more samples than made: none told */
+		return 0;
+	for (uint32_t k = 0; k < n; k++) /* by place: a counting sort */
+		count[r->pos[k]]++;
+	for (uint32_t p = 0, at = 0; p <= ND_REC_POS_UNKNOWN; p++) {
+		uint32_t c = count[p];
+		count[p] = at, at += c;
+	}
+	for (uint32_t k = 0; k < n; k++)
+		if (r->pos[k] != ND_REC_POS_UNKNOWN)
+			order[count[r->pos[k]]++] = k, m++;
+	for (uint32_t i = 0; i < m; i++)
+		own[i] = groups_of(r, order[i], common) < ND_SITE_TEMPLATE;
+	uint32_t longest = 0;
+	for (uint32_t i = 0, j; i < m; i = j) {
+		for (j = i; j < m && own[j] == own[i]; j++)
+			;
+		if (own[i] && j - i > longest)
+			longest = j - i;
+	}
+	for (uint32_t i = 0, j; i < m; i = j) {
+		for (j = i; j < m && own[j] == own[i]; j++)
+			;
+		if (own[i] && i > 0 && j < m && (j - i) * ND_ROTATING_SHARE < longest)
+			for (uint32_t x = i; x < j; x++) {
+				if (rot)
+					rot[order[x]] = 1;
+				marked++;
+			}
+	}
+	return marked;
+}
+
+/* The weighted resemblance of a and b at their cut with each one's
+ * rotating parts weighed as its template (shared: the lesser weight, the
+ * union the greater); 0 when neither has any. */
+static double rotating_resemblance(const nd__rec *a, const nd__rec *b, const nd__common *common)
+{
+	uint8_t ra[2 * ND_REC_SAMPLE], rb[2 * ND_REC_SAMPLE];
+	double shared = 0, all = 0;
+	if (a->nsample > sizeof(ra) || b->nsample > sizeof(rb) ||
+	    nd__rec_rotating(a, common, ra) + nd__rec_rotating(b, common, rb) == 0)
+		return 0; /* nothing rotates: the pair as it was */
+	uint32_t t = nd__rec_pair_cut(a, b, common), na = nd__rec_cut_at(a, t), nb = nd__rec_cut_at(b, t);
+	for (uint32_t i = 0, j = 0; i < na || j < nb;) {
+		int in_a = i < na && (j >= nb || a->sample[i] <= b->sample[j]);
+		int in_b = j < nb && (i >= na || b->sample[j] <= a->sample[i]);
+		double wa = in_a && !ra[i] ? weight(groups_of(a, i, common), ND_COMMON_CAP) : 0;
+		double wb = in_b && !rb[j] ? weight(groups_of(b, j, common), ND_COMMON_CAP) : 0;
+		if (in_a && in_b)
+			shared += fmin(wa, wb);
+		all += fmax(wa, wb);
+		i += in_a, j += in_b;
+	}
+	return all > 0 ? shared / all : 0;
+}
+
+/* How many of r's samples are its template's rotating parts: counted
+ * when it was weighed, else now. */
+static uint32_t rotating_of(const nd__rec *r, const nd__common *common)
+{
+	return r->groups ? r->rotating : (uint32_t)nd__rec_rotating(r, common, NULL);
+}
+
+/* Whether either of a and b has rotating parts to weigh as its template:
+ * the collection's common text is known, each record knows where its
+ * samples stand, and one has runs of its own that are such parts. */
+static int rotating_known(const nd__rec *a, const nd__rec *b, const nd__common *common)
+{
+	return nd__common_size(common) && a->pos && b->pos && rotating_of(a, common) + rotating_of(b, common) > 0;
+}
+
 /* The verdict at point from a pair's complete shingle scores (values read
  * only for a pair it would accept). */
 static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__common *common,
@@ -729,6 +809,11 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 	    nd__common_has_passages(common) && little_own_rare(a, b, common) &&
 	    nd__common_shared_passages(a, b, common) >= ND_PASSAGES)
 		yes = 1, h = ND_VERIFIED_PASSAGES, d = 1 - s->plain;
+	if (!yes && point == ND_POINT_COPY && s->resemblance >= ND_ROTATING_FROM && rotating_known(a, b, common)) {
+		double r = rotating_resemblance(a, b, common);
+		if (r >= nd_point_resemblance(point))
+			yes = 1, s->resemblance = r, d = 1 - r;
+	}
 	if (!yes)
 		goto done; /* most pairs: the values are never read */
 	/* The signature reads the whole text's relative frequencies: not
@@ -767,7 +852,8 @@ int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd
 	double res_floor = 0, cont_floor = 0;
 	int passages = 0;
 	if (!how && !distance) {
-		res_floor = nd_point_resemblance(point);
+		res_floor = point == ND_POINT_COPY && rotating_known(a, b, common) ? ND_ROTATING_FROM
+										: nd_point_resemblance(point);
 		cont_floor = contain ? ND_POINT_COPY_CONTAINMENT : 0;
 		passages = point == ND_POINT_COPY && nd__common_has_passages(common);
 		if (a->nwords < ND_REC_SHORT_WORDS || b->nwords < ND_REC_SHORT_WORDS)

@@ -136,11 +136,50 @@ static int make_names(const uint32_t *ids, size_t n, uint32_t *e, nd__rec *out)
 	return ND_OK;
 }
 
+/* pos[j]: where sample[j] (ascending, every one <= thr) first stands
+ * among the k untagged hashes first[] in text order, in
+ * ND_REC_POS_UNKNOWN parts; a later occurrence's (tagged) hash is none of
+ * them and keeps ND_REC_POS_UNKNOWN.  By a table of the sample: a text of
+ * a few hundred words keeps every shingle, and a search each was a tenth
+ * of signing. */
+static int place_samples(const uint32_t *sample, uint32_t ns, uint32_t thr, const uint32_t *first, size_t k,
+			 uint8_t *pos)
+{
+	unsigned bits = 1;
+	while ((1u << bits) < 2 * ns)
+		bits++;
+	uint16_t *slot = calloc((size_t)1 << bits, sizeof(*slot)); /* sample index + 1; 0: empty */
+	if (!slot)
+		return nd_error_set(ND_ENOMEM, "out of memory for a record's places");
+	uint32_t mask = (1u << bits) - 1;
+	for (uint32_t j = 0; j < ns; j++) {
+		uint32_t x = (sample[j] * 0x9e3779b1u) >> (32 - bits);
+		while (slot[x])
+			x = (x + 1) & mask;
+		slot[x] = (uint16_t)(j + 1);
+	}
+	memset(pos, ND_REC_POS_UNKNOWN, ns);
+	for (size_t i = 0; i < k; i++) {
+		if (first[i] > thr)
+			continue;
+		for (uint32_t x = (first[i] * 0x9e3779b1u) >> (32 - bits); slot[x]; x = (x + 1) & mask)
+			if (sample[slot[x] - 1] == first[i]) {
+				uint8_t *p = &pos[slot[x] - 1];
+				if (*p == ND_REC_POS_UNKNOWN)
+					*p = (uint8_t)((uint64_t)i * ND_REC_POS_UNKNOWN / k);
+				break;
+			}
+	}
+	free(slot);
+	return ND_OK;
+}
+
 int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
 {
 	uint64_t *fp = NULL;
-	uint32_t *h = NULL, *names = NULL;
+	uint32_t *h = NULL, *first = NULL, *names = NULL;
 	uint64_t *pl = NULL;
+	uint8_t *pos = NULL;
 	size_t k = n ? (n >= ND_REC_SHINGLE_WIDTH ? n - ND_REC_SHINGLE_WIDTH + 1 : 1) : 0;
 	int rc = ND_OK;
 
@@ -154,14 +193,16 @@ int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
 			      nd_mix64(nd_hash_bytes(ids + n - ND_FRAME_WORDS, ND_FRAME_WORDS * sizeof(uint32_t),
 						     0x666f6f74ULL))) | 1;
 	if (!(fp = malloc((k + 1) * sizeof(*fp))) || !(h = malloc((k + 1) * sizeof(*h))) ||
-	    !(pl = malloc((n + 1) * sizeof(*pl))) ||
+	    !(first = malloc((k + 1) * sizeof(*first))) || !(pl = malloc((n + 1) * sizeof(*pl))) ||
 	    !(names = malloc((n + 1) * sizeof(*names)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory for a record of %zu words", n);
 		goto done;
 	}
 	/* Shingles as a set: the j-th occurrence of one is tagged j. */
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; i < k; i++) {
 		fp[i] = nd_shingle_fp(ids, n, i, ND_REC_SHINGLE_WIDTH);
+		first[i] = top32(nd_mix64(fp[i])); /* its hash untagged, in text order */
+	}
 	nd__sort_u64(fp, k);
 	for (size_t i = 0, j = 0; i < k; i++) {
 		j = i && fp[i] == fp[i - 1] ? j + 1 : 0;
@@ -179,6 +220,14 @@ int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
 		text_keys(h, u, keys);
 	out->thr = threshold(u, ND_REC_SAMPLE);
 	out->nsample = (uint32_t)keep_below(h, u, &out->thr, 2 * ND_REC_SAMPLE);
+	if (out->nsample && !(pos = malloc(out->nsample))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory for a record of %zu words", n);
+		goto done;
+	}
+	if (pos && (rc = place_samples(h, out->nsample, out->thr, first, k, pos)) < 0)
+		goto done;
+	free(first);
+	first = NULL;
 
 	/* Values in their places. */
 	size_t np = 0;
@@ -215,9 +264,12 @@ int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
 	out->sample = shrunk ? shrunk : h, h = NULL;
 	out->places = pl, pl = NULL;
 	out->names = names, names = NULL;
+	out->pos = pos, pos = NULL;
 done:
 	free(fp);
 	free(h);
+	free(first);
+	free(pos);
 	free(pl);
 	free(names);
 	if (rc < 0)
@@ -231,6 +283,7 @@ void nd__rec_free(nd__rec *r)
 		free(r->sample);
 		free(r->places);
 		free(r->names);
+		free(r->pos);
 	}
 	free(r->groups);
 	free(r->cum);
@@ -243,10 +296,12 @@ void nd__rec_free(nd__rec *r)
 #define HAS_NAMES 1
 #define NAMES_HEAD 6
 /* Then, for a text of ND_FRAME_MIN words or more (HAS_FRAME), its u64
- * frame; then, for a mail in a thread (HAS_THREAD), its u32 thread.
- * Records without either stay as they were. */
+ * frame; then, for a mail in a thread (HAS_THREAD), its u32 thread; then
+ * (HAS_POS) the samples' places in the text, a byte each.  Records
+ * without them stay as they were. */
 #define HAS_THREAD 2
 #define HAS_FRAME 4
+#define HAS_POS 8
 
 static size_t arrays_size(size_t ns, size_t np, size_t nv)
 {
@@ -256,7 +311,7 @@ static size_t arrays_size(size_t ns, size_t np, size_t nv)
 size_t nd__rec_size(const nd__rec *r)
 {
 	return arrays_size(r->nsample, r->nplaces, 0) + NAMES_HEAD + (size_t)r->nnames * 4 +
-	       (r->thread ? 4 : 0) + (r->frame ? 8 : 0);
+	       (r->thread ? 4 : 0) + (r->frame ? 8 : 0) + (r->pos ? r->nsample : 0);
 }
 
 static void put16(uint8_t *p, uint32_t v)
@@ -273,7 +328,7 @@ static void put32(uint8_t *p, uint32_t v)
 size_t nd__rec_encode(const nd__rec *r, uint8_t *out)
 {
 	uint8_t *p = out;
-	p[0] = VERSION, p[1] = HAS_NAMES | (r->thread ? HAS_THREAD : 0) | (r->frame ? HAS_FRAME : 0);
+	p[0] = VERSION, p[1] = HAS_NAMES | (r->thread ? HAS_THREAD : 0) | (r->frame ? HAS_FRAME : 0) | (r->pos ? HAS_POS : 0);
 	put16(p + 2, r->nsample);
 	put16(p + 4, r->nplaces);
 	put16(p + 6, 0);
@@ -301,6 +356,10 @@ size_t nd__rec_encode(const nd__rec *r, uint8_t *out)
 		put32(p, r->thread);
 		p += 4;
 	}
+	if (r->pos) {
+		memcpy(p, r->pos, r->nsample);
+		p += r->nsample;
+	}
 	return (size_t)(p - out);
 }
 
@@ -319,13 +378,15 @@ static int decode_section(const uint8_t *p, size_t len, size_t *at, void *dst, s
 }
 
 /* The head of an encoding into out (counts and thresholds, no arrays),
- * checked against its length; *names_at the offset of its names. */
-static int decode_head(const uint8_t *p, size_t len, nd__rec *out, size_t *names_at)
+ * checked against its length; *names_at the offset of its names, *pos_at
+ * of its places (0: none). */
+static int decode_head(const uint8_t *p, size_t len, nd__rec *out, size_t *names_at, size_t *pos_at)
 {
 	uint16_t ns, np, nv, nn = 0;
 	int rc;
 	memset(out, 0, sizeof(*out));
-	if (len < HEAD || p[0] != VERSION || (p[1] & ~(HAS_NAMES | HAS_THREAD | HAS_FRAME)))
+	*pos_at = 0;
+	if (len < HEAD || p[0] != VERSION || (p[1] & ~(HAS_NAMES | HAS_THREAD | HAS_FRAME | HAS_POS)))
 		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes, version %u", len,
 				    len ? p[0] : 0);
 	memcpy(&ns, p + 2, 2);
@@ -349,6 +410,11 @@ static int decode_head(const uint8_t *p, size_t len, nd__rec *out, size_t *names
 		return rc;
 	if ((p[1] & HAS_THREAD) && (rc = decode_section(p, len, &at, &out->thread, 4, "thread")) < 0)
 		return rc;
+	if ((p[1] & HAS_POS) && ns) {
+		if (len < at + ns)
+			return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
+		*pos_at = at, at += ns;
+	}
 	if (len != at || ns > out->nshingles || (out->nwords && !out->text) || (out->frame && out->nwords < ND_FRAME_MIN) ||
 	    (!out->nwords && (out->text || ns || np || nv || nn)))
 		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
@@ -374,19 +440,21 @@ static int check_arrays(const nd__rec *r)
 
 /* The arrays of an encoding whose head is in r (its names at names_at),
  * copied into the room r's pointers give them, and checked there. */
-static int decode_arrays(const uint8_t *p, const nd__rec *r, size_t names_at)
+static int decode_arrays(const uint8_t *p, const nd__rec *r, size_t names_at, size_t pos_at)
 {
 	memcpy(r->sample, p + HEAD, (size_t)r->nsample * 4);
 	memcpy(r->places, p + HEAD + (size_t)r->nsample * 4, (size_t)r->nplaces * 8);
 	if (r->nnames)
 		memcpy(r->names, p + names_at, (size_t)r->nnames * 4);
+	if (r->pos)
+		memcpy(r->pos, p + pos_at, r->nsample);
 	return check_arrays(r);
 }
 
 int nd__rec_decode(const void *vp, size_t len, nd__rec *out)
 {
-	size_t names_at;
-	int rc = decode_head(vp, len, out, &names_at);
+	size_t names_at, pos_at;
+	int rc = decode_head(vp, len, out, &names_at, &pos_at);
 	if (rc < 0)
 		return rc;
 	/* In place, and the arrays' order not checked: a hook reads a hundred
@@ -399,6 +467,7 @@ int nd__rec_decode(const void *vp, size_t len, nd__rec *out)
 	out->sample = (nd__u32u *)(void *)p;
 	out->places = (nd__u64u *)(void *)(p + (size_t)out->nsample * 4);
 	out->names = (nd__u32u *)(void *)((uint8_t *)vp + names_at);
+	out->pos = pos_at ? (uint8_t *)vp + pos_at : NULL;
 	return ND_OK;
 }
 
@@ -614,18 +683,19 @@ static int rs_one(uint32_t docid, uint64_t key, const void *payload, size_t len,
 		return 0;
 	/* Decoded straight into the room: no copy on the heap first. */
 	nd__rec *r = &s->r[l->at];
-	size_t names_at;
-	if ((rc = decode_head(rec, reclen, r, &names_at)) < 0)
+	size_t names_at, pos_at;
+	if ((rc = decode_head(rec, reclen, r, &names_at, &pos_at)) < 0)
 		return nd_error_set(rc, "document %u: %s", docid, nd_error_last());
 	r->sample = rs_room(s, (size_t)r->nsample * 4);
 	r->places = rs_room(s, (size_t)r->nplaces * 8);
 	r->names = rs_room(s, (size_t)r->nnames * 4);
+	r->pos = pos_at ? rs_room(s, r->nsample) : NULL;
 	uint16_t *b = rs_room(s, (size_t)nbits * 2);
-	if (!r->sample || !r->places || !r->names || !b) {
+	if (!r->sample || !r->places || !r->names || (pos_at && !r->pos) || !b) {
 		memset(r, 0, sizeof(*r));
 		return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", s->n);
 	}
-	if ((rc = decode_arrays(rec, r, names_at)) < 0) {
+	if ((rc = decode_arrays(rec, r, names_at, pos_at)) < 0) {
 		memset(r, 0, sizeof(*r)); /* its room is the set's, freed with it */
 		return nd_error_set(rc, "document %u: %s", docid, nd_error_last());
 	}
@@ -730,6 +800,7 @@ static void weigh_into(nd__rec *r, const nd__common *common)
 		r->groups[k] = (uint16_t)(g > UINT16_MAX ? UINT16_MAX : g);
 	}
 	r->floor = nd__common_floor(common, r->text);
+	r->rotating = (uint32_t)nd__rec_rotating(r, common, NULL);
 	if (r->nsample)
 		nd__rec_cum(r, common, r->cum);
 	if (r->buckets)
@@ -756,7 +827,7 @@ void nd__rec_unweigh(nd__rec *r)
 	free(r->cum);
 	r->groups = NULL, r->cum = NULL;
 	r->wsum = r->ssum = 0;
-	r->floor = 0;
+	r->floor = r->rotating = 0;
 }
 
 static int weigh_share(void *vctx, unsigned t, uint32_t from, uint32_t to)

@@ -31,8 +31,11 @@
 #include <stdint.h>
 
 #define ND_REC_SAMPLE 256      /* shingles a record keeps, about */
+/* A sample's place in its text, in this many parts; a shingle's later
+ * occurrence (tagged) has none: this value. */
+#define ND_REC_POS_UNKNOWN 255
 #define ND_REC_VALUES 32       /* value places it keeps, about */
-#define ND_REC_NAMES 128       /* places of repeated words it keeps, about */
+#define ND_REC_NAMES 64        /* places of repeated words it keeps, about */
 #define ND_REC_SHINGLE_WIDTH 3
 /* A word is a name's candidate when the text holds it 2 to this many
  * times: the command a man page describes, the product a page sells. */
@@ -85,6 +88,9 @@ typedef struct {
 	uint32_t nnames;
 	nd__u32u *names;      /* places of words the text repeats: the place hash's
 				 top 20 bits | 12 bits of the word's, ascending */
+	uint8_t *pos;         /* parallel to sample: where each stands in the text
+				 (nd__rec_make); NULL in a record made before
+				 records kept it */
 	uint16_t *groups;     /* parallel to sample when weighed (nd__recset_weigh):
 				 nd__common_groups of each, at most UINT16_MAX;
 				 NULL: looked up as compared */
@@ -100,7 +106,7 @@ typedef struct {
 				 NULL: none */
 	double bucket_wx;     /* weight its buckets' top level leaves out */
 	uint32_t bucket_nx;   /* samples its counts' top level leaves out */
-	int borrowed;         /* sample, places and names point into a store
+	int borrowed;         /* sample, places, names and pos point into a store
 				 page (nd__rec_of_doc): not freed */
 	const uint16_t *bits; /* the document's descriptive bits, ascending (from
 				 its store payload, 2-aligned as LMDB aligns a
@@ -112,6 +118,8 @@ typedef struct {
 				 first and last ND_FRAME_WORDS words; 0: none */
 	uint32_t floor;       /* when weighed: its site's floor (nd__common_floor);
 				 0: looked up as compared */
+	uint32_t rotating;    /* when weighed: how many of its samples are its
+				 template's rotating parts (nd__rec_rotating) */
 } nd__rec;
 
 /* How many of r's samples are below x.  They are hashes spread evenly
@@ -139,7 +147,7 @@ static inline uint32_t nd__rec_cut_at(const nd__rec *r, uint32_t t)
 }
 
 #define ND_REC_CUM_STEP 32
-#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0, 0}
+#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0, 0, 0}
 
 /* Buckets by the low bits of a sample's hash: a nibble of copy weight
  * and two bits of count each, rounded up to a few levels.  A pair
@@ -203,6 +211,17 @@ int nd__rec_decode(const void *p, size_t len, nd__rec *out);
 #define ND_OWN_SHARE 0.2
 #define ND_OWN_COMMON 0.9
 #define ND_OWN_HELD 0.25
+
+/* A site's template rotates parts (teasers, "most read") that few of its
+ * pages show, so the collection calls them a page's own text.  Where they
+ * stand tells them: short runs of a page's own text between runs of its
+ * site's template, against the article, its longest run.  Copy accepts a
+ * pair of weighted resemblance ND_ROTATING_FROM or more when it reaches
+ * the point with each page's own runs shorter than 1/ND_ROTATING_SHARE of
+ * its longest (in the order its samples stand, nd__rec.pos) weighed as
+ * its template. */
+#define ND_ROTATING_FROM 0.3
+#define ND_ROTATING_SHARE 2
 
 /* A pair of records whose shared text is common may still be a copy: a
  * text made of passages that other documents hold each on its own (news
@@ -429,6 +448,12 @@ uint32_t nd__rec_shared(const nd__rec *a, const nd__rec *b, uint32_t t, uint32_t
 /* The share of the smaller sample that the other holds (containment),
  * when it can reach floor; else some value below floor. */
 double nd__rec_contained_floor(const nd__rec *a, const nd__rec *b, double floor);
+/* Marks in rot[k] (1; rot may be NULL) r's samples that are its
+ * template's rotating parts: in the order the samples stand in the text,
+ * runs of its own (not a site's template) between two of the template's,
+ * each shorter than 1/ND_ROTATING_SHARE of its longest own run; samples
+ * of no known place are skipped.  Returns how many (0 without places). */
+int nd__rec_rotating(const nd__rec *r, const nd__common *common, uint8_t *rot);
 /* The verdict at point (copy or story; strict reads words) over two
  * records: 1 duplicates, 0 not; *how and *distance (may be NULL) say by
  * what and how far (1 - the measure). */
