@@ -385,7 +385,7 @@ static int decode_head(const uint8_t *p, size_t len, nd__rec *out, size_t *names
 	uint16_t ns, np, nv, nn = 0;
 	int rc;
 	memset(out, 0, sizeof(*out));
-	*pos_at = 0;
+	*names_at = *pos_at = 0;
 	if (len < HEAD || p[0] != VERSION || (p[1] & ~(HAS_NAMES | HAS_THREAD | HAS_FRAME | HAS_POS)))
 		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes, version %u", len,
 				    len ? p[0] : 0);
