@@ -782,6 +782,17 @@ static int rotating_known(const nd__rec *a, const nd__rec *b, const nd__common *
 	return nd__common_size(common) && a->pos && b->pos && rotating_of(a, common) + rotating_of(b, common) > 0;
 }
 
+/* Whether the rotating rule may accept a and b, for a merge's floor: as
+ * rotating_known where both were weighed (their counts taken), else yes
+ * (a hook's neighbour, met once, is counted only if its pair reaches
+ * ND_ROTATING_FROM). */
+static int rotating_may(const nd__rec *a, const nd__rec *b, const nd__common *common)
+{
+	if (!nd__common_size(common) || !a->pos || !b->pos)
+		return 0;
+	return !a->groups || !b->groups || a->rotating + b->rotating > 0;
+}
+
 /* The verdict at point from a pair's complete shingle scores (values read
  * only for a pair it would accept). */
 static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__common *common,
@@ -852,7 +863,7 @@ int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd
 	double res_floor = 0, cont_floor = 0;
 	int passages = 0;
 	if (!how && !distance) {
-		res_floor = point == ND_POINT_COPY && rotating_known(a, b, common) ? ND_ROTATING_FROM
+		res_floor = point == ND_POINT_COPY && rotating_may(a, b, common) ? ND_ROTATING_FROM
 										: nd_point_resemblance(point);
 		cont_floor = contain ? ND_POINT_COPY_CONTAINMENT : 0;
 		passages = point == ND_POINT_COPY && nd__common_has_passages(common);
