@@ -745,11 +745,13 @@ int nd__rec_rotating(const nd__rec *r, const nd__common *common, uint8_t *rot)
 
 /* The weighted resemblance of a and b at their cut with each one's
  * rotating parts weighed as its template (shared: the lesser weight, the
- * union the greater); 0 when neither has any. */
-static double rotating_resemblance(const nd__rec *a, const nd__rec *b, const nd__common *common)
+ * union the greater), and in *cont the containment of the lighter so
+ * weighed; 0 when neither has any. */
+static double rotating_resemblance(const nd__rec *a, const nd__rec *b, const nd__common *common, double *cont)
 {
 	uint8_t ra[2 * ND_REC_SAMPLE], rb[2 * ND_REC_SAMPLE];
-	double shared = 0, all = 0;
+	double shared = 0, all = 0, wsa = 0, wsb = 0;
+	*cont = 0;
 	if (a->nsample > sizeof(ra) || b->nsample > sizeof(rb) ||
 	    nd__rec_rotating(a, common, ra) + nd__rec_rotating(b, common, rb) == 0)
 		return 0; /* nothing rotates: the pair as it was */
@@ -761,9 +763,10 @@ static double rotating_resemblance(const nd__rec *a, const nd__rec *b, const nd_
 		double wb = in_b && !rb[j] ? weight(groups_of(b, j, common), ND_COMMON_CAP) : 0;
 		if (in_a && in_b)
 			shared += fmin(wa, wb);
-		all += fmax(wa, wb);
+		all += fmax(wa, wb), wsa += wa, wsb += wb;
 		i += in_a, j += in_b;
 	}
+	*cont = fmin(wsa, wsb) > 0 ? shared / fmin(wsa, wsb) : 0;
 	return all > 0 ? shared / all : 0;
 }
 
@@ -820,10 +823,15 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 	    nd__common_has_passages(common) && little_own_rare(a, b, common) &&
 	    nd__common_shared_passages(a, b, common) >= ND_PASSAGES)
 		yes = 1, h = ND_VERIFIED_PASSAGES, d = 1 - s->plain;
-	if (!yes && point == ND_POINT_COPY && s->resemblance >= ND_ROTATING_FROM && rotating_known(a, b, common)) {
-		double r = rotating_resemblance(a, b, common);
+	if (!yes && point == ND_POINT_COPY &&
+	    (s->resemblance >= ND_ROTATING_FROM || (can_contain && s->containment >= ND_ROTATING_CONTAINED_FROM)) &&
+	    rotating_known(a, b, common)) {
+		double c, r = rotating_resemblance(a, b, common, &c);
 		if (r >= nd_point_resemblance(point))
 			yes = 1, s->resemblance = r, d = 1 - r;
+		else if (can_contain && c >= ND_POINT_COPY_CONTAINMENT &&
+			 own_words(s->base_a ? a : b, a, b, common) >= ND_CONTAIN_MIN_WORDS)
+			yes = 1, h = ND_VERIFIED_CONTAINMENT, d = 1 - c;
 	}
 	if (!yes)
 		goto done; /* most pairs: the values are never read */
@@ -863,9 +871,9 @@ int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd
 	double res_floor = 0, cont_floor = 0;
 	int passages = 0;
 	if (!how && !distance) {
-		res_floor = point == ND_POINT_COPY && rotating_may(a, b, common) ? ND_ROTATING_FROM
-										: nd_point_resemblance(point);
-		cont_floor = contain ? ND_POINT_COPY_CONTAINMENT : 0;
+		int rotating = point == ND_POINT_COPY && rotating_may(a, b, common);
+		res_floor = rotating ? ND_ROTATING_FROM : nd_point_resemblance(point);
+		cont_floor = !contain ? 0 : rotating ? ND_ROTATING_CONTAINED_FROM : ND_POINT_COPY_CONTAINMENT;
 		passages = point == ND_POINT_COPY && nd__common_has_passages(common);
 		if (a->nwords < ND_REC_SHORT_WORDS || b->nwords < ND_REC_SHORT_WORDS)
 			res_floor = 1.01, cont_floor = 0, passages = 0; /* equal text only: the first check stops it */

@@ -222,6 +222,10 @@ int nd__rec_decode(const void *p, size_t len, nd__rec *out);
  * its template. */
 #define ND_ROTATING_FROM 0.3
 #define ND_ROTATING_SHARE 2
+/* ... and the same for containment (a page whose template is its own text
+ * to the collection, the other's rotating parts weighed off), from a
+ * containment of this. */
+#define ND_ROTATING_CONTAINED_FROM 0.5
 
 /* A pair of records whose shared text is common may still be a copy: a
  * text made of passages that other documents hold each on its own (news
