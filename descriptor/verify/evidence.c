@@ -827,9 +827,9 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 	    (s->resemblance >= ND_ROTATING_FROM || (can_contain && s->containment >= ND_ROTATING_CONTAINED_FROM)) &&
 	    rotating_known(a, b, common)) {
 		double c, r = rotating_resemblance(a, b, common, &c);
-		if (r >= nd_point_resemblance(point))
+		if (s->resemblance >= ND_ROTATING_FROM && r >= nd_point_resemblance(point))
 			yes = 1, s->resemblance = r, d = 1 - r;
-		else if (can_contain && c >= ND_POINT_COPY_CONTAINMENT &&
+		else if (can_contain && s->containment >= ND_ROTATING_CONTAINED_FROM && c >= ND_POINT_COPY_CONTAINMENT &&
 			 own_words(s->base_a ? a : b, a, b, common) >= ND_CONTAIN_MIN_WORDS)
 			yes = 1, h = ND_VERIFIED_CONTAINMENT, d = 1 - c;
 	}
