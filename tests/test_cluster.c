@@ -1507,6 +1507,47 @@ static void site_pages_case(const char *what, const char *path, const char *dbpa
 	free(batch);
 }
 
+/* n sites' templates: tpl[s][0] a header of head words, tpl[s][1] a
+ * footer of foot. */
+static void site_templates(char *tpl[][2], int n, uint64_t *rng, size_t head, size_t foot)
+{
+	for (int s = 0; s < n; s++)
+		tpl[s][0] = tu_random_doc(rng, head, VOCAB), tpl[s][1] = tu_random_doc(rng, foot, VOCAB);
+}
+
+static void free_site_templates(char *tpl[][2], int n)
+{
+	for (int s = 0; s < n; s++)
+		free(tpl[s][0]), free(tpl[s][1]);
+}
+
+/* Page id's URL on site s, then suffix. */
+static char *site_url(int s, int id, const char *suffix)
+{
+	char *url = malloc(64);
+	assert_non_null(url);
+	snprintf(url, 64, "https://site%d.example/%d.html%s", s, id, suffix);
+	return url;
+}
+
+static void free_pages(char **page, char **url, char **art, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(page[i]), free(url[i]), free(art[i]);
+}
+
+/* site_pages_case over pages of sites, then what they and it leave,
+ * gone. */
+static void site_pages_run(const char *what, char *path, char *dbpath, char *stpath, char **page, char **url,
+			   char **art, const int *orig, int n, int every)
+{
+	nd_xdb *db;
+	nd_store *st;
+	site_pages_case(what, path, dbpath, stpath, page, url, orig, n, every, &db, &st);
+	free_pages(page, url, art, n);
+	corpus_done(st, db, path, dbpath, stpath);
+}
+
 static int load_common(nd_store *st, nd__common **out);
 
 typedef struct {
@@ -1594,8 +1635,7 @@ static void rotating_case(const char *name, int rpages, int shown, size_t copied
 		for (int t = 0; t < shown; t++)
 			strcat(strcat(page[i], " "), teaser[s][pick[t]]);
 		strcat(strcat(page[i], " "), foot[s]);
-		assert_non_null(url[i] = malloc(48));
-		snprintf(url[i], 48, "https://site%d.example/%d.html", s, i);
+		url[i] = site_url(s, i, "");
 	}
 	nd_xdb *db;
 	nd_store *st;
@@ -1604,8 +1644,7 @@ static void rotating_case(const char *name, int rpages, int shown, size_t copied
 	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
 	check_floors(st);
 	nd_store_close(st);
-	for (int i = 0; i < N; i++)
-		free(page[i]), free(url[i]), free(art[i]);
+	free_pages(page, url, art, N);
 	for (int s = 0; s < RS; s++) {
 		free(head[s]), free(mid[s]), free(foot[s]);
 		for (int t = 0; t < TEASERS; t++)
@@ -1618,9 +1657,9 @@ static void rotating_case(const char *name, int rpages, int shown, size_t copied
 /* Sites of six pages, where a teaser on two of them is a third of the
  * site (half the site's pages missed most); sites of four, the copied
  * page the shortest and the others two or three times its article: the
- * copy is compared where the long pages' samples reach; sites of two,
- * where most teasers a page shows no other page does: its own text to
- * the collection, told from its article by where they stand (short runs
+ * copy is compared where the long pages' samples reach; sites of three,
+ * where a teaser a page shows is often on no other page: its own text to
+ * the collection, told from its article by where it stands (short runs
  * between the template's). */
 static void test_rotating_template(void **state)
 {
@@ -1646,8 +1685,7 @@ static void test_template_page_is_no_version(void **state)
 	int orig[N];
 	uint64_t rng = 41;
 	assert_int_equal(mkdir(path, 0755), 0);
-	for (int s = 0; s < TS; s++)
-		tpl[s][0] = tu_random_doc(&rng, 60, VOCAB), tpl[s][1] = tu_random_doc(&rng, 120, VOCAB);
+	site_templates(tpl, TS, &rng, 60, 120);
 	for (int i = 0; i < N; i++) {
 		int s, k = i - TS * TPAGES;
 		if (k < 0) /* a site's pages */
@@ -1657,17 +1695,10 @@ static void test_template_page_is_no_version(void **state)
 		else /* its not-found page */
 			s = k - TS, orig[i] = i, art[i] = tu_random_doc(&rng, 8, VOCAB);
 		page[i] = site_page(tpl[s], art[i]);
-		assert_non_null(url[i] = malloc(48));
-		snprintf(url[i], 48, "https://site%d.example/%d.html", s, i);
+		url[i] = site_url(s, i, "");
 	}
-	nd_xdb *db;
-	nd_store *st;
-	site_pages_case("notfound", path, dbpath, stpath, page, url, orig, N, 6, &db, &st);
-	for (int i = 0; i < N; i++)
-		free(page[i]), free(url[i]), free(art[i]);
-	for (int s = 0; s < TS; s++)
-		free(tpl[s][0]), free(tpl[s][1]);
-	corpus_done(st, db, path, dbpath, stpath);
+	free_site_templates(tpl, TS);
+	site_pages_run("notfound", path, dbpath, stpath, page, url, art, orig, N, 6);
 }
 
 /* A page crawled again after its site's redesign: the same article on
@@ -1704,18 +1735,11 @@ static void redesign_case(const char *name, int again)
 		art[i] = later ? strdup(art[orig[i]]) : tu_random_doc(&rng, 90 + (size_t)(i * 13 % 41), VOCAB);
 		assert_non_null(art[i]);
 		page[i] = site_page(tpl[s][later], art[i]);
-		assert_non_null(url[i] = malloc(48));
-		snprintf(url[i], 48, "https://site%d.example/%d.html%s", s, orig[i], later ? "?v=2" : "");
+		url[i] = site_url(s, orig[i], later ? "?v=2" : "");
 	}
-	nd_xdb *db;
-	nd_store *st;
-	site_pages_case(name, path, dbpath, stpath, page, url, orig, N, 6, &db, &st);
-	for (int i = 0; i < N; i++)
-		free(page[i]), free(url[i]), free(art[i]);
 	for (int s = 0; s < RS2; s++)
-		for (int v = 0; v < 2; v++)
-			free(tpl[s][v][0]), free(tpl[s][v][1]);
-	corpus_done(st, db, path, dbpath, stpath);
+		free_site_templates(tpl[s], 2);
+	site_pages_run(name, path, dbpath, stpath, page, url, art, orig, N, 6);
 }
 
 static void test_redesigned_page_is_its_copy(void **state)
@@ -1740,8 +1764,7 @@ static void test_excerpts_are_no_versions(void **state)
 	int orig[N];
 	uint64_t rng = 47;
 	assert_int_equal(mkdir(path, 0755), 0);
-	for (int s = 0; s < ES; s++)
-		tpl[s][0] = tu_random_doc(&rng, 40, VOCAB), tpl[s][1] = tu_random_doc(&rng, 80, VOCAB);
+	site_templates(tpl, ES, &rng, 40, 80);
 	for (int i = 0; i < N; i++) {
 		orig[i] = i;
 		if (i % 2 == 0) {
@@ -1756,17 +1779,10 @@ static void test_excerpts_are_no_versions(void **state)
 			strcpy(art[i] + len, " read more");
 		}
 		page[i] = site_page(tpl[i / (2 * EP)], art[i]);
-		assert_non_null(url[i] = malloc(48));
-		snprintf(url[i], 48, "https://site%d.example/%d.html", i / (2 * EP), i);
+		url[i] = site_url(i / (2 * EP), i, "");
 	}
-	nd_xdb *db;
-	nd_store *st;
-	site_pages_case("excerpts", path, dbpath, stpath, page, url, orig, N, 8, &db, &st);
-	for (int i = 0; i < N; i++)
-		free(page[i]), free(url[i]), free(art[i]);
-	for (int s = 0; s < ES; s++)
-		free(tpl[s][0]), free(tpl[s][1]);
-	corpus_done(st, db, path, dbpath, stpath);
+	free_site_templates(tpl, ES);
+	site_pages_run("excerpts", path, dbpath, stpath, page, url, art, orig, N, 8);
 }
 
 /* Text that many documents share is evidence when it comes in several
