@@ -563,7 +563,7 @@ static int linked(const uint64_t *k, size_t n, uint32_t x, uint32_t y)
 }
 
 /* The held one of a pair the GROUP score calls SAME_HELD: the shorter,
- * containment's base. */
+ * whose smaller sample nd__rec_contained_floor measured. */
 static uint32_t held_of(const nd__recset *rs, uint64_t pair)
 {
 	uint32_t x = (uint32_t)(pair >> 32), y = (uint32_t)pair;

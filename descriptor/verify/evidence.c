@@ -721,25 +721,22 @@ int nd__rec_rotating(const nd__rec *r, const nd__common *common, uint8_t *rot)
 	for (uint32_t k = 0; k < n; k++)
 		if (r->pos[k] != ND_REC_POS_UNKNOWN)
 			order[count[r->pos[k]]++] = k, m++;
+	/* Runs of own samples: the longest, then those between two of the
+	 * template's and short against it. */
+	uint32_t longest = 0, end[MOST];
 	for (uint32_t i = 0; i < m; i++)
 		own[i] = groups_of(r, order[i], common) < ND_SITE_TEMPLATE;
-	uint32_t longest = 0;
-	for (uint32_t i = 0, j; i < m; i = j) {
-		for (j = i; j < m && own[j] == own[i]; j++)
+	for (uint32_t i = 0; i < m; i = end[i]) {
+		for (end[i] = i + 1; end[i] < m && own[end[i]] == own[i]; end[i]++)
 			;
-		if (own[i] && j - i > longest)
-			longest = j - i;
+		if (own[i] && end[i] - i > longest)
+			longest = end[i] - i;
 	}
-	for (uint32_t i = 0, j; i < m; i = j) {
-		for (j = i; j < m && own[j] == own[i]; j++)
-			;
-		if (own[i] && i > 0 && j < m && (j - i) * ND_ROTATING_SHARE < longest)
-			for (uint32_t x = i; x < j; x++) {
+	for (uint32_t i = 0; i < m; i = end[i])
+		if (own[i] && i > 0 && end[i] < m && (end[i] - i) * ND_ROTATING_SHARE < longest)
+			for (uint32_t x = i; x < end[i]; x++, marked++)
 				if (rot)
 					rot[order[x]] = 1;
-				marked++;
-			}
-	}
 	return marked;
 }
 
@@ -812,8 +809,7 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 		goto done; /* a short text is a copy only of the same words */
 	d = 1 - s->resemblance;
 	/* Each rule on its own: a rule that refuses does not hide the next
-	 * (an edited copy may lose a value containment wants kept and still
-	 * share its passages). */
+	 * (a cut that containment refuses may still share its passages). */
 	if (s->resemblance >= nd_point_resemblance(point))
 		yes = 1;
 	if (!yes && can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT &&
@@ -823,13 +819,15 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 	    nd__common_has_passages(common) && little_own_rare(a, b, common) &&
 	    nd__common_shared_passages(a, b, common) >= ND_PASSAGES)
 		yes = 1, h = ND_VERIFIED_PASSAGES, d = 1 - s->plain;
-	if (!yes && point == ND_POINT_COPY &&
-	    (s->resemblance >= ND_ROTATING_FROM || (can_contain && s->containment >= ND_ROTATING_CONTAINED_FROM)) &&
-	    rotating_known(a, b, common)) {
+	/* The same two measures with each page's rotating parts weighed as
+	 * its template, each from its own floor. */
+	int rot_res = s->resemblance >= ND_ROTATING_FROM;
+	int rot_cont = can_contain && s->containment >= ND_ROTATING_CONTAINED_FROM;
+	if (!yes && point == ND_POINT_COPY && (rot_res || rot_cont) && rotating_known(a, b, common)) {
 		double c, r = rotating_resemblance(a, b, common, &c);
-		if (s->resemblance >= ND_ROTATING_FROM && r >= nd_point_resemblance(point))
+		if (rot_res && r >= nd_point_resemblance(point))
 			yes = 1, s->resemblance = r, d = 1 - r;
-		else if (can_contain && s->containment >= ND_ROTATING_CONTAINED_FROM && c >= ND_POINT_COPY_CONTAINMENT &&
+		else if (rot_cont && c >= ND_POINT_COPY_CONTAINMENT &&
 			 own_words(s->base_a ? a : b, a, b, common) >= ND_CONTAIN_MIN_WORDS)
 			yes = 1, h = ND_VERIFIED_CONTAINMENT, d = 1 - c;
 	}

@@ -759,7 +759,7 @@ def short_article_pages(o, seed, nsites, sizes, again):
     """Text pages of nsites small sites (each of a size drawn from sizes),
     each page its URL, the article cut to 60-160 words (about a third of
     the page, the rest its site's template); a third of the articles copied
-    onto another site with 0-3% of their words edited; then again(o, site,
+    onto another site with 0-3% of their words edited; then again(o,
     template, site, page, group, title, body, r, url, copied) adds what the
     set adds."""
     sizes, arts, groups, pool, tpls = small_sites(seed, nsites, lambda rng: rng.choice(sizes))

@@ -21,11 +21,11 @@ extern "C" {
  *   copy    the default: the same main text, whatever the template, with
  *           small edits, a cut or an added comment thread: strict, or word
  *           3-shingle bag resemblance >= ND_POINT_COPY_RESEMBLANCE, or the
- *           shorter text (>= ND_CONTAIN_MIN_WORDS words besides its site's
- *           template, the longer at most
+ *           lighter text (by its shingles' weights: >= ND_CONTAIN_MIN_WORDS
+ *           words besides its site's template, the other at most
  *           ND_CONTAIN_MAX_RATIO times as long) keeping
- *           ND_POINT_COPY_CONTAINMENT of its 3-shingles and every one of
- *           its values (words with a digit) in the longer; clusters are
+ *           ND_POINT_COPY_CONTAINMENT of its 3-shingles in the other;
+ *           clusters are
  *           accepted pairs split where they chain: a centre (the most
  *           linked) and the documents that are copies of it
  *   story   the same story retold or heavily edited: strict, or 3-shingle bag
