@@ -1710,11 +1710,18 @@ static void test_template_page_is_no_version(void **state)
  * show that template: it is its own text, and the page is its article's
  * copy because the old page's text besides its template is held whole
  * (containment of the lighter text), whatever years each template
- * gives.  Batch = online. */
-static void redesign_case(const char *name, int again)
+ * gives.  With `teasers`, each old page also shows that many teasers
+ * no other page shows, after a "most read" line of its template: its
+ * own text to the collection, a fifth to a quarter of its own text (the
+ * old page held under copy's 0.8), which only where they stand tells
+ * from its article (the rotating containment); the new template is half
+ * again as long, so that resemblance with the teasers weighed off stays
+ * under copy's.  Batch = online. */
+static void redesign_case(const char *name, int again, int teasers)
 {
 	enum { RS2 = 8, RP = 4, MAXA = 2, MAXN = RS2 * (RP + MAXA) };
 	const int N = RS2 * (RP + again);
+	const size_t grow = teasers ? 3 : 2; /* the new template, halves */
 	char *path = tu_join(dir, name), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
 	char *tpl[RS2][2][2], *art[MAXN], *page[MAXN], *url[MAXN];
 	int orig[MAXN];
@@ -1723,18 +1730,33 @@ static void redesign_case(const char *name, int again)
 	assert_int_equal(mkdir(path, 0755), 0);
 	for (int s = 0; s < RS2; s++)
 		for (int v = 0; v < 2; v++) {
-			char *head = tu_random_doc(&rng, 40, VOCAB);
+			char *head = tu_random_doc(&rng, v ? 20 * grow : 40, VOCAB);
 			assert_non_null(tpl[s][v][0] = malloc(strlen(head) + 32));
 			sprintf(tpl[s][v][0], "%s since %d", head, 1900 + 2 * s + v);
 			free(head);
-			tpl[s][v][1] = tu_random_doc(&rng, 80, VOCAB);
+			tpl[s][v][1] = tu_random_doc(&rng, v ? 40 * grow : 80, VOCAB);
 		}
 	for (int i = 0; i < N; i++) {
 		int s = i / (RP + again), k = i % (RP + again), later = k >= RP;
 		orig[i] = later ? i - RP : i; /* the site's first pages, again */
 		art[i] = later ? strdup(art[orig[i]]) : tu_random_doc(&rng, 90 + (size_t)(i * 13 % 41), VOCAB);
 		assert_non_null(art[i]);
-		page[i] = site_page(tpl[s][later], art[i]);
+		if (later || !teasers) {
+			page[i] = site_page(tpl[s][later], art[i]);
+		} else { /* "most read", then teasers no other page shows */
+			size_t len = strlen(art[i]) + 32 + (size_t)teasers * 16 * 16;
+			char *body = malloc(len);
+			assert_non_null(body);
+			snprintf(body, len, "%s most read on site%d", art[i], s);
+			for (int t = 0; t < teasers; t++) {
+				char *teaser = tu_random_doc(&rng, 16, VOCAB);
+				assert_true(strlen(body) + strlen(teaser) + 2 <= len);
+				strcat(strcat(body, " "), teaser);
+				free(teaser);
+			}
+			page[i] = site_page(tpl[s][0], body);
+			free(body);
+		}
 		url[i] = site_url(s, orig[i], later ? "?v=2" : "");
 	}
 	for (int s = 0; s < RS2; s++)
@@ -1745,8 +1767,9 @@ static void redesign_case(const char *name, int again)
 static void test_redesigned_page_is_its_copy(void **state)
 {
 	(void)state;
-	redesign_case("redesign", 2);
-	redesign_case("redesign1", 1);
+	redesign_case("redesign", 2, 0);
+	redesign_case("redesign1", 1, 0);
+	redesign_case("redesign-teasers", 1, 2);
 }
 
 /* Excerpt pages (the site's template, the first 30 words of an article
