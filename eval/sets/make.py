@@ -793,6 +793,31 @@ def make_pairsites(out, seed, scale):
              "score": "pairs"})
 
 
+def make_recrawl(out, seed, scale):
+    """The same page crawled twice on its own site under two addresses
+    (a feed's tracking parameter, a session id): its teasers drawn again,
+    its time of update changed, and sometimes a reader's comment or two
+    below it, as judges of page pairs see it: the same document with small
+    differences.  Sites of two or three pages, as pairsites."""
+    nsites = max(3, int(150 * scale))
+
+    def again(o, tpl, k, i, group, title, body, r, url, copied):
+        if not copied and r.random() < 0.25:
+            tail = []
+            if r.random() < 0.5:
+                tail = ["Comments"] + [" ".join(r.sample(SITE_WORDS, r.randint(8, 20))).capitalize() + "."
+                                       for _ in range(r.randint(1, 6))]
+            stamp = "Updated %02d:%02d" % (r.randrange(24), r.randrange(60))
+            o.doc("%s/%05dr" % (tpl["name"], i), site_text(tpl, title + " " + stamp, body, r, tail), group,
+                  url + "?utm_source=feed")
+
+    o = Out(out)
+    short_article_pages(o, seed, nsites, (2, 2, 3), again)
+    o.close({"set": "recrawl", "about": "text pages of %d sites of 2 or 3 pages, a quarter of them crawled "
+             "again under another address with their teasers and time of update changed; a third copied "
+             "onto another site" % nsites, "score": "pairs"})
+
+
 def old_template(k, rng, pool):
     """A site as sites were made before HTML5: no landmarks, no marked
     main content, its own prose around the article (an "about us" box, a
@@ -1060,7 +1085,8 @@ def make_gold(out, seed, scale):
 MAKERS = dict({n: (lambda n: lambda out, seed, scale: make_man(n, out, seed, scale))(n) for n in LANGS},
               cjk=make_cjk, family=make_family, short=make_short, mail=make_mail, site=make_site,
               copyright=make_copyright, scale=make_scale, docsites=make_docsites, fillings=make_fillings, gold=make_gold, smallsites=make_smallsites,
-              oldsites=make_oldsites, pairsites=make_pairsites, notfound=make_notfound, redesign=make_redesign)
+              oldsites=make_oldsites, pairsites=make_pairsites, notfound=make_notfound, redesign=make_redesign,
+              recrawl=make_recrawl)
 
 
 def main():
