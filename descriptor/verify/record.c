@@ -174,39 +174,6 @@ static int place_samples(const uint32_t *sample, uint32_t ns, uint32_t thr, cons
 	return ND_OK;
 }
 
-/* Drops r's last place of names (each place's entries together) and
- * lowers its threshold to the last kept. */
-static void drop_name(nd__rec *r)
-{
-	uint32_t place = r->names[r->nnames - 1] & ND_NAME_PLACE_MASK;
-	while (r->nnames && (r->names[r->nnames - 1] & ND_NAME_PLACE_MASK) == place)
-		r->nnames--;
-	r->nthr = r->nnames ? r->names[r->nnames - 1] | ~ND_NAME_PLACE_MASK : 0;
-}
-
-/* The same for values in their places. */
-static void drop_place(nd__rec *r)
-{
-	uint32_t place = (uint32_t)(r->places[r->nplaces - 1] >> 32);
-	while (r->nplaces && (uint32_t)(r->places[r->nplaces - 1] >> 32) == place)
-		r->nplaces--;
-	r->pthr = r->nplaces ? (uint32_t)(r->places[r->nplaces - 1] >> 32) : 0;
-}
-
-/* Trims r to at most ND_REC_BYTES: names down to half their count first
- * (the veto's values are the rarer evidence), then values in their
- * places, then the rest of the names.  Each section keeps all of its
- * text's entries at or below its threshold. */
-static void fit(nd__rec *r)
-{
-	while (nd__rec_size(r) > ND_REC_BYTES && r->nnames > ND_REC_NAMES / 2)
-		drop_name(r);
-	while (nd__rec_size(r) > ND_REC_BYTES && r->nplaces)
-		drop_place(r);
-	while (nd__rec_size(r) > ND_REC_BYTES && r->nnames)
-		drop_name(r);
-}
-
 int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
 {
 	uint64_t *fp = NULL;
@@ -252,7 +219,7 @@ int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
 	if (keys)
 		text_keys(h, u, keys);
 	out->thr = threshold(u, ND_REC_SAMPLE);
-	out->nsample = (uint32_t)keep_below(h, u, &out->thr, ND_REC_SAMPLE);
+	out->nsample = (uint32_t)keep_below(h, u, &out->thr, 2 * ND_REC_SAMPLE);
 	if (out->nsample && !(pos = malloc(out->nsample))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory for a record of %zu words", n);
 		goto done;
@@ -298,7 +265,6 @@ int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
 	out->places = pl, pl = NULL;
 	out->names = names, names = NULL;
 	out->pos = pos, pos = NULL;
-	fit(out);
 done:
 	free(fp);
 	free(h);

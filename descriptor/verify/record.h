@@ -30,13 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ND_REC_SAMPLE 256      /* shingles a record keeps, at most */
-/* A record's bytes at most: with its document's descriptive bits (27 or
- * fewer), near-neighbour keys and fingerprint, its store value then stays
- * under LMDB's inline limit for 4 KB pages (2,026 bytes), past which it
- * takes an overflow page of its own: twice the room, a second page read.
- * Names and values in their places are trimmed to fit (nd__rec_make). */
-#define ND_REC_BYTES 1760
+#define ND_REC_SAMPLE 256      /* shingles a record keeps, about */
 /* A sample's place in its text, in this many parts; a shingle's later
  * occurrence (tagged) has none: this value. */
 #define ND_REC_POS_UNKNOWN 255
