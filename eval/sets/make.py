@@ -796,9 +796,10 @@ def make_pairsites(out, seed, scale):
 def make_recrawl(out, seed, scale):
     """The same page crawled twice on its own site under two addresses
     (a feed's tracking parameter, a session id): its teasers drawn again,
-    its time of update changed, and sometimes a reader's comment or two
-    below it, as judges of page pairs see it: the same document with small
-    differences.  Sites of two or three pages, as pairsites."""
+    its time of update changed, and half the time one to six readers'
+    comments below it: the same document with small differences, as
+    judges of page pairs see it.  Sites of two or three pages, as
+    pairsites."""
     nsites = max(3, int(150 * scale))
 
     def again(o, tpl, k, i, group, title, body, r, url, copied):
