@@ -1123,9 +1123,10 @@ static void test_values_and_containment(void **state)
  * 300-word page whose name (repeated 5 times) stands where the other page
  * has its own is refused at strict and copy (distinct man pages of two
  * commands, a product page for another product), though 95% of their
- * words agree; its next version with words edited, a name renamed in one
- * place only, or a name kept elsewhere in the other (repeated there) is
- * not a rename.  A record written before names were kept reads as one
+ * words agree, and so it is when the other name is in the one already, at
+ * places the other shares; its next version with words edited, a name
+ * renamed in one place only, or a name kept elsewhere in the other
+ * (repeated there) is not a rename.  A record written before names were kept reads as one
  * without them, and refuses no rename. */
 static void test_renamed(void **state)
 {
@@ -1158,6 +1159,18 @@ static void test_renamed(void **state)
 	memcpy(v, a, sizeof(v));
 	v[at[0]] = w[L + 1];
 	assert_int_equal(verdict(a, L, v, L, ND_POINT_COPY, &how), 1);
+	/* The other name already in the one, in three places the other
+	 * shares (llvm-tblgen(1) renamed from clang-tblgen(1), which says
+	 * "LLVM" itself): a rename all the same. */
+	uint32_t a2[L], b2[L];
+	memcpy(a2, a, sizeof(a2));
+	memcpy(b2, b, sizeof(b2));
+	for (size_t k = 0; k < 3; k++)
+		a2[30 + 70 * k] = b2[30 + 70 * k] = w[L + 1];
+	assert_int_equal(verdict(a2, L, b2, L, ND_POINT_COPY, &how), 0);
+	assert_int_equal(how, ND_REFUSED_RENAMED);
+	assert_int_equal(verdict(b2, L, a2, L, ND_POINT_COPY, &how), 0);
+	assert_int_equal(how, ND_REFUSED_RENAMED);
 	/* The first name still in the other, twice. */
 	b[L] = w[L], b[L + 1] = w[L];
 	assert_int_equal(verdict(a, L, b, L + 2, ND_POINT_COPY, &how), 1);

@@ -473,13 +473,32 @@ static int has_word(const nd__rec *r, uint32_t w)
 	return 0;
 }
 
+/* How many of r's names at or below t are of word bits w. */
+static uint32_t places_of(const nd__rec *r, uint32_t w, uint32_t t)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < r->nnames && r->names[i] <= t; i++)
+		n += (r->names[i] & ~ND_NAME_PLACE_MASK) == w;
+	return n;
+}
+
+/* Whether other holds one's word w (renamed at k places both sample,
+ * below t) nowhere one does not: not among its repeated words, or in
+ * no more places than one's others. */
+static int held_only_shared(const nd__rec *one, const nd__rec *other, uint32_t w, uint32_t t, uint32_t k)
+{
+	return !has_word(other, w) || places_of(one, w, t) >= places_of(other, w, t) + k;
+}
+
 /* A rename: the same template about another named thing (two man pages of
  * two commands, a product page for another product).  Places both sample
  * (the lower threshold) where each text has one word of those it repeats
  * and the words differ, the same two words in ND_RENAME_PLACES places or
- * more, neither among the other text's repeated words.  An edited version
- * keeps its words: its edits are words it does not repeat, or ones still
- * elsewhere in the other. */
+ * more; neither word among the other text's repeated words but where its
+ * own text has it too (llvm-tblgen(1) renamed from clang-tblgen(1), which
+ * says "LLVM" itself).  An edited
+ * version keeps its words: its edits are words it does not repeat, or
+ * ones still elsewhere in the other. */
 static int renamed(const nd__rec *a, const nd__rec *b)
 {
 	enum { MOST = 4 * ND_REC_NAMES };
@@ -508,7 +527,8 @@ static int renamed(const nd__rec *a, const nd__rec *b)
 	for (i = 0; i + ND_RENAME_PLACES <= n; i = j) {
 		for (j = i + 1; j < n && pair[j] == pair[i]; j++)
 			;
-		if (j - i >= ND_RENAME_PLACES && !has_word(b, pair[i] >> bits) && !has_word(a, pair[i] & word))
+		if (j - i >= ND_RENAME_PLACES && held_only_shared(a, b, pair[i] >> bits, t, j - i) &&
+		    held_only_shared(b, a, pair[i] & word, t, j - i))
 			return 1;
 	}
 	return 0;

@@ -41,7 +41,8 @@
  * times: the command a man page describes, the product a page sells. */
 #define ND_NAME_MAX_COUNT 32
 /* A rename: one word of the one text in this many places or more where the
- * other has one other word, neither word repeated in the other text. */
+ * other has one other word, neither word repeated in the other text but
+ * where its own has it too. */
 #define ND_RENAME_PLACES 2
 /* A name: a place hash's top bits, then ND_NAME_WORD_BITS of the word's. */
 #define ND_NAME_WORD_BITS 12

@@ -46,9 +46,12 @@ extern "C" {
  * At strict and copy a pair is refused as well (ND_REFUSED_RENAMED) when it
  * is one template about two named things: a word the one text repeats
  * stands, in two places or more, where the other has one other word it
- * repeats, and neither is repeated in the other (subgid(5) and subuid(5),
- * a product page for another product).  An edited version keeps its words: its
- * edits are words it does not repeat, or ones the other still holds.  Not
+ * repeats, and neither is repeated in the other but where its own text
+ * has it too (subgid(5) and subuid(5), a product page for another
+ * product, llvm-tblgen(1) renamed from clang-tblgen(1), which says "LLVM"
+ * itself).  An edited version keeps its
+ * words: its edits are words it does not repeat, or ones the other still
+ * holds.  Not
  * at story: a story retold says "said" where it said "says".
  *
  * At copy a pair that resemblance alone accepts, under 0.6, is refused too
