@@ -1126,8 +1126,8 @@ static void test_values_and_containment(void **state)
  * words agree, and so it is when the other name is in the one already, at
  * places the other shares; its next version with words edited, a name
  * renamed in one place only, or a name kept elsewhere in the other
- * (repeated there) is not a rename.  A record written before names were kept reads as one
- * without them, and refuses no rename. */
+ * (repeated there) is not a rename.  A record written before names were
+ * kept reads as one without them, and refuses no rename. */
 static void test_renamed(void **state)
 {
 	(void)state;

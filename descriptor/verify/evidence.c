@@ -482,9 +482,10 @@ static uint32_t places_of(const nd__rec *r, uint32_t w, uint32_t t)
 	return n;
 }
 
-/* Whether other holds one's word w (renamed at k places both sample,
- * below t) nowhere one does not: not among its repeated words, or in
- * no more places than one's others. */
+/* Whether other holds the word w that one renames (at k places both
+ * sample, at or below t) only where one holds it too: not among other's
+ * repeated words, or there in at most as many places as one holds it
+ * less the k renamed ones. */
 static int held_only_shared(const nd__rec *one, const nd__rec *other, uint32_t w, uint32_t t, uint32_t k)
 {
 	return !has_word(other, w) || places_of(one, w, t) >= places_of(other, w, t) + k;
@@ -496,9 +497,8 @@ static int held_only_shared(const nd__rec *one, const nd__rec *other, uint32_t w
  * and the words differ, the same two words in ND_RENAME_PLACES places or
  * more; neither word among the other text's repeated words but where its
  * own text has it too (llvm-tblgen(1) renamed from clang-tblgen(1), which
- * says "LLVM" itself).  An edited
- * version keeps its words: its edits are words it does not repeat, or
- * ones still elsewhere in the other. */
+ * says "LLVM" itself).  An edited version keeps its words: its edits are
+ * words it does not repeat, or ones still elsewhere in the other. */
 static int renamed(const nd__rec *a, const nd__rec *b)
 {
 	enum { MOST = 4 * ND_REC_NAMES };

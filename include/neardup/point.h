@@ -49,10 +49,9 @@ extern "C" {
  * repeats, and neither is repeated in the other but where its own text
  * has it too (subgid(5) and subuid(5), a product page for another
  * product, llvm-tblgen(1) renamed from clang-tblgen(1), which says "LLVM"
- * itself).  An edited version keeps its
- * words: its edits are words it does not repeat, or ones the other still
- * holds.  Not
- * at story: a story retold says "said" where it said "says".
+ * itself).  An edited version keeps its words: its edits are words it does
+ * not repeat, or ones the other still holds.  Not at story: a story
+ * retold says "said" where it said "says".
  *
  * At copy a pair that resemblance alone accepts, under 0.6, is refused too
  * (ND_REFUSED_SIGNATURE) when both documents are keyed and their
