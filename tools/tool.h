@@ -124,8 +124,9 @@ const char *tool_how_name(nd_verify_how how);
 	"                     template); at strict and copy also ('renamed') when a\n" \
 	"                     word the one repeats stands, in two places or more,\n" \
 	"                     where the other has another it repeats, neither\n" \
-	"                     repeated in the other (one template about two named\n" \
-	"                     things: two commands' pages); at copy also\n" \
+	"                     repeated in the other but where its own text has it\n" \
+	"                     too (one template about two named things: two\n" \
+	"                     commands' pages); at copy also\n" \
 	"                     ('signature') when resemblance under 0.6 accepts a\n" \
 	"                     pair whose descriptive signatures share under half\n" \
 	"                     their bits (two fillings of one template, a fifth of\n" \
