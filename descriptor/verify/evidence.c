@@ -787,25 +787,11 @@ static double rotating_resemblance(const nd__rec *a, const nd__rec *b, const nd_
 	return all > 0 ? shared / all : 0;
 }
 
-/* How many of r's samples are its template's rotating parts: counted
- * when it was weighed, else now. */
-static uint32_t rotating_of(const nd__rec *r, const nd__common *common)
-{
-	return r->groups ? r->rotating : (uint32_t)nd__rec_rotating(r, common, NULL);
-}
-
-/* Whether either of a and b has rotating parts to weigh as its template:
- * the collection's common text is known, each record knows where its
- * samples stand, and one has runs of its own that are such parts. */
-static int rotating_known(const nd__rec *a, const nd__rec *b, const nd__common *common)
-{
-	return nd__common_size(common) && a->pos && b->pos && rotating_of(a, common) + rotating_of(b, common) > 0;
-}
-
-/* Whether the rotating rule may accept a and b, for a merge's floor: as
- * rotating_known where both were weighed (their counts taken), else yes
- * (a hook's neighbour, met once, is counted only if its pair reaches
- * ND_ROTATING_FROM). */
+/* Whether the rotating rule may accept a and b: the collection's common
+ * text is known, each record knows where its samples stand, and, where
+ * both were weighed (their counts taken), one has rotating parts; a
+ * record not weighed (a hook's neighbour, met once) is told by
+ * rotating_resemblance, which finds none as it marks them. */
 static int rotating_may(const nd__rec *a, const nd__rec *b, const nd__common *common)
 {
 	if (!nd__common_size(common) || !a->pos || !b->pos)
@@ -843,7 +829,7 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 	 * its template, each from its own floor. */
 	int rot_res = s->resemblance >= ND_ROTATING_FROM;
 	int rot_cont = can_contain && s->containment >= ND_ROTATING_CONTAINED_FROM;
-	if (!yes && point == ND_POINT_COPY && (rot_res || rot_cont) && rotating_known(a, b, common)) {
+	if (!yes && point == ND_POINT_COPY && (rot_res || rot_cont) && rotating_may(a, b, common)) {
 		double c, r = rotating_resemblance(a, b, common, &c);
 		if (rot_res && r >= nd_point_resemblance(point))
 			yes = 1, s->resemblance = r, d = 1 - r;
