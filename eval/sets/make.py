@@ -80,6 +80,15 @@ Sets (what a machine needs for each: apt-get install ...):
                    negatives are the pages of one site (indexes, stubs,
                    code listings) and the translations of one chapter
                    (translations mostly left untranslated are left out)
+    versions       two releases of real API references, both on their site
+                   (clang-14-doc and clang-15-doc, libcairomm-1.0-doc and
+                   libcairomm-1.16-doc; libglibmm-2.4-doc and -2.68-doc,
+                   libpangomm-1.4-doc and -2.48-doc when installed): real
+                   edits; a page and its namesake in the other release are
+                   a copy when their visible words differ by at most 8%,
+                   any two pages distinct from 50%, the rest not scored;
+                   the hard negatives are the generated pages of one
+                   release (indexes by letter, member lists, one template)
     copyright      the Debian copyright files: distinct packages sharing
                    licence text; truth is identical text only (a guard)
     scale          20,000 documents of bench/scale.py (sentences of Reuters
@@ -1049,6 +1058,130 @@ def make_docsites(out, seed, scale):
              % ", ".join(found), "score": "pairs", "input": "html"})
 
 
+# Two releases of one documentation, as the sites that host them keep
+# both: (host, [(path, package, directory), (path, package, directory)]).
+DOC_RELEASES = [("clang.llvm.org", [("14", "clang-14-doc", "/usr/share/doc/clang-14/html"),
+                                     ("15", "clang-15-doc", "/usr/share/doc/clang-15/html")]),
+                ("cairographics.org", [("cairomm-1.0", "libcairomm-1.0-doc",
+                                        "/usr/share/doc/libcairomm-1.0-doc/reference/html"),
+                                       ("cairomm-1.16", "libcairomm-1.16-doc",
+                                        "/usr/share/doc/libcairomm-1.16-doc/reference/html")]),
+                ("gnome.org", [("glibmm-2.4", "libglibmm-2.4-doc", "/usr/share/doc/libglibmm-2.4-doc/reference/html"),
+                               ("glibmm-2.68", "libglibmm-2.68-doc",
+                                "/usr/share/doc/libglibmm-2.68-doc/reference/html")]),
+                ("gnome.org", [("pangomm-1.4", "libpangomm-1.4-doc", "/usr/share/doc/libpangomm-1.4-doc/reference/html"),
+                               ("pangomm-2.48", "libpangomm-2.48-doc",
+                                "/usr/share/doc/libpangomm-2.48-doc/reference/html")])]
+# A page and its namesake in the other release are a copy when their
+# visible words differ by at most this (the seed's expert bound); any two
+# pages are distinct from VERSIONS_APART on; the rest is not scored:
+# sibling pages of an API reference (a class's and its subclass's member
+# lists, one template for two types) are often 5-12% apart, the same text
+# about another name, which the judges of a set may call either.
+VERSIONS_COPY = 0.08
+VERSIONS_APART = 0.5
+VERSIONS_MAX_WORDS = 20000
+
+
+def word_distance(a, b):
+    """Words to change to make b of a, as a diff aligns them (an upper
+    bound of their Levenshtein distance, and what a reader of the diff
+    counts), over the longer's words."""
+    import difflib
+    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    cost = sum(max(i2 - i1, j2 - j1) for op, i1, i2, j1, j2 in ops if op != "equal")
+    return cost / max(len(a), len(b), 1)
+
+
+def pair_distance(args):
+    return word_distance(*args)
+
+
+def make_versions(out, seed, scale):
+    """Real near-copies: the pages of two releases of one documentation,
+    on the site that hosts both.  Truth is the visible words' distance
+    of every pair that shares text."""
+    o = Out(out)
+    os.remove(os.path.join(out, "corpus.jsonl"))
+    o.corpus = open(os.devnull, "w")
+    root = os.path.join(out, "html")
+    found, pages = [], {}
+    for host, rels in DOC_RELEASES:
+        files = [{os.path.relpath(f, d): f for f in glob.glob(os.path.join(d, "**", "*.html"), recursive=True)}
+                 for _, _, d in rels]
+        if not all(files):
+            continue
+        found.append("%s and %s" % (rels[0][1], rels[1][1]))
+        names = sorted(set(files[0]) | set(files[1]))
+        limit = max(5, int(300 * scale))
+        if len(names) > limit:
+            names = sorted(random.Random("%d %s %s" % (seed, host, rels[0][0])).sample(names, limit))
+        for rel in names:
+            for (path, _, _), fs in zip(rels, files):
+                if rel in fs:
+                    page = open(fs[rel], encoding="utf-8", errors="replace").read()
+                    if len(html_words(page).split()) <= VERSIONS_MAX_WORDS:
+                        pages["%s/%s/%s" % (host, path, rel)] = page
+    if not found:
+        sys.exit("versions: no two releases of one documentation installed (apt-get install %s)"
+                 % " ".join(p for _, rels in DOC_RELEASES for _, p, _ in rels))
+    names = sorted(pages)
+    words = [norm_words(html_words(pages[n])) for n in names]
+    # Pairs that share text: a page and its namesake, and any two that
+    # share shingles few pages hold, of resemblance 0.3 or more.
+    at = {n: i for i, n in enumerate(names)}
+    near = set()
+    for n in names:
+        host, path, rel = n.split("/", 2)
+        for h, rels in DOC_RELEASES:
+            if h == host and path == rels[0][0] and "%s/%s/%s" % (host, rels[1][0], rel) in at:
+                near.add((at[n], at["%s/%s/%s" % (host, rels[1][0], rel)]))
+    sh = [shingles(" ".join(w)) for w in words]
+    post = defaultdict(list)
+    for i, s in enumerate(sh):
+        for x in s:
+            post[x].append(i)
+    count = defaultdict(int)
+    for lst in post.values():
+        if len(lst) <= 60:
+            for x in range(len(lst)):
+                for y in range(x + 1, len(lst)):
+                    count[(lst[x], lst[y])] += 1
+    near |= {p for p, c in count.items() if c >= 3 and resemblance(sh[p[0]], sh[p[1]]) >= 0.3}
+    near = sorted(near)
+    with ProcessPoolExecutor() as ex:
+        dist = list(ex.map(pair_distance, [(words[a], words[b]) for a, b in near], chunksize=16))
+    up = list(range(len(names)))
+
+    def find(x):
+        while up[x] != x:
+            up[x] = up[up[x]]
+            x = up[x]
+        return x
+    namesake = lambda a, b: names[a].split("/", 2)[2] == names[b].split("/", 2)[2]
+    for (a, b), d in zip(near, dist):
+        if d <= VERSIONS_COPY and namesake(a, b):
+            up[find(b)] = find(a)
+    for (a, b), d in zip(near, dist):
+        if d < VERSIONS_APART and find(a) != find(b):
+            o.skip(names[a], names[b])
+    for i, name in enumerate(names):
+        path = os.path.join(root, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(pages[name])
+        o.truth.write("%s\t%s\n" % (name, names[find(i)]))
+        o.n += 1
+    print("versions: %d pairs sharing text, %d of namesakes copies, %d neither" %
+          (len(near), sum(d <= VERSIONS_COPY and namesake(a, b) for (a, b), d in zip(near, dist)),
+           sum(d < VERSIONS_APART for d in dist)), file=sys.stderr)
+    o.close({"set": "versions", "about": "two releases of the HTML documentation of %s, both on their site: "
+             "a page and its namesake in the other release are a copy when their visible words differ by at "
+             "most %d%%, any two pages distinct from %d%% apart; the hard negatives are the pages of one release (one template, navigation, member "
+             "lists)" % (", ".join(found), round(VERSIONS_COPY * 100), round(VERSIONS_APART * 100)),
+             "score": "pairs", "input": "html"})
+
+
 def make_scale(out, seed, scale):
     sys.path.insert(0, os.path.join(ROOT, "bench"))
     import scale as sc
@@ -1087,7 +1220,7 @@ MAKERS = dict({n: (lambda n: lambda out, seed, scale: make_man(n, out, seed, sca
               cjk=make_cjk, family=make_family, short=make_short, mail=make_mail, site=make_site,
               copyright=make_copyright, scale=make_scale, docsites=make_docsites, fillings=make_fillings, gold=make_gold, smallsites=make_smallsites,
               oldsites=make_oldsites, pairsites=make_pairsites, notfound=make_notfound, redesign=make_redesign,
-              recrawl=make_recrawl)
+              recrawl=make_recrawl, versions=make_versions)
 
 
 def main():
