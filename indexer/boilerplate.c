@@ -383,6 +383,7 @@ int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 		info->language = -1;
 		info->good_blocks = 0;
 		info->blocks = n;
+		info->marked = 0;
 	}
 	if (n == 0)
 		return ND_OK;
@@ -417,6 +418,7 @@ int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 		keep_main(blocks, n, mine, cls);
 	if (info) {
 		info->language = lang;
+		info->marked = marked;
 		for (size_t i = 0; i < n; i++)
 			info->good_blocks += cls[i] == ND_BLOCK_GOOD;
 	}

@@ -160,9 +160,17 @@ static int is_link(const char *name)
 
 /* Non-space characters of a UTF-8 string, weighed as the lengths weigh
  * them (nd_char_weight). */
+static size_t count_range(const char *s, size_t len);
+
 static size_t count_chars(const char *s)
 {
-	size_t n = 0, len = strlen(s);
+	return count_range(s, strlen(s));
+}
+
+/* The same of s[0..len). */
+static size_t count_range(const char *s, size_t len)
+{
+	size_t n = 0;
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 		if ((c & 0xC0) != 0x80 && c != ' ' && c != '\t' && c != '\n' && c != '\r')
@@ -170,6 +178,7 @@ static size_t count_chars(const char *s)
 	}
 	return n;
 }
+
 
 /* Blocks of the walk: the text since the last boundary, if any shows. */
 typedef struct {
@@ -626,7 +635,7 @@ int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *
 {
 	nd_buf all = ND_BUF_INIT, blocks = ND_BUF_INIT;
 	uint8_t *cls = NULL;
-	nd_boilerplate_info bi = {-1, 0, 0};
+	nd_boilerplate_info bi = {-1, 0, 0, 0};
 	int rc;
 	if (mode == ND_CONTENT_FULL) {
 		if ((rc = nd_html_to_text(html, len, name, text, title, url, site, NULL)) == ND_OK && full)
@@ -658,8 +667,17 @@ int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *
 		if ((rc = nd_buf_put(text, all.ptr + a, b[i].end - a)) == ND_OK)
 			rc = nd_buf_putc(text, '\n');
 	}
+	/* Nothing read as content, or, where the page does not mark its
+	 * main content, only a stub: a list's or table's one line of prose
+	 * (jusText drops link-dense blocks, and an index page, a class's
+	 * member table, a directory listing is all links).  Such a page is
+	 * its lists: kept whole, its template left to the collection (a
+	 * site's template weighs as no evidence of a copy). */
+	if (rc == ND_OK && bi.good_blocks && !bi.marked &&
+	    count_range(text->ptr + start, text->len - start) < ND_HTML_STUB_CHARS)
+		bi.good_blocks = 0;
 	if (rc == ND_OK && !bi.good_blocks) {
-		text->len = start; /* nothing read as content: keep the page whole */
+		text->len = start; /* keep the page whole */
 		rc = nd_buf_put(text, all.ptr, all.len);
 	}
 	if (rc == ND_OK && full)

@@ -41,10 +41,17 @@ size_t nd_host_bare(const char *host, size_t len, const char **bare);
 enum { ND_HTML_CHARSET_NONE, ND_HTML_CHARSET_LATIN, ND_HTML_CHARSET_OTHER };
 int nd_html_declares_charset(const char *html, size_t len);
 
+/* Main content of fewer characters than this (nd_char_weight), on a page
+ * that does not mark it, is a stub: about thirty words. */
+#define ND_HTML_STUB_CHARS 200
+
 /* The text to index: with ND_CONTENT_FULL all visible text, with
  * ND_CONTENT_MAIN the blocks indexer/boilerplate.c keeps, or all visible
  * text when it keeps none (a page in a language without a stopword list,
- * or with no prose).  full (may be NULL) gets all visible text too; info
+ * or with no prose) or, on a page that does not mark its main content,
+ * only a stub (an index, a member table: a page of lists, whose one line
+ * of prose would make it a copy of every other).
+ * info->good_blocks is then 0.  full (may be NULL) gets all visible text too; info
  * (may be NULL) says what was kept; title, url and site as
  * nd_html_to_text's. */
 int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *name,

@@ -25,7 +25,9 @@ static const char usage_text[] =
 	"                    it gains nothing: Xapian flushes every 10000 changes\n"
 	"                    by itself (XAPIAN_FLUSH_THRESHOLD)\n"
 	"  --content MODE    of an HTML page: main (default; the article without\n"
-	"                    navigation, link lists and footers) or full (all text)\n"
+	"                    navigation, link lists and footers; the whole page\n"
+	"                    when that is a line above lists, as on an index)\n"
+	"                    or full (all text)\n"
 	"  --url-base URL    a file's URL is URL followed by its id.  Without\n"
 	"                    it, an HTML page's own canonical link or og:url; a\n"
 	"                    JSONL record's \"url\"; else a directory of the\n"
@@ -190,8 +192,8 @@ int nd_cmd_index(int argc, char **argv)
 		       (unsigned long long)st.skipped_binary, (unsigned long long)st.skipped_large,
 		       (unsigned long long)st.skipped_bad, (unsigned long long)st.skipped_type);
 	if (st.html_whole)
-		printf("main content: %llu of %llu HTML pages kept whole (no block read as prose in "
-		       "a language with a stopword list)\n",
+		printf("main content: %llu of %llu HTML pages kept whole (no block, or under thirty "
+		       "words, read as prose in a language with a stopword list)\n",
 		       (unsigned long long)st.html_whole, (unsigned long long)st.html_pages);
 	if (st.duplicate_ids)
 		printf("duplicate ids: %llu document%s replaced one given earlier in the same input\n",

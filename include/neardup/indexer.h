@@ -44,14 +44,17 @@ typedef struct {
 	uint64_t html_pages;     /* HTML files indexed */
 	uint64_t html_whole;     /* of those, kept whole under ND_CONTENT_MAIN: no
 				    block read as content (no stopword list for
-				    the language, or no prose) */
+				    the language, or no prose), or only a stub
+				    of about thirty words on a page that marks
+				    no main content (an index, a member list) */
 } nd_index_stats;
 
 /* What of an HTML page is indexed. */
 typedef enum {
 	/* The article: text blocks that read as prose, without navigation,
-	 * link lists and footers (indexer/boilerplate.h).  The default: the
-	 * same article inside different sites' templates then indexes alike. */
+	 * link lists and footers (indexer/boilerplate.h); a page whose prose
+	 * is a stub above lists (an index) whole.  The default: the same
+	 * article inside different sites' templates then indexes alike. */
 	ND_CONTENT_MAIN = 0,
 	ND_CONTENT_FULL = 1, /* all visible text */
 } nd_content;
