@@ -1127,8 +1127,10 @@ def make_versions(out, seed, scale):
                  % " ".join(p for _, rels in DOC_RELEASES for _, p, _ in rels))
     names = sorted(pages)
     words = [norm_words(html_words(pages[n])) for n in names]
-    # Pairs that share text: a page and its namesake, and any two that
-    # share shingles few pages hold, of resemblance 0.3 or more.
+    # Pairs that share text: a page and its namesake, any two pages of one
+    # site of resemblance 0.2 or more (every pair asked: generated pages
+    # share most of their shingles with many others), and any two that
+    # share shingles few pages hold (a page two libraries both generate).
     at = {n: i for i, n in enumerate(names)}
     near = set()
     for n in names:
@@ -1137,6 +1139,15 @@ def make_versions(out, seed, scale):
             if h == host and path == rels[0][0] and "%s/%s/%s" % (host, rels[1][0], rel) in at:
                 near.add((at[n], at["%s/%s/%s" % (host, rels[1][0], rel)]))
     sh = [shingles(" ".join(w)) for w in words]
+    site = defaultdict(list)
+    for i, n in enumerate(names):
+        site[n.split("/", 1)[0]].append(i)
+    for members in site.values():
+        for x, i in enumerate(members):
+            for j in members[x + 1:]:
+                small, large = sorted((len(sh[i]), len(sh[j])))
+                if small >= 0.2 * large and resemblance(sh[i], sh[j]) >= 0.2:
+                    near.add((i, j))
     post = defaultdict(list)
     for i, s in enumerate(sh):
         for x in s:
@@ -1147,7 +1158,7 @@ def make_versions(out, seed, scale):
             for x in range(len(lst)):
                 for y in range(x + 1, len(lst)):
                     count[(lst[x], lst[y])] += 1
-    near |= {p for p, c in count.items() if c >= 3 and resemblance(sh[p[0]], sh[p[1]]) >= 0.3}
+    near |= {p for p, c in count.items() if c >= 3 and resemblance(sh[p[0]], sh[p[1]]) >= 0.2}
     near = sorted(near)
     with ProcessPoolExecutor() as ex:
         dist = list(ex.map(pair_distance, [(words[a], words[b]) for a, b in near], chunksize=16))
@@ -1172,9 +1183,9 @@ def make_versions(out, seed, scale):
             f.write(pages[name])
         o.truth.write("%s\t%s\n" % (name, names[find(i)]))
         o.n += 1
-    print("versions: %d pairs sharing text, %d of namesakes copies, %d neither" %
-          (len(near), sum(d <= VERSIONS_COPY and namesake(a, b) for (a, b), d in zip(near, dist)),
-           sum(d < VERSIONS_APART for d in dist)), file=sys.stderr)
+    copies = sum(d <= VERSIONS_COPY and namesake(a, b) for (a, b), d in zip(near, dist))
+    print("versions: %d pairs sharing text, %d of them copies, %d neither" %
+          (len(near), copies, sum(d < VERSIONS_APART for d in dist) - copies), file=sys.stderr)
     o.close({"set": "versions", "about": "two releases of the HTML documentation of %s, both on their site: "
              "a page and its namesake in the other release are a copy when their visible words differ by at "
              "most %d%%, any two pages distinct from %d%% apart; the hard negatives are the pages of one release (one template, navigation, member "
