@@ -86,14 +86,18 @@ static int one_of(const char *v, const char *const *words)
 }
 
 /* The article itself: <main> or role=main (2), <article> or role=article
- * (1), 0 for neither. */
+ * (1), and as Doxygen marks it, <div class=contents> (1: a class page's
+ * member tables are its text, the prose around them what it inherits), 0
+ * for neither.  A table cell of that name is an old layout's column. */
 static int main_kind(xmlNode *n)
 {
 	static const char *const roles[] = {"main", NULL}, *const articles[] = {"article", NULL};
 	const char *nm = (const char *)n->name;
+	static const char *const named[] = {"contents", NULL};
 	if (!strcasecmp(nm, "main") || one_of(attr_of(n, "role"), roles))
 		return 2;
-	return !strcasecmp(nm, "article") || one_of(attr_of(n, "role"), articles);
+	return !strcasecmp(nm, "article") || one_of(attr_of(n, "role"), articles) ||
+	       (!strcasecmp(nm, "div") && one_of(attr_of(n, "class"), named));
 }
 
 /* Whether a class or id names the site's chrome: one of its words (cut

@@ -53,10 +53,10 @@ while the host's pages counted its template together whatever their
 frames).  versions holds two releases of real API references (clang's,
 cairomm's; scripts/setup.sh installs them), real edits between a page
 and its namesake: its indexes by letter and member lists mark no main
-content and hold a line of prose above their lists of links, the same
-on every such page, so that line alone made them one text (P 0.32 at
-this size before such a page was kept whole; 1.000 / 1.000 now, 0.974 /
-1.000 with glibmm's and pangomm's too).  eval/sets/renames.py's rule is checked on
+content but Doxygen's div.contents and hold a line of prose above their
+lists of links, the same on every such page, so that line alone made
+them one text (P 0.32 at this size before such a page was kept whole;
+1.000 / 1.000 now, 0.991 / 1.000 with glibmm's and pangomm's too).  eval/sets/renames.py's rule is checked on
 two pages of one template about two commands, and on an edited version.
 
     sets_test.py SOURCE_DIR NEARDUP
