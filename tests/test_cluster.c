@@ -1701,6 +1701,53 @@ static void test_template_page_is_no_version(void **state)
 	site_pages_run("notfound", path, dbpath, stpath, page, url, art, orig, N, 6);
 }
 
+/* Two releases of a template class's pages (one page a type, as Doxygen
+ * writes Value<bool>, Value<int>...), on one host: release A's page of a
+ * type holds the template, the type's own part and two inherited parts,
+ * each shared with one neighbour, so that neighbours in A are alike and
+ * pages two apart are not; release B's page is A's without the inherited
+ * parts, held whole in A's.  B's pages are alike two by two, their
+ * holders are versions only along A's chain, and each (A, B) pair shares
+ * its frame (the type's own first and last words), which splits the
+ * host.  When holders counted as versions only if alike themselves, B's
+ * pages were excerpts of distinct pages: their links dropped, each pair's
+ * whole text a frame's template, and no release a copy of the other.
+ * Batch = online. */
+static void test_template_family_versions(void **state)
+{
+	(void)state;
+	enum { T = 8, N = 2 * T };
+	char *path = tu_join(dir, "family_versions"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	char *common, *own[T], *inherited[T + 1], *head[T], *foot[T], *page[N], *url[N], *art[N];
+	int orig[N];
+	uint64_t rng = 47;
+	assert_int_equal(mkdir(path, 0755), 0);
+	common = tu_random_doc(&rng, 200, VOCAB);
+	for (int i = 0; i <= T; i++)
+		inherited[i] = tu_random_doc(&rng, 25, VOCAB);
+	for (int i = 0; i < T; i++) {
+		own[i] = tu_random_doc(&rng, 25, VOCAB);
+		head[i] = tu_random_doc(&rng, 8, VOCAB), foot[i] = tu_random_doc(&rng, 8, VOCAB);
+	}
+	for (int i = 0; i < N; i++) {
+		int t = i % T, b = i >= T;
+		size_t len = strlen(head[t]) + strlen(common) + strlen(own[t]) + strlen(inherited[t]) +
+			     strlen(inherited[t + 1]) + strlen(foot[t]) + 8;
+		assert_non_null(page[i] = malloc(len));
+		snprintf(page[i], len, "%s %s %s %s %s %s", head[t], common, own[t], b ? "" : inherited[t],
+			 b ? "" : inherited[t + 1], foot[t]);
+		assert_non_null(art[i] = strdup(page[i]));
+		url[i] = site_url(0, i, b ? "?release=b" : "");
+		orig[i] = t;
+	}
+	free(common);
+	for (int i = 0; i <= T; i++)
+		free(inherited[i]);
+	for (int i = 0; i < T; i++)
+		free(own[i]), free(head[i]), free(foot[i]);
+	site_pages_run("family_versions", path, dbpath, stpath, page, url, art, orig, N, 4);
+}
+
 /* A page crawled again after its site's redesign: the same article on
  * the same host in another template.  Its article is held by two
  * versions of the host's pages, as a template is on a site of two pages;
@@ -2807,6 +2854,7 @@ int main(void)
 		cmocka_unit_test(test_print_version_is_a_version),
 		cmocka_unit_test(test_rotating_template),
 		cmocka_unit_test(test_template_page_is_no_version),
+		cmocka_unit_test(test_template_family_versions),
 		cmocka_unit_test(test_redesigned_page_is_its_copy),
 		cmocka_unit_test(test_excerpts_are_no_versions),
 		cmocka_unit_test(test_grown_collection_recounts),

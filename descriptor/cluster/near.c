@@ -579,7 +579,11 @@ static uint32_t held_of(const nd__recset *rs, uint64_t pair)
  * one's.  Its links are dropped, and so are those of two pages alike to
  * each other that two such pages hold.  (Of the pages holding one, each
  * next two in order are asked; three versions of one text, each edited,
- * need not be alike two by two, but none holds another.) */
+ * need not be alike two by two, but none holds another.)  Two holders are
+ * versions of each other when linked, or joined through versions that no
+ * page holds: the pages a template's specializations are (one class page
+ * for each type, two releases of each), alike along a chain and not two
+ * by two, are one version, but a page that every page holds joins none. */
 static int site_versions(const nd__recset *rs, size_t n, const uint64_t *pairs, uint8_t *same, size_t np,
 			 uint32_t **out)
 {
@@ -589,9 +593,10 @@ static int site_versions(const nd__recset *rs, size_t n, const uint64_t *pairs, 
 		nv += (same[k] & link) != 0, nh += (same[k] & SAME_HELD) != 0;
 	uint64_t *key = malloc((nv + 1) * sizeof(*key));
 	uint32_t *at = calloc(n + 2, sizeof(*at)), *by = malloc((nh + 1) * sizeof(*by));
+	uint32_t *up = malloc((n + 1) * sizeof(*up));
 	uint8_t *hub = calloc(n + 1, 1);
 	int rc = ND_OK;
-	if (!key || !at || !by || !hub) {
+	if (!key || !at || !by || !hub || !up) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu versions", nv);
 		goto done;
 	}
@@ -610,17 +615,27 @@ static int site_versions(const nd__recset *rs, size_t n, const uint64_t *pairs, 
 			uint32_t p = held_of(rs, pairs[k]), x = (uint32_t)(pairs[k] >> 32);
 			by[at[p + 1]++] = p == x ? (uint32_t)pairs[k] : x;
 		}
+	/* Versions through pages that no page holds. */
+	for (size_t i = 0; i < n; i++)
+		up[i] = (uint32_t)i;
+	for (size_t k = 0; k < np; k++) {
+		uint32_t x = (uint32_t)(pairs[k] >> 32), y = (uint32_t)pairs[k];
+		if ((same[k] & link) && at[x] == at[x + 1] && at[y] == at[y + 1])
+			nd__join(up, x, y);
+	}
+#define VERSIONS(a, b) (nd__root(up, a) == nd__root(up, b) || linked(key, nv, a, b))
 	for (size_t p = 0; p < n; p++)
 		for (uint32_t i = at[p]; i + 1 < at[p + 1] && !hub[p]; i++)
-			hub[p] = !linked(key, nv, by[i], by[i + 1]);
+			hub[p] = !VERSIONS(by[i], by[i + 1]);
 	/* Two such pages alike to each other, each held by one page, the two
 	 * not versions: excerpts of two articles, each mostly the template. */
 	for (size_t k = 0; k < np; k++) {
 		uint32_t x = (uint32_t)(pairs[k] >> 32), y = (uint32_t)pairs[k];
 		if ((same[k] & SAME_VERSION) && at[x] < at[x + 1] && at[y] < at[y + 1] && by[at[x]] != by[at[y]] &&
-		    !linked(key, nv, by[at[x]], by[at[y]]))
+		    !VERSIONS(by[at[x]], by[at[y]]))
 			hub[x] = hub[y] = 1;
 	}
+#undef VERSIONS
 	for (size_t k = 0; k < np; k++)
 		if ((same[k] & link) && (hub[pairs[k] >> 32] || hub[(uint32_t)pairs[k]]))
 			same[k] &= (uint8_t)~link;
@@ -629,6 +644,7 @@ done:
 	free(key);
 	free(at);
 	free(by);
+	free(up);
 	free(hub);
 	return rc;
 }
