@@ -66,7 +66,7 @@ typedef struct {
 	int language;        /* index into nd__stoplists, -1 when no list matched */
 	size_t good_blocks;  /* blocks kept */
 	size_t blocks;       /* blocks seen */
-	int marked;          /* the page marks its main content (kept whole) */
+	int marked;          /* the page marks its main content, kept whole */
 } nd_boilerplate_info;
 
 /* Classify blocks[0..n) of text: cls[i] gets ND_BLOCK_GOOD for content and

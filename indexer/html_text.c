@@ -92,8 +92,8 @@ static int one_of(const char *v, const char *const *words)
 static int main_kind(xmlNode *n)
 {
 	static const char *const roles[] = {"main", NULL}, *const articles[] = {"article", NULL};
-	const char *nm = (const char *)n->name;
 	static const char *const named[] = {"contents", NULL};
+	const char *nm = (const char *)n->name;
 	if (!strcasecmp(nm, "main") || one_of(attr_of(n, "role"), roles))
 		return 2;
 	return !strcasecmp(nm, "article") || one_of(attr_of(n, "role"), articles) ||
@@ -162,16 +162,8 @@ static int is_link(const char *name)
 	return (name[0] == 'a' || name[0] == 'A') && !name[1];
 }
 
-/* Non-space characters of a UTF-8 string, weighed as the lengths weigh
- * them (nd_char_weight). */
-static size_t count_range(const char *s, size_t len);
-
-static size_t count_chars(const char *s)
-{
-	return count_range(s, strlen(s));
-}
-
-/* The same of s[0..len). */
+/* Non-space characters of s[0..len) (UTF-8), weighed as the lengths
+ * weigh them (nd_char_weight). */
 static size_t count_range(const char *s, size_t len)
 {
 	size_t n = 0;
@@ -183,6 +175,10 @@ static size_t count_range(const char *s, size_t len)
 	return n;
 }
 
+static size_t count_chars(const char *s)
+{
+	return count_range(s, strlen(s));
+}
 
 /* Blocks of the walk: the text since the last boundary, if any shows. */
 typedef struct {
@@ -673,10 +669,10 @@ int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *
 	}
 	/* Nothing read as content, or, where the page does not mark its
 	 * main content, only a stub: a list's or table's one line of prose
-	 * (jusText drops link-dense blocks, and an index page, a class's
-	 * member table, a directory listing is all links).  Such a page is
-	 * its lists: kept whole, its template left to the collection (a
-	 * site's template weighs as no evidence of a copy). */
+	 * (jusText drops link-dense blocks, and an index page or a directory
+	 * listing is all links).  Such a page is its lists: kept whole, its
+	 * template left to the collection (a site's template weighs as no
+	 * evidence of a copy). */
 	if (rc == ND_OK && bi.good_blocks && !bi.marked &&
 	    count_range(text->ptr + start, text->len - start) < ND_HTML_STUB_CHARS)
 		bi.good_blocks = 0;

@@ -49,11 +49,10 @@ int nd_html_declares_charset(const char *html, size_t len);
  * ND_CONTENT_MAIN the blocks indexer/boilerplate.c keeps, or all visible
  * text when it keeps none (a page in a language without a stopword list,
  * or with no prose) or, on a page that does not mark its main content,
- * only a stub (an index, a member table: a page of lists, whose one line
- * of prose would make it a copy of every other).
- * info->good_blocks is then 0.  full (may be NULL) gets all visible text too; info
- * (may be NULL) says what was kept; title, url and site as
- * nd_html_to_text's. */
+ * only a stub (an index: a page of lists, whose one line of prose would
+ * make it a copy of every other); info->good_blocks is then 0.  full (may
+ * be NULL) gets all visible text too; info (may be NULL) says what was
+ * kept; title, url and site as nd_html_to_text's. */
 int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *name,
 		    nd_content mode, nd_buf *text, nd_buf *full, nd_buf *title, nd_buf *url,
 		    nd_buf *site, nd_boilerplate_info *info);

@@ -46,7 +46,7 @@ typedef struct {
 				    block read as content (no stopword list for
 				    the language, or no prose), or only a stub
 				    of about thirty words on a page that marks
-				    no main content (an index, a member list) */
+				    no main content (an index, a listing) */
 } nd_index_stats;
 
 /* What of an HTML page is indexed. */
