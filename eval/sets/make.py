@@ -100,6 +100,7 @@ Sets (what a machine needs for each: apt-get install ...):
 Deterministic for a seed and the installed packages.
 """
 import argparse
+import difflib
 import glob
 import gzip
 import hashlib
@@ -1087,7 +1088,6 @@ def word_distance(a, b):
     """Words to change to make b of a, as a diff aligns them (an upper
     bound of their Levenshtein distance, and what a reader of the diff
     counts), over the longer's words."""
-    import difflib
     ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
     cost = sum(max(i2 - i1, j2 - j1) for op, i1, i2, j1, j2 in ops if op != "equal")
     return cost / max(len(a), len(b), 1)
@@ -1148,17 +1148,7 @@ def make_versions(out, seed, scale):
                 small, large = sorted((len(sh[i]), len(sh[j])))
                 if small >= 0.2 * large and resemblance(sh[i], sh[j]) >= 0.2:
                     near.add((i, j))
-    post = defaultdict(list)
-    for i, s in enumerate(sh):
-        for x in s:
-            post[x].append(i)
-    count = defaultdict(int)
-    for lst in post.values():
-        if len(lst) <= 60:
-            for x in range(len(lst)):
-                for y in range(x + 1, len(lst)):
-                    count[(lst[x], lst[y])] += 1
-    near |= {p for p, c in count.items() if c >= 3 and resemblance(sh[p[0]], sh[p[1]]) >= 0.2}
+    near |= set(aliases([(n, " ".join(w)) for n, w in zip(names, words)], 0.2))
     near = sorted(near)
     with ProcessPoolExecutor() as ex:
         dist = list(ex.map(pair_distance, [(words[a], words[b]) for a, b in near], chunksize=16))
@@ -1188,8 +1178,9 @@ def make_versions(out, seed, scale):
           (len(near), copies, sum(d < VERSIONS_APART for d in dist) - copies), file=sys.stderr)
     o.close({"set": "versions", "about": "two releases of the HTML documentation of %s, both on their site: "
              "a page and its namesake in the other release are a copy when their visible words differ by at "
-             "most %d%%, any two pages distinct from %d%% apart; the hard negatives are the pages of one release (one template, navigation, member "
-             "lists)" % (", ".join(found), round(VERSIONS_COPY * 100), round(VERSIONS_APART * 100)),
+             "most %d%%, any two pages distinct from %d%% apart; the hard negatives are the pages of one "
+             "release (one template, navigation, member lists)"
+             % (", ".join(found), round(VERSIONS_COPY * 100), round(VERSIONS_APART * 100)),
              "score": "pairs", "input": "html"})
 
 
