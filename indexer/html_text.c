@@ -86,10 +86,11 @@ static int one_of(const char *v, const char *const *words)
 }
 
 /* The article itself: <main> or role=main (2), <article> or role=article
- * (1), and as Doxygen marks it, <div class=contents> (1: a class page's
- * member tables are its text, the prose around them what it inherits), 0
- * for neither.  A table cell of that name is an old layout's column. */
-static int main_kind(xmlNode *n)
+ * (1), and on a page Doxygen wrote (doxygen), <div class=contents> (1: a
+ * class page's member tables are its text, the prose around them what it
+ * inherits), 0 for neither.  Only there: elsewhere such a name may wrap a
+ * whole page, its menus with it. */
+static int main_kind(xmlNode *n, int doxygen)
 {
 	static const char *const roles[] = {"main", NULL}, *const articles[] = {"article", NULL};
 	static const char *const named[] = {"contents", NULL};
@@ -97,7 +98,7 @@ static int main_kind(xmlNode *n)
 	if (!strcasecmp(nm, "main") || one_of(attr_of(n, "role"), roles))
 		return 2;
 	return !strcasecmp(nm, "article") || one_of(attr_of(n, "role"), articles) ||
-	       (!strcasecmp(nm, "div") && one_of(attr_of(n, "class"), named));
+	       (doxygen && !strcasecmp(nm, "div") && one_of(attr_of(n, "class"), named));
 }
 
 /* Whether a class or id names the site's chrome: one of its words (cut
@@ -435,12 +436,14 @@ static int links_site(const link_hosts *lh, nd_buf *site)
 	return ND_OK;
 }
 
-/* What the page says of itself outside its body: its title, and its
- * address (<link rel=canonical>, else <meta property=og:url>, when
- * absolute), whose host is the page's site. */
-static void head_of(xmlNode *root, nd_buf *title, nd_buf *url, int *rc)
+/* What the page says of itself outside its body: its title, its address
+ * (<link rel=canonical>, else <meta property=og:url>, when absolute),
+ * whose host is the page's site, and whether Doxygen wrote it (<meta
+ * name=generator>). */
+static void head_of(xmlNode *root, nd_buf *title, nd_buf *url, int *doxygen, int *rc)
 {
 	static const char *const canonical[] = {"canonical", NULL}, *const og_url[] = {"og:url", NULL};
+	static const char *const generator[] = {"generator", NULL};
 	const char *canon = NULL, *og = NULL;
 	int titled = !title;
 	xmlNode *n = root;
@@ -455,6 +458,8 @@ static void head_of(xmlNode *root, nd_buf *title, nd_buf *url, int *rc)
 		else if (!og && !strcasecmp(nm, "meta") && one_of(attr_of(n, "property"), og_url) &&
 			 absolute_url(attr_of(n, "content")))
 			og = attr_of(n, "content");
+		else if (!strcasecmp(nm, "meta") && one_of(attr_of(n, "name"), generator) && attr_of(n, "content"))
+			*doxygen = !strncasecmp(attr_of(n, "content"), "doxygen", 7);
 		if (n->children && *nm && strcasecmp(nm, "body") && strcasecmp(nm, "title")) {
 			n = n->children;
 			continue;
@@ -535,8 +540,9 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 
 	xmlNode *root = xmlDocGetRootElement(doc);
 	/* The head first: the walk skips it. */
-	if ((title || url) && root)
-		head_of(root, title, url, &rc);
+	int doxygen = 0;
+	if ((title || url || blocks) && root)
+		head_of(root, title, url, &doxygen, &rc);
 
 	/* Iterative depth-first walk; in_link and in_heading count the open
 	 * <a> and <h1>..<h6> elements around the current node. */
@@ -580,7 +586,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 					int ch = is_chrome(n, in_main);
 					chromes += ch && !in_chrome;
 					in_chrome += ch;
-					int kind = main_kind(n);
+					int kind = main_kind(n, doxygen);
 					in_main += kind != 0;
 					in_primary += kind == 2;
 					articles += kind == 1 && !in_article;
@@ -601,7 +607,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 			in_link -= in_link && is_link(nm);
 			in_heading -= in_heading && is_heading(nm);
 			in_comments -= in_comments && is_comments(n);
-			int kind = main_kind(n);
+			int kind = main_kind(n, doxygen);
 			in_main -= in_main && kind != 0;
 			in_primary -= in_primary && kind == 2;
 			in_article -= in_article && kind == 1;
