@@ -385,6 +385,14 @@ def bbc_articles():
     return out
 
 
+def articles_kind():
+    """What site_articles draws from: "news", or without BBC news
+    "licence prose" (the copyright files' sentences, which many other
+    documents hold: a copy of such an article is hard to tell from
+    another article made of the same sentences)."""
+    return "news" if glob.glob(os.path.join(DATA, "bbc-news", "bbc", "*", "*.txt")) else "licence prose"
+
+
 def exact_groups(docs):
     """Cluster of each (id, text): its first id with the same words (a
     text without words is no copy of anything: a cluster of its own)."""
@@ -731,7 +739,7 @@ def make_redesign(out, seed, scale):
     short_article_pages(o, seed, nsites, (2, 3, 4, 5), again)
     o.close({"set": "redesign", "about": "text pages of %d sites of 2-5 pages, a fifth crawled again after their "
              "site's redesign (the same host, a new template); a third copied onto another site" % nsites,
-             "score": "pairs"})
+             "score": "pairs", "articles": articles_kind()})
 
 
 def make_notfound(out, seed, scale):
@@ -800,7 +808,7 @@ def make_pairsites(out, seed, scale):
     short_article_pages(o, seed, nsites, (2, 2, 3), again)
     o.close({"set": "pairsites", "about": "text pages of %d sites of 2 or 3 pages, the template two thirds of "
              "each page; a third copied onto another site, some again on their own" % nsites,
-             "score": "pairs"})
+             "score": "pairs", "articles": articles_kind()})
 
 
 def make_recrawl(out, seed, scale):
@@ -826,7 +834,7 @@ def make_recrawl(out, seed, scale):
     short_article_pages(o, seed, nsites, (2, 2, 3), again)
     o.close({"set": "recrawl", "about": "text pages of %d sites of 2 or 3 pages, a quarter of them crawled "
              "again under another address with their teasers and time of update changed; a third copied "
-             "onto another site" % nsites, "score": "pairs"})
+             "onto another site" % nsites, "score": "pairs", "articles": articles_kind()})
 
 
 def old_template(k, rng, pool):
