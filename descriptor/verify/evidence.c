@@ -799,13 +799,24 @@ static int rotating_may(const nd__rec *a, const nd__rec *b, const nd__common *co
 	return !a->groups || !b->groups || a->rotating + b->rotating > 0;
 }
 
+/* Whether containment's base has ND_CONTAIN_MIN_WORDS words of its own:
+ * own_words once a pair (*own < 0 until asked), for plain containment and
+ * the rotating one both. */
+static int base_own_enough(const nd__rec *a, const nd__rec *b, const nd__common *common, const nd__rec_scores *s,
+			   double *own)
+{
+	if (*own < 0)
+		*own = own_words(s->base_a ? a : b, a, b, common);
+	return *own >= ND_CONTAIN_MIN_WORDS;
+}
+
 /* The verdict at point from a pair's complete shingle scores (values read
  * only for a pair it would accept). */
 static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__common *common,
 		  nd__rec_scores *s, int can_contain, nd_verify_how *how, double *distance)
 {
 	nd_verify_how h = ND_VERIFIED_RESEMBLANCE;
-	double d = 1;
+	double d = 1, base_own = -1;
 	int yes = 0;
 	if (s->equal) {
 		yes = 1, d = 0;
@@ -819,7 +830,7 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 	if (s->resemblance >= nd_point_resemblance(point))
 		yes = 1;
 	if (!yes && can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT &&
-	    own_words(s->base_a ? a : b, a, b, common) >= ND_CONTAIN_MIN_WORDS)
+	    base_own_enough(a, b, common, s, &base_own))
 		yes = 1, h = ND_VERIFIED_CONTAINMENT, d = 1 - s->containment;
 	if (!yes && point == ND_POINT_COPY && s->resemblance >= ND_PASSAGE_RESEMBLANCE && s->plain >= ND_PASSAGE_PLAIN &&
 	    nd__common_has_passages(common) && little_own_rare(a, b, common) &&
@@ -833,8 +844,7 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 		double c, r = rotating_resemblance(a, b, common, &c);
 		if (rot_res && r >= nd_point_resemblance(point))
 			yes = 1, s->resemblance = r, d = 1 - r;
-		else if (rot_cont && c >= ND_POINT_COPY_CONTAINMENT &&
-			 own_words(s->base_a ? a : b, a, b, common) >= ND_CONTAIN_MIN_WORDS)
+		else if (rot_cont && c >= ND_POINT_COPY_CONTAINMENT && base_own_enough(a, b, common, s, &base_own))
 			yes = 1, h = ND_VERIFIED_CONTAINMENT, d = 1 - c;
 	}
 	if (!yes)
