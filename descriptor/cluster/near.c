@@ -570,6 +570,13 @@ static uint32_t held_of(const nd__recset *rs, uint64_t pair)
 	return nd__recset_get(rs, x)->nshingles <= nd__recset_get(rs, y)->nshingles ? x : y;
 }
 
+/* Whether holders x and y are versions of each other: linked (a pair of
+ * key[0..nv)), or joined in up through pages that no page holds. */
+static int held_versions(uint32_t *up, const uint64_t *key, size_t nv, uint32_t x, uint32_t y)
+{
+	return nd__root(up, x) == nd__root(up, y) || linked(key, nv, x, y);
+}
+
 /* The versions of each site's pages, each document's root in (*out)[i]:
  * pages alike (SAME_VERSION), and a page that another holds nearly whole
  * (SAME_HELD: its print version).  A page held by two pages that are not
@@ -615,27 +622,26 @@ static int site_versions(const nd__recset *rs, size_t n, const uint64_t *pairs, 
 			uint32_t p = held_of(rs, pairs[k]), x = (uint32_t)(pairs[k] >> 32);
 			by[at[p + 1]++] = p == x ? (uint32_t)pairs[k] : x;
 		}
-	/* Versions through pages that no page holds. */
-	for (size_t i = 0; i < n; i++)
+	/* Versions through pages that no page holds (none held: nothing to
+	 * ask, the common case at scale). */
+	for (size_t i = 0; nh && i < n; i++)
 		up[i] = (uint32_t)i;
-	for (size_t k = 0; k < np; k++) {
+	for (size_t k = 0; nh && k < np; k++) {
 		uint32_t x = (uint32_t)(pairs[k] >> 32), y = (uint32_t)pairs[k];
 		if ((same[k] & link) && at[x] == at[x + 1] && at[y] == at[y + 1])
 			nd__join(up, x, y);
 	}
-#define VERSIONS(a, b) (nd__root(up, a) == nd__root(up, b) || linked(key, nv, a, b))
 	for (size_t p = 0; p < n; p++)
 		for (uint32_t i = at[p]; i + 1 < at[p + 1] && !hub[p]; i++)
-			hub[p] = !VERSIONS(by[i], by[i + 1]);
+			hub[p] = !held_versions(up, key, nv, by[i], by[i + 1]);
 	/* Two such pages alike to each other, each held by one page, the two
 	 * not versions: excerpts of two articles, each mostly the template. */
 	for (size_t k = 0; k < np; k++) {
 		uint32_t x = (uint32_t)(pairs[k] >> 32), y = (uint32_t)pairs[k];
 		if ((same[k] & SAME_VERSION) && at[x] < at[x + 1] && at[y] < at[y + 1] && by[at[x]] != by[at[y]] &&
-		    !VERSIONS(by[at[x]], by[at[y]]))
+		    !held_versions(up, key, nv, by[at[x]], by[at[y]]))
 			hub[x] = hub[y] = 1;
 	}
-#undef VERSIONS
 	for (size_t k = 0; k < np; k++)
 		if ((same[k] & link) && (hub[pairs[k] >> 32] || hub[(uint32_t)pairs[k]]))
 			same[k] &= (uint8_t)~link;
