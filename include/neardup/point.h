@@ -25,8 +25,10 @@ extern "C" {
  *           words besides its site's template, the other at most
  *           ND_CONTAIN_MAX_RATIO times as long) keeping
  *           ND_POINT_COPY_CONTAINMENT of its 3-shingles in the other;
- *           clusters are
- *           accepted pairs split where they chain: a centre (the most
+ *           either measure also with a site template's rotating parts
+ *           (teasers few of its pages show, short runs of a page's own
+ *           text between its template's) weighed as that template; clusters
+ *           are accepted pairs split where they chain: a centre (the most
  *           linked) and the documents that are copies of it
  *   story   the same story retold or heavily edited: strict, or 3-shingle bag
  *           resemblance >= ND_POINT_STORY_RESEMBLANCE; clusters join by
