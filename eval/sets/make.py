@@ -39,7 +39,7 @@ Sets (what a machine needs for each: apt-get install ...):
                    truth is identical bodies; also a Maildir for notmuch
     site           HTML pages of three site templates (navigation, teasers,
                    footer as long as the article) around distinct articles
-                   (BBC news, or else prose from the copyright files' sentences),
+                   (BBC news, or else prose of Python's docstrings),
                    a third of them copied into another site's template with
                    small edits; each page gives its address (canonical link)
     smallsites     the site set's pages as text (a template main-content
@@ -387,10 +387,8 @@ def bbc_articles():
 
 def articles_kind():
     """What site_articles draws from: "news", or without BBC news
-    "licence prose" (the copyright files' sentences, which many other
-    documents hold: a copy of such an article is hard to tell from
-    another article made of the same sentences)."""
-    return "news" if glob.glob(os.path.join(DATA, "bbc-news", "bbc", "*", "*.txt")) else "licence prose"
+    "docstring prose" (prose_articles)."""
+    return "news" if glob.glob(os.path.join(DATA, "bbc-news", "bbc", "*", "*.txt")) else "docstring prose"
 
 
 def exact_groups(docs):
@@ -593,18 +591,51 @@ def page(tpl, title, body, rng, name):
                 tpl["about"], title, paras, teasers, tpl["legal"], tpl["about"]))
 
 
+def docstring_sentences():
+    """Sentences of the docstrings of Python's standard library (the
+    Python that runs this script), each once and only those no other
+    docstring repeats: prose every machine running the tests has, which
+    few documents share (a licence's sentences are in hundreds)."""
+    import ast
+    import sysconfig
+    from collections import Counter
+    root = sysconfig.get_paths()["stdlib"]
+    split = re.compile(r"(?<=[.!?])\s+")
+    seen = Counter()
+    for f in sorted(glob.glob(os.path.join(root, "*.py")) + glob.glob(os.path.join(root, "*", "*.py"))):
+        if "/test" in f or "site-packages" in f:
+            continue
+        try:
+            tree = ast.parse(open(f, encoding="utf-8").read())
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for para in (ast.get_docstring(node) or "").split("\n\n"):
+                t = " ".join(para.split())
+                if ">>>" in t or "::" in t:  # examples and literal blocks are code
+                    continue
+                seen.update(x for x in split.split(t) if 20 <= len(x) <= 400 and x[0].isupper() and x[-1] in ".!?")
+    return sorted(x for x, k in seen.items() if k == 1)
+
+
 def prose_articles(n, rng):
-    """Without news: articles of 150-600 words drawn from the sentences of
-    the copyright files (prose, as a page's main text is; man pages are
-    not, and main-content extraction rightly passes them over)."""
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
-    import scale as sc
-    pool = sorted(set(sc.sentences_from(DATA)[0]))
+    """Without news: articles of 150-600 words of the sentences of
+    Python's docstrings (prose, as a page's main text is; man pages are
+    not, and main-content extraction rightly passes them over), each
+    sentence in one article while the pool lasts (at a fifth of a site
+    set's size it does), so that two articles share no text."""
+    pool = docstring_sentences()
+    order = []
     arts = []
     for i in range(n):
         want, words, sents = rng.randint(150, 600), 0, []
         while words < want:
-            s = rng.choice(pool)
+            if not order:
+                order = pool[:]
+                rng.shuffle(order)
+            s = order.pop()
             sents.append(s)
             words += len(s.split())
         paras = [" ".join(sents[k:k + 4]) for k in range(0, len(sents), 4)]
@@ -614,7 +645,7 @@ def prose_articles(n, rng):
 
 def site_articles(n, rng, seed):
     """n articles of 150-600 words in rng's order (BBC news, or else prose
-    from the copyright files' sentences), their groups, and a pool of words
+    of Python's docstrings), their groups, and a pool of words
     for edits.  BBC news holds the same story twice with a word or two
     changed (3-shingle resemblance 0.98): articles of resemblance 0.8 or
     more are one group, as copies are."""
@@ -936,8 +967,7 @@ def make_oldsites(out, seed, scale):
              "content, their template's prose (an about box, a legal notice) kept by extraction, no URL "
              "given; a third of the articles copied onto another site with small edits, a tenth with "
              "the site's print version" % nsites, "score": "pairs", "input": "html",
-             # without news the articles are licence prose, as the templates are
-             "articles": "news" if any(pid.startswith("bbc/") for pid, _ in arts) else "licence prose"})
+             "articles": articles_kind()})
 
 
 # ---------------------------------------------------------------- documentation sites
