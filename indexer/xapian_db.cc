@@ -623,6 +623,21 @@ int nd_xdb_doc_thread(nd_xdb *db, nd_docid docid, uint32_t *thread)
 	});
 }
 
+int nd_xdb_doc_host(nd_xdb *db, nd_docid docid, char **out)
+{
+	*out = nullptr;
+	return with_retry(db, [&] {
+		Xapian::TermIterator t = db->db->termlist_begin(docid);
+		t.skip_to("H");
+		if (t == db->db->termlist_end(docid))
+			return;
+		std::string term = *t;
+		// A longer prefix that begins with the letter is another field's.
+		if (term.size() > 1 && term[0] == 'H' && !isupper((unsigned char)term[1]))
+			*out = dup_string(term.substr(1), nullptr);
+	});
+}
+
 int nd_xdb_find_uid(nd_xdb *db, const char *uid, nd_docid *out)
 {
 	*out = 0;

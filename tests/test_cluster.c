@@ -1395,6 +1395,35 @@ static void site_template_case(const char *name, int half, int pages)
 							 orig[i] == orig[j] ? "apart" : "joined");
 			free(hpath);
 		}
+		if (how == 2) {
+			/* Hooks that never count the collection (a store past
+			 * recount_max): each site counted as its pages arrive,
+			 * each pair judged with both pages' sites' templates.
+			 * fsck's rule agrees. */
+			nd_docid online[MAXN];
+			nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+			nd_store *hs;
+			nd_hook *h;
+			uint64_t missing, extra;
+			char *hpath = tu_join(sub, "sites");
+			ho.recount_max = 0;
+			tu_build(db, hpath, 400, &hs);
+			assert_int_equal(nd_hook_open(&h, db, hs, &ho), ND_OK);
+			for (int i = 0; i < N; i++)
+				assert_int_equal(nd_hook_changed(h, (nd_docid)(i + 1), NULL), ND_OK);
+			nd_hook_free(h);
+			collapse_all(db, hs, N, online);
+			for (int i = 0; i < N; i++)
+				for (int j = i + 1; j < N; j++)
+					if ((orig[i] == orig[j]) != (online[i] && online[i] == online[j]))
+						fail_msg("hooks, sites counted on arrival: pages %d and %d %s", i, j,
+							 orig[i] == orig[j] ? "apart" : "joined");
+			assert_int_equal(nd_links_check(db, hs, NULL, &missing, &extra, NULL), ND_OK);
+			assert_int_equal(missing, 0);
+			assert_int_equal(extra, 0);
+			nd_store_close(hs);
+			free(hpath);
+		}
 		nd_store_close(st);
 		nd_xdb_close(db);
 		free(sub);

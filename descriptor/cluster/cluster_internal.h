@@ -9,6 +9,7 @@
 
 #include "neardup/cluster.h"
 #include "neardup/verify.h"
+#include "descriptor/verify/record.h"
 
 /* nd_links_settle inside a writer's own transaction (a hook's, so that its
  * record and the links around it commit together): 0 and rep and *seeds
@@ -27,6 +28,53 @@ int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **see
 /* Store meta: the documents and the last docid the common text in the
  * store was counted over (two uint64). */
 #define ND_META_COMMON_COUNTED "common-counted"
+
+/* A site's template counted as its pages arrive (sites.c). */
+typedef struct {
+	uint64_t key;     /* the site's hash, as the collection's count names
+			     it; 0: the page has no host */
+	nd_docid *docs;   /* its pages, ascending */
+	size_t ndocs;
+	uint32_t *tpl;    /* its template counted apart, ascending */
+	size_t ntpl;
+} nd__site;
+void nd__site_free(nd__site *s);
+/* docid's site and its pages, from the database (read before the
+ * store's transaction); s->key 0 when it has no host. */
+int nd__site_of(nd_xdb *db, nd_docid docid, nd__site *s);
+/* In a writer's transaction, docid's record written: the site counted
+ * when it is due (every pair of its latest pages; its entry, and docid's
+ * site, in the store's meta), *counted (caller frees; NULL when not
+ * counted) the pages it was counted over, s->tpl its template. */
+int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **counted, size_t *ncounted);
+/* The links of docs[0..n) (ascending) judged again with their sites'
+ * templates (a site just counted): those refused go, both ends into
+ * *seeds (caller frees). */
+int nd__site_rejudge(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid **seeds, size_t *nseeds);
+/* Judging pairs with the templates hooks counted for their pages' sites:
+ * the entries read, kept for the pass. */
+#define ND_SITE_JUDGE_SITES 8
+typedef struct {
+	nd_store_txn *txn;
+	uint64_t counted[2];
+	uint64_t key[ND_SITE_JUDGE_SITES];
+	uint32_t *tpl[ND_SITE_JUDGE_SITES];
+	size_t ntpl[ND_SITE_JUDGE_SITES], nsites, next;
+	uint32_t *both; /* two sites' templates merged */
+	size_t cap;
+} nd__site_judge;
+void nd__site_judge_init(nd__site_judge *j, nd_store_txn *txn);
+void nd__site_judge_free(nd__site_judge *j);
+/* The copy verdict on a and b (records x and y, common the collection's
+ * table) with their sites' templates, as nd__rec_verdict answers. */
+int nd__site_pair(nd__site_judge *j, nd_docid a, const nd__rec *x, nd_docid b, const nd__rec *y,
+		  nd__common *common);
+/* The same for fsck, from the store; 2 when neither site has one. */
+int nd__site_verdict(nd_store_txn *txn, nd_docid a, nd_docid b);
+/* The template the collection's count takes from docs[0..n), every one a
+ * page of one site, over every pair of them (*out ascending, caller
+ * frees). */
+int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, uint32_t **out, size_t *nout);
 
 /* nd_cluster_near with single linkage decided at point (copy or strict). */
 int nd__cluster_near_at(nd_xdb *db, nd_store *st, const nd_near_options *opts, nd_point point,

@@ -376,7 +376,9 @@ static int judge(nd_store_txn *txn, const u64_list *pairs, u64_list *yes, uint64
 {
 	rec_table c = {txn, NULL, NULL, 0, 0};
 	nd__common *common = NULL;
+	nd__site_judge sj;
 	int rc;
+	nd__site_judge_init(&sj, txn);
 	if ((rc = nd__common_load(c.txn, &common)) < 0)
 		goto done;
 	/* Each record weighed is ND_REC_SAMPLE lookups. */
@@ -392,10 +394,12 @@ static int judge(nd_store_txn *txn, const u64_list *pairs, u64_list *yes, uint64
 		if (!hx || !hy)
 			continue;
 		(*asked)++;
-		if ((rc = nd__rec_verdict(ND_POINT_COPY, &x, &y, common, NULL, NULL)) == 1)
+		/* With the templates hooks counted for their sites (sites.c). */
+		if ((rc = nd__site_pair(&sj, a, &x, b, &y, common)) == 1)
 			rc = push(yes, a, b);
 	}
 done:
+	nd__site_judge_free(&sj);
 	nd__common_free(common);
 	rec_table_free(&c);
 	return rc < 0 ? rc : ND_OK;

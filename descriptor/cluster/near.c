@@ -745,7 +745,7 @@ done:
  * site's template.  And each group's kin (ND_KIN_RESEMBLANCE), by which
  * the filter of own text is counted. */
 static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, size_t n, const uint64_t *pairs,
-			size_t np, const nd_near_options *o, nd__common **out)
+			size_t np, const nd_near_options *o, int one_site, nd__common **out)
 {
 	uint8_t *same = malloc(np + 1);
 	uint32_t *up = NULL, *reps = NULL, *site = malloc((n + 1) * sizeof(*site)), *ver = NULL, *kin = NULL;
@@ -757,7 +757,10 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 		free(site);
 		return nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", np);
 	}
-	if ((rc = sites_of(db, rs, docs, n, site, &frame_from, &nsites)) < 0)
+	if (one_site) /* one host's pages, all of them */
+		for (size_t i = 0; i < n; i++)
+			site[i] = 1, frame_from = 2, nsites = 1;
+	else if ((rc = sites_of(db, rs, docs, n, site, &frame_from, &nsites)) < 0)
 		goto done;
 	for (size_t i = 0; i < n; i++)
 		pages += site[i] != 0;
@@ -817,6 +820,35 @@ done:
 	free(site);
 	free(ver);
 	free(kin);
+	return rc;
+}
+
+int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, uint32_t **out, size_t *nout)
+{
+	nd_near_options o = ND_NEAR_OPTIONS_INIT;
+	nd__recset *rs = NULL;
+	nd__common *c = NULL;
+	uint64_t *pairs = NULL;
+	size_t np = 0;
+	int rc;
+	*out = NULL, *nout = 0;
+	if (n < ND_SITE_GROUPS)
+		return ND_OK;
+	/* Every pair: a site is counted a few hundred pages at most. */
+	if (!(pairs = malloc(n * (n - 1) / 2 * sizeof(*pairs))))
+		return nd_error_set(ND_ENOMEM, "out of memory for the pairs of %zu pages", n);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			pairs[np++] = (uint64_t)i << 32 | j;
+	o.jobs = 1;
+	if ((rc = nd__recset_load(txn, docs, n, NULL, &rs)) < 0 ||
+	    (rc = fresh_common(NULL, docs, rs, n, pairs, np, &o, 1, &c)) < 0)
+		goto done;
+	rc = nd__common_templates(c, out, nout);
+done:
+	nd__common_free(c);
+	nd__recset_free(rs);
+	free(pairs);
 	return rc;
 }
 
@@ -996,7 +1028,7 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 		goto done;
 	if (stats)
 		stats->words_bytes += nd__recset_bytes(rs);
-	rc = common_out ? fresh_common(db, docs, rs, n, pairs, np, &o, &common) : nd__common_load(txn, &common);
+	rc = common_out ? fresh_common(db, docs, rs, n, pairs, np, &o, 0, &common) : nd__common_load(txn, &common);
 	if (rc == ND_OK)
 		rc = nd__common_own(common); /* used past the transaction */
 	if (rc == ND_OK)
@@ -1241,13 +1273,22 @@ int nd_links_check(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint64
 		goto done;
 	if (have.n > 1)
 		nd__sort_u64(have.v, have.n);
+	/* A pair whose sites hooks counted is judged with their templates, as
+	 * the hook that linked or unlinked it did (sites.c). */
 	for (size_t i = 0, k = 0; i < rule.n || k < have.n;) {
-		if (k == have.n || (i < rule.n && rule.v[i] < have.v[k]))
-			(*missing)++, i++;
-		else if (i == rule.n || have.v[k] < rule.v[i])
-			(*extra)++, k++;
-		else
+		int miss = k == have.n || (i < rule.n && rule.v[i] < have.v[k]);
+		if (!miss && i < rule.n && k < have.n && rule.v[i] == have.v[k]) {
 			i++, k++;
+			continue;
+		}
+		uint64_t pair = miss ? rule.v[i++] : have.v[k++];
+		int v = nd__site_verdict(txn, (nd_docid)(pair >> 32), (nd_docid)pair);
+		if (v < 0) {
+			rc = v;
+			goto done;
+		}
+		if (v == 2 || v == miss)
+			*(miss ? missing : extra) += 1;
 	}
 	if (nlinks)
 		*nlinks = have.n;

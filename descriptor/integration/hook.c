@@ -120,6 +120,7 @@ typedef struct {
 	size_t nseeds;
 	nd_docid *near;     /* out, when settled and it changed: its neighbours, judged */
 	size_t nnear;
+	nd__site *site;     /* its site (key 0: none); out: the template its links were judged with */
 } apply_ctx;
 
 static int note_expired(nd_docid docid, uint64_t old_key, void *vctx)
@@ -172,11 +173,28 @@ static int apply_fn(nd_store_txn *txn, void *vctx)
 	    (rc = nd__drift_add(txn, (uint64_t)nd__drift_counts(txn, a->docid, a->change), a->max_drift,
 				 a->path)) < 0)
 		return rc;
-	/* The links around it in the same commit: one fsync a hook, not two. */
-	if ((rc = nd__links_settle_txn(txn, &a->lr, &a->seeds, &a->nseeds, a->docid, &a->near, &a->nnear)) < 0)
+	/* Its site's template, counted when due: its pairs are judged with it
+	 * (nd__site_pair), as are the links of the pages counted. */
+	nd_docid *counted = NULL, *more = NULL;
+	size_t ncounted = 0, nmore = 0;
+	if (present && (rc = nd__site_count(txn, a->site, a->docid, &counted, &ncounted)) < 0)
 		return rc;
+	/* The links around it in the same commit: one fsync a hook, not two. */
+	rc = nd__links_settle_txn(txn, &a->lr, &a->seeds, &a->nseeds, a->docid, &a->near, &a->nnear);
 	a->settled = rc == 0;
-	return ND_OK;
+	if (rc >= 0 && a->settled && ncounted && (rc = nd__site_rejudge(txn, counted, ncounted, &more, &nmore)) >= 0 &&
+	    nmore) {
+		nd_docid *all = realloc(a->seeds, (a->nseeds + nmore) * sizeof(*all));
+		if (!all)
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+		else {
+			memcpy(all + a->nseeds, more, nmore * sizeof(*more));
+			a->seeds = all, a->nseeds = nd__sort_unique_u32(all, a->nseeds + nmore);
+		}
+	}
+	free(counted);
+	free(more);
+	return rc < 0 ? rc : ND_OK;
 }
 
 /* The slot of every document whose collapse id the settled links may have
@@ -302,7 +320,7 @@ done:
  * copy point, with the links settled, only the linked of its neighbours
  * are read (settled_candidates; near, when this hook's settling judged
  * them: those neighbours, not scanned again). */
-static int duplicates_of(nd_hook *h, nd_hook_result *res, const nd_docid *near, size_t nnear)
+static int duplicates_of(nd_hook *h, nd_hook_result *res, const nd_docid *near, size_t nnear, const nd__site *site)
 {
 	nd_store_txn *txn;
 	nd_sig sig = ND_SIG_INIT;
@@ -339,6 +357,7 @@ static int duplicates_of(nd_hook *h, nd_hook_result *res, const nd_docid *near, 
 	}
 	if (rc < 0 || (rc = nd__rec_of_doc(txn, res->docid, &rec)) < 0 || (rc = nd__common_load(txn, &common)) < 0)
 		goto cleanup;
+	nd__common_set_extra(common, site->tpl, site->ntpl);
 	/* Its record and each candidate's compared: ND_REC_SAMPLE lookups each. */
 	if ((rc = nd__common_index(common, (most + 1) * ND_REC_SAMPLE)) < 0)
 		goto cleanup;
@@ -446,8 +465,11 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 	nd_hook_result local = ND_HOOK_RESULT_INIT;
 	nd_sig sig = ND_SIG_INIT;
 	apply_ctx a;
+	nd__site site;
 	memset(&a, 0, sizeof(a));
+	memset(&site, 0, sizeof(site));
 	a.docid = docid, a.present = 1, a.sig = &sig, a.max_drift = h->o.max_drift, a.path = nd_store_path(h->st);
+	a.site = &site;
 	uint8_t *recbuf = NULL;
 	int rc;
 
@@ -463,7 +485,7 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 	a.rec = recbuf;
 	if (h->o.group_commit && (rc = nd_store_hold(h->st)) < 0)
 		goto cleanup;
-	if (a.present && (rc = hook_date(h, docid, &a.date, &a.dated)) < 0)
+	if (a.present && ((rc = hook_date(h, docid, &a.date, &a.dated)) < 0 || (rc = nd__site_of(h->db, docid, &site)) < 0))
 		goto cleanup;
 	if ((rc = nd_store_write(h->st, apply_fn, &a)) < 0)
 		goto cleanup;
@@ -481,9 +503,12 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 	if (rc == ND_OK && !h->o.group_commit)
 		rc = rebuilt = recount(h, a.present ? docid : 0);
 	/* Its neighbours as the rebuild judged them, not as the settling did. */
-	if (rc < 0 || (rc = duplicates_of(h, res, rebuilt ? NULL : a.near, rebuilt ? 0 : a.nnear)) < 0)
+	if (rebuilt)
+		nd__site_free(&site); /* the collection's count holds it now */
+	if (rc < 0 || (rc = duplicates_of(h, res, rebuilt ? NULL : a.near, rebuilt ? 0 : a.nnear, &site)) < 0)
 		goto cleanup;
 cleanup:
+	nd__site_free(&site);
 	nd_sig_clear(&sig);
 	free(recbuf);
 	free(a.gone);
@@ -587,8 +612,9 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 	if ((rc = nd_links_settle(h->db, h->st, &no, &lr, NULL, NULL)) < 0)
 		goto cleanup;
 	rep->recounted = (uint64_t)lr.recounted;
+	nd__site none = {0, NULL, 0, NULL, 0}; /* update counts sites with the collection */
 	for (size_t i = 0; i < c.n; i++)
-		if ((rc = duplicates_of(h, &c.changes[i], NULL, 0)) < 0)
+		if ((rc = duplicates_of(h, &c.changes[i], NULL, 0, &none)) < 0)
 			goto cleanup;
 	/* The links are the records' now: the audit rewrites every collapse
 	 * id that moved, and any a re-index or a killed run left wrong. */

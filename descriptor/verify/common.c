@@ -87,7 +87,7 @@ void nd__common_free(nd__common *c)
 
 size_t nd__common_size(const nd__common *c)
 {
-	return c ? c->n : 0;
+	return c ? (size_t)c->n + c->nextra : 0;
 }
 
 #define FILTER_WORDS ((size_t)1 << 10) /* 2^16 bits */
@@ -648,6 +648,25 @@ done:
 	return rc;
 }
 
+int nd__common_templates(const nd__common *c, uint32_t **out, size_t *n)
+{
+	size_t m = 0;
+	*out = NULL, *n = 0;
+	for (uint32_t i = 0; i < c->n; i++)
+		m += nd__common_ent_groups(c, i) == ND_SITE_TEMPLATE;
+	if (m && !(*out = malloc(m * sizeof(**out))))
+		return nd_error_set(ND_ENOMEM, "out of memory for %zu template shingles", m);
+	for (uint32_t i = 0; i < c->n; i++) /* the table ascends */
+		if (nd__common_ent_groups(c, i) == ND_SITE_TEMPLATE)
+			(*out)[(*n)++] = nd__common_ent_hash(c, i);
+	return ND_OK;
+}
+
+void nd__common_set_extra(nd__common *c, const uint32_t *extra, size_t n)
+{
+	c->extra = extra, c->nextra = extra ? (uint32_t)n : 0;
+}
+
 nd__sites_seen nd__common_sites(const nd__common *c)
 {
 	return c->sites;
@@ -765,7 +784,8 @@ uint32_t nd__common_shared_passages(const nd__rec *a, const nd__rec *b, const nd
 		if (x == y && (!a->groups || a->groups[i])) { /* a weighed record knows it is not common */
 			size_t e = nd__common_find(c, x);
 			/* A site's template is one template, not passages. */
-			if (e < c->n && nd__common_ent_groups(c, e) < ND_SITE_TEMPLATE)
+			if (e < c->n && nd__common_ent_groups(c, e) < ND_SITE_TEMPLATE &&
+			    !(c->nextra && nd__common_extra_has(c, x)))
 				at[m++] = c->pas + PAS_BYTES * e;
 		}
 		i += x <= y, j += y <= x;

@@ -31,6 +31,11 @@ struct nd__common {
 				   and its floor, ascending; in the map or owned */
 	uint32_t nfloors;
 	uint8_t *floors_owned;
+	const nd__u32u *extra;  /* a site's template counted apart from the
+				   table (sites.c): nextra hashes, ascending,
+				   each weighing as ND_SITE_TEMPLATE groups;
+				   never owned */
+	uint32_t nextra;
 };
 
 /* The filter of own text (own.c), made with the table (nd__common_build):
@@ -94,14 +99,36 @@ static inline size_t nd__common_find(const nd__common *c, uint32_t h)
 	return lo < c->n && nd__common_ent_hash(c, lo) == h ? lo : c->n;
 }
 
+/* Whether h is in the site's template counted apart. */
+static inline int nd__common_extra_has(const nd__common *c, uint32_t h)
+{
+	size_t lo = 0, hi = c->nextra;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->extra[mid] < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nextra && c->extra[lo] == h;
+}
+
 /* nd__common_groups, inline in the verdict's loops (a lookup a shingle
  * not yet weighed). */
 static inline uint32_t nd__common_lookup(const nd__common *c, uint32_t h)
 {
-	if (!c || !c->n)
+	if (!c)
 		return 0;
-	size_t i = nd__common_find(c, h);
-	return i < c->n ? nd__common_ent_groups(c, i) : 0;
+	size_t i = c->n ? nd__common_find(c, h) : 0;
+	uint32_t g = i < c->n ? nd__common_ent_groups(c, i) : 0;
+	return c->nextra && g < ND_SITE_TEMPLATE && nd__common_extra_has(c, h) ? ND_SITE_TEMPLATE : g;
+}
+
+/* Whether h is surely not common (c->filter set): the filter says so,
+ * and a site's template counted apart does not hold it. */
+static inline int nd__common_rare(const nd__common *c, uint32_t h)
+{
+	return !nd__common_filter_bit(c, h) && !(c->nextra && nd__common_extra_has(c, h));
 }
 
 #endif

@@ -50,7 +50,7 @@ void nd__rec_weights(const nd__rec *r, uint32_t n, const nd__common *common, dou
 	if (!r->groups && common->filter) {
 		uint64_t hit = 0;
 		for (uint32_t i = 0; i < n; i++)
-			hit |= nd__common_filter_bit(common, r->sample[i]);
+			hit |= !nd__common_rare(common, r->sample[i]);
 		if (!hit)
 			return;
 	}
@@ -285,7 +285,7 @@ static void lazy_pass(const nd__rec *r, uint32_t to, const nd__common *common, u
 {
 	if (common->filter)
 		for (uint32_t k = *done; k < to; k++)
-			*w += !nd__common_filter_bit(common, r->sample[k]);
+			*w += nd__common_rare(common, r->sample[k]);
 	*done = to > *done ? to : *done;
 }
 

@@ -344,6 +344,14 @@ int nd__common_store(nd_store_txn *txn, const nd__common *c);
  * ordinal from 1, 0: none), kept in c for the pages it cuts (by the hash
  * of their word sequence), replacing any it had. */
 int nd__common_floors(nd__common *c, const nd__recset *rs, const uint32_t *site, size_t n);
+/* The shingles c takes for a site's template, ascending (caller frees
+ * *out). */
+int nd__common_templates(const nd__common *c, uint32_t **out, size_t *n);
+/* A site's template counted apart from the table (hooks, sites.c): the
+ * hashes extra[0..n), ascending, each weighing as ND_SITE_TEMPLATE groups
+ * in every lookup of c, till set again (NULL, 0: none).  Not copied: kept
+ * by the caller while c is used. */
+void nd__common_set_extra(nd__common *c, const uint32_t *extra, size_t n);
 /* The floor of the page whose words hash to text; UINT32_MAX: none. */
 uint32_t nd__common_floor(const nd__common *c, uint64_t text);
 size_t nd__common_nfloors(const nd__common *c);

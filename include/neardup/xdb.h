@@ -131,6 +131,10 @@ ND_EXTERN int nd_xdb_doc_uid(nd_xdb *db, nd_docid docid, char **out);
  * term, mu's W), as a hash that is never 0; *thread 0 for any other
  * database's, or a document without one. */
 ND_EXTERN int nd_xdb_doc_thread(nd_xdb *db, nd_docid docid, uint32_t *thread);
+/* The host of a document's H term (omindex's, and neardup index's for a
+ * page with a URL), lower case as written; *out NULL when it has none.
+ * Caller frees *out. */
+ND_EXTERN int nd_xdb_doc_host(nd_xdb *db, nd_docid docid, char **out);
 /* The docid holding unique id `uid` (as Q term, else as U term; either
  * form nd_xdb_doc_uid gives). */
 ND_EXTERN int nd_xdb_find_uid(nd_xdb *db, const char *uid, nd_docid *out);

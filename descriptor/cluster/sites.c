@@ -1,0 +1,439 @@
+/* A site's template counted as its pages arrive (hooks).
+ *
+ * The collection's count (near.c) takes text that distinct pages of one
+ * host hold for that site's template, but it runs over every record, so
+ * hooks run it only while a store is small and at each quarter's growth;
+ * past nd_hook_options.recount_max only `update` does.  A site that first
+ * arrived in between had its template counted as evidence: two of its
+ * pages, half of each the template, were copies, and a page copied onto
+ * another site was no copy (two templates against one article).  So a
+ * hook counts the arriving page's own site, every pair of its latest
+ * pages as the collection's count would (nd__site_template), at every
+ * page while the site is new and at each quarter's growth after.  The
+ * store's meta keeps what it takes for the template ("site/" and the
+ * site's hash, with the collection count it came after: a later count
+ * holds it, and the entry is then left unused) and each page's site
+ * ("sitedoc/" and the docid).  Every pair the links' settling judges
+ * (hooks, update) is judged with both pages' sites' templates
+ * (nd__site_pair), so an arriving page is linked by its own text; when a
+ * site is counted again, the links of the pages counted are judged again
+ * (only links go then: a pair not linked keeps the verdict it had). */
+#include "descriptor/cluster/cluster_internal.h"
+#include "descriptor/verify/record.h"
+#include "descriptor/verify/verify_internal.h"
+#include "indexer/html_text.h"
+#include "lmdb_store/store_internal.h"
+#include "neardup/store.h"
+#include "neardup/xdb.h"
+#include "common/nd_buf.h"
+#include "common/nd_hash.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A site is counted over its latest pages: every pair of them. */
+#define SITE_COUNT_PAGES 256
+/* Hosts of more pages than this are left to the collection's count. */
+#define SITE_ARRIVAL_MAX 4096
+
+/* An entry: the collection count it came after (ND_META_COMMON_COUNTED's
+ * two uint64), the site's pages then, the template's hashes. */
+#define ENTRY_HEAD 24
+
+static void entry_name(char *buf, size_t cap, uint64_t site)
+{
+	snprintf(buf, cap, "site/%016llx", (unsigned long long)site);
+}
+
+/* The collection count now (zeros: none recorded). */
+static void counted_now(nd_store_txn *txn, uint64_t c[2])
+{
+	const void *v;
+	size_t len;
+	c[0] = c[1] = 0;
+	if (nd_store_meta_get(txn, ND_META_COMMON_COUNTED, &v, &len) == ND_OK && len == 2 * sizeof(uint64_t))
+		memcpy(c, v, 2 * sizeof(uint64_t));
+}
+
+void nd__site_free(nd__site *s)
+{
+	free(s->docs);
+	free(s->tpl);
+	memset(s, 0, sizeof(*s));
+}
+
+static int add_postings(nd_xdb *db, const char *term, nd_docid **v, size_t *n, size_t *cap)
+{
+	nd_xdb_postlist *pl = NULL;
+	nd_posting buf[256];
+	size_t got;
+	int rc = nd_xdb_postlist_open(&pl, db, term);
+	while (rc == ND_OK) {
+		if ((rc = nd_xdb_postlist_next(pl, 0, buf, 256, &got)) < 0 || !got)
+			break;
+		void *p = *v;
+		if ((rc = nd_array_reserve(&p, cap, *n + got, sizeof(nd_docid))) < 0)
+			break;
+		*v = p;
+		for (size_t i = 0; i < got; i++)
+			(*v)[(*n)++] = buf[i].docid;
+	}
+	nd_xdb_postlist_free(pl);
+	return rc;
+}
+
+int nd__site_of(nd_xdb *db, nd_docid docid, nd__site *s)
+{
+	char *host = NULL, term[512];
+	const char *bare;
+	size_t cap = 0;
+	memset(s, 0, sizeof(*s));
+	int rc = nd_xdb_doc_host(db, docid, &host);
+	if (rc < 0 || !host)
+		return rc;
+	size_t nb = nd_host_bare(host, strlen(host), &bare);
+	if (nb + 6 >= sizeof(term)) {
+		free(host);
+		return ND_OK; /* no host is that long; no site */
+	}
+	/* Its pages under both names, as the collection's count reads them;
+	 * a host of thousands of pages is most of its collection, whose
+	 * count knows its template (one omindex run is one site). */
+	char www[512];
+	uint32_t tf = 0, tf2 = 0;
+	snprintf(term, sizeof(term), "H%.*s", (int)nb, bare);
+	snprintf(www, sizeof(www), "Hwww.%.*s", (int)nb, bare);
+	if ((rc = nd_xdb_termfreq(db, term, &tf, NULL)) == ND_OK && (rc = nd_xdb_termfreq(db, www, &tf2, NULL)) == ND_OK &&
+	    (uint64_t)tf + tf2 <= SITE_ARRIVAL_MAX) {
+		s->key = nd_hash_bytes(bare, nb, 0x73697465ULL);
+		if ((rc = add_postings(db, term, &s->docs, &s->ndocs, &cap)) == ND_OK)
+			rc = add_postings(db, www, &s->docs, &s->ndocs, &cap);
+	}
+	free(host);
+	if (rc < 0) {
+		nd__site_free(s);
+		return rc;
+	}
+	s->ndocs = nd__sort_unique_u32(s->docs, s->ndocs);
+	return ND_OK;
+}
+
+/* The latest pages of docs[0..n) with words in the store, at most
+ * SITE_COUNT_PAGES, ascending, into *out (caller frees). */
+static int latest_with_records(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid **out, size_t *nout)
+{
+	size_t k = SITE_COUNT_PAGES;
+	nd_docid *v = malloc(SITE_COUNT_PAGES * sizeof(*v));
+	*out = NULL, *nout = 0;
+	if (!v)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t i = n; i-- > 0 && k > 0;) {
+		nd__rec r;
+		int rc = nd__rec_of_doc(txn, docs[i], &r);
+		if (rc == ND_ENOTFOUND)
+			continue;
+		if (rc < 0) {
+			free(v);
+			return rc;
+		}
+		if (r.nwords)
+			v[--k] = docs[i];
+		nd__rec_free(&r);
+	}
+	memmove(v, v + k, (SITE_COUNT_PAGES - k) * sizeof(*v));
+	*out = v, *nout = SITE_COUNT_PAGES - k;
+	return ND_OK;
+}
+
+/* Its entry's template, when the entry came after the collection count
+ * now (1), and its pages then. */
+static int entry_load(nd_store_txn *txn, const nd__site *s, const uint64_t c[2], uint64_t *pages, uint32_t **tpl,
+		      size_t *n)
+{
+	char name[32];
+	const void *v;
+	size_t len;
+	uint64_t head[3];
+	*tpl = NULL, *n = 0, *pages = 0;
+	entry_name(name, sizeof(name), s->key);
+	int rc = nd_store_meta_get(txn, name, &v, &len);
+	if (rc == ND_ENOTFOUND)
+		return 0;
+	if (rc < 0)
+		return rc;
+	if (len < ENTRY_HEAD || (len - ENTRY_HEAD) % 4)
+		return 0; /* damaged: counted again */
+	memcpy(head, v, sizeof(head));
+	if (head[0] != c[0] || head[1] != c[1])
+		return 0; /* the collection was counted since: its table holds it */
+	*pages = head[2];
+	*n = (len - ENTRY_HEAD) / 4;
+	if (*n && !(*tpl = malloc(*n * sizeof(**tpl))))
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	if (*n)
+		memcpy(*tpl, (const uint8_t *)v + ENTRY_HEAD, *n * sizeof(**tpl));
+	return 1;
+}
+
+static int entry_store(nd_store_txn *txn, const nd__site *s, const uint64_t c[2], uint64_t pages)
+{
+	char name[32];
+	uint64_t head[3] = {c[0], c[1], pages};
+	uint8_t *buf = malloc(ENTRY_HEAD + s->ntpl * sizeof(uint32_t) + 1);
+	if (!buf)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	memcpy(buf, head, sizeof(head));
+	if (s->ntpl)
+		memcpy(buf + ENTRY_HEAD, s->tpl, s->ntpl * sizeof(uint32_t));
+	entry_name(name, sizeof(name), s->key);
+	int rc = nd_store_meta_put(txn, name, buf, ENTRY_HEAD + s->ntpl * sizeof(uint32_t));
+	free(buf);
+	return rc;
+}
+
+/* Whether a site of pages pages is due a count: ND_SITE_GROUPS pages or
+ * more, and a quarter more than when it was last counted (by the
+ * collection, or on its own), or a page more while that is under four. */
+static int due(uint64_t pages, uint64_t then)
+{
+	uint64_t step = then / 4 ? then / 4 : 1;
+	return pages >= ND_SITE_GROUPS && pages >= then + step;
+}
+
+/* Each page's site, as hooks saw it ("sitedoc/" and the docid: the
+ * site's hash), so that a pair is judged with both pages' sites'
+ * templates. */
+static void doc_name(char *buf, size_t cap, nd_docid docid)
+{
+	snprintf(buf, cap, "sitedoc/%08x", (unsigned)docid);
+}
+
+void nd__site_judge_init(nd__site_judge *j, nd_store_txn *txn)
+{
+	memset(j, 0, sizeof(*j));
+	j->txn = txn;
+	counted_now(txn, j->counted);
+}
+
+void nd__site_judge_free(nd__site_judge *j)
+{
+	for (size_t i = 0; i < j->nsites; i++)
+		free(j->tpl[i]);
+	free(j->both);
+	memset(j, 0, sizeof(*j));
+}
+
+/* The template hooks counted for docid's site (NULL: none), read into a
+ * slot other than keep's (the pair's other page's, SIZE_MAX: none), whose
+ * number *slot gets. */
+static int template_of(nd__site_judge *j, nd_docid docid, size_t keep, const uint32_t **tpl, size_t *n,
+		       size_t *slot)
+{
+	char name[32];
+	const void *v;
+	size_t len;
+	uint64_t key, pages;
+	*tpl = NULL, *n = 0, *slot = SIZE_MAX;
+	doc_name(name, sizeof(name), docid);
+	int rc = nd_store_meta_get(j->txn, name, &v, &len);
+	if (rc == ND_ENOTFOUND || (rc == ND_OK && len != sizeof(key)))
+		return ND_OK;
+	if (rc < 0)
+		return rc;
+	memcpy(&key, v, sizeof(key));
+	for (size_t i = 0; i < j->nsites; i++)
+		if (j->key[i] == key) {
+			*tpl = j->tpl[i], *n = j->ntpl[i], *slot = i;
+			return ND_OK;
+		}
+	/* The sites met last: a pass judges a few pages' neighbours. */
+	size_t at = j->nsites;
+	if (at < ND_SITE_JUDGE_SITES)
+		j->nsites++;
+	else {
+		if ((at = j->next++ % ND_SITE_JUDGE_SITES) == keep)
+			at = j->next++ % ND_SITE_JUDGE_SITES;
+		free(j->tpl[at]);
+	}
+	j->key[at] = key, j->tpl[at] = NULL, j->ntpl[at] = 0;
+	nd__site one = {key, NULL, 0, NULL, 0};
+	if ((rc = entry_load(j->txn, &one, j->counted, &pages, &j->tpl[at], &j->ntpl[at])) < 0)
+		return rc;
+	*tpl = j->tpl[at], *n = j->ntpl[at], *slot = at;
+	return ND_OK;
+}
+
+/* Whether r's sample holds a hash of t[0..n) (both ascending). */
+static int holds_any(const nd__rec *r, const uint32_t *t, size_t n)
+{
+	for (size_t i = 0, k = 0; i < r->nsample && k < n;) {
+		if (r->sample[i] == t[k])
+			return 1;
+		if (r->sample[i] < t[k])
+			i++;
+		else
+			k++;
+	}
+	return 0;
+}
+
+/* r without what weighing kept of it (weights with the table alone). */
+static nd__rec unweighed(const nd__rec *r)
+{
+	nd__rec u = *r;
+	u.groups = NULL, u.cum = NULL, u.buckets = NULL;
+	u.wsum = u.ssum = u.bucket_wx = 0, u.bucket_nx = 0, u.floor = 0, u.rotating = 0;
+	return u;
+}
+
+int nd__site_pair(nd__site_judge *j, nd_docid a, const nd__rec *x, nd_docid b, const nd__rec *y,
+		  nd__common *common)
+{
+	const uint32_t *ta, *tb;
+	size_t na, nb, m = 0, sa, sb;
+	int rc;
+	if ((rc = template_of(j, a, SIZE_MAX, &ta, &na, &sa)) < 0 || (rc = template_of(j, b, sa, &tb, &nb, &sb)) < 0)
+		return rc;
+	if (!na && !nb)
+		return nd__rec_verdict(ND_POINT_COPY, x, y, common, NULL, NULL);
+	const uint32_t *t = na ? ta : tb;
+	m = na ? na : nb;
+	if (na && nb && ta != tb) { /* both sites' templates, merged */
+		if (na + nb > j->cap) {
+			uint32_t *p = realloc(j->both, (na + nb) * sizeof(*p));
+			if (!p)
+				return nd_error_set(ND_ENOMEM, "out of memory");
+			j->both = p, j->cap = na + nb;
+		}
+		size_t i = 0, k = 0;
+		m = 0;
+		while (i < na || k < nb) {
+			uint32_t h = k == nb || (i < na && ta[i] <= tb[k]) ? ta[i] : tb[k];
+			i += i < na && ta[i] == h, k += k < nb && tb[k] == h;
+			j->both[m++] = h;
+		}
+		t = j->both;
+	}
+	/* Texts that hold none of it are judged as the table alone judges
+	 * them (and faster: weighed records keep those weights). */
+	if (!holds_any(x, t, m) && !holds_any(y, t, m))
+		return nd__rec_verdict(ND_POINT_COPY, x, y, common, NULL, NULL);
+	nd__rec ux = unweighed(x), uy = unweighed(y);
+	nd__common_set_extra(common, t, m);
+	rc = nd__rec_verdict(ND_POINT_COPY, &ux, &uy, common, NULL, NULL);
+	nd__common_set_extra(common, NULL, 0);
+	return rc;
+}
+
+int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **counted, size_t *ncounted)
+{
+	uint64_t c[2], then = 0;
+	uint32_t last;
+	char name[32];
+	int rc;
+	*counted = NULL, *ncounted = 0;
+	free(s->tpl);
+	s->tpl = NULL, s->ntpl = 0;
+	if (!s->key)
+		return ND_OK;
+	doc_name(name, sizeof(name), docid);
+	if ((rc = nd_store_meta_put(txn, name, &s->key, sizeof(s->key))) < 0)
+		return rc;
+	/* Its pages the store has seen: the database may hold more, not yet
+	 * signed. */
+	if ((rc = nd__store_last_doc(txn, &last)) < 0)
+		return rc;
+	size_t pages = nd__lower_bound_u32(s->docs, s->ndocs, last + 1);
+	counted_now(txn, c);
+	if ((rc = entry_load(txn, s, c, &then, &s->tpl, &s->ntpl)) < 0)
+		return rc;
+	if (!rc) /* its pages when the collection was counted */
+		then = nd__lower_bound_u32(s->docs, s->ndocs, (uint32_t)(c[1] < UINT32_MAX ? c[1] + 1 : UINT32_MAX));
+	if (!due(pages, then))
+		return ND_OK;
+	free(s->tpl);
+	s->tpl = NULL, s->ntpl = 0;
+	if ((rc = latest_with_records(txn, s->docs, pages, counted, ncounted)) < 0 ||
+	    (rc = nd__site_template(txn, *counted, *ncounted, &s->tpl, &s->ntpl)) < 0 ||
+	    (rc = entry_store(txn, s, c, pages)) < 0) {
+		free(*counted);
+		*counted = NULL, *ncounted = 0;
+	}
+	return rc;
+}
+
+int nd__site_rejudge(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid **seeds, size_t *nseeds)
+{
+	nd__site_judge j;
+	nd__common *common = NULL;
+	uint64_t *gone = NULL;
+	size_t ngone = 0, cap = 0;
+	int rc = nd__common_load(txn, &common);
+	*seeds = NULL, *nseeds = 0;
+	if (rc < 0)
+		return rc;
+	nd__site_judge_init(&j, txn);
+	for (size_t i = 0; i < n && rc == ND_OK; i++) {
+		uint32_t *other = NULL;
+		size_t no = 0;
+		nd__rec x = ND_REC_INIT;
+		if ((rc = nd_store_links(txn, docs[i], &other, &no)) == ND_OK && no)
+			rc = nd__rec_of_doc(txn, docs[i], &x);
+		for (size_t k = 0; k < no && rc == ND_OK; k++) {
+			nd__rec y = ND_REC_INIT;
+			size_t at = nd__lower_bound_u32(docs, n, other[k]);
+			if (other[k] < docs[i] && at < n && docs[at] == other[k])
+				continue; /* a pair of two of them: judged once */
+			if ((rc = nd__rec_of_doc(txn, other[k], &y)) == ND_OK &&
+			    (rc = nd__site_pair(&j, docs[i], &x, other[k], &y, common)) == 0) {
+				void *p = gone;
+				if ((rc = nd_array_reserve(&p, &cap, ngone + 1, sizeof(*gone))) == ND_OK)
+					gone = p, gone[ngone++] = (uint64_t)docs[i] << 32 | other[k];
+			}
+			rc = rc == 1 || rc == ND_ENOTFOUND ? ND_OK : rc;
+			nd__rec_free(&y);
+		}
+		rc = rc == ND_ENOTFOUND ? ND_OK : rc;
+		nd__rec_free(&x);
+		free(other);
+	}
+	nd__site_judge_free(&j);
+	nd__common_free(common);
+	/* Written after every verdict: the records were read in place. */
+	if (rc == ND_OK && ngone && !(*seeds = malloc(2 * ngone * sizeof(**seeds))))
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t i = 0; i < ngone && rc == ND_OK; i++) {
+		uint32_t a = (uint32_t)(gone[i] >> 32), b = (uint32_t)gone[i];
+		rc = nd_store_link_del(txn, a, b);
+		(*seeds)[(*nseeds)++] = a, (*seeds)[(*nseeds)++] = b;
+	}
+	if (rc == ND_OK && *nseeds)
+		*nseeds = nd__sort_unique_u32(*seeds, *nseeds);
+	free(gone);
+	return rc;
+}
+
+int nd__site_verdict(nd_store_txn *txn, nd_docid a, nd_docid b)
+{
+	nd__site_judge j;
+	nd__common *common = NULL;
+	const uint32_t *t;
+	size_t na, nb;
+	nd__rec x = ND_REC_INIT, y = ND_REC_INIT;
+	size_t sa, sb;
+	nd__site_judge_init(&j, txn);
+	int rc = template_of(&j, a, SIZE_MAX, &t, &na, &sa);
+	if (rc == ND_OK)
+		rc = template_of(&j, b, sa, &t, &nb, &sb);
+	if (rc == ND_OK && !na && !nb)
+		rc = 2;
+	if (rc == ND_OK && (rc = nd__common_load(txn, &common)) == ND_OK && (rc = nd__rec_of_doc(txn, a, &x)) == ND_OK &&
+	    (rc = nd__rec_of_doc(txn, b, &y)) == ND_OK)
+		rc = nd__site_pair(&j, a, &x, b, &y, common);
+	nd__rec_free(&x);
+	nd__rec_free(&y);
+	nd__common_free(common);
+	nd__site_judge_free(&j);
+	return rc;
+}
