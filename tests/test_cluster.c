@@ -1421,6 +1421,29 @@ static void site_template_case(const char *name, int half, int pages)
 			assert_int_equal(nd_links_check(db, hs, NULL, &missing, &extra, NULL), ND_OK);
 			assert_int_equal(missing, 0);
 			assert_int_equal(extra, 0);
+			/* The crawl-time check weighs a candidate with its site's
+			 * template: a new page of site 0 is no copy of its pages
+			 * (a short one, two thirds of it the template), a copy of
+			 * one (with a word edited) is. */
+			nd_tokenizer *tk;
+			nd_descriptor *d;
+			nd_check_result r = ND_CHECK_RESULT_INIT;
+			char *a = tu_random_doc(&rng, SITE_WORDS / 4, VOCAB), *fresh = site_page(tpl[0], a);
+			char *edited = tu_edit_doc(&rng, art[1], 1, VOCAB), *again = site_page(tpl[0], edited);
+			assert_int_equal(nd_tokenizer_new(&tk), ND_OK);
+			assert_int_equal(nd_descriptor_load(&d, hs, db), ND_OK);
+			assert_int_equal(nd_check_text(tk, d, db, hs, fresh, strlen(fresh), NULL, 16, &r), ND_OK);
+			assert_int_equal(r.duplicates, 0);
+			nd_check_result_clear(&r);
+			assert_int_equal(nd_check_text(tk, d, db, hs, again, strlen(again), NULL, 16, &r), ND_OK);
+			assert_int_equal(r.duplicates, 1);
+			nd_check_result_clear(&r);
+			nd_descriptor_free(d);
+			nd_tokenizer_free(tk);
+			free(a);
+			free(fresh);
+			free(edited);
+			free(again);
 			nd_store_close(hs);
 			free(hpath);
 		}

@@ -69,6 +69,17 @@ void nd__site_judge_free(nd__site_judge *j);
  * table) with their sites' templates, as nd__rec_verdict answers. */
 int nd__site_pair(nd__site_judge *j, nd_docid a, const nd__rec *x, nd_docid b, const nd__rec *y,
 		  nd__common *common);
+/* The templates of a's site (a 0: none) and b's, merged (*t NULL: none;
+ * kept in j till its next call). */
+int nd__site_templates(nd__site_judge *j, nd_docid a, nd_docid b, const uint32_t **t, size_t *n);
+/* Candidates of a text compared with their sites' templates, and with
+ * those of self's site (a hook's page; 0: a text not in the store):
+ * nd__compare_candidates' nd__template_fn. */
+typedef struct {
+	nd__site_judge j;
+	nd_docid self;
+} nd__site_cands;
+int nd__site_cand_templates(void *ctx, nd_docid cand, const uint32_t **t, size_t *n);
 /* The same for fsck, from the store; 2 when neither site has one. */
 int nd__site_verdict(nd_store_txn *txn, nd_docid a, nd_docid b);
 /* The template the collection's count takes from docs[0..n), every one a

@@ -278,52 +278,59 @@ static int holds_any(const nd__rec *r, const uint32_t *t, size_t n)
 	return 0;
 }
 
-/* r without what weighing kept of it (weights with the table alone). */
-static nd__rec unweighed(const nd__rec *r)
+int nd__site_templates(nd__site_judge *j, nd_docid a, nd_docid b, const uint32_t **t, size_t *n)
 {
-	nd__rec u = *r;
-	u.groups = NULL, u.cum = NULL, u.buckets = NULL;
-	u.wsum = u.ssum = u.bucket_wx = 0, u.bucket_nx = 0, u.floor = 0, u.rotating = 0;
-	return u;
+	const uint32_t *ta = NULL, *tb;
+	size_t na = 0, nb, sa = SIZE_MAX, sb;
+	int rc;
+	*t = NULL, *n = 0;
+	if ((a && (rc = template_of(j, a, SIZE_MAX, &ta, &na, &sa)) < 0) ||
+	    (rc = template_of(j, b, sa, &tb, &nb, &sb)) < 0)
+		return rc;
+	if (!na || !nb || ta == tb) {
+		*t = na ? ta : tb, *n = na ? na : nb;
+		return ND_OK;
+	}
+	/* Both sites' templates, merged. */
+	if (na + nb > j->cap) {
+		uint32_t *p = realloc(j->both, (na + nb) * sizeof(*p));
+		if (!p)
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		j->both = p, j->cap = na + nb;
+	}
+	size_t i = 0, k = 0, m = 0;
+	while (i < na || k < nb) {
+		uint32_t h = k == nb || (i < na && ta[i] <= tb[k]) ? ta[i] : tb[k];
+		i += i < na && ta[i] == h, k += k < nb && tb[k] == h;
+		j->both[m++] = h;
+	}
+	*t = j->both, *n = m;
+	return ND_OK;
 }
 
 int nd__site_pair(nd__site_judge *j, nd_docid a, const nd__rec *x, nd_docid b, const nd__rec *y,
 		  nd__common *common)
 {
-	const uint32_t *ta, *tb;
-	size_t na, nb, m = 0, sa, sb;
-	int rc;
-	if ((rc = template_of(j, a, SIZE_MAX, &ta, &na, &sa)) < 0 || (rc = template_of(j, b, sa, &tb, &nb, &sb)) < 0)
+	const uint32_t *t;
+	size_t m;
+	int rc = nd__site_templates(j, a, b, &t, &m);
+	if (rc < 0)
 		return rc;
-	if (!na && !nb)
-		return nd__rec_verdict(ND_POINT_COPY, x, y, common, NULL, NULL);
-	const uint32_t *t = na ? ta : tb;
-	m = na ? na : nb;
-	if (na && nb && ta != tb) { /* both sites' templates, merged */
-		if (na + nb > j->cap) {
-			uint32_t *p = realloc(j->both, (na + nb) * sizeof(*p));
-			if (!p)
-				return nd_error_set(ND_ENOMEM, "out of memory");
-			j->both = p, j->cap = na + nb;
-		}
-		size_t i = 0, k = 0;
-		m = 0;
-		while (i < na || k < nb) {
-			uint32_t h = k == nb || (i < na && ta[i] <= tb[k]) ? ta[i] : tb[k];
-			i += i < na && ta[i] == h, k += k < nb && tb[k] == h;
-			j->both[m++] = h;
-		}
-		t = j->both;
-	}
 	/* Texts that hold none of it are judged as the table alone judges
 	 * them (and faster: weighed records keep those weights). */
-	if (!holds_any(x, t, m) && !holds_any(y, t, m))
+	if (!m || (!holds_any(x, t, m) && !holds_any(y, t, m)))
 		return nd__rec_verdict(ND_POINT_COPY, x, y, common, NULL, NULL);
-	nd__rec ux = unweighed(x), uy = unweighed(y);
+	nd__rec ux = nd__rec_unweighed(x), uy = nd__rec_unweighed(y);
 	nd__common_set_extra(common, t, m);
 	rc = nd__rec_verdict(ND_POINT_COPY, &ux, &uy, common, NULL, NULL);
 	nd__common_set_extra(common, NULL, 0);
 	return rc;
+}
+
+int nd__site_cand_templates(void *ctx, nd_docid cand, const uint32_t **t, size_t *n)
+{
+	nd__site_cands *c = ctx;
+	return nd__site_templates(&c->j, c->self, cand, t, n);
 }
 
 int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **counted, size_t *ncounted)

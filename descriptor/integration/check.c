@@ -4,6 +4,7 @@
 #include "neardup/shards.h"
 #include "neardup/similarity.h"
 #include "neardup/words.h"
+#include "descriptor/cluster/cluster_internal.h"
 #include "descriptor/verify/verify_internal.h"
 #include "descriptor/verify/record.h"
 #include "indexer/xapian_terms.h"
@@ -133,8 +134,16 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 		if ((rc = nd_store_read_begin(stores[s], &txn)) < 0 ||
 		    (rc = nd__tolerant_candidates(txn, d, &out->sig, tolerant, &c, &nc)) < 0 ||
 		    (rc = nd__cands_since(txn, c, &nc, vo ? vo->since : 0)) < 0 ||
-		    (rc = nd__common_load(txn, &common)) < 0 ||
-		    (rc = nd__compare_candidates(db, txn, common, &rec, ids, nown, c, nc, 0, max_compare, vo, m, &nm)) < 0)
+		    (rc = nd__common_load(txn, &common)) < 0)
+			goto cleanup;
+		/* Each candidate with its site's template, when hooks counted
+		 * one since the collection's count. */
+		nd__site_cands sc = {.self = 0};
+		nd__site_judge_init(&sc.j, txn);
+		rc = nd__compare_candidates(db, txn, common, &rec, ids, nown, c, nc, 0, max_compare, vo,
+					    nd__site_cand_templates, &sc, m, &nm);
+		nd__site_judge_free(&sc.j);
+		if (rc < 0)
 			goto cleanup;
 		out->cluster_size += nc;
 		ranked_member *p = realloc(all, (nall + nm + 1) * sizeof(*all));

@@ -120,7 +120,7 @@ typedef struct {
 	size_t nseeds;
 	nd_docid *near;     /* out, when settled and it changed: its neighbours, judged */
 	size_t nnear;
-	nd__site *site;     /* its site (key 0: none); out: the template its links were judged with */
+	nd__site *site;     /* its site (key 0: none) */
 } apply_ctx;
 
 static int note_expired(nd_docid docid, uint64_t old_key, void *vctx)
@@ -320,7 +320,7 @@ done:
  * copy point, with the links settled, only the linked of its neighbours
  * are read (settled_candidates; near, when this hook's settling judged
  * them: those neighbours, not scanned again). */
-static int duplicates_of(nd_hook *h, nd_hook_result *res, const nd_docid *near, size_t nnear, const nd__site *site)
+static int duplicates_of(nd_hook *h, nd_hook_result *res, const nd_docid *near, size_t nnear)
 {
 	nd_store_txn *txn;
 	nd_sig sig = ND_SIG_INIT;
@@ -357,7 +357,6 @@ static int duplicates_of(nd_hook *h, nd_hook_result *res, const nd_docid *near, 
 	}
 	if (rc < 0 || (rc = nd__rec_of_doc(txn, res->docid, &rec)) < 0 || (rc = nd__common_load(txn, &common)) < 0)
 		goto cleanup;
-	nd__common_set_extra(common, site->tpl, site->ntpl);
 	/* Its record and each candidate's compared: ND_REC_SAMPLE lookups each. */
 	if ((rc = nd__common_index(common, (most + 1) * ND_REC_SAMPLE)) < 0)
 		goto cleanup;
@@ -374,8 +373,13 @@ static int duplicates_of(nd_hook *h, nd_hook_result *res, const nd_docid *near, 
 		if (rc < 0)
 			goto cleanup;
 	}
-	if ((rc = nd__compare_candidates(h->db, txn, common, &rec, mine, nmine, c, nc, res->docid, most, &vo, m,
-					 &nm)) < 0)
+	/* With the templates hooks counted for its site and theirs. */
+	nd__site_cands sc = {.self = res->docid};
+	nd__site_judge_init(&sc.j, txn);
+	rc = nd__compare_candidates(h->db, txn, common, &rec, mine, nmine, c, nc, res->docid, most, &vo,
+				    nd__site_cand_templates, &sc, m, &nm);
+	nd__site_judge_free(&sc.j);
+	if (rc < 0)
 		goto cleanup;
 	for (size_t i = 0; i < nm; i++)
 		if (m[i].duplicate)
@@ -503,9 +507,7 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 	if (rc == ND_OK && !h->o.group_commit)
 		rc = rebuilt = recount(h, a.present ? docid : 0);
 	/* Its neighbours as the rebuild judged them, not as the settling did. */
-	if (rebuilt)
-		nd__site_free(&site); /* the collection's count holds it now */
-	if (rc < 0 || (rc = duplicates_of(h, res, rebuilt ? NULL : a.near, rebuilt ? 0 : a.nnear, &site)) < 0)
+	if (rc < 0 || (rc = duplicates_of(h, res, rebuilt ? NULL : a.near, rebuilt ? 0 : a.nnear)) < 0)
 		goto cleanup;
 cleanup:
 	nd__site_free(&site);
@@ -612,9 +614,8 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 	if ((rc = nd_links_settle(h->db, h->st, &no, &lr, NULL, NULL)) < 0)
 		goto cleanup;
 	rep->recounted = (uint64_t)lr.recounted;
-	nd__site none = {0, NULL, 0, NULL, 0}; /* update counts sites with the collection */
 	for (size_t i = 0; i < c.n; i++)
-		if ((rc = duplicates_of(h, &c.changes[i], NULL, 0, &none)) < 0)
+		if ((rc = duplicates_of(h, &c.changes[i], NULL, 0)) < 0)
 			goto cleanup;
 	/* The links are the records' now: the audit rewrites every collapse
 	 * id that moved, and any a re-index or a killed run left wrong. */

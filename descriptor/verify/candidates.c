@@ -2,6 +2,7 @@
  * postings with prefix filtering, and their comparison with a text by the
  * one pair verdict: what check and the tolerant hooks share. */
 #include "descriptor/verify/verify_internal.h"
+#include "descriptor/verify/common.h"
 #include "descriptor/verify/record.h"
 #include "neardup/words.h"
 #include "common/nd_join.h"
@@ -164,7 +165,8 @@ done:
 
 int nd__compare_candidates(nd_xdb *db, nd_store_txn *txn, const nd__common *common, const nd__rec *rec,
 			   const uint32_t *ids, size_t n, const nd__cand *c, size_t nc, nd_docid self,
-			   size_t max_compare, const nd_verify_options *vo, nd_check_member *out, size_t *nout)
+			   size_t max_compare, const nd_verify_options *vo, nd__template_fn tf, void *tctx,
+			   nd_check_member *out, size_t *nout)
 {
 	nd_point point = vo ? vo->point : ND_POINT_COPY;
 	/* Its weights by this store's common text, once for all candidates
@@ -194,7 +196,18 @@ int nd__compare_candidates(nd_xdb *db, nd_store_txn *txn, const nd__common *comm
 			free(w);
 		} else {
 			nd__rec other;
-			if ((rc = nd__rec_of_doc(txn, c[i].docid, &other)) == ND_OK)
+			const uint32_t *t = NULL;
+			size_t nt = 0;
+			if ((rc = nd__rec_of_doc(txn, c[i].docid, &other)) == ND_OK && tf)
+				rc = tf(tctx, c[i].docid, &t, &nt);
+			if (rc == ND_OK && nt) {
+				/* The table with the candidate's site's template. */
+				nd__common with = *common;
+				nd__rec mine = nd__rec_unweighed(&me);
+				nd__common_set_extra(&with, t, nt);
+				rc = other.nwords ? (dup = nd__rec_verdict(point, &mine, &other, &with, &how, &dist))
+						  : ND_ENOTFOUND;
+			} else if (rc == ND_OK)
 				rc = other.nwords ? (dup = nd__rec_verdict(point, &me, &other, common, &how, &dist))
 						  : ND_ENOTFOUND;
 			nd__rec_free(&other);

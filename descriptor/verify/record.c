@@ -277,6 +277,15 @@ done:
 	return rc;
 }
 
+nd__rec nd__rec_unweighed(const nd__rec *r)
+{
+	nd__rec u = *r;
+	u.groups = NULL, u.cum = NULL, u.buckets = NULL;
+	u.wsum = u.ssum = u.bucket_wx = 0, u.bucket_nx = 0, u.floor = 0, u.rotating = 0;
+	u.borrowed = 1; /* its arrays are r's */
+	return u;
+}
+
 void nd__rec_free(nd__rec *r)
 {
 	if (!r->borrowed) {

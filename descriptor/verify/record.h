@@ -344,6 +344,10 @@ int nd__common_store(nd_store_txn *txn, const nd__common *c);
  * ordinal from 1, 0: none), kept in c for the pages it cuts (by the hash
  * of their word sequence), replacing any it had. */
 int nd__common_floors(nd__common *c, const nd__recset *rs, const uint32_t *site, size_t n);
+/* r without what weighing kept of it: weighed again as compared (by a
+ * table with a site's template counted apart, nd__common_set_extra).
+ * Shares r's arrays: not freed. */
+nd__rec nd__rec_unweighed(const nd__rec *r);
 /* The shingles c takes for a site's template, ascending (caller frees
  * *out). */
 int nd__common_templates(const nd__common *c, uint32_t **out, size_t *n);

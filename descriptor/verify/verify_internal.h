@@ -57,17 +57,22 @@ int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_
 /* Keep the candidates dated at or after since (undated ones too), in order. */
 int nd__cands_since(nd_store_txn *txn, nd__cand *c, size_t *nc, uint64_t since);
 
+/* The template of a candidate's site that hooks counted apart from the
+ * common table (*t NULL: none; sites.c's nd__site_cand_templates). */
+typedef int (*nd__template_fn)(void *ctx, nd_docid cand, const uint32_t **t, size_t *n);
+
 /* Compare a text (its record rec, weighed by common, and for the strict
  * point its words ids[0..n)) with the candidates c[0..nc) of the store
  * txn reads, in that order (most similar first), skipping docid self (0:
  * none), at most max_compare of them, by the verdict at vo->point (NULL:
  * copy): out (room for max_compare) gets *nout members.  Copy and story
- * read the candidates' records, strict their words (db).  A candidate
- * without words (deleted since signing) is a member at distance 1.
- * check and hooks. */
+ * read the candidates' records, strict their words (db), and weigh with
+ * each candidate's site's template when tf gives one (tf may be NULL).
+ * A candidate without words (deleted since signing) is a member at
+ * distance 1.  check and hooks. */
 int nd__compare_candidates(nd_xdb *db, nd_store_txn *txn, const nd__common *common,
 			   const nd__rec *rec, const uint32_t *ids, size_t n, const nd__cand *c, size_t nc,
-			   nd_docid self, size_t max_compare, const nd_verify_options *vo, nd_check_member *out,
-			   size_t *nout);
+			   nd_docid self, size_t max_compare, const nd_verify_options *vo, nd__template_fn tf,
+			   void *tctx, nd_check_member *out, size_t *nout);
 
 #endif
