@@ -1479,6 +1479,66 @@ static void test_site_template_is_not_evidence(void **state)
 	site_template_case("sites-two", SITE_WORDS, 2);
 }
 
+/* Hooks past recount_max, a page copied onto another site before either
+ * site has a second page: no template can be told then, and two stand
+ * against one article.  Counted at its next page, a site's pages are
+ * judged again with their neighbours, and the copy is found.  The sites'
+ * distinct pages stay apart. */
+static void test_site_counted_after_its_copy(void **state)
+{
+	(void)state;
+	enum { PER = 4, NSITES = SITES, N = NSITES * PER };
+	char *path = tu_join(dir, "late"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	char *tpl[NSITES][2], *art[N], *page[N], *url[N];
+	uint64_t rng = 29;
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int s = 0; s < NSITES; s++)
+		for (int h = 0; h < 2; h++)
+			tpl[s][h] = tu_random_doc(&rng, SITE_WORDS, VOCAB);
+	/* Site 0's first page, then site 1's: site 0's article, a word
+	 * edited; then the rest of each site. */
+	int site[N];
+	for (int i = 0; i < N; i++) {
+		site[i] = i < 2 ? i : i < PER + 1 ? 0 : (i - 1) / PER;
+		art[i] = i == 1 ? tu_edit_doc(&rng, art[0], 1, VOCAB) : tu_random_doc(&rng, SITE_WORDS, VOCAB);
+		page[i] = site_page(tpl[site[i]], art[i]);
+		assert_non_null(url[i] = malloc(48));
+		snprintf(url[i], 48, "https://site%d.example/%d.html", site[i], i);
+	}
+	nd_xdb *db;
+	nd_store *st;
+	nd_hook *h;
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+	nd_docid online[N];
+	uint64_t missing, extra;
+	index_pages(dbpath, "p", page, url, N, &db);
+	ho.recount_max = 0;
+	tu_build(db, stpath, 400, &st);
+	assert_int_equal(nd_hook_open(&h, db, st, &ho), ND_OK);
+	for (int i = 0; i < N; i++)
+		assert_int_equal(nd_hook_changed(h, (nd_docid)(i + 1), NULL), ND_OK);
+	nd_hook_free(h);
+	collapse_all(db, st, N, online);
+	for (int i = 0; i < N; i++)
+		for (int j = i + 1; j < N; j++) {
+			int copy = i == 0 && j == 1;
+			if (copy != (online[i] && online[i] == online[j]))
+				fail_msg("pages %d and %d %s", i, j, copy ? "apart" : "joined");
+		}
+	assert_int_equal(nd_links_check(db, st, NULL, &missing, &extra, NULL), ND_OK);
+	assert_int_equal(missing + extra, 0);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	for (int i = 0; i < N; i++)
+		free(art[i]), free(page[i]), free(url[i]);
+	for (int s = 0; s < NSITES; s++)
+		free(tpl[s][0]), free(tpl[s][1]);
+	tu_rmtree(path);
+	free(path);
+	free(dbpath);
+	free(stpath);
+}
+
 /* A page's print version (its article alone) on a site of two pages: the
  * print version is held whole by its page, so the two are one version,
  * and the article is not the template that the site's two distinct pages
@@ -2904,6 +2964,7 @@ int main(void)
 		cmocka_unit_test(test_signature_spares_templates),
 		cmocka_unit_test(test_site_template_is_not_evidence),
 		cmocka_unit_test(test_print_version_is_a_version),
+		cmocka_unit_test(test_site_counted_after_its_copy),
 		cmocka_unit_test(test_rotating_template),
 		cmocka_unit_test(test_template_page_is_no_version),
 		cmocka_unit_test(test_template_family_versions),

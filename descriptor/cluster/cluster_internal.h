@@ -25,6 +25,10 @@ int nd__links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *opts, uin
 int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **seeds, size_t *nseeds, nd_docid self,
 			 nd_docid **near, size_t *nnear);
 
+/* The neighbours of a stored document in the near-neighbour index now:
+ * the pairs the links' rule asks of it (*out ascending, caller frees). */
+int nd__links_neighbours(nd_store_txn *txn, nd_docid docid, nd_docid **out, size_t *n);
+
 /* Store meta: the documents and the last docid the common text in the
  * store was counted over (two uint64). */
 #define ND_META_COMMON_COUNTED "common-counted"
@@ -45,12 +49,17 @@ int nd__site_of(nd_xdb *db, nd_docid docid, nd__site *s);
 /* In a writer's transaction, docid's record written: the site counted
  * when it is due (every pair of its latest pages; its entry, and docid's
  * site, in the store's meta), *counted (caller frees; NULL when not
- * counted) the pages it was counted over, s->tpl its template. */
-int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **counted, size_t *ncounted);
-/* The links of docs[0..n) (ascending) judged again with their sites'
- * templates (a site just counted): those refused go, both ends into
- * *seeds (caller frees). */
-int nd__site_rejudge(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid **seeds, size_t *nseeds);
+ * counted) the pages it was counted over, s->tpl its template, *since
+ * the last page counted before (0: none). */
+int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **counted, size_t *ncounted,
+		   nd_docid *since);
+/* The pairs of docs[0..n) (ascending; a site just counted) judged again
+ * with their sites' templates: the links of every one, and every pair the
+ * links' rule asks of those after since (judged before with no template
+ * or an older one), but self's (the page the settling judged with it);
+ * links made or unmade, both ends into *seeds (caller frees). */
+int nd__site_rejudge(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid since, nd_docid self,
+		     nd_docid **seeds, size_t *nseeds);
 /* Judging pairs with the templates hooks counted for their pages' sites:
  * the entries read, kept for the pass. */
 #define ND_SITE_JUDGE_SITES 8

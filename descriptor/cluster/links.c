@@ -230,6 +230,32 @@ static int near_in(const view *v, const rec_entries *x, const rec_entries *y)
 	return 0;
 }
 
+int nd__links_neighbours(nd_store_txn *txn, nd_docid docid, nd_docid **out, size_t *n)
+{
+	view now = {txn, {NULL}, {NULL}, {0}, {0}};
+	rec_cache cache = {NULL, 0, 0};
+	const rec_entries *is;
+	nent got[W];
+	size_t ng, m = 0;
+	uint32_t *v = malloc(2 * T * W * sizeof(*v));
+	int rc = v ? record_now(txn, &cache, docid, &is) : nd_error_set(ND_ENOMEM, "out of memory");
+	*out = NULL, *n = 0;
+	for (unsigned t = 0; rc == ND_OK && is->has && t < T; t++)
+		for (int side = 0; side < 2 && rc == ND_OK; side++) {
+			if ((rc = view_scan(&now, t, &is->e[t], side ? -1 : 1, W, got, &ng)) < 0)
+				break;
+			for (size_t k = 0; k < ng; k++)
+				v[m++] = got[k].docid;
+		}
+	free(cache.v);
+	if (rc < 0) {
+		free(v);
+		return rc;
+	}
+	*out = v, *n = nd__sort_unique_u32(v, m);
+	return ND_OK;
+}
+
 typedef struct {
 	uint64_t *v;
 	size_t n, cap;

@@ -333,13 +333,14 @@ int nd__site_cand_templates(void *ctx, nd_docid cand, const uint32_t **t, size_t
 	return nd__site_templates(&c->j, c->self, cand, t, n);
 }
 
-int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **counted, size_t *ncounted)
+int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **counted, size_t *ncounted,
+		   nd_docid *since)
 {
 	uint64_t c[2], then = 0;
 	uint32_t last;
 	char name[32];
 	int rc;
-	*counted = NULL, *ncounted = 0;
+	*counted = NULL, *ncounted = 0, *since = 0;
 	free(s->tpl);
 	s->tpl = NULL, s->ntpl = 0;
 	if (!s->key)
@@ -359,6 +360,7 @@ int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **co
 		then = nd__lower_bound_u32(s->docs, s->ndocs, (uint32_t)(c[1] < UINT32_MAX ? c[1] + 1 : UINT32_MAX));
 	if (!due(pages, then))
 		return ND_OK;
+	*since = then && then <= s->ndocs ? s->docs[then - 1] : 0;
 	free(s->tpl);
 	s->tpl = NULL, s->ntpl = 0;
 	if ((rc = latest_with_records(txn, s->docs, pages, counted, ncounted)) < 0 ||
@@ -370,54 +372,82 @@ int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **co
 	return rc;
 }
 
-int nd__site_rejudge(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid **seeds, size_t *nseeds)
+int nd__site_rejudge(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid since, nd_docid self,
+		     nd_docid **seeds, size_t *nseeds)
 {
 	nd__site_judge j;
 	nd__common *common = NULL;
-	uint64_t *gone = NULL;
-	size_t ngone = 0, cap = 0;
+	uint64_t *put = NULL, *del = NULL;
+	size_t nput = 0, ndel = 0, cput = 0, cdel = 0;
 	int rc = nd__common_load(txn, &common);
 	*seeds = NULL, *nseeds = 0;
 	if (rc < 0)
 		return rc;
 	nd__site_judge_init(&j, txn);
 	for (size_t i = 0; i < n && rc == ND_OK; i++) {
-		uint32_t *other = NULL;
-		size_t no = 0;
+		uint32_t *linked = NULL, *near = NULL;
+		size_t nl = 0, nn = 0;
 		nd__rec x = ND_REC_INIT;
-		if ((rc = nd_store_links(txn, docs[i], &other, &no)) == ND_OK && no)
+		if (docs[i] == self)
+			continue; /* the settling judged its pairs with the template */
+		if ((rc = nd_store_links(txn, docs[i], &linked, &nl)) == ND_OK && docs[i] > since)
+			rc = nd__links_neighbours(txn, docs[i], &near, &nn);
+		if (rc == ND_OK && nl + nn)
 			rc = nd__rec_of_doc(txn, docs[i], &x);
-		for (size_t k = 0; k < no && rc == ND_OK; k++) {
-			nd__rec y = ND_REC_INIT;
-			size_t at = nd__lower_bound_u32(docs, n, other[k]);
-			if (other[k] < docs[i] && at < n && docs[at] == other[k])
-				continue; /* a pair of two of them: judged once */
-			if ((rc = nd__rec_of_doc(txn, other[k], &y)) == ND_OK &&
-			    (rc = nd__site_pair(&j, docs[i], &x, other[k], &y, common)) == 0) {
-				void *p = gone;
-				if ((rc = nd_array_reserve(&p, &cap, ngone + 1, sizeof(*gone))) == ND_OK)
-					gone = p, gone[ngone++] = (uint64_t)docs[i] << 32 | other[k];
+		/* Its links, then its neighbours not linked. */
+		for (size_t k = 0; k < nl + nn && rc == ND_OK; k++) {
+			nd_docid o = k < nl ? linked[k] : near[k - nl];
+			int was = k < nl;
+			if (o == docs[i])
+				continue;
+			if (!was) {
+				int in = 0;
+				for (size_t z = 0; z < nl && !in; z++)
+					in = linked[z] == o;
+				if (in)
+					continue;
 			}
-			rc = rc == 1 || rc == ND_ENOTFOUND ? ND_OK : rc;
+			size_t at = nd__lower_bound_u32(docs, n, o);
+			if (o == self || (o < docs[i] && at < n && docs[at] == o && (was || o > since)))
+				continue; /* judged already, or a pair of two of them: judged once */
+			nd__rec y = ND_REC_INIT;
+			int yes = (rc = nd__rec_of_doc(txn, o, &y)) == ND_OK ? nd__site_pair(&j, docs[i], &x, o, &y, common)
+									   : rc;
 			nd__rec_free(&y);
+			rc = ND_OK;
+			if (yes == ND_ENOTFOUND)
+				continue;
+			if (yes < 0) {
+				rc = yes;
+				break;
+			}
+			uint64_t pair = (uint64_t)docs[i] << 32 | o;
+			void *p;
+			if (was && !yes && (p = del, rc = nd_array_reserve(&p, &cdel, ndel + 1, sizeof(*del))) == ND_OK)
+				del = p, del[ndel++] = pair;
+			else if (!was && yes && (p = put, rc = nd_array_reserve(&p, &cput, nput + 1, sizeof(*put))) == ND_OK)
+				put = p, put[nput++] = pair;
 		}
 		rc = rc == ND_ENOTFOUND ? ND_OK : rc;
 		nd__rec_free(&x);
-		free(other);
+		free(linked);
+		free(near);
 	}
 	nd__site_judge_free(&j);
 	nd__common_free(common);
 	/* Written after every verdict: the records were read in place. */
-	if (rc == ND_OK && ngone && !(*seeds = malloc(2 * ngone * sizeof(**seeds))))
+	if (rc == ND_OK && ndel + nput && !(*seeds = malloc(2 * (ndel + nput) * sizeof(**seeds))))
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
-	for (size_t i = 0; i < ngone && rc == ND_OK; i++) {
-		uint32_t a = (uint32_t)(gone[i] >> 32), b = (uint32_t)gone[i];
-		rc = nd_store_link_del(txn, a, b);
+	for (size_t i = 0; i < ndel + nput && rc == ND_OK; i++) {
+		uint64_t pair = i < ndel ? del[i] : put[i - ndel];
+		uint32_t a = (uint32_t)(pair >> 32), b = (uint32_t)pair;
+		rc = i < ndel ? nd_store_link_del(txn, a, b) : nd_store_link_put(txn, a, b);
 		(*seeds)[(*nseeds)++] = a, (*seeds)[(*nseeds)++] = b;
 	}
 	if (rc == ND_OK && *nseeds)
 		*nseeds = nd__sort_unique_u32(*seeds, *nseeds);
-	free(gone);
+	free(put);
+	free(del);
 	return rc;
 }
 

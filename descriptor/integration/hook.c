@@ -175,15 +175,15 @@ static int apply_fn(nd_store_txn *txn, void *vctx)
 		return rc;
 	/* Its site's template, counted when due: its pairs are judged with it
 	 * (nd__site_pair), as are the links of the pages counted. */
-	nd_docid *counted = NULL, *more = NULL;
+	nd_docid *counted = NULL, *more = NULL, since = 0;
 	size_t ncounted = 0, nmore = 0;
-	if (present && (rc = nd__site_count(txn, a->site, a->docid, &counted, &ncounted)) < 0)
+	if (present && (rc = nd__site_count(txn, a->site, a->docid, &counted, &ncounted, &since)) < 0)
 		return rc;
 	/* The links around it in the same commit: one fsync a hook, not two. */
 	rc = nd__links_settle_txn(txn, &a->lr, &a->seeds, &a->nseeds, a->docid, &a->near, &a->nnear);
 	a->settled = rc == 0;
-	if (rc >= 0 && a->settled && ncounted && (rc = nd__site_rejudge(txn, counted, ncounted, &more, &nmore)) >= 0 &&
-	    nmore) {
+	if (rc >= 0 && a->settled && ncounted &&
+	    (rc = nd__site_rejudge(txn, counted, ncounted, since, a->docid, &more, &nmore)) >= 0 && nmore) {
 		nd_docid *all = realloc(a->seeds, (a->nseeds + nmore) * sizeof(*all));
 		if (!all)
 			rc = nd_error_set(ND_ENOMEM, "out of memory");
