@@ -1702,6 +1702,19 @@ static void check_floors(nd_store *st)
 	uint32_t f = nd__common_floor(c, r.text);
 	assert_true(f < r.thr && f >= r.thr / 2);
 	assert_int_equal(nd__common_floor(c, r.text ^ 1), UINT32_MAX);
+	/* A site counted apart (hooks) gives its pages' floors beside the
+	 * table's: a page of it is cut at its own, any other as before. */
+	uint8_t ent[ND_FLOOR_BYTES];
+	uint64_t other = r.text ^ 1;
+	uint32_t g = 12345;
+	memcpy(ent, &other, 8);
+	memcpy(ent + 8, &g, 4);
+	nd__extra e = {NULL, 0, ent, 1};
+	nd__common_set_extra(c, &e);
+	assert_int_equal(nd__common_floor(c, other), g);
+	assert_int_equal(nd__common_floor(c, r.text), f);
+	nd__common_set_extra(c, NULL);
+	assert_int_equal(nd__common_floor(c, other), UINT32_MAX);
 	nd_store_txn_end(txn);
 	nd__common_free(c);
 	damaged_then_empty(st, "common-floors", "0123456789abc", "floors", &c);
@@ -1756,6 +1769,19 @@ static void rotating_case(const char *name, int rpages, int shown, size_t copied
 	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
 	check_floors(st);
 	nd_store_close(st);
+	/* Hooks that never count the collection: each site counted as its
+	 * pages arrive, its template and its pages' floors. */
+	nd_docid online[MAXN];
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+	char *hpath = tu_join(path, "past-cap");
+	ho.recount_max = 0;
+	hooked(db, hpath, &ho, 1, N, online, NULL);
+	for (int i = 0; i < N; i++)
+		for (int j = i + 1; j < N; j++)
+			if ((orig[i] == orig[j]) != (online[i] && online[i] == online[j]))
+				fail_msg("%s, hooks past the cap: pages %d and %d %s", name, i, j,
+					 orig[i] == orig[j] ? "apart" : "joined");
+	free(hpath);
 	free_pages(page, url, art, N);
 	for (int s = 0; s < RS; s++) {
 		free(head[s]), free(mid[s]), free(foot[s]);

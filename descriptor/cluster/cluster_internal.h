@@ -33,14 +33,22 @@ int nd__links_neighbours(nd_store_txn *txn, nd_docid docid, nd_docid **out, size
  * store was counted over (two uint64). */
 #define ND_META_COMMON_COUNTED "common-counted"
 
-/* A site's template counted as its pages arrive (sites.c). */
+/* A site's template counted as its pages arrive (sites.c): its hashes
+ * and its pages' floors, owned (nd__extra reads them). */
+typedef struct {
+	uint32_t *h;
+	size_t n;
+	uint8_t *floors;  /* ND_FLOOR_BYTES each, by text */
+	size_t nfloors;
+} nd__site_tpl;
+void nd__site_tpl_free(nd__site_tpl *t);
+
 typedef struct {
 	uint64_t key;     /* the site's hash, as the collection's count names
 			     it; 0: the page has no host */
 	nd_docid *docs;   /* its pages, ascending */
 	size_t ndocs;
-	uint32_t *tpl;    /* its template counted apart, ascending */
-	size_t ntpl;
+	nd__site_tpl tpl; /* its template counted apart */
 } nd__site;
 void nd__site_free(nd__site *s);
 /* docid's site and its pages, from the database (read before the
@@ -67,10 +75,10 @@ typedef struct {
 	nd_store_txn *txn;
 	uint64_t counted[2];
 	uint64_t key[ND_SITE_JUDGE_SITES];
-	uint32_t *tpl[ND_SITE_JUDGE_SITES];
-	size_t ntpl[ND_SITE_JUDGE_SITES], nsites, next;
-	uint32_t *both; /* two sites' templates merged */
-	size_t cap;
+	nd__site_tpl tpl[ND_SITE_JUDGE_SITES];
+	size_t nsites, next;
+	nd__site_tpl both; /* two sites' templates merged */
+	size_t cap, fcap;
 } nd__site_judge;
 void nd__site_judge_init(nd__site_judge *j, nd_store_txn *txn);
 void nd__site_judge_free(nd__site_judge *j);
@@ -78,9 +86,9 @@ void nd__site_judge_free(nd__site_judge *j);
  * table) with their sites' templates, as nd__rec_verdict answers. */
 int nd__site_pair(nd__site_judge *j, nd_docid a, const nd__rec *x, nd_docid b, const nd__rec *y,
 		  nd__common *common);
-/* The templates of a's site (a 0: none) and b's, merged (*t NULL: none;
- * kept in j till its next call). */
-int nd__site_templates(nd__site_judge *j, nd_docid a, nd_docid b, const uint32_t **t, size_t *n);
+/* The templates of a's site (a 0: none) and b's, merged into *e (empty:
+ * none; read in j till its next call). */
+int nd__site_templates(nd__site_judge *j, nd_docid a, nd_docid b, nd__extra *e);
 /* Candidates of a text compared with their sites' templates, and with
  * those of self's site (a hook's page; 0: a text not in the store):
  * nd__compare_candidates' nd__template_fn. */
@@ -88,13 +96,13 @@ typedef struct {
 	nd__site_judge j;
 	nd_docid self;
 } nd__site_cands;
-int nd__site_cand_templates(void *ctx, nd_docid cand, const uint32_t **t, size_t *n);
+int nd__site_cand_templates(void *ctx, nd_docid cand, nd__extra *e);
 /* The same for fsck, from the store; 2 when neither site has one. */
 int nd__site_verdict(nd_store_txn *txn, nd_docid a, nd_docid b);
 /* The template the collection's count takes from docs[0..n), every one a
- * page of one site, over every pair of them (*out ascending, caller
- * frees). */
-int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, uint32_t **out, size_t *nout);
+ * page of one site, over every pair of them, and the floors of those
+ * pages (*t's arrays, caller frees: nd__site_tpl_free). */
+int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, nd__site_tpl *t);
 
 /* nd_cluster_near with single linkage decided at point (copy or strict). */
 int nd__cluster_near_at(nd_xdb *db, nd_store *st, const nd_near_options *opts, nd_point point,

@@ -823,7 +823,7 @@ done:
 	return rc;
 }
 
-int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, uint32_t **out, size_t *nout)
+int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, nd__site_tpl *t)
 {
 	nd_near_options o = ND_NEAR_OPTIONS_INIT;
 	nd__recset *rs = NULL;
@@ -831,7 +831,7 @@ int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, uint32_
 	uint64_t *pairs = NULL;
 	size_t np = 0;
 	int rc;
-	*out = NULL, *nout = 0;
+	memset(t, 0, sizeof(*t));
 	if (n < ND_SITE_GROUPS)
 		return ND_OK;
 	/* Every pair: a site is counted a few hundred pages at most. */
@@ -842,10 +842,20 @@ int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, uint32_
 			pairs[np++] = (uint64_t)i << 32 | j;
 	o.jobs = 1;
 	if ((rc = nd__recset_load(txn, docs, n, NULL, &rs)) < 0 ||
-	    (rc = fresh_common(NULL, docs, rs, n, pairs, np, &o, 1, &c)) < 0)
+	    (rc = fresh_common(NULL, docs, rs, n, pairs, np, &o, 1, &c)) < 0 ||
+	    (rc = nd__common_templates(c, &t->h, &t->n)) < 0)
 		goto done;
-	rc = nd__common_templates(c, out, nout);
+	const uint8_t *f;
+	nd__common_floor_entries(c, &f, &t->nfloors);
+	if (t->nfloors && !(t->floors = malloc(t->nfloors * ND_FLOOR_BYTES))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
+	}
+	if (t->nfloors)
+		memcpy(t->floors, f, t->nfloors * ND_FLOOR_BYTES);
 done:
+	if (rc < 0)
+		nd__site_tpl_free(t);
 	nd__common_free(c);
 	nd__recset_free(rs);
 	free(pairs);

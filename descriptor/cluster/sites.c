@@ -38,8 +38,9 @@
 #define SITE_ARRIVAL_MAX 4096
 
 /* An entry: the collection count it came after (ND_META_COMMON_COUNTED's
- * two uint64), the site's pages then, the template's hashes. */
-#define ENTRY_HEAD 24
+ * two uint64), the site's pages then, how many hashes; the template's
+ * hashes, then its pages' floors. */
+#define ENTRY_HEAD 32
 
 static void entry_name(char *buf, size_t cap, uint64_t site)
 {
@@ -56,10 +57,17 @@ static void counted_now(nd_store_txn *txn, uint64_t c[2])
 		memcpy(c, v, 2 * sizeof(uint64_t));
 }
 
+void nd__site_tpl_free(nd__site_tpl *t)
+{
+	free(t->h);
+	free(t->floors);
+	memset(t, 0, sizeof(*t));
+}
+
 void nd__site_free(nd__site *s)
 {
 	free(s->docs);
-	free(s->tpl);
+	nd__site_tpl_free(&s->tpl);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -148,46 +156,57 @@ static int latest_with_records(nd_store_txn *txn, const nd_docid *docs, size_t n
 
 /* Its entry's template, when the entry came after the collection count
  * now (1), and its pages then. */
-static int entry_load(nd_store_txn *txn, const nd__site *s, const uint64_t c[2], uint64_t *pages, uint32_t **tpl,
-		      size_t *n)
+static int entry_load(nd_store_txn *txn, uint64_t key, const uint64_t c[2], uint64_t *pages, nd__site_tpl *t)
 {
 	char name[32];
 	const void *v;
 	size_t len;
-	uint64_t head[3];
-	*tpl = NULL, *n = 0, *pages = 0;
-	entry_name(name, sizeof(name), s->key);
+	uint64_t head[4];
+	memset(t, 0, sizeof(*t));
+	*pages = 0;
+	entry_name(name, sizeof(name), key);
 	int rc = nd_store_meta_get(txn, name, &v, &len);
 	if (rc == ND_ENOTFOUND)
 		return 0;
 	if (rc < 0)
 		return rc;
-	if (len < ENTRY_HEAD || (len - ENTRY_HEAD) % 4)
+	if (len < ENTRY_HEAD)
 		return 0; /* damaged: counted again */
 	memcpy(head, v, sizeof(head));
+	size_t rest = len - ENTRY_HEAD;
+	if (head[3] > rest / 4 || (rest - head[3] * 4) % ND_FLOOR_BYTES)
+		return 0;
 	if (head[0] != c[0] || head[1] != c[1])
 		return 0; /* the collection was counted since: its table holds it */
 	*pages = head[2];
-	*n = (len - ENTRY_HEAD) / 4;
-	if (*n && !(*tpl = malloc(*n * sizeof(**tpl))))
+	t->n = head[3], t->nfloors = (rest - t->n * 4) / ND_FLOOR_BYTES;
+	if ((t->n && !(t->h = malloc(t->n * sizeof(*t->h)))) ||
+	    (t->nfloors && !(t->floors = malloc(t->nfloors * ND_FLOOR_BYTES)))) {
+		nd__site_tpl_free(t);
 		return nd_error_set(ND_ENOMEM, "out of memory");
-	if (*n)
-		memcpy(*tpl, (const uint8_t *)v + ENTRY_HEAD, *n * sizeof(**tpl));
+	}
+	if (t->n)
+		memcpy(t->h, (const uint8_t *)v + ENTRY_HEAD, t->n * sizeof(*t->h));
+	if (t->nfloors)
+		memcpy(t->floors, (const uint8_t *)v + ENTRY_HEAD + t->n * 4, t->nfloors * ND_FLOOR_BYTES);
 	return 1;
 }
 
-static int entry_store(nd_store_txn *txn, const nd__site *s, const uint64_t c[2], uint64_t pages)
+static int entry_store(nd_store_txn *txn, uint64_t key, const uint64_t c[2], uint64_t pages, const nd__site_tpl *t)
 {
 	char name[32];
-	uint64_t head[3] = {c[0], c[1], pages};
-	uint8_t *buf = malloc(ENTRY_HEAD + s->ntpl * sizeof(uint32_t) + 1);
+	uint64_t head[4] = {c[0], c[1], pages, t->n};
+	size_t len = ENTRY_HEAD + t->n * 4 + t->nfloors * ND_FLOOR_BYTES;
+	uint8_t *buf = malloc(len);
 	if (!buf)
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	memcpy(buf, head, sizeof(head));
-	if (s->ntpl)
-		memcpy(buf + ENTRY_HEAD, s->tpl, s->ntpl * sizeof(uint32_t));
-	entry_name(name, sizeof(name), s->key);
-	int rc = nd_store_meta_put(txn, name, buf, ENTRY_HEAD + s->ntpl * sizeof(uint32_t));
+	if (t->n)
+		memcpy(buf + ENTRY_HEAD, t->h, t->n * 4);
+	if (t->nfloors)
+		memcpy(buf + ENTRY_HEAD + t->n * 4, t->floors, t->nfloors * ND_FLOOR_BYTES);
+	entry_name(name, sizeof(name), key);
+	int rc = nd_store_meta_put(txn, name, buf, len);
 	free(buf);
 	return rc;
 }
@@ -219,22 +238,21 @@ void nd__site_judge_init(nd__site_judge *j, nd_store_txn *txn)
 void nd__site_judge_free(nd__site_judge *j)
 {
 	for (size_t i = 0; i < j->nsites; i++)
-		free(j->tpl[i]);
-	free(j->both);
+		nd__site_tpl_free(&j->tpl[i]);
+	nd__site_tpl_free(&j->both);
 	memset(j, 0, sizeof(*j));
 }
 
 /* The template hooks counted for docid's site (NULL: none), read into a
  * slot other than keep's (the pair's other page's, SIZE_MAX: none), whose
  * number *slot gets. */
-static int template_of(nd__site_judge *j, nd_docid docid, size_t keep, const uint32_t **tpl, size_t *n,
-		       size_t *slot)
+static int template_of(nd__site_judge *j, nd_docid docid, size_t keep, const nd__site_tpl **t, size_t *slot)
 {
 	char name[32];
 	const void *v;
 	size_t len;
 	uint64_t key, pages;
-	*tpl = NULL, *n = 0, *slot = SIZE_MAX;
+	*t = NULL, *slot = SIZE_MAX;
 	doc_name(name, sizeof(name), docid);
 	int rc = nd_store_meta_get(j->txn, name, &v, &len);
 	if (rc == ND_ENOTFOUND || (rc == ND_OK && len != sizeof(key)))
@@ -244,7 +262,7 @@ static int template_of(nd__site_judge *j, nd_docid docid, size_t keep, const uin
 	memcpy(&key, v, sizeof(key));
 	for (size_t i = 0; i < j->nsites; i++)
 		if (j->key[i] == key) {
-			*tpl = j->tpl[i], *n = j->ntpl[i], *slot = i;
+			*t = &j->tpl[i], *slot = i;
 			return ND_OK;
 		}
 	/* The sites met last: a pass judges a few pages' neighbours. */
@@ -254,13 +272,12 @@ static int template_of(nd__site_judge *j, nd_docid docid, size_t keep, const uin
 	else {
 		if ((at = j->next++ % ND_SITE_JUDGE_SITES) == keep)
 			at = j->next++ % ND_SITE_JUDGE_SITES;
-		free(j->tpl[at]);
+		nd__site_tpl_free(&j->tpl[at]);
 	}
-	j->key[at] = key, j->tpl[at] = NULL, j->ntpl[at] = 0;
-	nd__site one = {key, NULL, 0, NULL, 0};
-	if ((rc = entry_load(j->txn, &one, j->counted, &pages, &j->tpl[at], &j->ntpl[at])) < 0)
+	j->key[at] = key;
+	if ((rc = entry_load(j->txn, key, j->counted, &pages, &j->tpl[at])) < 0)
 		return rc;
-	*tpl = j->tpl[at], *n = j->ntpl[at], *slot = at;
+	*t = &j->tpl[at], *slot = at;
 	return ND_OK;
 }
 
@@ -278,59 +295,109 @@ static int holds_any(const nd__rec *r, const uint32_t *t, size_t n)
 	return 0;
 }
 
-int nd__site_templates(nd__site_judge *j, nd_docid a, nd_docid b, const uint32_t **t, size_t *n)
+static void extra_of(const nd__site_tpl *t, nd__extra *e)
 {
-	const uint32_t *ta = NULL, *tb;
-	size_t na = 0, nb, sa = SIZE_MAX, sb;
+	*e = (nd__extra){t->h, t->n, t->floors, t->nfloors};
+}
+
+int nd__site_templates(nd__site_judge *j, nd_docid a, nd_docid b, nd__extra *e)
+{
+	const nd__site_tpl *ta = NULL, *tb;
+	size_t sa = SIZE_MAX, sb;
 	int rc;
-	*t = NULL, *n = 0;
-	if ((a && (rc = template_of(j, a, SIZE_MAX, &ta, &na, &sa)) < 0) ||
-	    (rc = template_of(j, b, sa, &tb, &nb, &sb)) < 0)
+	memset(e, 0, sizeof(*e));
+	if ((a && (rc = template_of(j, a, SIZE_MAX, &ta, &sa)) < 0) || (rc = template_of(j, b, sa, &tb, &sb)) < 0)
 		return rc;
-	if (!na || !nb || ta == tb) {
-		*t = na ? ta : tb, *n = na ? na : nb;
+	int ha = ta && (ta->n || ta->nfloors), hb = tb && (tb->n || tb->nfloors);
+	if (!ha || !hb || ta == tb) {
+		if (ha || hb)
+			extra_of(ha ? ta : tb, e);
 		return ND_OK;
 	}
-	/* Both sites' templates, merged. */
-	if (na + nb > j->cap) {
-		uint32_t *p = realloc(j->both, (na + nb) * sizeof(*p));
+	/* Both sites' templates and floors, merged. */
+	nd__site_tpl *m = &j->both;
+	if (ta->n + tb->n > j->cap) {
+		uint32_t *p = realloc(m->h, (ta->n + tb->n) * sizeof(*p));
 		if (!p)
 			return nd_error_set(ND_ENOMEM, "out of memory");
-		j->both = p, j->cap = na + nb;
+		m->h = p, j->cap = ta->n + tb->n;
 	}
-	size_t i = 0, k = 0, m = 0;
-	while (i < na || k < nb) {
-		uint32_t h = k == nb || (i < na && ta[i] <= tb[k]) ? ta[i] : tb[k];
-		i += i < na && ta[i] == h, k += k < nb && tb[k] == h;
-		j->both[m++] = h;
+	if (ta->nfloors + tb->nfloors > j->fcap) {
+		uint8_t *p = realloc(m->floors, (ta->nfloors + tb->nfloors) * ND_FLOOR_BYTES);
+		if (!p)
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		m->floors = p, j->fcap = ta->nfloors + tb->nfloors;
 	}
-	*t = j->both, *n = m;
+	size_t i = 0, k = 0;
+	m->n = 0;
+	while (i < ta->n || k < tb->n) {
+		uint32_t h = k == tb->n || (i < ta->n && ta->h[i] <= tb->h[k]) ? ta->h[i] : tb->h[k];
+		i += i < ta->n && ta->h[i] == h, k += k < tb->n && tb->h[k] == h;
+		m->h[m->n++] = h;
+	}
+	/* Floors by the text's hash (its first 8 bytes); a text on both
+	 * sites keeps the first's, as a lookup finds it. */
+	i = k = 0, m->nfloors = 0;
+	while (i < ta->nfloors || k < tb->nfloors) {
+		uint64_t x = UINT64_MAX, y = UINT64_MAX;
+		if (i < ta->nfloors)
+			memcpy(&x, ta->floors + i * ND_FLOOR_BYTES, 8);
+		if (k < tb->nfloors)
+			memcpy(&y, tb->floors + k * ND_FLOOR_BYTES, 8);
+		const uint8_t *from = k == tb->nfloors || (i < ta->nfloors && x <= y) ? ta->floors + i * ND_FLOOR_BYTES
+										      : tb->floors + k * ND_FLOOR_BYTES;
+		memcpy(m->floors + m->nfloors++ * ND_FLOOR_BYTES, from, ND_FLOOR_BYTES);
+		if (i < ta->nfloors && x <= y)
+			i++, k += k < tb->nfloors && y == x;
+		else
+			k++;
+	}
+	extra_of(m, e);
 	return ND_OK;
+}
+
+/* Whether a page's record is the site's business: it holds a hash of the
+ * template, or the site gave its text a floor. */
+static int touched(const nd__rec *r, const nd__extra *e)
+{
+	if (holds_any(r, e->h, e->n))
+		return 1;
+	for (size_t lo = 0, hi = e->nfloors; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t t;
+		memcpy(&t, e->floors + mid * ND_FLOOR_BYTES, 8);
+		if (t == r->text)
+			return 1;
+		if (t < r->text)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
 }
 
 int nd__site_pair(nd__site_judge *j, nd_docid a, const nd__rec *x, nd_docid b, const nd__rec *y,
 		  nd__common *common)
 {
-	const uint32_t *t;
-	size_t m;
-	int rc = nd__site_templates(j, a, b, &t, &m);
+	nd__extra e;
+	int rc = nd__site_templates(j, a, b, &e);
 	if (rc < 0)
 		return rc;
-	/* Texts that hold none of it are judged as the table alone judges
-	 * them (and faster: weighed records keep those weights). */
-	if (!m || (!holds_any(x, t, m) && !holds_any(y, t, m)))
+	/* Texts none of it touches are judged as the table alone judges them
+	 * (and faster: weighed records keep those weights). */
+	if (!touched(x, &e) && !touched(y, &e))
 		return nd__rec_verdict(ND_POINT_COPY, x, y, common, NULL, NULL);
 	nd__rec ux = nd__rec_unweighed(x), uy = nd__rec_unweighed(y);
-	nd__common_set_extra(common, t, m);
+	nd__common_set_extra(common, &e);
 	rc = nd__rec_verdict(ND_POINT_COPY, &ux, &uy, common, NULL, NULL);
-	nd__common_set_extra(common, NULL, 0);
+	nd__common_set_extra(common, NULL);
 	return rc;
 }
 
-int nd__site_cand_templates(void *ctx, nd_docid cand, const uint32_t **t, size_t *n)
+int nd__site_cand_templates(void *ctx, nd_docid cand, nd__extra *e)
 {
 	nd__site_cands *c = ctx;
-	return nd__site_templates(&c->j, c->self, cand, t, n);
+	return nd__site_templates(&c->j, c->self, cand, e);
 }
 
 int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **counted, size_t *ncounted,
@@ -341,8 +408,7 @@ int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **co
 	char name[32];
 	int rc;
 	*counted = NULL, *ncounted = 0, *since = 0;
-	free(s->tpl);
-	s->tpl = NULL, s->ntpl = 0;
+	nd__site_tpl_free(&s->tpl);
 	if (!s->key)
 		return ND_OK;
 	doc_name(name, sizeof(name), docid);
@@ -354,18 +420,17 @@ int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **co
 		return rc;
 	size_t pages = nd__lower_bound_u32(s->docs, s->ndocs, last + 1);
 	counted_now(txn, c);
-	if ((rc = entry_load(txn, s, c, &then, &s->tpl, &s->ntpl)) < 0)
+	if ((rc = entry_load(txn, s->key, c, &then, &s->tpl)) < 0)
 		return rc;
 	if (!rc) /* its pages when the collection was counted */
 		then = nd__lower_bound_u32(s->docs, s->ndocs, (uint32_t)(c[1] < UINT32_MAX ? c[1] + 1 : UINT32_MAX));
 	if (!due(pages, then))
 		return ND_OK;
 	*since = then && then <= s->ndocs ? s->docs[then - 1] : 0;
-	free(s->tpl);
-	s->tpl = NULL, s->ntpl = 0;
+	nd__site_tpl_free(&s->tpl);
 	if ((rc = latest_with_records(txn, s->docs, pages, counted, ncounted)) < 0 ||
-	    (rc = nd__site_template(txn, *counted, *ncounted, &s->tpl, &s->ntpl)) < 0 ||
-	    (rc = entry_store(txn, s, c, pages)) < 0) {
+	    (rc = nd__site_template(txn, *counted, *ncounted, &s->tpl)) < 0 ||
+	    (rc = entry_store(txn, s->key, c, pages, &s->tpl)) < 0) {
 		free(*counted);
 		*counted = NULL, *ncounted = 0;
 	}
@@ -455,15 +520,11 @@ int nd__site_verdict(nd_store_txn *txn, nd_docid a, nd_docid b)
 {
 	nd__site_judge j;
 	nd__common *common = NULL;
-	const uint32_t *t;
-	size_t na, nb;
+	nd__extra e;
 	nd__rec x = ND_REC_INIT, y = ND_REC_INIT;
-	size_t sa, sb;
 	nd__site_judge_init(&j, txn);
-	int rc = template_of(&j, a, SIZE_MAX, &t, &na, &sa);
-	if (rc == ND_OK)
-		rc = template_of(&j, b, sa, &t, &nb, &sb);
-	if (rc == ND_OK && !na && !nb)
+	int rc = nd__site_templates(&j, a, b, &e);
+	if (rc == ND_OK && !e.n && !e.nfloors)
 		rc = 2;
 	if (rc == ND_OK && (rc = nd__common_load(txn, &common)) == ND_OK && (rc = nd__rec_of_doc(txn, a, &x)) == ND_OK &&
 	    (rc = nd__rec_of_doc(txn, b, &y)) == ND_OK)

@@ -196,15 +196,14 @@ int nd__compare_candidates(nd_xdb *db, nd_store_txn *txn, const nd__common *comm
 			free(w);
 		} else {
 			nd__rec other;
-			const uint32_t *t = NULL;
-			size_t nt = 0;
+			nd__extra e = {NULL, 0, NULL, 0};
 			if ((rc = nd__rec_of_doc(txn, c[i].docid, &other)) == ND_OK && tf)
-				rc = tf(tctx, c[i].docid, &t, &nt);
-			if (rc == ND_OK && nt) {
+				rc = tf(tctx, c[i].docid, &e);
+			if (rc == ND_OK && (e.n || e.nfloors)) {
 				/* The table with the candidate's site's template. */
 				nd__common with = *common;
 				nd__rec mine = nd__rec_unweighed(&me);
-				nd__common_set_extra(&with, t, nt);
+				nd__common_set_extra(&with, &e);
 				rc = other.nwords ? (dup = nd__rec_verdict(point, &mine, &other, &with, &how, &dist))
 						  : ND_ENOTFOUND;
 			} else if (rc == ND_OK)

@@ -662,9 +662,10 @@ int nd__common_templates(const nd__common *c, uint32_t **out, size_t *n)
 	return ND_OK;
 }
 
-void nd__common_set_extra(nd__common *c, const uint32_t *extra, size_t n)
+void nd__common_set_extra(nd__common *c, const nd__extra *t)
 {
-	c->extra = extra, c->nextra = extra ? (uint32_t)n : 0;
+	c->extra = t ? t->h : NULL, c->nextra = t && t->h ? (uint32_t)t->n : 0;
+	c->extra_floors = t ? t->floors : NULL, c->nextra_floors = t && t->floors ? (uint32_t)t->nfloors : 0;
 }
 
 nd__sites_seen nd__common_sites(const nd__common *c)

@@ -36,6 +36,8 @@ struct nd__common {
 				   each weighing as ND_SITE_TEMPLATE groups;
 				   never owned */
 	uint32_t nextra;
+	const uint8_t *extra_floors; /* its pages' floors, as floors */
+	uint32_t nextra_floors;
 };
 
 /* The filter of own text (own.c), made with the table (nd__common_build):

@@ -340,7 +340,7 @@ static int lazy_weights(merge_bound *m, int side_b, const nd__rec *r, uint32_t n
 uint32_t nd__rec_pair_cut(const nd__rec *a, const nd__rec *b, const nd__common *common)
 {
 	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
-	if (nd__common_size(common) && common->nfloors) {
+	if (nd__common_size(common) && (common->nfloors || common->nextra_floors)) {
 		uint32_t fa = a->floor ? a->floor : nd__common_floor(common, a->text);
 		uint32_t fb = b->floor ? b->floor : nd__common_floor(common, b->text);
 		t = t < fa ? t : fa;

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #define META_FLOORS "common-floors"
-#define FLOOR_BYTES 12 /* the text's hash, then the floor */
+#define FLOOR_BYTES ND_FLOOR_BYTES /* the text's hash, then the floor */
 
 static uint64_t ent_text(const uint8_t *e)
 {
@@ -106,19 +106,31 @@ int nd__common_floors(nd__common *c, const nd__recset *rs, const uint32_t *site,
 	return ND_OK;
 }
 
-uint32_t nd__common_floor(const nd__common *c, uint64_t text)
+static uint32_t floor_in(const uint8_t *v, size_t n, uint64_t text)
 {
-	size_t lo = 0, hi = c ? c->nfloors : 0;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (ent_text(c->floors + mid * FLOOR_BYTES) < text)
+		if (ent_text(v + mid * FLOOR_BYTES) < text)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (c && lo < c->nfloors && ent_text(c->floors + lo * FLOOR_BYTES) == text)
-		return ent_floor(c->floors + lo * FLOOR_BYTES);
-	return UINT32_MAX;
+	return lo < n && ent_text(v + lo * FLOOR_BYTES) == text ? ent_floor(v + lo * FLOOR_BYTES) : UINT32_MAX;
+}
+
+uint32_t nd__common_floor(const nd__common *c, uint64_t text)
+{
+	if (!c)
+		return UINT32_MAX;
+	/* A page's floor by its site counted apart, else the table's. */
+	uint32_t f = c->nextra_floors ? floor_in(c->extra_floors, c->nextra_floors, text) : UINT32_MAX;
+	return f != UINT32_MAX ? f : floor_in(c->floors, c->nfloors, text);
+}
+
+void nd__common_floor_entries(const nd__common *c, const uint8_t **v, size_t *n)
+{
+	*v = c->floors, *n = c->nfloors;
 }
 
 size_t nd__common_nfloors(const nd__common *c)

@@ -351,11 +351,22 @@ nd__rec nd__rec_unweighed(const nd__rec *r);
 /* The shingles c takes for a site's template, ascending (caller frees
  * *out). */
 int nd__common_templates(const nd__common *c, uint32_t **out, size_t *n);
-/* A site's template counted apart from the table (hooks, sites.c): the
- * hashes extra[0..n), ascending, each weighing as ND_SITE_TEMPLATE groups
- * in every lookup of c, till set again (NULL, 0: none).  Not copied: kept
- * by the caller while c is used. */
-void nd__common_set_extra(nd__common *c, const uint32_t *extra, size_t n);
+/* A site's template counted apart from the table (hooks, sites.c): its
+ * hashes, ascending, each weighing as ND_SITE_TEMPLATE groups, and the
+ * floors of its pages (entries as the table keeps them: a text's hash and
+ * its floor, ascending). */
+typedef struct {
+	const uint32_t *h;
+	size_t n;
+	const uint8_t *floors;
+	size_t nfloors;
+} nd__extra;
+#define ND_FLOOR_BYTES 12
+/* Every lookup of c reads t too, till set again (NULL: none).  Not
+ * copied: kept by the caller while c is used. */
+void nd__common_set_extra(nd__common *c, const nd__extra *t);
+/* c's floors, as nd__extra keeps them (read in place). */
+void nd__common_floor_entries(const nd__common *c, const uint8_t **v, size_t *n);
 /* The floor of the page whose words hash to text; UINT32_MAX: none. */
 uint32_t nd__common_floor(const nd__common *c, uint64_t text);
 size_t nd__common_nfloors(const nd__common *c);

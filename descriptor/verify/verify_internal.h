@@ -58,8 +58,8 @@ int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_
 int nd__cands_since(nd_store_txn *txn, nd__cand *c, size_t *nc, uint64_t since);
 
 /* The template of a candidate's site that hooks counted apart from the
- * common table (*t NULL: none; sites.c's nd__site_cand_templates). */
-typedef int (*nd__template_fn)(void *ctx, nd_docid cand, const uint32_t **t, size_t *n);
+ * common table (*e empty: none; sites.c's nd__site_cand_templates). */
+typedef int (*nd__template_fn)(void *ctx, nd_docid cand, nd__extra *e);
 
 /* Compare a text (its record rec, weighed by common, and for the strict
  * point its words ids[0..n)) with the candidates c[0..nc) of the store
