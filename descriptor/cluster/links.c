@@ -234,13 +234,13 @@ int nd__links_neighbours(nd_store_txn *txn, nd_docid docid, nd_docid **out, size
 {
 	view now = {txn, {NULL}, {NULL}, {0}, {0}};
 	rec_cache cache = {NULL, 0, 0};
-	const rec_entries *is;
+	const rec_entries *is = NULL;
 	nent got[W];
 	size_t ng, m = 0;
 	uint32_t *v = malloc(2 * T * W * sizeof(*v));
 	int rc = v ? record_now(txn, &cache, docid, &is) : nd_error_set(ND_ENOMEM, "out of memory");
 	*out = NULL, *n = 0;
-	for (unsigned t = 0; rc == ND_OK && is->has && t < T; t++)
+	for (unsigned t = 0; rc == ND_OK && is && is->has && t < T; t++)
 		for (int side = 0; side < 2 && rc == ND_OK; side++) {
 			if ((rc = view_scan(&now, t, &is->e[t], side ? -1 : 1, W, got, &ng)) < 0)
 				break;
