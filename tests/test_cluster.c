@@ -1293,6 +1293,43 @@ static char *site_page_dated(char *const *tpl, const char *article, int day)
 	return t;
 }
 
+/* Documents 1..n hooked into a store `neardup build` made at stpath by
+ * hooks that never count the collection (a store past recount_max):
+ * their collapse ids in online, the store left open for more checks. */
+static nd_store *hooked_past_cap(nd_xdb *db, const char *stpath, int n, nd_docid *online)
+{
+	nd_store *st;
+	nd_hook *h;
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+	ho.recount_max = 0;
+	tu_build(db, stpath, 400, &st);
+	assert_int_equal(nd_hook_open(&h, db, st, &ho), ND_OK);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(nd_hook_changed(h, (nd_docid)(i + 1), NULL), ND_OK);
+	nd_hook_free(h);
+	collapse_all(db, st, n, online);
+	return st;
+}
+
+/* The crawl-time check of two texts not yet indexed: fresh is no copy of
+ * what st holds, again is the copy of one page. */
+static void check_fresh_and_again(nd_xdb *db, nd_store *st, const char *fresh, const char *again)
+{
+	nd_tokenizer *tk;
+	nd_descriptor *d;
+	nd_check_result r = ND_CHECK_RESULT_INIT;
+	assert_int_equal(nd_tokenizer_new(&tk), ND_OK);
+	assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
+	assert_int_equal(nd_check_text(tk, d, db, st, fresh, strlen(fresh), NULL, 16, &r), ND_OK);
+	assert_int_equal(r.duplicates, 0);
+	nd_check_result_clear(&r);
+	assert_int_equal(nd_check_text(tk, d, db, st, again, strlen(again), NULL, 16, &r), ND_OK);
+	assert_int_equal(r.duplicates, 1);
+	nd_check_result_clear(&r);
+	nd_descriptor_free(d);
+	nd_tokenizer_free(tk);
+}
+
 /* The case with a template of 2 * half words around each article, on
  * sites of pages pages (at most SITE_PAGES). */
 static void site_template_case(const char *name, int half, int pages)
@@ -1361,21 +1398,9 @@ static void site_template_case(const char *name, int half, int pages)
 			assert_int_equal(found, 2 + 3); /* both copies, the three versions */
 			/* The crawl-time check reads the same table: a new page of
 			 * site 0 is no copy of its pages, a copy of one is. */
-			nd_tokenizer *tk;
-			nd_descriptor *d;
-			nd_check_result r = ND_CHECK_RESULT_INIT;
 			char *a = tu_random_doc(&rng, SITE_WORDS, VOCAB), *fresh = site_page(tpl[0], a);
 			char *again = site_page(tpl[4], art[1]);
-			assert_int_equal(nd_tokenizer_new(&tk), ND_OK);
-			assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
-			assert_int_equal(nd_check_text(tk, d, db, st, fresh, strlen(fresh), NULL, 16, &r), ND_OK);
-			assert_int_equal(r.duplicates, 0);
-			nd_check_result_clear(&r);
-			assert_int_equal(nd_check_text(tk, d, db, st, again, strlen(again), NULL, 16, &r), ND_OK);
-			assert_int_equal(r.duplicates, 1);
-			nd_check_result_clear(&r);
-			nd_descriptor_free(d);
-			nd_tokenizer_free(tk);
+			check_fresh_and_again(db, st, fresh, again);
 			free(a);
 			free(fresh);
 			free(again);
@@ -1401,18 +1426,9 @@ static void site_template_case(const char *name, int half, int pages)
 			 * each pair judged with both pages' sites' templates.
 			 * fsck's rule agrees. */
 			nd_docid online[MAXN];
-			nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
-			nd_store *hs;
-			nd_hook *h;
 			uint64_t missing, extra;
 			char *hpath = tu_join(sub, "sites");
-			ho.recount_max = 0;
-			tu_build(db, hpath, 400, &hs);
-			assert_int_equal(nd_hook_open(&h, db, hs, &ho), ND_OK);
-			for (int i = 0; i < N; i++)
-				assert_int_equal(nd_hook_changed(h, (nd_docid)(i + 1), NULL), ND_OK);
-			nd_hook_free(h);
-			collapse_all(db, hs, N, online);
+			nd_store *hs = hooked_past_cap(db, hpath, N, online);
 			for (int i = 0; i < N; i++)
 				for (int j = i + 1; j < N; j++)
 					if ((orig[i] == orig[j]) != (online[i] && online[i] == online[j]))
@@ -1425,21 +1441,9 @@ static void site_template_case(const char *name, int half, int pages)
 			 * template: a new page of site 0 is no copy of its pages
 			 * (a short one, two thirds of it the template), a copy of
 			 * one (with a word edited) is. */
-			nd_tokenizer *tk;
-			nd_descriptor *d;
-			nd_check_result r = ND_CHECK_RESULT_INIT;
 			char *a = tu_random_doc(&rng, SITE_WORDS / 4, VOCAB), *fresh = site_page(tpl[0], a);
 			char *edited = tu_edit_doc(&rng, art[1], 1, VOCAB), *again = site_page(tpl[0], edited);
-			assert_int_equal(nd_tokenizer_new(&tk), ND_OK);
-			assert_int_equal(nd_descriptor_load(&d, hs, db), ND_OK);
-			assert_int_equal(nd_check_text(tk, d, db, hs, fresh, strlen(fresh), NULL, 16, &r), ND_OK);
-			assert_int_equal(r.duplicates, 0);
-			nd_check_result_clear(&r);
-			assert_int_equal(nd_check_text(tk, d, db, hs, again, strlen(again), NULL, 16, &r), ND_OK);
-			assert_int_equal(r.duplicates, 1);
-			nd_check_result_clear(&r);
-			nd_descriptor_free(d);
-			nd_tokenizer_free(tk);
+			check_fresh_and_again(db, hs, fresh, again);
 			free(a);
 			free(fresh);
 			free(edited);
@@ -1507,18 +1511,10 @@ static void test_site_counted_after_its_copy(void **state)
 	}
 	nd_xdb *db;
 	nd_store *st;
-	nd_hook *h;
-	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
 	nd_docid online[N];
 	uint64_t missing, extra;
 	index_pages(dbpath, "p", page, url, N, &db);
-	ho.recount_max = 0;
-	tu_build(db, stpath, 400, &st);
-	assert_int_equal(nd_hook_open(&h, db, st, &ho), ND_OK);
-	for (int i = 0; i < N; i++)
-		assert_int_equal(nd_hook_changed(h, (nd_docid)(i + 1), NULL), ND_OK);
-	nd_hook_free(h);
-	collapse_all(db, st, N, online);
+	st = hooked_past_cap(db, stpath, N, online);
 	for (int i = 0; i < N; i++)
 		for (int j = i + 1; j < N; j++) {
 			int copy = i == 0 && j == 1;

@@ -6,6 +6,7 @@
 #define ND_DESC_COMMON_H
 
 #include "descriptor/verify/record.h"
+#include "descriptor/verify/verify_internal.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -31,7 +32,7 @@ struct nd__common {
 				   and its floor, ascending; in the map or owned */
 	uint32_t nfloors;
 	uint8_t *floors_owned;
-	const nd__u32u *extra;  /* a site's template counted apart from the
+	const uint32_t *extra;  /* a site's template counted apart from the
 				   table (sites.c): nextra hashes, ascending,
 				   each weighing as ND_SITE_TEMPLATE groups;
 				   never owned */
@@ -104,15 +105,8 @@ static inline size_t nd__common_find(const nd__common *c, uint32_t h)
 /* Whether h is in the site's template counted apart. */
 static inline int nd__common_extra_has(const nd__common *c, uint32_t h)
 {
-	size_t lo = 0, hi = c->nextra;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->extra[mid] < h)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < c->nextra && c->extra[lo] == h;
+	size_t i = nd__lower_bound_u32(c->extra, c->nextra, h);
+	return i < c->nextra && c->extra[i] == h;
 }
 
 /* nd__common_groups, inline in the verdict's loops (a lookup a shingle
