@@ -74,6 +74,7 @@ int nd__site_rejudge(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid
 typedef struct {
 	nd_store_txn *txn;
 	uint64_t counted[2];
+	int none; /* no site counted since the collection was */
 	uint64_t key[ND_SITE_JUDGE_SITES];
 	nd__site_tpl tpl[ND_SITE_JUDGE_SITES];
 	size_t nsites, next;

@@ -192,6 +192,11 @@ static int entry_load(nd_store_txn *txn, uint64_t key, const uint64_t c[2], uint
 	return 1;
 }
 
+/* The collection count after which hooks last counted a site: a store
+ * where none was since is judged by its table alone, without a lookup a
+ * page. */
+#define META_SITES "site-counted"
+
 static int entry_store(nd_store_txn *txn, uint64_t key, const uint64_t c[2], uint64_t pages, const nd__site_tpl *t)
 {
 	char name[32];
@@ -208,7 +213,7 @@ static int entry_store(nd_store_txn *txn, uint64_t key, const uint64_t c[2], uin
 	entry_name(name, sizeof(name), key);
 	int rc = nd_store_meta_put(txn, name, buf, len);
 	free(buf);
-	return rc;
+	return rc < 0 ? rc : nd_store_meta_put(txn, META_SITES, c, 2 * sizeof(uint64_t));
 }
 
 /* Whether a site of pages pages is due a count: ND_SITE_GROUPS pages or
@@ -231,8 +236,12 @@ static void doc_name(char *buf, size_t cap, nd_docid docid)
 void nd__site_judge_init(nd__site_judge *j, nd_store_txn *txn)
 {
 	memset(j, 0, sizeof(*j));
+	const void *v;
+	size_t len;
 	j->txn = txn;
 	counted_now(txn, j->counted);
+	j->none = nd_store_meta_get(txn, META_SITES, &v, &len) != ND_OK || len != sizeof(j->counted) ||
+		  memcmp(v, j->counted, len) != 0;
 }
 
 void nd__site_judge_free(nd__site_judge *j)
@@ -253,6 +262,8 @@ static int template_of(nd__site_judge *j, nd_docid docid, size_t keep, const nd_
 	size_t len;
 	uint64_t key, pages;
 	*t = NULL, *slot = SIZE_MAX;
+	if (j->none)
+		return ND_OK;
 	doc_name(name, sizeof(name), docid);
 	int rc = nd_store_meta_get(j->txn, name, &v, &len);
 	if (rc == ND_ENOTFOUND || (rc == ND_OK && len != sizeof(key)))
