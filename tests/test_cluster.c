@@ -766,14 +766,15 @@ static void sign_texts(const char *dbpath, const char *stpath, const char *prefi
 	sign_pages(dbpath, stpath, prefix, t, NULL, n, db, st);
 }
 
-/* The collapse ids of documents 1..n (n at most 256). */
+/* The collapse ids of documents 1..n. */
 static void collapse_all(nd_xdb *db, nd_store *st, int n, nd_docid *ids)
 {
-	nd_docid docs[256];
-	assert_true(n <= 256);
+	nd_docid *docs = malloc((size_t)n * sizeof(*docs));
+	assert_non_null(docs);
 	for (int i = 0; i < n; i++)
 		docs[i] = (nd_docid)(i + 1);
 	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, (size_t)n, ids), ND_OK);
+	free(docs);
 }
 
 /* A store that `neardup build` made at stpath, filled by hooks alone
@@ -1716,6 +1717,41 @@ static void check_floors(nd_store *st)
 	damaged_then_empty(st, "common-floors", "0123456789abc", "floors", &c);
 	assert_int_equal(nd__common_nfloors(c), 0);
 	nd__common_free(c);
+}
+
+/* A site of more pages than every pair of them is counted over (256;
+ * counted again at 320):
+ * its count reads the pairs near in the near-neighbour index, as the
+ * collection's does, and still tells its template, which is two thirds
+ * of each page, from the articles; hooks past the cap keep its pages
+ * apart, and an edited copy of one, on the same site, is its copy. */
+static void test_large_site_counted_by_hooks(void **state)
+{
+	(void)state;
+	enum { N = 330 };
+	char *path = tu_join(dir, "large"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	char *tpl[2], *art[N], *page[N], *url[N];
+	uint64_t rng = 37;
+	assert_int_equal(mkdir(path, 0755), 0);
+	tpl[0] = tu_random_doc(&rng, 40, VOCAB), tpl[1] = tu_random_doc(&rng, 40, VOCAB);
+	for (int i = 0; i < N; i++) {
+		art[i] = i == N - 1 ? tu_edit_doc(&rng, art[7], 1, VOCAB) : tu_random_doc(&rng, 40, VOCAB);
+		page[i] = site_page(tpl, art[i]);
+		url[i] = site_url(0, i, "");
+	}
+	nd_xdb *db;
+	nd_docid online[N];
+	index_pages(dbpath, "p", page, url, N, &db);
+	nd_store *st = hooked_past_cap(db, stpath, N, online);
+	for (int i = 0; i < N; i++)
+		for (int j = i + 1; j < N; j++) {
+			int copy = i == 7 && j == N - 1;
+			if (copy != (online[i] && online[i] == online[j]))
+				fail_msg("pages %d and %d %s", i, j, copy ? "apart" : "joined");
+		}
+	free_pages(page, url, art, N);
+	free(tpl[0]), free(tpl[1]);
+	corpus_done(st, db, path, dbpath, stpath);
 }
 
 static void rotating_case(const char *name, int rpages, int shown, size_t copied, size_t others)
@@ -2987,6 +3023,7 @@ int main(void)
 		cmocka_unit_test(test_site_template_is_not_evidence),
 		cmocka_unit_test(test_print_version_is_a_version),
 		cmocka_unit_test(test_site_counted_after_its_copy),
+		cmocka_unit_test(test_large_site_counted_by_hooks),
 		cmocka_unit_test(test_rotating_template),
 		cmocka_unit_test(test_template_page_is_no_version),
 		cmocka_unit_test(test_template_family_versions),

@@ -823,6 +823,44 @@ done:
 	return rc;
 }
 
+/* The pairs of a site's pages docs[0..n) (ascending) its count reads, as
+ * indexes: every pair of a small site; of a larger one, as the
+ * collection's count has them, those near in the near-neighbour index. */
+#define SITE_ALL_PAIRS 256
+static int site_pairs(nd_store_txn *txn, const nd_docid *docs, size_t n, uint64_t **out, size_t *np)
+{
+	size_t cap = n <= SITE_ALL_PAIRS ? n * (n - 1) / 2 : n * 2 * ND_NEAR_WINDOW * ND_NEAR_TREES;
+	uint64_t *v = malloc((cap + 1) * sizeof(*v));
+	int rc = ND_OK;
+	*out = NULL, *np = 0;
+	if (!v)
+		return nd_error_set(ND_ENOMEM, "out of memory for the pairs of %zu pages", n);
+	size_t m = 0;
+	for (size_t i = 0; i < n && rc == ND_OK; i++) {
+		if (n <= SITE_ALL_PAIRS) {
+			for (size_t j = i + 1; j < n; j++)
+				v[m++] = (uint64_t)i << 32 | j;
+			continue;
+		}
+		nd_docid *near;
+		size_t nn;
+		if ((rc = nd__links_neighbours(txn, docs[i], &near, &nn)) < 0)
+			break;
+		for (size_t k = 0; k < nn && m < cap; k++) {
+			size_t j = nd__lower_bound_u32(docs, n, near[k]);
+			if (j < n && docs[j] == near[k] && j != i)
+				v[m++] = i < j ? (uint64_t)i << 32 | j : (uint64_t)j << 32 | i;
+		}
+		free(near);
+	}
+	if (rc < 0) {
+		free(v);
+		return rc;
+	}
+	*out = v, *np = n <= SITE_ALL_PAIRS ? m : nd__sort_unique_u64(v, m);
+	return ND_OK;
+}
+
 int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, nd__site_tpl *t)
 {
 	nd_near_options o = ND_NEAR_OPTIONS_INIT;
@@ -834,12 +872,8 @@ int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, nd__sit
 	memset(t, 0, sizeof(*t));
 	if (n < ND_SITE_GROUPS)
 		return ND_OK;
-	/* Every pair: a site is counted a few hundred pages at most. */
-	if (!(pairs = malloc(n * (n - 1) / 2 * sizeof(*pairs))))
-		return nd_error_set(ND_ENOMEM, "out of memory for the pairs of %zu pages", n);
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = i + 1; j < n; j++)
-			pairs[np++] = (uint64_t)i << 32 | j;
+	if ((rc = site_pairs(txn, docs, n, &pairs, &np)) < 0)
+		return rc;
 	o.jobs = 1;
 	if ((rc = nd__recset_load(txn, docs, n, NULL, &rs)) < 0 ||
 	    (rc = fresh_common(NULL, docs, rs, n, pairs, np, &o, 1, &c)) < 0 ||

@@ -32,10 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A site is counted over its latest pages: every pair of them. */
-#define SITE_COUNT_PAGES 256
-/* Hosts of more pages than this are left to the collection's count. */
+/* Hosts of more pages than this are left to the collection's count; a
+ * site is counted over all its pages (nd__site_template). */
 #define SITE_ARRIVAL_MAX 4096
+#define SITE_COUNT_PAGES SITE_ARRIVAL_MAX
 
 /* An entry: the collection count it came after (ND_META_COMMON_COUNTED's
  * two uint64), the site's pages then, how many hashes; the template's
