@@ -55,7 +55,7 @@ void nd__site_free(nd__site *s);
  * store's transaction); s->key 0 when it has no host. */
 int nd__site_of(nd_xdb *db, nd_docid docid, nd__site *s);
 /* In a writer's transaction, docid's record written: the site counted
- * when it is due (every pair of its latest pages; its entry, and docid's
+ * when it is due (nd__site_template over its pages; its entry, and docid's
  * site, in the store's meta), *counted (caller frees; NULL when not
  * counted) the pages it was counted over, s->tpl its template, *since
  * the last page counted before (0: none). */

@@ -7,17 +7,18 @@
  * arrived in between had its template counted as evidence: two of its
  * pages, half of each the template, were copies, and a page copied onto
  * another site was no copy (two templates against one article).  So a
- * hook counts the arriving page's own site, every pair of its latest
- * pages as the collection's count would (nd__site_template), at every
- * page while the site is new and at each quarter's growth after.  The
- * store's meta keeps what it takes for the template ("site/" and the
- * site's hash, with the collection count it came after: a later count
- * holds it, and the entry is then left unused) and each page's site
- * ("sitedoc/" and the docid).  Every pair the links' settling judges
- * (hooks, update) is judged with both pages' sites' templates
- * (nd__site_pair), so an arriving page is linked by its own text; when a
- * site is counted again, the links of the pages counted are judged again
- * (only links go then: a pair not linked keeps the verdict it had). */
+ * hook counts the arriving page's own site over its pages as the
+ * collection's count would (nd__site_template), at every page while the
+ * site is new and at each quarter's growth after.  The store's meta
+ * keeps what it takes ("site/" and the site's hash: the template's
+ * shingles and its pages' floors, with the collection count it came
+ * after; a later count holds the site, and the entry is then left
+ * unused) and each page's site ("sitedoc/" and the docid).  Every pair
+ * the links' settling judges (hooks, update), `check` compares or a hook
+ * reports is weighed with both pages' sites' templates (nd__site_pair),
+ * so an arriving page is linked by its own text; when a site is counted
+ * again, its pages that arrived since are judged again with their
+ * neighbours, and the others counted have their links judged again. */
 #include "descriptor/cluster/cluster_internal.h"
 #include "descriptor/verify/record.h"
 #include "descriptor/verify/verify_internal.h"
