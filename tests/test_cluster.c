@@ -1706,7 +1706,7 @@ static void check_floors(nd_store *st)
 	uint32_t g = 12345;
 	memcpy(ent, &other, 8);
 	memcpy(ent + 8, &g, 4);
-	nd__extra e = {NULL, 0, ent, 1};
+	nd__extra e = {NULL, NULL, 0, ent, 1};
 	nd__common_set_extra(c, &e);
 	assert_int_equal(nd__common_floor(c, other), g);
 	assert_int_equal(nd__common_floor(c, r.text), f);
@@ -1751,6 +1751,63 @@ static void test_large_site_counted_by_hooks(void **state)
 		}
 	free_pages(page, url, art, N);
 	free(tpl[0]), free(tpl[1]);
+	corpus_done(st, db, path, dbpath, stpath);
+}
+
+/* update, between two of the collection's counts (a store grown by less
+ * than a quarter since), counts the sites its pages arrived on as hooks
+ * do: a page of one new site copied onto another, half of each page the
+ * site's template, is its copy, and the sites' other pages stay apart. */
+static void test_update_counts_new_sites(void **state)
+{
+	(void)state;
+	enum { OLD = 120, PER = 4, NEW = 2 * PER };
+	char *path = tu_join(dir, "upsites"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	char *tpl[OLD / PER + 2][2], *art[OLD + NEW], *page[OLD + NEW], *url[OLD + NEW];
+	uint64_t rng = 41;
+	assert_int_equal(mkdir(path, 0755), 0);
+	site_templates(tpl, OLD / PER + 2, &rng, 40, 40);
+	for (int i = 0; i < OLD + NEW; i++) {
+		int s = i / PER; /* site 31's first page: site 30's first, a word edited */
+		art[i] = i == OLD + PER ? tu_edit_doc(&rng, art[OLD], 1, VOCAB) : tu_random_doc(&rng, 40, VOCAB);
+		page[i] = site_page(tpl[s], art[i]);
+		url[i] = site_url(s, i, "");
+	}
+	nd_xdb *db;
+	nd_store *st;
+	sign_pages(dbpath, stpath, "old", page, url, OLD, &db, &st);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	nd_indexer *ix;
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	for (int i = OLD; i < OLD + NEW; i++) {
+		char id[16];
+		snprintf(id, sizeof(id), "new%d", i);
+		assert_int_equal(nd_indexer_add_text(ix, id, page[i], strlen(page[i]), url[i], NULL), ND_OK);
+	}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
+	nd_hook *h;
+	nd_sign_report rep;
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+	ho.max_drift = 0;
+	assert_int_equal(nd_hook_open(&h, db, st, &ho), ND_OK);
+	assert_int_equal(nd_hook_update(h, NULL, NULL, &rep), ND_OK);
+	assert_int_equal(rep.recounted, 0); /* under a quarter: not the collection's count */
+	nd_hook_free(h);
+	nd_docid docs[NEW], ids[NEW];
+	for (int i = 0; i < NEW; i++)
+		docs[i] = (nd_docid)(OLD + 1 + i);
+	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, NEW, ids), ND_OK);
+	for (int i = 0; i < NEW; i++)
+		for (int j = i + 1; j < NEW; j++) {
+			int copy = i == 0 && j == PER;
+			if (copy != (ids[i] && ids[i] == ids[j]))
+				fail_msg("new pages %d and %d %s", i, j, copy ? "apart" : "joined");
+		}
+	free_pages(page, url, art, OLD + NEW);
+	free_site_templates(tpl, OLD / PER + 2);
 	corpus_done(st, db, path, dbpath, stpath);
 }
 
@@ -3024,6 +3081,7 @@ int main(void)
 		cmocka_unit_test(test_print_version_is_a_version),
 		cmocka_unit_test(test_site_counted_after_its_copy),
 		cmocka_unit_test(test_large_site_counted_by_hooks),
+		cmocka_unit_test(test_update_counts_new_sites),
 		cmocka_unit_test(test_rotating_template),
 		cmocka_unit_test(test_template_page_is_no_version),
 		cmocka_unit_test(test_template_family_versions),

@@ -33,10 +33,11 @@ int nd__links_neighbours(nd_store_txn *txn, nd_docid docid, nd_docid **out, size
  * store was counted over (two uint64). */
 #define ND_META_COMMON_COUNTED "common-counted"
 
-/* A site's template counted as its pages arrive (sites.c): its hashes
- * and its pages' floors, owned (nd__extra reads them). */
+/* A site's template counted as its pages arrive (sites.c): the hashes
+ * its count took for common and their groups, and its pages' floors,
+ * owned (nd__extra reads them). */
 typedef struct {
-	uint32_t *h;
+	uint32_t *h, *g;
 	size_t n;
 	uint8_t *floors;  /* ND_FLOOR_BYTES each, by text */
 	size_t nfloors;
@@ -68,6 +69,12 @@ int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **co
  * links made or unmade, both ends into *seeds (caller frees). */
 int nd__site_rejudge(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid since, nd_docid self,
 		     nd_docid **seeds, size_t *nseeds);
+/* The same for pages docs[0..n) of s (ascending) that a pass signed
+ * together (update), their links settled without their site: the site
+ * counted when due, and its pages judged again as above, or these
+ * pages with its template when it is not. */
+int nd__site_arrived_all(nd_store_txn *txn, nd__site *s, const nd_docid *docs, size_t n, nd_docid **seeds,
+			 size_t *nseeds);
 /* Judging pairs with the templates hooks counted for their pages' sites:
  * the entries read, kept for the pass. */
 #define ND_SITE_JUDGE_SITES 8

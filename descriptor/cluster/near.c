@@ -877,7 +877,7 @@ int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, nd__sit
 	o.jobs = 1;
 	if ((rc = nd__recset_load(txn, docs, n, NULL, &rs)) < 0 ||
 	    (rc = fresh_common(NULL, docs, rs, n, pairs, np, &o, 1, &c)) < 0 ||
-	    (rc = nd__common_templates(c, &t->h, &t->n)) < 0)
+	    (rc = nd__common_entries(c, &t->h, &t->g, &t->n)) < 0)
 		goto done;
 	const uint8_t *f;
 	nd__common_floor_entries(c, &f, &t->nfloors);

@@ -39,8 +39,8 @@
 #define SITE_COUNT_PAGES SITE_ARRIVAL_MAX
 
 /* An entry: the collection count it came after (ND_META_COMMON_COUNTED's
- * two uint64), the site's pages then, how many hashes; the template's
- * hashes, then its pages' floors. */
+ * two uint64), the site's pages then, how many hashes; the hashes, their
+ * groups, then its pages' floors. */
 #define ENTRY_HEAD 32
 
 static void entry_name(char *buf, size_t cap, uint64_t site)
@@ -61,6 +61,7 @@ static void counted_now(nd_store_txn *txn, uint64_t c[2])
 void nd__site_tpl_free(nd__site_tpl *t)
 {
 	free(t->h);
+	free(t->g);
 	free(t->floors);
 	memset(t, 0, sizeof(*t));
 }
@@ -175,21 +176,23 @@ static int entry_load(nd_store_txn *txn, uint64_t key, const uint64_t c[2], uint
 		return 0; /* damaged: counted again */
 	memcpy(head, v, sizeof(head));
 	size_t rest = len - ENTRY_HEAD;
-	if (head[3] > rest / 4 || (rest - head[3] * 4) % ND_FLOOR_BYTES)
+	if (head[3] > rest / 8 || (rest - head[3] * 8) % ND_FLOOR_BYTES)
 		return 0;
 	if (head[0] != c[0] || head[1] != c[1])
 		return 0; /* the collection was counted since: its table holds it */
 	*pages = head[2];
-	t->n = head[3], t->nfloors = (rest - t->n * 4) / ND_FLOOR_BYTES;
-	if ((t->n && !(t->h = malloc(t->n * sizeof(*t->h)))) ||
+	t->n = head[3], t->nfloors = (rest - t->n * 8) / ND_FLOOR_BYTES;
+	if ((t->n && (!(t->h = malloc(t->n * 4)) || !(t->g = malloc(t->n * 4)))) ||
 	    (t->nfloors && !(t->floors = malloc(t->nfloors * ND_FLOOR_BYTES)))) {
 		nd__site_tpl_free(t);
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
-	if (t->n)
-		memcpy(t->h, (const uint8_t *)v + ENTRY_HEAD, t->n * sizeof(*t->h));
+	if (t->n) {
+		memcpy(t->h, (const uint8_t *)v + ENTRY_HEAD, t->n * 4);
+		memcpy(t->g, (const uint8_t *)v + ENTRY_HEAD + t->n * 4, t->n * 4);
+	}
 	if (t->nfloors)
-		memcpy(t->floors, (const uint8_t *)v + ENTRY_HEAD + t->n * 4, t->nfloors * ND_FLOOR_BYTES);
+		memcpy(t->floors, (const uint8_t *)v + ENTRY_HEAD + t->n * 8, t->nfloors * ND_FLOOR_BYTES);
 	return 1;
 }
 
@@ -202,15 +205,17 @@ static int entry_store(nd_store_txn *txn, uint64_t key, const uint64_t c[2], uin
 {
 	char name[32];
 	uint64_t head[4] = {c[0], c[1], pages, t->n};
-	size_t len = ENTRY_HEAD + t->n * 4 + t->nfloors * ND_FLOOR_BYTES;
+	size_t len = ENTRY_HEAD + t->n * 8 + t->nfloors * ND_FLOOR_BYTES;
 	uint8_t *buf = malloc(len);
 	if (!buf)
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	memcpy(buf, head, sizeof(head));
-	if (t->n)
+	if (t->n) {
 		memcpy(buf + ENTRY_HEAD, t->h, t->n * 4);
+		memcpy(buf + ENTRY_HEAD + t->n * 4, t->g, t->n * 4);
+	}
 	if (t->nfloors)
-		memcpy(buf + ENTRY_HEAD + t->n * 4, t->floors, t->nfloors * ND_FLOOR_BYTES);
+		memcpy(buf + ENTRY_HEAD + t->n * 8, t->floors, t->nfloors * ND_FLOOR_BYTES);
 	entry_name(name, sizeof(name), key);
 	int rc = nd_store_meta_put(txn, name, buf, len);
 	free(buf);
@@ -309,7 +314,7 @@ static int holds_any(const nd__rec *r, const uint32_t *t, size_t n)
 
 static void extra_of(const nd__site_tpl *t, nd__extra *e)
 {
-	*e = (nd__extra){t->h, t->n, t->floors, t->nfloors};
+	*e = (nd__extra){t->h, t->g, t->n, t->floors, t->nfloors};
 }
 
 int nd__site_templates(nd__site_judge *j, nd_docid a, nd_docid b, nd__extra *e)
@@ -329,10 +334,12 @@ int nd__site_templates(nd__site_judge *j, nd_docid a, nd_docid b, nd__extra *e)
 	/* Both sites' templates and floors, merged. */
 	nd__site_tpl *m = &j->both;
 	if (ta->n + tb->n > j->cap) {
-		uint32_t *p = realloc(m->h, (ta->n + tb->n) * sizeof(*p));
-		if (!p)
+		uint32_t *p = realloc(m->h, (ta->n + tb->n) * sizeof(*p)), *q = p ? realloc(m->g, (ta->n + tb->n) * sizeof(*q)) : NULL;
+		if (p)
+			m->h = p;
+		if (!q)
 			return nd_error_set(ND_ENOMEM, "out of memory");
-		m->h = p, j->cap = ta->n + tb->n;
+		m->g = q, j->cap = ta->n + tb->n;
 	}
 	if (ta->nfloors + tb->nfloors > j->fcap) {
 		uint8_t *p = realloc(m->floors, (ta->nfloors + tb->nfloors) * ND_FLOOR_BYTES);
@@ -342,10 +349,13 @@ int nd__site_templates(nd__site_judge *j, nd_docid a, nd_docid b, nd__extra *e)
 	}
 	size_t i = 0, k = 0;
 	m->n = 0;
-	while (i < ta->n || k < tb->n) {
-		uint32_t h = k == tb->n || (i < ta->n && ta->h[i] <= tb->h[k]) ? ta->h[i] : tb->h[k];
-		i += i < ta->n && ta->h[i] == h, k += k < tb->n && tb->h[k] == h;
-		m->h[m->n++] = h;
+	while (i < ta->n || k < tb->n) { /* a hash of both: the more groups */
+		uint32_t h = k == tb->n || (i < ta->n && ta->h[i] <= tb->h[k]) ? ta->h[i] : tb->h[k], g = 0;
+		if (i < ta->n && ta->h[i] == h)
+			g = ta->g[i++];
+		if (k < tb->n && tb->h[k] == h)
+			g = tb->g[k] > g ? tb->g[k] : g, k++;
+		m->h[m->n] = h, m->g[m->n++] = g;
 	}
 	/* Floors by the text's hash (its first 8 bytes); a text on both
 	 * sites keeps the first's, as a lookup finds it. */
@@ -545,5 +555,31 @@ int nd__site_verdict(nd_store_txn *txn, nd_docid a, nd_docid b)
 	nd__rec_free(&y);
 	nd__common_free(common);
 	nd__site_judge_free(&j);
+	return rc;
+}
+
+int nd__site_arrived_all(nd_store_txn *txn, nd__site *s, const nd_docid *docs, size_t n, nd_docid **seeds,
+			 size_t *nseeds)
+{
+	nd_docid *counted = NULL, since = 0;
+	size_t ncounted = 0;
+	char name[32];
+	int rc = ND_OK;
+	*seeds = NULL, *nseeds = 0;
+	if (!s->key || !n)
+		return ND_OK;
+	for (size_t i = 0; i + 1 < n && rc == ND_OK; i++) {
+		doc_name(name, sizeof(name), docs[i]);
+		rc = nd_store_meta_put(txn, name, &s->key, sizeof(s->key));
+	}
+	if (rc < 0 || (rc = nd__site_count(txn, s, docs[n - 1], &counted, &ncounted, &since)) < 0)
+		return rc;
+	/* Counted: its pages since its last count, these among them, judged
+	 * again with their neighbours; else these, with its template. */
+	if (ncounted)
+		rc = nd__site_rejudge(txn, counted, ncounted, since, 0, seeds, nseeds);
+	else if (s->tpl.n || s->tpl.nfloors)
+		rc = nd__site_rejudge(txn, docs, n, 0, 0, seeds, nseeds);
+	free(counted);
 	return rc;
 }

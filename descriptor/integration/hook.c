@@ -569,6 +569,78 @@ static int update_once(nd_hook *h, unsigned jobs, collect_ctx *c, nd_sign_report
 	return signrc;
 }
 
+/* The sites of the pages an update added or replaced, each with its
+ * pages among them. */
+typedef struct {
+	nd__site *v;
+	nd_docid **docs;
+	size_t *ndocs, n;
+} update_sites;
+
+static void update_sites_free(update_sites *u)
+{
+	for (size_t i = 0; i < u->n; i++)
+		nd__site_free(&u->v[i]), free(u->docs[i]);
+	free(u->v), free(u->docs), free(u->ndocs);
+}
+
+static int sites_counted(nd_store_txn *txn, void *vctx)
+{
+	update_sites *u = vctx;
+	int rc = ND_OK;
+	for (size_t i = 0; i < u->n && rc == ND_OK; i++) {
+		nd_docid *seeds = NULL;
+		size_t nseeds = 0;
+		rc = nd__site_arrived_all(txn, &u->v[i], u->docs[i], u->ndocs[i], &seeds, &nseeds);
+		free(seeds); /* the slot audit after rewrites what moved */
+	}
+	return rc;
+}
+
+/* Each site that pages of the update arrived on counted, as hooks count
+ * theirs (read from the database first: not inside the store's write). */
+static int update_sites_count(nd_hook *h, const collect_ctx *c)
+{
+	update_sites u = {NULL, NULL, NULL, 0};
+	int rc = ND_OK;
+	if (!c->n)
+		return ND_OK;
+	if (!(u.v = calloc(c->n, sizeof(*u.v))) || !(u.docs = calloc(c->n, sizeof(*u.docs))) ||
+	    !(u.ndocs = calloc(c->n, sizeof(*u.ndocs)))) {
+		update_sites_free(&u);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < c->n && rc == ND_OK; i++) {
+		const nd_hook_result *r = &c->changes[i];
+		nd__site one;
+		if (r->change != ND_CHANGE_ADDED && r->change != ND_CHANGE_REPLACED)
+			continue;
+		if ((rc = nd__site_of(h->db, r->docid, &one)) < 0 || !one.key) {
+			nd__site_free(&one);
+			continue;
+		}
+		size_t k = 0;
+		while (k < u.n && u.v[k].key != one.key)
+			k++;
+		if (k == u.n)
+			u.v[u.n++] = one; /* its pages read once */
+		else
+			nd__site_free(&one);
+		nd_docid *more = realloc(u.docs[k], (u.ndocs[k] + 1) * sizeof(*more));
+		if (!more) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+			break;
+		}
+		u.docs[k] = more, more[u.ndocs[k]++] = r->docid;
+	}
+	for (size_t k = 0; k < u.n && rc == ND_OK; k++)
+		u.ndocs[k] = nd__sort_unique_u32(u.docs[k], u.ndocs[k]);
+	if (rc == ND_OK && u.n)
+		rc = nd_store_write(h->st, sites_counted, &u);
+	update_sites_free(&u);
+	return rc;
+}
+
 int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 {
 	collect_ctx c = {NULL, 0, 0, ND_OK, &h->o};
@@ -614,6 +686,10 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 	if ((rc = nd_links_settle(h->db, h->st, &no, &lr, NULL, NULL)) < 0)
 		goto cleanup;
 	rep->recounted = (uint64_t)lr.recounted;
+	/* Sites that arrived, counted as hooks count them, unless the
+	 * collection was counted just now. */
+	if (!lr.rebuilt && (rc = update_sites_count(h, &c)) < 0)
+		goto cleanup;
 	for (size_t i = 0; i < c.n; i++)
 		if ((rc = duplicates_of(h, &c.changes[i], NULL, 0)) < 0)
 			goto cleanup;

@@ -196,7 +196,7 @@ int nd__compare_candidates(nd_xdb *db, nd_store_txn *txn, const nd__common *comm
 			free(w);
 		} else {
 			nd__rec other;
-			nd__extra e = {NULL, 0, NULL, 0};
+			nd__extra e = {NULL, NULL, 0, NULL, 0};
 			if ((rc = nd__rec_of_doc(txn, c[i].docid, &other)) == ND_OK && tf)
 				rc = tf(tctx, c[i].docid, &e);
 			if (rc == ND_OK && (e.n || e.nfloors)) {

@@ -648,23 +648,25 @@ done:
 	return rc;
 }
 
-int nd__common_templates(const nd__common *c, uint32_t **out, size_t *n)
+int nd__common_entries(const nd__common *c, uint32_t **h, uint32_t **g, size_t *n)
 {
-	size_t m = 0;
-	*out = NULL, *n = 0;
-	for (uint32_t i = 0; i < c->n; i++)
-		m += nd__common_ent_groups(c, i) == ND_SITE_TEMPLATE;
-	if (m && !(*out = malloc(m * sizeof(**out))))
-		return nd_error_set(ND_ENOMEM, "out of memory for %zu template shingles", m);
+	*h = *g = NULL, *n = 0;
+	if (!c->n)
+		return ND_OK;
+	if (!(*h = malloc(c->n * sizeof(**h))) || !(*g = malloc(c->n * sizeof(**g)))) {
+		free(*h);
+		*h = NULL;
+		return nd_error_set(ND_ENOMEM, "out of memory for %u common shingles", c->n);
+	}
 	for (uint32_t i = 0; i < c->n; i++) /* the table ascends */
-		if (nd__common_ent_groups(c, i) == ND_SITE_TEMPLATE)
-			(*out)[(*n)++] = nd__common_ent_hash(c, i);
+		(*h)[i] = nd__common_ent_hash(c, i), (*g)[i] = nd__common_ent_groups(c, i);
+	*n = c->n;
 	return ND_OK;
 }
 
 void nd__common_set_extra(nd__common *c, const nd__extra *t)
 {
-	c->extra = t ? t->h : NULL, c->nextra = t && t->h ? (uint32_t)t->n : 0;
+	c->extra = t ? t->h : NULL, c->extra_groups = t ? t->g : NULL, c->nextra = t && t->h ? (uint32_t)t->n : 0;
 	c->extra_floors = t ? t->floors : NULL, c->nextra_floors = t && t->floors ? (uint32_t)t->nfloors : 0;
 }
 
@@ -786,7 +788,7 @@ uint32_t nd__common_shared_passages(const nd__rec *a, const nd__rec *b, const nd
 			size_t e = nd__common_find(c, x);
 			/* A site's template is one template, not passages. */
 			if (e < c->n && nd__common_ent_groups(c, e) < ND_SITE_TEMPLATE &&
-			    !(c->nextra && nd__common_extra_has(c, x)))
+			    !(c->nextra && nd__common_extra_of(c, x) == ND_SITE_TEMPLATE))
 				at[m++] = c->pas + PAS_BYTES * e;
 		}
 		i += x <= y, j += y <= x;

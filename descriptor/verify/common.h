@@ -32,10 +32,9 @@ struct nd__common {
 				   and its floor, ascending; in the map or owned */
 	uint32_t nfloors;
 	uint8_t *floors_owned;
-	const uint32_t *extra;  /* a site's template counted apart from the
-				   table (sites.c): nextra hashes, ascending,
-				   each weighing as ND_SITE_TEMPLATE groups;
-				   never owned */
+	const uint32_t *extra;  /* a site counted apart from the table
+				   (sites.c): nextra hashes, ascending, */
+	const uint32_t *extra_groups; /* and their groups there; never owned */
 	uint32_t nextra;
 	const uint8_t *extra_floors; /* its pages' floors, as floors */
 	uint32_t nextra_floors;
@@ -102,11 +101,11 @@ static inline size_t nd__common_find(const nd__common *c, uint32_t h)
 	return lo < c->n && nd__common_ent_hash(c, lo) == h ? lo : c->n;
 }
 
-/* Whether h is in the site's template counted apart. */
-static inline int nd__common_extra_has(const nd__common *c, uint32_t h)
+/* h's groups in the site counted apart (0: none). */
+static inline uint32_t nd__common_extra_of(const nd__common *c, uint32_t h)
 {
 	size_t i = nd__lower_bound_u32(c->extra, c->nextra, h);
-	return i < c->nextra && c->extra[i] == h;
+	return i < c->nextra && c->extra[i] == h ? c->extra_groups[i] : 0;
 }
 
 /* nd__common_groups, inline in the verdict's loops (a lookup a shingle
@@ -117,14 +116,18 @@ static inline uint32_t nd__common_lookup(const nd__common *c, uint32_t h)
 		return 0;
 	size_t i = c->n ? nd__common_find(c, h) : 0;
 	uint32_t g = i < c->n ? nd__common_ent_groups(c, i) : 0;
-	return c->nextra && g < ND_SITE_TEMPLATE && nd__common_extra_has(c, h) ? ND_SITE_TEMPLATE : g;
+	if (c->nextra && g < ND_SITE_TEMPLATE) { /* the more groups of the two */
+		uint32_t x = nd__common_extra_of(c, h);
+		g = x > g ? x : g;
+	}
+	return g;
 }
 
 /* Whether h is surely not common (c->filter set): the filter says so,
  * and a site's template counted apart does not hold it. */
 static inline int nd__common_rare(const nd__common *c, uint32_t h)
 {
-	return !nd__common_filter_bit(c, h) && !(c->nextra && nd__common_extra_has(c, h));
+	return !nd__common_filter_bit(c, h) && !(c->nextra && nd__common_extra_of(c, h));
 }
 
 #endif

@@ -348,15 +348,16 @@ int nd__common_floors(nd__common *c, const nd__recset *rs, const uint32_t *site,
  * table with a site's template counted apart, nd__common_set_extra).
  * Shares r's arrays: not freed. */
 nd__rec nd__rec_unweighed(const nd__rec *r);
-/* The shingles c takes for a site's template, ascending (caller frees
- * *out). */
-int nd__common_templates(const nd__common *c, uint32_t **out, size_t *n);
-/* A site's template counted apart from the table (hooks, sites.c): its
- * hashes, ascending, each weighing as ND_SITE_TEMPLATE groups, and the
- * floors of its pages (entries as the table keeps them: a text's hash and
- * its floor, ascending). */
+/* c's entries: each shingle's hash (ascending) and its groups count (a
+ * site's template's ND_SITE_TEMPLATE), into *h and *g (caller frees). */
+int nd__common_entries(const nd__common *c, uint32_t **h, uint32_t **g, size_t *n);
+/* A site counted apart from the table (hooks, sites.c): what its count
+ * took for common (each shingle's hash, ascending, and its groups among
+ * the site's pages, ND_SITE_TEMPLATE for its template), read as at least
+ * that many groups, and the floors of its pages (entries as the table
+ * keeps them: a text's hash and its floor, ascending). */
 typedef struct {
-	const uint32_t *h;
+	const uint32_t *h, *g;
 	size_t n;
 	const uint8_t *floors;
 	size_t nfloors;
