@@ -1340,6 +1340,44 @@ int nd_store_dates_count(nd_store_txn *txn, uint64_t *n)
 	return ND_OK;
 }
 
+/* Notes live in the meta table, one key a document. */
+static void note_name(char *buf, size_t cap, uint32_t docid)
+{
+	snprintf(buf, cap, "note/%08x", (unsigned)docid);
+}
+
+int nd__store_note_put(nd_store_txn *txn, uint32_t docid, uint64_t note)
+{
+	char name[24];
+	note_name(name, sizeof(name), docid);
+	return nd_store_meta_put(txn, name, &note, sizeof(note));
+}
+
+int nd__store_note_get(nd_store_txn *txn, uint32_t docid, uint64_t *note)
+{
+	char name[24];
+	MDB_val k, v;
+	note_name(name, sizeof(name), docid);
+	k.mv_size = strlen(name), k.mv_data = name;
+	int mrc = mdb_get(txn->txn, txn->st->meta, &k, &v);
+	if (mrc == MDB_NOTFOUND || (!mrc && v.mv_size != sizeof(*note)))
+		return ND_ENOTFOUND; /* most documents have none: no message */
+	if (mrc)
+		return mdb_err(txn->st, mrc, "read a document's note");
+	memcpy(note, v.mv_data, sizeof(*note));
+	return ND_OK;
+}
+
+static int note_drop(nd_store_txn *txn, uint32_t docid)
+{
+	char name[24];
+	MDB_val k;
+	note_name(name, sizeof(name), docid);
+	k.mv_size = strlen(name), k.mv_data = name;
+	int mrc = mdb_del(txn->txn, txn->st->meta, &k, NULL);
+	return mrc && mrc != MDB_NOTFOUND ? mdb_err(txn->st, mrc, "drop a document's note") : ND_OK;
+}
+
 int nd_store_doc_del(nd_store_txn *txn, uint32_t docid)
 {
 	uint64_t old;
@@ -1359,7 +1397,7 @@ int nd_store_doc_del(nd_store_txn *txn, uint32_t docid)
 	MDB_val k = {sizeof(id), &id};
 	if ((mrc = mdb_del(txn->txn, txn->st->docs, &k, NULL)))
 		return mdb_err(txn->st, mrc, "delete document");
-	return date_drop(txn, docid);
+	return (rc = date_drop(txn, docid)) < 0 ? rc : note_drop(txn, docid);
 }
 
 static int cache_get(nd_store_txn *txn, MDB_dbi dbi, void *k, size_t klen, const void **val, size_t *len)

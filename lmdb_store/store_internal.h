@@ -26,6 +26,12 @@ int nd__store_give_back(nd_store *st);
 /* The highest docid with a record (0: none). */
 int nd__store_last_doc(nd_store_txn *txn, uint32_t *docid);
 
+/* A document's note: 8 bytes a writer keeps beside its record (hooks: the
+ * hash of its site), dropped with the record (nd_store_doc_del).
+ * ND_ENOTFOUND, with no message, when it has none. */
+int nd__store_note_put(nd_store_txn *txn, uint32_t docid, uint64_t note);
+int nd__store_note_get(nd_store_txn *txn, uint32_t docid, uint64_t *note);
+
 /* nd_store_near_rebuild when the index is deferred, in transactions of a
  * few million entries (one when a transaction is held): what LMDB keeps
  * of a transaction's pages stays bounded. */

@@ -60,6 +60,18 @@ static void expect_cluster(nd_store *st, uint64_t key, const uint32_t *ids, size
 	nd_store_txn_end(txn);
 }
 
+/* Each record's note: its docid and key. */
+static int note_fn(nd_store_txn *txn, void *ctx)
+{
+	const put *p = ctx;
+	for (; p->docid; p++) {
+		int rc = nd__store_note_put(txn, p->docid, p->docid * 1000 + p->key);
+		if (rc < 0)
+			return rc;
+	}
+	return ND_OK;
+}
+
 static int del_fn(nd_store_txn *txn, void *ctx)
 {
 	return nd_store_doc_del(txn, *(uint32_t *)ctx);
@@ -81,6 +93,7 @@ static void test_records_and_clusters(void **state)
 	expect_cluster(st, 100, (uint32_t[]){3, 9}, 2);
 	expect_cluster(st, 200, (uint32_t[]){5, 7}, 2);
 	uint32_t nine = 9, missing = 42;
+	assert_int_equal(nd_store_write(st, note_fn, a), ND_OK);
 	assert_int_equal(nd_store_write(st, del_fn, &nine), ND_OK);
 	expect_cluster(st, 100, (uint32_t[]){3}, 1);
 	assert_int_equal(nd_store_write(st, del_fn, &missing), ND_ENOTFOUND);
@@ -98,6 +111,11 @@ static void test_records_and_clusters(void **state)
 	assert_int_equal(len, 6);
 	assert_memory_equal(payload, "\0\0\0\0xy", 6);
 	assert_int_equal(nd_store_doc_get(txn, 9, &key, &payload, &len), ND_ENOTFOUND);
+	/* A document's note stays while its record does, and goes with it. */
+	uint64_t note;
+	assert_int_equal(nd__store_note_get(txn, 5, &note), ND_OK);
+	assert_int_equal(note, 5 * 1000 + 100);
+	assert_int_equal(nd__store_note_get(txn, 9, &note), ND_ENOTFOUND);
 	nd_store_txn_end(txn);
 	nd_store_close(st);
 

@@ -13,7 +13,7 @@
  * keeps what it takes ("site/" and the site's hash: the template's
  * shingles and its pages' floors, with the collection count it came
  * after; a later count holds the site, and the entry is then left
- * unused) and each page's site ("sitedoc/" and the docid).  Every pair
+ * unused) and each page's site (its note, nd__store_note_put, dropped with its record).  Every pair
  * the links' settling judges (hooks, update), `check` compares or a hook
  * reports is weighed with both pages' sites' templates (nd__site_pair),
  * so an arriving page is linked by its own text; when a site is counted
@@ -231,14 +231,6 @@ static int due(uint64_t pages, uint64_t then)
 	return pages >= ND_SITE_GROUPS && pages >= then + step;
 }
 
-/* Each page's site, as hooks saw it ("sitedoc/" and the docid: the
- * site's hash), so that a pair is judged with both pages' sites'
- * templates. */
-static void doc_name(char *buf, size_t cap, nd_docid docid)
-{
-	snprintf(buf, cap, "sitedoc/%08x", (unsigned)docid);
-}
-
 void nd__site_judge_init(nd__site_judge *j, nd_store_txn *txn)
 {
 	memset(j, 0, sizeof(*j));
@@ -263,20 +255,16 @@ void nd__site_judge_free(nd__site_judge *j)
  * number *slot gets. */
 static int template_of(nd__site_judge *j, nd_docid docid, size_t keep, const nd__site_tpl **t, size_t *slot)
 {
-	char name[32];
-	const void *v;
-	size_t len;
 	uint64_t key, pages;
 	*t = NULL, *slot = SIZE_MAX;
 	if (j->none)
 		return ND_OK;
-	doc_name(name, sizeof(name), docid);
-	int rc = nd_store_meta_get(j->txn, name, &v, &len);
-	if (rc == ND_ENOTFOUND || (rc == ND_OK && len != sizeof(key)))
+	/* Each page's note is its site, as hooks saw it. */
+	int rc = nd__store_note_get(j->txn, docid, &key);
+	if (rc == ND_ENOTFOUND)
 		return ND_OK;
 	if (rc < 0)
 		return rc;
-	memcpy(&key, v, sizeof(key));
 	for (size_t i = 0; i < j->nsites; i++)
 		if (j->key[i] == key) {
 			*t = &j->tpl[i], *slot = i;
@@ -427,14 +415,12 @@ int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **co
 {
 	uint64_t c[2], then = 0;
 	uint32_t last;
-	char name[32];
 	int rc;
 	*counted = NULL, *ncounted = 0, *since = 0;
 	nd__site_tpl_free(&s->tpl);
 	if (!s->key)
 		return ND_OK;
-	doc_name(name, sizeof(name), docid);
-	if ((rc = nd_store_meta_put(txn, name, &s->key, sizeof(s->key))) < 0)
+	if ((rc = nd__store_note_put(txn, docid, s->key)) < 0)
 		return rc;
 	/* Its pages the store has seen: the database may hold more, not yet
 	 * signed. */
@@ -563,15 +549,12 @@ int nd__site_arrived_all(nd_store_txn *txn, nd__site *s, const nd_docid *docs, s
 {
 	nd_docid *counted = NULL, since = 0;
 	size_t ncounted = 0;
-	char name[32];
 	int rc = ND_OK;
 	*seeds = NULL, *nseeds = 0;
 	if (!s->key || !n)
 		return ND_OK;
-	for (size_t i = 0; i + 1 < n && rc == ND_OK; i++) {
-		doc_name(name, sizeof(name), docs[i]);
-		rc = nd_store_meta_put(txn, name, &s->key, sizeof(s->key));
-	}
+	for (size_t i = 0; i + 1 < n && rc == ND_OK; i++)
+		rc = nd__store_note_put(txn, docs[i], s->key);
 	if (rc < 0 || (rc = nd__site_count(txn, s, docs[n - 1], &counted, &ncounted, &since)) < 0)
 		return rc;
 	/* Counted: its pages since its last count, these among them, judged
