@@ -10,6 +10,7 @@
 #include "neardup/cluster.h"
 #include "neardup/verify.h"
 #include "descriptor/verify/record.h"
+#include "common/nd_hash.h"
 
 /* nd_links_settle inside a writer's own transaction (a hook's, so that its
  * record and the links around it commit together): 0 and rep and *seeds
@@ -32,6 +33,13 @@ int nd__links_neighbours(nd_store_txn *txn, nd_docid docid, nd_docid **out, size
 /* Store meta: the documents and the last docid the common text in the
  * store was counted over (two uint64). */
 #define ND_META_COMMON_COUNTED "common-counted"
+
+/* A site's name as the collection's count and hooks key it: the hash of
+ * its host without "www." (nd_host_bare). */
+static inline uint64_t nd__site_hash(const char *bare, size_t n)
+{
+	return nd_hash_bytes(bare, n, 0x73697465ULL);
+}
 
 /* A site's template counted as its pages arrive (sites.c): the hashes
  * its count took for common and their groups, and its pages' floors,
@@ -105,8 +113,11 @@ typedef struct {
 	nd_docid self;
 } nd__site_cands;
 int nd__site_cand_templates(void *ctx, nd_docid cand, nd__extra *e);
-/* The same for fsck, from the store; 2 when neither site has one. */
-int nd__site_verdict(nd_store_txn *txn, nd_docid a, nd_docid b);
+/* The same for fsck, records read from j's transaction; 2 when neither
+ * site has a count. */
+int nd__site_verdict(nd__site_judge *j, nd__common *common, nd_docid a, nd_docid b);
+/* docid's site's name (nd__site_hash; 0: no host), from the database. */
+int nd__site_key_of(nd_xdb *db, nd_docid docid, uint64_t *key);
 /* The template the collection's count takes from docs[0..n), every one a
  * page of one site, over every pair of them, and the floors of those
  * pages (*t's arrays, caller frees: nd__site_tpl_free). */

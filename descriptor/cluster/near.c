@@ -448,7 +448,7 @@ static int sites_by(nd_xdb *db, const char *prefix, const nd_docid *docs, size_t
 		if ((rc = nd_array_reserve((void **)&v, &cap, nv + 1, sizeof(*v))) < 0)
 			break;
 		size_t nb = nd_host_bare(term + plen, len - plen, &bare);
-		v[nv++] = (site_term){nd_hash_bytes(bare, nb, 0x73697465ULL), names.len, tf};
+		v[nv++] = (site_term){nd__site_hash(bare, nb), names.len, tf};
 		if ((rc = nd_buf_put(&names, term, len)) < 0 || (rc = nd_buf_putc(&names, 0)) < 0)
 			break;
 	}
@@ -1306,8 +1306,11 @@ int nd_links_check(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint64
 {
 	pair_list rule = {NULL, 0, 0}, have = {NULL, 0, 0};
 	nd_store_txn *txn = NULL;
+	nd__common *common = NULL;
+	nd__site_judge sj;
 	int rc;
 
+	memset(&sj, 0, sizeof(sj));
 	*missing = *extra = 0;
 	if (nlinks)
 		*nlinks = 0;
@@ -1317,6 +1320,9 @@ int nd_links_check(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint64
 		goto done;
 	if (have.n > 1)
 		nd__sort_u64(have.v, have.n);
+	if ((rc = nd__common_load(txn, &common)) < 0)
+		goto done;
+	nd__site_judge_init(&sj, txn);
 	/* A pair whose sites hooks counted is judged with their templates, as
 	 * the hook that linked or unlinked it did (sites.c). */
 	for (size_t i = 0, k = 0; i < rule.n || k < have.n;) {
@@ -1326,7 +1332,7 @@ int nd_links_check(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint64
 			continue;
 		}
 		uint64_t pair = miss ? rule.v[i++] : have.v[k++];
-		int v = nd__site_verdict(txn, (nd_docid)(pair >> 32), (nd_docid)pair);
+		int v = nd__site_verdict(&sj, common, (nd_docid)(pair >> 32), (nd_docid)pair);
 		if (v < 0) {
 			rc = v;
 			goto done;
@@ -1337,6 +1343,8 @@ int nd_links_check(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint64
 	if (nlinks)
 		*nlinks = have.n;
 done:
+	nd__site_judge_free(&sj);
+	nd__common_free(common);
 	nd_store_txn_end(txn);
 	free(rule.v);
 	free(have.v);

@@ -93,6 +93,20 @@ static int add_postings(nd_xdb *db, const char *term, nd_docid **v, size_t *n, s
 	return rc;
 }
 
+int nd__site_key_of(nd_xdb *db, nd_docid docid, uint64_t *key)
+{
+	char *host = NULL;
+	const char *bare;
+	int rc = nd_xdb_doc_host(db, docid, &host);
+	*key = 0;
+	if (rc == ND_OK && host) {
+		size_t nb = nd_host_bare(host, strlen(host), &bare);
+		*key = nd__site_hash(bare, nb);
+	}
+	free(host);
+	return rc;
+}
+
 int nd__site_of(nd_xdb *db, nd_docid docid, nd__site *s)
 {
 	char *host = NULL, term[512];
@@ -116,7 +130,7 @@ int nd__site_of(nd_xdb *db, nd_docid docid, nd__site *s)
 	snprintf(www, sizeof(www), "Hwww.%.*s", (int)nb, bare);
 	if ((rc = nd_xdb_termfreq(db, term, &tf, NULL)) == ND_OK && (rc = nd_xdb_termfreq(db, www, &tf2, NULL)) == ND_OK &&
 	    (uint64_t)tf + tf2 <= SITE_ARRIVAL_MAX) {
-		s->key = nd_hash_bytes(bare, nb, 0x73697465ULL);
+		s->key = nd__site_hash(bare, nb);
 		if ((rc = add_postings(db, term, &s->docs, &s->ndocs, &cap)) == ND_OK)
 			rc = add_postings(db, www, &s->docs, &s->ndocs, &cap);
 	}
@@ -370,20 +384,21 @@ int nd__site_templates(nd__site_judge *j, nd_docid a, nd_docid b, nd__extra *e)
  * template, or the site gave its text a floor. */
 static int touched(const nd__rec *r, const nd__extra *e)
 {
-	if (holds_any(r, e->h, e->n))
-		return 1;
-	for (size_t lo = 0, hi = e->nfloors; lo < hi;) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint64_t t;
-		memcpy(&t, e->floors + mid * ND_FLOOR_BYTES, 8);
-		if (t == r->text)
-			return 1;
-		if (t < r->text)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
+	return holds_any(r, e->h, e->n) || nd__floor_in(e->floors, e->nfloors, r->text) != UINT32_MAX;
+}
+
+/* The copy verdict on x and y with the sites' counts e. */
+static int verdict_with(const nd__extra *e, const nd__rec *x, const nd__rec *y, nd__common *common)
+{
+	/* Texts none of it touches are judged as the table alone judges them
+	 * (and faster: weighed records keep those weights). */
+	if (!touched(x, e) && !touched(y, e))
+		return nd__rec_verdict(ND_POINT_COPY, x, y, common, NULL, NULL);
+	nd__rec ux = nd__rec_unweighed(x), uy = nd__rec_unweighed(y);
+	nd__common_set_extra(common, e);
+	int rc = nd__rec_verdict(ND_POINT_COPY, &ux, &uy, common, NULL, NULL);
+	nd__common_set_extra(common, NULL);
+	return rc;
 }
 
 int nd__site_pair(nd__site_judge *j, nd_docid a, const nd__rec *x, nd_docid b, const nd__rec *y,
@@ -391,17 +406,7 @@ int nd__site_pair(nd__site_judge *j, nd_docid a, const nd__rec *x, nd_docid b, c
 {
 	nd__extra e;
 	int rc = nd__site_templates(j, a, b, &e);
-	if (rc < 0)
-		return rc;
-	/* Texts none of it touches are judged as the table alone judges them
-	 * (and faster: weighed records keep those weights). */
-	if (!touched(x, &e) && !touched(y, &e))
-		return nd__rec_verdict(ND_POINT_COPY, x, y, common, NULL, NULL);
-	nd__rec ux = nd__rec_unweighed(x), uy = nd__rec_unweighed(y);
-	nd__common_set_extra(common, &e);
-	rc = nd__rec_verdict(ND_POINT_COPY, &ux, &uy, common, NULL, NULL);
-	nd__common_set_extra(common, NULL);
-	return rc;
+	return rc < 0 ? rc : verdict_with(&e, x, y, common);
 }
 
 int nd__site_cand_templates(void *ctx, nd_docid cand, nd__extra *e)
@@ -480,8 +485,7 @@ int nd__site_rejudge(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid
 				if (in)
 					continue;
 			}
-			size_t at = nd__lower_bound_u32(docs, n, o);
-			if (o == self || (o < docs[i] && at < n && docs[at] == o && (was || o > since)))
+			if (o == self || (o < docs[i] && (was || o > since) && nd__in_sorted_u32(docs, n, o)))
 				continue; /* judged already, or a pair of two of them: judged once */
 			nd__rec y = ND_REC_INIT;
 			int yes = (rc = nd__rec_of_doc(txn, o, &y)) == ND_OK ? nd__site_pair(&j, docs[i], &x, o, &y, common)
@@ -524,23 +528,17 @@ int nd__site_rejudge(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid
 	return rc;
 }
 
-int nd__site_verdict(nd_store_txn *txn, nd_docid a, nd_docid b)
+int nd__site_verdict(nd__site_judge *j, nd__common *common, nd_docid a, nd_docid b)
 {
-	nd__site_judge j;
-	nd__common *common = NULL;
 	nd__extra e;
 	nd__rec x = ND_REC_INIT, y = ND_REC_INIT;
-	nd__site_judge_init(&j, txn);
-	int rc = nd__site_templates(&j, a, b, &e);
+	int rc = nd__site_templates(j, a, b, &e);
 	if (rc == ND_OK && !e.n && !e.nfloors)
-		rc = 2;
-	if (rc == ND_OK && (rc = nd__common_load(txn, &common)) == ND_OK && (rc = nd__rec_of_doc(txn, a, &x)) == ND_OK &&
-	    (rc = nd__rec_of_doc(txn, b, &y)) == ND_OK)
-		rc = nd__site_pair(&j, a, &x, b, &y, common);
+		return 2;
+	if (rc == ND_OK && (rc = nd__rec_of_doc(j->txn, a, &x)) == ND_OK && (rc = nd__rec_of_doc(j->txn, b, &y)) == ND_OK)
+		rc = verdict_with(&e, &x, &y, common);
 	nd__rec_free(&x);
 	nd__rec_free(&y);
-	nd__common_free(common);
-	nd__site_judge_free(&j);
 	return rc;
 }
 

@@ -573,6 +573,7 @@ static int update_once(nd_hook *h, unsigned jobs, collect_ctx *c, nd_sign_report
  * pages among them. */
 typedef struct {
 	nd__site *v;
+	uint64_t *key; /* each site's name, whether counted or not (v's key 0) */
 	nd_docid **docs;
 	size_t *ndocs, n;
 } update_sites;
@@ -581,7 +582,7 @@ static void update_sites_free(update_sites *u)
 {
 	for (size_t i = 0; i < u->n; i++)
 		nd__site_free(&u->v[i]), free(u->docs[i]);
-	free(u->v), free(u->docs), free(u->ndocs);
+	free(u->v), free(u->key), free(u->docs), free(u->ndocs);
 }
 
 static int sites_counted(nd_store_txn *txn, void *vctx)
@@ -601,31 +602,31 @@ static int sites_counted(nd_store_txn *txn, void *vctx)
  * theirs (read from the database first: not inside the store's write). */
 static int update_sites_count(nd_hook *h, const collect_ctx *c)
 {
-	update_sites u = {NULL, NULL, NULL, 0};
+	update_sites u = {NULL, NULL, NULL, NULL, 0};
 	int rc = ND_OK;
 	if (!c->n)
 		return ND_OK;
-	if (!(u.v = calloc(c->n, sizeof(*u.v))) || !(u.docs = calloc(c->n, sizeof(*u.docs))) ||
-	    !(u.ndocs = calloc(c->n, sizeof(*u.ndocs)))) {
+	if (!(u.v = calloc(c->n, sizeof(*u.v))) || !(u.key = calloc(c->n, sizeof(*u.key))) ||
+	    !(u.docs = calloc(c->n, sizeof(*u.docs))) || !(u.ndocs = calloc(c->n, sizeof(*u.ndocs)))) {
 		update_sites_free(&u);
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < c->n && rc == ND_OK; i++) {
 		const nd_hook_result *r = &c->changes[i];
-		nd__site one;
+		uint64_t key;
 		if (r->change != ND_CHANGE_ADDED && r->change != ND_CHANGE_REPLACED)
 			continue;
-		if ((rc = nd__site_of(h->db, r->docid, &one)) < 0 || !one.key) {
-			nd__site_free(&one);
+		if ((rc = nd__site_key_of(h->db, r->docid, &key)) < 0 || !key)
 			continue;
-		}
 		size_t k = 0;
-		while (k < u.n && u.v[k].key != one.key)
+		while (k < u.n && u.key[k] != key)
 			k++;
-		if (k == u.n)
-			u.v[u.n++] = one; /* its pages read once */
-		else
-			nd__site_free(&one);
+		/* Its pages read once (a host too large for its own count has
+		 * none, and is passed over). */
+		if (k == u.n && (rc = nd__site_of(h->db, r->docid, &u.v[u.n])) == ND_OK)
+			u.key[u.n++] = key;
+		if (rc < 0 || !u.v[k].key)
+			continue;
 		nd_docid *more = realloc(u.docs[k], (u.ndocs[k] + 1) * sizeof(*more));
 		if (!more) {
 			rc = nd_error_set(ND_ENOMEM, "out of memory");

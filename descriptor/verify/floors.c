@@ -106,7 +106,7 @@ int nd__common_floors(nd__common *c, const nd__recset *rs, const uint32_t *site,
 	return ND_OK;
 }
 
-static uint32_t floor_in(const uint8_t *v, size_t n, uint64_t text)
+uint32_t nd__floor_in(const uint8_t *v, size_t n, uint64_t text)
 {
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
@@ -124,8 +124,8 @@ uint32_t nd__common_floor(const nd__common *c, uint64_t text)
 	if (!c)
 		return UINT32_MAX;
 	/* A page's floor by its site counted apart, else the table's. */
-	uint32_t f = c->nextra_floors ? floor_in(c->extra_floors, c->nextra_floors, text) : UINT32_MAX;
-	return f != UINT32_MAX ? f : floor_in(c->floors, c->nfloors, text);
+	uint32_t f = c->nextra_floors ? nd__floor_in(c->extra_floors, c->nextra_floors, text) : UINT32_MAX;
+	return f != UINT32_MAX ? f : nd__floor_in(c->floors, c->nfloors, text);
 }
 
 void nd__common_floor_entries(const nd__common *c, const uint8_t **v, size_t *n)

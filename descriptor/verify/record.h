@@ -366,6 +366,9 @@ typedef struct {
 /* Every lookup of c reads t too, till set again (NULL: none).  Not
  * copied: kept by the caller while c is used. */
 void nd__common_set_extra(nd__common *c, const nd__extra *t);
+/* The floor of text in floor entries v[0..n) (ascending); UINT32_MAX:
+ * none. */
+uint32_t nd__floor_in(const uint8_t *v, size_t n, uint64_t text);
 /* c's floors, as nd__extra keeps them (read in place). */
 void nd__common_floor_entries(const nd__common *c, const uint8_t **v, size_t *n);
 /* The floor of the page whose words hash to text; UINT32_MAX: none. */
