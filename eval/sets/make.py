@@ -101,6 +101,7 @@ Deterministic for a seed and the installed packages.
 """
 import argparse
 import difflib
+import functools
 import glob
 import gzip
 import hashlib
@@ -591,6 +592,7 @@ def page(tpl, title, body, rng, name):
                 tpl["about"], title, paras, teasers, tpl["legal"], tpl["about"]))
 
 
+@functools.lru_cache(maxsize=None)
 def docstring_sentences():
     """Sentences of the docstrings of Python's standard library (the
     Python that runs this script), each once and only those no other
@@ -617,7 +619,7 @@ def docstring_sentences():
                 if ">>>" in t or "::" in t:  # examples and literal blocks are code
                     continue
                 seen.update(x for x in split.split(t) if 20 <= len(x) <= 400 and x[0].isupper() and x[-1] in ".!?")
-    return sorted(x for x, k in seen.items() if k == 1)
+    return tuple(sorted(x for x, k in seen.items() if k == 1))  # read once a run: every site set draws on it
 
 
 def prose_articles(n, rng):
@@ -626,7 +628,7 @@ def prose_articles(n, rng):
     not, and main-content extraction rightly passes them over), each
     sentence in one article while the pool lasts (at a fifth of a site
     set's size it does), so that two articles share no text."""
-    pool = docstring_sentences()
+    pool = list(docstring_sentences())
     order = []
     arts = []
     for i in range(n):
