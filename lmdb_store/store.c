@@ -1368,7 +1368,7 @@ int nd__store_note_get(nd_store_txn *txn, uint32_t docid, uint64_t *note)
 	return ND_OK;
 }
 
-static int note_drop(nd_store_txn *txn, uint32_t docid)
+int nd__store_note_del(nd_store_txn *txn, uint32_t docid)
 {
 	char name[24];
 	MDB_val k;
@@ -1397,7 +1397,7 @@ int nd_store_doc_del(nd_store_txn *txn, uint32_t docid)
 	MDB_val k = {sizeof(id), &id};
 	if ((mrc = mdb_del(txn->txn, txn->st->docs, &k, NULL)))
 		return mdb_err(txn->st, mrc, "delete document");
-	return (rc = date_drop(txn, docid)) < 0 ? rc : note_drop(txn, docid);
+	return (rc = date_drop(txn, docid)) < 0 ? rc : nd__store_note_del(txn, docid);
 }
 
 static int cache_get(nd_store_txn *txn, MDB_dbi dbi, void *k, size_t klen, const void **val, size_t *len)

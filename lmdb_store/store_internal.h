@@ -31,6 +31,8 @@ int nd__store_last_doc(nd_store_txn *txn, uint32_t *docid);
  * ND_ENOTFOUND, with no message, when it has none. */
 int nd__store_note_put(nd_store_txn *txn, uint32_t docid, uint64_t note);
 int nd__store_note_get(nd_store_txn *txn, uint32_t docid, uint64_t *note);
+/* The note gone (none: nothing to do). */
+int nd__store_note_del(nd_store_txn *txn, uint32_t docid);
 
 /* nd_store_near_rebuild when the index is deferred, in transactions of a
  * few million entries (one when a transaction is held): what LMDB keeps

@@ -72,6 +72,11 @@ static int note_fn(nd_store_txn *txn, void *ctx)
 	return ND_OK;
 }
 
+static int note_del_fn(nd_store_txn *txn, void *ctx)
+{
+	return nd__store_note_del(txn, *(uint32_t *)ctx);
+}
+
 static int del_fn(nd_store_txn *txn, void *ctx)
 {
 	return nd_store_doc_del(txn, *(uint32_t *)ctx);
@@ -116,6 +121,13 @@ static void test_records_and_clusters(void **state)
 	assert_int_equal(nd__store_note_get(txn, 5, &note), ND_OK);
 	assert_int_equal(note, 5 * 1000 + 100);
 	assert_int_equal(nd__store_note_get(txn, 9, &note), ND_ENOTFOUND);
+	nd_store_txn_end(txn);
+	/* Dropped on its own, and again: nothing to do. */
+	assert_int_equal(nd_store_write(st, note_del_fn, (uint32_t[]){5}), ND_OK);
+	assert_int_equal(nd_store_write(st, note_del_fn, (uint32_t[]){5}), ND_OK);
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd__store_note_get(txn, 5, &note), ND_ENOTFOUND);
+	assert_int_equal(nd__store_note_get(txn, 3, &note), ND_OK);
 	nd_store_txn_end(txn);
 	nd_store_close(st);
 

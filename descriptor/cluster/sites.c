@@ -423,8 +423,9 @@ int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **co
 	int rc;
 	*counted = NULL, *ncounted = 0, *since = 0;
 	nd__site_tpl_free(&s->tpl);
+	/* A page indexed again without its host is no longer its site's. */
 	if (!s->key)
-		return ND_OK;
+		return nd__store_note_del(txn, docid);
 	if ((rc = nd__store_note_put(txn, docid, s->key)) < 0)
 		return rc;
 	/* Its pages the store has seen: the database may hold more, not yet
