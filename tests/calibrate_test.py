@@ -7,15 +7,18 @@ most 10% of its documents; story's halvings
 pick a cut at which the clusters hold.
 
     python3 tests/calibrate_test.py SCRIPT"""
+import atexit
 import os
 import random
 import re
 import subprocess
+import shutil
 import sys
 import tempfile
 
 script = sys.argv[1]
 t = tempfile.mkdtemp()
+atexit.register(shutil.rmtree, t, True)
 r = random.Random(1)
 scores = {"neg": [], "chain": []}
 GRID = [round(0.01 * i, 2) for i in range(1, 100)]
