@@ -1726,7 +1726,9 @@ static void check_floors(nd_store *st)
  * template weighed by counting among its pages); hooks past the cap keep
  * its pages apart (without the site's count they are copies), and an
  * edited copy of one, on the same site, is its copy.  Near pairs and
- * every pair give the same here: the template is what the pages hold. */
+ * every pair give the same here: the template is what the pages hold.
+ * Hooks that read at most 100 of a site's pages keep them apart too:
+ * the pages past them are weighed with the site's count at 100. */
 static void test_large_site_counted_by_hooks(void **state)
 {
 	(void)state;
@@ -1744,13 +1746,26 @@ static void test_large_site_counted_by_hooks(void **state)
 	nd_xdb *db;
 	nd_docid online[N];
 	index_pages(dbpath, "p", page, url, N, &db);
-	nd_store *st = hooked_past_cap(db, stpath, N, online);
-	for (int i = 0; i < N; i++)
-		for (int j = i + 1; j < N; j++) {
-			int copy = i == 7 && j == N - 1;
-			if (copy != (online[i] && online[i] == online[j]))
-				fail_msg("pages %d and %d %s", i, j, copy ? "apart" : "joined");
-		}
+	/* Then with hooks that read a site's pages only while it has at
+	 * most 100: its pages past them are weighed with what the site was
+	 * counted as then (they were judged without it: copies). */
+	char *small = tu_join(path, "small");
+	nd_store *st = NULL;
+	for (int run = 0; run < 2; run++) {
+		if (st)
+			nd_store_close(st);
+		nd__site_pages_max = run ? 100 : 4096;
+		st = hooked_past_cap(db, run ? small : stpath, N, online);
+		nd__site_pages_max = 4096;
+		for (int i = 0; i < N; i++)
+			for (int j = i + 1; j < N; j++) {
+				int copy = i == 7 && j == N - 1;
+				if (copy != (online[i] && online[i] == online[j]))
+					fail_msg("%s: pages %d and %d %s", run ? "100 pages read" : "every page read", i,
+						 j, copy ? "apart" : "joined");
+			}
+	}
+	free(small);
 	free_pages(page, url, art, N);
 	free(tpl[0]), free(tpl[1]);
 	corpus_done(st, db, path, dbpath, stpath);
@@ -1759,12 +1774,13 @@ static void test_large_site_counted_by_hooks(void **state)
 /* update, between two of the collection's counts (a store grown by less
  * than a quarter since), counts the sites its pages arrived on as hooks
  * do: a page of one new site copied onto another, half of each page the
- * site's template, is its copy, and the sites' other pages stay apart. */
-static void test_update_counts_new_sites(void **state)
+ * site's template, is its copy, and the sites' other pages stay apart.
+ * With a site counted over its latest max pages (fewer than arrived),
+ * the pages before them are judged with its template too. */
+static void update_new_sites_case(const char *name, size_t max)
 {
-	(void)state;
 	enum { OLD = 120, PER = 4, NEW = 2 * PER };
-	char *path = tu_join(dir, "upsites"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	char *path = tu_join(dir, name), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
 	char *tpl[OLD / PER + 2][2], *art[OLD + NEW], *page[OLD + NEW], *url[OLD + NEW];
 	uint64_t rng = 41;
 	assert_int_equal(mkdir(path, 0755), 0);
@@ -1795,7 +1811,10 @@ static void test_update_counts_new_sites(void **state)
 	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
 	ho.max_drift = 0;
 	assert_int_equal(nd_hook_open(&h, db, st, &ho), ND_OK);
-	assert_int_equal(nd_hook_update(h, NULL, NULL, &rep), ND_OK);
+	nd__site_pages_max = max;
+	int rc = nd_hook_update(h, NULL, NULL, &rep);
+	nd__site_pages_max = 4096;
+	assert_int_equal(rc, ND_OK);
 	assert_int_equal(rep.recounted, 0); /* under a quarter: not the collection's count */
 	nd_hook_free(h);
 	nd_docid docs[NEW], ids[NEW];
@@ -1806,11 +1825,18 @@ static void test_update_counts_new_sites(void **state)
 		for (int j = i + 1; j < NEW; j++) {
 			int copy = i == 0 && j == PER;
 			if (copy != (ids[i] && ids[i] == ids[j]))
-				fail_msg("new pages %d and %d %s", i, j, copy ? "apart" : "joined");
+				fail_msg("%s: new pages %d and %d %s", name, i, j, copy ? "apart" : "joined");
 		}
 	free_pages(page, url, art, OLD + NEW);
 	free_site_templates(tpl, OLD / PER + 2);
 	corpus_done(st, db, path, dbpath, stpath);
+}
+
+static void test_update_counts_new_sites(void **state)
+{
+	(void)state;
+	update_new_sites_case("upsites", 4096);
+	update_new_sites_case("upsites2", 2);
 }
 
 static void rotating_case(const char *name, int rpages, int shown, size_t copied, size_t others)

@@ -60,9 +60,15 @@ typedef struct {
 	nd__site_tpl tpl; /* its template counted apart */
 } nd__site;
 void nd__site_free(nd__site *s);
-/* docid's site and its pages, from the database (read before the
- * store's transaction); s->key 0 when it has no host. */
-int nd__site_of(nd_xdb *db, nd_docid docid, nd__site *s);
+/* docid's site and its pages up to docid seen (0: all), when at most
+ * max_pages, from the database (read before the store's transaction);
+ * s->key 0 when it has no host.  A larger site's pages are not read, nor
+ * is it counted, but what its count took while smaller still weighs its
+ * pairs. */
+int nd__site_of(nd_xdb *db, nd_docid docid, nd_docid seen, size_t max_pages, nd__site *s);
+/* The most pages of a site a hook reads, and a count is over (its
+ * latest): 4096; tests lower it. */
+extern size_t nd__site_pages_max;
 /* In a writer's transaction, docid's record written: the site counted
  * when it is due (nd__site_template over its pages; its entry, and docid's
  * site, in the store's meta), *counted (caller frees; NULL when not
@@ -77,6 +83,8 @@ int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **co
  * links made or unmade, both ends into *seeds (caller frees). */
 int nd__site_rejudge(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid since, nd_docid self,
 		     nd_docid **seeds, size_t *nseeds);
+/* more[0..nmore) added to *v[0..*n) (*v realloc'd), sorted, unique. */
+int nd__merge_docids(nd_docid **v, size_t *n, const nd_docid *more, size_t nmore);
 /* The same for pages docs[0..n) of s (ascending) that a pass signed
  * together (update), their links settled without their site: the site
  * counted when due, and its pages judged again as above, or these

@@ -33,10 +33,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Hosts of more pages than this are left to the collection's count; a
- * site is counted over all its pages (nd__site_template). */
-#define SITE_ARRIVAL_MAX 4096
-#define SITE_COUNT_PAGES SITE_ARRIVAL_MAX
+/* A site is counted over its latest pages, at most this many
+ * (nd__site_template), and a hook reads the postings of its page's host
+ * only up to this: a larger site (a crawl's new large host past
+ * recount_max) keeps what it was counted as while smaller, until
+ * `update` or the collection's count counts it again. */
+size_t nd__site_pages_max = 4096;
 
 /* An entry: the collection count it came after (ND_META_COMMON_COUNTED's
  * two uint64), the site's pages then, how many hashes; the hashes, their
@@ -73,14 +75,17 @@ void nd__site_free(nd__site *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static int add_postings(nd_xdb *db, const char *term, nd_docid **v, size_t *n, size_t *cap)
+/* term's postings below limit (0: all) added to *v, while *n stays at
+ * most max. */
+static int add_postings(nd_xdb *db, const char *term, nd_docid limit, size_t max, nd_docid **v, size_t *n,
+			size_t *cap)
 {
 	nd_xdb_postlist *pl = NULL;
 	nd_posting buf[256];
 	size_t got;
 	int rc = nd_xdb_postlist_open(&pl, db, term);
-	while (rc == ND_OK) {
-		if ((rc = nd_xdb_postlist_next(pl, 0, buf, 256, &got)) < 0 || !got)
+	while (rc == ND_OK && *n <= max) {
+		if ((rc = nd_xdb_postlist_next(pl, limit, buf, 256, &got)) < 0 || !got)
 			break;
 		void *p = *v;
 		if ((rc = nd_array_reserve(&p, cap, *n + got, sizeof(nd_docid))) < 0)
@@ -107,9 +112,9 @@ int nd__site_key_of(nd_xdb *db, nd_docid docid, uint64_t *key)
 	return rc;
 }
 
-int nd__site_of(nd_xdb *db, nd_docid docid, nd__site *s)
+int nd__site_of(nd_xdb *db, nd_docid docid, nd_docid seen, size_t max_pages, nd__site *s)
 {
-	char *host = NULL, term[512];
+	char *host = NULL, term[512], www[512];
 	const char *bare;
 	size_t cap = 0;
 	memset(s, 0, sizeof(*s));
@@ -121,34 +126,35 @@ int nd__site_of(nd_xdb *db, nd_docid docid, nd__site *s)
 		free(host);
 		return ND_OK; /* no host is that long; no site */
 	}
-	/* Its pages under both names, as the collection's count reads them;
-	 * a host of thousands of pages is most of its collection, whose
-	 * count knows its template (one omindex run is one site). */
-	char www[512];
-	uint32_t tf = 0, tf2 = 0;
+	/* Its pages under both names, as the collection's count reads them.
+	 * A page of a larger site still names it: the template its count
+	 * took while smaller weighs its pairs (without it, every page past
+	 * the limit would count the template as evidence again). */
 	snprintf(term, sizeof(term), "H%.*s", (int)nb, bare);
 	snprintf(www, sizeof(www), "Hwww.%.*s", (int)nb, bare);
-	if ((rc = nd_xdb_termfreq(db, term, &tf, NULL)) == ND_OK && (rc = nd_xdb_termfreq(db, www, &tf2, NULL)) == ND_OK &&
-	    (uint64_t)tf + tf2 <= SITE_ARRIVAL_MAX) {
-		s->key = nd__site_hash(bare, nb);
-		if ((rc = add_postings(db, term, &s->docs, &s->ndocs, &cap)) == ND_OK)
-			rc = add_postings(db, www, &s->docs, &s->ndocs, &cap);
-	}
+	s->key = nd__site_hash(bare, nb);
+	nd_docid limit = seen && seen < UINT32_MAX ? seen + 1 : 0;
+	if ((rc = add_postings(db, term, limit, max_pages, &s->docs, &s->ndocs, &cap)) == ND_OK)
+		rc = add_postings(db, www, limit, max_pages, &s->docs, &s->ndocs, &cap);
 	free(host);
 	if (rc < 0) {
 		nd__site_free(s);
 		return rc;
 	}
 	s->ndocs = nd__sort_unique_u32(s->docs, s->ndocs);
+	if (s->ndocs > max_pages) { /* too large to count: named only */
+		free(s->docs);
+		s->docs = NULL, s->ndocs = 0;
+	}
 	return ND_OK;
 }
 
 /* The latest pages of docs[0..n) with words in the store, at most
- * SITE_COUNT_PAGES, ascending, into *out (caller frees). */
+ * nd__site_pages_max, ascending, into *out (caller frees). */
 static int latest_with_records(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid **out, size_t *nout)
 {
-	size_t k = SITE_COUNT_PAGES;
-	nd_docid *v = malloc(SITE_COUNT_PAGES * sizeof(*v));
+	size_t max = nd__site_pages_max, k = max;
+	nd_docid *v = malloc((max + 1) * sizeof(*v));
 	*out = NULL, *nout = 0;
 	if (!v)
 		return nd_error_set(ND_ENOMEM, "out of memory");
@@ -165,8 +171,8 @@ static int latest_with_records(nd_store_txn *txn, const nd_docid *docs, size_t n
 			v[--k] = docs[i];
 		nd__rec_free(&r);
 	}
-	memmove(v, v + k, (SITE_COUNT_PAGES - k) * sizeof(*v));
-	*out = v, *nout = SITE_COUNT_PAGES - k;
+	memmove(v, v + k, (max - k) * sizeof(*v));
+	*out = v, *nout = max - k;
 	return ND_OK;
 }
 
@@ -543,6 +549,16 @@ int nd__site_verdict(nd__site_judge *j, nd__common *common, nd_docid a, nd_docid
 	return rc;
 }
 
+int nd__merge_docids(nd_docid **v, size_t *n, const nd_docid *more, size_t nmore)
+{
+	nd_docid *all = realloc(*v, (*n + nmore) * sizeof(*all));
+	if (!all)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	memcpy(all + *n, more, nmore * sizeof(*more));
+	*v = all, *n = nd__sort_unique_u32(all, *n + nmore);
+	return ND_OK;
+}
+
 int nd__site_arrived_all(nd_store_txn *txn, nd__site *s, const nd_docid *docs, size_t n, nd_docid **seeds,
 			 size_t *nseeds)
 {
@@ -556,11 +572,25 @@ int nd__site_arrived_all(nd_store_txn *txn, nd__site *s, const nd_docid *docs, s
 		rc = nd__store_note_put(txn, docs[i], s->key);
 	if (rc < 0 || (rc = nd__site_count(txn, s, docs[n - 1], &counted, &ncounted, &since)) < 0)
 		return rc;
-	/* Counted: its pages since its last count, these among them, judged
-	 * again with their neighbours; else these, with its template. */
-	if (ncounted)
-		rc = nd__site_rejudge(txn, counted, ncounted, since, 0, seeds, nseeds);
-	else if (s->tpl.n || s->tpl.nfloors)
+	/* Counted: its pages since its last count judged again with their
+	 * neighbours, and these (a large site's are not all among the
+	 * latest counted); else these, with its template. */
+	if (ncounted) {
+		nd_docid *more = NULL, *rest = malloc((n + 1) * sizeof(*rest));
+		size_t nmore = 0, nrest = 0;
+		if (!rest)
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+		for (size_t i = 0; rest && i < n; i++)
+			if (!nd__in_sorted_u32(counted, ncounted, docs[i]))
+				rest[nrest++] = docs[i];
+		if (rc == ND_OK)
+			rc = nd__site_rejudge(txn, counted, ncounted, since, 0, seeds, nseeds);
+		if (rc == ND_OK && nrest && (rc = nd__site_rejudge(txn, rest, nrest, 0, 0, &more, &nmore)) == ND_OK &&
+		    nmore)
+			rc = nd__merge_docids(seeds, nseeds, more, nmore);
+		free(more);
+		free(rest);
+	} else if (s->tpl.n || s->tpl.nfloors)
 		rc = nd__site_rejudge(txn, docs, n, 0, 0, seeds, nseeds);
 	free(counted);
 	return rc;

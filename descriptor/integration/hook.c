@@ -6,6 +6,7 @@
 #include "neardup/words.h"
 #include "descriptor/verify/verify_internal.h"
 #include "descriptor/cluster/cluster_internal.h"
+#include "lmdb_store/store_internal.h"
 #include "common/nd_buf.h"
 
 #include <stdio.h>
@@ -183,15 +184,8 @@ static int apply_fn(nd_store_txn *txn, void *vctx)
 	rc = nd__links_settle_txn(txn, &a->lr, &a->seeds, &a->nseeds, a->docid, &a->near, &a->nnear);
 	a->settled = rc == 0;
 	if (rc >= 0 && a->settled && ncounted &&
-	    (rc = nd__site_rejudge(txn, counted, ncounted, since, a->docid, &more, &nmore)) >= 0 && nmore) {
-		nd_docid *all = realloc(a->seeds, (a->nseeds + nmore) * sizeof(*all));
-		if (!all)
-			rc = nd_error_set(ND_ENOMEM, "out of memory");
-		else {
-			memcpy(all + a->nseeds, more, nmore * sizeof(*more));
-			a->seeds = all, a->nseeds = nd__sort_unique_u32(all, a->nseeds + nmore);
-		}
-	}
+	    (rc = nd__site_rejudge(txn, counted, ncounted, since, a->docid, &more, &nmore)) >= 0 && nmore)
+		rc = nd__merge_docids(&a->seeds, &a->nseeds, more, nmore);
 	free(counted);
 	free(more);
 	return rc < 0 ? rc : ND_OK;
@@ -427,6 +421,23 @@ static int hook_date(nd_hook *h, nd_docid docid, uint64_t *date, int *dated)
 	return nd__window_doc_date(&win, h->db, docid, date, dated);
 }
 
+/* docid's site, with its pages the store has seen and docid (read before
+ * the write: a crawl's hooks may follow a bulk index that holds many
+ * more). */
+static int hook_site(nd_hook *h, nd_docid docid, nd__site *site)
+{
+	nd_store_txn *txn;
+	uint32_t last = 0;
+	int rc = nd_store_read_begin(h->st, &txn);
+	if (rc < 0)
+		return rc;
+	rc = nd__store_last_doc(txn, &last);
+	nd_store_txn_end(txn);
+	if (rc < 0)
+		return rc;
+	return nd__site_of(h->db, docid, last > docid ? last : docid, nd__site_pages_max, site);
+}
+
 /* The collection's common text counted again once it is due (see
  * nd_hook_options.recount_max), and the slot of every document then,
  * as any rebuild of the links moves collapse ids anywhere.  A store
@@ -489,7 +500,7 @@ int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res)
 	a.rec = recbuf;
 	if (h->o.group_commit && (rc = nd_store_hold(h->st)) < 0)
 		goto cleanup;
-	if (a.present && ((rc = hook_date(h, docid, &a.date, &a.dated)) < 0 || (rc = nd__site_of(h->db, docid, &site)) < 0))
+	if (a.present && ((rc = hook_date(h, docid, &a.date, &a.dated)) < 0 || (rc = hook_site(h, docid, &site)) < 0))
 		goto cleanup;
 	if ((rc = nd_store_write(h->st, apply_fn, &a)) < 0)
 		goto cleanup;
@@ -573,7 +584,6 @@ static int update_once(nd_hook *h, unsigned jobs, collect_ctx *c, nd_sign_report
  * pages among them. */
 typedef struct {
 	nd__site *v;
-	uint64_t *key; /* each site's name, whether counted or not (v's key 0) */
 	nd_docid **docs;
 	size_t *ndocs, n;
 } update_sites;
@@ -582,7 +592,7 @@ static void update_sites_free(update_sites *u)
 {
 	for (size_t i = 0; i < u->n; i++)
 		nd__site_free(&u->v[i]), free(u->docs[i]);
-	free(u->v), free(u->key), free(u->docs), free(u->ndocs);
+	free(u->v), free(u->docs), free(u->ndocs);
 }
 
 static int sites_counted(nd_store_txn *txn, void *vctx)
@@ -602,12 +612,12 @@ static int sites_counted(nd_store_txn *txn, void *vctx)
  * theirs (read from the database first: not inside the store's write). */
 static int update_sites_count(nd_hook *h, const collect_ctx *c)
 {
-	update_sites u = {NULL, NULL, NULL, NULL, 0};
+	update_sites u = {NULL, NULL, NULL, 0};
 	int rc = ND_OK;
 	if (!c->n)
 		return ND_OK;
-	if (!(u.v = calloc(c->n, sizeof(*u.v))) || !(u.key = calloc(c->n, sizeof(*u.key))) ||
-	    !(u.docs = calloc(c->n, sizeof(*u.docs))) || !(u.ndocs = calloc(c->n, sizeof(*u.ndocs)))) {
+	if (!(u.v = calloc(c->n, sizeof(*u.v))) || !(u.docs = calloc(c->n, sizeof(*u.docs))) ||
+	    !(u.ndocs = calloc(c->n, sizeof(*u.ndocs)))) {
 		update_sites_free(&u);
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
@@ -619,14 +629,14 @@ static int update_sites_count(nd_hook *h, const collect_ctx *c)
 		if ((rc = nd__site_key_of(h->db, r->docid, &key)) < 0 || !key)
 			continue;
 		size_t k = 0;
-		while (k < u.n && u.key[k] != key)
+		while (k < u.n && u.v[k].key != key)
 			k++;
-		/* Its pages read once (a host too large for its own count has
-		 * none, and is passed over). */
-		if (k == u.n && (rc = nd__site_of(h->db, r->docid, &u.v[u.n])) == ND_OK)
-			u.key[u.n++] = key;
-		if (rc < 0 || !u.v[k].key)
-			continue;
+		/* Its pages read once, however many: a batch may bring a large
+		 * site whole, and its latest pages are counted. */
+		if (k == u.n && (rc = nd__site_of(h->db, r->docid, 0, SIZE_MAX, &u.v[u.n])) == ND_OK)
+			u.n++;
+		if (rc < 0)
+			break;
 		nd_docid *more = realloc(u.docs[k], (u.ndocs[k] + 1) * sizeof(*more));
 		if (!more) {
 			rc = nd_error_set(ND_ENOMEM, "out of memory");
