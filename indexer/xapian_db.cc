@@ -563,6 +563,30 @@ bool is_notmuch(nd_xdb *db)
 	return db->notmuch > 0;
 }
 
+// mu keeps its schema and maildir in the metadata.
+bool is_mu(nd_xdb *db)
+{
+	if (db->mu < 0)
+		db->mu = !is_notmuch(db) && !db->db->get_metadata("schema-version").empty() &&
+			 !db->db->get_metadata("maildir").empty();
+	return db->mu > 0;
+}
+
+// The first term of docid with prefix p (one capital letter), empty when
+// none: a longer prefix that begins with the letter is another field's.
+std::string doc_prefixed(nd_xdb *db, nd_docid docid, char p, bool empty_ok)
+{
+	Xapian::TermIterator t = db->db->termlist_begin(docid);
+	t.skip_to(std::string(1, p));
+	if (t == db->db->termlist_end(docid))
+		return std::string();
+	std::string term = *t;
+	if (term.empty() || term[0] != p || (term.size() == 1 && !empty_ok) ||
+	    (term.size() > 1 && isupper((unsigned char)term[1])))
+		return std::string();
+	return term;
+}
+
 } // namespace
 
 int nd_xdb_doc_uid(nd_xdb *db, nd_docid docid, char **out)
@@ -601,13 +625,9 @@ int nd_xdb_doc_thread(nd_xdb *db, nd_docid docid, uint32_t *thread)
 {
 	*thread = 0;
 	return with_retry(db, [&] {
-		// mu keeps its schema and maildir in the metadata.
-		if (db->mu < 0)
-			db->mu = !is_notmuch(db) && !db->db->get_metadata("schema-version").empty() &&
-				 !db->db->get_metadata("maildir").empty();
 		// notmuch: G and the thread id in hex; mu: W and the thread's
 		// first message id (mu's G terms are flags).
-		const char *p = is_notmuch(db) ? "G" : db->mu ? "W" : nullptr;
+		const char *p = is_notmuch(db) ? "G" : is_mu(db) ? "W" : nullptr;
 		if (!p)
 			return;
 		Xapian::TermIterator t = db->db->termlist_begin(docid);
@@ -627,15 +647,30 @@ int nd_xdb_doc_host(nd_xdb *db, nd_docid docid, char **out)
 {
 	*out = nullptr;
 	return with_retry(db, [&] {
-		Xapian::TermIterator t = db->db->termlist_begin(docid);
-		t.skip_to("H");
-		if (t == db->db->termlist_end(docid))
-			return;
-		std::string term = *t;
-		// A longer prefix that begins with the letter is another field's.
-		if (term.size() > 1 && term[0] == 'H' && !isupper((unsigned char)term[1]))
+		std::string term = is_mu(db) ? std::string() : doc_prefixed(db, docid, 'H', false);
+		if (!term.empty())
 			*out = dup_string(term.substr(1), nullptr);
 	});
+}
+
+int nd_xdb_doc_site(nd_xdb *db, nd_docid docid, char **out)
+{
+	*out = nullptr;
+	return with_retry(db, [&] {
+		if (is_mu(db))
+			return;
+		std::string term = doc_prefixed(db, docid, 'H', false);
+		if (term.empty()) // omindex's J: the run's base URL, "J" alone for "/"
+			term = doc_prefixed(db, docid, 'J', true);
+		if (!term.empty())
+			*out = dup_string(term, nullptr);
+	});
+}
+
+int nd_xdb_names_sites(nd_xdb *db, int *yes)
+{
+	*yes = 0;
+	return with_retry(db, [&] { *yes = !is_mu(db); });
 }
 
 int nd_xdb_find_uid(nd_xdb *db, const char *uid, nd_docid *out)

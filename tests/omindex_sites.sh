@@ -7,7 +7,8 @@
 # is a copy, in clusters and at crawl time, whether each site is indexed
 # at https://SITE.example/ or at /SITE/; indexed as one site, the
 # pages' frames (each template's first and last words) tell the three
-# templates apart.
+# templates apart.  A site indexed later at /wiki/ and found by update is
+# counted as sign counts it.
 #   omindex_sites.sh NEARDUP
 set -eu
 nd=$1
@@ -41,6 +42,14 @@ for p in range(12):
 # At crawl time: a new page of shop, and shop's second article in blog's template.
 open("%s/new.txt" % top, "w").write("\n".join((tpl["shop"][0], arts[30], tpl["shop"][1])))
 open("%s/moved.txt" % top, "w").write("\n".join((tpl["blog"][0], arts[1], tpl["blog"][1])))
+# Indexed later: a site whose template is two thirds of each page, with
+# shop's third article in it.
+r = random.Random(11)
+head, foot = words(120), words(120)
+os.makedirs("%s/late/wiki" % top)
+for p in range(5):
+    open("%s/late/wiki/p%d.html" % (top, p), "w").write(page("wiki %d" % p, head, words(120), foot))
+open("%s/late/wiki/copy.html" % top, "w").write(page("wiki copy", head, arts[2], foot))
 PY
 
 for v in host path one; do
@@ -72,4 +81,19 @@ for v in host path; do
 	echo "$out" | grep -q "new.txt: .* 0 duplicates" || fail "$v: a new page of shop is a copy of its pages: $out"
 	echo "$out" | grep -q "moved.txt: .* 1 duplicate" || fail "$v: shop's article in blog's template is no copy: $out"
 done
-echo "omindex-sites: the copy across sites found, the sites' templates no evidence"
+# update, between two of the collection's counts, counts a site that
+# came with a base URL and no host as sign does: its pages stay apart,
+# and its copy of shop's article is a copy.
+omindex -p --db "$t/db_path" --url /wiki/ "$t/late/wiki" > "$t/omindex.log" 2>&1 ||
+	fail "omindex: $(tail -3 "$t/omindex.log")"
+"$nd" update --db "$t/db_path" --store "$t/st_path" > "$t/update.out" || fail "update"
+grep -q "6 added" "$t/update.out" && ! grep -q "counted again" "$t/update.out" ||
+	fail "update: not 6 added between two counts: $(tail -1 "$t/update.out")"
+"$nd" clusters --db "$t/db_path" --store "$t/st_path" --point copy --json > "$t/clusters_late.json" ||
+	fail "clusters (late)"
+python3 - "$t/clusters_late.json" <<'PY' || fail "clusters after update"
+import json, sys
+ids = sorted(sorted(d["id"] for d in c["documents"]) for c in json.load(open(sys.argv[1]))["clusters"])
+assert ids == [["/news/copy.html", "/shop/p0.html"], ["/shop/p2.html", "/wiki/copy.html"]], ids
+PY
+echo "omindex-sites: the copy across sites found, the sites' templates no evidence, in sign and update"

@@ -50,6 +50,53 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* A document's site: its H term (a host), else omindex's J (a run's base
+ * URL, "J" alone for "/"); a term of a longer prefix that begins with the
+ * letter is another field's. */
+static void test_doc_site(void **state)
+{
+	(void)state;
+	const char *terms[][2] = {{"Hshop.example", "Jhttps://shop.example"}, {"J/wiki", NULL}, {"J", NULL},
+				  {"HXFOO", "JXBAR"}, {NULL, NULL}};
+	const char *site[] = {"Hshop.example", "J/wiki", "J", NULL, NULL};
+	const char *host[] = {"shop.example", NULL, NULL, NULL, NULL};
+	char *path = tu_join(dir, "sites"), *out;
+	nd_xdb *db;
+	nd_xdb_doc *doc;
+	assert_int_equal(nd_xdb_open(&db, path, ND_XDB_WRITE), ND_OK);
+	for (int d = 0; d < 5; d++) {
+		char uid[16];
+		snprintf(uid, sizeof(uid), "Qs%d", d);
+		assert_int_equal(nd_xdb_doc_new(&doc), ND_OK);
+		assert_int_equal(nd_xdb_doc_add_posting(doc, "word", 4, 1), ND_OK);
+		assert_int_equal(nd_xdb_doc_add_boolean(doc, uid), ND_OK);
+		for (int k = 0; k < 2 && terms[d][k]; k++)
+			assert_int_equal(nd_xdb_doc_add_boolean(doc, terms[d][k]), ND_OK);
+		assert_int_equal(nd_xdb_replace(db, uid, doc, NULL), ND_OK);
+		nd_xdb_doc_free(doc);
+	}
+	assert_int_equal(nd_xdb_commit(db), ND_OK);
+	int named;
+	assert_int_equal(nd_xdb_names_sites(db, &named), ND_OK);
+	assert_int_equal(named, 1);
+	for (int d = 0; d < 5; d++) {
+		assert_int_equal(nd_xdb_doc_site(db, (nd_docid)(d + 1), &out), ND_OK);
+		if (site[d])
+			assert_string_equal(out, site[d]);
+		else
+			assert_null(out);
+		free(out);
+		assert_int_equal(nd_xdb_doc_host(db, (nd_docid)(d + 1), &out), ND_OK);
+		if (host[d])
+			assert_string_equal(out, host[d]);
+		else
+			assert_null(out);
+		free(out);
+	}
+	nd_xdb_close(db);
+	free(path);
+}
+
 static void test_stats(void **state)
 {
 	(void)state;
@@ -266,6 +313,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_doc_site),
 		cmocka_unit_test(test_terms_and_postlists),
 		cmocka_unit_test(test_documents),
 		cmocka_unit_test(test_replace_delete),

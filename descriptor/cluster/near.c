@@ -517,7 +517,8 @@ static int sites_by_frame(const nd__recset *rs, size_t n, uint32_t *site, uint32
 /* The site of each of docs[0..n) (ascending), at site[i]: an ordinal from
  * 1, 0 for none.  A page's host term ("H" and the host, as omindex and
  * neardup index write it); else omindex's base URL ("J": one run of
- * omindex indexes one site, given as /shop/ when it has no host); else
+ * omindex indexes one site, given as /shop/ when it has no host; not in
+ * a mu database, whose H and J are Bcc addresses and attachments); else
  * its frame, for text that came without an address (files, mail, another
  * application's pages).  Only sites of ND_SITE_GROUPS pages or more
  * (ND_FRAME_GROUPS of a frame): a smaller one has no template to tell.
@@ -531,7 +532,11 @@ static int sites_of(nd_xdb *db, const nd__recset *rs, const nd_docid *docs, size
 	*frame_from = 1, *nsites = 0;
 	if (!n)
 		return ND_OK;
-	if (db && ((rc = sites_by(db, "H", docs, n, site, &ord)) < 0 || (rc = sites_by(db, "J", docs, n, site, &ord)) < 0))
+	int named = 0;
+	if (db && (rc = nd_xdb_names_sites(db, &named)) < 0)
+		return rc;
+	if (named && ((rc = sites_by(db, "H", docs, n, site, &ord)) < 0 ||
+		      (rc = sites_by(db, "J", docs, n, site, &ord)) < 0))
 		return rc;
 	*frame_from = ord + 1;
 	rc = sites_by_frame(rs, n, site, &ord);

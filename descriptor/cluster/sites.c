@@ -98,45 +98,51 @@ static int add_postings(nd_xdb *db, const char *term, nd_docid limit, size_t max
 	return rc;
 }
 
+/* The site docid's term names (nd_xdb_doc_site): its key as the
+ * collection's count makes it, and the terms of its pages (a host's with
+ * and without "www."; a base URL's alone), into t1 and t2 ("" for none).
+ * 0: no site. */
+static int site_terms(nd_xdb *db, nd_docid docid, uint64_t *key, char t1[512], char t2[512])
+{
+	char *term = NULL;
+	const char *bare;
+	int rc = nd_xdb_doc_site(db, docid, &term);
+	*key = 0, t1[0] = t2[0] = 0;
+	if (rc < 0 || !term)
+		return rc;
+	size_t len = strlen(term), nb = nd_host_bare(term + 1, len - 1, &bare);
+	if (len + 5 < 512) { /* no site's name is that long */
+		*key = nd__site_hash(bare, nb);
+		if (term[0] == 'H')
+			snprintf(t1, 512, "H%.*s", (int)nb, bare), snprintf(t2, 512, "Hwww.%.*s", (int)nb, bare);
+		else
+			memcpy(t1, term, len + 1);
+	}
+	free(term);
+	return ND_OK;
+}
+
 int nd__site_key_of(nd_xdb *db, nd_docid docid, uint64_t *key)
 {
-	char *host = NULL;
-	const char *bare;
-	int rc = nd_xdb_doc_host(db, docid, &host);
-	*key = 0;
-	if (rc == ND_OK && host) {
-		size_t nb = nd_host_bare(host, strlen(host), &bare);
-		*key = nd__site_hash(bare, nb);
-	}
-	free(host);
-	return rc;
+	char t1[512], t2[512];
+	return site_terms(db, docid, key, t1, t2);
 }
 
 int nd__site_of(nd_xdb *db, nd_docid docid, nd_docid seen, size_t max_pages, nd__site *s)
 {
-	char *host = NULL, term[512], www[512];
-	const char *bare;
+	char t1[512], t2[512];
 	size_t cap = 0;
 	memset(s, 0, sizeof(*s));
-	int rc = nd_xdb_doc_host(db, docid, &host);
-	if (rc < 0 || !host)
+	int rc = site_terms(db, docid, &s->key, t1, t2);
+	if (rc < 0 || !s->key)
 		return rc;
-	size_t nb = nd_host_bare(host, strlen(host), &bare);
-	if (nb + 6 >= sizeof(term)) {
-		free(host);
-		return ND_OK; /* no host is that long; no site */
-	}
 	/* Its pages under both names, as the collection's count reads them.
 	 * A page of a larger site still names it: the template its count
 	 * took while smaller weighs its pairs (without it, every page past
 	 * the limit would count the template as evidence again). */
-	snprintf(term, sizeof(term), "H%.*s", (int)nb, bare);
-	snprintf(www, sizeof(www), "Hwww.%.*s", (int)nb, bare);
-	s->key = nd__site_hash(bare, nb);
 	nd_docid limit = seen && seen < UINT32_MAX ? seen + 1 : 0;
-	if ((rc = add_postings(db, term, limit, max_pages, &s->docs, &s->ndocs, &cap)) == ND_OK)
-		rc = add_postings(db, www, limit, max_pages, &s->docs, &s->ndocs, &cap);
-	free(host);
+	if ((rc = add_postings(db, t1, limit, max_pages, &s->docs, &s->ndocs, &cap)) == ND_OK && t2[0])
+		rc = add_postings(db, t2, limit, max_pages, &s->docs, &s->ndocs, &cap);
 	if (rc < 0) {
 		nd__site_free(s);
 		return rc;

@@ -132,9 +132,18 @@ ND_EXTERN int nd_xdb_doc_uid(nd_xdb *db, nd_docid docid, char **out);
  * database's, or a document without one. */
 ND_EXTERN int nd_xdb_doc_thread(nd_xdb *db, nd_docid docid, uint32_t *thread);
 /* The host of a document's H term (omindex's, and neardup index's for a
- * page with a URL), lower case as written; *out NULL when it has none.
- * Caller frees *out. */
+ * page with a URL), lower case as written; *out NULL when it has none, or
+ * in a mu database (whose H terms are Bcc addresses).  Caller frees *out. */
 ND_EXTERN int nd_xdb_doc_host(nd_xdb *db, nd_docid docid, char **out);
+/* The term that names a document's site, with its prefix: its H term,
+ * else omindex's J (the base URL of the run that indexed it, "J" alone for
+ * "/": one run is one site); *out NULL when it has neither, or in a mu
+ * database.  Caller frees *out. */
+ND_EXTERN int nd_xdb_doc_site(nd_xdb *db, nd_docid docid, char **out);
+/* *yes 1 when the database's H and J terms name sites (every
+ * application's but mu's: there they are Bcc addresses and attachments'
+ * file names). */
+ND_EXTERN int nd_xdb_names_sites(nd_xdb *db, int *yes);
 /* The docid holding unique id `uid` (as Q term, else as U term; either
  * form nd_xdb_doc_uid gives). */
 ND_EXTERN int nd_xdb_find_uid(nd_xdb *db, const char *uid, nd_docid *out);
