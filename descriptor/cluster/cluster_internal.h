@@ -94,6 +94,15 @@ int nd__site_arrived_all(nd_store_txn *txn, nd__site *s, const nd_docid *docs, s
 /* Judging pairs with the templates hooks counted for their pages' sites:
  * the entries read, kept for the pass. */
 #define ND_SITE_JUDGE_SITES 8
+/* Records weighed with their site's template, kept for the pass: a
+ * hook's page is judged with each of its neighbours, most of one site. */
+#define ND_SITE_JUDGE_WEIGHED 16
+typedef struct {
+	nd_docid doc;
+	uint64_t site;
+	uint32_t uses;
+	nd__rec r; /* its arrays the record's, read in place; weighed on its second use */
+} nd__site_weighed;
 typedef struct {
 	nd_store_txn *txn;
 	uint64_t counted[2];
@@ -103,11 +112,16 @@ typedef struct {
 	size_t nsites, next;
 	nd__site_tpl both; /* two sites' templates merged */
 	size_t cap, fcap;
+	uint64_t ekey; /* the one site nd__site_templates' answer is of (0: none, or two) */
+	nd__site_weighed w[ND_SITE_JUDGE_WEIGHED];
+	size_t nw, wnext;
 } nd__site_judge;
 void nd__site_judge_init(nd__site_judge *j, nd_store_txn *txn);
 void nd__site_judge_free(nd__site_judge *j);
 /* The copy verdict on a and b (records x and y, common the collection's
- * table) with their sites' templates, as nd__rec_verdict answers. */
+ * table) with their sites' templates, as nd__rec_verdict answers; x and
+ * y read in place from j's transaction, nothing written in it during the
+ * pass (their weights are kept). */
 int nd__site_pair(nd__site_judge *j, nd_docid a, const nd__rec *x, nd_docid b, const nd__rec *y,
 		  nd__common *common);
 /* The templates of a's site (a 0: none) and b's, merged into *e (empty:

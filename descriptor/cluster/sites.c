@@ -248,6 +248,13 @@ static int entry_store(nd_store_txn *txn, uint64_t key, const uint64_t c[2], uin
 	return rc < 0 ? rc : nd_store_meta_put(txn, META_SITES, c, 2 * sizeof(uint64_t));
 }
 
+static int tpl_equal(const nd__site_tpl *a, const nd__site_tpl *b)
+{
+	return a->n == b->n && a->nfloors == b->nfloors && (!a->n || (!memcmp(a->h, b->h, a->n * 4) &&
+								       !memcmp(a->g, b->g, a->n * 4))) &&
+	       (!a->nfloors || !memcmp(a->floors, b->floors, a->nfloors * ND_FLOOR_BYTES));
+}
+
 /* Whether a site of pages pages is due a count: ND_SITE_GROUPS pages or
  * more, and a quarter more than when it was last counted (by the
  * collection, or on its own), or a page more while that is under four. */
@@ -270,6 +277,8 @@ void nd__site_judge_init(nd__site_judge *j, nd_store_txn *txn)
 
 void nd__site_judge_free(nd__site_judge *j)
 {
+	for (size_t i = 0; i < j->nw; i++)
+		nd__rec_free(&j->w[i].r);
 	for (size_t i = 0; i < j->nsites; i++)
 		nd__site_tpl_free(&j->tpl[i]);
 	nd__site_tpl_free(&j->both);
@@ -340,9 +349,10 @@ int nd__site_templates(nd__site_judge *j, nd_docid a, nd_docid b, nd__extra *e)
 	if ((a && (rc = template_of(j, a, SIZE_MAX, &ta, &sa)) < 0) || (rc = template_of(j, b, sa, &tb, &sb)) < 0)
 		return rc;
 	int ha = ta && (ta->n || ta->nfloors), hb = tb && (tb->n || tb->nfloors);
+	j->ekey = 0;
 	if (!ha || !hb || ta == tb) {
 		if (ha || hb)
-			extra_of(ha ? ta : tb, e);
+			extra_of(ha ? ta : tb, e), j->ekey = j->key[ha ? sa : sb];
 		return ND_OK;
 	}
 	/* Both sites' templates and floors, merged. */
@@ -399,16 +409,50 @@ static int touched(const nd__rec *r, const nd__extra *e)
 	return holds_any(r, e->h, e->n) || nd__floor_in(e->floors, e->nfloors, r->text) != UINT32_MAX;
 }
 
-/* The copy verdict on x and y with the sites' counts e. */
-static int verdict_with(const nd__extra *e, const nd__rec *x, const nd__rec *y, nd__common *common)
+/* docid's record r as weighed with its site's template (common's extras
+ * set to it), into *out: kept in j (NULL: not kept, *tmp) and weighed on
+ * its second use, as the links' records are (one use sums its weights
+ * itself); the one kept at keep (the pair's other) stays. */
+static int weighed_of(nd__site_judge *j, nd_docid docid, const nd__rec *r, const nd__common *common,
+		      const nd__rec *keep, nd__rec *tmp, const nd__rec **out)
+{
+	*tmp = nd__rec_unweighed(r), *out = tmp;
+	if (!j || !j->ekey || !docid)
+		return ND_OK;
+	nd__site_weighed *w = NULL;
+	for (size_t i = 0; i < j->nw && !w; i++)
+		if (j->w[i].doc == docid && j->w[i].site == j->ekey)
+			w = &j->w[i];
+	if (!w) {
+		if (j->nw < ND_SITE_JUDGE_WEIGHED)
+			w = &j->w[j->nw++];
+		else {
+			w = &j->w[j->wnext++ % ND_SITE_JUDGE_WEIGHED];
+			if (&w->r == keep)
+				w = &j->w[j->wnext++ % ND_SITE_JUDGE_WEIGHED];
+			nd__rec_free(&w->r);
+		}
+		*w = (nd__site_weighed){docid, j->ekey, 0, *tmp};
+	}
+	*out = &w->r;
+	return ++w->uses == 2 ? nd__rec_weigh(&w->r, common) : ND_OK;
+}
+
+/* The copy verdict on a and b (records x and y) with the sites' counts e
+ * (j: kept weighed when e is one site's; NULL: not kept). */
+static int verdict_with(nd__site_judge *j, const nd__extra *e, nd_docid a, const nd__rec *x, nd_docid b,
+			const nd__rec *y, nd__common *common)
 {
 	/* Texts none of it touches are judged as the table alone judges them
 	 * (and faster: weighed records keep those weights). */
 	if (!touched(x, e) && !touched(y, e))
 		return nd__rec_verdict(ND_POINT_COPY, x, y, common, NULL, NULL);
-	nd__rec ux = nd__rec_unweighed(x), uy = nd__rec_unweighed(y);
+	nd__rec ux, uy;
+	const nd__rec *px, *py;
 	nd__common_set_extra(common, e);
-	int rc = nd__rec_verdict(ND_POINT_COPY, &ux, &uy, common, NULL, NULL);
+	int rc = weighed_of(j, a, x, common, NULL, &ux, &px);
+	if (rc == ND_OK && (rc = weighed_of(j, b, y, common, px, &uy, &py)) == ND_OK)
+		rc = nd__rec_verdict(ND_POINT_COPY, px, py, common, NULL, NULL);
 	nd__common_set_extra(common, NULL);
 	return rc;
 }
@@ -418,7 +462,7 @@ int nd__site_pair(nd__site_judge *j, nd_docid a, const nd__rec *x, nd_docid b, c
 {
 	nd__extra e;
 	int rc = nd__site_templates(j, a, b, &e);
-	return rc < 0 ? rc : verdict_with(&e, x, y, common);
+	return rc < 0 ? rc : verdict_with(j, &e, a, x, b, y, common);
 }
 
 int nd__site_cand_templates(void *ctx, nd_docid cand, nd__extra *e)
@@ -446,20 +490,26 @@ int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **co
 		return rc;
 	size_t pages = nd__lower_bound_u32(s->docs, s->ndocs, last + 1);
 	counted_now(txn, c);
-	if ((rc = entry_load(txn, s->key, c, &then, &s->tpl)) < 0)
-		return rc;
-	if (!rc) /* its pages when the collection was counted */
+	int had = entry_load(txn, s->key, c, &then, &s->tpl);
+	if (had < 0)
+		return had;
+	if (!had) /* its pages when the collection was counted */
 		then = nd__lower_bound_u32(s->docs, s->ndocs, (uint32_t)(c[1] < UINT32_MAX ? c[1] + 1 : UINT32_MAX));
 	if (!due(pages, then))
 		return ND_OK;
 	*since = then && then <= s->ndocs ? s->docs[then - 1] : 0;
-	nd__site_tpl_free(&s->tpl);
+	nd__site_tpl old = s->tpl;
+	memset(&s->tpl, 0, sizeof(s->tpl));
 	if ((rc = latest_with_records(txn, s->docs, pages, counted, ncounted)) < 0 ||
 	    (rc = nd__site_template(txn, *counted, *ncounted, &s->tpl)) < 0 ||
-	    (rc = entry_store(txn, s->key, c, pages, &s->tpl)) < 0) {
+	    (rc = entry_store(txn, s->key, c, pages, &s->tpl)) < 0 || (had && tpl_equal(&old, &s->tpl))) {
+		/* Counted as before: every page of it was judged with this
+		 * already (a large site's template settles; its pages are not
+		 * judged again at each quarter). */
 		free(*counted);
 		*counted = NULL, *ncounted = 0;
 	}
+	nd__site_tpl_free(&old);
 	return rc;
 }
 
@@ -549,7 +599,7 @@ int nd__site_verdict(nd__site_judge *j, nd__common *common, nd_docid a, nd_docid
 	if (rc == ND_OK && !e.n && !e.nfloors)
 		return 2;
 	if (rc == ND_OK && (rc = nd__rec_of_doc(j->txn, a, &x)) == ND_OK && (rc = nd__rec_of_doc(j->txn, b, &y)) == ND_OK)
-		rc = verdict_with(&e, &x, &y, common);
+		rc = verdict_with(NULL, &e, a, &x, b, &y, common);
 	nd__rec_free(&x);
 	nd__rec_free(&y);
 	return rc;
