@@ -42,6 +42,7 @@ struct nd_xdb {
 struct nd_xdb_terms {
 	nd_xdb *db;
 	std::string prefix;
+	size_t skip; // what terms_next leaves off: the word prefix of words
 	std::string current;
 	Xapian::TermIterator it, end;
 	bool started;
@@ -243,10 +244,19 @@ int nd_xdb_revision(nd_xdb *db, uint64_t *out)
 	return with_retry(db, [&] { *out = db->db->size() == 1 ? db->db->get_revision() : 0; });
 }
 
+// A word as the database stores it: behind its word prefix.  A term that
+// begins with a capital letter is a field's own (H, J, Q): as written.
+static std::string stored_term(const nd_xdb *db, const char *term)
+{
+	if (term[0] >= 'A' && term[0] <= 'Z')
+		return std::string(term);
+	return db->word_prefix + term;
+}
+
 int nd_xdb_termfreq(nd_xdb *db, const char *term, uint32_t *tf, uint64_t *cf)
 {
 	return with_retry(db, [&] {
-		std::string t = db->word_prefix + term;
+		std::string t = stored_term(db, term);
 		if (tf)
 			*tf = db->db->get_termfreq(t);
 		if (cf)
@@ -261,7 +271,8 @@ int nd_xdb_terms_open(nd_xdb_terms **out, nd_xdb *db, const char *prefix)
 	try {
 		it = new nd_xdb_terms();
 		it->db = db;
-		it->prefix = db->word_prefix + (prefix ? prefix : "");
+		it->prefix = stored_term(db, prefix ? prefix : "");
+		it->skip = it->prefix.size() - (prefix ? strlen(prefix) : 0);
 		it->started = false;
 		it->it = db->db->allterms_begin(it->prefix);
 		it->end = db->db->allterms_end(it->prefix);
@@ -284,7 +295,7 @@ int nd_xdb_terms_next(nd_xdb_terms *t, const char **term, size_t *len,
 			if (t->it == t->end)
 				return 0;
 			t->current = *t->it;
-			size_t skip = t->db->word_prefix.size(); // words without their prefix
+			size_t skip = t->skip; // words without their prefix
 			*term = t->current.c_str() + skip;
 			if (len)
 				*len = t->current.size() - skip;
@@ -328,7 +339,7 @@ int nd_xdb_postlist_open(nd_xdb_postlist **out, nd_xdb *db, const char *term)
 	try {
 		pl = new nd_xdb_postlist();
 		pl->db = db;
-		pl->term = db->word_prefix + term;
+		pl->term = stored_term(db, term);
 		pl->last = 0;
 		pl->it = db->db->postlist_begin(pl->term);
 		pl->end = db->db->postlist_end(pl->term);

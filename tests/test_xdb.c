@@ -93,6 +93,31 @@ static void test_doc_site(void **state)
 			assert_null(out);
 		free(out);
 	}
+	/* With a word prefix (words under XB), a field's terms are read as
+	 * written: the sites' H and J, beside the words. */
+	assert_int_equal(nd_xdb_set_prefixes(db, "XB", NULL), ND_OK);
+	uint32_t tf;
+	assert_int_equal(nd_xdb_termfreq(db, "J/wiki", &tf, NULL), ND_OK);
+	assert_int_equal(tf, 1);
+	assert_int_equal(nd_xdb_termfreq(db, "word", &tf, NULL), ND_OK);
+	assert_int_equal(tf, 0); /* no word is under XB */
+	nd_xdb_terms *it;
+	const char *term;
+	size_t len;
+	int n = 0;
+	assert_int_equal(nd_xdb_terms_open(&it, db, "H"), ND_OK);
+	while (nd_xdb_terms_next(it, &term, &len, NULL, NULL) == 1)
+		n += len == 13 && !memcmp(term, "Hshop.example", 13);
+	nd_xdb_terms_free(it);
+	assert_int_equal(n, 1);
+	nd_xdb_postlist *pl;
+	nd_posting p[4];
+	size_t got;
+	assert_int_equal(nd_xdb_postlist_open(&pl, db, "J/wiki"), ND_OK);
+	assert_int_equal(nd_xdb_postlist_next(pl, 0, p, 4, &got), ND_OK);
+	assert_int_equal(got, 1);
+	assert_int_equal(p[0].docid, 2);
+	nd_xdb_postlist_free(pl);
 	nd_xdb_close(db);
 	free(path);
 }

@@ -198,7 +198,9 @@ ND_EXTERN void nd_xdb_set_max_query_terms(nd_xdb *db, uint32_t n);
  * (mu: words under B, ids under I): words are then the terms under
  * word_prefix, handed out and looked up without it (terms, postlists,
  * positions, lengths, bare query words), and ids the terms under
- * uid_prefix instead of Q or U.  NULL or "": none (the default).  Up to 8
+ * uid_prefix instead of Q or U.  A term or prefix these calls are given
+ * that begins with a capital letter is a field's own (H, J, Q), read as
+ * written.  NULL or "": none (the default).  Up to 8
  * capital letters; ND_EINVAL otherwise.  A store remembers the prefixes
  * its set was built with (neardup build --word-prefix, --uid-prefix) and
  * sets them on the database it is used with. */
