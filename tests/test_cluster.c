@@ -1488,12 +1488,12 @@ static void test_site_template_is_not_evidence(void **state)
  * site has a second page: no template can be told then, and two stand
  * against one article.  Counted at its next page, a site's pages are
  * judged again with their neighbours, and the copy is found.  The sites'
- * distinct pages stay apart. */
-static void test_site_counted_after_its_copy(void **state)
+ * distinct pages stay apart.  The same without URLs: each site's pages
+ * are one by their frame once three have arrived. */
+static void site_counted_after_copy_case(const char *name, int urls)
 {
-	(void)state;
 	enum { PER = 4, NSITES = SITES, N = NSITES * PER };
-	char *path = tu_join(dir, "late"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	char *path = tu_join(dir, name), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
 	char *tpl[NSITES][2], *art[N], *page[N], *url[N];
 	uint64_t rng = 29;
 	assert_int_equal(mkdir(path, 0755), 0);
@@ -1514,13 +1514,13 @@ static void test_site_counted_after_its_copy(void **state)
 	nd_store *st;
 	nd_docid online[N];
 	uint64_t missing, extra;
-	index_pages(dbpath, "p", page, url, N, &db);
+	index_pages(dbpath, "p", page, urls ? url : NULL, N, &db);
 	st = hooked_past_cap(db, stpath, N, online);
 	for (int i = 0; i < N; i++)
 		for (int j = i + 1; j < N; j++) {
 			int copy = i == 0 && j == 1;
 			if (copy != (online[i] && online[i] == online[j]))
-				fail_msg("pages %d and %d %s", i, j, copy ? "apart" : "joined");
+				fail_msg("%s: pages %d and %d %s", name, i, j, copy ? "apart" : "joined");
 		}
 	assert_int_equal(nd_links_check(db, st, NULL, &missing, &extra, NULL), ND_OK);
 	assert_int_equal(missing + extra, 0);
@@ -1534,6 +1534,13 @@ static void test_site_counted_after_its_copy(void **state)
 	free(path);
 	free(dbpath);
 	free(stpath);
+}
+
+static void test_site_counted_after_its_copy(void **state)
+{
+	(void)state;
+	site_counted_after_copy_case("late", 1);
+	site_counted_after_copy_case("late-frames", 0);
 }
 
 /* A page's print version (its article alone) on a site of two pages: the
@@ -1776,8 +1783,10 @@ static void test_large_site_counted_by_hooks(void **state)
  * do: a page of one new site copied onto another, half of each page the
  * site's template, is its copy, and the sites' other pages stay apart.
  * With a site counted over its latest max pages (fewer than arrived),
- * the pages before them are judged with its template too. */
-static void update_new_sites_case(const char *name, size_t max)
+ * the pages before them are judged with its template too; without URLs,
+ * each site's pages are one by their frame (the template's first and
+ * last words). */
+static void update_new_sites_case(const char *name, size_t max, int urls)
 {
 	enum { OLD = 120, PER = 4, NEW = 2 * PER };
 	char *path = tu_join(dir, name), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
@@ -1793,7 +1802,7 @@ static void update_new_sites_case(const char *name, size_t max)
 	}
 	nd_xdb *db;
 	nd_store *st;
-	sign_pages(dbpath, stpath, "old", page, url, OLD, &db, &st);
+	sign_pages(dbpath, stpath, "old", page, urls ? url : NULL, OLD, &db, &st);
 	nd_store_close(st);
 	nd_xdb_close(db);
 	nd_indexer *ix;
@@ -1801,7 +1810,8 @@ static void update_new_sites_case(const char *name, size_t max)
 	for (int i = OLD; i < OLD + NEW; i++) {
 		char id[16];
 		snprintf(id, sizeof(id), "new%d", i);
-		assert_int_equal(nd_indexer_add_text(ix, id, page[i], strlen(page[i]), url[i], NULL), ND_OK);
+		assert_int_equal(nd_indexer_add_text(ix, id, page[i], strlen(page[i]), urls ? url[i] : NULL, NULL),
+				 ND_OK);
 	}
 	assert_int_equal(nd_indexer_close(ix), ND_OK);
 	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
@@ -1835,8 +1845,9 @@ static void update_new_sites_case(const char *name, size_t max)
 static void test_update_counts_new_sites(void **state)
 {
 	(void)state;
-	update_new_sites_case("upsites", 4096);
-	update_new_sites_case("upsites2", 2);
+	update_new_sites_case("upsites", 4096, 1);
+	update_new_sites_case("upsites2", 2, 1);
+	update_new_sites_case("upframes", 4096, 0); /* sites their frames tell */
 }
 
 static void rotating_case(const char *name, int rpages, int shown, size_t copied, size_t others)

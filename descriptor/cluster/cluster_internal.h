@@ -57,6 +57,7 @@ typedef struct {
 			     it; 0: the page has no host */
 	nd_docid *docs;   /* its pages, ascending */
 	size_t ndocs;
+	int by_frame;     /* a site that only its pages' frame tells */
 	nd__site_tpl tpl; /* its template counted apart */
 } nd__site;
 void nd__site_free(nd__site *s);
@@ -69,6 +70,16 @@ int nd__site_of(nd_xdb *db, nd_docid docid, nd_docid seen, size_t max_pages, nd_
 /* The most pages of a site a hook reads, and a count is over (its
  * latest): 4096; tests lower it. */
 extern size_t nd__site_pages_max;
+/* In a writer's transaction: docid's site by its record's frame (its
+ * first and last words; a page without a host, as the collection's count
+ * takes it), its pages those that hooks and update have seen with that
+ * frame since (the store's meta keeps them: "frame/" and the frame),
+ * docid among them. */
+int nd__site_frame(nd_store_txn *txn, nd_docid docid, uint64_t frame, nd__site *s);
+/* Pages docs[0..n) (ascending) without a host that a pass signed together
+ * (update): each with a frame into its frame's site, and those sites
+ * counted when due and their pages judged again (nd__site_arrived_all). */
+int nd__site_frames_arrived(nd_store_txn *txn, const nd_docid *docs, size_t n);
 /* In a writer's transaction, docid's record written: the site counted
  * when it is due (nd__site_template over its pages; its entry, and docid's
  * site, in the store's meta), *counted (caller frees; NULL when not
@@ -141,9 +152,10 @@ int nd__site_verdict(nd__site_judge *j, nd__common *common, nd_docid a, nd_docid
 /* docid's site's name (nd__site_hash; 0: no host), from the database. */
 int nd__site_key_of(nd_xdb *db, nd_docid docid, uint64_t *key);
 /* The template the collection's count takes from docs[0..n), every one a
- * page of one site, over every pair of them, and the floors of those
- * pages (*t's arrays, caller frees: nd__site_tpl_free). */
-int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, nd__site_tpl *t);
+ * page of one site (a host's; by_frame, one that only the pages' frame
+ * tells), over every pair of them, and the floors of those pages (*t's
+ * arrays, caller frees: nd__site_tpl_free). */
+int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, int by_frame, nd__site_tpl *t);
 
 /* nd_cluster_near with single linkage decided at point (copy or strict). */
 int nd__cluster_near_at(nd_xdb *db, nd_store *st, const nd_near_options *opts, nd_point point,

@@ -762,9 +762,9 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 		free(site);
 		return nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", np);
 	}
-	if (one_site) /* one host's pages, all of them */
+	if (one_site) /* one site's pages, all of them: a host's (1) or a frame's (2) */
 		for (size_t i = 0; i < n; i++)
-			site[i] = 1, frame_from = 2, nsites = 1;
+			site[i] = 1, frame_from = one_site == 2 ? 1 : 2, nsites = 1;
 	else if ((rc = sites_of(db, rs, docs, n, site, &frame_from, &nsites)) < 0)
 		goto done;
 	for (size_t i = 0; i < n; i++)
@@ -866,7 +866,7 @@ static int site_pairs(nd_store_txn *txn, const nd_docid *docs, size_t n, uint64_
 	return ND_OK;
 }
 
-int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, nd__site_tpl *t)
+int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, int by_frame, nd__site_tpl *t)
 {
 	nd_near_options o = ND_NEAR_OPTIONS_INIT;
 	nd__recset *rs = NULL;
@@ -875,13 +875,13 @@ int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, nd__sit
 	size_t np = 0;
 	int rc;
 	memset(t, 0, sizeof(*t));
-	if (n < ND_SITE_GROUPS)
+	if (n < (by_frame ? ND_FRAME_GROUPS : ND_SITE_GROUPS))
 		return ND_OK;
 	if ((rc = site_pairs(txn, docs, n, &pairs, &np)) < 0)
 		return rc;
 	o.jobs = 1;
 	if ((rc = nd__recset_load(txn, docs, n, NULL, &rs)) < 0 ||
-	    (rc = fresh_common(NULL, docs, rs, n, pairs, np, &o, 1, &c)) < 0 ||
+	    (rc = fresh_common(NULL, docs, rs, n, pairs, np, &o, by_frame ? 2 : 1, &c)) < 0 ||
 	    (rc = nd__common_entries(c, &t->h, &t->g, &t->n)) < 0)
 		goto done;
 	const uint8_t *f;

@@ -155,6 +155,58 @@ int nd__site_of(nd_xdb *db, nd_docid docid, nd_docid seen, size_t max_pages, nd_
 	return ND_OK;
 }
 
+/* A frame's pages as the meta keeps them: u32 docids, ascending. */
+static void frame_name(char *buf, size_t cap, uint64_t frame)
+{
+	snprintf(buf, cap, "frame/%08x", (unsigned)(frame >> 32));
+}
+
+int nd__site_frame(nd_store_txn *txn, nd_docid docid, uint64_t frame, nd__site *s)
+{
+	char name[32];
+	const void *v;
+	size_t len, n = 0;
+	uint32_t top = (uint32_t)(frame >> 32);
+	/* The frame's top half, as the collection's count groups frames;
+	 * another seed than hosts'. */
+	uint64_t key = nd_hash_bytes(&top, sizeof(top), 0x6672616d65ULL);
+	memset(s, 0, sizeof(*s));
+	frame_name(name, sizeof(name), frame);
+	int rc = nd_store_meta_get(txn, name, &v, &len);
+	if (rc < 0 && rc != ND_ENOTFOUND)
+		return rc;
+	size_t had = rc == ND_OK ? len / 4 : 0;
+	rc = ND_OK;
+	nd_docid *d = malloc((had + 1) * sizeof(*d));
+	if (!d)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	if (had)
+		memcpy(d, v, had * 4);
+	/* Its pages still of it: a page deleted, or indexed again with a
+	 * host or another frame, no longer has its note. */
+	for (size_t i = 0; i < had && rc >= 0; i++) {
+		uint64_t k;
+		if (d[i] == docid || (rc = nd__store_note_get(txn, d[i], &k)) == ND_ENOTFOUND)
+			rc = ND_OK;
+		else if (rc == ND_OK && k == key)
+			d[n++] = d[i];
+	}
+	if (rc >= 0)
+		d[n++] = docid;
+	n = rc >= 0 ? nd__sort_unique_u32(d, n) : 0;
+	if (n > nd__site_pages_max) { /* the latest, as a count reads them */
+		memmove(d, d + n - nd__site_pages_max, nd__site_pages_max * sizeof(*d));
+		n = nd__site_pages_max;
+	}
+	if (rc < 0 || (rc = nd_store_meta_put(txn, name, d, n * 4)) < 0 ||
+	    (rc = nd__store_note_put(txn, docid, key)) < 0) {
+		free(d);
+		return rc;
+	}
+	s->key = key, s->docs = d, s->ndocs = n, s->by_frame = 1;
+	return ND_OK;
+}
+
 /* The latest pages of docs[0..n) with words in the store, at most
  * nd__site_pages_max, ascending, into *out (caller frees). */
 static int latest_with_records(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid **out, size_t *nout)
@@ -256,12 +308,12 @@ static int tpl_equal(const nd__site_tpl *a, const nd__site_tpl *b)
 }
 
 /* Whether a site of pages pages is due a count: ND_SITE_GROUPS pages or
- * more, and a quarter more than when it was last counted (by the
+ * more (ND_FRAME_GROUPS of a frame), and a quarter more than when it was last counted (by the
  * collection, or on its own), or a page more while that is under four. */
-static int due(uint64_t pages, uint64_t then)
+static int due(uint64_t pages, uint64_t then, int by_frame)
 {
 	uint64_t step = then / 4 ? then / 4 : 1;
-	return pages >= ND_SITE_GROUPS && pages >= then + step;
+	return pages >= (by_frame ? ND_FRAME_GROUPS : ND_SITE_GROUPS) && pages >= then + step;
 }
 
 void nd__site_judge_init(nd__site_judge *j, nd_store_txn *txn)
@@ -495,13 +547,13 @@ int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **co
 		return had;
 	if (!had) /* its pages when the collection was counted */
 		then = nd__lower_bound_u32(s->docs, s->ndocs, (uint32_t)(c[1] < UINT32_MAX ? c[1] + 1 : UINT32_MAX));
-	if (!due(pages, then))
+	if (!due(pages, then, s->by_frame))
 		return ND_OK;
 	*since = then && then <= s->ndocs ? s->docs[then - 1] : 0;
 	nd__site_tpl old = s->tpl;
 	memset(&s->tpl, 0, sizeof(s->tpl));
 	if ((rc = latest_with_records(txn, s->docs, pages, counted, ncounted)) < 0 ||
-	    (rc = nd__site_template(txn, *counted, *ncounted, &s->tpl)) < 0 ||
+	    (rc = nd__site_template(txn, *counted, *ncounted, s->by_frame, &s->tpl)) < 0 ||
 	    (rc = entry_store(txn, s->key, c, pages, &s->tpl)) < 0 || (had && tpl_equal(&old, &s->tpl))) {
 		/* Counted as before: every page of it was judged with this
 		 * already (a large site's template settles; its pages are not
@@ -649,5 +701,47 @@ int nd__site_arrived_all(nd_store_txn *txn, nd__site *s, const nd_docid *docs, s
 	} else if (s->tpl.n || s->tpl.nfloors)
 		rc = nd__site_rejudge(txn, docs, n, 0, 0, seeds, nseeds);
 	free(counted);
+	return rc;
+}
+
+int nd__site_frames_arrived(nd_store_txn *txn, const nd_docid *docs, size_t n)
+{
+	nd__site *site = calloc(n + 1, sizeof(*site));
+	nd_docid **mine = calloc(n + 1, sizeof(*mine));
+	size_t *nmine = calloc(n + 1, sizeof(*nmine)), ns = 0;
+	int rc = site && mine && nmine ? ND_OK : nd_error_set(ND_ENOMEM, "out of memory");
+	/* Each page into its frame's list, grouped by frame: the last list
+	 * read holds the frame's pages, these among them. */
+	for (size_t i = 0; i < n && rc == ND_OK; i++) {
+		nd__rec r;
+		nd__site one;
+		if ((rc = nd__rec_of_doc(txn, docs[i], &r)) == ND_ENOTFOUND) {
+			rc = ND_OK;
+			continue;
+		}
+		if (rc < 0 || !r.frame || (rc = nd__site_frame(txn, docs[i], r.frame, &one)) < 0)
+			continue;
+		size_t k = 0;
+		while (k < ns && site[k].key != one.key)
+			k++;
+		nd__site_free(&site[k]);
+		site[k] = one, ns += k == ns;
+		nd_docid *more = realloc(mine[k], (nmine[k] + 1) * sizeof(*more));
+		if (!more)
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+		else
+			mine[k] = more, more[nmine[k]++] = docs[i];
+	}
+	for (size_t k = 0; k < ns && rc == ND_OK; k++) {
+		nd_docid *seeds = NULL;
+		size_t nseeds = 0;
+		rc = nd__site_arrived_all(txn, &site[k], mine[k], nmine[k], &seeds, &nseeds);
+		free(seeds);
+	}
+	for (size_t k = 0; site && mine && nmine && k < ns; k++)
+		nd__site_free(&site[k]), free(mine[k]);
+	free(site);
+	free(mine);
+	free(nmine);
 	return rc;
 }

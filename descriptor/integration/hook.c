@@ -136,6 +136,20 @@ static int note_expired(nd_docid docid, uint64_t old_key, void *vctx)
 	return ND_OK;
 }
 
+/* A page without a host: its site by its record's frame, when it has one
+ * (again in a replayed write, whose frame list was not kept). */
+static int frame_site(nd_store_txn *txn, nd_docid docid, const uint8_t *rec, size_t reclen, nd__site *site)
+{
+	nd__rec r;
+	int rc;
+	if ((site->key && !site->by_frame) || !reclen)
+		return ND_OK;
+	if ((rc = nd__rec_decode(rec, reclen, &r)) < 0 || !r.frame)
+		return rc;
+	nd__site_free(site);
+	return nd__site_frame(txn, docid, r.frame, site);
+}
+
 static int apply_fn(nd_store_txn *txn, void *vctx)
 {
 	apply_ctx *a = vctx;
@@ -178,6 +192,8 @@ static int apply_fn(nd_store_txn *txn, void *vctx)
 	 * (nd__site_pair), as are the links of the pages counted. */
 	nd_docid *counted = NULL, *more = NULL, since = 0;
 	size_t ncounted = 0, nmore = 0;
+	if (present && (rc = frame_site(txn, a->docid, a->rec, a->reclen, a->site)) < 0)
+		return rc;
 	if (present && (rc = nd__site_count(txn, a->site, a->docid, &counted, &ncounted, &since)) < 0)
 		return rc;
 	/* The links around it in the same commit: one fsync a hook, not two. */
@@ -586,13 +602,15 @@ typedef struct {
 	nd__site *v;
 	nd_docid **docs;
 	size_t *ndocs, n;
+	nd_docid *hostless; /* pages without a host: sites by their frames */
+	size_t nhostless;
 } update_sites;
 
 static void update_sites_free(update_sites *u)
 {
 	for (size_t i = 0; i < u->n; i++)
 		nd__site_free(&u->v[i]), free(u->docs[i]);
-	free(u->v), free(u->docs), free(u->ndocs);
+	free(u->v), free(u->docs), free(u->ndocs), free(u->hostless);
 }
 
 static int sites_counted(nd_store_txn *txn, void *vctx)
@@ -605,19 +623,19 @@ static int sites_counted(nd_store_txn *txn, void *vctx)
 		rc = nd__site_arrived_all(txn, &u->v[i], u->docs[i], u->ndocs[i], &seeds, &nseeds);
 		free(seeds); /* the slot audit after rewrites what moved */
 	}
-	return rc;
+	return rc == ND_OK ? nd__site_frames_arrived(txn, u->hostless, u->nhostless) : rc;
 }
 
 /* Each site that pages of the update arrived on counted, as hooks count
  * theirs (read from the database first: not inside the store's write). */
 static int update_sites_count(nd_hook *h, const collect_ctx *c)
 {
-	update_sites u = {NULL, NULL, NULL, 0};
+	update_sites u = {NULL, NULL, NULL, 0, NULL, 0};
 	int rc = ND_OK;
 	if (!c->n)
 		return ND_OK;
 	if (!(u.v = calloc(c->n, sizeof(*u.v))) || !(u.docs = calloc(c->n, sizeof(*u.docs))) ||
-	    !(u.ndocs = calloc(c->n, sizeof(*u.ndocs)))) {
+	    !(u.ndocs = calloc(c->n, sizeof(*u.ndocs))) || !(u.hostless = calloc(c->n, sizeof(*u.hostless)))) {
 		update_sites_free(&u);
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
@@ -626,8 +644,12 @@ static int update_sites_count(nd_hook *h, const collect_ctx *c)
 		uint64_t key;
 		if (r->change != ND_CHANGE_ADDED && r->change != ND_CHANGE_REPLACED)
 			continue;
-		if ((rc = nd__site_key_of(h->db, r->docid, &key)) < 0 || !key)
+		if ((rc = nd__site_key_of(h->db, r->docid, &key)) < 0)
+			break;
+		if (!key) {
+			u.hostless[u.nhostless++] = r->docid;
 			continue;
+		}
 		size_t k = 0;
 		while (k < u.n && u.v[k].key != key)
 			k++;
@@ -646,7 +668,8 @@ static int update_sites_count(nd_hook *h, const collect_ctx *c)
 	}
 	for (size_t k = 0; k < u.n && rc == ND_OK; k++)
 		u.ndocs[k] = nd__sort_unique_u32(u.docs[k], u.ndocs[k]);
-	if (rc == ND_OK && u.n)
+	u.nhostless = nd__sort_unique_u32(u.hostless, u.nhostless);
+	if (rc == ND_OK && u.n + u.nhostless)
 		rc = nd_store_write(h->st, sites_counted, &u);
 	update_sites_free(&u);
 	return rc;
