@@ -50,6 +50,16 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* got is want (NULL: none); got freed. */
+static void expect_string_or_null(char *got, const char *want)
+{
+	if (want)
+		assert_string_equal(got, want);
+	else
+		assert_null(got);
+	free(got);
+}
+
 /* A document's site: its H term (a host), else omindex's J (a run's base
  * URL, "J" alone for "/"); a term of a longer prefix that begins with the
  * letter is another field's. */
@@ -81,17 +91,9 @@ static void test_doc_site(void **state)
 	assert_int_equal(named, 1);
 	for (int d = 0; d < 5; d++) {
 		assert_int_equal(nd_xdb_doc_site(db, (nd_docid)(d + 1), &out), ND_OK);
-		if (site[d])
-			assert_string_equal(out, site[d]);
-		else
-			assert_null(out);
-		free(out);
+		expect_string_or_null(out, site[d]);
 		assert_int_equal(nd_xdb_doc_host(db, (nd_docid)(d + 1), &out), ND_OK);
-		if (host[d])
-			assert_string_equal(out, host[d]);
-		else
-			assert_null(out);
-		free(out);
+		expect_string_or_null(out, host[d]);
 	}
 	/* With a word prefix (words under XB), a field's terms are read as
 	 * written: the sites' H and J, beside the words. */
