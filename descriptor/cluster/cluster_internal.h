@@ -57,7 +57,8 @@ typedef struct {
 			     it; 0: the page has no host */
 	nd_docid *docs;   /* its pages, ascending */
 	size_t ndocs;
-	int by_frame;     /* a site that only its pages' frame tells */
+	int by_frame;     /* a site that only its pages' frame tells, */
+	uint32_t frame_top; /* that frame's top 32 bits */
 	nd__site_tpl tpl; /* its template counted apart */
 } nd__site;
 void nd__site_free(nd__site *s);

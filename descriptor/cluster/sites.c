@@ -161,50 +161,63 @@ static void frame_name(char *buf, size_t cap, uint64_t frame)
 	snprintf(buf, cap, "frame/%08x", (unsigned)(frame >> 32));
 }
 
+/* A frame site's pages still of it, the list rewritten when some are
+ * not: a page deleted, or indexed again with a host or another frame, no
+ * longer has its note. */
+static int frame_filter(nd_store_txn *txn, nd__site *s)
+{
+	char name[32];
+	size_t n = 0;
+	int rc = ND_OK;
+	for (size_t i = 0; i < s->ndocs && rc == ND_OK; i++) {
+		uint64_t k;
+		if ((rc = nd__store_note_get(txn, s->docs[i], &k)) == ND_ENOTFOUND)
+			rc = ND_OK;
+		else if (rc == ND_OK && k == s->key)
+			s->docs[n++] = s->docs[i];
+	}
+	if (rc < 0 || n == s->ndocs)
+		return rc;
+	s->ndocs = n;
+	frame_name(name, sizeof(name), (uint64_t)s->frame_top << 32);
+	return nd_store_meta_put(txn, name, s->docs, n * 4);
+}
+
 int nd__site_frame(nd_store_txn *txn, nd_docid docid, uint64_t frame, nd__site *s)
 {
 	char name[32];
 	const void *v;
-	size_t len, n = 0;
+	size_t len;
 	uint32_t top = (uint32_t)(frame >> 32);
+	memset(s, 0, sizeof(*s));
 	/* The frame's top half, as the collection's count groups frames;
 	 * another seed than hosts'. */
-	uint64_t key = nd_hash_bytes(&top, sizeof(top), 0x6672616d65ULL);
-	memset(s, 0, sizeof(*s));
+	s->key = nd_hash_bytes(&top, sizeof(top), 0x6672616d65ULL), s->frame_top = top, s->by_frame = 1;
 	frame_name(name, sizeof(name), frame);
 	int rc = nd_store_meta_get(txn, name, &v, &len);
 	if (rc < 0 && rc != ND_ENOTFOUND)
 		return rc;
-	size_t had = rc == ND_OK ? len / 4 : 0;
-	rc = ND_OK;
-	nd_docid *d = malloc((had + 1) * sizeof(*d));
-	if (!d)
+	size_t n = rc == ND_OK ? len / 4 : 0;
+	if (!(s->docs = malloc((n + 1) * sizeof(*s->docs))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
-	if (had)
-		memcpy(d, v, had * 4);
-	/* Its pages still of it: a page deleted, or indexed again with a
-	 * host or another frame, no longer has its note. */
-	for (size_t i = 0; i < had && rc >= 0; i++) {
-		uint64_t k;
-		if (d[i] == docid || (rc = nd__store_note_get(txn, d[i], &k)) == ND_ENOTFOUND)
-			rc = ND_OK;
-		else if (rc == ND_OK && k == key)
-			d[n++] = d[i];
-	}
-	if (rc >= 0)
-		d[n++] = docid;
-	n = rc >= 0 ? nd__sort_unique_u32(d, n) : 0;
-	if (n > nd__site_pages_max) { /* the latest, as a count reads them */
-		memmove(d, d + n - nd__site_pages_max, nd__site_pages_max * sizeof(*d));
-		n = nd__site_pages_max;
-	}
-	if (rc < 0 || (rc = nd_store_meta_put(txn, name, d, n * 4)) < 0 ||
-	    (rc = nd__store_note_put(txn, docid, key)) < 0) {
-		free(d);
+	if (n)
+		memcpy(s->docs, v, n * 4);
+	s->ndocs = n;
+	/* Its note first: the list keeps the pages whose note is the frame's. */
+	if ((rc = nd__store_note_put(txn, docid, s->key)) < 0)
 		return rc;
+	if (nd__in_sorted_u32(s->docs, n, docid))
+		return ND_OK;
+	s->docs[s->ndocs++] = docid;
+	s->ndocs = nd__sort_unique_u32(s->docs, s->ndocs);
+	/* Past the most a count reads: those gone first, then the oldest. */
+	if (s->ndocs > nd__site_pages_max && (rc = frame_filter(txn, s)) < 0)
+		return rc;
+	if (s->ndocs > nd__site_pages_max) {
+		memmove(s->docs, s->docs + s->ndocs - nd__site_pages_max, nd__site_pages_max * sizeof(*s->docs));
+		s->ndocs = nd__site_pages_max;
 	}
-	s->key = key, s->docs = d, s->ndocs = n, s->by_frame = 1;
-	return ND_OK;
+	return nd_store_meta_put(txn, name, s->docs, s->ndocs * 4);
 }
 
 /* The latest pages of docs[0..n) with words in the store, at most
@@ -523,6 +536,12 @@ int nd__site_cand_templates(void *ctx, nd_docid cand, nd__extra *e)
 	return nd__site_templates(&c->j, c->self, cand, e);
 }
 
+/* How many of s's pages are docid or before. */
+static size_t pages_upto(const nd__site *s, uint64_t docid)
+{
+	return nd__lower_bound_u32(s->docs, s->ndocs, docid < UINT32_MAX ? (uint32_t)docid + 1 : UINT32_MAX);
+}
+
 int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **counted, size_t *ncounted,
 		   nd_docid *since)
 {
@@ -540,15 +559,23 @@ int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **co
 	 * signed. */
 	if ((rc = nd__store_last_doc(txn, &last)) < 0)
 		return rc;
-	size_t pages = nd__lower_bound_u32(s->docs, s->ndocs, last + 1);
+	size_t pages = pages_upto(s, last);
 	counted_now(txn, c);
 	int had = entry_load(txn, s->key, c, &then, &s->tpl);
 	if (had < 0)
 		return had;
 	if (!had) /* its pages when the collection was counted */
-		then = nd__lower_bound_u32(s->docs, s->ndocs, (uint32_t)(c[1] < UINT32_MAX ? c[1] + 1 : UINT32_MAX));
+		then = pages_upto(s, c[1]);
 	if (!due(pages, then, s->by_frame))
 		return ND_OK;
+	/* A frame's list keeps pages gone from it until a count reads it. */
+	if (s->by_frame) {
+		if ((rc = frame_filter(txn, s)) < 0)
+			return rc;
+		pages = pages_upto(s, last), then = had ? then : pages_upto(s, c[1]);
+		if (!due(pages, then, 1))
+			return ND_OK;
+	}
 	*since = then && then <= s->ndocs ? s->docs[then - 1] : 0;
 	nd__site_tpl old = s->tpl;
 	memset(&s->tpl, 0, sizeof(s->tpl));
