@@ -198,26 +198,30 @@ int nd__site_frame(nd_store_txn *txn, nd_docid docid, uint64_t frame, nd__site *
 	if (rc < 0 && rc != ND_ENOTFOUND)
 		return rc;
 	size_t n = rc == ND_OK ? len / 4 : 0;
-	if (!(s->docs = malloc((n + 1) * sizeof(*s->docs))))
+	if (!(s->docs = malloc((n + 1) * sizeof(*s->docs)))) {
+		memset(s, 0, sizeof(*s));
 		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
 	if (n)
 		memcpy(s->docs, v, n * 4);
 	s->ndocs = n;
 	/* Its note first: the list keeps the pages whose note is the frame's. */
-	if ((rc = nd__store_note_put(txn, docid, s->key)) < 0)
-		return rc;
-	if (nd__in_sorted_u32(s->docs, n, docid))
-		return ND_OK;
+	if ((rc = nd__store_note_put(txn, docid, s->key)) < 0 || nd__in_sorted_u32(s->docs, n, docid))
+		goto done;
 	s->docs[s->ndocs++] = docid;
 	s->ndocs = nd__sort_unique_u32(s->docs, s->ndocs);
 	/* Past the most a count reads: those gone first, then the oldest. */
 	if (s->ndocs > nd__site_pages_max && (rc = frame_filter(txn, s)) < 0)
-		return rc;
+		goto done;
 	if (s->ndocs > nd__site_pages_max) {
 		memmove(s->docs, s->docs + s->ndocs - nd__site_pages_max, nd__site_pages_max * sizeof(*s->docs));
 		s->ndocs = nd__site_pages_max;
 	}
-	return nd_store_meta_put(txn, name, s->docs, s->ndocs * 4);
+	rc = nd_store_meta_put(txn, name, s->docs, s->ndocs * 4);
+done:
+	if (rc < 0)
+		nd__site_free(s);
+	return rc;
 }
 
 /* The latest pages of docs[0..n) with words in the store, at most
