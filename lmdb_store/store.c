@@ -1346,9 +1346,60 @@ static void note_name(char *buf, size_t cap, uint32_t docid)
 	snprintf(buf, cap, "note/%08x", (unsigned)docid);
 }
 
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* A group's members live in the meta table too: u32 docids, ascending. */
+static void group_name(char *buf, size_t cap, uint64_t group)
+{
+	snprintf(buf, cap, "group/%016llx", (unsigned long long)group);
+}
+
+/* docid out of group's list, when the store lists that group and it is
+ * there; the list dropped with its last member. */
+static int group_leave(nd_store_txn *txn, uint64_t group, uint32_t docid)
+{
+	char name[32];
+	MDB_val k, v;
+	group_name(name, sizeof(name), group);
+	k.mv_size = strlen(name), k.mv_data = name;
+	int mrc = mdb_get(txn->txn, txn->st->meta, &k, &v);
+	if (mrc == MDB_NOTFOUND)
+		return ND_OK; /* a site read from the database: no list */
+	if (mrc)
+		return mdb_err(txn->st, mrc, "read a group's members");
+	size_t n = v.mv_size / 4, i = 0;
+	uint32_t x;
+	while (i < n && (memcpy(&x, (const uint8_t *)v.mv_data + 4 * i, 4), x != docid))
+		i++;
+	if (i == n)
+		return ND_OK;
+	if (n == 1) {
+		mrc = mdb_del(txn->txn, txn->st->meta, &k, NULL);
+		return mrc ? mdb_err(txn->st, mrc, "drop a group") : ND_OK;
+	}
+	uint8_t *rest = malloc(4 * (n - 1));
+	if (!rest)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	memcpy(rest, v.mv_data, 4 * i);
+	memcpy(rest + 4 * i, (const uint8_t *)v.mv_data + 4 * (i + 1), 4 * (n - i - 1));
+	int rc = nd_store_meta_put(txn, name, rest, 4 * (n - 1));
+	free(rest);
+	return rc;
+}
+
 int nd__store_note_put(nd_store_txn *txn, uint32_t docid, uint64_t note)
 {
 	char name[24];
+	uint64_t old = 0;
+	int rc = nd__store_note_get(txn, docid, &old);
+	if (rc == ND_OK && old != note && (rc = group_leave(txn, old, docid)) < 0)
+		return rc;
+	if (rc < 0 && rc != ND_ENOTFOUND)
+		return rc;
 	note_name(name, sizeof(name), docid);
 	return nd_store_meta_put(txn, name, &note, sizeof(note));
 }
@@ -1372,10 +1423,67 @@ int nd__store_note_del(nd_store_txn *txn, uint32_t docid)
 {
 	char name[24];
 	MDB_val k;
+	uint64_t old = 0;
+	int rc = nd__store_note_get(txn, docid, &old);
+	if (rc == ND_ENOTFOUND)
+		return ND_OK;
+	if (rc < 0 || (rc = group_leave(txn, old, docid)) < 0)
+		return rc;
 	note_name(name, sizeof(name), docid);
 	k.mv_size = strlen(name), k.mv_data = name;
 	int mrc = mdb_del(txn->txn, txn->st->meta, &k, NULL);
 	return mrc && mrc != MDB_NOTFOUND ? mdb_err(txn->st, mrc, "drop a document's note") : ND_OK;
+}
+
+int nd__store_group_join(nd_store_txn *txn, uint32_t docid, uint64_t group, size_t max, uint32_t **members,
+			 size_t *n)
+{
+	char name[32];
+	MDB_val k, v;
+	int rc = nd__store_note_put(txn, docid, group);
+	*members = NULL, *n = 0;
+	if (rc < 0)
+		return rc;
+	group_name(name, sizeof(name), group);
+	k.mv_size = strlen(name), k.mv_data = name;
+	int mrc = mdb_get(txn->txn, txn->st->meta, &k, &v);
+	if (mrc && mrc != MDB_NOTFOUND)
+		return mdb_err(txn->st, mrc, "read a group's members");
+	size_t had = mrc ? 0 : v.mv_size / 4, m = 0;
+	uint32_t *d = malloc((had + 1) * sizeof(*d));
+	if (!d)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	if (had)
+		memcpy(d, v.mv_data, 4 * had);
+	/* In order, once (a damaged list is mended as it is read). */
+	for (size_t i = 0; i < had; i++)
+		if (d[i] != docid)
+			d[m++] = d[i];
+	size_t at = m;
+	while (at > 0 && d[at - 1] > docid)
+		at--;
+	memmove(d + at + 1, d + at, (m - at) * sizeof(*d));
+	d[at] = docid, m++;
+	for (size_t i = 1; i < m; i++)
+		if (d[i] <= d[i - 1]) { /* unsorted: not written by this */
+			size_t u = 1;
+			qsort(d, m, sizeof(*d), cmp_u32);
+			for (size_t j = 1; j < m; j++)
+				if (d[j] != d[u - 1])
+					d[u++] = d[j];
+			m = u;
+			break;
+		}
+	if (m > max) { /* the latest */
+		memmove(d, d + m - max, max * sizeof(*d));
+		m = max;
+	}
+	if ((rc = nd_store_meta_put(txn, name, d, 4 * m)) < 0) {
+		free(d);
+		return rc;
+	}
+	*members = d, *n = m;
+	return ND_OK;
 }
 
 int nd_store_doc_del(nd_store_txn *txn, uint32_t docid)

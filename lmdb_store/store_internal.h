@@ -33,6 +33,12 @@ int nd__store_note_put(nd_store_txn *txn, uint32_t docid, uint64_t note);
 int nd__store_note_get(nd_store_txn *txn, uint32_t docid, uint64_t *note);
 /* The note gone (none: nothing to do). */
 int nd__store_note_del(nd_store_txn *txn, uint32_t docid);
+/* docid's note set to group, and docid into the list of its members the
+ * store keeps ("group/" and the group in the meta: the latest max,
+ * ascending), which *members gets (n of them, caller frees).  A member
+ * leaves the list when its note goes or names another. */
+int nd__store_group_join(nd_store_txn *txn, uint32_t docid, uint64_t group, size_t max, uint32_t **members,
+			 size_t *n);
 
 /* nd_store_near_rebuild when the index is deferred, in transactions of a
  * few million entries (one when a transaction is held): what LMDB keeps

@@ -82,6 +82,85 @@ static int del_fn(nd_store_txn *txn, void *ctx)
 	return nd_store_doc_del(txn, *(uint32_t *)ctx);
 }
 
+/* What a group's list holds now (want[0..n), ascending). */
+static void expect_group(nd_store *st, uint64_t group, const uint32_t *want, size_t n)
+{
+	char name[32];
+	const void *v;
+	size_t len;
+	nd_store_txn *txn;
+	snprintf(name, sizeof(name), "group/%016llx", (unsigned long long)group);
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	int rc = nd_store_meta_get(txn, name, &v, &len);
+	if (!n)
+		assert_int_equal(rc, ND_ENOTFOUND);
+	else {
+		assert_int_equal(rc, ND_OK);
+		assert_int_equal(len, 4 * n);
+		assert_memory_equal(v, want, 4 * n);
+	}
+	nd_store_txn_end(txn);
+}
+
+typedef struct {
+	uint32_t docid;
+	uint64_t group;
+	size_t max, n; /* out: members */
+} join_arg;
+
+static int join_fn(nd_store_txn *txn, void *ctx)
+{
+	join_arg *j = ctx;
+	uint32_t *m;
+	int rc = nd__store_group_join(txn, j->docid, j->group, j->max, &m, &j->n);
+	free(m);
+	return rc;
+}
+
+static int note_put_fn(nd_store_txn *txn, void *ctx)
+{
+	const join_arg *j = ctx;
+	return nd__store_note_put(txn, j->docid, j->group);
+}
+
+/* A group's list follows its members' notes: a document joins in order,
+ * once; it leaves when its record goes, when its note is dropped or
+ * names another group; the list goes with its last member; it keeps the
+ * latest max. */
+static void test_note_groups(void **state)
+{
+	(void)state;
+	char *path = tu_join(dir, "groups");
+	nd_store *st;
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
+	put a[] = {{5, 100}, {3, 100}, {9, 100}, {4, 0}, {0, 0}};
+	assert_int_equal(nd_store_write(st, put_fn, a), ND_OK);
+	uint32_t order[] = {9, 3, 5, 3, 4};
+	join_arg j = {0, 77, 16, 0};
+	for (size_t i = 0; i < 5; i++) {
+		j.docid = order[i];
+		assert_int_equal(nd_store_write(st, join_fn, &j), ND_OK);
+	}
+	assert_int_equal(j.n, 4);
+	expect_group(st, 77, (uint32_t[]){3, 4, 5, 9}, 4);
+	assert_int_equal(nd_store_write(st, del_fn, (uint32_t[]){9}), ND_OK);
+	expect_group(st, 77, (uint32_t[]){3, 4, 5}, 3);
+	assert_int_equal(nd_store_write(st, note_del_fn, (uint32_t[]){4}), ND_OK);
+	join_arg other = {5, 78, 16, 0};
+	assert_int_equal(nd_store_write(st, note_put_fn, &other), ND_OK);
+	expect_group(st, 77, (uint32_t[]){3}, 1);
+	assert_int_equal(nd_store_write(st, del_fn, (uint32_t[]){3}), ND_OK);
+	expect_group(st, 77, NULL, 0);
+	/* The latest max. */
+	for (uint32_t d = 1; d <= 5; d++) {
+		join_arg k = {d, 79, 3, 0};
+		assert_int_equal(nd_store_write(st, join_fn, &k), ND_OK);
+	}
+	expect_group(st, 79, (uint32_t[]){3, 4, 5}, 3);
+	nd_store_close(st);
+	free(path);
+}
+
 static void test_records_and_clusters(void **state)
 {
 	(void)state;
@@ -1259,6 +1338,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records_and_clusters),
+		cmocka_unit_test(test_note_groups),
 		cmocka_unit_test(test_snapshot),
 		cmocka_unit_test(test_map_grows),
 		cmocka_unit_test(test_group_commit),

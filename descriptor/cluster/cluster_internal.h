@@ -57,8 +57,7 @@ typedef struct {
 			     it; 0: the page has no host */
 	nd_docid *docs;   /* its pages, ascending */
 	size_t ndocs;
-	int by_frame;     /* a site that only its pages' frame tells, */
-	uint32_t frame_top; /* that frame's top 32 bits */
+	int by_frame;     /* a site that only its pages' frame tells */
 	nd__site_tpl tpl; /* its template counted apart */
 } nd__site;
 void nd__site_free(nd__site *s);
@@ -74,8 +73,8 @@ extern size_t nd__site_pages_max;
 /* In a writer's transaction: docid's site by its record's frame (its
  * first and last words; a page without a host, as the collection's count
  * takes it), its pages those that hooks and update have seen with that
- * frame since (the store's meta keeps them: "frame/" and the frame),
- * docid among them. */
+ * frame and the store still holds under it (a group the store lists:
+ * nd__store_group_join), docid among them. */
 int nd__site_frame(nd_store_txn *txn, nd_docid docid, uint64_t frame, nd__site *s);
 /* Pages docs[0..n) (ascending) without a host that a pass signed together
  * (update): each with a frame into its frame's site, and those sites

@@ -155,72 +155,17 @@ int nd__site_of(nd_xdb *db, nd_docid docid, nd_docid seen, size_t max_pages, nd_
 	return ND_OK;
 }
 
-/* A frame's pages as the meta keeps them: u32 docids, ascending. */
-static void frame_name(char *buf, size_t cap, uint64_t frame)
-{
-	snprintf(buf, cap, "frame/%08x", (unsigned)(frame >> 32));
-}
-
-/* A frame site's pages still of it, the list rewritten when some are
- * not: a page deleted, or indexed again with a host or another frame, no
- * longer has its note. */
-static int frame_filter(nd_store_txn *txn, nd__site *s)
-{
-	char name[32];
-	size_t n = 0;
-	int rc = ND_OK;
-	for (size_t i = 0; i < s->ndocs && rc == ND_OK; i++) {
-		uint64_t k;
-		if ((rc = nd__store_note_get(txn, s->docs[i], &k)) == ND_ENOTFOUND)
-			rc = ND_OK;
-		else if (rc == ND_OK && k == s->key)
-			s->docs[n++] = s->docs[i];
-	}
-	if (rc < 0 || n == s->ndocs)
-		return rc;
-	s->ndocs = n;
-	frame_name(name, sizeof(name), (uint64_t)s->frame_top << 32);
-	return nd_store_meta_put(txn, name, s->docs, n * 4);
-}
-
 int nd__site_frame(nd_store_txn *txn, nd_docid docid, uint64_t frame, nd__site *s)
 {
-	char name[32];
-	const void *v;
-	size_t len;
 	uint32_t top = (uint32_t)(frame >> 32);
 	memset(s, 0, sizeof(*s));
 	/* The frame's top half, as the collection's count groups frames;
-	 * another seed than hosts'. */
-	s->key = nd_hash_bytes(&top, sizeof(top), 0x6672616d65ULL), s->frame_top = top, s->by_frame = 1;
-	frame_name(name, sizeof(name), frame);
-	int rc = nd_store_meta_get(txn, name, &v, &len);
-	if (rc < 0 && rc != ND_ENOTFOUND)
-		return rc;
-	size_t n = rc == ND_OK ? len / 4 : 0;
-	if (!(s->docs = malloc((n + 1) * sizeof(*s->docs)))) {
-		memset(s, 0, sizeof(*s));
-		return nd_error_set(ND_ENOMEM, "out of memory");
-	}
-	if (n)
-		memcpy(s->docs, v, n * 4);
-	s->ndocs = n;
-	/* Its note first: the list keeps the pages whose note is the frame's. */
-	if ((rc = nd__store_note_put(txn, docid, s->key)) < 0 || nd__in_sorted_u32(s->docs, n, docid))
-		goto done;
-	s->docs[s->ndocs++] = docid;
-	s->ndocs = nd__sort_unique_u32(s->docs, s->ndocs);
-	/* Past the most a count reads: those gone first, then the oldest. */
-	if (s->ndocs > nd__site_pages_max && (rc = frame_filter(txn, s)) < 0)
-		goto done;
-	if (s->ndocs > nd__site_pages_max) {
-		memmove(s->docs, s->docs + s->ndocs - nd__site_pages_max, nd__site_pages_max * sizeof(*s->docs));
-		s->ndocs = nd__site_pages_max;
-	}
-	rc = nd_store_meta_put(txn, name, s->docs, s->ndocs * 4);
-done:
-	if (rc < 0)
-		nd__site_free(s);
+	 * another seed than hosts'.  Its pages are the store's list of the
+	 * group, as they arrived since (nd__store_group_join). */
+	uint64_t key = nd_hash_bytes(&top, sizeof(top), 0x6672616d65ULL);
+	int rc = nd__store_group_join(txn, docid, key, nd__site_pages_max, &s->docs, &s->ndocs);
+	if (rc == ND_OK)
+		s->key = key, s->by_frame = 1;
 	return rc;
 }
 
@@ -572,14 +517,6 @@ int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **co
 		then = pages_upto(s, c[1]);
 	if (!due(pages, then, s->by_frame))
 		return ND_OK;
-	/* A frame's list keeps pages gone from it until a count reads it. */
-	if (s->by_frame) {
-		if ((rc = frame_filter(txn, s)) < 0)
-			return rc;
-		pages = pages_upto(s, last), then = had ? then : pages_upto(s, c[1]);
-		if (!due(pages, then, 1))
-			return ND_OK;
-	}
 	*since = then && then <= s->ndocs ? s->docs[then - 1] : 0;
 	nd__site_tpl old = s->tpl;
 	memset(&s->tpl, 0, sizeof(s->tpl));
