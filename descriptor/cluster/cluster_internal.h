@@ -54,18 +54,18 @@ void nd__site_tpl_free(nd__site_tpl *t);
 
 typedef struct {
 	uint64_t key;     /* the site's hash, as the collection's count names
-			     it; 0: the page has no host */
+			     it; 0: the page has no site */
 	nd_docid *docs;   /* its pages, ascending */
 	size_t ndocs;
 	int by_frame;     /* a site that only its pages' frame tells */
 	nd__site_tpl tpl; /* its template counted apart */
 } nd__site;
 void nd__site_free(nd__site *s);
-/* docid's site and its pages up to docid seen (0: all), when at most
- * max_pages, from the database (read before the store's transaction);
- * s->key 0 when it has no host.  A larger site's pages are not read, nor
- * is it counted, but what its count took while smaller still weighs its
- * pairs. */
+/* docid's site (its host, else its base URL: nd_xdb_doc_site) and its
+ * pages up to docid seen (0: all), when at most max_pages, from the
+ * database (read before the store's transaction); s->key 0 when it has
+ * neither.  A larger site's pages are not read, nor is it counted, but
+ * what its count took while smaller still weighs its pairs. */
 int nd__site_of(nd_xdb *db, nd_docid docid, nd_docid seen, size_t max_pages, nd__site *s);
 /* The most pages of a site a hook reads, and a count is over (its
  * latest): 4096; tests lower it. */

@@ -9,7 +9,10 @@
  * another site was no copy (two templates against one article).  So a
  * hook counts the arriving page's own site over its pages as the
  * collection's count would (nd__site_template), at every page while the
- * site is new and at each quarter's growth after.  The store's meta
+ * site is new and at each quarter's growth after.  A site is what the
+ * collection's count takes for one: a host (H), else omindex's base URL
+ * (J), else, for a page with neither, its frame, whose pages the store
+ * lists as they arrive (nd__site_frame).  The store's meta
  * keeps what it takes ("site/" and the site's hash: the template's
  * shingles and its pages' floors, with the collection count it came
  * after; a later count holds the site, and the entry is then left
