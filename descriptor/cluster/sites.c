@@ -525,10 +525,11 @@ int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **co
 	memset(&s->tpl, 0, sizeof(s->tpl));
 	if ((rc = latest_with_records(txn, s->docs, pages, counted, ncounted)) < 0 ||
 	    (rc = nd__site_template(txn, *counted, *ncounted, s->by_frame, &s->tpl)) < 0 ||
-	    (rc = entry_store(txn, s->key, c, pages, &s->tpl)) < 0 || (had && tpl_equal(&old, &s->tpl))) {
-		/* Counted as before: every page of it was judged with this
-		 * already (a large site's template settles; its pages are not
-		 * judged again at each quarter). */
+	    (rc = entry_store(txn, s->key, c, pages, &s->tpl)) < 0 || tpl_equal(&old, &s->tpl)) {
+		/* Counted as before (or as nothing, as before its first count):
+		 * every page of it was judged with this already (a large site's
+		 * template settles, and a frame's pages that are versions of one
+		 * text have none). */
 		free(*counted);
 		*counted = NULL, *ncounted = 0;
 	}
