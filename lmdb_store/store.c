@@ -1396,7 +1396,9 @@ int nd__store_note_put(nd_store_txn *txn, uint32_t docid, uint64_t note)
 	char name[24];
 	uint64_t old = 0;
 	int rc = nd__store_note_get(txn, docid, &old);
-	if (rc == ND_OK && old != note && (rc = group_leave(txn, old, docid)) < 0)
+	if (rc == ND_OK && old == note)
+		return ND_OK; /* as it was: a hook's page is noted more than once */
+	if (rc == ND_OK && (rc = group_leave(txn, old, docid)) < 0)
 		return rc;
 	if (rc < 0 && rc != ND_ENOTFOUND)
 		return rc;
@@ -1449,31 +1451,29 @@ int nd__store_group_join(nd_store_txn *txn, uint32_t docid, uint64_t group, size
 	int mrc = mdb_get(txn->txn, txn->st->meta, &k, &v);
 	if (mrc && mrc != MDB_NOTFOUND)
 		return mdb_err(txn->st, mrc, "read a group's members");
-	size_t had = mrc ? 0 : v.mv_size / 4, m = 0;
+	size_t had = mrc ? 0 : v.mv_size / 4, m = had;
 	uint32_t *d = malloc((had + 1) * sizeof(*d));
 	if (!d)
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	if (had)
 		memcpy(d, v.mv_data, 4 * had);
-	/* In order, once (a damaged list is mended as it is read). */
+	int in = 0, sorted = 1;
 	for (size_t i = 0; i < had; i++)
-		if (d[i] != docid)
-			d[m++] = d[i];
-	size_t at = m;
-	while (at > 0 && d[at - 1] > docid)
-		at--;
-	memmove(d + at + 1, d + at, (m - at) * sizeof(*d));
-	d[at] = docid, m++;
-	for (size_t i = 1; i < m; i++)
-		if (d[i] <= d[i - 1]) { /* unsorted: not written by this */
-			size_t u = 1;
-			qsort(d, m, sizeof(*d), cmp_u32);
-			for (size_t j = 1; j < m; j++)
-				if (d[j] != d[u - 1])
-					d[u++] = d[j];
-			m = u;
-			break;
-		}
+		in |= d[i] == docid, sorted &= !i || d[i] > d[i - 1];
+	if (in && sorted && m <= max) { /* a member already: nothing to write */
+		*members = d, *n = m;
+		return ND_OK;
+	}
+	if (!in)
+		d[m++] = docid;
+	if (!sorted || (m > 1 && d[m - 1] < d[m - 2])) { /* ascending, once (a damaged list mended) */
+		size_t u = 1;
+		qsort(d, m, sizeof(*d), cmp_u32);
+		for (size_t j = 1; j < m; j++)
+			if (d[j] != d[u - 1])
+				d[u++] = d[j];
+		m = u;
+	}
 	if (m > max) { /* the latest */
 		memmove(d, d + m - max, max * sizeof(*d));
 		m = max;
