@@ -58,7 +58,6 @@ typedef struct {
 	nd_docid *docs;   /* its pages, ascending */
 	size_t ndocs;
 	int by_frame;     /* a site that only its pages' frame tells */
-	nd__site_tpl tpl; /* its template counted apart */
 } nd__site;
 void nd__site_free(nd__site *s);
 /* docid's site (its host, else its base URL: nd_xdb_doc_site) and its
@@ -83,7 +82,7 @@ int nd__site_frames_arrived(nd_store_txn *txn, const nd_docid *docs, size_t n);
 /* In a writer's transaction, docid's record written: the site counted
  * when it is due (nd__site_template over its pages; its entry, and docid's
  * site, in the store's meta), *counted (caller frees; NULL when not
- * counted) the pages it was counted over, s->tpl its template, *since
+ * counted, or counted as it was) the pages it was counted over, *since
  * the last page counted before (0: none). */
 int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **counted, size_t *ncounted,
 		   nd_docid *since);

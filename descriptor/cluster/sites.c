@@ -74,7 +74,6 @@ void nd__site_tpl_free(nd__site_tpl *t)
 void nd__site_free(nd__site *s)
 {
 	free(s->docs);
-	nd__site_tpl_free(&s->tpl);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -199,32 +198,45 @@ static int latest_with_records(nd_store_txn *txn, const nd_docid *docs, size_t n
 	return ND_OK;
 }
 
-/* Its entry's template, when the entry came after the collection count
- * now (1), and its pages then. */
-static int entry_load(nd_store_txn *txn, uint64_t key, const uint64_t c[2], uint64_t *pages, nd__site_tpl *t)
+/* Its entry, read in place, when the entry came after the collection
+ * count now (1): *len bytes at *v, and the site's pages then. */
+static int entry_get(nd_store_txn *txn, uint64_t key, const uint64_t c[2], uint64_t *pages, const void **v,
+		     size_t *len)
 {
 	char name[32];
-	const void *v;
-	size_t len;
 	uint64_t head[4];
-	memset(t, 0, sizeof(*t));
 	*pages = 0;
 	entry_name(name, sizeof(name), key);
-	int rc = nd_store_meta_get(txn, name, &v, &len);
+	int rc = nd_store_meta_get(txn, name, v, len);
 	if (rc == ND_ENOTFOUND)
 		return 0;
 	if (rc < 0)
 		return rc;
-	if (len < ENTRY_HEAD)
+	if (*len < ENTRY_HEAD)
 		return 0; /* damaged: counted again */
-	memcpy(head, v, sizeof(head));
-	size_t rest = len - ENTRY_HEAD;
+	memcpy(head, *v, sizeof(head));
+	size_t rest = *len - ENTRY_HEAD;
 	if (head[3] > rest / 8 || (rest - head[3] * 8) % ND_FLOOR_BYTES)
 		return 0;
 	if (head[0] != c[0] || head[1] != c[1])
 		return 0; /* the collection was counted since: its table holds it */
 	*pages = head[2];
-	t->n = head[3], t->nfloors = (rest - t->n * 8) / ND_FLOOR_BYTES;
+	return 1;
+}
+
+/* Its entry's template, when the entry came after the collection count
+ * now (1), and its pages then. */
+static int entry_load(nd_store_txn *txn, uint64_t key, const uint64_t c[2], uint64_t *pages, nd__site_tpl *t)
+{
+	const void *v;
+	size_t len;
+	uint64_t head[4];
+	memset(t, 0, sizeof(*t));
+	int rc = entry_get(txn, key, c, pages, &v, &len);
+	if (rc <= 0)
+		return rc;
+	memcpy(head, v, sizeof(head));
+	t->n = head[3], t->nfloors = (len - ENTRY_HEAD - t->n * 8) / ND_FLOOR_BYTES;
 	if ((t->n && (!(t->h = malloc(t->n * 4)) || !(t->g = malloc(t->n * 4)))) ||
 	    (t->nfloors && !(t->floors = malloc(t->nfloors * ND_FLOOR_BYTES)))) {
 		nd__site_tpl_free(t);
@@ -501,7 +513,6 @@ int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **co
 	uint32_t last;
 	int rc;
 	*counted = NULL, *ncounted = 0, *since = 0;
-	nd__site_tpl_free(&s->tpl);
 	/* A page indexed again without its host is no longer its site's. */
 	if (!s->key)
 		return nd__store_note_del(txn, docid);
@@ -511,9 +522,12 @@ int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **co
 	 * signed. */
 	if ((rc = nd__store_last_doc(txn, &last)) < 0)
 		return rc;
-	size_t pages = pages_upto(s, last);
+	size_t pages = pages_upto(s, last), elen;
+	const void *ev;
 	counted_now(txn, c);
-	int had = entry_load(txn, s->key, c, &then, &s->tpl);
+	/* Its entry's head alone on most pages: the template is read when
+	 * the site is due (the judge reads it apart). */
+	int had = entry_get(txn, s->key, c, &then, &ev, &elen);
 	if (had < 0)
 		return had;
 	if (!had) /* its pages when the collection was counted */
@@ -521,11 +535,13 @@ int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **co
 	if (!due(pages, then, s->by_frame))
 		return ND_OK;
 	*since = then && then <= s->ndocs ? s->docs[then - 1] : 0;
-	nd__site_tpl old = s->tpl;
-	memset(&s->tpl, 0, sizeof(s->tpl));
+	nd__site_tpl old, now;
+	memset(&now, 0, sizeof(now));
+	if ((rc = entry_load(txn, s->key, c, &then, &old)) < 0)
+		return rc;
 	if ((rc = latest_with_records(txn, s->docs, pages, counted, ncounted)) < 0 ||
-	    (rc = nd__site_template(txn, *counted, *ncounted, s->by_frame, &s->tpl)) < 0 ||
-	    (rc = entry_store(txn, s->key, c, pages, &s->tpl)) < 0 || tpl_equal(&old, &s->tpl)) {
+	    (rc = nd__site_template(txn, *counted, *ncounted, s->by_frame, &now)) < 0 ||
+	    (rc = entry_store(txn, s->key, c, pages, &now)) < 0 || tpl_equal(&old, &now)) {
 		/* Counted as before (or as nothing, as before its first count):
 		 * every page of it was judged with this already (a large site's
 		 * template settles, and a frame's pages that are versions of one
@@ -534,7 +550,20 @@ int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **co
 		*counted = NULL, *ncounted = 0;
 	}
 	nd__site_tpl_free(&old);
+	nd__site_tpl_free(&now);
 	return rc;
+}
+
+/* Whether hooks counted a template for the site key since the
+ * collection's count (1). */
+static int site_templated(nd_store_txn *txn, uint64_t key)
+{
+	uint64_t c[2], pages;
+	const void *v;
+	size_t len;
+	counted_now(txn, c);
+	int rc = entry_get(txn, key, c, &pages, &v, &len);
+	return rc <= 0 ? rc : len > ENTRY_HEAD;
 }
 
 int nd__site_rejudge(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid since, nd_docid self,
@@ -670,7 +699,7 @@ int nd__site_arrived_all(nd_store_txn *txn, nd__site *s, const nd_docid *docs, s
 			rc = nd__merge_docids(seeds, nseeds, more, nmore);
 		free(more);
 		free(rest);
-	} else if (s->tpl.n || s->tpl.nfloors)
+	} else if ((rc = site_templated(txn, s->key)) > 0)
 		rc = nd__site_rejudge(txn, docs, n, 0, 0, seeds, nseeds);
 	free(counted);
 	return rc;
