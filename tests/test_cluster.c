@@ -833,6 +833,7 @@ typedef struct {
 	const uint8_t *yes; /* n * n */
 	size_t n, calls;
 	int fail;           /* an error to return instead */
+	int dist_fail;      /* the same, of distances */
 } oracle;
 
 static int oracle_copy(uint32_t a, uint32_t b, void *ctx)
@@ -884,8 +885,8 @@ static void test_split_does_not_chain(void **state)
 	/* A chain of five, each a copy of its neighbours only: components
 	 * would make one cluster of texts that share nothing end to end. */
 	size_t np = split_graph(5, chain_link, chain_copy, pair, yes);
-	oracle o = {yes, 5, 0, 0};
-	assert_int_equal(nd__split_pairs(5, pair, NULL, np, oracle_copy, &o, lead), ND_OK);
+	oracle o = {yes, 5, 0, 0, 0};
+	assert_int_equal(nd__split_pairs(5, pair, NULL, np, oracle_copy, NULL, &o, lead), ND_OK);
 	/* Centre 1 (two links, the smaller docid) takes 0 and 2; 3 leads 4. */
 	assert_int_equal(lead[0], 0);
 	assert_int_equal(lead[1], 0);
@@ -896,7 +897,7 @@ static void test_split_does_not_chain(void **state)
 
 	/* The links a verdict refused (yes 0) are not links. */
 	uint8_t only[4] = {1, 0, 1, 1};
-	assert_int_equal(nd__split_pairs(5, pair, only, np, oracle_copy, &o, lead), ND_OK);
+	assert_int_equal(nd__split_pairs(5, pair, only, np, oracle_copy, NULL, &o, lead), ND_OK);
 	assert_true(lead[0] == 0 && lead[1] == 0 && lead[2] == 2 && lead[3] == 2 && lead[4] == 2);
 
 	/* A family wider than its links is one cluster, and a borderline
@@ -904,8 +905,8 @@ static void test_split_does_not_chain(void **state)
 	 * the centre is a well-linked member. */
 	size_t n = 40;
 	np = split_graph(n, family_link, family_copy, pair, yes);
-	o = (oracle){yes, n, 0, 0};
-	assert_int_equal(nd__split_pairs(n, pair, NULL, np, oracle_copy, &o, lead), ND_OK);
+	o = (oracle){yes, n, 0, 0, 0};
+	assert_int_equal(nd__split_pairs(n, pair, NULL, np, oracle_copy, NULL, &o, lead), ND_OK);
 	assert_int_equal(lead[0], 0); /* alone: a copy of no centre */
 	for (size_t i = 2; i < n; i++)
 		assert_int_equal(lead[i], 1);
@@ -913,7 +914,45 @@ static void test_split_does_not_chain(void **state)
 
 	/* The verdict's error is the split's. */
 	o.fail = ND_ECORRUPT;
-	assert_int_equal(nd__split_pairs(n, pair, NULL, np, oracle_copy, &o, lead), ND_ECORRUPT);
+	assert_int_equal(nd__split_pairs(n, pair, NULL, np, oracle_copy, NULL, &o, lead), ND_ECORRUPT);
+}
+
+/* A hub (0) linked to three distinct pages (1, 3, 4), and 2 a copy of 1
+ * only: the hub, the most linked, takes 1 and refuses 2.  1 is nearer its
+ * copy than the hub, so the last pass takes it to 2 (a centre, if alone). */
+static int hub_link(size_t i, size_t j)
+{
+	size_t a = i < j ? i : j, b = i < j ? j : i;
+	return (a == 0 && b != 2) || (a == 1 && b == 2);
+}
+static int hub_dist(uint32_t a, uint32_t b, double *d, void *ctx)
+{
+	oracle *o = ctx;
+	uint32_t x = a < b ? a : b, y = a < b ? b : a;
+	if (o->dist_fail)
+		return o->dist_fail;
+	*d = x == 1 && y == 2 ? 0.1 : x == 0 && y == 1 ? 0.4 : 0.3;
+	return ND_OK;
+}
+
+static void test_split_nearest_centre(void **state)
+{
+	(void)state;
+	uint64_t pair[SPLIT_MAX * SPLIT_MAX];
+	uint8_t yes[SPLIT_MAX * SPLIT_MAX];
+	uint32_t lead[SPLIT_MAX];
+	size_t np = split_graph(5, hub_link, chain_copy, pair, yes);
+	oracle o = {yes, 5, 0, 0, 0};
+
+	/* Without distances: 1 stays with the hub, its copy alone. */
+	assert_int_equal(nd__split_pairs(5, pair, NULL, np, oracle_copy, NULL, &o, lead), ND_OK);
+	assert_true(lead[0] == 0 && lead[1] == 0 && lead[2] == 2 && lead[3] == 0 && lead[4] == 0);
+	/* With them: 1 and its copy together, the hub with the others. */
+	assert_int_equal(nd__split_pairs(5, pair, NULL, np, oracle_copy, hub_dist, &o, lead), ND_OK);
+	assert_true(lead[0] == 0 && lead[1] == 1 && lead[2] == 1 && lead[3] == 0 && lead[4] == 0);
+	/* The distance's error is the split's. */
+	o.dist_fail = ND_ECORRUPT;
+	assert_int_equal(nd__split_pairs(5, pair, NULL, np, oracle_copy, hub_dist, &o, lead), ND_ECORRUPT);
 }
 
 /* The same through the store: texts that slide along one stream of words
@@ -3113,6 +3152,7 @@ int main(void)
 		cmocka_unit_test(test_linkage_complete),
 		cmocka_unit_test(test_clusters_completed),
 		cmocka_unit_test(test_split_does_not_chain),
+		cmocka_unit_test(test_split_nearest_centre),
 		cmocka_unit_test(test_clusters_do_not_chain),
 		cmocka_unit_test(test_shared_text_is_not_evidence),
 		cmocka_unit_test(test_signature_spares_templates),

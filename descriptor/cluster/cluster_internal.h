@@ -173,6 +173,9 @@ void nd__join(uint32_t *up, uint32_t a, uint32_t b);
 /* Whether the copy verdict accepts documents a and b (indices of the
  * caller's): 1 yes, 0 no, < 0 an error. */
 typedef int (*nd__copy_fn)(uint32_t a, uint32_t b, void *ctx);
+/* The copy verdict's distance between a and b into *d (1 - the measure
+ * that accepts them); < 0 an error. */
+typedef int (*nd__dist_fn)(uint32_t a, uint32_t b, double *d, void *ctx);
 /* Copy clusters that do not chain (split.c), over a component read where
  * it lies: n documents in docid order, each one's number of links, its
  * links (indices, in any order, valid until the next call), and the
@@ -184,12 +187,13 @@ typedef struct {
 	const uint32_t *degree;
 	int (*links)(uint32_t i, const uint32_t **out, size_t *n, void *ctx);
 	nd__copy_fn copy;
+	nd__dist_fn dist; /* NULL: each stays with the centre that took it */
 	void *ctx;
 } nd__split_graph;
 int nd__split(const nd__split_graph *g, uint32_t *lead);
 /* The same over pairs in memory (a << 32 | b of indices, those whose yes
  * is not 0; yes NULL: all). */
-int nd__split_pairs(size_t n, const uint64_t *pair, const uint8_t *yes, size_t np, nd__copy_fn copy, void *ctx,
-		    uint32_t *lead);
+int nd__split_pairs(size_t n, const uint64_t *pair, const uint8_t *yes, size_t np, nd__copy_fn copy,
+		    nd__dist_fn dist, void *ctx, uint32_t *lead);
 
 #endif

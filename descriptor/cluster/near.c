@@ -1016,6 +1016,14 @@ static int split_copy(uint32_t a, uint32_t b, void *ctx)
 	return x->nwords && y->nwords && nd__rec_verdict(ND_POINT_COPY, x, y, s->common, NULL, NULL) == 1;
 }
 
+static int split_dist(uint32_t a, uint32_t b, double *d, void *ctx)
+{
+	const split_ctx *s = ctx;
+	nd_verify_how how;
+	int rc = nd__rec_verdict(ND_POINT_COPY, nd__recset_get(s->rs, a), nd__recset_get(s->rs, b), s->common, &how, d);
+	return rc < 0 ? rc : ND_OK;
+}
+
 /* nd_cluster_near; with link (may be NULL; single only), also every pair
  * linked; with common_out (rule_links), the collection's common shingles
  * are counted afresh from these records, used, and handed back. */
@@ -1128,7 +1136,7 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 			goto done;
 		}
 		split_ctx sc = {rs, common};
-		if ((rc = nd__split_pairs(n, pairs, yes, np, split_copy, &sc, up)) < 0)
+		if ((rc = nd__split_pairs(n, pairs, yes, np, split_copy, split_dist, &sc, up)) < 0)
 			goto done;
 		for (size_t i = 0; i < n; i++)
 			into[i] = up[i];

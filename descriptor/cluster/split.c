@@ -11,7 +11,9 @@
  * their near neighbours only, is still one cluster: every member is a
  * copy of the centre.  Asking a newcomer to be a copy of the first members
  * too split the near-copies of one original, which are copies of it but
- * not always of each other.
+ * not always of each other.  Last, each member goes to the nearest centre
+ * it is linked to: a hub that took a page first (a table every variant of
+ * a charset's page shares) does not keep it from its own copies.
  *
  * The split is a function of the links and the records, as the links are
  * of the records: hooks, update and sign give the same clusters. */
@@ -81,13 +83,52 @@ int nd__split(const nd__split_graph *g, uint32_t *lead)
 				cl[v] = c, queue[tail++] = v;
 			}
 		}
-		/* A cluster's representative is its smallest member. */
-		uint32_t least = c;
-		for (size_t q = 0; q < tail; q++)
-			least = queue[q] < least ? queue[q] : least;
-		for (size_t q = 0; q < tail; q++)
-			lead[queue[q]] = least;
 	}
+	/* Each member then goes to the nearest of the centres it is linked to
+	 * (a link is the verdict already), its own when none is nearer: a page
+	 * that a hub of its family (a table every variant of a charset's page
+	 * shares) took first would otherwise stay apart from its own copies,
+	 * which the hub refused.  Centres stay, so every member is still a
+	 * copy of its centre; a centre that every member would leave keeps
+	 * them, not to stand alone; and the pass does not depend on the
+	 * members' order.  (queue, free now, holds where each would go.) */
+	for (size_t i = 0; i < n && rc == ND_OK; i++)
+		queue[i] = cl[i], tried[i] = 0;
+	for (size_t i = 0; i < n && rc == ND_OK && g->dist; i++) {
+		const uint32_t *nb;
+		size_t k;
+		uint32_t best = UINT32_MAX;
+		double bd = 0, d = 0;
+		if (cl[i] == i || (rc = g->links((uint32_t)i, &nb, &k, g->ctx)) < 0)
+			continue;
+		tried[cl[i]]++; /* a member of its centre's */
+		for (size_t j = 0; j < k && rc == ND_OK; j++) {
+			uint32_t w = nb[j];
+			if (cl[w] != w || w == cl[i] || (rc = g->dist((uint32_t)i, w, &d, g->ctx)) < 0)
+				continue;
+			if (best == UINT32_MAX || d < bd || (d == bd && w < best))
+				best = w, bd = d;
+		}
+		if (rc == ND_OK && best != UINT32_MAX && (rc = g->dist((uint32_t)i, cl[i], &d, g->ctx)) == ND_OK &&
+		    bd < d)
+			queue[i] = best;
+	}
+	/* tried[c]: c's members, less those that would leave. */
+	for (size_t i = 0; i < n && rc == ND_OK; i++)
+		if (queue[i] != cl[i])
+			tried[cl[i]]--;
+	for (size_t i = 0; i < n && rc == ND_OK; i++)
+		if (queue[i] != cl[i] && tried[cl[i]])
+			cl[i] = queue[i];
+	/* A cluster's representative is its smallest member (tried, free
+	 * now, holds each centre's). */
+	for (size_t i = 0; i < n && rc == ND_OK; i++)
+		tried[i] = UINT32_MAX;
+	for (size_t i = 0; i < n && rc == ND_OK; i++)
+		if (i < tried[cl[i]])
+			tried[cl[i]] = (uint32_t)i;
+	for (size_t i = 0; i < n && rc == ND_OK; i++)
+		lead[i] = tried[cl[i]];
 done:
 	free(order);
 	free(queue);
@@ -103,6 +144,7 @@ typedef struct {
 	size_t *first; /* i's links: adj[first[i] .. first[i + 1]) */
 	uint32_t *adj;
 	nd__copy_fn copy;
+	nd__dist_fn dist;
 	void *ctx;
 } pair_graph;
 
@@ -119,10 +161,16 @@ static int pair_copy(uint32_t a, uint32_t b, void *ctx)
 	return p->copy(a, b, p->ctx);
 }
 
-int nd__split_pairs(size_t n, const uint64_t *pair, const uint8_t *yes, size_t np, nd__copy_fn copy, void *ctx,
-		    uint32_t *lead)
+static int pair_dist(uint32_t a, uint32_t b, double *d, void *ctx)
 {
-	pair_graph p = {calloc(n + 2, sizeof(size_t)), NULL, copy, ctx};
+	const pair_graph *p = ctx;
+	return p->dist(a, b, d, p->ctx);
+}
+
+int nd__split_pairs(size_t n, const uint64_t *pair, const uint8_t *yes, size_t np, nd__copy_fn copy,
+		    nd__dist_fn dist, void *ctx, uint32_t *lead)
+{
+	pair_graph p = {calloc(n + 2, sizeof(size_t)), NULL, copy, dist, ctx};
 	uint32_t *degree = malloc((n + 1) * sizeof(*degree));
 	size_t na = 0;
 	int rc;
@@ -150,7 +198,7 @@ int nd__split_pairs(size_t n, const uint64_t *pair, const uint8_t *yes, size_t n
 		}
 	for (size_t i = 0; i < n; i++)
 		degree[i] = (uint32_t)(p.first[i + 1] - p.first[i]);
-	nd__split_graph g = {n, degree, pair_links, pair_copy, &p};
+	nd__split_graph g = {n, degree, pair_links, pair_copy, dist ? pair_dist : NULL, &p};
 	rc = nd__split(&g, lead);
 done:
 	free(p.first);

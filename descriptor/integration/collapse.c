@@ -229,6 +229,28 @@ static int member_copy(uint32_t a, uint32_t b, void *ctx)
 	return m->have && y.nwords && nd__rec_verdict(ND_POINT_COPY, &m->c, &y, m->common, NULL, NULL) == 1;
 }
 
+/* The verdict's distance between two members (the split's second pass:
+ * a member against the centres it is linked to). */
+static int member_dist(uint32_t a, uint32_t b, double *d, void *ctx)
+{
+	component *m = ctx;
+	nd__rec x = ND_REC_INIT, y = ND_REC_INIT;
+	nd_verify_how how;
+	int rc = ND_OK;
+	*d = 1;
+	if (!m->loaded) {
+		if ((rc = nd__common_load(m->txn, &m->common)) < 0)
+			return rc;
+		m->loaded = 1;
+	}
+	if ((rc = nd__rec_of_doc(m->txn, m->member[a], &x)) == ND_OK &&
+	    (rc = nd__rec_of_doc(m->txn, m->member[b], &y)) == ND_OK && x.nwords && y.nwords)
+		rc = nd__rec_verdict(ND_POINT_COPY, &x, &y, m->common, &how, d);
+	nd__rec_free(&x);
+	nd__rec_free(&y);
+	return rc == ND_ENOTFOUND ? ND_OK : rc < 0 ? rc : ND_OK;
+}
+
 /* Collapse ids from the store's links: each document's is its copy
  * cluster's leader (the smallest docid of the cluster, nd__split), 0 when
  * it is alone.  Each component is walked, then split reading its links
@@ -329,7 +351,7 @@ static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids,
 		mv.member = queue, mv.n = tail;
 		if ((rc = component_index(&mv)) < 0)
 			goto cleanup;
-		nd__split_graph g = {tail, degree, member_links, member_copy, &mv};
+		nd__split_graph g = {tail, degree, member_links, member_copy, member_dist, &mv};
 		if ((rc = nd__split(&g, lead)) < 0)
 			goto cleanup;
 		for (size_t q = 0; q < tail; q++)
