@@ -173,8 +173,9 @@ void nd__join(uint32_t *up, uint32_t a, uint32_t b);
 /* Whether the copy verdict accepts documents a and b (indices of the
  * caller's): 1 yes, 0 no, < 0 an error. */
 typedef int (*nd__copy_fn)(uint32_t a, uint32_t b, void *ctx);
-/* The copy verdict's distance between a and b into *d (1 - the measure
- * that accepts them); < 0 an error. */
+/* The copy verdict's distance from a to b, a centre, into *d (1 - the
+ * measure that accepts them; asked as the centre is asked of its
+ * members, centre first); < 0 an error. */
 typedef int (*nd__dist_fn)(uint32_t a, uint32_t b, double *d, void *ctx);
 /* Copy clusters that do not chain (split.c), over a component read where
  * it lies: n documents in docid order, each one's number of links, its

@@ -1020,7 +1020,7 @@ static int split_dist(uint32_t a, uint32_t b, double *d, void *ctx)
 {
 	const split_ctx *s = ctx;
 	nd_verify_how how;
-	int rc = nd__rec_verdict(ND_POINT_COPY, nd__recset_get(s->rs, a), nd__recset_get(s->rs, b), s->common, &how, d);
+	int rc = nd__rec_verdict(ND_POINT_COPY, nd__recset_get(s->rs, b), nd__recset_get(s->rs, a), s->common, &how, d);
 	return rc < 0 ? rc : ND_OK;
 }
 

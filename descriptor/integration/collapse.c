@@ -203,52 +203,49 @@ static int member_links(uint32_t i, const uint32_t **out, size_t *n, void *ctx)
 	return ND_OK;
 }
 
-static int member_copy(uint32_t a, uint32_t b, void *ctx)
+/* Member c as the centre, its record in m->c (weighed once), and
+ * member i's record into *y: 1, or 0 when either has no words (never a
+ * copy), < 0 an error. */
+static int centre_and(component *m, uint32_t c, uint32_t i, nd__rec *y)
 {
-	component *m = ctx;
-	nd__rec y;
 	int rc;
 	if (!m->loaded) {
 		if ((rc = nd__common_load(m->txn, &m->common)) < 0)
 			return rc;
 		m->loaded = 1;
 	}
-	if (m->centre != m->member[a]) {
+	if (m->centre != m->member[c]) {
 		nd__rec_free(&m->c);
-		m->centre = m->member[a];
+		m->centre = m->member[c];
 		if ((rc = nd__rec_of_doc(m->txn, m->centre, &m->c)) < 0 && rc != ND_ENOTFOUND)
 			return m->centre = 0, rc;
 		m->have = rc == ND_OK && m->c.nwords > 0;
 		if (m->have && (rc = nd__rec_weigh(&m->c, m->common)) < 0)
 			return m->centre = 0, rc;
 	}
-	if ((rc = nd__rec_of_doc(m->txn, m->member[b], &y)) == ND_ENOTFOUND)
-		return 0; /* no record: never a copy */
-	if (rc < 0)
-		return rc;
-	return m->have && y.nwords && nd__rec_verdict(ND_POINT_COPY, &m->c, &y, m->common, NULL, NULL) == 1;
+	if ((rc = nd__rec_of_doc(m->txn, m->member[i], y)) == ND_ENOTFOUND)
+		return 0; /* no record */
+	return rc < 0 ? rc : m->have && y->nwords;
 }
 
-/* The verdict's distance between two members (the split's second pass:
- * a member against the centres it is linked to). */
+static int member_copy(uint32_t a, uint32_t b, void *ctx)
+{
+	component *m = ctx;
+	nd__rec y;
+	int rc = centre_and(m, a, b, &y);
+	return rc <= 0 ? rc : nd__rec_verdict(ND_POINT_COPY, &m->c, &y, m->common, NULL, NULL) == 1;
+}
+
+/* The verdict's distance from member a to b, a centre (the split's last
+ * pass: a member against the centres it is linked to). */
 static int member_dist(uint32_t a, uint32_t b, double *d, void *ctx)
 {
 	component *m = ctx;
-	nd__rec x = ND_REC_INIT, y = ND_REC_INIT;
+	nd__rec y;
 	nd_verify_how how;
-	int rc = ND_OK;
+	int rc = centre_and(m, b, a, &y);
 	*d = 1;
-	if (!m->loaded) {
-		if ((rc = nd__common_load(m->txn, &m->common)) < 0)
-			return rc;
-		m->loaded = 1;
-	}
-	if ((rc = nd__rec_of_doc(m->txn, m->member[a], &x)) == ND_OK &&
-	    (rc = nd__rec_of_doc(m->txn, m->member[b], &y)) == ND_OK && x.nwords && y.nwords)
-		rc = nd__rec_verdict(ND_POINT_COPY, &x, &y, m->common, &how, d);
-	nd__rec_free(&x);
-	nd__rec_free(&y);
-	return rc == ND_ENOTFOUND ? ND_OK : rc < 0 ? rc : ND_OK;
+	return rc <= 0 ? rc : (rc = nd__rec_verdict(ND_POINT_COPY, &m->c, &y, m->common, &how, d)) < 0 ? rc : ND_OK;
 }
 
 /* Collapse ids from the store's links: each document's is its copy
