@@ -224,17 +224,11 @@ static int entry_get(nd_store_txn *txn, uint64_t key, const uint64_t c[2], uint6
 	return 1;
 }
 
-/* Its entry's template, when the entry came after the collection count
- * now (1), and its pages then. */
-static int entry_load(nd_store_txn *txn, uint64_t key, const uint64_t c[2], uint64_t *pages, nd__site_tpl *t)
+/* The template of an entry entry_get found, copied out of it. */
+static int entry_parse(const void *v, size_t len, nd__site_tpl *t)
 {
-	const void *v;
-	size_t len;
 	uint64_t head[4];
 	memset(t, 0, sizeof(*t));
-	int rc = entry_get(txn, key, c, pages, &v, &len);
-	if (rc <= 0)
-		return rc;
 	memcpy(head, v, sizeof(head));
 	t->n = head[3], t->nfloors = (len - ENTRY_HEAD - t->n * 8) / ND_FLOOR_BYTES;
 	if ((t->n && (!(t->h = malloc(t->n * 4)) || !(t->g = malloc(t->n * 4)))) ||
@@ -248,7 +242,20 @@ static int entry_load(nd_store_txn *txn, uint64_t key, const uint64_t c[2], uint
 	}
 	if (t->nfloors)
 		memcpy(t->floors, (const uint8_t *)v + ENTRY_HEAD + t->n * 8, t->nfloors * ND_FLOOR_BYTES);
-	return 1;
+	return ND_OK;
+}
+
+/* Its entry's template, when the entry came after the collection count
+ * now (1), and its pages then. */
+static int entry_load(nd_store_txn *txn, uint64_t key, const uint64_t c[2], uint64_t *pages, nd__site_tpl *t)
+{
+	const void *v;
+	size_t len;
+	memset(t, 0, sizeof(*t));
+	int rc = entry_get(txn, key, c, pages, &v, &len);
+	if (rc <= 0)
+		return rc;
+	return (rc = entry_parse(v, len, t)) < 0 ? rc : 1;
 }
 
 /* The collection count after which hooks last counted a site: a store
@@ -536,8 +543,9 @@ int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **co
 		return ND_OK;
 	*since = then && then <= s->ndocs ? s->docs[then - 1] : 0;
 	nd__site_tpl old, now;
+	memset(&old, 0, sizeof(old));
 	memset(&now, 0, sizeof(now));
-	if ((rc = entry_load(txn, s->key, c, &then, &old)) < 0)
+	if (had && (rc = entry_parse(ev, elen, &old)) < 0) /* nothing written since it was read */
 		return rc;
 	if ((rc = latest_with_records(txn, s->docs, pages, counted, ncounted)) < 0 ||
 	    (rc = nd__site_template(txn, *counted, *ncounted, s->by_frame, &now)) < 0 ||
