@@ -90,7 +90,8 @@ int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **co
  * with their sites' templates: the links of every one, and every pair the
  * links' rule asks of those after since (judged before with no template
  * or an older one), but self's (the page the settling judged with it);
- * links made or unmade, both ends into *seeds (caller frees). */
+ * links made or unmade, both ends into *seeds (caller frees; seeds and
+ * nseeds NULL: not listed). */
 int nd__site_rejudge(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid since, nd_docid self,
 		     nd_docid **seeds, size_t *nseeds);
 /* more[0..nmore) added to *v[0..*n) (*v realloc'd), sorted, unique. */
@@ -98,9 +99,9 @@ int nd__merge_docids(nd_docid **v, size_t *n, const nd_docid *more, size_t nmore
 /* The same for pages docs[0..n) of s (ascending) that a pass signed
  * together (update), their links settled without their site: the site
  * counted when due, and its pages judged again as above, or these
- * pages with its template when it is not. */
-int nd__site_arrived_all(nd_store_txn *txn, nd__site *s, const nd_docid *docs, size_t n, nd_docid **seeds,
-			 size_t *nseeds);
+ * pages with its template when it is not.  What moved is not listed:
+ * update audits every collapse id after. */
+int nd__site_arrived_all(nd_store_txn *txn, nd__site *s, const nd_docid *docs, size_t n);
 /* Judging pairs with the templates hooks counted for their pages' sites:
  * the entries read, kept for the pass. */
 #define ND_SITE_JUDGE_SITES 8

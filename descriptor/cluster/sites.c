@@ -582,7 +582,8 @@ int nd__site_rejudge(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid
 	uint64_t *put = NULL, *del = NULL;
 	size_t nput = 0, ndel = 0, cput = 0, cdel = 0;
 	int rc = nd__common_load(txn, &common);
-	*seeds = NULL, *nseeds = 0;
+	if (seeds)
+		*seeds = NULL, *nseeds = 0;
 	if (rc < 0)
 		return rc;
 	nd__site_judge_init(&j, txn);
@@ -637,15 +638,16 @@ int nd__site_rejudge(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid
 	nd__site_judge_free(&j);
 	nd__common_free(common);
 	/* Written after every verdict: the records were read in place. */
-	if (rc == ND_OK && ndel + nput && !(*seeds = malloc(2 * (ndel + nput) * sizeof(**seeds))))
+	if (rc == ND_OK && seeds && ndel + nput && !(*seeds = malloc(2 * (ndel + nput) * sizeof(**seeds))))
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 	for (size_t i = 0; i < ndel + nput && rc == ND_OK; i++) {
 		uint64_t pair = i < ndel ? del[i] : put[i - ndel];
 		uint32_t a = (uint32_t)(pair >> 32), b = (uint32_t)pair;
 		rc = i < ndel ? nd_store_link_del(txn, a, b) : nd_store_link_put(txn, a, b);
-		(*seeds)[(*nseeds)++] = a, (*seeds)[(*nseeds)++] = b;
+		if (seeds)
+			(*seeds)[(*nseeds)++] = a, (*seeds)[(*nseeds)++] = b;
 	}
-	if (rc == ND_OK && *nseeds)
+	if (rc == ND_OK && seeds && *nseeds)
 		*nseeds = nd__sort_unique_u32(*seeds, *nseeds);
 	free(put);
 	free(del);
@@ -676,13 +678,11 @@ int nd__merge_docids(nd_docid **v, size_t *n, const nd_docid *more, size_t nmore
 	return ND_OK;
 }
 
-int nd__site_arrived_all(nd_store_txn *txn, nd__site *s, const nd_docid *docs, size_t n, nd_docid **seeds,
-			 size_t *nseeds)
+int nd__site_arrived_all(nd_store_txn *txn, nd__site *s, const nd_docid *docs, size_t n)
 {
 	nd_docid *counted = NULL, since = 0;
 	size_t ncounted = 0;
 	int rc = ND_OK;
-	*seeds = NULL, *nseeds = 0;
 	if (!s->key || !n)
 		return ND_OK;
 	for (size_t i = 0; i + 1 < n && rc == ND_OK; i++)
@@ -693,22 +693,20 @@ int nd__site_arrived_all(nd_store_txn *txn, nd__site *s, const nd_docid *docs, s
 	 * neighbours, and these (a large site's are not all among the
 	 * latest counted); else these, with its template. */
 	if (ncounted) {
-		nd_docid *more = NULL, *rest = malloc((n + 1) * sizeof(*rest));
-		size_t nmore = 0, nrest = 0;
+		nd_docid *rest = malloc((n + 1) * sizeof(*rest));
+		size_t nrest = 0;
 		if (!rest)
 			rc = nd_error_set(ND_ENOMEM, "out of memory");
 		for (size_t i = 0; rest && i < n; i++)
 			if (!nd__in_sorted_u32(counted, ncounted, docs[i]))
 				rest[nrest++] = docs[i];
 		if (rc == ND_OK)
-			rc = nd__site_rejudge(txn, counted, ncounted, since, 0, seeds, nseeds);
-		if (rc == ND_OK && nrest && (rc = nd__site_rejudge(txn, rest, nrest, 0, 0, &more, &nmore)) == ND_OK &&
-		    nmore)
-			rc = nd__merge_docids(seeds, nseeds, more, nmore);
-		free(more);
+			rc = nd__site_rejudge(txn, counted, ncounted, since, 0, NULL, NULL);
+		if (rc == ND_OK && nrest)
+			rc = nd__site_rejudge(txn, rest, nrest, 0, 0, NULL, NULL);
 		free(rest);
 	} else if ((rc = site_templated(txn, s->key)) > 0)
-		rc = nd__site_rejudge(txn, docs, n, 0, 0, seeds, nseeds);
+		rc = nd__site_rejudge(txn, docs, n, 0, 0, NULL, NULL);
 	free(counted);
 	return rc;
 }
@@ -728,7 +726,9 @@ int nd__site_frames_arrived(nd_store_txn *txn, const nd_docid *docs, size_t n)
 			rc = ND_OK;
 			continue;
 		}
-		if (rc < 0 || !r.frame || (rc = nd__site_frame(txn, docs[i], r.frame, &one)) < 0)
+		uint64_t frame = r.frame;
+		nd__rec_free(&r); /* read in place: before the list's write */
+		if (rc < 0 || !frame || (rc = nd__site_frame(txn, docs[i], frame, &one)) < 0)
 			continue;
 		size_t k = 0;
 		while (k < ns && site[k].key != one.key)
@@ -741,12 +741,8 @@ int nd__site_frames_arrived(nd_store_txn *txn, const nd_docid *docs, size_t n)
 		else
 			mine[k] = more, more[nmine[k]++] = docs[i];
 	}
-	for (size_t k = 0; k < ns && rc == ND_OK; k++) {
-		nd_docid *seeds = NULL;
-		size_t nseeds = 0;
-		rc = nd__site_arrived_all(txn, &site[k], mine[k], nmine[k], &seeds, &nseeds);
-		free(seeds);
-	}
+	for (size_t k = 0; k < ns && rc == ND_OK; k++)
+		rc = nd__site_arrived_all(txn, &site[k], mine[k], nmine[k]);
 	for (size_t k = 0; site && mine && nmine && k < ns; k++)
 		nd__site_free(&site[k]), free(mine[k]);
 	free(site);

@@ -617,12 +617,8 @@ static int sites_counted(nd_store_txn *txn, void *vctx)
 {
 	update_sites *u = vctx;
 	int rc = ND_OK;
-	for (size_t i = 0; i < u->n && rc == ND_OK; i++) {
-		nd_docid *seeds = NULL;
-		size_t nseeds = 0;
-		rc = nd__site_arrived_all(txn, &u->v[i], u->docs[i], u->ndocs[i], &seeds, &nseeds);
-		free(seeds); /* the slot audit after rewrites what moved */
-	}
+	for (size_t i = 0; i < u->n && rc == ND_OK; i++)
+		rc = nd__site_arrived_all(txn, &u->v[i], u->docs[i], u->ndocs[i]);
 	return rc == ND_OK ? nd__site_frames_arrived(txn, u->hostless, u->nhostless) : rc;
 }
 
