@@ -1245,6 +1245,63 @@ static void test_grown_collection_recounts(void **state)
 	corpus_done(st, db, path, dbpath, stpath);
 }
 
+/* A batch that shares text the count does not know (a list's mails, a
+ * story's write-ups arriving together) is counted again once its links
+ * are a share of those the count made (of the documents, when more),
+ * though the collection grew by less than that: its footer joins none of
+ * it.  Counted over all of it, the next update leaves the links. */
+static void test_linked_burst_recounts(void **state)
+{
+	(void)state;
+	enum { OLD = 200, NEW = 30 };
+	char *path = tu_join(dir, "burst"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	uint64_t rng = 23;
+	char *t[OLD], *footer = tu_random_doc(&rng, 160, VOCAB);
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int i = 0; i < OLD; i++)
+		t[i] = tu_random_doc(&rng, 150, VOCAB);
+	nd_xdb *db;
+	nd_store *st;
+	sign_texts(dbpath, stpath, "old", t, OLD, &db, &st);
+	for (int i = 0; i < OLD; i++)
+		free(t[i]);
+	nd_store_close(st);
+	nd_xdb_close(db);
+
+	nd_indexer *ix;
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	for (int i = 0; i < NEW; i++) {
+		char id[16], *page = with_footer(&rng, footer);
+		snprintf(id, sizeof(id), "new%d", i);
+		assert_int_equal(nd_indexer_add_text(ix, id, page, strlen(page), NULL, NULL), ND_OK);
+		free(page);
+	}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
+	nd_hook *h;
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+	nd_sign_report rep;
+	ho.max_drift = 0;
+	assert_int_equal(nd_hook_open(&h, db, st, &ho), ND_OK);
+	assert_int_equal(nd_hook_update(h, NULL, NULL, &rep), ND_OK);
+	assert_int_equal(rep.recounted, 2); /* by its links: 15% more documents */
+	nd_docid docs[NEW], ids[NEW];
+	for (int i = 0; i < NEW; i++)
+		docs[i] = (nd_docid)(OLD + 1 + i);
+	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, NEW, ids), ND_OK);
+	for (int i = 0; i < NEW; i++)
+		assert_int_equal(ids[i], 0);
+	nd_links_report lr;
+	nd_near_options o = ND_NEAR_OPTIONS_INIT;
+	o.recount = ND_NEAR_RECOUNT;
+	assert_int_equal(nd_links_settle(db, st, &o, &lr, NULL, NULL), ND_OK);
+	assert_int_equal(lr.recounted, 0);
+	nd_hook_free(h);
+	free(footer);
+	corpus_done(st, db, path, dbpath, stpath);
+}
+
 /* A store that only hooks have filled counts the collection's common
  * text as sign does (nd_hook_options.recount_max): pages that share a
  * footer are not copies, each page and its copies are, and the links the
@@ -3167,6 +3224,7 @@ int main(void)
 		cmocka_unit_test(test_redesigned_page_is_its_copy),
 		cmocka_unit_test(test_excerpts_are_no_versions),
 		cmocka_unit_test(test_grown_collection_recounts),
+		cmocka_unit_test(test_linked_burst_recounts),
 		cmocka_unit_test(test_hooks_count_common_text),
 		cmocka_unit_test(test_fillings_are_not_copies),
 		cmocka_unit_test(test_hooks_recount_small_store),

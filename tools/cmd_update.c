@@ -222,7 +222,8 @@ int nd_cmd_update(int argc, char **argv)
 			(unsigned long long)rep.slot_repaired, slot);
 	if (rep.recounted)
 		fprintf(c.json ? stderr : stdout, "; the collection's common text counted again (grown by %.0f%% "
-			"since), every link made again", 100 * ND_NEAR_RECOUNT);
+			"since%s), every link made again", 100 * ND_NEAR_RECOUNT,
+			rep.recounted == 2 ? ", in links between distinct texts" : "");
 	fputc('\n', c.json ? stderr : stdout);
 	if (!c.json)
 		tool_window_say("update", st, rep.expired, rep.undated);

@@ -33,6 +33,11 @@ int nd__links_neighbours(nd_store_txn *txn, nd_docid docid, nd_docid **out, size
 /* Store meta: the documents and the last docid the common text in the
  * store was counted over (two uint64). */
 #define ND_META_COMMON_COUNTED "common-counted"
+/* ... and the pairs the links held when made with that count (uint64),
+ * and the links made since between two texts that count does not take
+ * for one group (plain resemblance under ND_GROUP_RESEMBLANCE; uint64). */
+#define ND_META_COMMON_LINKS "common-links"
+#define ND_META_COMMON_APART "common-apart"
 
 /* A site's name as the collection's count and hooks key it: the hash of
  * its host without "www." (nd_host_bare). */

@@ -398,7 +398,7 @@ static int rec_of(rec_table *c, uint32_t docid, nd__rec *out, int *have)
 
 /* The rule's verdict on each pair (ascending), from the records and the
  * store's common shingles: accepted ones into *yes. */
-static int judge(nd_store_txn *txn, const u64_list *pairs, u64_list *yes, uint64_t *asked)
+static int judge(nd_store_txn *txn, const u64_list *pairs, u64_list *yes, u64_list *apart, uint64_t *asked)
 {
 	rec_table c = {txn, NULL, NULL, 0, 0};
 	nd__common *common = NULL;
@@ -421,8 +421,9 @@ static int judge(nd_store_txn *txn, const u64_list *pairs, u64_list *yes, uint64
 			continue;
 		(*asked)++;
 		/* With the templates hooks counted for their sites (sites.c). */
-		if ((rc = nd__site_pair(&sj, a, &x, b, &y, common)) == 1)
-			rc = push(yes, a, b);
+		if ((rc = nd__site_pair(&sj, a, &x, b, &y, common)) == 1 && (rc = push(yes, a, b)) == ND_OK &&
+		    nd__rec_plain_floor(&x, &y, ND_GROUP_RESEMBLANCE) < ND_GROUP_RESEMBLANCE)
+			rc = push(apart, a, b); /* two texts, not one group of the count */
 	}
 done:
 	nd__site_judge_free(&sj);
@@ -433,12 +434,29 @@ done:
 
 typedef struct {
 	const u64_list *yes, *gone;
+	uint64_t apart; /* of yes, links between two texts */
 } settle_write;
+
+/* The links made since the count between texts it does not take for one
+ * group (ND_META_COMMON_APART), raised by n. */
+static int apart_add(nd_store_txn *txn, uint64_t n)
+{
+	const void *v;
+	size_t len;
+	uint64_t now = 0;
+	int rc = nd_store_meta_get(txn, ND_META_COMMON_APART, &v, &len);
+	if (rc < 0 && rc != ND_ENOTFOUND)
+		return rc;
+	if (rc == ND_OK && len == sizeof(now))
+		memcpy(&now, v, sizeof(now));
+	now += n;
+	return nd_store_meta_put(txn, ND_META_COMMON_APART, &now, sizeof(now));
+}
 
 static int write_settled(nd_store_txn *txn, void *vctx)
 {
 	settle_write *w = vctx;
-	int rc = ND_OK;
+	int rc = w->apart ? apart_add(txn, w->apart) : ND_OK;
 	for (size_t i = 0; i < w->gone->n && rc == ND_OK; i++)
 		rc = nd_store_link_del(txn, (uint32_t)(w->gone->v[i] >> 32), (uint32_t)w->gone->v[i]);
 	for (size_t i = 0; i < w->yes->n && rc == ND_OK; i++)
@@ -634,15 +652,31 @@ static int seeds_of(const journal *j, const u64_list *yes, const u64_list *gone,
 
 /* The pairs to link (*yes, judged) and unlink (*gone) around the
  * journaled records, read in txn. */
-static int settle_pairs(nd_store_txn *txn, const journal *j, u64_list *yes, u64_list *gone, u64_list *asked,
-			nd_links_report *rep, near_of *mine)
+static int settle_pairs(nd_store_txn *txn, const journal *j, u64_list *yes, u64_list *apart, u64_list *gone,
+			u64_list *asked, nd_links_report *rep, near_of *mine)
 {
 	int rc = settle_journal(txn, j, gone, asked, mine);
 	if (rc < 0)
 		return rc;
 	sort_unique(asked);
 	sort_unique(gone);
-	return judge(txn, asked, yes, &rep->verified);
+	return judge(txn, asked, yes, apart, &rep->verified);
+}
+
+/* How many of yes (a subsequence of the pairs judged, as apart is) are
+ * in apart. */
+static uint64_t apart_in(const u64_list *yes, const u64_list *apart)
+{
+	uint64_t n = 0;
+	for (size_t i = 0, k = 0; i < yes->n && k < apart->n;) {
+		if (yes->v[i] == apart->v[k])
+			n++, i++, k++;
+		else if (yes->v[i] < apart->v[k])
+			i++;
+		else
+			k++;
+	}
+	return n;
 }
 
 static void journal_free(journal *j)
@@ -673,7 +707,7 @@ int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **see
 			 nd_docid **near, size_t *nnear)
 {
 	journal j = {NULL, NULL, 0, 0, NULL, 0, 0, 0};
-	u64_list yes = {NULL, 0, 0}, gone = {NULL, 0, 0}, asked = {NULL, 0, 0};
+	u64_list yes = {NULL, 0, 0}, apart = {NULL, 0, 0}, gone = {NULL, 0, 0}, asked = {NULL, 0, 0};
 	near_of mine = {self, NULL, 0};
 	int rc, state;
 
@@ -691,9 +725,10 @@ int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **see
 		rc = 1;
 		goto done;
 	}
-	if ((rc = settle_pairs(txn, &j, &yes, &gone, &asked, rep, &mine)) < 0 || (rc = not_new(txn, &j, &yes)) < 0)
+	if ((rc = settle_pairs(txn, &j, &yes, &apart, &gone, &asked, rep, &mine)) < 0 ||
+	    (rc = not_new(txn, &j, &yes)) < 0)
 		goto done;
-	settle_write w = {&yes, &gone};
+	settle_write w = {&yes, &gone, apart_in(&yes, &apart)};
 	if ((rc = write_settled(txn, &w)) < 0 || (rc = seeds_of(&j, &yes, &gone, seeds, nseeds)) < 0)
 		goto done;
 	rep->changed = j.n;
@@ -705,6 +740,7 @@ done:
 	free(mine.v);
 	journal_free(&j);
 	free(yes.v);
+	free(apart.v);
 	free(gone.v);
 	free(asked.v);
 	return rc;
@@ -712,10 +748,19 @@ done:
 
 /* Whether the documents signed past the last one the common text was
  * counted over are a share of those it was counted over (docids only
- * grow: a replaced document keeps its own, a feed window's leave).  A
+ * grow: a replaced document keeps its own, a feed window's leave), or
+ * the links made since between two texts (not one group of the count)
+ * are that share of the links it made (of ND_RECOUNT_LINKS_MIN, when
+ * fewer): documents that share text arriving together, a list's mails
+ * or a story's write-ups, are linked by what the count would call
+ * common long before the collection has grown by a share.  Copies
+ * arriving (a family, a mirror) are one group and count nothing.  A
  * store whose count is not recorded, or not readable, is counted again
- * once (which records it): a statistic is no reason to stop a writer.
- * *counted: what the last count was over. */
+ * once (which records it): a statistic is no reason to stop a writer;
+ * one from before the links were recorded waits for its documents.
+ * *counted: what the last count was over.  1: due by the documents (or
+ * not recorded), 2: by the links. */
+#define ND_RECOUNT_LINKS_MIN 64
 static int recount_due(nd_store_txn *txn, double share, uint64_t *counted)
 {
 	const void *v;
@@ -732,7 +777,16 @@ static int recount_due(nd_store_txn *txn, double share, uint64_t *counted)
 	*counted = c[0];
 	if ((rc = nd__store_last_doc(txn, &last)) < 0)
 		return rc;
-	return last > c[1] && (double)(last - c[1]) >= share * (double)(c[0] ? c[0] : 1);
+	if (last > c[1] && (double)(last - c[1]) >= share * (double)(c[0] ? c[0] : 1))
+		return 1;
+	uint64_t then, since;
+	if (nd_store_meta_get(txn, ND_META_COMMON_LINKS, &v, &len) != ND_OK || len != sizeof(then))
+		return 0;
+	memcpy(&then, v, sizeof(then));
+	if (nd_store_meta_get(txn, ND_META_COMMON_APART, &v, &len) != ND_OK || len != sizeof(since))
+		return 0;
+	memcpy(&since, v, sizeof(since));
+	return (double)since >= share * (double)(then > ND_RECOUNT_LINKS_MIN ? then : ND_RECOUNT_LINKS_MIN) ? 2 : 0;
 }
 
 int nd_links_settle(nd_xdb *db, nd_store *st, const nd_near_options *o, nd_links_report *rep, nd_docid **seeds,
@@ -740,7 +794,7 @@ int nd_links_settle(nd_xdb *db, nd_store *st, const nd_near_options *o, nd_links
 {
 	nd_links_report local;
 	journal j = {NULL, NULL, 0, 0, NULL, 0, 0, 0};
-	u64_list yes = {NULL, 0, 0}, gone = {NULL, 0, 0}, asked = {NULL, 0, 0};
+	u64_list yes = {NULL, 0, 0}, apart = {NULL, 0, 0}, gone = {NULL, 0, 0}, asked = {NULL, 0, 0};
 	nd_store_txn *txn = NULL;
 	int rc, state;
 
@@ -758,7 +812,7 @@ int nd_links_settle(nd_xdb *db, nd_store *st, const nd_near_options *o, nd_links
 		if (rc < 0)
 			goto done;
 		state = ND_LINKS_REBUILD;
-		rep->recounted = 1;
+		rep->recounted = rc;
 	}
 	if (state == ND_LINKS_SETTLED)
 		goto done;
@@ -780,11 +834,12 @@ int nd_links_settle(nd_xdb *db, nd_store *st, const nd_near_options *o, nd_links
 		goto done;
 	}
 	near_of none = {0, NULL, 0};
-	if ((rc = settle_pairs(txn, &j, &yes, &gone, &asked, rep, &none)) < 0 || (rc = not_new(txn, &j, &yes)) < 0)
+	if ((rc = settle_pairs(txn, &j, &yes, &apart, &gone, &asked, rep, &none)) < 0 ||
+	    (rc = not_new(txn, &j, &yes)) < 0)
 		goto done;
 	nd_store_txn_end(txn);
 	txn = NULL;
-	settle_write w = {&yes, &gone};
+	settle_write w = {&yes, &gone, apart_in(&yes, &apart)};
 	if ((rc = nd_store_write(st, write_settled, &w)) < 0)
 		goto done;
 	rep->changed = j.n;
@@ -796,6 +851,7 @@ done:
 	nd_store_txn_end(txn);
 	journal_free(&j);
 	free(yes.v);
+	free(apart.v);
 	free(gone.v);
 	free(asked.v);
 	return rc;

@@ -1203,6 +1203,7 @@ typedef struct {
 	int last;
 	const nd__common *common; /* stored with the first */
 	uint64_t counted[2];      /* ... and what it was counted over */
+	uint64_t nlinks;          /* ... and the links made with it */
 } write_ctx;
 
 static int write_links(nd_store_txn *txn, void *vctx)
@@ -1212,6 +1213,10 @@ static int write_links(nd_store_txn *txn, void *vctx)
 	if (rc == ND_OK && w->from == 0 && w->common &&
 	    (rc = nd__common_store(txn, w->common)) == ND_OK)
 		rc = nd_store_meta_put(txn, ND_META_COMMON_COUNTED, w->counted, sizeof(w->counted));
+	if (rc == ND_OK && w->from == 0 && w->common)
+		rc = nd_store_meta_put(txn, ND_META_COMMON_LINKS, &w->nlinks, sizeof(w->nlinks));
+	if (rc == ND_OK && w->from == 0 && w->common)
+		rc = nd_store_meta_put(txn, ND_META_COMMON_APART, &(uint64_t){0}, sizeof(uint64_t));
 	for (size_t i = w->from; i < w->to && rc == ND_OK; i++)
 		rc = nd_store_link_put(txn, (uint32_t)(w->links->v[i] >> 32), (uint32_t)w->links->v[i]);
 	if (rc == ND_OK && w->last)
@@ -1288,7 +1293,7 @@ int nd__links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *opts, uin
 	size_t from = 0;
 	do {
 		size_t to = links.n - from > step ? from + step : links.n;
-		write_ctx w = {&links, from, to, to == links.n, common, {counted[0], counted[1]}};
+		write_ctx w = {&links, from, to, to == links.n, common, {counted[0], counted[1]}, links.n};
 		if ((rc = nd_store_write(st, write_links, &w)) < 0)
 			goto done;
 		from = to;

@@ -720,6 +720,12 @@ int nd_hook_update(nd_hook *h, nd_hook_fn fn, void *ctx, nd_sign_report *rep)
 	 * collection was counted just now. */
 	if (!lr.rebuilt && (rc = update_sites_count(h, &c)) < 0)
 		goto cleanup;
+	/* The links it made, judged with their sites' templates, may be what
+	 * makes the count due (documents that share text arriving together). */
+	if (!lr.rebuilt && (rc = nd_links_settle(h->db, h->st, &no, &lr, NULL, NULL)) < 0)
+		goto cleanup;
+	if (lr.recounted)
+		rep->recounted = (uint64_t)lr.recounted;
 	for (size_t i = 0; i < c.n; i++)
 		if ((rc = duplicates_of(h, &c.changes[i], NULL, 0)) < 0)
 			goto cleanup;

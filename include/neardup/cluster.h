@@ -103,7 +103,11 @@ typedef struct {
 	double recount;          /* nd_links_settle: when documents past the last
 				    one the collection's common text was counted
 				    over number this share of those it was counted
-				    over, count it again and make every link again
+				    over, or the links made since between texts
+				    not near-identical (plain resemblance under
+				    0.9) this share of those made with it (of 64,
+				    when fewer), count it again and make every
+				    link again
 				    (ND_NEAR_RECOUNT for sign, update and hooks,
 				    up to nd_hook_options.recount_max; 0: never) */
 } nd_near_options;
@@ -185,7 +189,9 @@ ND_EXTERN int nd_links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *
 
 typedef struct {
 	int rebuilt;         /* 1: made again from every record (nd_links_rebuild) */
-	int recounted;       /* rebuilt because the collection grew (o->recount) */
+	int recounted;       /* rebuilt because the collection grew (o->recount):
+				1 in documents (or the count was not recorded),
+				2 in links */
 	uint64_t counted;    /* recounted: documents the last count was over (0:
 				the store did not record it) */
 	uint64_t links;      /* rebuilt: pairs linked */

@@ -214,10 +214,11 @@ typedef struct {
 	uint64_t expired;    /* records that left a feed window (neardup/window.h) */
 	uint64_t undated;    /* signed documents a window by slot found no date for:
 				kept, never expiring */
-	uint64_t recounted;  /* nd_hook_update: 1 when the collection's common
-				text was counted again, and every link made again,
-				having grown by ND_NEAR_RECOUNT since (see
-				nd_links_settle) */
+	uint64_t recounted;  /* nd_hook_update: nonzero when the collection's
+				common text was counted again, and every link
+				made again, having grown by ND_NEAR_RECOUNT since
+				(nd_links_report.recounted: 1 in documents, 2 in
+				links; see nd_links_settle) */
 } nd_sign_report;
 
 /* Sign every document (or those past the last signed docid) by walking the

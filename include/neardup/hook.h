@@ -50,8 +50,9 @@ typedef struct {
 	int group_commit;
 	/* Hooks count the collection's common text again (and make every
 	 * link again, as sign and update do) once the documents since its
-	 * last count are a quarter of those it was counted over (sooner in
-	 * a small store: ND_HOOK_RECOUNT_SMALL), while the store holds at
+	 * last count are a quarter of those it was counted over, or the
+	 * links between distinct texts made since a quarter of those it made
+	 * (sooner in a small store: ND_HOOK_RECOUNT_SMALL), while the store holds at
 	 * most this many documents (ND_HOOK_RECOUNT_MAX); the hook that
 	 * finds it due, or nd_hook_commit with group_commit, waits for it.
 	 * Past it, and with 0, 'neardup update' counts it. */
