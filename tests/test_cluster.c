@@ -1245,6 +1245,54 @@ static void test_grown_collection_recounts(void **state)
 	corpus_done(st, db, path, dbpath, stpath);
 }
 
+/* A pass's pages grouped by site: the groups in the order their first
+ * page came, each in its pages' order, as a scan over the sites met so
+ * far groups them (update once did that, quadratic in the sites). */
+static void test_group_by_key(void **state)
+{
+	(void)state;
+	uint64_t key[] = {5, 3, 5, 7, 3, 5};
+	uint32_t order[6];
+	size_t start[8], ng;
+	assert_int_equal(nd__group_by_key(key, 6, order, start, &ng), ND_OK);
+	assert_int_equal(ng, 3);
+	uint32_t want[] = {0, 2, 5, 1, 4, 3};
+	size_t wstart[] = {0, 3, 5, 6};
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(order[i], want[i]);
+	for (int g = 0; g <= 3; g++)
+		assert_int_equal(start[g], wstart[g]);
+	assert_int_equal(nd__group_by_key(key, 0, order, start, &ng), ND_OK);
+	assert_int_equal(ng, 0);
+	assert_int_equal(start[0], 0);
+
+	/* Against the scan, on many keys. */
+	enum { N = 3000 };
+	uint64_t *k = malloc(N * sizeof(*k)), seen[N];
+	uint32_t *o = malloc(N * sizeof(*o)), *scan = malloc(N * sizeof(*scan));
+	size_t *st = malloc((N + 1) * sizeof(*st)), nseen = 0, at = 0;
+	nd_rng rng = {99};
+	for (size_t i = 0; i < N; i++)
+		k[i] = nd_rng_below(&rng, 400) * 0x9e3779b97f4a7c15ULL;
+	for (size_t i = 0; i < N; i++) {
+		size_t s = 0;
+		while (s < nseen && seen[s] != k[i])
+			s++;
+		if (s == nseen)
+			seen[nseen++] = k[i];
+	}
+	for (size_t s = 0; s < nseen; s++)
+		for (size_t i = 0; i < N; i++)
+			if (k[i] == seen[s])
+				scan[at++] = (uint32_t)i;
+	assert_int_equal(nd__group_by_key(k, N, o, st, &ng), ND_OK);
+	assert_int_equal(ng, nseen);
+	assert_int_equal(st[ng], N);
+	for (size_t i = 0; i < N; i++)
+		assert_int_equal(o[i], scan[i]);
+	free(k), free(o), free(scan), free(st);
+}
+
 /* A batch that shares text the count does not know (a list's mails, a
  * story's write-ups arriving together) is counted again once its links
  * are a share of those the count made (of the documents, when more),
@@ -3225,6 +3273,7 @@ int main(void)
 		cmocka_unit_test(test_excerpts_are_no_versions),
 		cmocka_unit_test(test_grown_collection_recounts),
 		cmocka_unit_test(test_linked_burst_recounts),
+		cmocka_unit_test(test_group_by_key),
 		cmocka_unit_test(test_hooks_count_common_text),
 		cmocka_unit_test(test_fillings_are_not_copies),
 		cmocka_unit_test(test_hooks_recount_small_store),

@@ -99,6 +99,11 @@ int nd__site_count(nd_store_txn *txn, nd__site *s, nd_docid docid, nd_docid **co
  * nseeds NULL: not listed). */
 int nd__site_rejudge(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid since, nd_docid self,
 		     nd_docid **seeds, size_t *nseeds);
+/* Indexes 0..n) grouped by key[i]: order[0..n) gets them a group after
+ * another, the groups in the order of their first index and each in
+ * index order; start[0..*ngroups] (n + 1 room) where each begins.  A
+ * pass's pages grouped by site, however many sites. */
+int nd__group_by_key(const uint64_t *key, size_t n, uint32_t *order, size_t *start, size_t *ngroups);
 /* more[0..nmore) added to *v[0..*n) (*v realloc'd), sorted, unique. */
 int nd__merge_docids(nd_docid **v, size_t *n, const nd_docid *more, size_t nmore);
 /* The same for pages docs[0..n) of s (ascending) that a pass signed

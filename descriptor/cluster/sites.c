@@ -711,42 +711,95 @@ int nd__site_arrived_all(nd_store_txn *txn, nd__site *s, const nd_docid *docs, s
 	return rc;
 }
 
+typedef struct {
+	uint64_t key;
+	uint32_t i;
+} keyed;
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const keyed *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+int nd__group_by_key(const uint64_t *key, size_t n, uint32_t *order, size_t *start, size_t *ngroups)
+{
+	keyed *v = malloc((n + 1) * sizeof(*v)), *first = malloc((n + 1) * sizeof(*first));
+	size_t ng = 0;
+	*ngroups = 0;
+	if (!v || !first) {
+		free(v), free(first);
+		return nd_error_set(ND_ENOMEM, "out of memory grouping %zu pages", n);
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = (keyed){key[i], (uint32_t)i};
+	qsort(v, n, sizeof(*v), cmp_keyed);
+	/* Each group by its first index, pointing at where it begins in v. */
+	for (size_t i = 0; i < n; i++)
+		if (!i || v[i].key != v[i - 1].key)
+			first[ng++] = (keyed){v[i].i, (uint32_t)i};
+	qsort(first, ng, sizeof(*first), cmp_keyed);
+	size_t k = 0;
+	for (size_t g = 0; g < ng; g++) {
+		start[g] = k;
+		for (size_t i = first[g].i; i < n && v[i].key == v[first[g].i].key; i++)
+			order[k++] = v[i].i;
+	}
+	start[ng] = k;
+	*ngroups = ng;
+	free(v);
+	free(first);
+	return ND_OK;
+}
+
 int nd__site_frames_arrived(nd_store_txn *txn, const nd_docid *docs, size_t n)
 {
-	nd__site *site = calloc(n + 1, sizeof(*site));
-	nd_docid **mine = calloc(n + 1, sizeof(*mine));
-	size_t *nmine = calloc(n + 1, sizeof(*nmine)), ns = 0;
-	int rc = site && mine && nmine ? ND_OK : nd_error_set(ND_ENOMEM, "out of memory");
-	/* Each page into its frame's list, grouped by frame: the last list
-	 * read holds the frame's pages, these among them. */
+	uint64_t *frame = malloc((n + 1) * sizeof(*frame)), *top = malloc((n + 1) * sizeof(*top));
+	nd_docid *framed = malloc((n + 1) * sizeof(*framed));
+	uint32_t *order = malloc((n + 1) * sizeof(*order));
+	size_t *start = malloc((n + 2) * sizeof(*start)), m = 0, ng = 0;
+	nd__site *site = NULL;
+	int rc = frame && top && framed && order && start ? ND_OK : nd_error_set(ND_ENOMEM, "out of memory");
+	/* Each page's frame (its record read in place: before the lists'
+	 * writes), the pages grouped by the frame's site. */
 	for (size_t i = 0; i < n && rc == ND_OK; i++) {
 		nd__rec r;
-		nd__site one;
 		if ((rc = nd__rec_of_doc(txn, docs[i], &r)) == ND_ENOTFOUND) {
 			rc = ND_OK;
 			continue;
 		}
-		uint64_t frame = r.frame;
-		nd__rec_free(&r); /* read in place: before the list's write */
-		if (rc < 0 || !frame || (rc = nd__site_frame(txn, docs[i], frame, &one)) < 0)
-			continue;
-		size_t k = 0;
-		while (k < ns && site[k].key != one.key)
-			k++;
-		nd__site_free(&site[k]);
-		site[k] = one, ns += k == ns;
-		nd_docid *more = realloc(mine[k], (nmine[k] + 1) * sizeof(*more));
-		if (!more)
-			rc = nd_error_set(ND_ENOMEM, "out of memory");
-		else
-			mine[k] = more, more[nmine[k]++] = docs[i];
+		if (rc < 0)
+			break;
+		if (r.frame)
+			framed[m] = docs[i], frame[m] = r.frame, top[m++] = r.frame >> 32; /* as nd__site_frame keys it */
+		nd__rec_free(&r);
 	}
-	for (size_t k = 0; k < ns && rc == ND_OK; k++)
-		rc = nd__site_arrived_all(txn, &site[k], mine[k], nmine[k]);
-	for (size_t k = 0; site && mine && nmine && k < ns; k++)
-		nd__site_free(&site[k]), free(mine[k]);
+	if (rc == ND_OK && (rc = nd__group_by_key(top, m, order, start, &ng)) == ND_OK &&
+	    !(site = calloc(ng + 1, sizeof(*site))))
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+	/* Each page into its frame's list: the last list read holds the
+	 * frame's pages, these among them. */
+	for (size_t g = 0; g < ng && rc == ND_OK; g++)
+		for (size_t k = start[g]; k < start[g + 1] && rc == ND_OK; k++) {
+			nd__site_free(&site[g]);
+			rc = nd__site_frame(txn, framed[order[k]], frame[order[k]], &site[g]);
+		}
+	/* Then each frame's site, with its pages of the pass (ascending:
+	 * in index order). */
+	nd_docid *mine = rc == ND_OK ? malloc((m + 1) * sizeof(*mine)) : NULL;
+	if (rc == ND_OK && !mine)
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t g = 0; g < ng && rc == ND_OK; g++) {
+		for (size_t k = start[g]; k < start[g + 1]; k++)
+			mine[k] = framed[order[k]];
+		rc = nd__site_arrived_all(txn, &site[g], mine + start[g], start[g + 1] - start[g]);
+	}
+	for (size_t g = 0; site && g < ng; g++)
+		nd__site_free(&site[g]);
 	free(site);
 	free(mine);
-	free(nmine);
+	free(frame), free(top), free(framed), free(order), free(start);
 	return rc;
 }

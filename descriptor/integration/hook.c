@@ -635,33 +635,41 @@ static int update_sites_count(nd_hook *h, const collect_ctx *c)
 		update_sites_free(&u);
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
+	uint64_t *key = malloc((c->n + 1) * sizeof(*key));
+	nd_docid *hosted = malloc((c->n + 1) * sizeof(*hosted));
+	uint32_t *order = malloc((c->n + 1) * sizeof(*order));
+	size_t *start = malloc((c->n + 2) * sizeof(*start)), m = 0, ng = 0;
+	if (!key || !hosted || !order || !start)
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
 	for (size_t i = 0; i < c->n && rc == ND_OK; i++) {
 		const nd_hook_result *r = &c->changes[i];
-		uint64_t key;
 		if (r->change != ND_CHANGE_ADDED && r->change != ND_CHANGE_REPLACED)
 			continue;
-		if ((rc = nd__site_key_of(h->db, r->docid, &key)) < 0)
+		if ((rc = nd__site_key_of(h->db, r->docid, &key[m])) < 0)
 			break;
-		if (!key) {
+		if (!key[m])
 			u.hostless[u.nhostless++] = r->docid;
-			continue;
-		}
-		size_t k = 0;
-		while (k < u.n && u.v[k].key != key)
-			k++;
-		/* Its pages read once, however many: a batch may bring a large
-		 * site whole, and its latest pages are counted. */
-		if (k == u.n && (rc = nd__site_of(h->db, r->docid, 0, SIZE_MAX, &u.v[u.n])) == ND_OK)
-			u.n++;
-		if (rc < 0)
+		else
+			hosted[m++] = r->docid;
+	}
+	if (rc == ND_OK)
+		rc = nd__group_by_key(key, m, order, start, &ng);
+	/* Each site's pages read once, however many: a batch may bring a
+	 * large site whole, and its latest pages are counted. */
+	for (size_t g = 0; g < ng && rc == ND_OK; g++) {
+		size_t k = start[g + 1] - start[g];
+		if ((rc = nd__site_of(h->db, hosted[order[start[g]]], 0, SIZE_MAX, &u.v[g])) < 0)
 			break;
-		nd_docid *more = realloc(u.docs[k], (u.ndocs[k] + 1) * sizeof(*more));
-		if (!more) {
+		u.n = g + 1;
+		if (!(u.docs[g] = malloc(k * sizeof(*u.docs[g])))) {
 			rc = nd_error_set(ND_ENOMEM, "out of memory");
 			break;
 		}
-		u.docs[k] = more, more[u.ndocs[k]++] = r->docid;
+		for (size_t j = 0; j < k; j++)
+			u.docs[g][j] = hosted[order[start[g] + j]];
+		u.ndocs[g] = k;
 	}
+	free(key), free(hosted), free(order), free(start);
 	for (size_t k = 0; k < u.n && rc == ND_OK; k++)
 		u.ndocs[k] = nd__sort_unique_u32(u.docs[k], u.ndocs[k]);
 	u.nhostless = nd__sort_unique_u32(u.hostless, u.nhostless);
