@@ -1994,6 +1994,57 @@ static void test_update_counts_new_sites(void **state)
 	update_new_sites_case("upframes", 4096, 0); /* sites their frames tell */
 }
 
+/* A new site's pages, linked by its template before update counts it, do
+ * not make the collection's count due: the links the site's count
+ * unmade are no longer counted as links between distinct texts. */
+static void test_new_site_is_no_burst(void **state)
+{
+	(void)state;
+	enum { OLD = 200, NEW = 12 };
+	char *path = tu_join(dir, "newsite"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	uint64_t rng = 43;
+	char *t[OLD], *tpl[1][2];
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int i = 0; i < OLD; i++)
+		t[i] = tu_random_doc(&rng, 150, VOCAB);
+	nd_xdb *db;
+	nd_store *st;
+	sign_texts(dbpath, stpath, "old", t, OLD, &db, &st);
+	for (int i = 0; i < OLD; i++)
+		free(t[i]);
+	nd_store_close(st);
+	nd_xdb_close(db);
+	site_templates(tpl, 1, &rng, 60, 60);
+	nd_indexer *ix;
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	for (int i = 0; i < NEW; i++) {
+		char id[16], *art = tu_random_doc(&rng, 20, VOCAB), *page = site_page(tpl[0], art),
+			     *url = site_url(0, i, "");
+		snprintf(id, sizeof(id), "new%d", i);
+		assert_int_equal(nd_indexer_add_text(ix, id, page, strlen(page), url, NULL), ND_OK);
+		free(art), free(page), free(url);
+	}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
+	nd_hook *h;
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+	nd_sign_report rep;
+	ho.max_drift = 0;
+	assert_int_equal(nd_hook_open(&h, db, st, &ho), ND_OK);
+	assert_int_equal(nd_hook_update(h, NULL, NULL, &rep), ND_OK);
+	assert_int_equal(rep.recounted, 0);
+	nd_docid docs[NEW], ids[NEW];
+	for (int i = 0; i < NEW; i++)
+		docs[i] = (nd_docid)(OLD + 1 + i);
+	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, NEW, ids), ND_OK);
+	for (int i = 0; i < NEW; i++)
+		assert_int_equal(ids[i], 0); /* its template is no evidence */
+	nd_hook_free(h);
+	free_site_templates(tpl, 1);
+	corpus_done(st, db, path, dbpath, stpath);
+}
+
 static void rotating_case(const char *name, int rpages, int shown, size_t copied, size_t others)
 {
 	enum { RS = 12, TEASERS = 12, MAXP = 8, MAXN = RS * (MAXP + 1) };
@@ -3274,6 +3325,7 @@ int main(void)
 		cmocka_unit_test(test_grown_collection_recounts),
 		cmocka_unit_test(test_linked_burst_recounts),
 		cmocka_unit_test(test_group_by_key),
+		cmocka_unit_test(test_new_site_is_no_burst),
 		cmocka_unit_test(test_hooks_count_common_text),
 		cmocka_unit_test(test_fillings_are_not_copies),
 		cmocka_unit_test(test_hooks_recount_small_store),

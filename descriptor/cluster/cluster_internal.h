@@ -38,6 +38,11 @@ int nd__links_neighbours(nd_store_txn *txn, nd_docid docid, nd_docid **out, size
  * for one group (plain resemblance under ND_GROUP_RESEMBLANCE; uint64). */
 #define ND_META_COMMON_LINKS "common-links"
 #define ND_META_COMMON_APART "common-apart"
+/* Whether a link between records x and y is between two texts, not one
+ * group of the count (what ND_META_COMMON_APART counts). */
+int nd__links_apart(const nd__rec *x, const nd__rec *y);
+/* ND_META_COMMON_APART moved by n (not below 0), in a writer's txn. */
+int nd__links_apart_add(nd_store_txn *txn, int64_t n);
 
 /* A site's name as the collection's count and hooks key it: the hash of
  * its host without "www." (nd_host_bare). */

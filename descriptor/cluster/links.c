@@ -422,8 +422,8 @@ static int judge(nd_store_txn *txn, const u64_list *pairs, u64_list *yes, u64_li
 		(*asked)++;
 		/* With the templates hooks counted for their sites (sites.c). */
 		if ((rc = nd__site_pair(&sj, a, &x, b, &y, common)) == 1 && (rc = push(yes, a, b)) == ND_OK &&
-		    nd__rec_plain_floor(&x, &y, ND_GROUP_RESEMBLANCE) < ND_GROUP_RESEMBLANCE)
-			rc = push(apart, a, b); /* two texts, not one group of the count */
+		    nd__links_apart(&x, &y))
+			rc = push(apart, a, b);
 	}
 done:
 	nd__site_judge_free(&sj);
@@ -437,9 +437,7 @@ typedef struct {
 	uint64_t apart; /* of yes, links between two texts */
 } settle_write;
 
-/* The links made since the count between texts it does not take for one
- * group (ND_META_COMMON_APART), raised by n. */
-static int apart_add(nd_store_txn *txn, uint64_t n)
+int nd__links_apart_add(nd_store_txn *txn, int64_t n)
 {
 	const void *v;
 	size_t len;
@@ -449,14 +447,19 @@ static int apart_add(nd_store_txn *txn, uint64_t n)
 		return rc;
 	if (rc == ND_OK && len == sizeof(now))
 		memcpy(&now, v, sizeof(now));
-	now += n;
+	now = n < 0 && (uint64_t)-n > now ? 0 : now + (uint64_t)n;
 	return nd_store_meta_put(txn, ND_META_COMMON_APART, &now, sizeof(now));
+}
+
+int nd__links_apart(const nd__rec *x, const nd__rec *y)
+{
+	return nd__rec_plain_floor(x, y, ND_GROUP_RESEMBLANCE) < ND_GROUP_RESEMBLANCE;
 }
 
 static int write_settled(nd_store_txn *txn, void *vctx)
 {
 	settle_write *w = vctx;
-	int rc = w->apart ? apart_add(txn, w->apart) : ND_OK;
+	int rc = w->apart ? nd__links_apart_add(txn, (int64_t)w->apart) : ND_OK;
 	for (size_t i = 0; i < w->gone->n && rc == ND_OK; i++)
 		rc = nd_store_link_del(txn, (uint32_t)(w->gone->v[i] >> 32), (uint32_t)w->gone->v[i]);
 	for (size_t i = 0; i < w->yes->n && rc == ND_OK; i++)

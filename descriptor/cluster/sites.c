@@ -581,6 +581,7 @@ int nd__site_rejudge(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid
 	nd__common *common = NULL;
 	uint64_t *put = NULL, *del = NULL;
 	size_t nput = 0, ndel = 0, cput = 0, cdel = 0;
+	int64_t apart = 0; /* links between two texts made, less those unmade */
 	int rc = nd__common_load(txn, &common);
 	if (seeds)
 		*seeds = NULL, *nseeds = 0;
@@ -615,6 +616,8 @@ int nd__site_rejudge(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid
 			nd__rec y = ND_REC_INIT;
 			int yes = (rc = nd__rec_of_doc(txn, o, &y)) == ND_OK ? nd__site_pair(&j, docs[i], &x, o, &y, common)
 									   : rc;
+			if (yes >= 0 && was != yes && nd__links_apart(&x, &y))
+				apart += yes ? 1 : -1;
 			nd__rec_free(&y);
 			rc = ND_OK;
 			if (yes == ND_ENOTFOUND)
@@ -647,6 +650,10 @@ int nd__site_rejudge(nd_store_txn *txn, const nd_docid *docs, size_t n, nd_docid
 		if (seeds)
 			(*seeds)[(*nseeds)++] = a, (*seeds)[(*nseeds)++] = b;
 	}
+	/* A site's template unmakes the links it made before its count:
+	 * they are no sign that the collection's count is due. */
+	if (rc == ND_OK && apart)
+		rc = nd__links_apart_add(txn, apart);
 	if (rc == ND_OK && seeds && *nseeds)
 		*nseeds = nd__sort_unique_u32(*seeds, *nseeds);
 	free(put);
