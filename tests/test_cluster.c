@@ -1164,33 +1164,51 @@ static int damage_counted(nd_store_txn *txn, void *ctx)
 	return nd_store_meta_put(txn, ND_META_COMMON_COUNTED, "bad", 3);
 }
 
+/* n distinct texts of 150 words indexed at dbpath and signed into
+ * stpath (both closed after). */
+static void old_texts_signed(const char *dbpath, const char *stpath, int n, uint64_t *rng)
+{
+	char **t = malloc((size_t)n * sizeof(*t));
+	assert_non_null(t);
+	for (int i = 0; i < n; i++)
+		t[i] = tu_random_doc(rng, 150, VOCAB);
+	nd_xdb *db;
+	nd_store *st;
+	sign_texts(dbpath, stpath, "old", t, n, &db, &st);
+	for (int i = 0; i < n; i++)
+		free(t[i]);
+	free(t);
+	nd_store_close(st);
+	nd_xdb_close(db);
+}
+
+/* n pages "new0".. of 60 words each and footer, indexed at dbpath (not
+ * signed). */
+static void footer_pages_indexed(const char *dbpath, int n, uint64_t *rng, const char *footer)
+{
+	nd_indexer *ix;
+	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
+	for (int i = 0; i < n; i++) {
+		char id[16], *page = with_footer(rng, footer);
+		snprintf(id, sizeof(id), "new%d", i);
+		assert_int_equal(nd_indexer_add_text(ix, id, page, strlen(page), NULL, NULL), ND_OK);
+		free(page);
+	}
+	assert_int_equal(nd_indexer_close(ix), ND_OK);
+}
+
 static void test_grown_collection_recounts(void **state)
 {
 	(void)state;
 	enum { OLD = 60, NEW = 30 };
 	char *path = tu_join(dir, "grown"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
 	uint64_t rng = 21;
-	char *t[OLD], *footer = tu_random_doc(&rng, 160, VOCAB);
+	char *footer = tu_random_doc(&rng, 160, VOCAB);
 	assert_int_equal(mkdir(path, 0755), 0);
-	for (int i = 0; i < OLD; i++)
-		t[i] = tu_random_doc(&rng, 150, VOCAB);
+	old_texts_signed(dbpath, stpath, OLD, &rng);
+	footer_pages_indexed(dbpath, NEW, &rng, footer);
 	nd_xdb *db;
 	nd_store *st;
-	sign_texts(dbpath, stpath, "old", t, OLD, &db, &st);
-	for (int i = 0; i < OLD; i++)
-		free(t[i]);
-	nd_store_close(st);
-	nd_xdb_close(db);
-
-	nd_indexer *ix;
-	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
-	for (int i = 0; i < NEW; i++) {
-		char id[16], *page = with_footer(&rng, footer);
-		snprintf(id, sizeof(id), "new%d", i);
-		assert_int_equal(nd_indexer_add_text(ix, id, page, strlen(page), NULL, NULL), ND_OK);
-		free(page);
-	}
-	assert_int_equal(nd_indexer_close(ix), ND_OK);
 	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
 	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
 	nd_sign_options so = ND_SIGN_OPTIONS_INIT;
@@ -1304,27 +1322,12 @@ static void test_linked_burst_recounts(void **state)
 	enum { OLD = 200, NEW = 30 };
 	char *path = tu_join(dir, "burst"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
 	uint64_t rng = 23;
-	char *t[OLD], *footer = tu_random_doc(&rng, 160, VOCAB);
+	char *footer = tu_random_doc(&rng, 160, VOCAB);
 	assert_int_equal(mkdir(path, 0755), 0);
-	for (int i = 0; i < OLD; i++)
-		t[i] = tu_random_doc(&rng, 150, VOCAB);
+	old_texts_signed(dbpath, stpath, OLD, &rng);
+	footer_pages_indexed(dbpath, NEW, &rng, footer);
 	nd_xdb *db;
 	nd_store *st;
-	sign_texts(dbpath, stpath, "old", t, OLD, &db, &st);
-	for (int i = 0; i < OLD; i++)
-		free(t[i]);
-	nd_store_close(st);
-	nd_xdb_close(db);
-
-	nd_indexer *ix;
-	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
-	for (int i = 0; i < NEW; i++) {
-		char id[16], *page = with_footer(&rng, footer);
-		snprintf(id, sizeof(id), "new%d", i);
-		assert_int_equal(nd_indexer_add_text(ix, id, page, strlen(page), NULL, NULL), ND_OK);
-		free(page);
-	}
-	assert_int_equal(nd_indexer_close(ix), ND_OK);
 	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
 	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
 	nd_hook *h;
@@ -2003,17 +2006,9 @@ static void test_new_site_is_no_burst(void **state)
 	enum { OLD = 200, NEW = 12 };
 	char *path = tu_join(dir, "newsite"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
 	uint64_t rng = 43;
-	char *t[OLD], *tpl[1][2];
+	char *tpl[1][2];
 	assert_int_equal(mkdir(path, 0755), 0);
-	for (int i = 0; i < OLD; i++)
-		t[i] = tu_random_doc(&rng, 150, VOCAB);
-	nd_xdb *db;
-	nd_store *st;
-	sign_texts(dbpath, stpath, "old", t, OLD, &db, &st);
-	for (int i = 0; i < OLD; i++)
-		free(t[i]);
-	nd_store_close(st);
-	nd_xdb_close(db);
+	old_texts_signed(dbpath, stpath, OLD, &rng);
 	site_templates(tpl, 1, &rng, 60, 60);
 	nd_indexer *ix;
 	assert_int_equal(nd_indexer_open(&ix, dbpath, NULL), ND_OK);
@@ -2025,6 +2020,8 @@ static void test_new_site_is_no_burst(void **state)
 		free(art), free(page), free(url);
 	}
 	assert_int_equal(nd_indexer_close(ix), ND_OK);
+	nd_xdb *db;
+	nd_store *st;
 	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
 	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
 	nd_hook *h;
