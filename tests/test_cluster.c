@@ -1313,9 +1313,9 @@ static void test_group_by_key(void **state)
 
 /* A batch that shares text the count does not know (a list's mails, a
  * story's write-ups arriving together) is counted again once its links
- * are a share of those the count made (of the documents, when more),
+ * between two texts are a share of those the count made (or of 64),
  * though the collection grew by less than that: its footer joins none of
- * it.  Counted over all of it, the next update leaves the links. */
+ * it.  Counted over all of it, the next settling leaves the links. */
 static void test_linked_burst_recounts(void **state)
 {
 	(void)state;
