@@ -157,14 +157,20 @@ int nd__site_of(nd_xdb *db, nd_docid docid, nd_docid seen, size_t max_pages, nd_
 	return ND_OK;
 }
 
-int nd__site_frame(nd_store_txn *txn, nd_docid docid, uint64_t frame, nd__site *s)
+/* A frame's site: its top half, as the collection's count groups frames;
+ * another seed than hosts'. */
+static uint64_t frame_key(uint64_t frame)
 {
 	uint32_t top = (uint32_t)(frame >> 32);
+	return nd_hash_bytes(&top, sizeof(top), 0x6672616d65ULL);
+}
+
+int nd__site_frame(nd_store_txn *txn, nd_docid docid, uint64_t frame, nd__site *s)
+{
 	memset(s, 0, sizeof(*s));
-	/* The frame's top half, as the collection's count groups frames;
-	 * another seed than hosts'.  Its pages are the store's list of the
-	 * group, as they arrived since (nd__store_group_join). */
-	uint64_t key = nd_hash_bytes(&top, sizeof(top), 0x6672616d65ULL);
+	/* Its pages are the store's list of the group, as they arrived since
+	 * (nd__store_group_join). */
+	uint64_t key = frame_key(frame);
 	int rc = nd__store_group_join(txn, docid, key, nd__site_pages_max, &s->docs, &s->ndocs);
 	if (rc == ND_OK)
 		s->key = key, s->by_frame = 1;
@@ -733,42 +739,44 @@ static int cmp_keyed(const void *a, const void *b)
 
 int nd__group_by_key(const uint64_t *key, size_t n, uint32_t *order, size_t *start, size_t *ngroups)
 {
-	keyed *v = malloc((n + 1) * sizeof(*v)), *first = malloc((n + 1) * sizeof(*first));
-	size_t ng = 0;
+	keyed *v = malloc((n + 1) * sizeof(*v));
+	uint64_t *head = malloc((n + 1) * sizeof(*head));
+	size_t ng = 0, k = 0;
 	*ngroups = 0;
-	if (!v || !first) {
-		free(v), free(first);
+	if (!v || !head) {
+		free(v), free(head);
 		return nd_error_set(ND_ENOMEM, "out of memory grouping %zu pages", n);
 	}
 	for (size_t i = 0; i < n; i++)
 		v[i] = (keyed){key[i], (uint32_t)i};
 	qsort(v, n, sizeof(*v), cmp_keyed);
-	/* Each group by its first index, pointing at where it begins in v. */
+	/* Each group's first index, and where it begins in v, in the order
+	 * of the first indexes. */
 	for (size_t i = 0; i < n; i++)
 		if (!i || v[i].key != v[i - 1].key)
-			first[ng++] = (keyed){v[i].i, (uint32_t)i};
-	qsort(first, ng, sizeof(*first), cmp_keyed);
-	size_t k = 0;
+			head[ng++] = (uint64_t)v[i].i << 32 | i;
+	nd__sort_u64(head, ng);
 	for (size_t g = 0; g < ng; g++) {
+		size_t at = (uint32_t)head[g];
 		start[g] = k;
-		for (size_t i = first[g].i; i < n && v[i].key == v[first[g].i].key; i++)
+		for (size_t i = at; i < n && v[i].key == v[at].key; i++)
 			order[k++] = v[i].i;
 	}
 	start[ng] = k;
 	*ngroups = ng;
 	free(v);
-	free(first);
+	free(head);
 	return ND_OK;
 }
 
 int nd__site_frames_arrived(nd_store_txn *txn, const nd_docid *docs, size_t n)
 {
-	uint64_t *frame = malloc((n + 1) * sizeof(*frame)), *top = malloc((n + 1) * sizeof(*top));
+	uint64_t *frame = malloc((n + 1) * sizeof(*frame)), *key = malloc((n + 1) * sizeof(*key));
 	nd_docid *framed = malloc((n + 1) * sizeof(*framed));
 	uint32_t *order = malloc((n + 1) * sizeof(*order));
 	size_t *start = malloc((n + 2) * sizeof(*start)), m = 0, ng = 0;
 	nd__site *site = NULL;
-	int rc = frame && top && framed && order && start ? ND_OK : nd_error_set(ND_ENOMEM, "out of memory");
+	int rc = frame && key && framed && order && start ? ND_OK : nd_error_set(ND_ENOMEM, "out of memory");
 	/* Each page's frame (its record read in place: before the lists'
 	 * writes), the pages grouped by the frame's site. */
 	for (size_t i = 0; i < n && rc == ND_OK; i++) {
@@ -780,10 +788,10 @@ int nd__site_frames_arrived(nd_store_txn *txn, const nd_docid *docs, size_t n)
 		if (rc < 0)
 			break;
 		if (r.frame)
-			framed[m] = docs[i], frame[m] = r.frame, top[m++] = r.frame >> 32; /* as nd__site_frame keys it */
+			framed[m] = docs[i], frame[m] = r.frame, key[m++] = frame_key(r.frame);
 		nd__rec_free(&r);
 	}
-	if (rc == ND_OK && (rc = nd__group_by_key(top, m, order, start, &ng)) == ND_OK &&
+	if (rc == ND_OK && (rc = nd__group_by_key(key, m, order, start, &ng)) == ND_OK &&
 	    !(site = calloc(ng + 1, sizeof(*site))))
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 	/* Each page into its frame's list: the last list read holds the
@@ -807,6 +815,6 @@ int nd__site_frames_arrived(nd_store_txn *txn, const nd_docid *docs, size_t n)
 		nd__site_free(&site[g]);
 	free(site);
 	free(mine);
-	free(frame), free(top), free(framed), free(order), free(start);
+	free(frame), free(key), free(framed), free(order), free(start);
 	return rc;
 }
