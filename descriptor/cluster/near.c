@@ -1210,13 +1210,13 @@ static int write_links(nd_store_txn *txn, void *vctx)
 {
 	write_ctx *w = vctx;
 	int rc = w->from == 0 ? nd_store_links_clear(txn) : ND_OK;
-	if (rc == ND_OK && w->from == 0 && w->common &&
-	    (rc = nd__common_store(txn, w->common)) == ND_OK)
-		rc = nd_store_meta_put(txn, ND_META_COMMON_COUNTED, w->counted, sizeof(w->counted));
-	if (rc == ND_OK && w->from == 0 && w->common)
-		rc = nd_store_meta_put(txn, ND_META_COMMON_LINKS, &w->nlinks, sizeof(w->nlinks));
-	if (rc == ND_OK && w->from == 0 && w->common)
-		rc = nd_store_meta_put(txn, ND_META_COMMON_APART, &(uint64_t){0}, sizeof(uint64_t));
+	if (rc == ND_OK && w->from == 0 && w->common) {
+		uint64_t none = 0; /* links between two texts made since */
+		if ((rc = nd__common_store(txn, w->common)) == ND_OK &&
+		    (rc = nd_store_meta_put(txn, ND_META_COMMON_COUNTED, w->counted, sizeof(w->counted))) == ND_OK &&
+		    (rc = nd_store_meta_put(txn, ND_META_COMMON_LINKS, &w->nlinks, sizeof(w->nlinks))) == ND_OK)
+			rc = nd_store_meta_put(txn, ND_META_COMMON_APART, &none, sizeof(none));
+	}
 	for (size_t i = w->from; i < w->to && rc == ND_OK; i++)
 		rc = nd_store_link_put(txn, (uint32_t)(w->links->v[i] >> 32), (uint32_t)w->links->v[i]);
 	if (rc == ND_OK && w->last)
