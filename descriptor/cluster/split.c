@@ -92,42 +92,49 @@ int nd__split(const nd__split_graph *g, uint32_t *lead)
 	 * copy of its centre; a centre that every member would leave keeps
 	 * them, not to stand alone; and the pass does not depend on the
 	 * members' order.  (queue, free now, holds where each would go.) */
-	for (size_t i = 0; i < n && rc == ND_OK; i++)
+	if (rc < 0)
+		goto done;
+	for (size_t i = 0; i < n; i++)
 		queue[i] = cl[i], tried[i] = 0;
-	for (size_t i = 0; i < n && rc == ND_OK && g->dist; i++) {
+	for (size_t i = 0; i < n && g->dist; i++) {
 		const uint32_t *nb;
 		size_t k;
 		uint32_t best = UINT32_MAX;
 		double bd = 0, d = 0;
-		if (cl[i] == i || (rc = g->links((uint32_t)i, &nb, &k, g->ctx)) < 0)
+		if (cl[i] == i)
 			continue;
+		if ((rc = g->links((uint32_t)i, &nb, &k, g->ctx)) < 0)
+			goto done;
 		tried[cl[i]]++; /* a member of its centre's */
-		for (size_t j = 0; j < k && rc == ND_OK; j++) {
+		for (size_t j = 0; j < k; j++) {
 			uint32_t w = nb[j];
-			if (cl[w] != w || w == cl[i] || (rc = g->dist((uint32_t)i, w, &d, g->ctx)) < 0)
+			if (cl[w] != w || w == cl[i])
 				continue;
+			if ((rc = g->dist((uint32_t)i, w, &d, g->ctx)) < 0)
+				goto done;
 			if (best == UINT32_MAX || d < bd || (d == bd && w < best))
 				best = w, bd = d;
 		}
-		if (rc == ND_OK && best != UINT32_MAX && (rc = g->dist((uint32_t)i, cl[i], &d, g->ctx)) == ND_OK &&
-		    bd < d)
+		if (best != UINT32_MAX && (rc = g->dist((uint32_t)i, cl[i], &d, g->ctx)) < 0)
+			goto done;
+		if (best != UINT32_MAX && bd < d)
 			queue[i] = best;
 	}
 	/* tried[c]: c's members, less those that would leave. */
-	for (size_t i = 0; i < n && rc == ND_OK; i++)
+	for (size_t i = 0; i < n; i++)
 		if (queue[i] != cl[i])
 			tried[cl[i]]--;
-	for (size_t i = 0; i < n && rc == ND_OK; i++)
+	for (size_t i = 0; i < n; i++)
 		if (queue[i] != cl[i] && tried[cl[i]])
 			cl[i] = queue[i];
 	/* A cluster's representative is its smallest member (tried, free
 	 * now, holds each centre's). */
-	for (size_t i = 0; i < n && rc == ND_OK; i++)
+	for (size_t i = 0; i < n; i++)
 		tried[i] = UINT32_MAX;
-	for (size_t i = 0; i < n && rc == ND_OK; i++)
+	for (size_t i = 0; i < n; i++)
 		if (i < tried[cl[i]])
 			tried[cl[i]] = (uint32_t)i;
-	for (size_t i = 0; i < n && rc == ND_OK; i++)
+	for (size_t i = 0; i < n; i++)
 		lead[i] = tried[cl[i]];
 done:
 	free(order);
