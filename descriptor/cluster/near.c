@@ -576,10 +576,13 @@ static uint32_t held_of(const nd__recset *rs, uint64_t pair)
 }
 
 /* Whether holders x and y are versions of each other: linked (a pair of
- * key[0..nv)), or joined in up through pages that no page holds. */
-static int held_versions(uint32_t *up, const uint64_t *key, size_t nv, uint32_t x, uint32_t y)
+ * key[0..nv)), joined in up through pages that no page holds, or one kin
+ * (copies of one text, each edited in places of its own: each holds
+ * others, and a candidate pair links few two by two). */
+static int held_versions(uint32_t *up, const uint64_t *key, size_t nv, const uint32_t *kin, uint32_t x,
+			 uint32_t y)
 {
-	return nd__root(up, x) == nd__root(up, y) || linked(key, nv, x, y);
+	return nd__root(up, x) == nd__root(up, y) || linked(key, nv, x, y) || kin[x] == kin[y];
 }
 
 /* The versions of each site's pages, each document's root in (*out)[i]:
@@ -597,7 +600,7 @@ static int held_versions(uint32_t *up, const uint64_t *key, size_t nv, uint32_t 
  * for each type, two releases of each), alike along a chain and not two
  * by two, are one version, but a page that every page holds joins none. */
 static int site_versions(const nd__recset *rs, size_t n, const uint64_t *pairs, uint8_t *same, size_t np,
-			 uint32_t **out)
+			 const uint32_t *kin, uint32_t **out)
 {
 	const uint8_t link = SAME_VERSION | SAME_HELD;
 	size_t nv = 0, nh = 0;
@@ -638,13 +641,13 @@ static int site_versions(const nd__recset *rs, size_t n, const uint64_t *pairs, 
 	}
 	for (size_t p = 0; p < n; p++)
 		for (uint32_t i = at[p]; i + 1 < at[p + 1] && !hub[p]; i++)
-			hub[p] = !held_versions(up, key, nv, by[i], by[i + 1]);
+			hub[p] = !held_versions(up, key, nv, kin, by[i], by[i + 1]);
 	/* Two such pages alike to each other, each held by one page, the two
 	 * not versions: excerpts of two articles, each mostly the template. */
 	for (size_t k = 0; k < np; k++) {
 		uint32_t x = (uint32_t)(pairs[k] >> 32), y = (uint32_t)pairs[k];
 		if ((same[k] & SAME_VERSION) && at[x] < at[x + 1] && at[y] < at[y + 1] && by[at[x]] != by[at[y]] &&
-		    !held_versions(up, key, nv, by[at[x]], by[at[y]]))
+		    !held_versions(up, key, nv, kin, by[at[x]], by[at[y]]))
 			hub[x] = hub[y] = 1;
 	}
 	for (size_t k = 0; k < np; k++)
@@ -742,6 +745,22 @@ done:
 	return rc;
 }
 
+/* A kin of more than ND_KIN_FAMILY groups is one text copied and edited
+ * in each copy: its groups become one (each member's root its kin's). */
+static int join_families(size_t n, const uint32_t *kin, uint32_t *up)
+{
+	uint32_t *groups = calloc(n + 1, sizeof(*groups));
+	if (!groups)
+		return nd_error_set(ND_ENOMEM, "out of memory for the kin of %zu documents", n);
+	for (size_t i = 0; i < n; i++)
+		groups[kin[i]] += up[i] == i;
+	for (size_t i = 0; i < n; i++)
+		if (groups[kin[i]] > ND_KIN_FAMILY)
+			up[i] = kin[i];
+	free(groups);
+	return ND_OK;
+}
+
 /* Groups of near-identical documents, whose representatives (smallest
  * index) count the collection's common shingles: plain resemblance >=
  * ND_GROUP_RESEMBLANCE over the candidate pairs.  With sites, the
@@ -772,10 +791,9 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 	any = pages > 0;
 	if ((rc = score_pairs(rs, NULL, pairs, np, NULL, same, SCORE_GROUP, any ? site : NULL, o)) < 0)
 		goto done;
-	if (any && (rc = site_versions(rs, n, pairs, same, np, &ver)) < 0)
-		goto done;
 	if ((rc = components_of(n, pairs, same, np, SAME_GROUP | SAME_KIN, &kin)) < 0 ||
-	    (rc = components_of(n, pairs, same, np, SAME_GROUP, &up)) < 0)
+	    (any && (rc = site_versions(rs, n, pairs, same, np, kin, &ver)) < 0) ||
+	    (rc = components_of(n, pairs, same, np, SAME_GROUP, &up)) < 0 || (rc = join_families(n, kin, up)) < 0)
 		goto done;
 	if (!(reps = malloc((n + 1) * sizeof(*reps)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");

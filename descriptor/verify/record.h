@@ -208,6 +208,13 @@ int nd__rec_decode(const void *p, size_t len, nd__rec *out);
  * descriptive set: a collection of a few hundred documents, whose set
  * holds its templates' words, has it as a large one does. */
 #define ND_KIN_RESEMBLANCE 0.8
+/* A text copied many times, each copy edited a little (a counter, a date,
+ * a word), is kin of more groups than near-identical ones: its shingles
+ * in G groups weigh ND_COMMON_CAP / G, and two copies of plain
+ * resemblance r keep weighted resemblance 0.5 (copy's) only while G <=
+ * ND_COMMON_CAP * r / (1 - r), 12 at ND_KIN_RESEMBLANCE.  A kin of more
+ * groups is counted as one group. */
+#define ND_KIN_FAMILY 12
 #define ND_OWN_BAND 0.65
 #define ND_OWN_SHARE 0.2
 #define ND_OWN_COMMON 0.9
