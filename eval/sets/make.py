@@ -29,6 +29,9 @@ Sets (what a machine needs for each: apt-get install ...):
     family         one 300-word text copied 1,500 times, two words changed
                    in each, inside the Debian copyright files (BBC news when
                    ../shared/data holds it); scored on pairs with a copy
+    edited         texts of 200-300 words copied 20, 60 and 200 times, each
+                   copy with 0.5-2% of its words replaced in places of its
+                   own, inside the background of family
     short          20,000 texts of 1-5 words, a fifth of them exact copies
     fillings       templates of the copyright files' words, each filled 3-30
                    times (slots of three words, 20-30% of the text): the
@@ -426,6 +429,56 @@ def make_family(out, seed, scale):
         o.doc("family/%04d" % c, " ".join(w), "family")
     o.close({"set": "family", "about": "one 300-word text copied %d times, 2 words changed in each, "
              "inside %s" % (n, where), "score": "pairs-with", "with": "family/"})
+
+
+# The edited families: copies edit this share of their text's words, each
+# copy its own places (two copies then differ in twice as many).  All are
+# far inside the seed's 8%: the same document with small differences.
+EDITED_SHARES = (0.005, 0.01, 0.015, 0.02)
+EDITED_SIZES = (20, 60, 200)
+
+
+def make_edited(out, seed, scale):
+    """Texts copied many times, each copy edited in a few places of its
+    own (a counter, a date, a word): one family for each share of edited
+    words and number of copies, inside the background of `family`.  The
+    families' texts are news articles left out of the background (so
+    that no background document holds one, as a longer text would), or
+    without news prose of Python's docstrings (a licence's text would be
+    the background's common text)."""
+    rng = random.Random(seed)
+    nfam = len(EDITED_SHARES) * len(EDITED_SIZES)
+    background = bbc_articles()
+    where = "BBC news"
+    if background:
+        src = [i for i, (_, t) in enumerate(background) if len(norm_words(t)) >= 320]
+        taken = set(rng.sample(src, nfam))
+        texts = [background[i][1] for i in sorted(taken)]
+        background = [d for i, d in enumerate(background) if i not in taken]
+    else:
+        background, where = copyright_files(), "the Debian copyright files"
+        texts = [t for _, t in prose_articles(8 * nfam, rng) if len(norm_words(t)) >= 320][:nfam]
+    pool = [w for t in texts for w in t.split()]
+    o = Out(out)
+    groups = exact_groups(background)
+    for pid, t in background:
+        o.doc(pid, t, groups[pid])
+    for f, (share, size) in enumerate((a, b) for a in EDITED_SHARES for b in EDITED_SIZES):
+        words = " ".join(texts[f].split()).split(" ")
+        n = rng.randint(200, 300)
+        start = rng.randrange(0, max(1, len(words) - n))
+        base = words[start:start + n]
+        edits = max(1, round(share * len(base)))
+        for c in range(max(2, int(size * scale))):
+            w = list(base)
+            for at in rng.sample(range(len(w)), edits):
+                w[at] = rng.choice(pool)
+            fam = "edited%02d" % f
+            o.doc("%s/%04d" % (fam, c), " ".join(w), fam)
+    o.close({"set": "edited", "about": "texts of 200-300 words copied %s times, each copy with %s of its "
+             "words replaced in places of its own, inside %s"
+             % ("/".join(map(str, EDITED_SIZES)), "/".join("%g%%" % (100 * x) for x in EDITED_SHARES), where),
+             "score": "pairs"})
 
 
 def make_fillings(out, seed, scale):
@@ -1259,7 +1312,7 @@ def make_gold(out, seed, scale):
 
 
 MAKERS = dict({n: (lambda n: lambda out, seed, scale: make_man(n, out, seed, scale))(n) for n in LANGS},
-              cjk=make_cjk, family=make_family, short=make_short, mail=make_mail, site=make_site,
+              cjk=make_cjk, family=make_family, edited=make_edited, short=make_short, mail=make_mail, site=make_site,
               copyright=make_copyright, scale=make_scale, docsites=make_docsites, fillings=make_fillings, gold=make_gold, smallsites=make_smallsites,
               oldsites=make_oldsites, pairsites=make_pairsites, notfound=make_notfound, redesign=make_redesign,
               recrawl=make_recrawl, versions=make_versions)
