@@ -369,4 +369,31 @@ rc=0; "$nd" update --db "$t/db" --store "$t/store" --date-slot 3 2> "$t/err" || 
 rc=0; "$nd" check --db "$t/db" --store "$t/store" --window 1h "$t/copy3.txt" 2> "$t/err" || rc=$?
 [ "$rc" = 1 ] && grep -q "needs dated documents" "$t/err" || fail "check --window on an undated store: exit $rc"
 
+# Documents that share text arriving together, signed by 'sign': 30 pages
+# of 60 own words and one 160-word footer added to 200 texts.  Settling
+# links them through the footer; those links are what makes the count
+# due, so sign counts the collection again and none of them is a copy.
+python3 - "$t" <<'EOF2'
+import json, random, sys
+r = random.Random(23)
+vocab = ["v%sx" % "".join(chr(97 + int(c)) for c in "%04d" % i) for i in range(3000)]
+words = lambda n: " ".join(r.choice(vocab) for _ in range(n))
+footer = words(160)
+with open(sys.argv[1] + "/old.jsonl", "w") as f:
+    for i in range(200):
+        f.write(json.dumps({"id": "old%d" % i, "text": words(220)}) + "\n")
+with open(sys.argv[1] + "/burst.jsonl", "w") as f:
+    for i in range(30):
+        f.write(json.dumps({"id": "burst%d" % i, "text": words(60) + " " + footer}) + "\n")
+EOF2
+"$nd" index --quiet --db "$t/bdb" "$t/old.jsonl"
+"$nd" build --db "$t/bdb" --store "$t/bstore" > /dev/null
+"$nd" sign --db "$t/bdb" --store "$t/bstore" > /dev/null
+"$nd" index --quiet --db "$t/bdb" "$t/burst.jsonl"
+"$nd" sign --db "$t/bdb" --store "$t/bstore" > "$t/bsign.out" || fail "sign of a burst: $(cat "$t/bsign.out")"
+grep -q "^links: the links made between distinct texts .*: counted again" "$t/bsign.out" ||
+	fail "sign did not count a burst again: $(cat "$t/bsign.out")"
+"$nd" clusters --db "$t/bdb" --store "$t/bstore" --point copy > "$t/bclusters.out"
+! grep -q burst "$t/bclusters.out" || fail "pages joined by their footer: $(head "$t/bclusters.out")"
+
 echo "cli: all checks passed"

@@ -84,8 +84,40 @@ static void on_links_progress(const char *stage, size_t done, size_t n, void *ct
 		tool_progress_show(p, done, "links, %s: %zu candidate pairs", stage, done);
 }
 
+/* What one settling of the links did, said. */
+static void say_links(const nd_links_report *lr, double t0)
+{
+	if (lr->recounted == 2)
+		tool_say("links: the links made between distinct texts since the collection's common text was "
+			 "counted grew by %.0f%% of those it made: counted again, %llu verified pairs (copy "
+			 "point) in %.3f s\n",
+			 100 * ND_NEAR_RECOUNT, (unsigned long long)lr->links, tool_now() - t0);
+	else if (lr->recounted && lr->counted)
+		tool_say("links: the collection grew by %.0f%% of the %llu documents its common text was "
+			 "counted over: counted again, %llu verified pairs (copy point) in %.3f s\n",
+			 100 * ND_NEAR_RECOUNT, (unsigned long long)lr->counted, (unsigned long long)lr->links,
+			 tool_now() - t0);
+	else if (lr->recounted)
+		tool_say("links: the collection's common text counted again (the store did not say what it "
+			 "was counted over), %llu verified pairs (copy point) in %.3f s\n",
+			 (unsigned long long)lr->links, tool_now() - t0);
+	else if (lr->rebuilt)
+		tool_say("links: %llu verified pairs (copy point) in %.3f s\n", (unsigned long long)lr->links,
+			 tool_now() - t0);
+	else if (lr->changed)
+		tool_say("links: %llu changed documents settled, %llu links made, %llu unmade, in %.3f s\n",
+			 (unsigned long long)lr->changed, (unsigned long long)lr->added,
+			 (unsigned long long)lr->removed, tool_now() - t0);
+	if (lr->rebuilt) /* the common text counted again, its sites with it */
+		tool_say("sites: %llu by host, %llu by frame, %llu pages in them; %llu shingles their templates\n",
+			 (unsigned long long)lr->sites, (unsigned long long)lr->frame_sites,
+			 (unsigned long long)lr->site_pages, (unsigned long long)lr->template_shingles);
+}
+
 /* The copy point's links, those of the records now (nd_links_settle):
- * the store's clusters and collapse ids. */
+ * the store's clusters and collapse ids.  The links settling made may be
+ * what makes the count due (documents that share text signed together),
+ * so it asks again, as update does. */
 static int link_all(nd_xdb *db, nd_store *st, unsigned jobs)
 {
 	nd_near_options no = ND_NEAR_OPTIONS_INIT;
@@ -98,36 +130,17 @@ static int link_all(nd_xdb *db, nd_store *st, unsigned jobs)
 	no.progress = on_links_progress;
 	no.ctx = &prog;
 	int rc = nd_links_settle(db, st, &no, &lr, NULL, NULL);
+	if (rc == ND_OK && !lr.rebuilt && lr.changed) {
+		say_links(&lr, t0);
+		t0 = tool_now();
+		rc = nd_links_settle(db, st, &no, &lr, NULL, NULL);
+	}
 	tool_progress_end(&prog);
 	if (rc < 0) {
 		tool_fail("sign", rc, nd_store_path(st));
 		return rc;
 	}
-	if (lr.recounted == 2)
-		tool_say("links: the links made between distinct texts since the collection's common text was "
-			 "counted grew by %.0f%% of those it made: counted again, %llu verified pairs (copy "
-			 "point) in %.3f s\n",
-			 100 * ND_NEAR_RECOUNT, (unsigned long long)lr.links, tool_now() - t0);
-	else if (lr.recounted && lr.counted)
-		tool_say("links: the collection grew by %.0f%% of the %llu documents its common text was "
-			 "counted over: counted again, %llu verified pairs (copy point) in %.3f s\n",
-			 100 * ND_NEAR_RECOUNT, (unsigned long long)lr.counted, (unsigned long long)lr.links,
-			 tool_now() - t0);
-	else if (lr.recounted)
-		tool_say("links: the collection's common text counted again (the store did not say what it "
-			 "was counted over), %llu verified pairs (copy point) in %.3f s\n",
-			 (unsigned long long)lr.links, tool_now() - t0);
-	else if (lr.rebuilt)
-		tool_say("links: %llu verified pairs (copy point) in %.3f s\n", (unsigned long long)lr.links,
-			 tool_now() - t0);
-	else if (lr.changed)
-		tool_say("links: %llu changed documents settled, %llu links made, %llu unmade, in %.3f s\n",
-			 (unsigned long long)lr.changed, (unsigned long long)lr.added,
-			 (unsigned long long)lr.removed, tool_now() - t0);
-	if (lr.rebuilt) /* the common text counted again, its sites with it */
-		tool_say("sites: %llu by host, %llu by frame, %llu pages in them; %llu shingles their templates\n",
-			 (unsigned long long)lr.sites, (unsigned long long)lr.frame_sites,
-			 (unsigned long long)lr.site_pages, (unsigned long long)lr.template_shingles);
+	say_links(&lr, t0);
 	return ND_OK;
 }
 
