@@ -233,7 +233,7 @@ done:
  * of a million documents score 55M pairs), STORY the copy verdict too.
  * GROUP's byte says which of these the two are. */
 enum { SCORE_PLAIN, SCORE_GROUP, SCORE_COPY, SCORE_STORY };
-enum { SAME_GROUP = 1, SAME_VERSION = 2, SAME_KIN = 4, SAME_HELD = 8 };
+enum { SAME_GROUP = 1, SAME_VERSION = 2, SAME_KIN = 4, SAME_HELD = 8, SAME_NEAR = 16 };
 
 typedef struct {
 	pair_walk w;
@@ -313,15 +313,16 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 				int site = sa && sa == c->site[(uint32_t)pairs[i]];
 				/* One site: versions of a page too (alike, or one
 				 * held by the other nearly whole).  Kin are at
-				 * least GROUP_SIZES alike in size as well. */
-				double r = site    ? nd__rec_plain_floor(a, b, ND_SITE_VERSION)
-					   : sizes ? nd__rec_plain_floor(a, b, ND_KIN_RESEMBLANCE)
-						   : 0;
+				 * least GROUP_SIZES alike in size as well, and so
+				 * are two copies of one text that may each be
+				 * edited (near: asked once the count is known). */
+				double r = site || sizes ? nd__rec_plain_floor(a, b, ND_SITE_VERSION) : 0;
 				int version = site && r >= ND_SITE_VERSION;
 				int held = site && nd__rec_contained_floor(a, b, ND_SITE_CONTAINED) >= ND_SITE_CONTAINED;
 				yes = (sizes && (float)r >= ND_GROUP_RESEMBLANCE ? SAME_GROUP : 0) |
-				      ((float)r >= ND_KIN_RESEMBLANCE ? SAME_KIN : 0) | (version ? SAME_VERSION : 0) |
-				      (held ? SAME_HELD : 0);
+				      ((float)r >= ND_KIN_RESEMBLANCE ? SAME_KIN : 0) |
+				      (sizes && !site && (float)r >= ND_SITE_VERSION ? SAME_NEAR : 0) |
+				      (version ? SAME_VERSION : 0) | (held ? SAME_HELD : 0);
 			} else if (c->what == SCORE_COPY)
 				yes = nd__rec_verdict(ND_POINT_COPY, a, b, c->common, NULL, NULL) == 1;
 			else
@@ -761,21 +762,138 @@ static int join_families(size_t n, const uint32_t *kin, uint32_t *up)
 	return ND_OK;
 }
 
+/* The count over the groups of up (each document's root, a group's the
+ * smallest index): its representatives' shingles, with the sites of
+ * site[0..n) (0: none; frames from frame_from), each document's version
+ * on its site (ver, or NULL) and kin. */
+static int count_groups(const nd__recset *rs, size_t n, const uint32_t *up, const uint32_t *site, uint32_t frame_from,
+			uint32_t nsites, size_t pages, const uint32_t *ver, const uint32_t *kin, unsigned jobs,
+			nd__common **out)
+{
+	uint32_t *reps = calloc(n + 1, sizeof(*reps)), *rkin = calloc(n + 1, sizeof(*rkin));
+	uint32_t *rver = ver ? malloc((n + 1) * sizeof(*rver)) : NULL, *gsite = NULL;
+	size_t nreps = 0;
+	int rc = ND_OK;
+	*out = NULL;
+	if (!reps || !rkin || (ver && !rver)) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory for the groups of %zu documents", n);
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (up[i] == i && nd__recset_get(rs, i)->nwords)
+			reps[nreps++] = (uint32_t)i;
+	/* The groups' sites apart (each page's floor reads its own), those
+	 * that count toward a template. */
+	uint32_t tframe_from = frame_from;
+	if (pages) {
+		if (!(gsite = malloc((n + 1) * sizeof(*gsite)))) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory for the sites of %zu documents", n);
+			goto done;
+		}
+		memcpy(gsite, site, n * sizeof(*gsite));
+		if ((rc = template_sites(rs, gsite, &tframe_from, n)) < 0)
+			goto done;
+	}
+	for (size_t r = 0; r < nreps; r++) { /* reps ascend: r <= reps[r] */
+		if (gsite)
+			gsite[r] = gsite[reps[r]];
+		rkin[r] = kin[reps[r]];
+		if (rver)
+			rver[r] = ver[reps[r]];
+	}
+	rc = nd__common_build(rs, reps, gsite, tframe_from, rver, rkin, nreps, jobs, out);
+	if (rc == ND_OK) /* ordinals are given to sites with pages among docs or not */
+		nd__common_set_sites(*out, frame_from - 1, nsites - (frame_from - 1), pages);
+	if (rc == ND_OK && pages)
+		rc = nd__common_floors(*out, rs, site, n);
+	if (rc < 0) {
+		nd__common_free(*out);
+		*out = NULL;
+	}
+done:
+	free(reps);
+	free(rkin);
+	free(rver);
+	free(gsite);
+	return rc;
+}
+
+/* Which near pairs are two edited copies of one text (nd__rec_edited). */
+typedef struct {
+	pair_walk w;
+	const nd__recset *rs;
+	const nd__common *common;
+	uint8_t *yes;
+} edited_ctx;
+
+static int edited_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
+{
+	edited_ctx *c = vctx;
+	(void)t;
+	for (uint32_t k = from; k < to; k++) {
+		size_t i = walk_at(&c->w, k);
+		c->yes[i] = (uint8_t)nd__rec_edited(nd__recset_get(c->rs, c->w.pairs[i] >> 32),
+						    nd__recset_get(c->rs, (uint32_t)c->w.pairs[i]), c->common);
+	}
+	return ND_OK;
+}
+
+/* Copies of one text, each edited in places of its own, may be too far
+ * apart to be kin (three words of 100 replaced in each: plain resemblance
+ * about 0.7) and then are as many groups, their text common.  Near pairs
+ * (near[0..nnear), ascending: plain resemblance ND_SITE_VERSION, not of
+ * one site, a site's versions being its own) that the count now shows to
+ * be such copies join kin; a kin of more than ND_KIN_FAMILY groups so
+ * made becomes one group in up.  *joined: whether any did. */
+static int edited_families(const nd__recset *rs, const nd__common *c, const uint32_t *kin, uint32_t *up,
+			   const uint64_t *near, size_t nnear, size_t n, unsigned jobs, int *joined)
+{
+	uint32_t *fam = malloc((n + 1) * sizeof(*fam)), *groups = calloc(n + 1, sizeof(*groups));
+	edited_ctx e = {{near, NULL, 0}, rs, c, malloc(nnear + 1)};
+	int any = 0, rc;
+	*joined = 0;
+	if (!fam || !groups || !e.yes) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory for the kin of %zu documents", n);
+		goto done;
+	}
+	/* A pass like the scores': a spilled record set a tile or two resident. */
+	if ((rc = tiled_shares(rs, &e.w, nnear, jobs, edited_share, &e)) < 0)
+		goto done;
+	memcpy(fam, kin, n * sizeof(*fam)); /* each a root or pointing at one */
+	for (size_t k = 0; k < nnear; k++)
+		if (e.yes[k])
+			nd__join(fam, (uint32_t)(near[k] >> 32), (uint32_t)near[k]), any = 1;
+	for (size_t i = 0; any && i < n; i++)
+		groups[fam[i] = nd__root(fam, (uint32_t)i)] += up[i] == i;
+	for (size_t i = 0; any && i < n; i++)
+		if (groups[fam[i]] > ND_KIN_FAMILY && up[i] != fam[i])
+			up[i] = fam[i], *joined = 1;
+done:
+	free(fam);
+	free(groups);
+	free(e.yes);
+	return rc;
+}
+
 /* Groups of near-identical documents, whose representatives (smallest
  * index) count the collection's common shingles: plain resemblance >=
  * ND_GROUP_RESEMBLANCE over the candidate pairs.  With sites, the
  * versions of a page on its site too: pages of one site of plain
  * resemblance >= ND_SITE_VERSION are one version, whose text is not the
  * site's template.  And each group's kin (ND_KIN_RESEMBLANCE), by which
- * the filter of own text is counted. */
+ * the filter of own text is counted; kin of many groups are one group
+ * (join_families), and so are copies edited too far apart for kin, once
+ * the count shows them (edited_families: then counted again). */
 static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, size_t n, const uint64_t *pairs,
 			size_t np, const nd_near_options *o, int one_site, nd__common **out)
 {
 	uint8_t *same = malloc(np + 1);
-	uint32_t *up = NULL, *reps = NULL, *site = malloc((n + 1) * sizeof(*site)), *ver = NULL, *kin = NULL;
-	uint32_t *gsite = NULL, frame_from = 1, nsites = 0;
-	size_t nreps = 0, pages = 0;
-	int rc, any = 0;
+	uint32_t *up = NULL, *site = malloc((n + 1) * sizeof(*site)), *ver = NULL, *kin = NULL;
+	uint64_t *near = NULL;
+	uint32_t frame_from = 1, nsites = 0;
+	size_t pages = 0, nnear = 0;
+	int rc, joined = 0;
+	*out = NULL;
 	if (!same || !site) {
 		free(same);
 		free(site);
@@ -788,58 +906,39 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 		goto done;
 	for (size_t i = 0; i < n; i++)
 		pages += site[i] != 0;
-	any = pages > 0;
-	if ((rc = score_pairs(rs, NULL, pairs, np, NULL, same, SCORE_GROUP, any ? site : NULL, o)) < 0)
+	if ((rc = score_pairs(rs, NULL, pairs, np, NULL, same, SCORE_GROUP, pages ? site : NULL, o)) < 0)
 		goto done;
 	if ((rc = components_of(n, pairs, same, np, SAME_GROUP | SAME_KIN, &kin)) < 0 ||
-	    (any && (rc = site_versions(rs, n, pairs, same, np, kin, &ver)) < 0) ||
+	    (pages && (rc = site_versions(rs, n, pairs, same, np, kin, &ver)) < 0) ||
 	    (rc = components_of(n, pairs, same, np, SAME_GROUP, &up)) < 0 || (rc = join_families(n, kin, up)) < 0)
 		goto done;
-	if (!(reps = malloc((n + 1) * sizeof(*reps)))) {
-		rc = nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t k = 0; k < np; k++)
+		nnear += (same[k] & SAME_NEAR) && kin[pairs[k] >> 32] != kin[(uint32_t)pairs[k]];
+	if (nnear && !(near = malloc(nnear * sizeof(*near)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory for %zu near pairs", nnear);
 		goto done;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (up[i] == i && nd__recset_get(rs, i)->nwords)
-			reps[nreps++] = (uint32_t)i;
+	nnear = 0;
+	for (size_t k = 0; near && k < np; k++)
+		if ((same[k] & SAME_NEAR) && kin[pairs[k] >> 32] != kin[(uint32_t)pairs[k]])
+			near[nnear++] = pairs[k];
 	/* The count is sign's peak at 1M: the groups are known, so what made
 	 * them goes first (55 MB there). */
 	free(same);
-	free(up);
-	same = NULL, up = NULL;
-	/* The groups' sites apart (each page's floor reads its own), those
-	 * that count toward a template. */
-	uint32_t tframe_from = frame_from;
-	if (any) {
-		if (!(gsite = malloc((n + 1) * sizeof(*gsite)))) {
-			rc = nd_error_set(ND_ENOMEM, "out of memory for the sites of %zu documents", n);
-			goto done;
-		}
-		memcpy(gsite, site, n * sizeof(*gsite));
-		if ((rc = template_sites(rs, gsite, &tframe_from, n)) < 0)
-			goto done;
-	}
-	for (size_t r = 0; r < nreps; r++) { /* reps ascend: r <= reps[r] */
-		if (gsite)
-			gsite[r] = gsite[reps[r]];
-		kin[r] = kin[reps[r]];
-		if (ver)
-			ver[r] = ver[reps[r]];
-	}
-	rc = nd__common_build(rs, reps, gsite, tframe_from, ver, kin, nreps, o->jobs, out);
-	if (rc == ND_OK) /* ordinals are given to sites with pages among docs or not */
-		nd__common_set_sites(*out, frame_from - 1, nsites - (frame_from - 1), pages);
-	if (rc == ND_OK && any)
-		rc = nd__common_floors(*out, rs, site, n);
+	same = NULL;
+	if ((rc = count_groups(rs, n, up, site, frame_from, nsites, pages, ver, kin, o->jobs, out)) < 0 || !nnear ||
+	    (rc = edited_families(rs, *out, kin, up, near, nnear, n, o->jobs, &joined)) < 0 || !joined)
+		goto done;
+	nd__common_free(*out);
+	rc = count_groups(rs, n, up, site, frame_from, nsites, pages, ver, kin, o->jobs, out);
+done:
 	if (rc < 0) {
 		nd__common_free(*out);
 		*out = NULL;
 	}
-done:
-	free(gsite);
 	free(same);
 	free(up);
-	free(reps);
+	free(near);
 	free(site);
 	free(ver);
 	free(kin);

@@ -144,3 +144,23 @@ int nd__rec_filled(const nd__rec *a, const nd__rec *b, const nd__common *c)
 	}
 	return 1;
 }
+
+int nd__rec_edited(const nd__rec *a, const nd__rec *b, const nd__common *c)
+{
+	uint32_t lo = a->nwords < b->nwords ? a->nwords : b->nwords, hi = a->nwords < b->nwords ? b->nwords : a->nwords;
+	if (!nd__common_has_kin(c) || lo < ND_EDITED_LENGTH * hi)
+		return 0;
+	uint32_t na, nb, both = nd__rec_shared(a, b, nd__rec_pair_cut(a, b, c), &na, &nb);
+	uint32_t own_a = na - both, own_b = nb - both, common = 0, ha = 0, hb = 0;
+	if (!both || !own_a || !own_b)
+		return 0;
+	for (uint32_t i = 0, j = 0; i < na || j < nb;) {
+		if (i < na && j < nb && a->sample[i] == b->sample[j])
+			common += nd__common_kin(c, a->sample[i]) >= 3, i++, j++;
+		else if (j >= nb || (i < na && a->sample[i] < b->sample[j]))
+			ha += nd__common_kin(c, a->sample[i++]) >= 3;
+		else
+			hb += nd__common_kin(c, b->sample[j++]) >= 3;
+	}
+	return common >= ND_OWN_COMMON * both && ha >= ND_OWN_HELD * own_a && hb >= ND_OWN_HELD * own_b;
+}
