@@ -229,10 +229,11 @@ done:
 #define GROUP_SIZES 0.8f
 
 /* What a pair is scored by, from the two records: PLAIN and STORY write
- * a score, GROUP and COPY a verdict (1 or 0, a byte a pair: the passes
- * of a million documents score 55M pairs), STORY the copy verdict too.
- * GROUP's byte says which of these the two are. */
-enum { SCORE_PLAIN, SCORE_GROUP, SCORE_COPY, SCORE_STORY };
+ * a score, GROUP, COPY and EDITED a verdict (1 or 0, a byte a pair: the
+ * passes of a million documents score 55M pairs), STORY the copy verdict
+ * too.  GROUP's byte says which of these the two are; EDITED whether two
+ * near ones are edited copies of one text (nd__rec_edited). */
+enum { SCORE_PLAIN, SCORE_GROUP, SCORE_COPY, SCORE_STORY, SCORE_EDITED };
 enum { SAME_GROUP = 1, SAME_VERSION = 2, SAME_KIN = 4, SAME_HELD = 8, SAME_NEAR = 16 };
 
 typedef struct {
@@ -325,6 +326,8 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 				      (version ? SAME_VERSION : 0) | (held ? SAME_HELD : 0);
 			} else if (c->what == SCORE_COPY)
 				yes = nd__rec_verdict(ND_POINT_COPY, a, b, c->common, NULL, NULL) == 1;
+			else if (c->what == SCORE_EDITED)
+				yes = nd__rec_edited(a, b, c->common);
 			else
 				nd__rec_story(a, b, c->common, &v, &yes);
 		}
@@ -818,26 +821,6 @@ done:
 	return rc;
 }
 
-/* Which near pairs are two edited copies of one text (nd__rec_edited). */
-typedef struct {
-	pair_walk w;
-	const nd__recset *rs;
-	const nd__common *common;
-	uint8_t *yes;
-} edited_ctx;
-
-static int edited_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
-{
-	edited_ctx *c = vctx;
-	(void)t;
-	for (uint32_t k = from; k < to; k++) {
-		size_t i = walk_at(&c->w, k);
-		c->yes[i] = (uint8_t)nd__rec_edited(nd__recset_get(c->rs, c->w.pairs[i] >> 32),
-						    nd__recset_get(c->rs, (uint32_t)c->w.pairs[i]), c->common);
-	}
-	return ND_OK;
-}
-
 /* Copies of one text, each edited in places of its own, may be too far
  * apart to be kin (three words of 100 replaced in each: plain resemblance
  * about 0.7) and then are as many groups, their text common.  Near pairs
@@ -846,22 +829,21 @@ static int edited_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
  * be such copies join kin; a kin of more than ND_KIN_FAMILY groups so
  * made becomes one group in up.  *joined: whether any did. */
 static int edited_families(const nd__recset *rs, const nd__common *c, const uint32_t *kin, uint32_t *up,
-			   const uint64_t *near, size_t nnear, size_t n, unsigned jobs, int *joined)
+			   const uint64_t *near, size_t nnear, size_t n, const nd_near_options *o, int *joined)
 {
 	uint32_t *fam = malloc((n + 1) * sizeof(*fam)), *groups = calloc(n + 1, sizeof(*groups));
-	edited_ctx e = {{near, NULL, 0}, rs, c, malloc(nnear + 1)};
+	uint8_t *yes = malloc(nnear + 1);
 	int any = 0, rc;
 	*joined = 0;
-	if (!fam || !groups || !e.yes) {
+	if (!fam || !groups || !yes) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory for the kin of %zu documents", n);
 		goto done;
 	}
-	/* A pass like the scores': a spilled record set a tile or two resident. */
-	if ((rc = tiled_shares(rs, &e.w, nnear, jobs, edited_share, &e)) < 0)
+	if ((rc = score_pairs(rs, c, near, nnear, NULL, yes, SCORE_EDITED, NULL, o)) < 0)
 		goto done;
 	memcpy(fam, kin, n * sizeof(*fam)); /* each a root or pointing at one */
 	for (size_t k = 0; k < nnear; k++)
-		if (e.yes[k])
+		if (yes[k])
 			nd__join(fam, (uint32_t)(near[k] >> 32), (uint32_t)near[k]), any = 1;
 	for (size_t i = 0; any && i < n; i++)
 		groups[fam[i] = nd__root(fam, (uint32_t)i)] += up[i] == i;
@@ -871,7 +853,7 @@ static int edited_families(const nd__recset *rs, const nd__common *c, const uint
 done:
 	free(fam);
 	free(groups);
-	free(e.yes);
+	free(yes);
 	return rc;
 }
 
@@ -927,7 +909,7 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 	free(same);
 	same = NULL;
 	if ((rc = count_groups(rs, n, up, site, frame_from, nsites, pages, ver, kin, o->jobs, out)) < 0 || !nnear ||
-	    (rc = edited_families(rs, *out, kin, up, near, nnear, n, o->jobs, &joined)) < 0 || !joined)
+	    (rc = edited_families(rs, *out, kin, up, near, nnear, n, o, &joined)) < 0 || !joined)
 		goto done;
 	nd__common_free(*out);
 	rc = count_groups(rs, n, up, site, frame_from, nsites, pages, ver, kin, o->jobs, out);
