@@ -749,18 +749,23 @@ done:
 	return rc;
 }
 
-/* A kin of more than ND_KIN_FAMILY groups is one text copied and edited
- * in each copy: its groups become one (each member's root its kin's). */
-static int join_families(size_t n, const uint32_t *kin, uint32_t *up)
+/* A family (fam[i]: each document's root) of more than ND_KIN_FAMILY
+ * groups of up is one text copied and edited in each copy: its groups
+ * become one (each member's root its family's).  *joined (may be NULL):
+ * whether any did. */
+static int join_families(size_t n, const uint32_t *fam, uint32_t *up, int *joined)
 {
 	uint32_t *groups = calloc(n + 1, sizeof(*groups));
 	if (!groups)
 		return nd_error_set(ND_ENOMEM, "out of memory for the kin of %zu documents", n);
 	for (size_t i = 0; i < n; i++)
-		groups[kin[i]] += up[i] == i;
+		groups[fam[i]] += up[i] == i;
 	for (size_t i = 0; i < n; i++)
-		if (groups[kin[i]] > ND_KIN_FAMILY)
-			up[i] = kin[i];
+		if (groups[fam[i]] > ND_KIN_FAMILY && up[i] != fam[i]) {
+			up[i] = fam[i];
+			if (joined)
+				*joined = 1;
+		}
 	free(groups);
 	return ND_OK;
 }
@@ -831,11 +836,11 @@ done:
 static int edited_families(const nd__recset *rs, const nd__common *c, const uint32_t *kin, uint32_t *up,
 			   const uint64_t *near, size_t nnear, size_t n, const nd_near_options *o, int *joined)
 {
-	uint32_t *fam = malloc((n + 1) * sizeof(*fam)), *groups = calloc(n + 1, sizeof(*groups));
+	uint32_t *fam = malloc((n + 1) * sizeof(*fam));
 	uint8_t *yes = malloc(nnear + 1);
 	int any = 0, rc;
 	*joined = 0;
-	if (!fam || !groups || !yes) {
+	if (!fam || !yes) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory for the kin of %zu documents", n);
 		goto done;
 	}
@@ -846,13 +851,11 @@ static int edited_families(const nd__recset *rs, const nd__common *c, const uint
 		if (yes[k])
 			nd__join(fam, (uint32_t)(near[k] >> 32), (uint32_t)near[k]), any = 1;
 	for (size_t i = 0; any && i < n; i++)
-		groups[fam[i] = nd__root(fam, (uint32_t)i)] += up[i] == i;
-	for (size_t i = 0; any && i < n; i++)
-		if (groups[fam[i]] > ND_KIN_FAMILY && up[i] != fam[i])
-			up[i] = fam[i], *joined = 1;
+		fam[i] = nd__root(fam, (uint32_t)i);
+	if (any)
+		rc = join_families(n, fam, up, joined);
 done:
 	free(fam);
-	free(groups);
 	free(yes);
 	return rc;
 }
@@ -892,7 +895,7 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 		goto done;
 	if ((rc = components_of(n, pairs, same, np, SAME_GROUP | SAME_KIN, &kin)) < 0 ||
 	    (pages && (rc = site_versions(rs, n, pairs, same, np, kin, &ver)) < 0) ||
-	    (rc = components_of(n, pairs, same, np, SAME_GROUP, &up)) < 0 || (rc = join_families(n, kin, up)) < 0)
+	    (rc = components_of(n, pairs, same, np, SAME_GROUP, &up)) < 0 || (rc = join_families(n, kin, up, NULL)) < 0)
 		goto done;
 	for (size_t k = 0; k < np; k++)
 		nnear += (same[k] & SAME_NEAR) && kin[pairs[k] >> 32] != kin[(uint32_t)pairs[k]];
