@@ -117,6 +117,28 @@ int nd__kin_own(nd__common *c)
 	return ND_OK;
 }
 
+/* The samples a and b keep at their pair's cut, merged with the filter:
+ * n[s] each keeps, both shared, common of those held by three kin or
+ * more, held[s] of each one's own held by least kin or more. */
+typedef struct {
+	uint32_t n[2], both, common, held[2];
+} kin_merge;
+
+static void merge_kin(const nd__rec *a, const nd__rec *b, const nd__common *c, uint32_t least, kin_merge *m)
+{
+	uint32_t t = nd__rec_pair_cut(a, b, c), na = nd__rec_cut_at(a, t), nb = nd__rec_cut_at(b, t);
+	memset(m, 0, sizeof(*m));
+	m->n[0] = na, m->n[1] = nb;
+	for (uint32_t i = 0, j = 0; i < na || j < nb;) {
+		if (i < na && j < nb && a->sample[i] == b->sample[j])
+			m->both++, m->common += nd__common_kin(c, a->sample[i]) >= 3, i++, j++;
+		else if (j >= nb || (i < na && a->sample[i] < b->sample[j]))
+			m->held[0] += nd__common_kin(c, a->sample[i++]) >= least;
+		else
+			m->held[1] += nd__common_kin(c, b->sample[j++]) >= least;
+	}
+}
+
 int nd__rec_filled(const nd__rec *a, const nd__rec *b, const nd__common *c)
 {
 	if (!nd__common_has_kin(c))
@@ -124,25 +146,14 @@ int nd__rec_filled(const nd__rec *a, const nd__rec *b, const nd__common *c)
 	/* The samples both keep, first without the filter: most pairs have
 	 * too little of their own. */
 	uint32_t na, nb, both = nd__rec_shared(a, b, nd__rec_pair_cut(a, b, c), &na, &nb);
-	uint32_t own_a = na - both, own_b = nb - both;
-	if (!both || own_a < ND_OWN_SHARE * na || own_b < ND_OWN_SHARE * nb)
+	if (!both || na - both < ND_OWN_SHARE * na || nb - both < ND_OWN_SHARE * nb)
 		return 0;
-	/* Then the filter, until a bound is passed: shared samples that
-	 * fewer than three kin hold, own ones that two or more do. */
-	double lone = (1 - ND_OWN_COMMON) * both, held_a = ND_OWN_HELD * own_a, held_b = ND_OWN_HELD * own_b;
-	uint32_t nlone = 0, ha = 0, hb = 0;
-	for (uint32_t i = 0, j = 0; i < na || j < nb;) {
-		if (i < na && j < nb && a->sample[i] == b->sample[j]) {
-			if (nd__common_kin(c, a->sample[i]) < 3 && ++nlone > lone)
-				return 0;
-			i++, j++;
-		} else if (j >= nb || (i < na && a->sample[i] < b->sample[j])) {
-			if (nd__common_kin(c, a->sample[i++]) >= 2 && ++ha >= held_a)
-				return 0;
-		} else if (nd__common_kin(c, b->sample[j++]) >= 2 && ++hb >= held_b)
-			return 0;
-	}
-	return 1;
+	/* Then the filter: shared samples that fewer than three kin hold, own
+	 * ones that two or more do. */
+	kin_merge m;
+	merge_kin(a, b, c, 2, &m);
+	return m.both - m.common <= (1 - ND_OWN_COMMON) * m.both && m.held[0] < ND_OWN_HELD * (m.n[0] - m.both) &&
+	       m.held[1] < ND_OWN_HELD * (m.n[1] - m.both);
 }
 
 int nd__rec_edited(const nd__rec *a, const nd__rec *b, const nd__common *c)
@@ -150,17 +161,9 @@ int nd__rec_edited(const nd__rec *a, const nd__rec *b, const nd__common *c)
 	uint32_t lo = a->nwords < b->nwords ? a->nwords : b->nwords, hi = a->nwords < b->nwords ? b->nwords : a->nwords;
 	if (!nd__common_has_kin(c) || lo < ND_EDITED_LENGTH * hi)
 		return 0;
-	uint32_t na, nb, both = nd__rec_shared(a, b, nd__rec_pair_cut(a, b, c), &na, &nb);
-	uint32_t own_a = na - both, own_b = nb - both, common = 0, ha = 0, hb = 0;
-	if (!both || !own_a || !own_b)
-		return 0;
-	for (uint32_t i = 0, j = 0; i < na || j < nb;) {
-		if (i < na && j < nb && a->sample[i] == b->sample[j])
-			common += nd__common_kin(c, a->sample[i]) >= 3, i++, j++;
-		else if (j >= nb || (i < na && a->sample[i] < b->sample[j]))
-			ha += nd__common_kin(c, a->sample[i++]) >= 3;
-		else
-			hb += nd__common_kin(c, b->sample[j++]) >= 3;
-	}
-	return common >= ND_OWN_COMMON * both && ha >= ND_OWN_HELD * own_a && hb >= ND_OWN_HELD * own_b;
+	kin_merge m;
+	merge_kin(a, b, c, 3, &m);
+	uint32_t own_a = m.n[0] - m.both, own_b = m.n[1] - m.both;
+	return m.both && own_a && own_b && m.common >= ND_OWN_COMMON * m.both && m.held[0] >= ND_OWN_HELD * own_a &&
+	       m.held[1] >= ND_OWN_HELD * own_b;
 }
