@@ -437,16 +437,28 @@ typedef struct {
 	uint64_t apart; /* of yes, links between two texts */
 } settle_write;
 
-int nd__links_apart_add(nd_store_txn *txn, int64_t n)
+/* A uint64 of the store's meta into *out: 1, or 0 when absent or not
+ * one (*out 0), or an error. */
+static int meta_u64(nd_store_txn *txn, const char *key, uint64_t *out)
 {
 	const void *v;
 	size_t len;
-	uint64_t now = 0;
-	int rc = nd_store_meta_get(txn, ND_META_COMMON_APART, &v, &len);
-	if (rc < 0 && rc != ND_ENOTFOUND)
+	int rc = nd_store_meta_get(txn, key, &v, &len);
+	*out = 0;
+	if (rc == ND_ENOTFOUND || (rc == ND_OK && len != sizeof(*out)))
+		return 0;
+	if (rc < 0)
 		return rc;
-	if (rc == ND_OK && len == sizeof(now))
-		memcpy(&now, v, sizeof(now));
+	memcpy(out, v, sizeof(*out));
+	return 1;
+}
+
+int nd__links_apart_add(nd_store_txn *txn, int64_t n)
+{
+	uint64_t now;
+	int rc = meta_u64(txn, ND_META_COMMON_APART, &now);
+	if (rc < 0)
+		return rc;
 	now = n < 0 && (uint64_t)-n > now ? 0 : now + (uint64_t)n;
 	return nd_store_meta_put(txn, ND_META_COMMON_APART, &now, sizeof(now));
 }
@@ -783,12 +795,8 @@ static int recount_due(nd_store_txn *txn, double share, uint64_t *counted)
 	if (last > c[1] && (double)(last - c[1]) >= share * (double)(c[0] ? c[0] : 1))
 		return 1;
 	uint64_t then, since;
-	if (nd_store_meta_get(txn, ND_META_COMMON_LINKS, &v, &len) != ND_OK || len != sizeof(then))
+	if (meta_u64(txn, ND_META_COMMON_LINKS, &then) != 1 || meta_u64(txn, ND_META_COMMON_APART, &since) != 1)
 		return 0;
-	memcpy(&then, v, sizeof(then));
-	if (nd_store_meta_get(txn, ND_META_COMMON_APART, &v, &len) != ND_OK || len != sizeof(since))
-		return 0;
-	memcpy(&since, v, sizeof(since));
 	return (double)since >= share * (double)(then > ND_RECOUNT_LINKS_MIN ? then : ND_RECOUNT_LINKS_MIN) ? 2 : 0;
 }
 
