@@ -1272,20 +1272,65 @@ static void footer_pages_indexed(const char *dbpath, int n, uint64_t *rng, const
 	assert_int_equal(nd_indexer_close(ix), ND_OK);
 }
 
+/* A store of `old` distinct texts signed, then `n` pages of their own
+ * words and one footer indexed after them (not signed); the database and
+ * the store open for writing. */
+typedef struct {
+	char *path, *dbpath, *stpath, *footer;
+	nd_xdb *db;
+	nd_store *st;
+} footer_case;
+
+static void footer_case_open(footer_case *f, const char *name, int old, int n, uint64_t seed)
+{
+	uint64_t rng = seed;
+	f->path = tu_join(dir, name), f->dbpath = tu_join(f->path, "db"), f->stpath = tu_join(f->path, "st");
+	f->footer = tu_random_doc(&rng, 160, VOCAB);
+	assert_int_equal(mkdir(f->path, 0755), 0);
+	old_texts_signed(f->dbpath, f->stpath, old, &rng);
+	footer_pages_indexed(f->dbpath, n, &rng, f->footer);
+	assert_int_equal(nd_xdb_open(&f->db, f->dbpath, ND_XDB_READ), ND_OK);
+	assert_int_equal(nd_store_open(&f->st, f->stpath, ND_STORE_WRITE), ND_OK);
+}
+
+static void footer_case_done(footer_case *f)
+{
+	free(f->footer);
+	corpus_done(f->st, f->db, f->path, f->dbpath, f->stpath);
+}
+
+/* nd_hook_update over every change the store has not seen, at once: what
+ * it says of the count (nd_sign_report.recounted); documents
+ * first..first + n - 1 are then in no cluster. */
+static uint64_t updated_apart(nd_xdb *db, nd_store *st, nd_docid first, int n)
+{
+	nd_hook *h;
+	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
+	nd_sign_report rep;
+	ho.max_drift = 0;
+	assert_int_equal(nd_hook_open(&h, db, st, &ho), ND_OK);
+	assert_int_equal(nd_hook_update(h, NULL, NULL, &rep), ND_OK);
+	nd_hook_free(h);
+	nd_docid *docs = malloc((size_t)n * sizeof(*docs)), *ids = malloc((size_t)n * sizeof(*ids));
+	assert_true(docs && ids);
+	for (int i = 0; i < n; i++)
+		docs[i] = first + (nd_docid)i;
+	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, (size_t)n, ids), ND_OK);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(ids[i], 0);
+	free(docs);
+	free(ids);
+	return rep.recounted;
+}
+
 static void test_grown_collection_recounts(void **state)
 {
 	(void)state;
 	enum { OLD = 60, NEW = 30 };
-	char *path = tu_join(dir, "grown"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
-	uint64_t rng = 21;
-	char *footer = tu_random_doc(&rng, 160, VOCAB);
-	assert_int_equal(mkdir(path, 0755), 0);
-	old_texts_signed(dbpath, stpath, OLD, &rng);
-	footer_pages_indexed(dbpath, NEW, &rng, footer);
-	nd_xdb *db;
-	nd_store *st;
-	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
-	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
+	footer_case f;
+	footer_case_open(&f, "grown", OLD, NEW, 21);
+	nd_xdb *db = f.db;
+	nd_store *st = f.st;
 	nd_sign_options so = ND_SIGN_OPTIONS_INIT;
 	so.max_drift = 0;
 	assert_int_equal(nd_sign_all(st, db, &so, NULL), ND_OK);
@@ -1334,8 +1379,7 @@ static void test_grown_collection_recounts(void **state)
 	assert_int_equal(nd_hook_update(h, NULL, NULL, &rep), ND_OK);
 	assert_int_equal(rep.recounted, 0);
 	nd_hook_free(h);
-	free(footer);
-	corpus_done(st, db, path, dbpath, stpath);
+	footer_case_done(&f);
 }
 
 /* A pass's pages grouped by site: the groups in the order their first
@@ -1395,37 +1439,16 @@ static void test_linked_burst_recounts(void **state)
 {
 	(void)state;
 	enum { OLD = 200, NEW = 30 };
-	char *path = tu_join(dir, "burst"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
-	uint64_t rng = 23;
-	char *footer = tu_random_doc(&rng, 160, VOCAB);
-	assert_int_equal(mkdir(path, 0755), 0);
-	old_texts_signed(dbpath, stpath, OLD, &rng);
-	footer_pages_indexed(dbpath, NEW, &rng, footer);
-	nd_xdb *db;
-	nd_store *st;
-	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
-	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
-	nd_hook *h;
-	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
-	nd_sign_report rep;
-	ho.max_drift = 0;
-	assert_int_equal(nd_hook_open(&h, db, st, &ho), ND_OK);
-	assert_int_equal(nd_hook_update(h, NULL, NULL, &rep), ND_OK);
-	assert_int_equal(rep.recounted, 2); /* by its links: 15% more documents */
-	nd_docid docs[NEW], ids[NEW];
-	for (int i = 0; i < NEW; i++)
-		docs[i] = (nd_docid)(OLD + 1 + i);
-	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, NEW, ids), ND_OK);
-	for (int i = 0; i < NEW; i++)
-		assert_int_equal(ids[i], 0);
+	footer_case f;
+	footer_case_open(&f, "burst", OLD, NEW, 23);
+	/* By its links: 15% more documents; its footer joins none. */
+	assert_int_equal(updated_apart(f.db, f.st, OLD + 1, NEW), 2);
 	nd_links_report lr;
 	nd_near_options o = ND_NEAR_OPTIONS_INIT;
 	o.recount = ND_NEAR_RECOUNT;
-	assert_int_equal(nd_links_settle(db, st, &o, &lr, NULL, NULL), ND_OK);
+	assert_int_equal(nd_links_settle(f.db, f.st, &o, &lr, NULL, NULL), ND_OK);
 	assert_int_equal(lr.recounted, 0);
-	nd_hook_free(h);
-	free(footer);
-	corpus_done(st, db, path, dbpath, stpath);
+	footer_case_done(&f);
 }
 
 /* A store that only hooks have filled counts the collection's common
@@ -2099,20 +2122,8 @@ static void test_new_site_is_no_burst(void **state)
 	nd_store *st;
 	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
 	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
-	nd_hook *h;
-	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
-	nd_sign_report rep;
-	ho.max_drift = 0;
-	assert_int_equal(nd_hook_open(&h, db, st, &ho), ND_OK);
-	assert_int_equal(nd_hook_update(h, NULL, NULL, &rep), ND_OK);
-	assert_int_equal(rep.recounted, 0);
-	nd_docid docs[NEW], ids[NEW];
-	for (int i = 0; i < NEW; i++)
-		docs[i] = (nd_docid)(OLD + 1 + i);
-	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, NEW, ids), ND_OK);
-	for (int i = 0; i < NEW; i++)
-		assert_int_equal(ids[i], 0); /* its template is no evidence */
-	nd_hook_free(h);
+	/* Not counted again, and its template is no evidence. */
+	assert_int_equal(updated_apart(db, st, OLD + 1, NEW), 0);
 	free_site_templates(tpl, 1);
 	corpus_done(st, db, path, dbpath, stpath);
 }
