@@ -216,8 +216,11 @@ typedef struct {
  * *seeds (may be NULL; caller frees) gets the documents whose link
  * component may have changed, ascending (after a rebuild none are listed:
  * any may have).  With o->recount, a collection grown that much since its
- * common text was counted is rebuilt, counting it again.  rep may be
- * NULL. */
+ * common text was counted is rebuilt, counting it again.  It asks before
+ * settling: links that settling makes between distinct texts count at
+ * the next call, so a writer that settles a batch calls it again after
+ * (sign does; nd_hook_update does once it has counted the batch's sites).
+ * rep may be NULL. */
 ND_EXTERN int nd_links_settle(nd_xdb *db, nd_store *st, const nd_near_options *o, nd_links_report *rep,
 			      nd_docid **seeds, size_t *nseeds);
 
