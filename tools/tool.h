@@ -114,10 +114,12 @@ const char *tool_how_name(nd_verify_how how);
 	"                     text); copy, that or word 3-shingle resemblance >= 0.5\n" \
 	"                     (the same main text in another template, or edited),\n" \
 	"                     or the shorter text's 3-shingles kept >= 0.8 in the\n" \
-	"                     longer (cut short, a comment thread added), shingles\n" \
-	"                     that many documents hold weighing little (a template,\n" \
-	"                     a licence, a footer) unless shared as 7 passages or\n" \
-	"                     more; story, resemblance >= 0.08 (the same story).\n" \
+	"                     longer (cut short, a comment thread added; a short\n" \
+	"                     text so held in one over 1.5 times as long is a part\n" \
+	"                     of it, not a copy), shingles that many documents hold\n" \
+	"                     weighing little (a template, a licence, a footer)\n" \
+	"                     unless shared as 7 passages or more; story,\n" \
+	"                     resemblance >= 0.08 (the same story).\n" \
 	"                     At every point a pair is refused ('values') when other\n" \
 	"                     numbers stand in the same places, twice or more and\n" \
 	"                     once per 100 words or more (two fillings of one\n" \

@@ -810,6 +810,24 @@ static int base_own_enough(const nd__rec *a, const nd__rec *b, const nd__common 
 	return *own >= ND_CONTAIN_MIN_WORDS;
 }
 
+/* Whether a and b, at resemblance r and containment c, are a text and a
+ * short part of it: the lighter held as containment holds a copy, with
+ * fewer than ND_CONTAIN_MIN_WORDS words of its own, the other more than
+ * ND_CONTAIN_MAX_RATIO times as long by its words and by its shingles'
+ * weight (c / r + c - 1: the union is both sides less what they share).
+ * Containment's bounds, kept where resemblance would accept the pair (a
+ * letter's functions and its members, one list held in the other); a
+ * base with words enough of its own keeps resemblance's answer (a page
+ * and its print version, teasers and all). */
+static int part_of(const nd__rec *a, const nd__rec *b, const nd__common *common, const nd__rec_scores *s,
+		   double r, double c, double *own)
+{
+	uint32_t ns = a->nwords < b->nwords ? a->nwords : b->nwords;
+	uint32_t nl = a->nwords < b->nwords ? b->nwords : a->nwords;
+	return c >= ND_POINT_COPY_CONTAINMENT && r > 0 && c / r + c - 1 > ND_CONTAIN_MAX_RATIO &&
+	       (double)nl > ND_CONTAIN_MAX_RATIO * ns && !base_own_enough(a, b, common, s, own);
+}
+
 /* The verdict at point from a pair's complete shingle scores (values read
  * only for a pair it would accept). */
 static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__common *common,
@@ -827,7 +845,8 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 	d = 1 - s->resemblance;
 	/* Each rule on its own: a rule that refuses does not hide the next
 	 * (a cut that containment refuses may still share its passages). */
-	if (s->resemblance >= nd_point_resemblance(point))
+	if (s->resemblance >= nd_point_resemblance(point) &&
+	    !(point == ND_POINT_COPY && part_of(a, b, common, s, s->resemblance, s->containment, &base_own)))
 		yes = 1;
 	if (!yes && can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT &&
 	    base_own_enough(a, b, common, s, &base_own))
@@ -842,7 +861,7 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 	int rot_cont = can_contain && s->containment >= ND_ROTATING_CONTAINED_FROM;
 	if (!yes && point == ND_POINT_COPY && (rot_res || rot_cont) && rotating_may(a, b, common)) {
 		double c, r = rotating_resemblance(a, b, common, &c);
-		if (rot_res && r >= nd_point_resemblance(point))
+		if (rot_res && r >= nd_point_resemblance(point) && !part_of(a, b, common, s, r, c, &base_own))
 			yes = 1, s->resemblance = r, d = 1 - r;
 		else if (rot_cont && c >= ND_POINT_COPY_CONTAINMENT && base_own_enough(a, b, common, s, &base_own))
 			yes = 1, h = ND_VERIFIED_CONTAINMENT, d = 1 - c;

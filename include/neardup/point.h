@@ -20,7 +20,11 @@ extern "C" {
  *           max_exact_words by 10-shingle bag resemblance >= min_resemblance
  *   copy    the default: the same main text, whatever the template, with
  *           small edits, a cut or an added comment thread: strict, or word
- *           3-shingle bag resemblance >= ND_POINT_COPY_RESEMBLANCE, or the
+ *           3-shingle bag resemblance >= ND_POINT_COPY_RESEMBLANCE (but
+ *           not a text of fewer than ND_CONTAIN_MIN_WORDS words of its own
+ *           held as containment holds a copy in one over
+ *           ND_CONTAIN_MAX_RATIO times as long, by words and by weight:
+ *           a part of it, as a letter's functions of its members), or the
  *           lighter text (by its shingles' weights: >= ND_CONTAIN_MIN_WORDS
  *           words besides its site's template, the other at most
  *           ND_CONTAIN_MAX_RATIO times as long) keeping
