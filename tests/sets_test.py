@@ -111,9 +111,25 @@ def check_renames(src):
         sys.exit("FAIL: renames.py's rule gave %s, not %s" % (got, want))
 
 
+def check_errors(src):
+    """measure.py --errors lists the pairs the scores count: a false pair
+    (one cluster, two truth clusters; not one of ignore), and missed ones
+    (one truth cluster, apart, a document in no cluster apart from all)."""
+    sys.path.insert(0, os.path.join(src, "eval", "sets"))
+    from measure import error_pairs
+    clusters = [["a1", "a2", "b1"], ["c1"], ["d1", "d2"]]
+    truth = {"a1": "A", "a2": "A", "a3": "A", "b1": "B", "c1": "C", "c2": "C", "d1": "0", "d2": "0"}
+    got = [error_pairs(clusters, truth, [("a1", "b1")], n) for n in (5, 1)]
+    want = [([["a2", "b1", 0]], [["a1", "a3", "A"], ["a2", "a3", "A"], ["c1", "c2", "C"]]),
+            ([["a2", "b1", 0]], [["a1", "a3", "A"]])]
+    if got != want:
+        sys.exit("FAIL: measure.py's error pairs %s, not %s" % (got, want))
+
+
 def main():
     src, nd = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     check_renames(src)
+    check_errors(src)
     tmp = tempfile.mkdtemp(prefix="nd-sets-")
     try:
         p = subprocess.run([sys.executable, os.path.join(src, "eval", "sets", "make.py"), "--out", tmp,
@@ -131,7 +147,7 @@ def main():
                             "--scale", "0.2"] + list(FULL), capture_output=True, text=True)
         if p.returncode:
             sys.exit("FAIL: make.py: %s" % (p.stdout + p.stderr)[-2000:])
-        rows = measure(src, nd, tmp, "", [], sets + FULL + WHOLE)
+        rows = measure(src, nd, tmp, "", ["--errors", "5"], sets + FULL + WHOLE)
         smaller = [dict(r, point="copy-x0.2") for r in measure(src, nd, small, "(a fifth)", [], FULL)]
         if len(smaller) != len(FULL):
             sys.exit("FAIL: measure.py at a fifth measured %d rows" % len(smaller))
@@ -151,6 +167,9 @@ def main():
             p, r_ = bars[r["set"]]
             if not (r["P"] >= p and r["R"] >= r_):
                 failed.append("%s %s (wanted P %.2f, R %.2f)" % (r["set"], r["point"], p, r_))
+                for what in ("false", "missed"):
+                    for x, y, where in r.get(what + "_pairs", []):
+                        print("sets:   %s: %s %s (in %s)" % (what, x, y, where))
         if sorted(r["set"] for r in rows) != sorted(sets + FULL + WHOLE) or \
                 sorted(r["set"] for r in checked) != sorted(checked_sets + FULL + ("smallsites",) * 2 + FULL):
             sys.exit("FAIL: measured %s, wanted %s" % ([r["set"] for r in rows + checked],

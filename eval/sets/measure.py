@@ -22,7 +22,10 @@ With --check, each point is measured as a crawler meets it instead:
 `check --point P --json` of every document against the set's store, one
 predicted pair for each duplicate it reports (the document itself
 aside), scored against the truth's ordered pairs (sets scored "pairs").
-Prints one line per set and point; --json one object a line.
+Prints one line per set and point; --json one object a line.  --errors N
+also lists, for the clusters, up to N false pairs (one cluster, two truth
+clusters) and N missed ones (one truth cluster, apart), each with the
+cluster or truth cluster it is in: where to look when a figure moves.
 """
 import argparse
 import glob
@@ -130,6 +133,59 @@ def score_pairs(clusters, truth, ignore, only=None):
             "predicted_pairs": pred, "true_pairs": true}
 
 
+def across(parts, skip, n):
+    """Up to n pairs (sorted) of members of two different parts (lists of
+    ids), pairs in skip left out."""
+    out = []
+    for i, p in enumerate(parts):
+        for q in parts[i + 1:]:
+            for x in p:
+                for y in q:
+                    pair = (min(x, y), max(x, y))
+                    if pair not in skip:
+                        out.append(pair)
+                        if len(out) >= n:
+                            return out
+    return out
+
+
+def error_pairs(clusters, truth, ignore, n, only=None):
+    """Up to n false pairs (in one cluster, in two truth clusters) and n
+    missed ones (in one truth cluster, not in one cluster), as
+    [a, b, where]: the cluster's index, or the truth cluster; pairs of
+    ignore, and with only pairs neither of whose documents passes it, left
+    out.  Documents in no cluster are each apart."""
+    skip = set(ignore)
+    keep = (lambda d: True) if only is None else only
+    false, missed = [], []
+    cl = {d: k for k, c in enumerate(clusters) for d in c}
+    for k, c in enumerate(clusters):
+        by = defaultdict(list)
+        for d in c:
+            if d in truth:
+                by[truth[d]].append(d)
+        for a, b in across([sorted(v) for _, v in sorted(by.items())], skip, n - len(false)):
+            if keep(a) or keep(b):
+                false.append([a, b, k])
+        if len(false) >= n:
+            break
+    groups = defaultdict(list)
+    for d, t in truth.items():
+        groups[t].append(d)
+    for t in sorted(groups):
+        by = defaultdict(list)
+        for d in sorted(groups[t]):
+            by[cl.get(d, "apart:" + d)].append(d)
+        if len(by) > 1:
+            for a, b in across([v for _, v in sorted(by.items(), key=lambda kv: str(kv[0]))], skip,
+                               n - len(missed)):
+                if keep(a) or keep(b):
+                    missed.append([a, b, t])
+        if len(missed) >= n:
+            break
+    return false[:n], missed[:n]
+
+
 def low_jaccard(clusters, text, floor=0.3, cap=400):
     """Clusters holding a pair of word-set Jaccard below floor (clusters
     larger than cap: their first cap members), and such pairs."""
@@ -230,6 +286,8 @@ def main():
                          "HOST/ID.txt (a mirror as wget writes one); links, ID.html, a page of the text's "
                          "paragraphs under a menu of links to its own host; flat, ID.txt, no site given")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--errors", type=int, default=0, metavar="N",
+                    help="list up to N false and N missed pairs of each point's clusters")
     ap.add_argument("names", nargs="*", metavar="SET")
     a = ap.parse_args()
     nd = a.neardup
@@ -279,11 +337,10 @@ def main():
             row = {"set": name, "point": point, "clusters": len(clusters), "seconds": round(secs, 2),
                    "sign_seconds": round(sign_s, 2)}
             notes = ""
-            if about["score"] == "pairs-with":
-                pre = about["with"]
-                row.update(score_pairs(clusters, truth, ignore, only=lambda x: x.startswith(pre)))
-            else:
-                row.update(score_pairs(clusters, truth, ignore))
+            only = (lambda x, pre=about["with"]: x.startswith(pre)) if about["score"] == "pairs-with" else None
+            row.update(score_pairs(clusters, truth, ignore, only=only))
+            if a.errors and about["score"] not in ("mail", "guard"):  # truth: identical text only
+                row["false_pairs"], row["missed_pairs"] = error_pairs(clusters, truth, ignore, a.errors, only)
             if about["score"] in ("mail", "guard"):
                 bc, bp = low_jaccard(clusters, text)
                 row["clusters_below_jaccard_0.3"] = bc
@@ -299,6 +356,10 @@ def main():
                 print("%-10s %-6s %6s %6.3f %6s %8d %7.1f  %s" % (
                     name, point, "-" if row["P"] is None else "%.3f" % row["P"], row["R"],
                     "-" if row["P"] is None else "%.3f" % row["F1"], len(clusters), secs, notes))
+                for what in ("false", "missed"):
+                    for x, y, where in row.get(what + "_pairs", []):
+                        print("    %-6s %s  %s  (%s %s)" % (what, x, y, "cluster" if what == "false" else "truth",
+                                                          where))
             sys.stdout.flush()
 
 
