@@ -810,6 +810,15 @@ static int base_own_enough(const nd__rec *a, const nd__rec *b, const nd__common 
 	return *own >= ND_CONTAIN_MIN_WORDS;
 }
 
+/* Whether the longer of a and b has more than ND_CONTAIN_MAX_RATIO times
+ * the shorter's words: containment's bound on length. */
+static int too_long(const nd__rec *a, const nd__rec *b)
+{
+	uint32_t ns = a->nwords < b->nwords ? a->nwords : b->nwords;
+	uint32_t nl = a->nwords < b->nwords ? b->nwords : a->nwords;
+	return (double)nl > ND_CONTAIN_MAX_RATIO * ns;
+}
+
 /* Whether a and b, at resemblance r and containment c, are a text and a
  * short part of it: the lighter held as containment holds a copy, with
  * fewer than ND_CONTAIN_MIN_WORDS words of its own, the other more than
@@ -822,10 +831,8 @@ static int base_own_enough(const nd__rec *a, const nd__rec *b, const nd__common 
 static int part_of(const nd__rec *a, const nd__rec *b, const nd__common *common, const nd__rec_scores *s,
 		   double r, double c, double *own)
 {
-	uint32_t ns = a->nwords < b->nwords ? a->nwords : b->nwords;
-	uint32_t nl = a->nwords < b->nwords ? b->nwords : a->nwords;
-	return c >= ND_POINT_COPY_CONTAINMENT && r > 0 && c / r + c - 1 > ND_CONTAIN_MAX_RATIO &&
-	       (double)nl > ND_CONTAIN_MAX_RATIO * ns && !base_own_enough(a, b, common, s, own);
+	return c >= ND_POINT_COPY_CONTAINMENT && r > 0 && c / r + c - 1 > ND_CONTAIN_MAX_RATIO && too_long(a, b) &&
+	       !base_own_enough(a, b, common, s, own);
 }
 
 /* The verdict at point from a pair's complete shingle scores (values read
@@ -887,9 +894,7 @@ done:
 
 static int can_contain(const nd__rec *a, const nd__rec *b)
 {
-	uint32_t ns = a->nwords < b->nwords ? a->nwords : b->nwords;
-	uint32_t nl = a->nwords < b->nwords ? b->nwords : a->nwords;
-	return ns >= ND_CONTAIN_MIN_WORDS && (double)nl <= ND_CONTAIN_MAX_RATIO * ns;
+	return (a->nwords < b->nwords ? a->nwords : b->nwords) >= ND_CONTAIN_MIN_WORDS && !too_long(a, b);
 }
 
 int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd__common *common,
