@@ -124,6 +124,11 @@ def check_errors(src):
             ([["a2", "b1", 0]], [["a1", "a3", "A"]])]
     if got != want:
         sys.exit("FAIL: measure.py's error pairs %s, not %s" % (got, want))
+    # Only pairs with a2 (a set scored on pairs with some documents): the
+    # first of A's missed pairs has none, the second has.
+    got = error_pairs(clusters, truth, [], 1, only=lambda d: d == "a2")
+    if got != ([["a2", "b1", 0]], [["a2", "a3", "A"]]):
+        sys.exit("FAIL: measure.py's error pairs with only a2: %s" % (got,))
 
 
 def main():

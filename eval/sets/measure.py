@@ -133,16 +133,17 @@ def score_pairs(clusters, truth, ignore, only=None):
             "predicted_pairs": pred, "true_pairs": true}
 
 
-def across(parts, skip, n):
+def across(parts, skip, keep, n):
     """Up to n pairs (sorted) of members of two different parts (lists of
-    ids), pairs in skip left out."""
+    ids), pairs in skip, and pairs neither of whose ids keep passes, left
+    out."""
     out = []
     for i, p in enumerate(parts):
         for q in parts[i + 1:]:
             for x in p:
                 for y in q:
                     pair = (min(x, y), max(x, y))
-                    if pair not in skip:
+                    if pair not in skip and (keep(x) or keep(y)):
                         out.append(pair)
                         if len(out) >= n:
                             return out
@@ -164,9 +165,8 @@ def error_pairs(clusters, truth, ignore, n, only=None):
         for d in c:
             if d in truth:
                 by[truth[d]].append(d)
-        for a, b in across([sorted(v) for _, v in sorted(by.items())], skip, n - len(false)):
-            if keep(a) or keep(b):
-                false.append([a, b, k])
+        false += [[a, b, k] for a, b in across([sorted(v) for _, v in sorted(by.items())], skip, keep,
+                                                n - len(false))]
         if len(false) >= n:
             break
     groups = defaultdict(list)
@@ -177,13 +177,11 @@ def error_pairs(clusters, truth, ignore, n, only=None):
         for d in sorted(groups[t]):
             by[cl.get(d, "apart:" + d)].append(d)
         if len(by) > 1:
-            for a, b in across([v for _, v in sorted(by.items(), key=lambda kv: str(kv[0]))], skip,
-                               n - len(missed)):
-                if keep(a) or keep(b):
-                    missed.append([a, b, t])
+            missed += [[a, b, t] for a, b in across([v for _, v in sorted(by.items(), key=lambda kv: str(kv[0]))],
+                                                    skip, keep, n - len(missed))]
         if len(missed) >= n:
             break
-    return false[:n], missed[:n]
+    return false, missed
 
 
 def low_jaccard(clusters, text, floor=0.3, cap=400):
