@@ -224,6 +224,38 @@ printf 'one text\n' > "$t/few.txt"
 if "$nd" build --db "$t/fewdb" --store "$t/fewst" > "$t/few.out" 2>&1; then fail "build on 1 document succeeded"; fi
 grep -q "index at least" "$t/few.out" || grep -q "1 document;" "$t/few.out" || fail "build on 1 document: $(cat "$t/few.out")"
 grep -q "word-prefix" "$t/few.out" && fail "build on 1 document gave the prefix hint: $(cat "$t/few.out")"
+# A crawl's first pages: too few to choose words from, so the set is empty
+# and says so, yet every feature works on the texts' near-neighbour keys
+# (a copy is found by clusters, check and the crawler's hook), until the
+# collection has grown past --max-drift and sign asks for a build.
+python3 - "$t" <<'EOF'
+import sys
+d = sys.argv[1]
+texts = ["%s %s" % (" ".join("w%d" % (k * 37 + i) for i in range(30)), "and so on") for k in range(5)]
+for k, t in enumerate(texts + [texts[0]]):
+    open("%s/first%d.txt" % (d, k), "w").write(t + "\n")
+open(d + "/first-copy.txt", "w").write(texts[1] + "\n")
+EOF
+"$nd" index -q --db "$t/firstdb" "$t"/first[0-5].txt > /dev/null
+"$nd" build -q --db "$t/firstdb" --store "$t/firstst" 2> "$t/first.err" || fail "build on 6 documents: $(cat "$t/first.err")"
+grep -q "descriptive set is empty: 6 documents are too few" "$t/first.err" || fail "build on 6: $(cat "$t/first.err")"
+grep -q "holds 15 documents or more" "$t/first.err" || fail "build on 6: $(cat "$t/first.err")"
+grep -q "word-prefix" "$t/first.err" && fail "build on 6 documents gave the prefix hint"
+"$nd" sign -q --db "$t/firstdb" --store "$t/firstst"
+"$nd" clusters --db "$t/firstdb" --store "$t/firstst" --json > "$t/first.json"
+python3 -c "
+import json, sys
+c = json.load(open(sys.argv[1]))['clusters']
+got = sorted(sorted(d['id'].rsplit('/', 1)[-1] for d in g['documents']) for g in c)
+assert got == [['first0.txt', 'first5.txt']], got" "$t/first.json" || fail "clusters on the empty set"
+"$nd" check --db "$t/firstdb" --store "$t/firstst" "$t/first-copy.txt" > "$t/check.out"
+grep -Eq "1 duplicate \(copy\)" "$t/check.out" || fail "check on the empty set: $(cat "$t/check.out")"
+"$crawl" "$t/firstdb" "$t/firstst" "$t/first-copy.txt" > "$t/crawl.out"
+grep -Eq "first-copy.txt: docid 7 added, 1 duplicate" "$t/crawl.out" || fail "crawl on the empty set: $(cat "$t/crawl.out")"
+for k in 1 2 3 4; do cp "$t/first$k.txt" "$t/more$k.txt"; done
+"$nd" index -q --db "$t/firstdb" "$t"/more*.txt > /dev/null
+if "$nd" sign -q --db "$t/firstdb" --store "$t/firstst" 2> "$t/first.err"; then fail "sign past the drift"; fi
+grep -q "run 'neardup build'" "$t/first.err" || fail "sign past the drift: $(cat "$t/first.err")"
 # -q: build and sign say nothing; clusters lists clusters without its summary.
 "$nd" build -q --db "$t/db" --store "$t/store2" --words 300 > "$t/q.out" 2>&1
 "$nd" sign -q --db "$t/db" --store "$t/store2" >> "$t/q.out" 2>&1

@@ -197,8 +197,7 @@ int nd_cmd_build(int argc, char **argv)
 	tool_progress_end(&prog);
 	if (rc < 0) {
 		tool_fail("build", rc, dbpath);
-		/* Not when the collection is too small for any word to qualify. */
-		if (rc == ND_ESTATE && !word_prefix && !rep.min_docs)
+		if (rc == ND_ESTATE && !word_prefix && rep.doccount >= 2)
 			fprintf(stderr, "  if the database's words carry a prefix, say which (mu writes words "
 				"under B and ids under I: --word-prefix B --uid-prefix I)\n");
 		goto cleanup;
@@ -207,6 +206,21 @@ int nd_cmd_build(int argc, char **argv)
 	    (rc = nd_descriptor_save(d, st, db, &o)) < 0) {
 		tool_fail("build", rc, storepath);
 		goto cleanup;
+	}
+	/* The empty set works (every document by its text's keys), but a
+	 * collection that grows past it is better served by a chosen one. */
+	if (rep.chosen == 0) {
+		fprintf(stderr, "neardup build: warning: %s: the descriptive set is empty: ", dbpath);
+		if (rep.min_docs)
+			fprintf(stderr, "%u documents are too few to choose words from\n", rep.doccount);
+		else
+			fprintf(stderr, "no word is in few enough of its %u documents to tell them apart "
+				"(copies of one text?)\n", rep.doccount);
+		fprintf(stderr, "  no document gets a key: each finds its duplicates by its text's "
+			"near-neighbour keys alone\n");
+		if (rep.min_docs)
+			fprintf(stderr, "  run 'neardup build' again once the database holds %u documents or "
+				"more (sign, update and hooks ask for it past --max-drift)\n", rep.min_docs);
 	}
 	tool_say("descriptive set: %u words (of %u candidates, %u with a usable threshold) "
 	       "from %u documents in %.2f s\n",

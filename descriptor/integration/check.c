@@ -27,7 +27,7 @@ int nd_sig_from_tokens(const nd_descriptor *d, const nd_token *tokens, size_t n,
 	nd__near_reset(out->near);
 	if (n > UINT32_MAX)
 		return nd_error_set(ND_ETOOBIG, "document of %zu words", n);
-	if (!(wdf = calloc(d->n, sizeof(uint32_t))) || !(seen = malloc((n + 1) * sizeof(uint16_t)))) {
+	if (!(wdf = calloc((size_t)d->n + 1, sizeof(uint32_t))) || !(seen = malloc((n + 1) * sizeof(uint16_t)))) {
 		free(wdf);
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	}

@@ -448,9 +448,9 @@ int nd_descriptor_from_words(nd_descriptor **out, const char *const *words,
 	chosen_word *v;
 	int rc;
 	*out = NULL;
-	if (n == 0 || n > ND_MAX_WORDS)
-		return nd_error_set(ND_EINVAL, "a descriptive set needs 1..%d words, not %u", ND_MAX_WORDS, n);
-	if (!(v = calloc(n, sizeof(*v))))
+	if (n > ND_MAX_WORDS)
+		return nd_error_set(ND_EINVAL, "a descriptive set has at most %d words, not %u", ND_MAX_WORDS, n);
+	if (!(v = calloc((size_t)n + 1, sizeof(*v))))
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < n; i++)
 		v[i] = (chosen_word){(char *)words[i], thresholds[i], 0, 0};
@@ -723,16 +723,11 @@ static int collect(build_state *bs, nd_xdb *db, nd_build_report *rep)
 	if ((rc = nd_candidates_collect(&bs->cands, db, &bs->o, rep->doccount)) < 0)
 		return rc;
 	rep->candidates = bs->cands.n;
-	if (bs->cands.n == 0) {
-		if (too_few)
-			return nd_error_set(ND_ESTATE, "%s: %u documents are too few to choose a descriptive set "
-					    "from: its words are in %g or more documents and at most %g%% of them "
-					    "(index at least %u documents first)", nd_xdb_path(db), rep->doccount, lo,
-					    100 * bs->o.max_df_frac, rep->min_docs);
-		return nd_error_set(ND_ESTATE, "%s: no word is in %g or more of its %u documents and at most "
-				    "%g%% of them: nothing to choose a descriptive set from", nd_xdb_path(db), lo,
-				    rep->doccount, 100 * bs->o.max_df_frac);
-	}
+	if (bs->cands.n == 0 && bs->cands.words == 0)
+		return nd_error_set(ND_ESTATE, "%s: no word terms (terms that start with no capital "
+				    "letter): nothing to choose a descriptive set from", nd_xdb_path(db));
+	if (bs->cands.n == 0)
+		return ND_OK; /* the empty set (nd_descriptor_build) */
 	if ((rc = nd_sample_collect(&bs->s, db, &bs->cands, rep->word_lengths, bs->o.sample_docs, bs->o.seed)) < 0)
 		return rc;
 	rep->sample_docs = bs->s.n;
@@ -977,6 +972,18 @@ int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options 
 	STEP(0, "candidate words and the sample");
 	if ((rc = collect(&bs, db, rep)) < 0)
 		goto cleanup;
+	/* No word to choose from: too few documents, or every word in most of
+	 * them (a collection of copies of one text).  The empty set keys no
+	 * document, and every one finds its duplicates by its text's
+	 * near-neighbour keys until a build on a grown collection. */
+	if (bs.cands.n == 0) {
+		if ((rc = descriptor_alloc(&d, 0)) < 0)
+			goto cleanup;
+		d->word_lengths = rep->word_lengths;
+		if ((rc = nd__descriptor_finish(d, NULL)) < 0)
+			goto cleanup;
+		goto done;
+	}
 	STEP(1, "simulated edits");
 	if ((rc = simulate_edits(&bs)) < 0)
 		goto cleanup;
@@ -993,16 +1000,12 @@ int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options 
 	if ((rc = choose(&bs, chosen, &nchosen)) < 0)
 		goto cleanup;
 	rep->chosen = nchosen;
-	if (!nchosen) {
-		rc = nd_error_set(ND_ESTATE, "%s: no word has a usable threshold (documents too short "
-				  "or too few)", nd_xdb_path(db));
-		goto cleanup;
-	}
 	STEP(4, "measuring the set");
 	if ((rc = make_set(&bs, chosen, nchosen, chosen_of, &d, rep)) < 0 ||
 	    (rc = measure(&bs, chosen_of, d, rep)) < 0)
 		goto cleanup;
 #undef STEP
+done:
 	*out = d;
 	d = NULL;
 cleanup:

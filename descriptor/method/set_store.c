@@ -36,7 +36,8 @@ static int save_fn(nd_store_txn *txn, void *vctx)
 			 c->opts->edits, c->opts->max_edit, c->opts->max_above, c->opts->min_sample_df,
 			 (unsigned long long)c->opts->seed, c->opts->word_share);
 	if ((rc = nd_store_clear(txn)) < 0 ||
-	    (rc = nd_store_meta_put(txn, "set.words", c->words.ptr, c->words.len)) < 0 ||
+	    (rc = nd_store_meta_put(txn, "set.words", c->words.len ? (const void *)c->words.ptr : "",
+					 c->words.len)) < 0 ||
 	    (rc = nd_store_meta_put(txn, "set.thresholds", d->thresholds, d->n * sizeof(double))) < 0 ||
 	    (rc = nd_store_meta_put(txn, "set.lambdas", d->lambdas, d->n * sizeof(double))) < 0 ||
 	    /* empty: equal weights (and no stale weights of an earlier set) */
@@ -227,7 +228,7 @@ int nd_descriptor_load(nd_descriptor **out, nd_store *st, nd_xdb *db)
 	}
 	if (rc < 0)
 		goto cleanup;
-	if (wlen == 0 || ((const char *)words)[wlen - 1] != '\0') {
+	if (wlen && ((const char *)words)[wlen - 1] != '\0') { /* empty: the empty set */
 		rc = nd_error_set(ND_ECORRUPT, "store %s: word list is damaged", path);
 		goto cleanup;
 	}
@@ -238,9 +239,9 @@ int nd_descriptor_load(nd_descriptor **out, nd_store *st, nd_xdb *db)
 		goto cleanup;
 	}
 	{
-		const char **wv = malloc(n * sizeof(char *));
-		double *th = malloc(n * sizeof(double)), *lam = malloc(n * sizeof(double));
-		double *weight = malloc(n * sizeof(double));
+		const char **wv = malloc((n + 1) * sizeof(char *));
+		double *th = malloc((n + 1) * sizeof(double)), *lam = malloc((n + 1) * sizeof(double));
+		double *weight = malloc((n + 1) * sizeof(double));
 		const char *p = words;
 		if (!wv || !th || !lam || !weight) {
 			free(wv); free(th); free(lam); free(weight);

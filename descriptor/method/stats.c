@@ -88,6 +88,7 @@ int nd_candidates_collect(nd_candidates *c, nd_xdb *db, const nd_build_options *
 	while ((got = nd_xdb_terms_next(it, &term, &len, &tf, NULL)) == 1) {
 		if (term[0] >= 'A' && term[0] <= 'Z')
 			continue; /* prefixed: not a word */
+		c->words++;
 		if (tf < lo || tf > hi || poor_candidate(term, len))
 			continue;
 		if (o->word_share < 1.0 &&

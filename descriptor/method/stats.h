@@ -9,6 +9,7 @@ typedef struct {
 	size_t cap;
 	char **terms;   /* sorted in byte order */
 	uint32_t *df;
+	uint64_t words; /* word terms seen, candidates or not */
 } nd_candidates;
 
 typedef struct {

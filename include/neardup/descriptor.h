@@ -73,14 +73,18 @@ typedef struct {
 				    changes under a simulated edit */
 	int word_lengths;        /* 1 if lengths come from termlists (prefixed wdf present) */
 	double seconds;
-	uint32_t min_docs;       /* ND_ESTATE for too few documents: how many the
-				    options need before any word can qualify
+	uint32_t min_docs;       /* an empty set for too few documents: how many
+				    the options need before any word can qualify
 				    (0: there were enough) */
 } nd_build_report;
 
 /* Choose a descriptive set from db.  opts may be NULL (defaults); rep may be
  * NULL.  Deterministic for a given database and seed.  ND_ESTATE when the
- * database has too few documents or no usable candidate words. */
+ * database has fewer than 2 documents.  A database with too few documents
+ * for any word to qualify (rep->min_docs says how many), or whose words
+ * are all in too many of them (copies of one text), gets the empty set:
+ * no document has a key, and each finds its duplicates by its text's
+ * near-neighbour keys, until a build on the grown collection. */
 ND_EXTERN int nd_descriptor_build(nd_descriptor **out, nd_xdb *db, const nd_build_options *opts,
 				  nd_build_report *rep);
 ND_EXTERN void nd_descriptor_free(nd_descriptor *d);
@@ -98,8 +102,8 @@ ND_EXTERN double nd_descriptor_weight(const nd_descriptor *d, uint32_t i);
  * version are stale. */
 ND_EXTERN uint64_t nd_descriptor_version(const nd_descriptor *d);
 
-/* Make a set from given words and thresholds (sorted by the call); for
- * tests and for shipping a set to another shard. */
+/* Make a set from given words and thresholds (sorted by the call; n may
+ * be 0, the empty set); for tests and for shipping a set to another shard. */
 ND_EXTERN int nd_descriptor_from_words(nd_descriptor **out, const char *const *words,
 				       const double *thresholds, uint32_t n, int word_lengths);
 
