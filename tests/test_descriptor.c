@@ -3,6 +3,10 @@
 #include "tests/test_util.h"
 #include "neardup/descriptor.h"
 #include "descriptor/method/method.h"
+#include "descriptor/verify/record.h"
+#include "neardup/handle.h"
+
+#include <lmdb.h>
 
 #include <math.h>
 #include <signal.h>
@@ -663,6 +667,64 @@ static void test_weights_stored(void **state)
 	nd_xdb_close(db);
 }
 
+/* A store from before the mixed text keys (no set.text_keys) keeps the
+ * rotated keys its records were signed with: a check of a two-word text
+ * finds its copies through them. */
+static void test_text_keys_stored(void **state)
+{
+	(void)state;
+	nd_xdb *db;
+	nd_descriptor *d, *back;
+	assert_int_equal(nd_xdb_open(&db, dbpath, ND_XDB_READ), ND_OK);
+	nd_store *st = build_and_sign("textkeys", db, NULL);
+	assert_int_equal(nd_descriptor_load(&back, st, db), ND_OK);
+	assert_int_equal(back->text_keys, ND_TEXT_KEYS_MIXED); /* a new set */
+	nd_descriptor_free(back);
+	/* The set as a neardup from before made it, signed as it signed. */
+	nd_build_options o = opts();
+	assert_int_equal(nd_descriptor_build(&d, db, &o, NULL), ND_OK);
+	uint64_t mixed = nd_descriptor_version(d);
+	double *w = malloc(d->n * sizeof(double));
+	memcpy(w, d->weights, d->n * sizeof(double));
+	d->text_keys = ND_TEXT_KEYS_ROTATED;
+	assert_int_equal(nd__descriptor_finish(d, w), ND_OK);
+	free(w);
+	assert_true(nd_descriptor_version(d) != mixed);
+	assert_int_equal(nd_descriptor_save(d, st, db, &o), ND_OK);
+	nd_sign_report sr;
+	assert_int_equal(nd_sign_all(st, db, NULL, &sr), ND_OK);
+	nd_store_close(st);
+	char *spath = tu_join(dir, "textkeys");
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi meta;
+	MDB_val k = {strlen("set.text_keys"), "set.text_keys"};
+	assert_int_equal(mdb_env_create(&env), 0);
+	assert_int_equal(mdb_env_set_maxdbs(env, 16), 0);
+	assert_int_equal(mdb_env_open(env, spath, 0, 0644), 0);
+	assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
+	assert_int_equal(mdb_dbi_open(txn, "meta", 0, &meta), 0);
+	assert_int_equal(mdb_del(txn, meta, &k, NULL), 0);
+	assert_int_equal(mdb_txn_commit(txn), 0);
+	mdb_env_close(env);
+	assert_int_equal(nd_store_open(&st, spath, ND_STORE_READ), ND_OK);
+	assert_int_equal(nd_descriptor_load(&back, st, db), ND_OK);
+	assert_int_equal(back->text_keys, ND_TEXT_KEYS_ROTATED);
+	assert_true(nd_descriptor_version(back) == nd_descriptor_version(d));
+	nd_descriptor_free(back);
+	nd_store_close(st);
+	nd_handle *h;
+	nd_check_result cr = ND_CHECK_RESULT_INIT;
+	assert_int_equal(nd_open(&h, dbpath, spath, ND_OPEN_READ, NULL), ND_OK);
+	assert_int_equal(nd_check(h, "waaaba waaaca", 13, &cr), ND_OK);
+	assert_true(cr.duplicates >= ND_NEAR_WINDOW); /* of 5: a window's worth at least */
+	nd_check_result_clear(&cr);
+	nd_close(h);
+	nd_descriptor_free(d);
+	nd_xdb_close(db);
+	free(spath);
+}
+
 static void test_uuid_mismatch(void **state)
 {
 	(void)state;
@@ -906,6 +968,7 @@ int main(void)
 		cmocka_unit_test(test_uuid_mismatch),
 		cmocka_unit_test(test_near_weights),
 		cmocka_unit_test(test_weights_stored),
+		cmocka_unit_test(test_text_keys_stored),
 		cmocka_unit_test(test_scriptindex_database),
 		cmocka_unit_test(test_sig_decode_rejects),
 	};

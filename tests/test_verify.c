@@ -548,8 +548,8 @@ static void test_sampled_estimate(void **state)
 		double res = (double)both / (double)(ma + mb - both);
 		nd__rec ra, rb;
 		nd__rec_scores sc;
-		assert_int_equal(nd__rec_make(a, na, &ra, NULL), ND_OK);
-		assert_int_equal(nd__rec_make(b, nb, &rb, NULL), ND_OK);
+		assert_int_equal(nd__rec_make(a, na, &ra, NULL, 0), ND_OK);
+		assert_int_equal(nd__rec_make(b, nb, &rb, NULL, 0), ND_OK);
 		assert_true(ra.nsample < ra.nshingles && ra.nsample <= 2 * ND_REC_SAMPLE);
 		nd__rec_compare(&ra, &rb, NULL, &sc);
 		assert_true(sc.plain == plain_counted(&ra, &rb));
@@ -584,8 +584,8 @@ static void test_same_words_are_copies(void **state)
 		for (size_t i = 0; i < n; i++)
 			a[i] = b[i] = i % 40 == 5 ? nd_word_id("2024", 4) : (uint32_t)(tu_rand(&rng) % 4000) << 1;
 		nd__rec ra, rb;
-		assert_int_equal(nd__rec_make(a, n, &ra, NULL), ND_OK);
-		assert_int_equal(nd__rec_make(b, n, &rb, NULL), ND_OK);
+		assert_int_equal(nd__rec_make(a, n, &ra, NULL, 0), ND_OK);
+		assert_int_equal(nd__rec_make(b, n, &rb, NULL, 0), ND_OK);
 		for (nd_point p = ND_POINT_COPY; p <= ND_POINT_STORY; p++) {
 			nd_verify_how how = ND_VERIFIED_CONTAINMENT;
 			double dist = 1;
@@ -599,7 +599,7 @@ static void test_same_words_are_copies(void **state)
 		nd__rec_free(&rb);
 		/* One word other: a short text is then no copy. */
 		b[n / 2] ^= 2;
-		assert_int_equal(nd__rec_make(b, n, &rb, NULL), ND_OK);
+		assert_int_equal(nd__rec_make(b, n, &rb, NULL, 0), ND_OK);
 		assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ra, &rb, NULL, NULL, NULL), n >= 8);
 		nd__rec_free(&ra);
 		nd__rec_free(&rb);
@@ -620,8 +620,8 @@ static void test_record_in_place(void **state)
 	}
 	nd__rec ra, rb, va, bad;
 	nd__rec_scores want, got;
-	assert_int_equal(nd__rec_make(a, N, &ra, NULL), ND_OK);
-	assert_int_equal(nd__rec_make(b, N, &rb, NULL), ND_OK);
+	assert_int_equal(nd__rec_make(a, N, &ra, NULL, 0), ND_OK);
+	assert_int_equal(nd__rec_make(b, N, &rb, NULL, 0), ND_OK);
 	assert_true(ra.nplaces > 1 && ra.nsample > 100);
 	size_t len = nd__rec_size(&ra);
 	uint8_t *buf = malloc(len + 1), *dam = malloc(len);
@@ -699,8 +699,8 @@ static void test_record_positions(void **state)
 	memcpy(b, a + N / 2, N / 2 * sizeof(*a));
 	memcpy(b + N / 2, a, N / 2 * sizeof(*a));
 	nd__rec ra, rb;
-	assert_int_equal(nd__rec_make(a, N, &ra, NULL), ND_OK);
-	assert_int_equal(nd__rec_make(b, N, &rb, NULL), ND_OK);
+	assert_int_equal(nd__rec_make(a, N, &ra, NULL, 0), ND_OK);
+	assert_int_equal(nd__rec_make(b, N, &rb, NULL, 0), ND_OK);
 	assert_true(ra.pos && rb.pos && ra.nsample > 100);
 	size_t both = 0;
 	for (uint32_t i = 0, j = 0; i < ra.nsample && j < rb.nsample;) {
@@ -718,7 +718,7 @@ static void test_record_positions(void **state)
 	 * their first occurrences tagged, and those have no place. */
 	for (size_t i = 0; i < N; i++)
 		a[i] = (uint32_t)(i % 2 + 1) << 1;
-	assert_int_equal(nd__rec_make(a, N, &ra, NULL), ND_OK);
+	assert_int_equal(nd__rec_make(a, N, &ra, NULL, 0), ND_OK);
 	size_t unknown = 0;
 	for (uint32_t i = 0; i < ra.nsample; i++)
 		unknown += ra.pos[i] == ND_REC_POS_UNKNOWN;
@@ -793,6 +793,61 @@ static void test_sample_cut(void **state)
 
 /* The radix sort sorts: random values, repeats, shared high bytes; small
  * arrays and large ones (wider digits). */
+/* The text trees' keys of short texts: under the rotated scheme every
+ * text of one shingle (1-3 words) has one of 65,536 keys, so 20,000
+ * distinct one-word texts share some by the thousand, and copies among
+ * 200,000 short texts were crowded out of each other's windows; mixed,
+ * each has its own.  A text that fills every bin keys alike under both,
+ * so a store from before keeps its long texts' keys. */
+static int cmp_keys(const void *a, const void *b)
+{
+	return memcmp(a, b, ND_TEXT_TREES * ND_NEAR_ROWS * sizeof(uint16_t));
+}
+
+static void test_short_text_keys(void **state)
+{
+	(void)state;
+	enum { N = 20000, K = ND_TEXT_TREES * ND_NEAR_ROWS, LONG = 2000 };
+	uint16_t(*keys)[K] = malloc(N * sizeof(*keys));
+	assert_non_null(keys);
+	size_t same[2] = {0, 0};
+	for (int scheme = ND_TEXT_KEYS_ROTATED; scheme <= ND_TEXT_KEYS_MIXED; scheme++) {
+		for (uint32_t i = 0; i < N; i++) {
+			uint32_t word = 1000 + i;
+			nd__rec r;
+			assert_int_equal(nd__rec_make(&word, 1, &r, keys[i], scheme), ND_OK);
+			nd__rec_free(&r);
+			for (int k = 0; k < K; k++)
+				assert_true(keys[i][k] != UINT16_MAX);
+		}
+		qsort(keys, N, sizeof(*keys), cmp_keys);
+		for (uint32_t i = 1; i < N; i++)
+			same[scheme] += !cmp_keys(keys[i - 1], keys[i]);
+	}
+	assert_true(same[ND_TEXT_KEYS_ROTATED] > 1000); /* about 2,700 */
+	assert_int_equal(same[ND_TEXT_KEYS_MIXED], 0);
+	/* Copies agree under both. */
+	uint32_t two[2] = {77, 78};
+	uint16_t a[K], b[K];
+	nd__rec r;
+	assert_int_equal(nd__rec_make(two, 2, &r, a, ND_TEXT_KEYS_MIXED), ND_OK);
+	nd__rec_free(&r);
+	assert_int_equal(nd__rec_make(two, 2, &r, b, ND_TEXT_KEYS_MIXED), ND_OK);
+	nd__rec_free(&r);
+	assert_memory_equal(a, b, sizeof(a));
+	uint32_t *ids = malloc(LONG * sizeof(uint32_t));
+	assert_non_null(ids);
+	for (uint32_t i = 0; i < LONG; i++)
+		ids[i] = 5000 + i * 7919 % 3001;
+	assert_int_equal(nd__rec_make(ids, LONG, &r, a, ND_TEXT_KEYS_ROTATED), ND_OK);
+	nd__rec_free(&r);
+	assert_int_equal(nd__rec_make(ids, LONG, &r, b, ND_TEXT_KEYS_MIXED), ND_OK);
+	nd__rec_free(&r);
+	assert_memory_equal(a, b, sizeof(a));
+	free(ids);
+	free(keys);
+}
+
 static void test_sort_u64(void **state)
 {
 	(void)state;
@@ -998,8 +1053,8 @@ static int values_differ(const uint32_t *a, size_t na, const uint32_t *b, size_t
 {
 	nd__rec ra, rb;
 	nd__rec_scores sc;
-	assert_int_equal(nd__rec_make(a, na, &ra, NULL), ND_OK);
-	assert_int_equal(nd__rec_make(b, nb, &rb, NULL), ND_OK);
+	assert_int_equal(nd__rec_make(a, na, &ra, NULL, 0), ND_OK);
+	assert_int_equal(nd__rec_make(b, nb, &rb, NULL, 0), ND_OK);
 	nd__rec_compare(&ra, &rb, NULL, &sc);
 	nd__rec_free(&ra);
 	nd__rec_free(&rb);
@@ -1200,8 +1255,8 @@ static void test_renamed(void **state)
 	/* A record without names (as written before them, and before frames)
 	 * decodes, and its pairs are judged by the rest. */
 	nd__rec ra, rb, old;
-	assert_int_equal(nd__rec_make(a, L, &ra, NULL), ND_OK);
-	assert_int_equal(nd__rec_make(b, L, &rb, NULL), ND_OK);
+	assert_int_equal(nd__rec_make(a, L, &ra, NULL, 0), ND_OK);
+	assert_int_equal(nd__rec_make(b, L, &rb, NULL, 0), ND_OK);
 	assert_true(ra.nnames >= 5 && ra.frame);
 	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ra, &rb, NULL, &how, NULL), 0);
 	assert_int_equal(how, ND_REFUSED_RENAMED);
@@ -1253,10 +1308,10 @@ static void test_signature(void **state)
 	memcpy(t + L, w + L, 100 * sizeof(uint32_t));
 	const uint16_t six[] = {1, 2, 3, 4, 5, 6}, other[] = {1, 2, 7, 8, 9, 10}, half[] = {1, 2, 3, 4, 7, 8};
 	nd__rec ra, rb, rc, rt;
-	assert_int_equal(nd__rec_make(a, L, &ra, NULL), ND_OK);
-	assert_int_equal(nd__rec_make(b, L, &rb, NULL), ND_OK);
-	assert_int_equal(nd__rec_make(c, L, &rc, NULL), ND_OK);
-	assert_int_equal(nd__rec_make(t, L + 100, &rt, NULL), ND_OK);
+	assert_int_equal(nd__rec_make(a, L, &ra, NULL, 0), ND_OK);
+	assert_int_equal(nd__rec_make(b, L, &rb, NULL, 0), ND_OK);
+	assert_int_equal(nd__rec_make(c, L, &rc, NULL, 0), ND_OK);
+	assert_int_equal(nd__rec_make(t, L + 100, &rt, NULL, 0), ND_OK);
 	nd_verify_how how;
 	double d;
 	/* No signatures: resemblance accepts the fillings, barely. */
@@ -1305,9 +1360,9 @@ static void test_thread(void **state)
 	memcpy(reply, w + L, OWN * sizeof(uint32_t)); /* its own lines, then the quote */
 	memcpy(reply + OWN, w, L * sizeof(uint32_t));
 	nd__rec ro, rr, rs, back;
-	assert_int_equal(nd__rec_make(w, L, &ro, NULL), ND_OK);
-	assert_int_equal(nd__rec_make(reply, L + OWN, &rr, NULL), ND_OK);
-	assert_int_equal(nd__rec_make(w, L, &rs, NULL), ND_OK); /* the mail resent */
+	assert_int_equal(nd__rec_make(w, L, &ro, NULL, 0), ND_OK);
+	assert_int_equal(nd__rec_make(reply, L + OWN, &rr, NULL, 0), ND_OK);
+	assert_int_equal(nd__rec_make(w, L, &rs, NULL, 0), ND_OK); /* the mail resent */
 	nd_verify_how how;
 	/* Without threads the reply is a copy: the premise. */
 	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ro, &rr, NULL, &how, NULL), 1);
@@ -1365,6 +1420,7 @@ int main(void)
 		cmocka_unit_test(test_signature),
 		cmocka_unit_test(test_thread),
 		cmocka_unit_test(test_sort_u64),
+		cmocka_unit_test(test_short_text_keys),
 	};
 	return cmocka_run_group_tests_name("verify", tests, setup, teardown);
 }

@@ -118,7 +118,7 @@ static int check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_s
 		nd_word_ids(t, n, ids);
 	else
 		nown = nd_word_ids_own(text, len, t, n, ids);
-	if ((rc = nd__rec_make(ids, nown, &rec, out->sig.near + ND_NEAR_WORD_N)) < 0)
+	if ((rc = nd__rec_make(ids, nown, &rec, out->sig.near + ND_NEAR_WORD_N, d->text_keys)) < 0)
 		goto cleanup;
 	rec.bits = out->sig.bits, rec.nbits = out->sig.nbits;
 	if (n)

@@ -21,6 +21,7 @@ struct nd_descriptor {
 				words, or stored before weights were kept) */
 	uint16_t *near_hash; /* each word's ND_NEAR_WORD_N near values (near_values in select.c) */
 	int word_lengths;    /* 1: len(d) from termlists; 0: Xapian's doclength */
+	int text_keys;       /* ND_TEXT_KEYS_* of the text trees (record.h) */
 	uint64_t version;
 	uint64_t *slot;      /* nd__descriptor_find's table: the word's hash's high
 				half << 32 | word index + 1, 0 empty */

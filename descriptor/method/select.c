@@ -17,6 +17,7 @@
  * 4. Greedy selection: lazily, the word whose set bits help most sample
  *    documents still short of target_bits, per unit of Lambda. */
 #include "descriptor/method/stats.h"
+#include "descriptor/verify/record.h"
 #include "common/nd_buf.h"
 #include "common/nd_hash.h"
 #include "common/nd_parallel.h"
@@ -304,6 +305,8 @@ static uint64_t set_version(const nd_descriptor *d)
 		if (d->weights) /* a set with equal weights keeps its version */
 			h = nd_hash_bytes(&d->weights[i], sizeof(double), h);
 	}
+	if (d->text_keys != ND_TEXT_KEYS_ROTATED) /* nor one from before */
+		h = nd_hash_bytes(&d->text_keys, sizeof(int), h);
 	return nd_hash_bytes(&d->word_lengths, sizeof(int), h);
 }
 
@@ -414,6 +417,7 @@ static int descriptor_alloc(nd_descriptor **out, uint32_t n)
 		return nd_error_set(ND_ENOMEM, "out of memory");
 	}
 	d->n = n;
+	d->text_keys = ND_TEXT_KEYS_MIXED; /* a new set; a stored one says */
 	*out = d;
 	return ND_OK;
 }

@@ -1,6 +1,7 @@
 /* The descriptive set in the store's meta table, bound to one Xapian
  * database by its UUID. */
 #include "descriptor/method/method.h"
+#include "descriptor/verify/record.h"
 #include "common/nd_buf.h"
 
 #include <stdio.h>
@@ -21,7 +22,7 @@ static int save_fn(nd_store_txn *txn, void *vctx)
 {
 	save_ctx *c = vctx;
 	const nd_descriptor *d = c->d;
-	uint32_t wl = (uint32_t)d->word_lengths, zero = 0;
+	uint32_t wl = (uint32_t)d->word_lengths, tk = (uint32_t)d->text_keys, zero = 0;
 	uint64_t changes = 0;
 	char opt[512] = "";
 	int rc;
@@ -45,6 +46,7 @@ static int save_fn(nd_store_txn *txn, void *vctx)
 				    d->weights ? d->n * sizeof(double) : 0)) < 0 ||
 	    (rc = nd_store_meta_put(txn, "set.version", &d->version, sizeof(d->version))) < 0 ||
 	    (rc = nd_store_meta_put(txn, "set.word_lengths", &wl, sizeof(wl))) < 0 ||
+	    (rc = nd_store_meta_put(txn, "set.text_keys", &tk, sizeof(tk))) < 0 ||
 	    (rc = nd_store_meta_put(txn, "set.options", opt, strlen(opt))) < 0 ||
 	    (rc = nd_store_meta_put(txn, "db.uuid", c->uuid, strlen(c->uuid))) < 0 ||
 	    (rc = nd_store_meta_put(txn, "db.word_prefix", c->word_prefix, strlen(c->word_prefix))) < 0 ||
@@ -259,6 +261,15 @@ int nd_descriptor_load(nd_descriptor **out, nd_store *st, nd_xdb *db)
 		if (rc == ND_OK) {
 			/* Words were stored sorted, so lambdas line up. */
 			memcpy(d->lambdas, lam, n * sizeof(double));
+			/* Absent: a set from before the mixed text keys. */
+			uint32_t tk = ND_TEXT_KEYS_ROTATED;
+			rc = get_exact(txn, "set.text_keys", &tk, sizeof(tk), path);
+			if (rc == ND_ENOTFOUND)
+				rc = ND_OK, tk = ND_TEXT_KEYS_ROTATED;
+			if (rc == ND_OK && tk > ND_TEXT_KEYS_MIXED)
+				rc = nd_error_set(ND_EVERSION, "store %s: text keys of kind %u, this neardup "
+						  "makes kinds 0 and 1 (a newer neardup built it)", path, tk);
+			d->text_keys = (int)tk;
 			/* Empty, or absent in a store from before weights: the
 			 * keys were made with equal weights, and stay so. */
 			const void *wraw;

@@ -649,6 +649,7 @@ typedef struct {
 	uint64_t *date;      /* a feed window by slot: each document's date */
 	uint8_t *dated;      /* 1: date is one (its slot held a date) */
 	uint8_t *gone;       /* 1: present, but dated before the window */
+	int text_keys;       /* the set's ND_TEXT_KEYS_* */
 } sign_block;
 
 static int block_alloc(sign_block *b, uint32_t block_docs)
@@ -751,7 +752,7 @@ int nd__sign_doc(const nd_descriptor *d, nd_xdb *db, nd_docid docid, nd_sig *out
 		return rc;
 	if ((rc = nd_words_get(db, docid, &ids, &n, NULL)) == ND_ENOTFOUND)
 		rc = ND_OK, n = 0; /* no words: no record, no text keys */
-	if (rc < 0 || (rc = nd__rec_make(ids, n, &r, out->near + ND_NEAR_WORD_N)) < 0) {
+	if (rc < 0 || (rc = nd__rec_make(ids, n, &r, out->near + ND_NEAR_WORD_N, d->text_keys)) < 0) {
 		free(ids);
 		return rc;
 	}
@@ -775,7 +776,7 @@ int nd__sign_doc(const nd_descriptor *d, nd_xdb *db, nd_docid docid, nd_sig *out
 static int block_add_record(sign_block *b, uint32_t off, const uint32_t *ids, size_t n, uint32_t thread)
 {
 	nd__rec rec;
-	int rc = nd__rec_make(ids, n, &rec, b->near + (size_t)off * ND_NEAR_N + ND_NEAR_WORD_N);
+	int rc = nd__rec_make(ids, n, &rec, b->near + (size_t)off * ND_NEAR_N + ND_NEAR_WORD_N, b->text_keys);
 	if (rc < 0)
 		return rc;
 	rec.thread = thread;
@@ -1088,6 +1089,7 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 	if ((rc = block_alloc(&blk[0], o.block_docs)) < 0 ||
 	    (ahead && (rc = block_alloc(&blk[1], o.block_docs)) < 0))
 		goto cleanup;
+	blk[0].text_keys = blk[1].text_keys = d->text_keys;
 	for (; started < jobs; started++)
 		if ((rc = worker_init(&w[started], d, db, started, jobs, ahead, o.block_docs, through,
 				      revision)) < 0) {

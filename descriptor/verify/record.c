@@ -60,8 +60,9 @@ static uint32_t place_hash(const uint32_t *ids, size_t i)
 /* One-permutation MinHash: bin b of TEXT_BINS holds the least hash that
  * falls in it, as 16 bits of its place within the bin (order kept, so the
  * least hash gives the least key); an empty bin takes the next non-empty
- * one's.  UINT16_MAX is "no key", so keys stop one short of it. */
-static void text_keys(const uint32_t *h, size_t n, uint16_t *keys)
+ * one's, as scheme says (ND_TEXT_KEYS_*).  UINT16_MAX is "no key", so keys
+ * stop one short of it. */
+static void text_keys(const uint32_t *h, size_t n, uint16_t *keys, int scheme)
 {
 	uint32_t best[TEXT_BINS];
 	int have[TEXT_BINS] = {0};
@@ -78,7 +79,9 @@ static void text_keys(const uint32_t *h, size_t n, uint16_t *keys)
 		unsigned k = b;
 		for (unsigned step = 0; step < TEXT_BINS && !have[k]; step++)
 			k = (k + 1) % TEXT_BINS;
-		uint16_t v = have[k] ? (uint16_t)(best[k] >> 16) : UINT16_MAX;
+		uint16_t v = !have[k] ? UINT16_MAX :
+			     k == b || scheme == ND_TEXT_KEYS_ROTATED ? (uint16_t)(best[k] >> 16) :
+			     (uint16_t)(nd_mix64((uint64_t)k << 40 ^ (uint64_t)b << 32 ^ best[k]) >> 48);
 		keys[b] = n && v == UINT16_MAX ? UINT16_MAX - 1 : v;
 	}
 }
@@ -174,7 +177,7 @@ static int place_samples(const uint32_t *sample, uint32_t ns, uint32_t thr, cons
 	return ND_OK;
 }
 
-int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
+int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys, int scheme)
 {
 	uint64_t *fp = NULL;
 	uint32_t *h = NULL, *first = NULL, *names = NULL;
@@ -217,7 +220,7 @@ int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys)
 			h[u++] = h[i];
 	out->nshingles = (uint32_t)u;
 	if (keys)
-		text_keys(h, u, keys);
+		text_keys(h, u, keys, scheme);
 	out->thr = threshold(u, ND_REC_SAMPLE);
 	out->nsample = (uint32_t)keep_below(h, u, &out->thr, 2 * ND_REC_SAMPLE);
 	if (out->nsample && !(pos = malloc(out->nsample))) {

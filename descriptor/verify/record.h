@@ -163,9 +163,19 @@ static inline uint32_t nd__rec_cut_at(const nd__rec *r, uint32_t t)
 #define ND_REC_BUCKET_BYTES (ND_REC_BUCKETS / 2 + ND_REC_BUCKETS / 4 + 8 * ND_REC_BUCKET_CUTS)
 #define ND_REC_BUCKET_MIN 64 /* a smaller sample's merge is short */
 
+/* How the text trees fill a MinHash bin no shingle fell in (a text of
+ * fewer shingles than bins).  ROTATED takes the next filled bin's value,
+ * so every text of one shingle (1-3 words) has one of 65,536 keys, and
+ * among 200,000 short texts unrelated ones sharing a key crowd copies out
+ * of each other's windows.  MIXED takes a hash of that value and both
+ * bins: as many keys as shingle hashes.  A set keeps the one it was built
+ * with (ROTATED: a store from before MIXED). */
+enum { ND_TEXT_KEYS_ROTATED = 0, ND_TEXT_KEYS_MIXED = 1 };
+
 /* The record of word ids[0..n), and its text trees' keys (ND_TEXT_TREES *
- * ND_NEAR_ROWS, all UINT16_MAX when there is no word: not indexed). */
-int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *text_keys);
+ * ND_NEAR_ROWS, all UINT16_MAX when there is no word: not indexed), made
+ * as scheme (ND_TEXT_KEYS_*) says. */
+int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *text_keys, int scheme);
 void nd__rec_free(nd__rec *r);
 /* Bytes of the encoding; the encoding; the decoding (in place: its arrays
  * point into p, which must outlive out; its sizes checked, ND_ECORRUPT

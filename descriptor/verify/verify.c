@@ -246,9 +246,9 @@ int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, c
 	int rc, yes = 0;
 	if (!o)
 		o = &defaults;
-	if ((rc = nd__rec_make(a, na, &ra, NULL)) < 0)
+	if ((rc = nd__rec_make(a, na, &ra, NULL, 0)) < 0)
 		return rc;
-	if ((rc = nd__rec_make(b, nb, &rb, NULL)) < 0) {
+	if ((rc = nd__rec_make(b, nb, &rb, NULL, 0)) < 0) {
 		nd__rec_free(&ra);
 		return rc;
 	}
