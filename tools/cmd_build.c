@@ -216,6 +216,9 @@ int nd_cmd_build(int argc, char **argv)
 		fprintf(stderr, "neardup build: warning: %s: the descriptive set is empty: ", dbpath);
 		if (rep.min_docs)
 			fprintf(stderr, "%u documents are too few to choose words from\n", rep.doccount);
+		else if (rep.candidates)
+			fprintf(stderr, "none of its %u candidate words has a usable threshold (documents "
+				"too short?)\n", rep.candidates);
 		else
 			fprintf(stderr, "no word is in few enough of its %u documents to tell them apart "
 				"(copies of one text?)\n", rep.doccount);
