@@ -68,8 +68,8 @@ two pages of one template about two commands, and on an edited version.
     sets_test.py SOURCE_DIR NEARDUP
     sets_test.py SOURCE_DIR NEARDUP --short SCALE
 
-With --short (the slow suite: 10, the 200,000 texts of 1-5 words of
-the issue that asked for them), only the short set at that scale, every
+With --short (the slow suite: 10, 200,000 texts of 1-5 words), only
+the short set at that scale, every
 group of exact copies one cluster and nothing else in it (P and R 1).
 At 200,000, texts of one shingle that shared one of 65,536 text keys
 split 334 of 14,076 groups (R 0.989) before an empty MinHash bin's key
