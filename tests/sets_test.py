@@ -147,6 +147,8 @@ def short_only(src, nd, scale):
         if p.returncode:
             sys.exit("FAIL: make.py: %s" % (p.stdout + p.stderr)[-2000:])
         rows = measure(src, nd, tmp, "short", ["--errors", "5"], ["short"])
+        if len(rows) != 1:
+            sys.exit("FAIL: measure.py short measured %d rows" % len(rows))
         r = rows[0]
         print("sets: short x%s: %d documents, P %.4f R %.4f (%d of %d pairs)"
               % (scale, json.load(open(os.path.join(tmp, "short", "about.json")))["documents"], r["P"], r["R"],

@@ -63,9 +63,7 @@ def load(setdir):
         truth[a] = b
     # A pair of ignore.tsv is one text under two names: so is every copy
     # of the one with every copy of the other (their truth clusters).
-    members = defaultdict(list)
-    for d, t in truth.items():
-        members[t].append(d)
+    members = truth_groups(truth)
     ignore = set()
     path = os.path.join(setdir, "ignore.tsv")
     if os.path.exists(path):
@@ -88,14 +86,24 @@ def texts(setdir):
     return out
 
 
+def truth_groups(truth):
+    """Each truth cluster's documents, in truth's order."""
+    groups = defaultdict(list)
+    for d, t in truth.items():
+        groups[t].append(d)
+    return groups
+
+
+def cluster_index(clusters):
+    """Each clustered document's cluster index."""
+    return {d: k for k, c in enumerate(clusters) for d in c}
+
+
 def score_pairs(clusters, truth, ignore, only=None):
     """Pairwise P, R over clusters (lists of ids; documents in none are
     singletons).  only: a predicate on ids; then a pair counts when either
     of its documents passes it."""
-    cl = {}
-    for k, c in enumerate(clusters):
-        for d in c:
-            cl[d] = k
+    cl = cluster_index(clusters)
     pred = tp = 0
     for c in clusters:
         c = [d for d in c if d in truth]
@@ -109,11 +117,8 @@ def score_pairs(clusters, truth, ignore, only=None):
         else:
             pred += c2(n)
             tp += sum(c2(m) for m in by.values())
-    groups = defaultdict(list)
-    for d, t in truth.items():
-        groups[t].append(d)
     true = 0
-    for g in groups.values():
+    for g in truth_groups(truth).values():
         if only:
             f = sum(1 for d in g if only(d))
             true += c2(len(g)) - c2(len(g) - f)
@@ -159,7 +164,7 @@ def error_pairs(clusters, truth, ignore, n, only=None):
     skip = set(ignore)
     keep = (lambda d: True) if only is None else only
     false, missed = [], []
-    cl = {d: k for k, c in enumerate(clusters) for d in c}
+    cl = cluster_index(clusters)
     for k, c in enumerate(clusters):
         by = defaultdict(list)
         for d in c:
@@ -169,9 +174,7 @@ def error_pairs(clusters, truth, ignore, n, only=None):
                                                 n - len(false))]
         if len(false) >= n:
             break
-    groups = defaultdict(list)
-    for d, t in truth.items():
-        groups[t].append(d)
+    groups = truth_groups(truth)
     for t in sorted(groups):
         by = defaultdict(list)
         for d in sorted(groups[t]):
@@ -224,10 +227,7 @@ def check_pairs(nd, db, store, inp, pages, point, truth, ignore, ids=None, extra
             dups = (ids.get(m["id"], m["id"]) if ids else m["id"] for m in j["members"] if m["duplicate"])
             found.update((a, b) for b in dups if b != a)
     skip = set(ignore) | {(b, a) for a, b in ignore}
-    groups = defaultdict(list)
-    for doc, t in truth.items():
-        groups[t].append(doc)
-    true = {(a, b) for g in groups.values() for a in g for b in g if a != b} - skip
+    true = {(a, b) for g in truth_groups(truth).values() for a in g for b in g if a != b} - skip
     found -= skip
     tp = len(found & true)
     p = tp / len(found) if found else 1.0
