@@ -205,10 +205,11 @@ def low_jaccard(clusters, text, floor=0.3, cap=400):
     return bad_clusters, bad_pairs
 
 
-def check_pairs(nd, db, store, inp, pages, point, truth, ignore, ids=None, extra=()):
+def check_pairs(nd, db, store, inp, pages, point, truth, ignore, ids=None, extra=(), errors=0):
     """P and R of `check` pair by pair: (document, duplicate reported)
-    against every ordered pair of a truth cluster.  inp: the JSONL
-    corpus, or (pages, or ids given: a mirror's files) a directory."""
+    against every ordered pair of a truth cluster, with up to errors false
+    and missed pairs.  inp: the JSONL corpus, or (pages, or ids given: a
+    mirror's files) a directory."""
     base = ["check", "--db", db, "--store", store, "--point", point, "--json"] + list(extra)
     found = set()
     if pages or ids:
@@ -232,8 +233,18 @@ def check_pairs(nd, db, store, inp, pages, point, truth, ignore, ids=None, extra
     tp = len(found & true)
     p = tp / len(found) if found else 1.0
     r = tp / len(true) if true else 1.0
-    return {"P": round(p, 4), "R": round(r, 4), "F1": round(2 * p * r / (p + r), 4) if p + r else 0.0,
-            "predicted_pairs": len(found), "true_pairs": len(true)}
+    row = {"P": round(p, 4), "R": round(r, 4), "F1": round(2 * p * r / (p + r), 4) if p + r else 0.0,
+           "predicted_pairs": len(found), "true_pairs": len(true)}
+    if errors:
+        row["false_pairs"] = [[x, y, "check"] for x, y in sorted(found - true)[:errors]]
+        row["missed_pairs"] = [[x, y, truth[x]] for x, y in sorted(true - found)[:errors]]
+    return row
+
+
+def print_errors(row):
+    for what in ("false", "missed"):
+        for x, y, where in row.get(what + "_pairs", []):
+            print("    %-6s %s  %s  (%s %s)" % (what, x, y, "cluster" if what == "false" else "truth", where))
 
 
 def mirror(setdir, layout):
@@ -319,13 +330,14 @@ def main():
                     continue
                 row = {"set": name, "point": "check-" + point}
                 row.update(check_pairs(nd, db, store, inp, about.get("input") == "html", point, truth,
-                                       ignore, ids, a.check_args.split()))
+                                       ignore, ids, a.check_args.split(), a.errors))
                 row["seconds"] = round(time.time() - t0, 2)
                 if a.json:
                     print(json.dumps(row))
                 else:
                     print("%-10s %-6s %6.3f %6.3f %6.3f %8s %7.1f  %d pairs reported" % (
                         name, point, row["P"], row["R"], row["F1"], "-", row["seconds"], row["predicted_pairs"]))
+                    print_errors(row)
                 sys.stdout.flush()
                 continue
             out = json.loads(run([nd, "clusters", "--db", db, "--store", store, "--point", point, "--json"] +
@@ -354,10 +366,7 @@ def main():
                 print("%-10s %-6s %6s %6.3f %6s %8d %7.1f  %s" % (
                     name, point, "-" if row["P"] is None else "%.3f" % row["P"], row["R"],
                     "-" if row["P"] is None else "%.3f" % row["F1"], len(clusters), secs, notes))
-                for what in ("false", "missed"):
-                    for x, y, where in row.get(what + "_pairs", []):
-                        print("    %-6s %s  %s  (%s %s)" % (what, x, y, "cluster" if what == "false" else "truth",
-                                                          where))
+                print_errors(row)
             sys.stdout.flush()
 
 
