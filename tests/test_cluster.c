@@ -1025,6 +1025,32 @@ static void test_clusters_do_not_chain(void **state)
 	for (int k = NWIN; k < N; k++)
 		assert_int_equal(ids[k], 0);
 
+	/* The cluster a page joins (check's): of the component, only the
+	 * documents of its duplicates' cluster with the smallest id; a
+	 * document of no cluster is one alone. */
+	for (int k = 0; k < NWIN; k++) {
+		nd_docid seeds[2] = {docs[k], docs[NWIN - 1 - k]}, id, *cl;
+		nd_docid want = ids[k] < ids[NWIN - 1 - k] ? ids[k] : ids[NWIN - 1 - k];
+		size_t ncl, at = 0;
+		assert_int_equal(nd_collapse_join(db, st, NULL, seeds, 2, &id, &cl, &ncl), ND_OK);
+		assert_int_equal(id, want);
+		for (int j = 0; j < NWIN; j++)
+			if (ids[j] == want) {
+				assert_true(at < ncl);
+				assert_int_equal(cl[at++], docs[j]);
+			}
+		assert_int_equal(at, ncl);
+		assert_true(ncl < NWIN);
+		free(cl);
+	}
+	nd_docid alone = docs[NWIN], id, *cl;
+	size_t ncl;
+	assert_int_equal(nd_collapse_join(db, st, NULL, &alone, 1, &id, &cl, &ncl), ND_OK);
+	assert_int_equal(id, alone);
+	assert_int_equal(ncl, 1);
+	assert_int_equal(cl[0], alone);
+	free(cl);
+
 	/* From scratch, the copy point splits the same. */
 	size_t into[N];
 	nd_near_options o = ND_NEAR_OPTIONS_INIT;

@@ -16,7 +16,8 @@ static const char usage_text[] =
 	"usage: neardup check --db DIR --store DIR [OPTIONS] FILE... | -\n"
 	"\n"
 	"For documents not yet indexed, compute the signature indexing would give\n"
-	"them and list the verified near-duplicates already in the database.\n"
+	"them and list the verified near-duplicates already in the database; at\n"
+	"copy, also the rest of the cluster they would join.\n"
 	"FILE is .txt, .html/.htm or .jsonl (one {\"id\",\"text\"} per line); '-' reads\n"
 	"standard input in the --format given.\n"
 	"\n"
@@ -42,7 +43,9 @@ static const char usage_text[] =
 	"                     7d) of the newest the store holds (a store with a feed\n"
 	"                     window: 'neardup update --window')\n"
 	"  --json             one JSON object per input document (\"cluster\": the\n"
-	"                     collapse id of the cluster the page would join)\n"
+	"                     collapse id of the cluster the page would join;\n"
+	"                     \"cluster_size\": its documents, those not compared\n"
+	"                     listed as members \"by\": \"cluster\" at copy)\n"
 	"  -q, --quiet        accepted for uniformity: check prints only results\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -62,6 +65,9 @@ typedef struct {
 	size_t max_bytes;  /* --max-doc-mb: of a file, of standard input, of a JSONL line */
 } ctx_t;
 
+/* Lines of the text output for the joined cluster's documents not compared. */
+#define HELD_SHOWN 16
+
 static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 {
 	nd_check_result r = ND_CHECK_RESULT_INIT;
@@ -77,9 +83,10 @@ static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 	/* The cluster the page would join: the smallest collapse id (or docid)
 	 * among its duplicates at the copy point, whose clusters the store
 	 * keeps (one store; over shards clusters are per shard). */
-	nd_docid cluster = 0;
+	nd_docid cluster = 0, *held = NULL;
+	size_t nheld = 0, csize = 0;
 	if (!c->sh && r.duplicates) {
-		nd_docid *dups = malloc(r.nmembers * sizeof(*dups)), *ids = malloc(r.nmembers * sizeof(*ids));
+		nd_docid *dups = malloc(r.nmembers * sizeof(*dups));
 		size_t k = 0;
 		for (size_t i = 0; dups && i < r.nmembers; i++) {
 			const nd_check_member *m = &r.members[i];
@@ -87,15 +94,24 @@ static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 					     1 - m->distance >= nd_point_resemblance(ND_POINT_COPY) - 1e-12))
 				dups[k++] = m->docid;
 		}
-		if (dups && ids && k && (rc = nd_collapse_ids(c->db, c->st, &c->vo, dups, k, ids)) == ND_OK)
-			for (size_t i = 0; i < k; i++) {
-				nd_docid id = ids[i] ? ids[i] : dups[i];
-				cluster = !cluster || id < cluster ? id : cluster;
-			}
+		if (!dups)
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+		else if (k)
+			rc = nd_collapse_join(c->db, c->st, &c->vo, dups, k, &cluster, &held, &csize);
 		free(dups);
-		free(ids);
+		/* At copy, the cluster's documents it did not compare are its
+		 * duplicates too: a page copied a thousand times, of which it
+		 * compares a window's worth. */
+		for (size_t i = 0; c->vo.point == ND_POINT_COPY && i < csize; i++) {
+			size_t j = 0;
+			while (j < r.nmembers && r.members[j].docid != held[i])
+				j++;
+			if (j == r.nmembers)
+				held[nheld++] = held[i];
+		}
 		if (rc < 0) {
 			tool_fail("check", rc, name);
+			free(held);
 			nd_check_result_clear(&r);
 			return rc;
 		}
@@ -111,12 +127,16 @@ static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 		json_object_set_new(jo, "candidates", json_integer((json_int_t)r.cluster_size));
 		json_object_set_new(jo, "duplicates", json_integer((json_int_t)r.duplicates));
 		json_object_set_new(jo, "cluster", cluster ? json_integer(cluster) : json_null());
+		if (csize)
+			json_object_set_new(jo, "cluster_size", json_integer((json_int_t)csize));
 	} else {
 		printf("%s: %u bits, key %s, %zu candidate%s, %zu duplicate%s (%s)", name, r.sig.nbits,
 		       r.sig.key ? key : "none", r.cluster_size, r.cluster_size == 1 ? "" : "s", r.duplicates,
 		       r.duplicates == 1 ? "" : "s", nd_point_name(c->vo.point));
 		if (cluster)
 			printf(", joins cluster %u", cluster);
+		if (csize)
+			printf(" of %zu document%s", csize, csize == 1 ? "" : "s");
 		putchar('\n');
 	}
 	for (size_t i = 0; i < r.nmembers; i++) {
@@ -146,6 +166,30 @@ static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 		}
 		free(uid);
 	}
+	for (size_t i = 0; i < nheld; i++) {
+		char *uid = NULL;
+		if (!c->json && i == HELD_SHOWN && nheld > HELD_SHOWN + 1) {
+			printf("  ... and %zu more of cluster %u (--json lists them)\n", nheld - i, cluster);
+			break;
+		}
+		if (nd_xdb_doc_uid(c->db, held[i], &uid) < 0)
+			uid = NULL;
+		if (c->json) {
+			json_t *m = json_object();
+			json_object_set_new(m, "docid", json_integer(held[i]));
+			if (uid)
+				json_object_set_new(m, "id", json_string(uid));
+			json_object_set_new(m, "distance", json_null());
+			json_object_set_new(m, "measure", json_string("cluster"));
+			json_object_set_new(m, "duplicate", json_true());
+			json_object_set_new(m, "by", json_string("cluster"));
+			json_object_set_new(m, "jaccard", json_null());
+			json_array_append_new(jm, m);
+		} else
+			printf("  %8u  %-40s duplicate  -     cluster\n", held[i], uid ? uid : "(no id)");
+		free(uid);
+	}
+	free(held);
 	if (c->json) {
 		json_object_set_new(jo, "members", jm);
 		json_dumpf(jo, stdout, JSON_COMPACT);
