@@ -867,8 +867,13 @@ def short_article_pages(o, seed, nsites, sizes, again):
     template, site, page, group, title, body, r, url, copied) adds what the
     set adds."""
     sizes, arts, groups, pool, tpls = small_sites(seed, nsites, lambda rng: rng.choice(sizes))
+    cut = {}
     for k, i, pid, title, body, r in small_site_pages(sizes, arts, seed):
-        body = " ".join(body.split()[:r.randint(60, 160)])
+        # One story's texts are cut alike, at its first page's draw (each
+        # page still draws, so the set's other draws stand): news that
+        # holds a story twice would otherwise put 150 words of it on one
+        # page and 63 on another, which are not one document.
+        body = " ".join(body.split()[:cut.setdefault(groups[pid], r.randint(60, 160))])
         url = "https://%s.example/%05d.html" % (tpls[k]["name"], i)
         o.doc("%s/%05d" % (tpls[k]["name"], i), site_text(tpls[k], title, body, r), groups[pid], url)
         copied = r.random() < 1 / 3
