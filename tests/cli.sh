@@ -434,4 +434,37 @@ grep -q "^links: the links made between distinct texts .*: counted again" "$t/bs
 "$nd" clusters --db "$t/bdb" --store "$t/bstore" --point copy > "$t/bclusters.out"
 ! grep -q burst "$t/bclusters.out" || fail "pages joined by their footer: $(head "$t/bclusters.out")"
 
+# A soft 404 page copied across a crawl: check of one more copy is a copy
+# of all of them, compared with a window's worth and the rest read from
+# the cluster; JSON lists 1,000 of those and counts them all.
+python3 - "$t/soft404.jsonl" <<'EOF2'
+import json, random, sys
+r = random.Random(404)
+page = "Sorry, the page you asked for could not be found. Try the search box or go back to the front page."
+with open(sys.argv[1], "w") as f:
+    for i in range(1100):
+        f.write(json.dumps({"id": "gone%d" % i, "text": page}) + "\n")
+    for i in range(40):
+        f.write(json.dumps({"id": "page%d" % i, "text": " ".join("w%d" % r.randrange(3000) for _ in range(120))}) + "\n")
+EOF2
+"$nd" index --quiet --db "$t/sdb" "$t/soft404.jsonl"
+"$nd" build --db "$t/sdb" --store "$t/sstore" > /dev/null 2>&1
+"$nd" sign --db "$t/sdb" --store "$t/sstore" > /dev/null
+head -n 1 "$t/soft404.jsonl" | "$nd" check --db "$t/sdb" --store "$t/sstore" --json --format jsonl - > "$t/s404.json"
+head -n 1 "$t/soft404.jsonl" | "$nd" check --db "$t/sdb" --store "$t/sstore" --format jsonl - > "$t/s404.out"
+python3 - "$t/s404.json" "$t/s404.out" <<'EOF2' || fail "check of a page copied 1,100 times: $(head -c 300 "$t/s404.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+lines = open(sys.argv[2]).read().splitlines()
+compared = [m for m in j["members"] if m["measure"] != "cluster"]
+held = [m for m in j["members"] if m["measure"] == "cluster"]
+assert j["cluster_size"] == 1100 and len(held) == 1000, (j["cluster_size"], len(held))
+assert all(m["duplicate"] and m["id"].startswith("gone") for m in held), held[:3]
+assert len({m["id"] for m in j["members"]}) == len(j["members"]), "a document listed twice"
+assert 0 < len(compared) <= 16 and all(m["id"].startswith("gone") for m in compared if m["duplicate"]), compared
+assert "joins cluster %d of 1100 documents" % j["cluster"] in lines[0], lines[0]
+seen = sum(m["id"].startswith("gone") for m in compared)
+assert lines[-1].strip() == "... and %d more of cluster %d" % (1100 - seen - 16, j["cluster"]), lines[-1]
+EOF2
+
 echo "cli: all checks passed"

@@ -45,7 +45,8 @@ static const char usage_text[] =
 	"  --json             one JSON object per input document (\"cluster\": the\n"
 	"                     collapse id of the cluster the page would join;\n"
 	"                     \"cluster_size\": its documents, those not compared\n"
-	"                     listed as members \"by\": \"cluster\" at copy)\n"
+	"                     listed as members \"by\": \"cluster\" at copy, at most\n"
+	"                     1000)\n"
 	"  -q, --quiet        accepted for uniformity: check prints only results\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -65,8 +66,11 @@ typedef struct {
 	size_t max_bytes;  /* --max-doc-mb: of a file, of standard input, of a JSONL line */
 } ctx_t;
 
-/* Lines of the text output for the joined cluster's documents not compared. */
+/* The joined cluster's documents not compared, listed: lines of text,
+ * members of JSON (a soft 404 page copied across a crawl has a cluster
+ * of thousands; "cluster_size" counts them all). */
 #define HELD_SHOWN 16
+#define HELD_LISTED 1000
 
 static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 {
@@ -169,9 +173,11 @@ static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 	for (size_t i = 0; i < nheld; i++) {
 		char *uid = NULL;
 		if (!c->json && i == HELD_SHOWN && nheld > HELD_SHOWN + 1) {
-			printf("  ... and %zu more of cluster %u (--json lists them)\n", nheld - i, cluster);
+			printf("  ... and %zu more of cluster %u\n", nheld - i, cluster);
 			break;
 		}
+		if (i == HELD_LISTED)
+			break;
 		if (nd_xdb_doc_uid(c->db, held[i], &uid) < 0)
 			uid = NULL;
 		if (c->json) {
