@@ -1025,31 +1025,48 @@ static void test_clusters_do_not_chain(void **state)
 	for (int k = NWIN; k < N; k++)
 		assert_int_equal(ids[k], 0);
 
-	/* The cluster a page joins (check's): of the component, only the
-	 * documents of its duplicates' cluster with the smallest id; a
-	 * document of no cluster is one alone. */
+	/* The cluster a checked page joins: of the component, only the
+	 * documents of its duplicates' cluster with the smallest id, those it
+	 * did not compare as the rest (at copy, as many as asked); a document
+	 * of no cluster is one alone. */
 	for (int k = 0; k < NWIN; k++) {
-		nd_docid seeds[2] = {docs[k], docs[NWIN - 1 - k]}, id, *cl;
-		nd_docid want = ids[k] < ids[NWIN - 1 - k] ? ids[k] : ids[NWIN - 1 - k];
-		size_t ncl, at = 0;
-		assert_int_equal(nd_collapse_join(db, st, NULL, seeds, 2, &id, &cl, &ncl), ND_OK);
+		nd_check_member mem[2] = {{docs[k], 0, 1, 1, ND_VERIFIED_RESEMBLANCE},
+					  {docs[NWIN - 1 - k], 0.1, 1, 1, ND_VERIFIED_CONTAINMENT}};
+		nd_check_result r = {ND_SIG_INIT, 2, mem, 2, 2};
+		nd_docid want = ids[k] < ids[NWIN - 1 - k] ? ids[k] : ids[NWIN - 1 - k], id, *rest;
+		size_t size, nrest, at = 0, in = 0;
+		assert_int_equal(nd_check_cluster(db, st, NULL, &r, NWIN, &id, &size, &rest, &nrest), ND_OK);
 		assert_int_equal(id, want);
 		for (int j = 0; j < NWIN; j++)
 			if (ids[j] == want) {
-				assert_true(at < ncl);
-				assert_int_equal(cl[at++], docs[j]);
+				in++;
+				if (docs[j] == mem[0].docid || docs[j] == mem[1].docid)
+					continue; /* compared */
+				assert_true(at < nrest);
+				assert_int_equal(rest[at++], docs[j]);
 			}
-		assert_int_equal(at, ncl);
-		assert_true(ncl < NWIN);
-		free(cl);
+		assert_int_equal(at, nrest);
+		assert_int_equal(size, in);
+		assert_true(size < NWIN);
+		free(rest);
+		/* At most max_rest; at strict, the id and size but no rest. */
+		nd_verify_options vo = ND_VERIFY_OPTIONS_INIT;
+		vo.point = ND_POINT_STRICT;
+		assert_int_equal(nd_check_cluster(db, st, NULL, &r, 0, &id, &size, &rest, &nrest), ND_OK);
+		assert_true(id == want && size == in && nrest == 0 && rest == NULL);
+		assert_int_equal(nd_check_cluster(db, st, &vo, &r, NWIN, &id, &size, &rest, &nrest), ND_OK);
+		assert_true(id == want && size == in && nrest == 0 && rest == NULL);
 	}
-	nd_docid alone = docs[NWIN], id, *cl;
-	size_t ncl;
-	assert_int_equal(nd_collapse_join(db, st, NULL, &alone, 1, &id, &cl, &ncl), ND_OK);
-	assert_int_equal(id, alone);
-	assert_int_equal(ncl, 1);
-	assert_int_equal(cl[0], alone);
-	free(cl);
+	nd_check_member alone = {docs[NWIN], 0, 1, 1, ND_VERIFIED_RESEMBLANCE};
+	nd_check_result r1 = {ND_SIG_INIT, 1, &alone, 1, 1};
+	nd_docid id, *rest;
+	size_t size, nrest;
+	assert_int_equal(nd_check_cluster(db, st, NULL, &r1, NWIN, &id, &size, &rest, &nrest), ND_OK);
+	assert_true(id == docs[NWIN] && size == 1 && nrest == 0);
+	/* A story duplicate below copy's resemblance joins no cluster. */
+	alone.distance = 0.9;
+	assert_int_equal(nd_check_cluster(db, st, NULL, &r1, NWIN, &id, &size, &rest, &nrest), ND_OK);
+	assert_true(id == 0 && size == 0 && nrest == 0);
 
 	/* From scratch, the copy point splits the same. */
 	size_t into[N];

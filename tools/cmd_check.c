@@ -2,7 +2,6 @@
 #include "tool.h"
 #include "neardup/window.h"
 #include "neardup/check.h"
-#include "neardup/collapse.h"
 #include "neardup/indexer.h"
 
 #include <getopt.h>
@@ -84,41 +83,16 @@ static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 		nd_check_result_clear(&r);
 		return rc;
 	}
-	/* The cluster the page would join: the smallest collapse id (or docid)
-	 * among its duplicates at the copy point, whose clusters the store
-	 * keeps (one store; over shards clusters are per shard). */
+	/* The cluster the page would join (one store; over shards clusters
+	 * are per shard), and at copy the rest of it. */
 	nd_docid cluster = 0, *held = NULL;
 	size_t nheld = 0, csize = 0;
-	if (!c->sh && r.duplicates) {
-		nd_docid *dups = malloc(r.nmembers * sizeof(*dups));
-		size_t k = 0;
-		for (size_t i = 0; dups && i < r.nmembers; i++) {
-			const nd_check_member *m = &r.members[i];
-			if (m->duplicate && (m->how != ND_VERIFIED_RESEMBLANCE ||
-					     1 - m->distance >= nd_point_resemblance(ND_POINT_COPY) - 1e-12))
-				dups[k++] = m->docid;
-		}
-		if (!dups)
-			rc = nd_error_set(ND_ENOMEM, "out of memory");
-		else if (k)
-			rc = nd_collapse_join(c->db, c->st, &c->vo, dups, k, &cluster, &held, &csize);
-		free(dups);
-		/* At copy, the cluster's documents it did not compare are its
-		 * duplicates too: a page copied a thousand times, of which it
-		 * compares a window's worth. */
-		for (size_t i = 0; c->vo.point == ND_POINT_COPY && i < csize; i++) {
-			size_t j = 0;
-			while (j < r.nmembers && r.members[j].docid != held[i])
-				j++;
-			if (j == r.nmembers)
-				held[nheld++] = held[i];
-		}
-		if (rc < 0) {
-			tool_fail("check", rc, name);
-			free(held);
-			nd_check_result_clear(&r);
-			return rc;
-		}
+	if (!c->sh &&
+	    (rc = nd_check_cluster(c->db, c->st, &c->vo, &r, c->json ? HELD_LISTED : SIZE_MAX, &cluster, &csize,
+				   &held, &nheld)) < 0) {
+		tool_fail("check", rc, name);
+		nd_check_result_clear(&r);
+		return rc;
 	}
 	json_t *jo = c->json ? json_object() : NULL, *jm = c->json ? json_array() : NULL;
 	char key[17];
@@ -176,8 +150,6 @@ static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 			printf("  ... and %zu more of cluster %u\n", nheld - i, cluster);
 			break;
 		}
-		if (i == HELD_LISTED)
-			break;
 		if (nd_xdb_doc_uid(c->db, held[i], &uid) < 0)
 			uid = NULL;
 		if (c->json) {

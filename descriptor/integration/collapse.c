@@ -435,41 +435,6 @@ cleanup:
 	return rc;
 }
 
-int nd_collapse_join(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const nd_docid *dups, size_t n,
-		     nd_docid *id, nd_docid **out, size_t *nout)
-{
-	nd_docid *all, *ids = NULL;
-	size_t m, k = 0;
-	int rc;
-
-	*id = 0;
-	*out = NULL;
-	*nout = 0;
-	/* One walk of the duplicates' components gives both the id and the
-	 * documents: splitting a component reads the same pairs either way. */
-	if ((rc = nd_collapse_members(st, dups, n, &all, &m)) < 0 || m == 0)
-		return rc;
-	if (!(ids = malloc(m * sizeof(*ids))))
-		rc = nd_error_set(ND_ENOMEM, "the collapse ids of %zu documents", m);
-	else if ((rc = nd_collapse_ids(db, st, vo, all, m, ids)) == ND_OK) {
-		for (size_t i = 0; i < m; i++)
-			ids[i] = ids[i] ? ids[i] : all[i];
-		for (size_t i = 0; i < n; i++) {
-			const nd_docid *at = bsearch(&dups[i], all, m, sizeof(*all), cmp_docid);
-			if (at && (!*id || ids[at - all] < *id))
-				*id = ids[at - all];
-		}
-		for (size_t i = 0; i < m; i++) /* in place: k never passes i */
-			if (ids[i] == *id)
-				all[k++] = all[i];
-		*out = all, *nout = k;
-		all = NULL;
-	}
-	free(ids);
-	free(all);
-	return rc;
-}
-
 /* Verified equal-key groups over every store: what collapses while links
  * are pending. */
 static int key_ids(nd_xdb *db, const store_set *ss, const nd_verify_options *vo, const nd_docid *docs, size_t n,

@@ -78,13 +78,6 @@ ND_EXTERN int nd_collapse_tolerant(nd_xdb *db, nd_store *st, const nd_verify_opt
 ND_EXTERN int nd_collapse_members(nd_store *st, const nd_docid *seeds, size_t n, nd_docid **out,
 				  size_t *nout);
 
-/* The stored cluster that a page whose verified copies are dups[0..n)
- * joins: *id the smallest of their collapse ids (nd_collapse_ids; a
- * document of no cluster is its own id), 0 when n is 0, and *out (caller
- * frees; NULL when *nout is 0) that cluster's documents, ascending. */
-ND_EXTERN int nd_collapse_join(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const nd_docid *dups,
-			       size_t n, nd_docid *id, nd_docid **out, size_t *nout);
-
 /* Encoding of a collapse id in a value slot: 4 bytes, big-endian; no value
  * for id 0.  Xapian compares values as strings: any fixed width works. */
 #define ND_COLLAPSE_VALUE_LEN 4

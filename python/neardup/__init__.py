@@ -23,11 +23,12 @@ import warnings
 from cffi import FFI
 
 __all__ = ["Neardup", "Error", "NotFound", "InvalidArgument", "Locked", "Corrupt", "Mismatch", "Full",
-           "TooBig", "InvalidState", "Closed", "Retry", "DegradedWarning", "Duplicate", "Change", "Hit",
+           "TooBig", "InvalidState", "Closed", "Retry", "DegradedWarning", "Duplicate", "Checked", "Change", "Hit",
            "POINTS", "__version__"]
 
 POINTS = ("copy", "strict", "story")
 CHECK_COMPARE = 16  # candidates check compares unless told: ND_CHECK_COMPARE
+CHECK_CLUSTER_LISTED = 1000  # of the joined cluster, as `neardup check --json` lists them
 
 _ffi = FFI()
 # Must match include/neardup/*.h exactly (ABI mode sees no headers);
@@ -101,6 +102,8 @@ const nd_descriptor *nd_handle_descriptor(nd_handle *h);
 nd_tokenizer *nd_handle_tokenizer(nd_handle *h);
 int nd_check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store *st, const char *text,
                   size_t len, const nd_verify_options *vo, size_t max_compare, nd_check_result *out);
+int nd_check_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const nd_check_result *r,
+                     size_t max_rest, nd_docid *id, size_t *size, nd_docid **rest, size_t *nrest);
 int nd_store_read_begin(nd_store *st, nd_store_txn **out);
 void nd_store_txn_end(nd_store_txn *txn);
 int nd_store_links_state(nd_store_txn *txn);
@@ -266,7 +269,9 @@ def _count(value, what, lo=0, hi=2 ** 32 - 1):
 
 class Duplicate:
     """One compared document: docid, uid (its unique id), distance (by
-    `by`: Levenshtein, or 1 - resemblance), duplicate (the verdict), by."""
+    `by`: Levenshtein, or 1 - resemblance), duplicate (the verdict), by;
+    or, by "cluster" (distance None), one of the cluster a checked text
+    joins that it was not compared with."""
     __slots__ = ("docid", "uid", "distance", "duplicate", "by", "jaccard")
 
     def __init__(self, docid, uid, distance, duplicate, by, jaccard=None):
@@ -274,8 +279,15 @@ class Duplicate:
         self.duplicate, self.by, self.jaccard = duplicate, by, jaccard
 
     def __repr__(self):
-        return "Duplicate(docid=%d, uid=%r, distance=%.3f, duplicate=%s, by=%r)" % (
-            self.docid, self.uid, self.distance, self.duplicate, self.by)
+        return "Duplicate(docid=%d, uid=%r, distance=%s, duplicate=%s, by=%r)" % (
+            self.docid, self.uid, "None" if self.distance is None else "%.3f" % self.distance, self.duplicate,
+            self.by)
+
+
+class Checked(list):
+    """check()'s Duplicates, with cluster (the collapse id of the cluster
+    the text would join, None for none) and cluster_size (its documents)."""
+    __slots__ = ("cluster", "cluster_size")
 
 
 class Change:
@@ -417,9 +429,11 @@ class Neardup:
     @_serial
     def check(self, text, compare=CHECK_COMPARE, point=None):
         """The documents already indexed that `text` (str or bytes, not yet
-        indexed) duplicates, at the point: a list of Duplicate, compared ones
-        only (the first `compare` candidates); those with .duplicate True are
-        the verdict's."""
+        indexed) duplicates, at the point: a Checked list of Duplicate, the
+        first `compare` candidates (those with .duplicate True are the
+        verdict's), then at the copy point up to CHECK_CLUSTER_LISTED other
+        documents of the cluster it would join (by "cluster"), as `neardup
+        check --json` lists them."""
         if isinstance(text, str):
             data = text.encode("utf-8", "surrogatepass")
         elif isinstance(text, (bytes, bytearray, memoryview)):
@@ -435,9 +449,19 @@ class Neardup:
         try:
             _check(_lib.nd_check_text(_lib.nd_handle_tokenizer(self._h), _lib.nd_handle_descriptor(self._h),
                                       self._db, self._st, data, len(data), vo, compare, r))
-            return [Duplicate(m.docid, self._uid(m.docid), m.distance, bool(m.duplicate),
-                              _HOW[m.how] if m.duplicate else None, m.jaccard)
-                    for m in (r.members[i] for i in range(r.nmembers))]
+            out = Checked(Duplicate(m.docid, self._uid(m.docid), m.distance, bool(m.duplicate),
+                                    _HOW[m.how] if m.duplicate else None, m.jaccard)
+                          for m in (r.members[i] for i in range(r.nmembers)))
+            cid, size, rest, nrest = (_ffi.new("nd_docid *"), _ffi.new("size_t *"), _ffi.new("nd_docid **"),
+                                      _ffi.new("size_t *"))
+            _check(_lib.nd_check_cluster(self._db, self._st, vo, r, CHECK_CLUSTER_LISTED, cid, size, rest, nrest))
+            try:
+                out.extend(Duplicate(rest[0][i], self._uid(rest[0][i]), None, True, "cluster")
+                           for i in range(nrest[0]))
+            finally:
+                _libc.free(rest[0])
+            out.cluster, out.cluster_size = cid[0] or None, size[0]
+            return out
         finally:
             _lib.nd_check_result_clear(r)
 

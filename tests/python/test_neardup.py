@@ -82,8 +82,9 @@ def test_check_compare_is_the_libraries(corpus):
     assert neardup.CHECK_COMPARE == want
     db, store = corpus
     with neardup.Neardup(db, store) as nd:
-        assert len(nd.check(" ".join(text(3)))) == want  # of more candidates
-        assert len(nd.check(" ".join(text(3)), compare=2)) == 2
+        compared = lambda found: [d for d in found if d.by != "cluster"]
+        assert len(compared(nd.check(" ".join(text(3))))) == want  # of more candidates
+        assert len(compared(nd.check(" ".join(text(3)), compare=2))) == 2
 
 
 def test_group_commit(corpus):
@@ -126,6 +127,14 @@ def test_check_then_index_then_changed(corpus):
         # a few words of 200 changed: most of the texts' shingles agree
         assert all(d.by == "resemblance" and d.distance <= 0.2 for d in found if d.duplicate), [d for d in found if d.duplicate]
         assert not any(d.duplicate for d in nd.check(edit(text(5000), 1, 0)))
+        # The cluster it would join, as `neardup check` names it; compared
+        # with one candidate, the rest of the cluster comes from the store.
+        assert found.cluster == min(d.docid for d in found if d.duplicate) and found.cluster_size == 3, found
+        one = nd.check(page, compare=1)
+        assert (one.cluster, one.cluster_size) == (found.cluster, 3), one
+        assert [d.by for d in one[1:]] == ["cluster", "cluster"] and {d.uid for d in one if d.duplicate} == dups, one
+        strict = nd.check(page, compare=1, point="strict")  # the cluster named, its rest not listed
+        assert strict.cluster == found.cluster and [d.by for d in strict] == ["levenshtein"], strict
 
         docid = index_with_xapian(db, "copy5", page)
         r = nd.changed(docid)
