@@ -95,8 +95,11 @@ int main(int argc, char **argv)
 			    : (size_t)snprintf(text + n, sizeof(text) - n, "w%llu ", (x >> 33) % 2000);
 	}
 	TRY(nd_check_text_tolerant(tk, d, db, st, text, n, 0.5, NULL, 8, &r));
-	printf("%zu duplicates\n", r.duplicates);
-	int ok = r.duplicates == 2;
+	nd_docid id, *rest;
+	size_t size, nrest;
+	TRY(nd_check_cluster(db, st, NULL, &r, 10, &id, &size, &rest, &nrest));
+	printf("%zu duplicates, cluster of %zu\n", r.duplicates, size);
+	int ok = r.duplicates == 2 && size == 2 && nrest == 0 && id != 0;
 	nd_check_result_clear(&r);
 	nd_tokenizer_free(tk);
 	nd_descriptor_free(d);
@@ -112,7 +115,7 @@ cc -std=c11 -Wall -Wextra -Werror $sanflags -o "$t/prog" "$t/prog.c" $flags 2> "
 	fail "compiling against the installed library: $(cat "$t/cc.log")"
 mkdir "$t/work"
 LD_LIBRARY_PATH="$(dirname "$lib")" "$t/prog" "$t/work" > "$t/out" 2>&1 || fail "the program: $(cat "$t/out")"
-grep -q "^2 duplicates" "$t/out" || fail "the program: $(cat "$t/out")"
+grep -q "^2 duplicates, cluster of 2" "$t/out" || fail "the program: $(cat "$t/out")"
 # The installed example, through the umbrella header and the one-call open.
 # shellcheck disable=SC2086
 cc -std=c11 -Wall -Wextra -Werror $sanflags -o "$t/check_page" "$examples/check_page.c" $flags 2> "$t/cc.log" ||

@@ -30,6 +30,18 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < r.nmembers; i++)
 		if (r.members[i].duplicate)
 			printf(" %u", r.members[i].docid);
+	/* It compared a window's worth: the cluster it joins holds the rest. */
+	nd_docid id, *rest;
+	size_t size, nrest;
+	if (nd_check_cluster(nd_handle_db(h), nd_handle_store(h), NULL, &r, 1000, &id, &size, &rest, &nrest) < 0) {
+		fprintf(stderr, "check_page: %s\n", nd_error_last());
+		return 1;
+	}
+	for (size_t i = 0; i < nrest; i++)
+		printf(" %u", rest[i]);
+	if (id)
+		printf(", in cluster %u of %zu documents", id, size);
+	free(rest);
 	putchar('\n');
 	nd_check_result_clear(&r);
 	nd_close(h);
