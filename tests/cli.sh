@@ -82,6 +82,7 @@ for p, v in j.items():
     for c in v["clusters"]:
         ids = [x["docid"] for x in c["documents"]]
         assert ids == sorted(ids) and c["size"] == len(ids) and all(x["id"] for x in c["documents"]), c
+        assert c["id"] == ids[0], c  # named by its smallest docid
 groups = lambda v: sorted(sorted(x["docid"] for x in c["documents"]) for c in v["clusters"])
 assert groups(j["default"]) == groups(j["copy"])            # copy is the default
 assert j["copy"]["from"] == "links" and j["story"]["from"] == "index"
@@ -94,7 +95,7 @@ copy = [set(g) for g in groups(j["copy"])]
 assert all(any(set(g) <= c for c in copy) for g in groups(j["strict"]))
 assert j["strict"]["documents_in_clusters"] <= j["copy"]["documents_in_clusters"]
 # Written a cluster at a time: one a line, each a JSON object of its own.
-lines = [l.strip().rstrip(",") for l in open("%s/c-copy.json" % d) if l.strip().startswith('{"size"')]
+lines = [l.strip().rstrip(",") for l in open("%s/c-copy.json" % d) if l.strip().startswith('{"id"')]
 assert lines and [json.loads(l) for l in lines] == j["copy"]["clusters"], len(lines)
 EOF
 # No cluster at all is still one JSON object, its list empty.
@@ -216,6 +217,8 @@ ids = {m["docid"]: m["id"] for m in chk["members"]}
 assert {ids.get(x["docid"]) for x in upd[0]["duplicates"]} == by_check, (upd, by_check)
 fam = [g for g in pc["clusters"] if any(d["id"] == "tmpl11" for d in g["documents"])]
 assert fam and {d["id"] for d in fam[0]["documents"]} == by_check | {"tmpl11"}, fam
+# clusters names it by the id check gave: its smallest docid
+assert fam[0]["id"] == chk["cluster"] == min(d["docid"] for d in fam[0]["documents"]), (fam[0]["id"], chk["cluster"])
 EOF
 rc=0; "$nd" update --db "$t/db" --store "$t/store" --tolerant 0 2> "$t/err" || rc=$?
 [ "$rc" = 2 ] && grep -q "tolerant needs" "$t/err" || fail "update --tolerant 0: exit $rc"
@@ -268,7 +271,7 @@ grep -q "run 'neardup build'" "$t/first.err" || fail "sign past the drift: $(cat
 [ ! -s "$t/q.out" ] || fail "build -q / sign -q printed: $(head -3 "$t/q.out")"
 "$nd" clusters -q --db "$t/db" --store "$t/store2" --limit 1 > "$t/q.out"
 head -1 "$t/q.out" | grep -q "clusters of" && fail "clusters -q printed its summary"
-grep -q "^cluster 1:" "$t/q.out" || fail "clusters -q: $(head -3 "$t/q.out")"
+grep -Eq "^cluster [1-9][0-9]*: [0-9]+ documents" "$t/q.out" || fail "clusters -q: $(head -3 "$t/q.out")"
 for c in index build sign clusters check update search fsck text eval; do
 	"$nd" $c --help | grep -q -- "-q, --quiet" || fail "$c has no -q"
 done

@@ -316,8 +316,15 @@ static void print(nd_xdb *db, const args_t *a, const listing *l, uint64_t signed
 	}
 	for (size_t k = 0; k < l->ng && k < a->limit; k++) {
 		json_t *jdocs = a->json ? json_array() : NULL;
+		/* Its id, its smallest docid: at copy the collapse id, which
+		 * check names as the cluster a page joins. */
+		nd_docid id = 0;
+		for (size_t m = 0; m < l->g[k].size; m++) {
+			nd_docid d = l->docs[l->order[l->g[k].start + m]];
+			id = !id || d < id ? d : id;
+		}
 		if (!a->json)
-			printf("\ncluster %zu: %zu documents\n", k + 1, l->g[k].size);
+			printf("\ncluster %u: %zu documents\n", id, l->g[k].size);
 		for (size_t m = 0; m < l->g[k].size; m++) {
 			nd_docid d = l->docs[l->order[l->g[k].start + m]];
 			char *uid = uid_of(db, d);
@@ -332,6 +339,7 @@ static void print(nd_xdb *db, const args_t *a, const listing *l, uint64_t signed
 		}
 		if (a->json) {
 			json_t *jc = json_object();
+			json_object_set_new(jc, "id", json_integer(id));
 			json_object_set_new(jc, "size", json_integer((json_int_t)l->g[k].size));
 			json_object_set_new(jc, "documents", jdocs);
 			printf("%s\n  ", k ? "," : "");
