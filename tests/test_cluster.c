@@ -962,6 +962,12 @@ static void test_split_nearest_centre(void **state)
  * share two fifths of their text or less.  The clusters read
  * from the links equal those the copy point makes from scratch, and a
  * hook that breaks the chain keeps the collapse slot right. */
+static int clear_links(nd_store_txn *txn, void *ctx)
+{
+	(void)ctx;
+	return nd_store_links_clear(txn);
+}
+
 #define WIN 150
 #define STEP 30
 #define NWIN 7
@@ -1109,6 +1115,23 @@ static void test_clusters_do_not_chain(void **state)
 			assert_true(!ids[k] || ids[k] != ids[j]);
 	nd_hook_result_clear(&r);
 	nd_hook_free(h);
+
+	/* Links to be made again: the duplicates' verified key groups give the
+	 * cluster's id, and the cluster is the duplicates themselves. */
+	assert_int_equal(nd_store_write(st, clear_links, NULL), ND_OK);
+	nd_check_member two[2] = {{docs[0], 0, 1, 1, ND_VERIFIED_RESEMBLANCE},
+				  {docs[1], 0, 1, 1, ND_VERIFIED_RESEMBLANCE}};
+	nd_check_result r2 = {ND_SIG_INIT, 2, two, 2, 2};
+	nd_docid kid[2], want = 0;
+	size_t in = 0;
+	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, 2, kid), ND_OK);
+	for (int k = 0; k < 2; k++)
+		want = !want || (kid[k] ? kid[k] : docs[k]) < want ? (kid[k] ? kid[k] : docs[k]) : want;
+	for (int k = 0; k < 2; k++)
+		in += (kid[k] ? kid[k] : docs[k]) == want;
+	assert_int_equal(nd_check_cluster(db, st, NULL, &r2, NWIN, &id, &size, &rest, &nrest), ND_OK);
+	assert_true(id == want && size == in && nrest == 0 && rest == NULL);
+
 	assert_int_equal(nd_indexer_close(ix), ND_OK);
 	nd_store_close(st);
 	tu_rmtree(path);

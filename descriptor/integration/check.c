@@ -1,8 +1,6 @@
 /* Crawl-time check: sign text as if it were indexed, then verify it
  * against the members of the cluster it would join. */
 #include "neardup/check.h"
-#include "neardup/collapse.h"
-#include "neardup/point.h"
 #include "neardup/shards.h"
 #include "neardup/similarity.h"
 #include "neardup/words.h"
@@ -229,66 +227,5 @@ int nd_check_text_shards(nd_tokenizer *tk, const nd_shards *sh, nd_xdb *db, cons
 	rc = check_text(tk, nd_shards_descriptor(sh), db, st, sh, n, text, len, min_jaccard, vo, max_compare,
 			out);
 	free(st);
-	return rc;
-}
-
-static int cmp_docid(const void *a, const void *b)
-{
-	nd_docid x = *(const nd_docid *)a, y = *(const nd_docid *)b;
-	return x < y ? -1 : x > y;
-}
-
-int nd_check_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const nd_check_result *r,
-		     size_t max_rest, nd_docid *id, size_t *size, nd_docid **rest, size_t *nrest)
-{
-	nd_docid *dups = NULL, *all = NULL, *ids = NULL;
-	size_t k = 0, m = 0, n = 0;
-	int rc = ND_OK;
-
-	*id = 0, *size = 0, *rest = NULL, *nrest = 0;
-	if (!r->duplicates)
-		return ND_OK;
-	if (!(dups = malloc(r->nmembers * sizeof(*dups))))
-		return nd_error_set(ND_ENOMEM, "out of memory");
-	for (size_t i = 0; i < r->nmembers; i++) {
-		const nd_check_member *x = &r->members[i];
-		if (x->duplicate && (x->how != ND_VERIFIED_RESEMBLANCE ||
-				     1 - x->distance >= nd_point_resemblance(ND_POINT_COPY) - 1e-12))
-			dups[k++] = x->docid;
-	}
-	/* One walk of the duplicates' link components gives both the id and
-	 * the documents: splitting a component reads the same pairs either
-	 * way. */
-	if (!k || (rc = nd_collapse_members(st, dups, k, &all, &m)) < 0 || !m)
-		goto done;
-	if (!(ids = malloc(m * sizeof(*ids)))) {
-		rc = nd_error_set(ND_ENOMEM, "the collapse ids of %zu documents", m);
-		goto done;
-	}
-	if ((rc = nd_collapse_ids(db, st, vo, all, m, ids)) < 0)
-		goto done;
-	for (size_t i = 0; i < m; i++)
-		ids[i] = ids[i] ? ids[i] : all[i];
-	for (size_t i = 0; i < k; i++) { /* all[] is ascending and holds the seeds */
-		const nd_docid *at = bsearch(&dups[i], all, m, sizeof(*all), cmp_docid);
-		if (at && (!*id || ids[at - all] < *id))
-			*id = ids[at - all];
-	}
-	for (size_t i = 0; i < m; i++) {
-		if (ids[i] != *id)
-			continue;
-		++*size;
-		size_t j = 0;
-		while (j < r->nmembers && r->members[j].docid != all[i])
-			j++;
-		if (j == r->nmembers && n < max_rest && (!vo || vo->point == ND_POINT_COPY))
-			all[n++] = all[i]; /* in place: n never passes i */
-	}
-	if (n)
-		*rest = all, *nrest = n, all = NULL;
-done:
-	free(dups);
-	free(all);
-	free(ids);
 	return rc;
 }

@@ -3,6 +3,8 @@
  * each shard's links and the verdict between results of different shards;
  * for filtering ranked lists and for Xapian's collapse key. */
 #include "neardup/collapse.h"
+#include "neardup/check.h"
+#include "neardup/point.h"
 #include "descriptor/verify/verify_internal.h"
 #include "descriptor/verify/record.h"
 #include "common/nd_buf.h"
@@ -248,12 +250,29 @@ static int member_dist(uint32_t a, uint32_t b, double *d, void *ctx)
 	return rc <= 0 ? rc : (rc = nd__rec_verdict(ND_POINT_COPY, &m->c, &y, m->common, &how, d)) < 0 ? rc : ND_OK;
 }
 
+/* Every member of the components link_ids walked, each as docid << 32 |
+ * collapse id (0: alone). */
+typedef struct {
+	uint64_t *v;
+	size_t n, cap;
+} walked;
+
+static int walked_add(walked *w, uint32_t doc, nd_docid id)
+{
+	void *p = w->v;
+	int rc = nd_array_reserve(&p, &w->cap, w->n + 1, sizeof(*w->v));
+	if (rc == ND_OK)
+		w->v = p, w->v[w->n++] = (uint64_t)doc << 32 | id;
+	return rc;
+}
+
 /* Collapse ids from the store's links: each document's is its copy
  * cluster's leader (the smallest docid of the cluster, nd__split), 0 when
  * it is alone.  Each component is walked, then split reading its links
  * again, so that what is held grows with its members, not its links.
- * *used 0 (ids untouched) when the links are to be rebuilt. */
-static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids, int *used)
+ * *used 0 (ids untouched) when the links are to be rebuilt.  With w, every
+ * member of the components walked goes there too, with its id. */
+static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids, int *used, walked *w)
 {
 	nd_store_txn *txn;
 	id_set seen = {NULL, 0, 0};
@@ -325,8 +344,11 @@ static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids,
 			free(nb);
 			nb = NULL;
 		}
-		if (tail < 2)
+		if (tail < 2) {
+			if (w && (rc = walked_add(w, start, 0)) < 0)
+				goto cleanup;
 			continue;
+		}
 		/* The component's clusters: each member's leader, and how many
 		 * each leader leads (alone: id 0). */
 		nd__sort_u64(md, tail);
@@ -362,6 +384,8 @@ static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids,
 				;
 			for (; hit && hit < order + n && hit->key == want.key; hit++)
 				ids[hit->i] = id;
+			if (w && (rc = walked_add(w, queue[q], id)) < 0)
+				goto cleanup;
 		}
 	}
 	rc = ND_OK;
@@ -680,7 +704,7 @@ static int shard_ids(nd_xdb *db, const store_set *ss, const nd_verify_options *v
 			}
 		if (m == 0)
 			continue;
-		if ((rc = link_ids(ss->st[s], sel, m, lid, &used)) < 0)
+		if ((rc = link_ids(ss->st[s], sel, m, lid, &used, NULL)) < 0)
 			goto cleanup;
 		pending |= !used;
 		for (size_t k = 0; k < m; k++)
@@ -761,7 +785,7 @@ static int collapse_ids(nd_xdb *db, const store_set *ss, const nd_verify_options
 	if (ss->sh)
 		return shard_ids(db, ss, vo, docs, n, ids);
 	/* One store: its links, when they cover every record. */
-	if ((rc = link_ids(ss->st[0], docs, n, ids, &used)) < 0 || used)
+	if ((rc = link_ids(ss->st[0], docs, n, ids, &used, NULL)) < 0 || used)
 		return rc;
 	return key_ids(db, ss, vo, docs, n, ids);
 }
@@ -772,6 +796,68 @@ int nd_collapse_ids(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const
 	store_set ss = {&st, NULL, 1};
 	int rc = nd__store_matches_db(st, db);
 	return rc < 0 ? rc : collapse_ids(db, &ss, vo, docs, n, ids);
+}
+
+int nd_check_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const nd_check_result *r,
+		     size_t max_rest, nd_docid *id, size_t *size, nd_docid **rest, size_t *nrest)
+{
+	nd_docid *dups = NULL, *ids = NULL, *out = NULL;
+	walked w = {NULL, 0, 0};
+	size_t k = 0, n = 0;
+	int rc = ND_OK, used = 0;
+
+	*id = 0, *size = 0, *rest = NULL, *nrest = 0;
+	if (!r->duplicates)
+		return ND_OK;
+	if (!(dups = malloc(r->nmembers * sizeof(*dups))) || !(ids = malloc(r->nmembers * sizeof(*ids)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < r->nmembers; i++) {
+		const nd_check_member *x = &r->members[i];
+		if (x->duplicate && (x->how != ND_VERIFIED_RESEMBLANCE ||
+				     1 - x->distance >= nd_point_resemblance(ND_POINT_COPY) - 1e-12))
+			dups[k++] = x->docid;
+	}
+	/* One walk of the duplicates' link components gives their ids and
+	 * every member's; while the links are to be rebuilt, verified
+	 * equal-key groups give the ids, and the cluster is the duplicates. */
+	store_set ss = {&st, NULL, 1};
+	if (!k || (rc = nd__store_matches_db(st, db)) < 0 || (rc = link_ids(st, dups, k, ids, &used, &w)) < 0 ||
+	    (!used && (rc = key_ids(db, &ss, vo, dups, k, ids)) < 0))
+		goto done;
+	for (size_t i = 0; i < k; i++) {
+		nd_docid x = ids[i] ? ids[i] : dups[i];
+		*id = !*id || x < *id ? x : *id;
+	}
+	for (size_t i = 0; !used && i < k; i++)
+		if ((rc = walked_add(&w, dups[i], ids[i])) < 0)
+			goto done;
+	if (w.n)
+		nd__sort_u64(w.v, w.n);
+	if (!(out = malloc(((w.n < max_rest ? w.n : max_rest) + 1) * sizeof(*out)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < w.n; i++) {
+		nd_docid doc = (nd_docid)(w.v[i] >> 32), x = (nd_docid)w.v[i] ? (nd_docid)w.v[i] : doc;
+		if (x != *id)
+			continue;
+		++*size;
+		size_t j = 0;
+		while (j < r->nmembers && r->members[j].docid != doc)
+			j++;
+		if (j == r->nmembers && n < max_rest && (!vo || vo->point == ND_POINT_COPY))
+			out[n++] = doc;
+	}
+	if (n)
+		*rest = out, *nrest = n, out = NULL;
+done:
+	free(out);
+	free(dups);
+	free(ids);
+	free(w.v);
+	return rc;
 }
 
 static int collapse(nd_xdb *db, const store_set *ss, const nd_verify_options *vo, const nd_docid *ranked,
