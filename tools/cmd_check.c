@@ -65,11 +65,9 @@ typedef struct {
 	size_t max_bytes;  /* --max-doc-mb: of a file, of standard input, of a JSONL line */
 } ctx_t;
 
-/* The joined cluster's documents not compared, listed: lines of text,
- * members of JSON (a soft 404 page copied across a crawl has a cluster
- * of thousands; "cluster_size" counts them all). */
+/* Lines of text for the joined cluster's documents not compared (JSON
+ * lists ND_CHECK_CLUSTER_LISTED; "cluster_size" counts them all). */
 #define HELD_SHOWN 16
-#define HELD_LISTED 1000
 
 static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 {
@@ -88,7 +86,7 @@ static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 	nd_docid cluster = 0, *held = NULL;
 	size_t nheld = 0, csize = 0;
 	if (!c->sh &&
-	    (rc = nd_check_cluster(c->db, c->st, &c->vo, &r, c->json ? HELD_LISTED : SIZE_MAX, &cluster, &csize,
+	    (rc = nd_check_cluster(c->db, c->st, &c->vo, &r, c->json ? ND_CHECK_CLUSTER_LISTED : SIZE_MAX, &cluster, &csize,
 				   &held, &nheld)) < 0) {
 		tool_fail("check", rc, name);
 		nd_check_result_clear(&r);

@@ -28,7 +28,7 @@ __all__ = ["Neardup", "Error", "NotFound", "InvalidArgument", "Locked", "Corrupt
 
 POINTS = ("copy", "strict", "story")
 CHECK_COMPARE = 16  # candidates check compares unless told: ND_CHECK_COMPARE
-CHECK_CLUSTER_LISTED = 1000  # of the joined cluster, as `neardup check --json` lists them
+CHECK_CLUSTER_LISTED = 1000  # of the joined cluster not compared: ND_CHECK_CLUSTER_LISTED
 
 _ffi = FFI()
 # Must match include/neardup/*.h exactly (ABI mode sees no headers);

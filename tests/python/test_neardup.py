@@ -80,6 +80,8 @@ def test_check_compare_is_the_libraries(corpus):
     header = os.path.join(os.path.dirname(neardup.__file__), "..", "..", "include", "neardup", "check.h")
     want = int(re.search(r"#define ND_CHECK_COMPARE (\d+)", open(header).read()).group(1))
     assert neardup.CHECK_COMPARE == want
+    listed = int(re.search(r"#define ND_CHECK_CLUSTER_LISTED (\d+)", open(header).read()).group(1))
+    assert neardup.CHECK_CLUSTER_LISTED == listed
     db, store = corpus
     with neardup.Neardup(db, store) as nd:
         compared = lambda found: [d for d in found if d.by != "cluster"]
