@@ -33,7 +33,8 @@ int main(int argc, char **argv)
 	/* It compared a window's worth: the cluster it joins holds the rest. */
 	nd_docid id, *rest;
 	size_t size, nrest;
-	if (nd_check_cluster(nd_handle_db(h), nd_handle_store(h), NULL, &r, 1000, &id, &size, &rest, &nrest) < 0) {
+	if (nd_check_cluster(nd_handle_db(h), nd_handle_store(h), NULL, &r, ND_CHECK_CLUSTER_LISTED, &id, &size,
+			     &rest, &nrest) < 0) {
 		fprintf(stderr, "check_page: %s\n", nd_error_last());
 		return 1;
 	}
