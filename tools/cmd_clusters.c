@@ -316,13 +316,10 @@ static void print(nd_xdb *db, const args_t *a, const listing *l, uint64_t signed
 	}
 	for (size_t k = 0; k < l->ng && k < a->limit; k++) {
 		json_t *jdocs = a->json ? json_array() : NULL;
-		/* Its id, its smallest docid: at copy the collapse id, which
-		 * check names as the cluster a page joins. */
-		nd_docid id = 0;
-		for (size_t m = 0; m < l->g[k].size; m++) {
-			nd_docid d = l->docs[l->order[l->g[k].start + m]];
-			id = !id || d < id ? d : id;
-		}
+		/* Its id, its smallest docid (members are listed ascending): at
+		 * copy the collapse id, which check names as the cluster a page
+		 * joins. */
+		nd_docid id = l->docs[l->order[l->g[k].start]];
 		if (!a->json)
 			printf("\ncluster %u: %zu documents\n", id, l->g[k].size);
 		for (size_t m = 0; m < l->g[k].size; m++) {
