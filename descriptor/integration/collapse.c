@@ -807,7 +807,7 @@ int nd_check_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, cons
 	int rc = ND_OK, used = 0;
 
 	*id = 0, *size = 0, *rest = NULL, *nrest = 0;
-	if (!r->duplicates)
+	if (!r->duplicates || !r->nmembers)
 		return ND_OK;
 	if (!(dups = malloc(r->nmembers * sizeof(*dups))) || !(ids = malloc(r->nmembers * sizeof(*ids)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
