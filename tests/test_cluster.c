@@ -1074,6 +1074,28 @@ static void test_clusters_do_not_chain(void **state)
 	assert_int_equal(nd_check_cluster(db, st, NULL, &r1, NWIN, &id, &size, &rest, &nrest), ND_OK);
 	assert_true(id == 0 && size == 0 && nrest == 0);
 
+	/* The cluster an indexed document is in (what a hook's caller asks):
+	 * exactly the documents of its collapse id, itself when alone, as many
+	 * as asked; none for a docid the store has no record of. */
+	for (int k = 0; k < N; k++) {
+		nd_docid want = ids[k] ? ids[k] : docs[k], *mem;
+		size_t nmem, at = 0;
+		assert_int_equal(nd_collapse_cluster(db, st, NULL, docs[k], N, &id, &size, &mem, &nmem), ND_OK);
+		assert_int_equal(id, want);
+		for (int j = 0; j < N; j++)
+			if (j == k || (ids[k] && ids[j] == ids[k])) {
+				assert_true(at < nmem);
+				assert_int_equal(mem[at++], docs[j]);
+			}
+		assert_true(at == nmem && size == nmem);
+		free(mem);
+		assert_int_equal(nd_collapse_cluster(db, st, NULL, docs[k], 1, &id, &size, &mem, &nmem), ND_OK);
+		assert_true(id == want && size == at && nmem == 1 && mem[0] == (ids[k] ? ids[k] : docs[k]));
+		free(mem);
+	}
+	assert_int_equal(nd_collapse_cluster(db, st, NULL, N + 5, N, &id, &size, &rest, &nrest), ND_OK);
+	assert_true(id == 0 && size == 0 && nrest == 0 && rest == NULL);
+
 	/* From scratch, the copy point splits the same. */
 	size_t into[N];
 	nd_near_options o = ND_NEAR_OPTIONS_INIT;
@@ -1131,6 +1153,19 @@ static void test_clusters_do_not_chain(void **state)
 		in += (kid[k] ? kid[k] : docs[k]) == want;
 	assert_int_equal(nd_check_cluster(db, st, NULL, &r2, NWIN, &id, &size, &rest, &nrest), ND_OK);
 	assert_true(id == want && size == in && nrest == 0 && rest == NULL);
+	/* And an indexed document's cluster: its verified equal-key group. */
+	nd_docid all[N];
+	assert_int_equal(nd_collapse_ids(db, st, NULL, docs, N, all), ND_OK);
+	assert_int_equal(nd_collapse_cluster(db, st, NULL, docs[0], N, &id, &size, &rest, &nrest), ND_OK);
+	assert_int_equal(id, all[0] ? all[0] : docs[0]);
+	assert_true(size == nrest && nrest >= 1);
+	for (size_t i = 0, at = 0; i < N; i++)
+		if (i == 0 || (all[0] && all[i] == all[0]))
+			assert_true(at < nrest && rest[at++] == docs[i]);
+	free(rest);
+	/* The deleted middle has no record, and so no cluster. */
+	assert_int_equal(nd_collapse_cluster(db, st, NULL, docs[NWIN / 2], N, &id, &size, &rest, &nrest), ND_OK);
+	assert_true(id == 0 && size == 0 && rest == NULL);
 
 	assert_int_equal(nd_indexer_close(ix), ND_OK);
 	nd_store_close(st);

@@ -798,6 +798,28 @@ int nd_collapse_ids(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const
 	return rc < 0 ? rc : collapse_ids(db, &ss, vo, docs, n, ids);
 }
 
+/* Of the members w walked (sorted), those of cluster id: *size counts
+ * them, and out (room for max) gets up to max of them ascending, but for
+ * those r compared (r may be NULL). */
+static size_t walked_cluster(const walked *w, nd_docid id, const nd_check_result *r, size_t max, nd_docid *out,
+			     size_t *size)
+{
+	size_t n = 0;
+	*size = 0;
+	for (size_t i = 0; i < w->n; i++) {
+		nd_docid doc = (nd_docid)(w->v[i] >> 32), x = (nd_docid)w->v[i] ? (nd_docid)w->v[i] : doc;
+		if (x != id)
+			continue;
+		++*size;
+		size_t j = 0;
+		while (r && j < r->nmembers && r->members[j].docid != doc)
+			j++;
+		if ((!r || j == r->nmembers) && n < max)
+			out[n++] = doc;
+	}
+	return n;
+}
+
 int nd_check_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const nd_check_result *r,
 		     size_t max_rest, nd_docid *id, size_t *size, nd_docid **rest, size_t *nrest)
 {
@@ -835,27 +857,89 @@ int nd_check_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, cons
 			goto done;
 	if (w.n)
 		nd__sort_u64(w.v, w.n);
+	if (vo && vo->point != ND_POINT_COPY)
+		max_rest = 0;
 	if (!(out = malloc(((w.n < max_rest ? w.n : max_rest) + 1) * sizeof(*out)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
 	}
-	for (size_t i = 0; i < w.n; i++) {
-		nd_docid doc = (nd_docid)(w.v[i] >> 32), x = (nd_docid)w.v[i] ? (nd_docid)w.v[i] : doc;
-		if (x != *id)
-			continue;
-		++*size;
-		size_t j = 0;
-		while (j < r->nmembers && r->members[j].docid != doc)
-			j++;
-		if (j == r->nmembers && n < max_rest && (!vo || vo->point == ND_POINT_COPY))
-			out[n++] = doc;
-	}
-	if (n)
+	if ((n = walked_cluster(&w, *id, r, max_rest, out, size)))
 		*rest = out, *nrest = n, out = NULL;
 done:
 	free(out);
 	free(dups);
 	free(ids);
+	free(w.v);
+	return rc;
+}
+
+int nd_collapse_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, nd_docid docid, size_t max,
+			nd_docid *id, size_t *size, nd_docid **members, size_t *nmembers)
+{
+	nd_store_txn *txn = NULL;
+	nd_docid got = 0, *out = NULL, *ids = NULL;
+	uint32_t *keyed = NULL;
+	size_t nkeyed = 0, n;
+	walked w = {NULL, 0, 0};
+	uint64_t key = 0;
+	int rc, used = 0;
+
+	*id = 0, *size = 0, *members = NULL, *nmembers = 0;
+	if ((rc = nd__store_matches_db(st, db)) < 0 || (rc = nd_store_read_begin(st, &txn)) < 0)
+		return rc;
+	rc = nd_store_doc_get(txn, docid, &key, NULL, NULL);
+	nd_store_txn_end(txn);
+	if (rc == ND_ENOTFOUND)
+		return ND_OK; /* not signed, or deleted: in no cluster */
+	if (rc < 0 || (rc = link_ids(st, &docid, 1, &got, &used, &w)) < 0)
+		goto done;
+	if (!used) {
+		/* Links to be rebuilt: the document's verified equal-key group. */
+		store_set ss = {&st, NULL, 1};
+		if (key) {
+			if ((rc = nd_store_read_begin(st, &txn)) < 0)
+				goto done;
+			rc = nd_store_key_docs(txn, key, &keyed, &nkeyed);
+			nd_store_txn_end(txn);
+			if (rc < 0)
+				goto done;
+		}
+		if (!nkeyed) {
+			free(keyed);
+			if (!(keyed = malloc(sizeof(*keyed)))) {
+				rc = nd_error_set(ND_ENOMEM, "out of memory");
+				goto done;
+			}
+			keyed[0] = docid, nkeyed = 1;
+		}
+		if (!(ids = malloc(nkeyed * sizeof(*ids)))) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+			goto done;
+		}
+		if ((rc = key_ids(db, &ss, vo, keyed, nkeyed, ids)) < 0)
+			goto done;
+		for (size_t i = 0; i < nkeyed; i++) {
+			if (keyed[i] == docid)
+				got = ids[i];
+			if ((rc = walked_add(&w, keyed[i], ids[i])) < 0)
+				goto done;
+		}
+	}
+	*id = got ? got : docid;
+	if (w.n)
+		nd__sort_u64(w.v, w.n);
+	if (!(out = malloc(((w.n < max ? w.n : max) + 1) * sizeof(*out)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((n = walked_cluster(&w, *id, NULL, max, out, size)))
+		*members = out, *nmembers = n, out = NULL;
+	if (!*size) /* alone, and walked by no one: itself */
+		*size = 1;
+done:
+	free(out);
+	free(ids);
+	free(keyed);
 	free(w.v);
 	return rc;
 }

@@ -72,6 +72,19 @@ ND_EXTERN int nd_collapse_tolerant(nd_xdb *db, nd_store *st, const nd_verify_opt
 				   double min_jaccard, const nd_docid *ranked, size_t n,
 				   nd_collapsed *out, size_t *nkept);
 
+/* The cluster an indexed document is in, the one collapsing folds it
+ * with (`neardup clusters` at copy): *id its collapse id, docid itself
+ * when it is alone, 0 (and *size 0) when the store holds no record of it
+ * (not signed, or deleted); *size its documents; *members (caller frees;
+ * NULL when *nmembers is 0) up to max of them, ascending, docid among
+ * them.  What a hook's caller asks after nd_hook_changed or nd_changed:
+ * the hook reports the duplicates it compared, and a page copied a
+ * thousand times has a cluster of a thousand.  While the store's links
+ * are to be rebuilt, the document's verified equal-key group.  vo may be
+ * NULL. */
+ND_EXTERN int nd_collapse_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, nd_docid docid,
+				  size_t max, nd_docid *id, size_t *size, nd_docid **members, size_t *nmembers);
+
 /* Every document sharing a link component with one of seeds[0..n) (the
  * seeds included), ascending: those whose collapse id a change to the
  * seeds can move.  *out (caller frees) may be NULL when *nout is 0. */

@@ -11,12 +11,15 @@
  *   ... index the page with your indexer, commit ...
  *   nd_hook_result hr = ND_HOOK_RESULT_INIT;
  *   nd_changed(h, docid, &hr);            // sign it, link it, its duplicates
+ *   nd_collapse_cluster(nd_handle_db(h), nd_handle_store(h), NULL, docid, max,
+ *                       &id, &size, &members, &n);  // the cluster it is in
  *   nd_close(h);
  */
 #ifndef ND_HANDLE_H
 #define ND_HANDLE_H
 
 #include "neardup/check.h"
+#include "neardup/collapse.h"
 #include "neardup/hook.h"
 
 #ifdef __cplusplus

@@ -84,7 +84,8 @@ typedef struct {
 				      verify.point, judged against the document itself
 				      as check judges a text (distance and how: to it;
 				      group 0), ranked as check ranks them,
-				      among the first max_compare (see there) */
+				      among the first max_compare (see there); the
+				      whole cluster it is in: nd_collapse_cluster */
 	size_t nduplicates;
 } nd_hook_result;
 
