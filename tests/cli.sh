@@ -167,8 +167,8 @@ rc=0; "$nd" check --db "$t/db" --store "$t/store" --tolerant 0 "$t/copy3.txt" 2>
 
 # The crawler loop: the copy is checked, indexed and hooked; its duplicates come back.
 "$crawl" "$t/db" "$t/store" "$t/copy3.txt" "$t/new.txt" > "$t/crawl.out"
-grep -Eq "copy3.txt: docid [0-9]+ added, [1-9][0-9]* duplicate" "$t/crawl.out" || fail "crawl: $(cat "$t/crawl.out")"
-grep -q "new.txt: docid [0-9]* added, 0 duplicate" "$t/crawl.out" || fail "crawl: $(cat "$t/crawl.out")"
+grep -Eq "copy3.txt: docid [0-9]+ added, [1-9][0-9]* duplicate.*, in cluster [0-9]+ of [2-9][0-9]* documents$" "$t/crawl.out" || fail "crawl: $(cat "$t/crawl.out")"
+grep -q "new.txt: docid [0-9]* added, 0 duplicate(s):$" "$t/crawl.out" || fail "crawl: $(cat "$t/crawl.out")"
 # The hook kept the slot: native == filter still.
 for m in native filter; do
 	"$nd" search --db "$t/db" --store "$t/store" --collapse $m --limit 1000 waaaha waabea | tail -n +3 > "$t/$m.out"
@@ -468,6 +468,49 @@ assert 0 < len(compared) <= 16 and all(m["id"].startswith("gone") for m in compa
 assert "joins cluster %d of 1100 documents" % j["cluster"] in lines[0], lines[0]
 seen = sum(m["id"].startswith("gone") for m in compared)
 assert lines[-1].strip() == "... and %d more of cluster %d" % (1100 - seen - 16, j["cluster"]), lines[-1]
+EOF2
+
+# The same page indexed 30 times more behind neardup's back: update names
+# the cluster each copy is in and lists the rest of it, as check does;
+# a page of its own is its own cluster of one.
+python3 - "$t/soft404.jsonl" "$t/more404.jsonl" <<'EOF2'
+import json, sys
+page = json.loads(open(sys.argv[1]).readline())["text"]
+with open(sys.argv[2], "w") as f:
+    for i in range(30):
+        f.write(json.dumps({"id": "again%d" % i, "text": page}) + "\n")
+    f.write(json.dumps({"id": "own", "text": " ".join("u%d" % i for i in range(120))}) + "\n")
+EOF2
+cp -r "$t/sdb" "$t/sdb2" && cp -r "$t/sstore" "$t/sstore2"
+"$nd" index --quiet --db "$t/sdb" "$t/more404.jsonl"
+"$nd" index --quiet --db "$t/sdb2" "$t/more404.jsonl"
+"$nd" update --db "$t/sdb" --store "$t/sstore" --json > "$t/u404.json" 2> /dev/null || fail "update of 30 copies"
+"$nd" update --db "$t/sdb2" --store "$t/sstore2" > "$t/u404.out" || fail "update of 30 copies (text)"
+python3 - "$t/s404.json" "$t/u404.json" "$t/u404.out" <<'EOF2' || fail "update's clusters: $(head -c 400 "$t/u404.json")"
+import json, sys
+cluster = json.load(open(sys.argv[1]))["cluster"]
+changes = [json.loads(l) for l in open(sys.argv[2])]
+assert len(changes) == 31, len(changes)
+*copies, own = changes
+for c in copies:
+    ids = [d["docid"] for d in c["duplicates"]]
+    compared = sum(d["by"] != "cluster" for d in c["duplicates"])
+    assert c["cluster"] == cluster and c["cluster_size"] == 1130, (c["cluster"], c["cluster_size"])
+    assert len(ids) == len(set(ids)) == min(1129, compared + 1000) and c["docid"] not in ids, len(ids)
+    assert all(d["distance"] is None for d in c["duplicates"][compared:]), c["duplicates"][compared]
+assert (own["cluster"], own["cluster_size"], own["duplicates"]) == (own["docid"], 1, []), own
+blocks = []
+for line in open(sys.argv[3]).read().splitlines():
+    if line.startswith("added"):
+        blocks.append([line])
+    elif blocks and line.startswith(" "):
+        blocks[-1].append(line)
+heads = [b[0] for b in blocks]
+assert len(blocks) == 31 and sum(("in cluster %d of 1130 documents" % cluster) in h for h in heads) == 30, heads[:2]
+first = blocks[0]
+n = sum(1 for l in first[1:] if l.split()[-1] != "cluster" and l.split()[0] == "duplicate")
+assert first[-1].strip() == "... and %d more of cluster %d" % (1129 - n - 16, cluster), first[-3:]
+assert "in cluster" not in heads[-1], heads[-1]
 EOF2
 
 echo "cli: all checks passed"

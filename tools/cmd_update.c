@@ -1,5 +1,6 @@
 /* neardup update: apply every change since the store last saw the database. */
 #include "tool.h"
+#include "neardup/check.h"
 #include "neardup/collapse.h"
 #include "neardup/hook.h"
 
@@ -17,7 +18,8 @@ static const char usage_text[] =
 	"word counts differ) and apply it: each document's signature, its cluster\n"
 	"membership and the verification caches of touched clusters change\n"
 	"together.  Nothing else is re-clustered.  Prints each change with its\n"
-	"verified near-duplicates.  For databases kept by omindex, scriptindex or\n"
+	"verified near-duplicates and the cluster it is in (at copy, its documents\n"
+	"not reported as duplicates too, by cluster).  For databases kept by omindex, scriptindex or\n"
 	"any indexer that cannot call the library's nd_hook_changed, and to repair\n"
 	"a store after a crash between a Xapian commit and a hook.\n"
 	"\n"
@@ -44,10 +46,134 @@ static const char usage_text[] =
 	"Exit status 1 with a 'stale' message when the drift limit stops it; the\n"
 	"changes before that point are applied.  'neardup build' then re-signs.\n";
 
+/* A cluster read for one change, kept for the next changes of its
+ * members: an update that adds a thousand copies of a page reads their
+ * cluster once, not a thousand times. */
+typedef struct {
+	nd_docid id;
+	size_t size;
+	nd_docid *members; /* all of them, ascending */
+} upd_cluster;
+
+/* Clusters kept at most (their members, summed): past it, forgotten. */
+#define UPD_CACHED_MAX (1u << 22)
+/* Lines of text for a cluster's documents the hook did not report (JSON
+ * lists ND_CHECK_CLUSTER_LISTED, as check does). */
+#define HELD_SHOWN 16
+
 typedef struct {
 	nd_xdb *db;
-	int json, quiet;
+	nd_store *st;
+	const nd_verify_options *vo;
+	int json, quiet, rc;    /* rc: the first error reading a cluster */
+	upd_cluster *cl;        /* clusters of two documents or more */
+	size_t ncl, clcap, cached;
+	uint32_t *slot;         /* open addressing: docid -> index into cl + 1 */
+	size_t nslot;
 } upd_ctx;
+
+static void upd_forget(upd_ctx *c)
+{
+	for (size_t i = 0; i < c->ncl; i++)
+		free(c->cl[i].members);
+	free(c->cl), free(c->slot);
+	c->cl = NULL, c->slot = NULL;
+	c->ncl = c->clcap = c->cached = c->nslot = 0;
+}
+
+static size_t upd_hash(nd_docid d, size_t n)
+{
+	return (size_t)(d * 2654435761u) & (n - 1);
+}
+
+/* The kept cluster holding docid, or NULL. */
+static const upd_cluster *upd_find(const upd_ctx *c, nd_docid docid)
+{
+	for (size_t h = c->nslot ? upd_hash(docid, c->nslot) : 0; c->nslot && c->slot[2 * h];
+	     h = (h + 1) & (c->nslot - 1))
+		if (c->slot[2 * h] == docid)
+			return &c->cl[c->slot[2 * h + 1] - 1];
+	return NULL;
+}
+
+/* Keep x (its members become the cache's); on no memory, only forgets. */
+static void upd_keep(upd_ctx *c, upd_cluster *x)
+{
+	if (c->cached + x->size > UPD_CACHED_MAX)
+		upd_forget(c);
+	size_t need = 1;
+	while (need < 2 * (c->cached + x->size))
+		need <<= 1;
+	if (c->ncl == c->clcap) {
+		size_t cap = c->clcap ? 2 * c->clcap : 64;
+		upd_cluster *p = realloc(c->cl, cap * sizeof(*p));
+		if (!p) {
+			free(x->members);
+			return;
+		}
+		c->cl = p, c->clcap = cap;
+	}
+	if (need > c->nslot) { /* grow, and place every kept member again */
+		uint32_t *s = calloc(2 * need, sizeof(*s));
+		if (!s) {
+			free(x->members);
+			return;
+		}
+		free(c->slot);
+		c->slot = s, c->nslot = need;
+		for (size_t i = 0; i < c->ncl; i++)
+			for (size_t k = 0; k < c->cl[i].size; k++) {
+				size_t h = upd_hash(c->cl[i].members[k], need);
+				while (s[2 * h])
+					h = (h + 1) & (need - 1);
+				s[2 * h] = c->cl[i].members[k], s[2 * h + 1] = (uint32_t)i + 1;
+			}
+	}
+	c->cl[c->ncl++] = *x;
+	c->cached += x->size;
+	for (size_t k = 0; k < x->size; k++) {
+		size_t h = upd_hash(x->members[k], c->nslot);
+		while (c->slot[2 * h])
+			h = (h + 1) & (c->nslot - 1);
+		c->slot[2 * h] = x->members[k], c->slot[2 * h + 1] = (uint32_t)c->ncl;
+	}
+}
+
+/* The cluster of a changed document, kept or read; one of a single
+ * document is not kept, and has no members. */
+static int upd_cluster_of(upd_ctx *c, nd_docid docid, upd_cluster *x)
+{
+	const upd_cluster *k = upd_find(c, docid);
+	size_t n;
+	if (k) {
+		*x = *k;
+		return ND_OK;
+	}
+	*x = (upd_cluster){0, 0, NULL};
+	int rc = nd_collapse_cluster(c->db, c->st, c->vo, docid, SIZE_MAX, &x->id, &x->size, &x->members, &n);
+	if (rc < 0 || x->size < 2) {
+		free(x->members);
+		x->members = NULL;
+		return rc;
+	}
+	x->size = n; /* all of them: SIZE_MAX asked */
+	upd_keep(c, x);
+	k = upd_find(c, docid);
+	if (k)
+		*x = *k;
+	else
+		*x = (upd_cluster){x->id, n, NULL}; /* forgotten at once: no memory */
+	return ND_OK;
+}
+
+/* Whether doc is among r's duplicates, or r's document itself. */
+static int reported(const nd_hook_result *r, nd_docid doc)
+{
+	for (size_t i = 0; i < r->nduplicates; i++)
+		if (r->duplicates[i].docid == doc)
+			return 1;
+	return doc == r->docid;
+}
 
 static void on_walked(nd_docid done, nd_docid last, void *ctx)
 {
@@ -60,8 +186,16 @@ static void on_change(const nd_hook_result *r, void *vctx)
 {
 	upd_ctx *c = vctx;
 	char key[17];
-	if (c->quiet)
+	upd_cluster x = {0, 0, NULL};
+	if (c->quiet || c->rc < 0)
 		return;
+	/* The cluster it is in, and at copy those of it the hook did not report. */
+	if (r->change != ND_CHANGE_DELETED && r->change != ND_CHANGE_EXPIRED &&
+	    (c->rc = upd_cluster_of(c, r->docid, &x)) < 0) {
+		tool_fail("update", c->rc, "a changed document's cluster");
+		return;
+	}
+	int rest = c->vo->point == ND_POINT_COPY && x.members;
 	snprintf(key, sizeof(key), "%016llx", (unsigned long long)r->key);
 	if (c->json) {
 		json_t *jo = json_object(), *jd = json_array();
@@ -69,12 +203,25 @@ static void on_change(const nd_hook_result *r, void *vctx)
 		json_object_set_new(jo, "change", json_string(nd_change_name(r->change)));
 		json_object_set_new(jo, "key", r->key ? json_string(key) : json_null());
 		json_object_set_new(jo, "candidates", json_integer((json_int_t)r->candidates));
+		json_object_set_new(jo, "cluster", x.id ? json_integer(x.id) : json_null());
+		if (x.size)
+			json_object_set_new(jo, "cluster_size", json_integer((json_int_t)x.size));
 		for (size_t i = 0; i < r->nduplicates; i++) {
 			json_t *m = json_object();
 			json_object_set_new(m, "docid", json_integer(r->duplicates[i].docid));
 			json_object_set_new(m, "distance", json_real(r->duplicates[i].distance));
 			json_object_set_new(m, "by", json_string(tool_how_name(r->duplicates[i].how)));
 			json_array_append_new(jd, m);
+		}
+		for (size_t i = 0, n = 0; rest && i < x.size && n < ND_CHECK_CLUSTER_LISTED; i++) {
+			if (reported(r, x.members[i]))
+				continue;
+			json_t *m = json_object();
+			json_object_set_new(m, "docid", json_integer(x.members[i]));
+			json_object_set_new(m, "distance", json_null());
+			json_object_set_new(m, "by", json_string("cluster"));
+			json_array_append_new(jd, m);
+			n++;
 		}
 		json_object_set_new(jo, "duplicates", jd);
 		json_dumpf(jo, stdout, JSON_COMPACT);
@@ -89,6 +236,8 @@ static void on_change(const nd_hook_result *r, void *vctx)
 	if (r->change != ND_CHANGE_DELETED && r->change != ND_CHANGE_EXPIRED)
 		printf(" key %s, %zu candidate%s, %zu duplicate%s", r->key ? key : "none", r->candidates,
 		       r->candidates == 1 ? "" : "s", r->nduplicates, r->nduplicates == 1 ? "" : "s");
+	if (x.size > 1)
+		printf(", in cluster %u of %zu documents", x.id, x.size);
 	putchar('\n');
 	for (size_t i = 0; i < r->nduplicates; i++) {
 		char *du = NULL;
@@ -97,6 +246,23 @@ static void on_change(const nd_hook_result *r, void *vctx)
 		printf("          duplicate %8u  %-40s %.3f %s\n", r->duplicates[i].docid, du ? du : "",
 		       r->duplicates[i].distance, tool_how_name(r->duplicates[i].how));
 		free(du);
+	}
+	size_t left = 0;
+	for (size_t i = 0; rest && i < x.size; i++)
+		left += !reported(r, x.members[i]);
+	for (size_t i = 0, n = 0; rest && i < x.size; i++) {
+		if (reported(r, x.members[i]))
+			continue;
+		if (n == HELD_SHOWN && left > HELD_SHOWN + 1) {
+			printf("          ... and %zu more of cluster %u\n", left - n, x.id);
+			break;
+		}
+		char *du = NULL;
+		if (nd_xdb_doc_uid(c->db, x.members[i], &du) < 0)
+			du = NULL;
+		printf("          duplicate %8u  %-40s -     cluster\n", x.members[i], du ? du : "");
+		free(du);
+		n++;
 	}
 	free(uid);
 }
@@ -120,7 +286,7 @@ int nd_cmd_update(int argc, char **argv)
 	nd_hook_options ho = ND_HOOK_OPTIONS_INIT;
 	nd_sign_report rep = {0};
 	const char *dbpath = NULL, *storepath = NULL;
-	upd_ctx c = {NULL, 0, 0};
+	upd_ctx c = {NULL, NULL, NULL, 0, 0, ND_OK, NULL, 0, 0, 0, NULL, 0};
 	nd_store *st = NULL;
 	nd_hook *h = NULL;
 	int opt, rc, slot, ret = EXIT_ERR;
@@ -197,8 +363,11 @@ int nd_cmd_update(int argc, char **argv)
 		tool_fail("update", rc, storepath);
 		goto cleanup;
 	}
+	c.st = st, c.vo = &ho.verify;
 	rc = nd_hook_update(h, on_change, &c, &rep);
 	tool_progress_end(&prog);
+	if (rc == ND_OK && c.rc < 0)
+		goto cleanup; /* reported: the changes are stored, their clusters not printed */
 	if ((rc == ND_OK || rc == ND_ESTATE) && slot >= 0) {
 		/* Slots of what was applied, even when the drift limit stopped it. */
 		int crc = nd_xdb_commit(c.db);
@@ -229,6 +398,7 @@ int nd_cmd_update(int argc, char **argv)
 		tool_window_say("update", st, rep.expired, rep.undated);
 	ret = EXIT_OK;
 cleanup:
+	upd_forget(&c);
 	nd_hook_free(h);
 	nd_store_close(st);
 	nd_xdb_close(c.db);

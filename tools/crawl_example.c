@@ -14,6 +14,7 @@
  * after it, a crash leaves committed documents the store has not seen
  * yet, which nd_hook_update finds; so the loop begins with one. */
 #include "neardup/check.h"
+#include "neardup/collapse.h"
 #include "neardup/hook.h"
 #include "neardup/indexer.h"
 
@@ -122,6 +123,13 @@ int main(int argc, char **argv)
 			       hr.nduplicates);
 			for (size_t m = 0; m < hr.nduplicates; m++)
 				printf(" %u", hr.duplicates[m].docid);
+			/* The cluster it is in: the hook compared a window's worth. */
+			nd_docid id, *members;
+			size_t size, nmembers;
+			if ((rc = nd_collapse_cluster(db, st, NULL, batch[k], 0, &id, &size, &members, &nmembers)) < 0)
+				return fail(names[k], rc);
+			if (size > 1)
+				printf(", in cluster %u of %zu documents", id, size);
 			putchar('\n');
 			nd_hook_result_clear(&hr);
 		}
