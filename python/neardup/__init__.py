@@ -104,6 +104,8 @@ int nd_check_text(nd_tokenizer *tk, const nd_descriptor *d, nd_xdb *db, nd_store
                   size_t len, const nd_verify_options *vo, size_t max_compare, nd_check_result *out);
 int nd_check_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const nd_check_result *r,
                      size_t max_rest, nd_docid *id, size_t *size, nd_docid **rest, size_t *nrest);
+int nd_collapse_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, nd_docid docid, size_t max,
+                        nd_docid *id, size_t *size, nd_docid **members, size_t *nmembers);
 int nd_store_read_begin(nd_store *st, nd_store_txn **out);
 void nd_store_txn_end(nd_store_txn *txn);
 int nd_store_links_state(nd_store_txn *txn);
@@ -292,12 +294,17 @@ class Checked(list):
 
 class Change:
     """What nd_hook_changed did: docid, change ("added", "replaced",
-    "deleted", "none"), key, candidates, duplicates (list of Duplicate)."""
-    __slots__ = ("docid", "change", "key", "candidates", "duplicates")
+    "deleted", "none"), key, candidates, duplicates (list of Duplicate:
+    those the hook compared, then at the copy point up to
+    CHECK_CLUSTER_LISTED other documents of its cluster, by "cluster"),
+    cluster (the collapse id of the cluster it is in, its own docid when
+    alone; None when deleted) and cluster_size."""
+    __slots__ = ("docid", "change", "key", "candidates", "duplicates", "cluster", "cluster_size")
 
-    def __init__(self, docid, change, key, candidates, duplicates):
+    def __init__(self, docid, change, key, candidates, duplicates, cluster=None, cluster_size=0):
         self.docid, self.change, self.key = docid, change, key
         self.candidates, self.duplicates = candidates, duplicates
+        self.cluster, self.cluster_size = cluster, cluster_size
 
     def __repr__(self):
         return "Change(docid=%d, change=%r, duplicates=%r)" % (self.docid, self.change, self.duplicates)
@@ -479,7 +486,22 @@ class Neardup:
             _check(_lib.nd_changed(self._h, docid, r))
             dups = [Duplicate(v.docid, self._uid(v.docid), v.distance, True, _HOW[v.how])
                     for v in (r.duplicates[i] for i in range(r.nduplicates))]
-            return Change(r.docid, _CHANGE[r.change], r.key, r.candidates, dups)
+            # The cluster it is in: a page copied a thousand times is
+            # compared with a window's worth of them.
+            cid, size, mem, nmem = (_ffi.new("nd_docid *"), _ffi.new("size_t *"), _ffi.new("nd_docid **"),
+                                    _ffi.new("size_t *"))
+            vo = _verify_options(self.point)
+            _check(_lib.nd_collapse_cluster(self._db, self._st, vo, docid, CHECK_CLUSTER_LISTED + len(dups) + 1,
+                                            cid, size, mem, nmem))
+            try:
+                if self.point == "copy":
+                    known = {d.docid for d in dups} | {r.docid}
+                    dups.extend(Duplicate(x, self._uid(x), None, True, "cluster")
+                                for x in (mem[0][i] for i in range(nmem[0])) if x not in known)
+                    del dups[r.nduplicates + CHECK_CLUSTER_LISTED:]
+            finally:
+                _libc.free(mem[0])
+            return Change(r.docid, _CHANGE[r.change], r.key, r.candidates, dups, cid[0] or None, size[0])
         finally:
             _lib.nd_hook_result_clear(r)
 

@@ -141,6 +141,7 @@ def test_check_then_index_then_changed(corpus):
         docid = index_with_xapian(db, "copy5", page)
         r = nd.changed(docid)
         assert r.change == "added" and {d.uid for d in r.duplicates} == dups, r
+        assert (r.cluster, r.cluster_size) == (found.cluster, 4), (r.cluster, r.cluster_size)
         assert nd.uid(docid) == "copy5"
 
         # Search: the copy and its family fold into one result.
@@ -160,9 +161,36 @@ def test_check_then_index_then_changed(corpus):
         wdb.delete_document(docid)
         wdb.commit()
         wdb.close()
-        assert nd.deleted(docid).change == "deleted"
+        gone = nd.deleted(docid)
+        assert gone.change == "deleted" and (gone.cluster, gone.cluster_size) == (None, 0), gone
         after = {h.docid for h in nd.search("waabea OR waaaha", limit=500, collapse="none")}
         assert after == {h.docid for h in plain} - {docid}
+
+
+def test_changed_names_its_cluster(tmp_path):
+    """A page copied many times: changed() reports the copies it compared,
+    then the rest of the cluster it is in, each document once."""
+    page = "Sorry, the page you asked for could not be found. Try the search box or go back."
+    r = random.Random(7)
+    with open(tmp_path / "c.jsonl", "w") as f:
+        for i in range(150):
+            f.write(json.dumps({"id": "gone%d" % i, "text": page}) + "\n")
+        for i in range(40):
+            f.write(json.dumps({"id": "p%d" % i, "text": " ".join(r.choice(VOCAB) for _ in range(150))}) + "\n")
+    db, st = str(tmp_path / "db"), str(tmp_path / "store")
+    for args in (["index", "-q", "--db", db, str(tmp_path / "c.jsonl")], ["build", "-q", "--db", db, "--store", st],
+                 ["sign", "-q", "--db", db, "--store", st]):
+        subprocess.run([os.environ["NEARDUP"]] + args, check=True, stdout=subprocess.DEVNULL)
+    with neardup.Neardup(db, st, writable=True) as nd:
+        docid = index_with_xapian(db, "gone-again", page)
+        c = nd.changed(docid)
+        ids = [d.docid for d in c.duplicates]
+        compared = [d for d in c.duplicates if d.by != "cluster"]
+        assert c.change == "added" and c.cluster == 1 and c.cluster_size == 151, (c.cluster, c.cluster_size)
+        assert len(ids) == len(set(ids)) == 150 and docid not in ids, len(ids)
+        assert 0 < len(compared) < 150 and all(d.duplicate and d.distance is None for d in c.duplicates[len(compared):])
+        lone = nd.changed(index_with_xapian(db, "lone", " ".join(r.choice(VOCAB) for _ in range(150))))
+        assert (lone.cluster, lone.cluster_size, lone.duplicates) == (lone.docid, 1, []), lone
 
 
 def test_points(corpus):
