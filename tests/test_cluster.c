@@ -1718,7 +1718,7 @@ static void site_template_case(const char *name, int half, int pages)
 	/* 0: no host, and each page's ends its own; 1: no host, the frame;
 	 * 2: hosts. */
 	for (int how = 0; how < 3; how++) {
-		if (how == 1 && pages < ND_FRAME_GROUPS)
+		if (how == 1 && pages < ND_FRAME_END_GROUPS)
 			continue; /* too few pages for a frame to tell */
 		char name[16];
 		snprintf(name, sizeof(name), "%d", how);
@@ -2610,7 +2610,7 @@ static void common_counted(nd_store **st, const char *stpath, const nd_docid *do
 	for (unsigned jobs = 1; jobs <= 2; jobs++) {
 		nd__common *c;
 		size_t common = 0;
-		assert_int_equal(nd__common_build(rs, reps, NULL, 0, NULL, NULL, n, jobs, &c), ND_OK);
+		assert_int_equal(nd__common_build(rs, reps, NULL, 0, NULL, NULL, NULL, n, jobs, &c), ND_OK);
 		for (size_t i = 0, j; i < total; i = j) {
 			for (j = i + 1; j < total && all[j] == all[i]; j++)
 				;
@@ -2985,7 +2985,7 @@ static void test_fillings_are_not_copies(void **state)
 			 1);
 	/* A table without the filter (a store signed before it) says nothing. */
 	nd__common *none = NULL;
-	assert_int_equal(nd__common_build(rs, (const uint32_t[]){0, 1}, NULL, 0, NULL, NULL, 2, 1, &none), ND_OK);
+	assert_int_equal(nd__common_build(rs, (const uint32_t[]){0, 1}, NULL, 0, NULL, NULL, NULL, 2, 1, &none), ND_OK);
 	assert_false(nd__common_has_kin(none));
 	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, a, b, none, &how, &d), 1);
 	nd__common_free(none);

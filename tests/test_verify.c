@@ -608,6 +608,66 @@ static void test_same_words_are_copies(void **state)
 	}
 }
 
+/* Two pages of one template (the same 120 words before and after, each
+ * its own 150 between) are framed apart; a copy of one text, edited in
+ * one word of 10 throughout, or with a paragraph of its own added, is
+ * not: what stands between its ends is shared. */
+static uint32_t *frame_page(uint64_t *rng, const uint32_t *tpl, const uint32_t *body, size_t nbody, size_t *n)
+{
+	uint32_t *w = malloc((240 + nbody) * sizeof(*w));
+	memcpy(w, tpl, 120 * sizeof(*w));
+	for (size_t i = 0; i < nbody; i++)
+		w[120 + i] = body ? body[i] : (uint32_t)(tu_rand(rng) % 4000) << 1;
+	memcpy(w + 120 + nbody, tpl + 120, 120 * sizeof(*w));
+	*n = 240 + nbody;
+	return w;
+}
+
+static void test_framed_apart(void **state)
+{
+	(void)state;
+	uint64_t rng = 5;
+	uint32_t tpl[240], text[600], *p[2], *q;
+	size_t np[2], nq;
+	nd__rec a, b, c;
+	for (size_t i = 0; i < 240; i++)
+		tpl[i] = (uint32_t)(tu_rand(&rng) % 4000) << 1;
+	for (size_t i = 0; i < 600; i++)
+		text[i] = (uint32_t)(tu_rand(&rng) % 4000) << 1;
+	for (int k = 0; k < 2; k++) {
+		p[k] = frame_page(&rng, tpl, NULL, 150, &np[k]);
+		assert_int_equal(nd__rec_make(p[k], np[k], k ? &b : &a, NULL, 0), ND_OK);
+	}
+	assert_true(nd__rec_framed_apart(&a, &b) && nd__rec_framed_apart(&b, &a));
+	/* A page and a copy of it in another place of the frame: its article
+	 * shared, so not two pages of a template. */
+	q = frame_page(&rng, tpl, p[0] + 120, 150, &nq);
+	for (size_t i = 0; i < nq; i += 10)
+		q[i] = (uint32_t)(tu_rand(&rng) % 4000) << 1;
+	assert_int_equal(nd__rec_make(q, nq, &c, NULL, 0), ND_OK);
+	assert_false(nd__rec_framed_apart(&a, &c));
+	nd__rec_free(&c);
+	free(q);
+	/* A text edited throughout, and with a paragraph added inside. */
+	uint32_t edited[600], longer[700];
+	memcpy(edited, text, sizeof(text));
+	for (size_t i = 3; i < 600; i += 10)
+		edited[i] = (uint32_t)(tu_rand(&rng) % 4000) << 1;
+	memcpy(longer, text, 300 * sizeof(*longer));
+	for (size_t i = 300; i < 400; i++)
+		longer[i] = (uint32_t)(tu_rand(&rng) % 4000) << 1;
+	memcpy(longer + 400, text + 300, 300 * sizeof(*longer));
+	nd__rec t, e, l;
+	assert_int_equal(nd__rec_make(text, 600, &t, NULL, 0), ND_OK);
+	assert_int_equal(nd__rec_make(edited, 600, &e, NULL, 0), ND_OK);
+	assert_int_equal(nd__rec_make(longer, 700, &l, NULL, 0), ND_OK);
+	assert_false(nd__rec_framed_apart(&t, &e));
+	assert_false(nd__rec_framed_apart(&t, &l));
+	nd__rec_free(&t), nd__rec_free(&e), nd__rec_free(&l);
+	nd__rec_free(&a), nd__rec_free(&b);
+	free(p[0]), free(p[1]);
+}
+
 static void test_record_in_place(void **state)
 {
 	(void)state;
@@ -1436,6 +1496,7 @@ int main(void)
 		cmocka_unit_test(test_thread),
 		cmocka_unit_test(test_sort_u64),
 		cmocka_unit_test(test_short_text_keys),
+		cmocka_unit_test(test_framed_apart),
 	};
 	return cmocka_run_group_tests_name("verify", tests, setup, teardown);
 }

@@ -489,11 +489,25 @@ static int sites_by(nd_xdb *db, const char *prefix, const nd_docid *docs, size_t
 	return rc < 0 ? rc : ND_OK;
 }
 
+/* Of the pages idx[0..k) (indices in the low 32 bits) of one frame,
+ * whether two are framed apart: each next two of the first
+ * FRAME_APART_ASKED asked (a site of many pages has its versions, and
+ * needs no pair). */
+#define FRAME_APART_ASKED 8
+static int frame_apart(const nd__recset *rs, const uint64_t *idx, size_t k)
+{
+	for (size_t x = 0; x + 1 < k && x + 1 < FRAME_APART_ASKED; x++)
+		if (nd__rec_framed_apart(nd__recset_get(rs, (uint32_t)idx[x]), nd__recset_get(rs, (uint32_t)idx[x + 1])))
+			return 1;
+	return 0;
+}
+
 /* Pages without a site whose records share a frame (their first and last
- * words), ND_FRAME_GROUPS or more: one site each, ordinals after *ord.  The
- * frame's top 32 bits and the page's index, sorted: pages that collide by
- * chance share no text that half of them hold. */
-static int sites_by_frame(const nd__recset *rs, size_t n, uint32_t *site, uint32_t *ord)
+ * words), ND_FRAME_END_GROUPS or more: one site each, ordinals after *ord,
+ * apart[i] set for the pages of a site two of whose pages are framed
+ * apart.  The frame's top 32 bits and the page's index, sorted: pages
+ * that collide by chance share no text that half of them hold. */
+static int sites_by_frame(const nd__recset *rs, size_t n, uint32_t *site, uint8_t *apart, uint32_t *ord)
 {
 	uint64_t *f = malloc((n + 1) * sizeof(*f));
 	size_t m = 0;
@@ -508,11 +522,12 @@ static int sites_by_frame(const nd__recset *rs, size_t n, uint32_t *site, uint32
 	for (size_t i = 0, j; i < m && *ord < UINT32_MAX - 1; i = j) {
 		for (j = i + 1; j < m && f[j] >> 32 == f[i] >> 32; j++)
 			;
-		if (j - i < ND_FRAME_GROUPS)
+		if (j - i < ND_FRAME_END_GROUPS)
 			continue;
 		++*ord;
+		uint8_t a = (uint8_t)frame_apart(rs, f + i, j - i);
 		for (size_t k = i; k < j; k++)
-			site[(uint32_t)f[k]] = *ord;
+			site[(uint32_t)f[k]] = *ord, apart[(uint32_t)f[k]] = a;
 	}
 	free(f);
 	return ND_OK;
@@ -525,14 +540,15 @@ static int sites_by_frame(const nd__recset *rs, size_t n, uint32_t *site, uint32
  * a mu database, whose H and J are Bcc addresses and attachments); else
  * its frame, for text that came without an address (files, mail, another
  * application's pages).  Only sites of ND_SITE_GROUPS pages or more
- * (ND_FRAME_GROUPS of a frame): a smaller one has no template to tell.
+ * (ND_FRAME_END_GROUPS of a frame): a smaller one has no template to tell.
  * *frame_from: the first frame's ordinal; *nsites: the last ordinal. */
 static int sites_of(nd_xdb *db, const nd__recset *rs, const nd_docid *docs, size_t n, uint32_t *site,
-		    uint32_t *frame_from, uint32_t *nsites)
+		    uint8_t *apart, uint32_t *frame_from, uint32_t *nsites)
 {
 	uint32_t ord = 0;
 	int rc;
 	memset(site, 0, n * sizeof(*site));
+	memset(apart, 0, n);
 	*frame_from = 1, *nsites = 0;
 	if (!n)
 		return ND_OK;
@@ -543,7 +559,7 @@ static int sites_of(nd_xdb *db, const nd__recset *rs, const nd_docid *docs, size
 		      (rc = sites_by(db, "J", docs, n, site, &ord)) < 0))
 		return rc;
 	*frame_from = ord + 1;
-	rc = sites_by_frame(rs, n, site, &ord);
+	rc = sites_by_frame(rs, n, site, apart, &ord);
 	*nsites = ord;
 	return rc;
 }
@@ -774,12 +790,13 @@ static int join_families(size_t n, const uint32_t *fam, uint32_t *up, int *joine
  * smallest index): its representatives' shingles, with the sites of
  * site[0..n) (0: none; frames from frame_from), each document's version
  * on its site (ver, or NULL) and kin. */
-static int count_groups(const nd__recset *rs, size_t n, const uint32_t *up, const uint32_t *site, uint32_t frame_from,
-			uint32_t nsites, size_t pages, const uint32_t *ver, const uint32_t *kin, unsigned jobs,
-			nd__common **out)
+static int count_groups(const nd__recset *rs, size_t n, const uint32_t *up, const uint32_t *site, const uint8_t *apart,
+			uint32_t frame_from, uint32_t nsites, size_t pages, const uint32_t *ver, const uint32_t *kin,
+			unsigned jobs, nd__common **out)
 {
 	uint32_t *reps = calloc(n + 1, sizeof(*reps)), *rkin = calloc(n + 1, sizeof(*rkin));
 	uint32_t *rver = ver ? malloc((n + 1) * sizeof(*rver)) : NULL, *gsite = NULL;
+	uint8_t *rapart = NULL;
 	size_t nreps = 0;
 	int rc = ND_OK;
 	*out = NULL;
@@ -801,15 +818,21 @@ static int count_groups(const nd__recset *rs, size_t n, const uint32_t *up, cons
 		memcpy(gsite, site, n * sizeof(*gsite));
 		if ((rc = template_sites(rs, gsite, &tframe_from, n)) < 0)
 			goto done;
+		if (apart && !(rapart = malloc(n + 1))) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory for the sites of %zu documents", n);
+			goto done;
+		}
 	}
 	for (size_t r = 0; r < nreps; r++) { /* reps ascend: r <= reps[r] */
 		if (gsite)
 			gsite[r] = gsite[reps[r]];
+		if (rapart)
+			rapart[r] = apart[reps[r]];
 		rkin[r] = kin[reps[r]];
 		if (rver)
 			rver[r] = ver[reps[r]];
 	}
-	rc = nd__common_build(rs, reps, gsite, tframe_from, rver, rkin, nreps, jobs, out);
+	rc = nd__common_build(rs, reps, gsite, tframe_from, rver, rapart, rkin, nreps, jobs, out);
 	if (rc == ND_OK) /* ordinals are given to sites with pages among docs or not */
 		nd__common_set_sites(*out, frame_from - 1, nsites - (frame_from - 1), pages);
 	if (rc == ND_OK && pages)
@@ -823,6 +846,7 @@ done:
 	free(rkin);
 	free(rver);
 	free(gsite);
+	free(rapart);
 	return rc;
 }
 
@@ -869,25 +893,40 @@ done:
  * the filter of own text is counted; kin of many groups are one group
  * (join_families), and so are copies edited too far apart for kin, once
  * the count shows them (edited_families: then counted again). */
+/* apart[0..n) set when the n pages of one frame hold two framed apart,
+ * asked as sites_by_frame asks a frame's pages (in docid order). */
+static void frame_pages_apart(const nd__recset *rs, size_t n, uint8_t *apart)
+{
+	size_t k = n < FRAME_APART_ASKED ? n : FRAME_APART_ASKED;
+	uint64_t idx[FRAME_APART_ASKED];
+	for (size_t i = 0; i < k; i++)
+		idx[i] = i;
+	memset(apart, frame_apart(rs, idx, k), n);
+}
+
 static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, size_t n, const uint64_t *pairs,
 			size_t np, const nd_near_options *o, int one_site, nd__common **out)
 {
 	uint8_t *same = malloc(np + 1);
 	uint32_t *up = NULL, *site = malloc((n + 1) * sizeof(*site)), *ver = NULL, *kin = NULL;
+	uint8_t *apart = calloc(n + 1, 1);
 	uint64_t *near = NULL;
 	uint32_t frame_from = 1, nsites = 0;
 	size_t pages = 0, nnear = 0;
 	int rc, joined = 0;
 	*out = NULL;
-	if (!same || !site) {
+	if (!same || !site || !apart) {
 		free(same);
 		free(site);
+		free(apart);
 		return nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", np);
 	}
-	if (one_site) /* one site's pages, all of them: a host's (1) or a frame's (2) */
+	if (one_site) { /* one site's pages, all of them: a host's (1) or a frame's (2) */
 		for (size_t i = 0; i < n; i++)
 			site[i] = 1, frame_from = one_site == 2 ? 1 : 2, nsites = 1;
-	else if ((rc = sites_of(db, rs, docs, n, site, &frame_from, &nsites)) < 0)
+		if (one_site == 2)
+			frame_pages_apart(rs, n, apart);
+	} else if ((rc = sites_of(db, rs, docs, n, site, apart, &frame_from, &nsites)) < 0)
 		goto done;
 	for (size_t i = 0; i < n; i++)
 		pages += site[i] != 0;
@@ -911,11 +950,11 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 	 * them goes first (55 MB there). */
 	free(same);
 	same = NULL;
-	if ((rc = count_groups(rs, n, up, site, frame_from, nsites, pages, ver, kin, o->jobs, out)) < 0 || !nnear ||
+	if ((rc = count_groups(rs, n, up, site, apart, frame_from, nsites, pages, ver, kin, o->jobs, out)) < 0 || !nnear ||
 	    (rc = edited_families(rs, *out, kin, up, near, nnear, n, o, &joined)) < 0 || !joined)
 		goto done;
 	nd__common_free(*out);
-	rc = count_groups(rs, n, up, site, frame_from, nsites, pages, ver, kin, o->jobs, out);
+	rc = count_groups(rs, n, up, site, apart, frame_from, nsites, pages, ver, kin, o->jobs, out);
 done:
 	if (rc < 0) {
 		nd__common_free(*out);
@@ -925,6 +964,7 @@ done:
 	free(up);
 	free(near);
 	free(site);
+	free(apart);
 	free(ver);
 	free(kin);
 	return rc;
@@ -977,7 +1017,7 @@ int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, int by_
 	size_t np = 0;
 	int rc;
 	memset(t, 0, sizeof(*t));
-	if (n < (by_frame ? ND_FRAME_GROUPS : ND_SITE_GROUPS))
+	if (n < (by_frame ? ND_FRAME_END_GROUPS : ND_SITE_GROUPS))
 		return ND_OK;
 	if ((rc = site_pairs(txn, docs, n, &pairs, &np)) < 0)
 		return rc;

@@ -298,12 +298,12 @@ static int tpl_equal(const nd__site_tpl *a, const nd__site_tpl *b)
 }
 
 /* Whether a site of pages pages is due a count: ND_SITE_GROUPS pages or
- * more (ND_FRAME_GROUPS of a frame), and a quarter more than when it was last counted (by the
+ * more (ND_FRAME_END_GROUPS of a frame), and a quarter more than when it was last counted (by the
  * collection, or on its own), or a page more while that is under four. */
 static int due(uint64_t pages, uint64_t then, int by_frame)
 {
 	uint64_t step = then / 4 ? then / 4 : 1;
-	return pages >= (by_frame ? ND_FRAME_GROUPS : ND_SITE_GROUPS) && pages >= then + step;
+	return pages >= (by_frame ? ND_FRAME_END_GROUPS : ND_SITE_GROUPS) && pages >= then + step;
 }
 
 void nd__site_judge_init(nd__site_judge *j, nd_store_txn *txn)

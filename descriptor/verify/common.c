@@ -468,6 +468,7 @@ static int part_add(common_part *k, uint32_t h, const uint64_t *g, size_t ng, ui
 typedef struct {
 	const uint32_t *of; /* per representative; 0: none */
 	const uint32_t *ver; /* per representative: its version on its site */
+	uint8_t *apart;      /* per site: a frame's, two of its pages framed apart */
 	uint32_t nsites;
 	uint32_t frame_from; /* sites from this ordinal on are frames' */
 	uint32_t *at;
@@ -476,12 +477,13 @@ typedef struct {
 
 static void sites_free(sites *z)
 {
+	free(z->apart);
 	free(z->at);
 	free(z->thr);
 }
 
 static int sites_make(const nd__recset *rs, const uint32_t *reps, const uint32_t *site, uint32_t frame_from,
-		      const uint32_t *ver, size_t n, sites *z)
+		      const uint32_t *ver, const uint8_t *apart, size_t n, sites *z)
 {
 	memset(z, 0, sizeof(*z));
 	z->of = site, z->ver = ver, z->frame_from = frame_from;
@@ -489,11 +491,14 @@ static int sites_make(const nd__recset *rs, const uint32_t *reps, const uint32_t
 		z->nsites = site[i] > z->nsites ? site[i] : z->nsites;
 	if (!z->nsites)
 		return ND_OK;
-	if (!(z->at = calloc((size_t)z->nsites + 1, sizeof(*z->at))) || !(z->thr = malloc((n + 1) * sizeof(*z->thr))))
+	if (!(z->at = calloc((size_t)z->nsites + 1, sizeof(*z->at))) || !(z->thr = malloc((n + 1) * sizeof(*z->thr))) ||
+	    !(z->apart = calloc((size_t)z->nsites + 1, 1)))
 		return nd_error_set(ND_ENOMEM, "out of memory for %u sites", z->nsites);
 	for (size_t i = 0; i < n; i++)
-		if (site[i])
+		if (site[i]) {
 			z->at[site[i]]++;
+			z->apart[site[i]] |= apart && apart[i];
+		}
 	for (uint32_t s = 1; s <= z->nsites; s++)
 		z->at[s] += z->at[s - 1];
 	/* In the records' order (a spilled set is read tile by tile), each
@@ -532,8 +537,9 @@ typedef struct {
 } build_ctx;
 
 /* Whether hash h, held by the groups g[0..ng), is a site's template: held
- * by ND_SITE_GROUPS versions on one site or more (ND_FRAME_GROUPS on a
- * frame's), and by at least 1 / ND_SITE_SHARE of
+ * by ND_SITE_GROUPS versions on one site or more (on a frame's,
+ * ND_FRAME_END_GROUPS when two of its pages are framed apart, else
+ * ND_FRAME_GROUPS), and by at least 1 / ND_SITE_SHARE of
  * those of the site's groups whose samples reach h.  cnt: a zeroed count
  * per site, left zeroed; sc: room for ng.  Most hashes are held by a
  * group or two of each site: counted, not sorted. */
@@ -554,7 +560,7 @@ static int site_template(const sites *z, uint32_t h, const uint64_t *g, size_t n
 	/* Those held by enough groups: by enough versions too? */
 	for (size_t k = 0; k < keep; k++) {
 		uint32_t s = sc[k], v[ND_FRAME_GROUPS], nv = 0;
-		uint32_t need = s >= z->frame_from ? ND_FRAME_GROUPS : ND_SITE_GROUPS;
+		uint32_t need = s < z->frame_from ? ND_SITE_GROUPS : z->apart[s] ? ND_FRAME_END_GROUPS : ND_FRAME_GROUPS;
 		for (size_t i = 0; i < ng && nv < need; i++) {
 			uint32_t r = (uint32_t)g[i], x = 0;
 			if (z->of[r] != s)
@@ -681,7 +687,8 @@ void nd__common_set_sites(nd__common *c, uint64_t hosts, uint64_t frames, uint64
 }
 
 int nd__common_build(const nd__recset *rs, const uint32_t *reps, const uint32_t *site, uint32_t frame_from,
-		     const uint32_t *ver, const uint32_t *kin, size_t n, unsigned jobs, nd__common **out)
+		     const uint32_t *ver, const uint8_t *apart, const uint32_t *kin, size_t n, unsigned jobs,
+		     nd__common **out)
 {
 	uint64_t *bound = NULL;
 	uint32_t *gh = NULL, passes = 0;
@@ -695,7 +702,7 @@ int nd__common_build(const nd__recset *rs, const uint32_t *reps, const uint32_t 
 		return nd_error_set(ND_ETOOBIG, "%zu groups", n);
 	jobs = jobs ? jobs : 1;
 	size_t most = 0;
-	if ((rc = sites_make(rs, reps, site, frame_from, ver, n, &z)) < 0 ||
+	if ((rc = sites_make(rs, reps, site, frame_from, ver, apart, n, &z)) < 0 ||
 	    (rc = pass_bounds(rs, reps, n, jobs, &most, &bound, &passes)) < 0) {
 		sites_free(&z);
 		return rc;

@@ -722,17 +722,17 @@ static double own_words(const nd__rec *sh, const nd__rec *a, const nd__rec *b, c
 	return n ? (double)own / n * sh->nwords : 0;
 }
 
-int nd__rec_rotating(const nd__rec *r, const nd__common *common, uint8_t *rot)
+enum { PLACED_MOST = 2 * ND_REC_SAMPLE };
+
+/* r's samples of a known place, in the order they stand (order: room for
+ * PLACED_MOST): how many; 0 without places, or with more samples than a
+ * record is made with. */
+static uint32_t by_place(const nd__rec *r, uint32_t *order)
 {
-	enum { MOST = 2 * ND_REC_SAMPLE };
-	uint32_t n = r->nsample, count[ND_REC_POS_UNKNOWN + 1] = {0}, order[MOST], m = 0;
-	uint8_t own[MOST];
-	int marked = 0;
-	if (rot)
-		memset(rot, 0, n);
-	if (!r->pos || n > MOST) /* no places, or more samples than made: none told */
+	uint32_t n = r->nsample, count[ND_REC_POS_UNKNOWN + 1] = {0}, m = 0;
+	if (!r->pos || n > PLACED_MOST)
 		return 0;
-	for (uint32_t k = 0; k < n; k++) /* by place: a counting sort */
+	for (uint32_t k = 0; k < n; k++) /* a counting sort */
 		count[r->pos[k]]++;
 	for (uint32_t p = 0, at = 0; p <= ND_REC_POS_UNKNOWN; p++) {
 		uint32_t c = count[p];
@@ -741,6 +741,19 @@ int nd__rec_rotating(const nd__rec *r, const nd__common *common, uint8_t *rot)
 	for (uint32_t k = 0; k < n; k++)
 		if (r->pos[k] != ND_REC_POS_UNKNOWN)
 			order[count[r->pos[k]]++] = k, m++;
+	return m;
+}
+
+int nd__rec_rotating(const nd__rec *r, const nd__common *common, uint8_t *rot)
+{
+	enum { MOST = PLACED_MOST };
+	uint32_t order[MOST], m;
+	uint8_t own[MOST];
+	int marked = 0;
+	if (rot)
+		memset(rot, 0, r->nsample);
+	if (!(m = by_place(r, order))) /* no places: none told */
+		return 0;
 	/* Runs of own samples: the longest, then those between two of the
 	 * template's and short against it. */
 	uint32_t longest = 0, end[MOST];
@@ -940,4 +953,39 @@ void nd__rec_story(const nd__rec *a, const nd__rec *b, const nd__common *common,
 	shingle_scores(a, b, common, &s, 0, 0, 0);
 	*story = (float)s.story;
 	*copy = a->nwords && b->nwords && decide(ND_POINT_COPY, a, b, common, &s, can_contain(a, b), NULL, NULL) == 1;
+}
+
+/* Whether r, at or below cut, holds a run of text that o does not (in the
+ * order r's samples stand) between text both hold, a quarter of those
+ * samples or more: its own article inside a frame the two share. */
+static int own_between(const nd__rec *r, const nd__rec *o, uint32_t cut)
+{
+	uint32_t order[PLACED_MOST], m = by_place(r, order), kept = 0, run = 0, longest = 0;
+	uint8_t shared[PLACED_MOST];
+	int framed = 0;
+	if (!m)
+		return 0;
+	for (uint32_t k = 0, j = 0; k < r->nsample; k++) { /* both ascending: a merge */
+		while (j < o->nsample && o->sample[j] < r->sample[k])
+			j++;
+		shared[k] = j < o->nsample && o->sample[j] == r->sample[k];
+	}
+	for (uint32_t i = 0; i < m; i++) {
+		uint32_t k = order[i];
+		if (r->sample[k] > cut)
+			continue;
+		kept++;
+		if (shared[k]) {
+			longest = framed && run > longest ? run : longest;
+			framed = 1, run = 0;
+		} else
+			run += framed;
+	}
+	return kept && 4 * longest >= kept;
+}
+
+int nd__rec_framed_apart(const nd__rec *a, const nd__rec *b)
+{
+	uint32_t cut = a->thr < b->thr ? a->thr : b->thr;
+	return own_between(a, b, cut) && own_between(b, a, cut);
 }

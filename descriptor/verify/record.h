@@ -320,11 +320,19 @@ uint32_t nd__common_shared_passages(const nd__rec *a, const nd__rec *b, const nd
  * "most read") stand on about half of its pages, and a half needed them
  * on more than half of those few. */
 #define ND_SITE_SHARE 3
-/* A site that only a frame tells (no host) needs this many pages and
- * versions: two near-copies of one text share their ends, and may be two
- * versions where edits are dense (characters of CJK text). */
+/* A site that only a frame tells (no host) needs this many versions for
+ * text anywhere on its pages to be its template: two near-copies of one
+ * text share their ends, and may be two versions where edits are dense
+ * (characters of CJK text). */
 #define ND_FRAME_GROUPS 3
-_Static_assert(ND_FRAME_GROUPS >= ND_SITE_GROUPS, "a site's versions are counted in room for ND_FRAME_GROUPS");
+/* A frame site needs this many pages, and its template this many
+ * versions when two of its pages are framed apart (nd__rec_framed_apart):
+ * two pages of a template share their ends, each with its own text
+ * between; two copies share what is between too, and need
+ * ND_FRAME_GROUPS. */
+#define ND_FRAME_END_GROUPS 2
+_Static_assert(ND_FRAME_GROUPS >= ND_SITE_GROUPS && ND_FRAME_GROUPS >= ND_FRAME_END_GROUPS,
+	       "a site's versions are counted in room for ND_FRAME_GROUPS");
 /* A page with 8% of its words replaced (the strict point's bound) keeps
  * about 0.6 of its 3-shingles: past that, another page, though a
  * template may make up most of both. */
@@ -347,11 +355,13 @@ typedef struct nd__recset nd__recset;
  * passes by hash range, on jobs threads, that hold at most 16M hashes
  * together.  site (may be NULL): each group's site, an ordinal from 1, 0
  * for none, sites from frame_from on told by their frames only; ver (with
- * site): its version there (equal for versions).
+ * site): its version there (equal for versions); apart (may be NULL):
+ * nonzero for a group of a frame site two of whose pages are framed apart.
  * kin (may be NULL: no filter of own text): each group's kin, equal for
  * groups of one kin. */
 int nd__common_build(const nd__recset *rs, const uint32_t *reps, const uint32_t *site, uint32_t frame_from,
-		     const uint32_t *ver, const uint32_t *kin, size_t n, unsigned jobs, nd__common **out);
+		     const uint32_t *ver, const uint8_t *apart, const uint32_t *kin, size_t n, unsigned jobs,
+		     nd__common **out);
 /* The sites that made it: hosts and frames counted, and their pages. */
 void nd__common_set_sites(nd__common *c, uint64_t hosts, uint64_t frames, uint64_t pages);
 /* Kept in the store's meta ("common", with its passages, its index and
@@ -516,6 +526,11 @@ double nd__rec_contained_floor(const nd__rec *a, const nd__rec *b, double floor)
  * each shorter than 1/ND_ROTATING_SHARE of its longest own run; samples
  * of no known place are skipped.  Returns how many (0 without places). */
 int nd__rec_rotating(const nd__rec *r, const nd__common *common, uint8_t *rot);
+/* Whether a and b, two pages of one frame, are framed apart: each holds,
+ * between text both hold, a run of its own of a quarter of its samples
+ * or more (an article inside a template), where two copies of one text,
+ * however edited, share what stands between their ends. */
+int nd__rec_framed_apart(const nd__rec *a, const nd__rec *b);
 /* The verdict at point (copy or story; strict reads words) over two
  * records: 1 duplicates, 0 not; *how and *distance (may be NULL) say by
  * what and how far (1 - the measure). */
