@@ -229,6 +229,7 @@ class Out:
         self.corpus = open(os.path.join(path, "corpus.jsonl"), "w", encoding="utf-8")
         self.truth = open(os.path.join(path, "truth.tsv"), "w", encoding="utf-8")
         self.ignore = open(os.path.join(path, "ignore.tsv"), "w", encoding="utf-8")
+        self.members = {}
         self.n = 0
 
     def doc(self, id, text, cluster, url=None):
@@ -236,13 +237,22 @@ class Out:
         if url:
             rec["url"] = url
         self.corpus.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        self.label(id, cluster)
+
+    def label(self, id, cluster):
+        """id's truth cluster (doc does it; a set of HTML files alone)."""
         self.truth.write("%s\t%s\n" % (id, cluster))
+        self.members.setdefault(cluster, []).append(id)
         self.n += 1
 
     def skip(self, a, b):
         self.ignore.write("%s\t%s\n" % (a, b))
 
     def close(self, about):
+        for ga, gb in sorted(NEAR_STORIES):
+            for a in self.members.get(ga, ()):
+                for b in self.members.get(gb, ()):
+                    self.skip(a, b)
         for f in (self.corpus, self.truth, self.ignore):
             f.close()
         about["documents"] = self.n
@@ -298,9 +308,10 @@ def man_pages(lang, limit, rng):
     return pages
 
 
-def aliases(docs, threshold=0.8):
+def aliases(docs, threshold=0.8, held=None):
     """Pairs of (id, text) that are one text under two names: 3-shingle
-    resemblance >= threshold, found through shingles few texts hold."""
+    resemblance >= threshold (or, with held, the shorter's shingles held
+    that much in the longer), found through shingles few texts hold."""
     sh = [shingles(t) for _, t in docs]
     post = {}
     for i, s in enumerate(sh):
@@ -315,7 +326,10 @@ def aliases(docs, threshold=0.8):
                 count[(lst[a], lst[b])] = count.get((lst[a], lst[b]), 0) + 1
     out = []
     for (a, b), c in count.items():
-        if c >= 5 and resemblance(sh[a], sh[b]) >= threshold:
+        if c < 5:
+            continue
+        if resemblance(sh[a], sh[b]) >= threshold or \
+                (held and len(sh[a] & sh[b]) >= held * min(len(sh[a]), len(sh[b]))):
             out.append((a, b))
     return out
 
@@ -712,9 +726,16 @@ def site_articles(n, rng, seed):
     return arts, story_groups(arts), [w for _, t in arts[:50] for w in t.split()]
 
 
+# Pairs of story groups that are one story edited, not scored (Out.close).
+NEAR_STORIES = set()
+
+
 def story_groups(arts):
     """The group of each (id, text): exact copies and texts of 3-shingle
-    resemblance 0.8 or more are one."""
+    resemblance 0.8 or more are one.  Two groups of one story edited
+    further (resemblance 0.5 or more, or the shorter held 0.8 in the
+    longer: BBC news holds a few stories again with a paragraph more) are
+    neither one document nor two, and their pages' pairs are not scored."""
     groups = exact_groups(arts)
     up = {pid: pid for pid, _ in arts}
 
@@ -725,7 +746,12 @@ def story_groups(arts):
     for a, b in aliases(arts):
         ra, rb = root(groups[arts[a][0]]), root(groups[arts[b][0]])
         up[max(ra, rb)] = min(ra, rb)
-    return {pid: root(g) for pid, g in groups.items()}
+    out = {pid: root(g) for pid, g in groups.items()}
+    for a, b in aliases(arts, 0.5, 0.8):
+        ga, gb = out[arts[a][0]], out[arts[b][0]]
+        if ga != gb:
+            NEAR_STORIES.add((min(ga, gb), max(ga, gb)))
+    return out
 
 
 def make_site(out, seed, scale):
@@ -741,16 +767,14 @@ def make_site(out, seed, scale):
         name = "%s/%05d.html" % (tpls[k]["name"], i)
         os.makedirs(os.path.join(html, tpls[k]["name"]), exist_ok=True)
         open(os.path.join(html, name), "w", encoding="utf-8").write(page(tpls[k], title, t, r, name))
-        o.truth.write("%s\t%s\n" % (name, groups[pid]))
-        o.n += 1
+        o.label(name, groups[pid])
         if r.random() < 1 / 3:  # the article in another site's template, lightly edited
             k2 = (k + 1 + r.randrange(2)) % 3
             name2 = "%s/%05dc.html" % (tpls[k2]["name"], i)
             os.makedirs(os.path.join(html, tpls[k2]["name"]), exist_ok=True)
             body = edit_words(t, r.choice([0.0, 0.01, 0.03]), r, pool)
             open(os.path.join(html, name2), "w", encoding="utf-8").write(page(tpls[k2], title, body, r, name2))
-            o.truth.write("%s\t%s\n" % (name2, groups[pid]))
-            o.n += 1
+            o.label(name2, groups[pid])
     os.remove(os.path.join(out, "corpus.jsonl"))
     o.corpus = open(os.devnull, "w")
     o.close({"set": "site", "about": "pages of three site templates around distinct articles; a third "
@@ -996,8 +1020,7 @@ def make_oldsites(out, seed, scale):
     def write(k, name, title, body, r, group, printed=False):
         name = "%s-%s" % (tpls[k]["name"], name)  # flat: the place does not tell the site
         open(os.path.join(root, name), "w", encoding="utf-8").write(old_page(tpls[k], title, body, r, printed))
-        o.truth.write("%s\t%s\n" % (name, group))
-        o.n += 1
+        o.label(name, group)
 
     def short(body, r):
         """Pages are often short (a notice, a product, a brief): the
@@ -1125,8 +1148,7 @@ def make_docsites(out, seed, scale):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", encoding="utf-8") as f:
             f.write(page)
-        o.truth.write("%s\t%s\n" % (name, cluster))
-        o.n += 1
+        o.label(name, cluster)
 
     for host, rel, page in origs:
         name = "%s/%s" % (host, rel)
@@ -1269,8 +1291,7 @@ def make_versions(out, seed, scale):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", encoding="utf-8") as f:
             f.write(pages[name])
-        o.truth.write("%s\t%s\n" % (name, names[find(i)]))
-        o.n += 1
+        o.label(name, names[find(i)])
     copies = sum(d <= VERSIONS_COPY and namesake(a, b) for (a, b), d in zip(near, dist))
     print("versions: %d pairs sharing text, %d of them copies, %d neither" %
           (len(near), copies, sum(d < VERSIONS_APART for d in dist) - copies), file=sys.stderr)
@@ -1293,8 +1314,7 @@ def make_scale(out, seed, scale):
     o.corpus = open(os.devnull, "w")
     for line in open(os.path.join(out, "corpus.jsonl")):
         pid = json.loads(line)["id"]
-        o.truth.write("%s\t%s\n" % (pid, pid.split("-")[0]))
-        o.n += 1
+        o.label(pid, pid.split("-")[0])
     o.close({"set": "scale", "about": "bench/scale.py's corpus of %d documents from %s" % (n, source),
              "score": "pairs"})
 
@@ -1310,8 +1330,7 @@ def make_gold(out, seed, scale):
     o.corpus = open(os.devnull, "w")
     for c in sorted(os.listdir(root)):
         for f in sorted(os.listdir(os.path.join(root, c))):
-            o.truth.write("%s/%s\t%s\n" % (c, f, c))
-            o.n += 1
+            o.label("%s/%s" % (c, f), c)
     o.close({"set": "gold", "about": "SpotSigs gold set: 68 human-made clusters of news pages (the same "
              "story; the story point's set)", "score": "pairs", "input": "html", "html_dir": root})
 
