@@ -56,7 +56,7 @@ typedef struct {
 } upd_cluster;
 
 /* Clusters kept at most (their members, summed): past it, forgotten. */
-#define UPD_CACHED_MAX (1u << 22)
+#define UPD_CACHED_MAX (1u << 20)
 /* Lines of text for a cluster's documents the hook did not report (JSON
  * lists ND_CHECK_CLUSTER_LISTED, as check does). */
 #define HELD_SHOWN 16
@@ -166,13 +166,28 @@ static int upd_cluster_of(upd_ctx *c, nd_docid docid, upd_cluster *x)
 	return ND_OK;
 }
 
-/* Whether doc is among r's duplicates, or r's document itself. */
-static int reported(const nd_hook_result *r, nd_docid doc)
+static int cmp_docid(const void *a, const void *b)
 {
+	nd_docid x = *(const nd_docid *)a, y = *(const nd_docid *)b;
+	return (x > y) - (x < y);
+}
+
+/* What r reported (its document and its duplicates), ascending, in *out
+ * (caller frees); the count, or 0 without memory (then all is listed). */
+static size_t reported_of(const nd_hook_result *r, nd_docid **out)
+{
+	if (!(*out = malloc((r->nduplicates + 1) * sizeof(**out))))
+		return 0;
+	(*out)[0] = r->docid;
 	for (size_t i = 0; i < r->nduplicates; i++)
-		if (r->duplicates[i].docid == doc)
-			return 1;
-	return doc == r->docid;
+		(*out)[i + 1] = r->duplicates[i].docid;
+	qsort(*out, r->nduplicates + 1, sizeof(**out), cmp_docid);
+	return r->nduplicates + 1;
+}
+
+static int reported(const nd_docid *rep, size_t n, nd_docid doc)
+{
+	return n && bsearch(&doc, rep, n, sizeof(*rep), cmp_docid) != NULL;
 }
 
 static void on_walked(nd_docid done, nd_docid last, void *ctx)
@@ -196,6 +211,12 @@ static void on_change(const nd_hook_result *r, void *vctx)
 		return;
 	}
 	int rest = c->vo->point == ND_POINT_COPY && x.members;
+	nd_docid *rep = NULL;
+	size_t nrep = rest ? reported_of(r, &rep) : 0, left = 0;
+	/* Of the cluster, those not reported: its size less the reported in it. */
+	for (size_t i = 0; rest && i < nrep; i++)
+		left += bsearch(&rep[i], x.members, x.size, sizeof(*x.members), cmp_docid) != NULL;
+	left = rest ? x.size - left : 0;
 	snprintf(key, sizeof(key), "%016llx", (unsigned long long)r->key);
 	if (c->json) {
 		json_t *jo = json_object(), *jd = json_array();
@@ -214,7 +235,7 @@ static void on_change(const nd_hook_result *r, void *vctx)
 			json_array_append_new(jd, m);
 		}
 		for (size_t i = 0, n = 0; rest && i < x.size && n < ND_CHECK_CLUSTER_LISTED; i++) {
-			if (reported(r, x.members[i]))
+			if (reported(rep, nrep, x.members[i]))
 				continue;
 			json_t *m = json_object();
 			json_object_set_new(m, "docid", json_integer(x.members[i]));
@@ -227,6 +248,7 @@ static void on_change(const nd_hook_result *r, void *vctx)
 		json_dumpf(jo, stdout, JSON_COMPACT);
 		putchar('\n');
 		json_decref(jo);
+		free(rep);
 		return;
 	}
 	char *uid = NULL;
@@ -247,11 +269,8 @@ static void on_change(const nd_hook_result *r, void *vctx)
 		       r->duplicates[i].distance, tool_how_name(r->duplicates[i].how));
 		free(du);
 	}
-	size_t left = 0;
-	for (size_t i = 0; rest && i < x.size; i++)
-		left += !reported(r, x.members[i]);
 	for (size_t i = 0, n = 0; rest && i < x.size; i++) {
-		if (reported(r, x.members[i]))
+		if (reported(rep, nrep, x.members[i]))
 			continue;
 		if (n == HELD_SHOWN && left > HELD_SHOWN + 1) {
 			printf("          ... and %zu more of cluster %u\n", left - n, x.id);
@@ -264,6 +283,7 @@ static void on_change(const nd_hook_result *r, void *vctx)
 		free(du);
 		n++;
 	}
+	free(rep);
 	free(uid);
 }
 

@@ -884,15 +884,6 @@ done:
 	return rc;
 }
 
-/* Groups of near-identical documents, whose representatives (smallest
- * index) count the collection's common shingles: plain resemblance >=
- * ND_GROUP_RESEMBLANCE over the candidate pairs.  With sites, the
- * versions of a page on its site too: pages of one site of plain
- * resemblance >= ND_SITE_VERSION are one version, whose text is not the
- * site's template.  And each group's kin (ND_KIN_RESEMBLANCE), by which
- * the filter of own text is counted; kin of many groups are one group
- * (join_families), and so are copies edited too far apart for kin, once
- * the count shows them (edited_families: then counted again). */
 /* apart[0..n) set when the n pages of one frame hold two framed apart,
  * asked as sites_by_frame asks a frame's pages (in docid order). */
 static void frame_pages_apart(const nd__recset *rs, size_t n, uint8_t *apart)
@@ -904,6 +895,15 @@ static void frame_pages_apart(const nd__recset *rs, size_t n, uint8_t *apart)
 	memset(apart, frame_apart(rs, idx, k), n);
 }
 
+/* Groups of near-identical documents, whose representatives (smallest
+ * index) count the collection's common shingles: plain resemblance >=
+ * ND_GROUP_RESEMBLANCE over the candidate pairs.  With sites, the
+ * versions of a page on its site too: pages of one site of plain
+ * resemblance >= ND_SITE_VERSION are one version, whose text is not the
+ * site's template.  And each group's kin (ND_KIN_RESEMBLANCE), by which
+ * the filter of own text is counted; kin of many groups are one group
+ * (join_families), and so are copies edited too far apart for kin, once
+ * the count shows them (edited_families: then counted again). */
 static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, size_t n, const uint64_t *pairs,
 			size_t np, const nd_near_options *o, int one_site, nd__common **out)
 {
