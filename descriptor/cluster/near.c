@@ -503,9 +503,9 @@ static int frame_apart(const nd__recset *rs, const uint64_t *idx, size_t k)
 }
 
 /* Pages without a site whose records share a frame (their first and last
- * words), ND_FRAME_END_GROUPS or more: one site each, ordinals after *ord,
- * apart[i] set for the pages of a site two of whose pages are framed
- * apart.  The frame's top 32 bits and the page's index, sorted: pages
+ * words), ND_FRAME_GROUPS or more, or ND_FRAME_END_GROUPS two of which are
+ * framed apart: one site each, ordinals after *ord, apart[i] set for the
+ * pages of a site two of whose pages are framed apart.  The frame's top 32 bits and the page's index, sorted: pages
  * that collide by chance share no text that half of them hold. */
 static int sites_by_frame(const nd__recset *rs, size_t n, uint32_t *site, uint8_t *apart, uint32_t *ord)
 {
@@ -524,8 +524,10 @@ static int sites_by_frame(const nd__recset *rs, size_t n, uint32_t *site, uint8_
 			;
 		if (j - i < ND_FRAME_END_GROUPS)
 			continue;
-		++*ord;
 		uint8_t a = (uint8_t)frame_apart(rs, f + i, j - i);
+		if (!a && j - i < ND_FRAME_GROUPS)
+			continue; /* two copies of one text, say: no site */
+		++*ord;
 		for (size_t k = i; k < j; k++)
 			site[(uint32_t)f[k]] = *ord, apart[(uint32_t)f[k]] = a;
 	}
@@ -884,15 +886,15 @@ done:
 	return rc;
 }
 
-/* apart[0..n) set when the n pages of one frame hold two framed apart,
- * asked as sites_by_frame asks a frame's pages (in docid order). */
-static void frame_pages_apart(const nd__recset *rs, size_t n, uint8_t *apart)
+/* Whether the n pages of one frame, rs in docid order, hold two framed
+ * apart, asked as sites_by_frame asks a frame's pages. */
+static int frame_pages_apart(const nd__recset *rs, size_t n)
 {
 	size_t k = n < FRAME_APART_ASKED ? n : FRAME_APART_ASKED;
 	uint64_t idx[FRAME_APART_ASKED];
 	for (size_t i = 0; i < k; i++)
 		idx[i] = i;
-	memset(apart, frame_apart(rs, idx, k), n);
+	return frame_apart(rs, idx, k);
 }
 
 /* Groups of near-identical documents, whose representatives (smallest
@@ -925,7 +927,7 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 		for (size_t i = 0; i < n; i++)
 			site[i] = 1, frame_from = one_site == 2 ? 1 : 2, nsites = 1;
 		if (one_site == 2)
-			frame_pages_apart(rs, n, apart);
+			memset(apart, frame_pages_apart(rs, n), n);
 	} else if ((rc = sites_of(db, rs, docs, n, site, apart, &frame_from, &nsites)) < 0)
 		goto done;
 	for (size_t i = 0; i < n; i++)
@@ -1022,8 +1024,12 @@ int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, int by_
 	if ((rc = site_pairs(txn, docs, n, &pairs, &np)) < 0)
 		return rc;
 	o.jobs = 1;
-	if ((rc = nd__recset_load(txn, docs, n, NULL, &rs)) < 0 ||
-	    (rc = fresh_common(NULL, docs, rs, n, pairs, np, &o, by_frame ? 2 : 1, &c)) < 0 ||
+	if ((rc = nd__recset_load(txn, docs, n, NULL, &rs)) < 0)
+		goto done;
+	/* As sites_by_frame: too few pages of a frame, none framed apart, are no site. */
+	if (by_frame && n < ND_FRAME_GROUPS && !frame_pages_apart(rs, n))
+		goto done;
+	if ((rc = fresh_common(NULL, docs, rs, n, pairs, np, &o, by_frame ? 2 : 1, &c)) < 0 ||
 	    (rc = nd__common_entries(c, &t->h, &t->g, &t->n)) < 0)
 		goto done;
 	const uint8_t *f;
