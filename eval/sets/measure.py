@@ -236,7 +236,8 @@ def check_pairs(nd, db, store, inp, pages, point, truth, ignore, ids=None, extra
     row = {"P": round(p, 4), "R": round(r, 4), "F1": round(2 * p * r / (p + r), 4) if p + r else 0.0,
            "predicted_pairs": len(found), "true_pairs": len(true)}
     if errors:
-        row["false_pairs"] = [[x, y, "check"] for x, y in sorted(found - true)[:errors]]
+        row["false_pairs"] = [[x, y, "reported by check; truth %s, %s" % (truth.get(x), truth.get(y))]
+                              for x, y in sorted(found - true)[:errors]]
         row["missed_pairs"] = [[x, y, truth[x]] for x, y in sorted(true - found)[:errors]]
     return row
 
@@ -244,7 +245,9 @@ def check_pairs(nd, db, store, inp, pages, point, truth, ignore, ids=None, extra
 def print_errors(row):
     for what in ("false", "missed"):
         for x, y, where in row.get(what + "_pairs", []):
-            print("    %-6s %s  %s  (%s %s)" % (what, x, y, "cluster" if what == "false" else "truth", where))
+            label = where if isinstance(where, str) and where.startswith("reported") else \
+                "%s %s" % ("cluster" if what == "false" else "truth", where)
+            print("    %-6s %s  %s  (%s)" % (what, x, y, label))
 
 
 def mirror(setdir, layout):
