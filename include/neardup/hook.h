@@ -114,7 +114,9 @@ ND_EXTERN int nd_hook_commit(nd_hook *h);
 ND_EXTERN int nd_hook_changed(nd_hook *h, nd_docid docid, nd_hook_result *res);
 
 /* Every change since the store last saw db: fn gets each one, with its
- * duplicates, after it is stored (res is valid during the call only).  rep
+ * duplicates, after it is stored (res is valid during the call only; fn
+ * may read the store, nd_collapse_cluster for one: every change is
+ * stored before the first call).  rep
  * (may be NULL) gets the counts.  On ND_ESTATE (drift limit) the changes
  * before the refused block stay applied and were reported.  A store that
  * keeps collapse ids then has the whole slot audited and repaired
