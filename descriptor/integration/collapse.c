@@ -937,6 +937,8 @@ int nd_collapse_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, n
 	if (!*size) /* alone, and walked by no one: itself */
 		*size = 1;
 done:
+	if (rc < 0)
+		*id = 0, *size = 0;
 	free(out);
 	free(ids);
 	free(keyed);

@@ -76,8 +76,8 @@ ND_EXTERN int nd_collapse_tolerant(nd_xdb *db, nd_store *st, const nd_verify_opt
  * with (`neardup clusters` at copy): *id its collapse id, docid itself
  * when it is alone, 0 (and *size 0) when the store holds no record of it
  * (not signed, or deleted); *size its documents; *members (caller frees;
- * NULL when *nmembers is 0) up to max of them, ascending, docid among
- * them.  What a hook's caller asks after nd_hook_changed or nd_changed:
+ * NULL when *nmembers is 0) the first max of them, ascending (docid
+ * among them when max is *size or more).  What a hook's caller asks after nd_hook_changed or nd_changed:
  * the hook reports the duplicates it compared, and a page copied a
  * thousand times has a cluster of a thousand.  While the store's links
  * are to be rebuilt, the document's verified equal-key group.  vo may be
