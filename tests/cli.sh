@@ -512,5 +512,24 @@ n = sum(1 for l in first[1:] if l.split()[-1] != "cluster" and l.split()[0] == "
 assert first[-1].strip() == "... and %d more of cluster %d" % (1129 - n - 16, cluster), first[-3:]
 assert "in cluster" not in heads[-1], heads[-1]
 EOF2
+# One document's cluster, by unique id or docid, without clustering the rest.
+"$nd" clusters --db "$t/sdb" --store "$t/sstore" --of again0 > "$t/of.out" || fail "clusters --of"
+"$nd" clusters --db "$t/sdb" --store "$t/sstore" --of own --json > "$t/of.json" || fail "clusters --of --json"
+python3 - "$t/s404.json" "$t/of.out" "$t/of.json" <<'EOF2' || fail "clusters --of: $(head -3 "$t/of.out")"
+import json, sys
+cluster = json.load(open(sys.argv[1]))["cluster"]
+lines = open(sys.argv[2]).read().split("\n")
+assert lines[0] == "cluster %d: 1130 documents" % cluster, lines[:2]
+ids = [l.split()[1] for l in lines[1:] if l.strip()]
+assert len(ids) == len(set(ids)) == 1130 and "again0" in ids and "own" not in ids, len(ids)
+own = json.load(open(sys.argv[3]))["clusters"]
+assert len(own) == 1 and own[0]["size"] == 1 and own[0]["documents"][0]["id"] == "own", own
+EOF2
+docid=$(sed -n '2p' "$t/of.out" | awk '{print $1}')
+"$nd" clusters --db "$t/sdb" --store "$t/sstore" --of "$docid" | cmp -s - "$t/of.out" || fail "clusters --of DOCID differs from --of UID"
+rc=0; "$nd" clusters --db "$t/sdb" --store "$t/sstore" --of nosuch 2> "$t/err" || rc=$?
+[ "$rc" = 1 ] && grep -q "nosuch: not found" "$t/err" || fail "clusters --of nosuch: exit $rc, $(cat "$t/err")"
+rc=0; "$nd" clusters --db "$t/sdb" --store "$t/sstore" --of again0 --point story 2> "$t/err" || rc=$?
+[ "$rc" = 2 ] || fail "clusters --of --point story: exit $rc"
 
 echo "cli: all checks passed"

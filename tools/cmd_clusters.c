@@ -1,8 +1,10 @@
 /* neardup clusters: the clusters of every signed document at a point. */
 #include "tool.h"
 #include "neardup/cluster.h"
+#include "neardup/collapse.h"
 #include "neardup/shards.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -28,6 +30,9 @@ static const char usage_text[] =
 	"  --min-size N     list clusters of at least N documents (default 2)\n"
 	"  --limit N        list at most N clusters (default all)\n"
 	"  --jobs N         threads reading words and scoring (default: the cores)\n"
+	"  --of DOC         only the copy cluster DOC is in (a unique id, as index\n"
+	"                   and omindex write it, or a docid), read from the store's\n"
+	"                   links: a document's copies without clustering the rest\n"
 	"  --json           one JSON object on stdout, each cluster on a line of its own\n"
 	"  -q, --quiet      no progress and no summary line, only the clusters\n"
 	"  -h, --help       this text\n"
@@ -41,7 +46,7 @@ static const char usage_text[] =
 	"                   sharded --db (a stub), merged across shards\n";
 
 typedef struct {
-	const char *dbpath, *stores[ND_MAX_SHARD_STORES];
+	const char *dbpath, *stores[ND_MAX_SHARD_STORES], *of;
 	size_t nst;
 	uint64_t min_size, limit;
 	int json, keys, cut_set, complete_set;
@@ -62,6 +67,7 @@ static int parse_args(int argc, char **argv, args_t *a)
 		{"cut", required_argument, NULL, 'c'},
 		{"complete", required_argument, NULL, 'C'},
 		{"keys", no_argument, NULL, 'k'},
+		{"of", required_argument, NULL, 'o'},
 		{"json", no_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -107,6 +113,7 @@ static int parse_args(int argc, char **argv, args_t *a)
 			a->complete_set = 1;
 			break;
 		case 'k': a->keys = 1; break;
+		case 'o': a->of = optarg; break;
 		case 'j': a->json = 1; break;
 		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
@@ -121,6 +128,9 @@ static int parse_args(int argc, char **argv, args_t *a)
 		return tool_usage("clusters", "--%s is story's: add --point story", a->cut_set ? "cut" : "complete");
 	if (a->keys && point_set)
 		return tool_usage("clusters", "--keys lists candidates, not a point's clusters: give one or the other");
+	if (a->of && (a->keys || a->point != ND_POINT_COPY || a->nst > 1))
+		return tool_usage("clusters", "--of reads the copy point's clusters of one store: no --keys, "
+			"--point or second --store");
 	if (a->nst > 1 && !a->keys)
 		return tool_usage("clusters", "a point's clusters need one store (over shards: --keys)");
 	if (a->nst > 1 && !a->dbpath)
@@ -293,7 +303,11 @@ static void print(nd_xdb *db, const args_t *a, const listing *l, uint64_t signed
 			json_object_set_new(out, "pairs", p);
 		}
 		json_object_set_new(out, "seconds", json_real(s));
-	} else if (a->keys)
+		if (a->of)
+			json_object_set_new(out, "of", json_string(a->of));
+	} else if (a->of)
+		; /* the one cluster asked for: no summary */
+	else if (a->keys)
 		tool_say("%zu clusters of >= %llu documents with equal signatures (candidates, unverified), "
 			 "holding %zu of %llu signed documents\n", l->ng, (unsigned long long)a->min_size,
 			 l->in_groups, (unsigned long long)signed_docs);
@@ -321,7 +335,8 @@ static void print(nd_xdb *db, const args_t *a, const listing *l, uint64_t signed
 		 * joins. */
 		nd_docid id = l->docs[l->order[l->g[k].start]];
 		if (!a->json)
-			printf("\ncluster %u: %zu documents\n", id, l->g[k].size);
+			printf("%scluster %u: %zu document%s\n", a->of ? "" : "\n", id, l->g[k].size,
+			       l->g[k].size == 1 ? "" : "s");
 		for (size_t m = 0; m < l->g[k].size; m++) {
 			nd_docid d = l->docs[l->order[l->g[k].start + m]];
 			char *uid = uid_of(db, d);
@@ -398,7 +413,40 @@ int nd_cmd_clusters(int argc, char **argv)
 		sts[0] = st;
 	}
 	double t0 = tool_now();
-	if (a.keys) {
+	if (a.of) {
+		/* One document's cluster: a listing of one group, of any size. */
+		nd_docid doc = 0, id, *members = NULL;
+		size_t size, n;
+		char *end;
+		unsigned long v;
+		if ((rc = nd_xdb_find_uid(db, a.of, &doc)) == ND_ENOTFOUND) {
+			errno = 0;
+			v = strtoul(a.of, &end, 10);
+			rc = *a.of && !*end && !errno && v && v <= UINT32_MAX ? (doc = (nd_docid)v, ND_OK) : ND_ENOTFOUND;
+		}
+		if (rc == ND_ENOTFOUND)
+			rc = nd_error_set(ND_ENOTFOUND, "no document with that unique id or docid in %s", a.dbpath);
+		if (rc == ND_OK && (rc = nd_collapse_cluster(db, st, NULL, doc, SIZE_MAX, &id, &size, &members, &n)) ==
+					   ND_OK && !id)
+			rc = nd_error_set(ND_ENOTFOUND, "docid %u has no record in store %s (not signed, or deleted)",
+					  doc, a.stores[0]);
+		if (rc == ND_OK) {
+			size_t *into = calloc(n + 1, sizeof(*into));
+			if (!into)
+				rc = nd_error_set(ND_ENOMEM, "out of memory");
+			else
+				rc = group_by(&l, members, into, n, 1), members = NULL;
+			free(into);
+		}
+		free(members);
+		nd_store_txn *txn;
+		if (rc == ND_OK && (rc = nd_store_read_begin(st, &txn)) == ND_OK) {
+			rc = nd_store_counts(txn, &signed_docs, NULL);
+			nd_store_txn_end(txn);
+		}
+		rep.from_links = 1;
+		from = "from the store's links";
+	} else if (a.keys) {
 		from = "keys";
 		rc = key_groups(db, &a, sts, sh, &l, &signed_docs);
 	} else {
@@ -418,7 +466,7 @@ int nd_cmd_clusters(int argc, char **argv)
 		from = rep.from_links ? "from the store's links" : "from the near-neighbour index";
 	}
 	if (rc < 0) {
-		tool_fail("clusters", rc, a.stores[0]);
+		tool_fail("clusters", rc, a.of ? a.of : a.stores[0]);
 		goto cleanup;
 	}
 	print(db, &a, &l, signed_docs, a.json ? (a.keys ? "keys" : rep.from_links ? "links" : "index") : from,
