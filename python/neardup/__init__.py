@@ -579,9 +579,23 @@ class Neardup:
                 for i in range(n[0])]
 
     @_serial
-    def clusters(self, point=None, min_size=2, jobs=1):
+    def clusters(self, point=None, min_size=2, jobs=1, of=None):
         """The point's clusters of every signed document (as `neardup
-        clusters --point`): a list of docid lists, largest first."""
+        clusters --point`): a list of docid lists, largest first.  With
+        of (a docid), only the copy cluster that document is in, whatever
+        its size (as `neardup clusters --of`), read from the store's
+        links; [] when the store holds no record of it."""
+        if of is not None:
+            if (point or "copy") != "copy":
+                raise ValueError("of= reads the copy point's clusters, not %r" % point)
+            cid, size, mem, nmem = (_ffi.new("nd_docid *"), _ffi.new("size_t *"), _ffi.new("nd_docid **"),
+                                    _ffi.new("size_t *"))
+            _check(_lib.nd_collapse_cluster(self._db, self._st, _ffi.NULL, _count(of, "of", 1), 2 ** 32, cid, size,
+                                            mem, nmem))
+            try:
+                return [[mem[0][i] for i in range(nmem[0])]] if cid[0] else []
+            finally:
+                _libc.free(mem[0])
         p = _point(point or self.point)
         min_size = _count(min_size, "min_size", 1)
         o = _ffi.new("nd_clusters_options *")

@@ -191,6 +191,12 @@ def test_changed_names_its_cluster(tmp_path):
         assert 0 < len(compared) < 150 and all(d.duplicate and d.distance is None for d in c.duplicates[len(compared):])
         lone = nd.changed(index_with_xapian(db, "lone", " ".join(r.choice(VOCAB) for _ in range(150))))
         assert (lone.cluster, lone.cluster_size, lone.duplicates) == (lone.docid, 1, []), lone
+        # The same clusters asked of the store afterwards, as `clusters --of`.
+        (members,) = nd.clusters(of=docid)
+        assert members == sorted(ids + [docid]) and members[0] == c.cluster, members[:3]
+        assert nd.clusters(of=lone.docid) == [[lone.docid]] and nd.clusters(of=10 ** 6) == []
+        with pytest.raises(ValueError):
+            nd.clusters(point="story", of=docid)
 
 
 def test_points(corpus):
