@@ -236,18 +236,17 @@ def check_pairs(nd, db, store, inp, pages, point, truth, ignore, ids=None, extra
     row = {"P": round(p, 4), "R": round(r, 4), "F1": round(2 * p * r / (p + r), 4) if p + r else 0.0,
            "predicted_pairs": len(found), "true_pairs": len(true)}
     if errors:
-        row["false_pairs"] = [[x, y, "reported by check; truth %s, %s" % (truth.get(x), truth.get(y))]
-                              for x, y in sorted(found - true)[:errors]]
+        row["false_pairs"] = [[x, y, "%s, %s" % (truth.get(x), truth.get(y))] for x, y in sorted(found - true)[:errors]]
         row["missed_pairs"] = [[x, y, truth[x]] for x, y in sorted(true - found)[:errors]]
     return row
 
 
-def print_errors(row):
+def print_errors(row, false_in="cluster"):
+    """Each false pair with where it is (false_in: what its third item
+    names), each missed one with its truth cluster."""
     for what in ("false", "missed"):
         for x, y, where in row.get(what + "_pairs", []):
-            label = where if isinstance(where, str) and where.startswith("reported") else \
-                "%s %s" % ("cluster" if what == "false" else "truth", where)
-            print("    %-6s %s  %s  (%s)" % (what, x, y, label))
+            print("    %-6s %s  %s  (%s %s)" % (what, x, y, false_in if what == "false" else "truth", where))
 
 
 def mirror(setdir, layout):
@@ -340,7 +339,7 @@ def main():
                 else:
                     print("%-10s %-6s %6.3f %6.3f %6.3f %8s %7.1f  %d pairs reported" % (
                         name, point, row["P"], row["R"], row["F1"], "-", row["seconds"], row["predicted_pairs"]))
-                    print_errors(row)
+                    print_errors(row, "reported by check; truths")
                 sys.stdout.flush()
                 continue
             out = json.loads(run([nd, "clusters", "--db", db, "--store", store, "--point", point, "--json"] +
