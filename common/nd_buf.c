@@ -27,6 +27,15 @@ int nd_array_reserve(void **ptr, size_t *cap, size_t need, size_t elem)
 	return ND_OK;
 }
 
+int nd_u64s_push(nd_u64s *l, uint64_t x)
+{
+	void *p = l->v;
+	int rc = nd_array_reserve(&p, &l->cap, l->n + 1, sizeof(*l->v));
+	if (rc == ND_OK)
+		l->v = p, l->v[l->n++] = x;
+	return rc;
+}
+
 int nd_buf_grow(nd_buf *b, size_t extra)
 {
 	void *p = b->ptr;

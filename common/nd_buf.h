@@ -22,6 +22,16 @@ void nd_buf_free(nd_buf *b);
 /* Grow an array of elements of size `elem` so it holds at least `need`. */
 int nd_array_reserve(void **ptr, size_t *cap, size_t need, size_t elem);
 
+/* A growable list of 64-bit values (pairs, docids with an id); zeroed is
+ * empty; the owner frees v. */
+typedef struct {
+	uint64_t *v;
+	size_t n, cap;
+} nd_u64s;
+
+/* Append x; ND_OK or ND_ENOMEM. */
+int nd_u64s_push(nd_u64s *l, uint64_t x);
+
 /* Decode windows-1252 (bytes undefined there become U+FFFD) into out as
  * UTF-8, replacing its contents. */
 int nd_cp1252_to_utf8(nd_buf *out, const char *in, size_t len);

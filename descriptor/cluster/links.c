@@ -256,24 +256,13 @@ int nd__links_neighbours(nd_store_txn *txn, nd_docid docid, nd_docid **out, size
 	return ND_OK;
 }
 
-typedef struct {
-	uint64_t *v;
-	size_t n, cap;
-} u64_list;
-
-static int push(u64_list *l, uint32_t a, uint32_t b)
+/* The pair a, b (a link: lower docid first; none to itself) onto l. */
+static int push(nd_u64s *l, uint32_t a, uint32_t b)
 {
-	void *p = l->v;
-	if (a == b)
-		return ND_OK;
-	if (nd_array_reserve(&p, &l->cap, l->n + 1, sizeof(uint64_t)) < 0)
-		return nd_error_set(ND_ENOMEM, "out of memory for links");
-	l->v = p;
-	l->v[l->n++] = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
-	return ND_OK;
+	return a == b ? ND_OK : nd_u64s_push(l, a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a);
 }
 
-static void sort_unique(u64_list *l)
+static void sort_unique(nd_u64s *l)
 {
 	l->n = nd__sort_unique_u64(l->v, l->n);
 }
@@ -398,7 +387,7 @@ static int rec_of(rec_table *c, uint32_t docid, nd__rec *out, int *have)
 
 /* The rule's verdict on each pair (ascending), from the records and the
  * store's common shingles: accepted ones into *yes. */
-static int judge(nd_store_txn *txn, const u64_list *pairs, u64_list *yes, u64_list *apart, uint64_t *asked)
+static int judge(nd_store_txn *txn, const nd_u64s *pairs, nd_u64s *yes, nd_u64s *apart, uint64_t *asked)
 {
 	rec_table c = {txn, NULL, NULL, 0, 0};
 	nd__common *common = NULL;
@@ -433,7 +422,7 @@ done:
 }
 
 typedef struct {
-	const u64_list *yes, *gone;
+	const nd_u64s *yes, *gone;
 	uint64_t apart; /* of yes, links between two texts */
 } settle_write;
 
@@ -522,12 +511,12 @@ typedef struct {
 
 /* The settling proper, in snapshot txn of the index now: *asked the
  * pairs to judge, *gone those to unlink, mine->v self's neighbours. */
-static int settle_journal(nd_store_txn *txn, const journal *j, u64_list *gone, u64_list *asked_pairs,
+static int settle_journal(nd_store_txn *txn, const journal *j, nd_u64s *gone, nd_u64s *asked_pairs,
 			  near_of *mine)
 {
 	view now = {txn, {NULL}, {NULL}, {0}, {0}}, then = now;
 	rec_cache rc_now = {NULL, 0, 0};
-	u64_list cand = {NULL, 0, 0};
+	nd_u64s cand = {NULL, 0, 0};
 	nent got[2][W];
 	size_t ng[2];
 	int rc = ND_OK;
@@ -644,7 +633,7 @@ static int settle_journal(nd_store_txn *txn, const journal *j, u64_list *gone, u
 
 /* Whose component may have changed: the changed, those that lost a link
  * to them, and both ends of every link made or unmade. */
-static int seeds_of(const journal *j, const u64_list *yes, const u64_list *gone, nd_docid **seeds, size_t *nseeds)
+static int seeds_of(const journal *j, const nd_u64s *yes, const nd_u64s *gone, nd_docid **seeds, size_t *nseeds)
 {
 	size_t n = j->n + j->ntouched + 2 * (yes->n + gone->n), k = 0;
 	nd_docid *s = malloc((n + 1) * sizeof(*s));
@@ -667,8 +656,8 @@ static int seeds_of(const journal *j, const u64_list *yes, const u64_list *gone,
 
 /* The pairs to link (*yes, judged) and unlink (*gone) around the
  * journaled records, read in txn. */
-static int settle_pairs(nd_store_txn *txn, const journal *j, u64_list *yes, u64_list *apart, u64_list *gone,
-			u64_list *asked, nd_links_report *rep, near_of *mine)
+static int settle_pairs(nd_store_txn *txn, const journal *j, nd_u64s *yes, nd_u64s *apart, nd_u64s *gone,
+			nd_u64s *asked, nd_links_report *rep, near_of *mine)
 {
 	int rc = settle_journal(txn, j, gone, asked, mine);
 	if (rc < 0)
@@ -680,7 +669,7 @@ static int settle_pairs(nd_store_txn *txn, const journal *j, u64_list *yes, u64_
 
 /* How many of yes (a subsequence of the pairs judged, as apart is) are
  * in apart. */
-static uint64_t apart_in(const u64_list *yes, const u64_list *apart)
+static uint64_t apart_in(const nd_u64s *yes, const nd_u64s *apart)
 {
 	uint64_t n = 0;
 	for (size_t i = 0, k = 0; i < yes->n && k < apart->n;) {
@@ -703,7 +692,7 @@ static void journal_free(journal *j)
 
 /* The links in yes that are there already, taken out: pairs of unchanged
  * records judged again (their components have not moved). */
-static int not_new(nd_store_txn *txn, const journal *j, u64_list *yes)
+static int not_new(nd_store_txn *txn, const journal *j, nd_u64s *yes)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < yes->n; i++) {
@@ -722,7 +711,7 @@ int nd__links_settle_txn(nd_store_txn *txn, nd_links_report *rep, nd_docid **see
 			 nd_docid **near, size_t *nnear)
 {
 	journal j = {NULL, NULL, 0, 0, NULL, 0, 0, 0};
-	u64_list yes = {NULL, 0, 0}, apart = {NULL, 0, 0}, gone = {NULL, 0, 0}, asked = {NULL, 0, 0};
+	nd_u64s yes = {NULL, 0, 0}, apart = {NULL, 0, 0}, gone = {NULL, 0, 0}, asked = {NULL, 0, 0};
 	near_of mine = {self, NULL, 0};
 	int rc, state;
 
@@ -805,7 +794,7 @@ int nd_links_settle(nd_xdb *db, nd_store *st, const nd_near_options *o, nd_links
 {
 	nd_links_report local;
 	journal j = {NULL, NULL, 0, 0, NULL, 0, 0, 0};
-	u64_list yes = {NULL, 0, 0}, apart = {NULL, 0, 0}, gone = {NULL, 0, 0}, asked = {NULL, 0, 0};
+	nd_u64s yes = {NULL, 0, 0}, apart = {NULL, 0, 0}, gone = {NULL, 0, 0}, asked = {NULL, 0, 0};
 	nd_store_txn *txn = NULL;
 	int rc, state;
 

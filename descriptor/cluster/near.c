@@ -1317,36 +1317,19 @@ int nd_cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, const
 
 /* ---- links: the copy point's verified pairs, kept in the store ---- */
 
-typedef struct {
-	uint64_t *v;
-	size_t n, cap;
-} pair_list;
-
 static int add_link(nd_docid a, nd_docid b, void *ctx)
 {
-	pair_list *l = ctx;
-	void *p = l->v;
-	if (nd_array_reserve(&p, &l->cap, l->n + 1, sizeof(uint64_t)) < 0)
-		return nd_error_set(ND_ENOMEM, "out of memory for links");
-	l->v = p;
-	l->v[l->n++] = (uint64_t)a << 32 | b;
-	return ND_OK;
+	return nd_u64s_push(ctx, (uint64_t)a << 32 | b);
 }
 
 static int add_doc(uint32_t docid, uint64_t key, const void *payload, size_t len, void *ctx)
 {
 	(void)key, (void)payload, (void)len;
-	pair_list *l = ctx; /* docids, one a slot */
-	void *p = l->v;
-	if (nd_array_reserve(&p, &l->cap, l->n + 1, sizeof(uint64_t)) < 0)
-		return nd_error_set(ND_ENOMEM, "out of memory");
-	l->v = p;
-	l->v[l->n++] = docid;
-	return 0;
+	return nd_u64s_push(ctx, docid); /* docids, one a slot */
 }
 
 typedef struct {
-	const pair_list *links;
+	const nd_u64s *links;
 	size_t from, to;
 	int last;
 	const nd__common *common; /* stored with the first */
@@ -1376,11 +1359,11 @@ static int write_links(nd_store_txn *txn, void *vctx)
  * weighed by the store's common shingles, or (fresh not NULL) by those
  * the records give now, handed back in *fresh with what they were
  * counted over (counted: the documents and the last docid). */
-static int rule_links(nd_xdb *db, nd_store *st, const nd_near_options *opts, pair_list *links, nd__common **fresh,
+static int rule_links(nd_xdb *db, nd_store *st, const nd_near_options *opts, nd_u64s *links, nd__common **fresh,
 		      uint64_t *counted)
 {
 	nd_near_options o = opts ? *opts : (nd_near_options)ND_NEAR_OPTIONS_INIT;
-	pair_list docs = {NULL, 0, 0};
+	nd_u64s docs = {NULL, 0, 0};
 	nd_docid *ids = NULL;
 	size_t *into = NULL;
 	nd_store_txn *txn;
@@ -1423,7 +1406,7 @@ int nd_links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint
 int nd__links_rebuild(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint64_t *nlinks,
 		      nd_links_report *rep)
 {
-	pair_list links = {NULL, 0, 0};
+	nd_u64s links = {NULL, 0, 0};
 	nd__common *common = NULL;
 	int rc;
 
@@ -1459,7 +1442,7 @@ done:
 }
 
 typedef struct {
-	pair_list *v;
+	nd_u64s *v;
 } stored_ctx;
 
 static int add_stored(uint32_t a, uint32_t b, void *ctx)
@@ -1470,7 +1453,7 @@ static int add_stored(uint32_t a, uint32_t b, void *ctx)
 int nd_links_check(nd_xdb *db, nd_store *st, const nd_near_options *opts, uint64_t *missing, uint64_t *extra,
 		   uint64_t *nlinks)
 {
-	pair_list rule = {NULL, 0, 0}, have = {NULL, 0, 0};
+	nd_u64s rule = {NULL, 0, 0}, have = {NULL, 0, 0};
 	nd_store_txn *txn = NULL;
 	nd__common *common = NULL;
 	nd__site_judge sj;

@@ -250,20 +250,11 @@ static int member_dist(uint32_t a, uint32_t b, double *d, void *ctx)
 	return rc <= 0 ? rc : (rc = nd__rec_verdict(ND_POINT_COPY, &m->c, &y, m->common, &how, d)) < 0 ? rc : ND_OK;
 }
 
-/* Every member of the components link_ids walked, each as docid << 32 |
+/* A member link_ids walked, as its walked list holds it: docid << 32 |
  * collapse id (0: alone). */
-typedef struct {
-	uint64_t *v;
-	size_t n, cap;
-} walked;
-
-static int walked_add(walked *w, uint32_t doc, nd_docid id)
+static int walked_add(nd_u64s *w, uint32_t doc, nd_docid id)
 {
-	void *p = w->v;
-	int rc = nd_array_reserve(&p, &w->cap, w->n + 1, sizeof(*w->v));
-	if (rc == ND_OK)
-		w->v = p, w->v[w->n++] = (uint64_t)doc << 32 | id;
-	return rc;
+	return nd_u64s_push(w, (uint64_t)doc << 32 | id);
 }
 
 /* Collapse ids from the store's links: each document's is its copy
@@ -272,7 +263,7 @@ static int walked_add(walked *w, uint32_t doc, nd_docid id)
  * again, so that what is held grows with its members, not its links.
  * *used 0 (ids untouched) when the links are to be rebuilt.  With w, every
  * member of the components walked goes there too, with its id. */
-static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids, int *used, walked *w)
+static int link_ids(nd_store *st, const nd_docid *docs, size_t n, nd_docid *ids, int *used, nd_u64s *w)
 {
 	nd_store_txn *txn;
 	id_set seen = {NULL, 0, 0};
@@ -801,7 +792,7 @@ int nd_collapse_ids(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const
 /* Of the members w walked (sorted), those of cluster id: *size counts
  * them, and out (room for max) gets up to max of them ascending, but for
  * those r compared (r may be NULL). */
-static size_t walked_cluster(const walked *w, nd_docid id, const nd_check_result *r, size_t max, nd_docid *out,
+static size_t walked_cluster(const nd_u64s *w, nd_docid id, const nd_check_result *r, size_t max, nd_docid *out,
 			     size_t *size)
 {
 	size_t n = 0;
@@ -824,7 +815,7 @@ int nd_check_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, cons
 		     size_t max_rest, nd_docid *id, size_t *size, nd_docid **rest, size_t *nrest)
 {
 	nd_docid *dups = NULL, *ids = NULL, *out = NULL;
-	walked w = {NULL, 0, 0};
+	nd_u64s w = {NULL, 0, 0};
 	size_t k = 0, n = 0;
 	int rc = ND_OK, used = 0;
 
@@ -880,7 +871,7 @@ int nd_collapse_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, n
 	nd_docid got = 0, *out = NULL, *ids = NULL;
 	uint32_t *keyed = NULL;
 	size_t nkeyed = 0, n;
-	walked w = {NULL, 0, 0};
+	nd_u64s w = {NULL, 0, 0};
 	uint64_t key = 0;
 	int rc, used = 0;
 
