@@ -885,8 +885,11 @@ int nd_collapse_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, n
 	if (rc < 0 || (rc = link_ids(st, &docid, 1, &got, &used, &w)) < 0)
 		goto done;
 	if (!used) {
-		/* Links to be rebuilt: the document's verified equal-key group. */
+		/* Links to be rebuilt: the document's verified equal-key group
+		 * (itself, without a key). */
 		store_set ss = {&st, NULL, 1};
+		const nd_docid *group = &docid;
+		size_t ng = 1;
 		if (key) {
 			if ((rc = nd_store_read_begin(st, &txn)) < 0)
 				goto done;
@@ -894,39 +897,35 @@ int nd_collapse_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, n
 			nd_store_txn_end(txn);
 			if (rc < 0)
 				goto done;
+			if (nkeyed)
+				group = keyed, ng = nkeyed;
 		}
-		if (!nkeyed) {
-			free(keyed);
-			if (!(keyed = malloc(sizeof(*keyed)))) {
-				rc = nd_error_set(ND_ENOMEM, "out of memory");
-				goto done;
-			}
-			keyed[0] = docid, nkeyed = 1;
-		}
-		if (!(ids = malloc(nkeyed * sizeof(*ids)))) {
+		if (!(ids = malloc(ng * sizeof(*ids)))) {
 			rc = nd_error_set(ND_ENOMEM, "out of memory");
 			goto done;
 		}
-		if ((rc = key_ids(db, &ss, vo, keyed, nkeyed, ids)) < 0)
+		if ((rc = key_ids(db, &ss, vo, group, ng, ids)) < 0)
 			goto done;
-		for (size_t i = 0; i < nkeyed; i++) {
-			if (keyed[i] == docid)
-				got = ids[i];
-			if ((rc = walked_add(&w, keyed[i], ids[i])) < 0)
+		int in = 0;
+		for (size_t i = 0; i < ng; i++) {
+			if (group[i] == docid)
+				got = ids[i], in = 1;
+			if ((rc = walked_add(&w, group[i], ids[i])) < 0)
 				goto done;
 		}
+		/* Re-signed under another key since it was read: alone. */
+		if (!in && (rc = walked_add(&w, docid, 0)) < 0)
+			goto done;
 	}
+	/* Either way docid was walked, so its cluster holds it. */
 	*id = got ? got : docid;
-	if (w.n)
-		nd__sort_u64(w.v, w.n);
+	nd__sort_u64(w.v, w.n);
 	if (!(out = malloc(((w.n < max ? w.n : max) + 1) * sizeof(*out)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
 	}
 	if ((n = walked_cluster(&w, *id, NULL, max, out, size)))
 		*members = out, *nmembers = n, out = NULL;
-	if (!*size) /* alone, and walked by no one: itself */
-		*size = 1;
 done:
 	if (rc < 0)
 		*id = 0, *size = 0;

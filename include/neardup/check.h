@@ -85,6 +85,12 @@ ND_EXTERN int nd_check_text_shards(nd_tokenizer *tk, const nd_shards *sh, nd_xdb
 				   size_t len, double min_jaccard, const nd_verify_options *vo,
 				   size_t max_compare, nd_check_result *out);
 
+/* How many of the joined cluster's documents not compared `neardup check
+ * --json` and the Python binding list (max_rest): a soft 404 page copied
+ * across a crawl has a cluster of thousands, and a check of each such
+ * page must not write them all. */
+#define ND_CHECK_CLUSTER_LISTED 1000
+
 /* The stored cluster that the text r checked would join, from the
  * store's links (nd_collapse_ids): *id the smallest collapse id of its
  * duplicates that are copies (at the strict point all, at story those of
@@ -94,12 +100,6 @@ ND_EXTERN int nd_check_text_shards(nd_tokenizer *tk, const nd_shards *sh, nd_xdb
  * frees; NULL when *nrest is 0) gets up to max_rest of those r did not
  * compare, ascending: a text copied a thousand times is compared with a
  * window's worth.  db and st are r's (one store, not shards). */
-/* How many of the joined cluster's documents not compared `neardup check
- * --json` and the Python binding list (max_rest): a soft 404 page copied
- * across a crawl has a cluster of thousands, and a check of each such
- * page must not write them all. */
-#define ND_CHECK_CLUSTER_LISTED 1000
-
 ND_EXTERN int nd_check_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const nd_check_result *r,
 			       size_t max_rest, nd_docid *id, size_t *size, nd_docid **rest, size_t *nrest);
 
