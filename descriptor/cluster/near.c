@@ -505,8 +505,9 @@ static int frame_apart(const nd__recset *rs, const uint64_t *idx, size_t k)
 /* Pages without a site whose records share a frame (their first and last
  * words), ND_FRAME_GROUPS or more, or ND_FRAME_END_GROUPS two of which are
  * framed apart: one site each, ordinals after *ord, apart[i] set for the
- * pages of a site two of whose pages are framed apart.  The frame's top 32 bits and the page's index, sorted: pages
- * that collide by chance share no text that half of them hold. */
+ * pages of a site two of whose pages are framed apart.  The frame's top 32
+ * bits and the page's index, sorted: pages that collide by chance share no
+ * text that half of them hold. */
 static int sites_by_frame(const nd__recset *rs, size_t n, uint32_t *site, uint8_t *apart, uint32_t *ord)
 {
 	uint64_t *f = malloc((n + 1) * sizeof(*f));
@@ -923,11 +924,10 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 		free(apart);
 		return nd_error_set(ND_ENOMEM, "out of memory for %zu candidate pairs", np);
 	}
-	if (one_site) { /* one site's pages, all of them: a host's (1) or a frame's (2) */
+	if (one_site) { /* one site's pages, all of them: a host's (1) or a frame's (2; 3 framed apart) */
 		for (size_t i = 0; i < n; i++)
-			site[i] = 1, frame_from = one_site == 2 ? 1 : 2, nsites = 1;
-		if (one_site == 2)
-			memset(apart, frame_pages_apart(rs, n), n);
+			site[i] = 1, frame_from = one_site >= 2 ? 1 : 2, nsites = 1;
+		memset(apart, one_site == 3, n);
 	} else if ((rc = sites_of(db, rs, docs, n, site, apart, &frame_from, &nsites)) < 0)
 		goto done;
 	for (size_t i = 0; i < n; i++)
@@ -1027,9 +1027,10 @@ int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, int by_
 	if ((rc = nd__recset_load(txn, docs, n, NULL, &rs)) < 0)
 		goto done;
 	/* As sites_by_frame: too few pages of a frame, none framed apart, are no site. */
-	if (by_frame && n < ND_FRAME_GROUPS && !frame_pages_apart(rs, n))
+	int apart = by_frame && frame_pages_apart(rs, n);
+	if (by_frame && n < ND_FRAME_GROUPS && !apart)
 		goto done;
-	if ((rc = fresh_common(NULL, docs, rs, n, pairs, np, &o, by_frame ? 2 : 1, &c)) < 0 ||
+	if ((rc = fresh_common(NULL, docs, rs, n, pairs, np, &o, by_frame ? 2 + apart : 1, &c)) < 0 ||
 	    (rc = nd__common_entries(c, &t->h, &t->g, &t->n)) < 0)
 		goto done;
 	const uint8_t *f;
