@@ -65,10 +65,6 @@ typedef struct {
 	size_t max_bytes;  /* --max-doc-mb: of a file, of standard input, of a JSONL line */
 } ctx_t;
 
-/* Lines of text for the joined cluster's documents not compared (JSON
- * lists ND_CHECK_CLUSTER_LISTED; "cluster_size" counts them all). */
-#define HELD_SHOWN 16
-
 static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 {
 	nd_check_result r = ND_CHECK_RESULT_INIT;
@@ -144,7 +140,7 @@ static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 	}
 	for (size_t i = 0; i < nheld; i++) {
 		char *uid = NULL;
-		if (!c->json && i == HELD_SHOWN && nheld > HELD_SHOWN + 1) {
+		if (!c->json && i == TOOL_CLUSTER_SHOWN && nheld > TOOL_CLUSTER_SHOWN + 1) {
 			printf("  ... and %zu more of cluster %u\n", nheld - i, cluster);
 			break;
 		}

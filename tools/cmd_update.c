@@ -57,9 +57,6 @@ typedef struct {
 
 /* Clusters kept at most (their members, summed): past it, forgotten. */
 #define UPD_CACHED_MAX (1u << 20)
-/* Lines of text for a cluster's documents the hook did not report (JSON
- * lists ND_CHECK_CLUSTER_LISTED, as check does). */
-#define HELD_SHOWN 16
 
 typedef struct {
 	nd_xdb *db;
@@ -96,6 +93,15 @@ static const upd_cluster *upd_find(const upd_ctx *c, nd_docid docid)
 	return NULL;
 }
 
+/* Slot docid to kept cluster i (from 1) in slot[0..2 * nslot). */
+static void upd_place(uint32_t *slot, size_t nslot, nd_docid docid, uint32_t i)
+{
+	size_t h = upd_hash(docid, nslot);
+	while (slot[2 * h])
+		h = (h + 1) & (nslot - 1);
+	slot[2 * h] = docid, slot[2 * h + 1] = i;
+}
+
 /* Keep x (its members become the cache's); on no memory, only forgets. */
 static void upd_keep(upd_ctx *c, upd_cluster *x)
 {
@@ -122,21 +128,13 @@ static void upd_keep(upd_ctx *c, upd_cluster *x)
 		free(c->slot);
 		c->slot = s, c->nslot = need;
 		for (size_t i = 0; i < c->ncl; i++)
-			for (size_t k = 0; k < c->cl[i].size; k++) {
-				size_t h = upd_hash(c->cl[i].members[k], need);
-				while (s[2 * h])
-					h = (h + 1) & (need - 1);
-				s[2 * h] = c->cl[i].members[k], s[2 * h + 1] = (uint32_t)i + 1;
-			}
+			for (size_t k = 0; k < c->cl[i].size; k++)
+				upd_place(s, need, c->cl[i].members[k], (uint32_t)i + 1);
 	}
 	c->cl[c->ncl++] = *x;
 	c->cached += x->size;
-	for (size_t k = 0; k < x->size; k++) {
-		size_t h = upd_hash(x->members[k], c->nslot);
-		while (c->slot[2 * h])
-			h = (h + 1) & (c->nslot - 1);
-		c->slot[2 * h] = x->members[k], c->slot[2 * h + 1] = (uint32_t)c->ncl;
-	}
+	for (size_t k = 0; k < x->size; k++)
+		upd_place(c->slot, c->nslot, x->members[k], (uint32_t)c->ncl);
 }
 
 /* The cluster of a changed document, kept or read; one of a single
@@ -272,7 +270,7 @@ static void on_change(const nd_hook_result *r, void *vctx)
 	for (size_t i = 0, n = 0; rest && i < x.size; i++) {
 		if (reported(rep, nrep, x.members[i]))
 			continue;
-		if (n == HELD_SHOWN && left > HELD_SHOWN + 1) {
+		if (n == TOOL_CLUSTER_SHOWN && left > TOOL_CLUSTER_SHOWN + 1) {
 			printf("          ... and %zu more of cluster %u\n", left - n, x.id);
 			break;
 		}

@@ -40,6 +40,11 @@ typedef struct {
 	uint64_t total;   /* 0 = unknown */
 } tool_progress;
 
+/* Lines of text for the documents of a cluster a command did not compare
+ * (check, update; their JSON lists ND_CHECK_CLUSTER_LISTED), then a count
+ * of the rest. */
+#define TOOL_CLUSTER_SHOWN 16
+
 /* -q: no progress and no summaries (data and errors still print). */
 extern int tool_quiet;
 /* A summary line on stdout, unless -q. */
