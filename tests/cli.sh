@@ -531,5 +531,9 @@ rc=0; "$nd" clusters --db "$t/sdb" --store "$t/sstore" --of nosuch 2> "$t/err" |
 [ "$rc" = 1 ] && grep -q "nosuch: not found" "$t/err" || fail "clusters --of nosuch: exit $rc, $(cat "$t/err")"
 rc=0; "$nd" clusters --db "$t/sdb" --store "$t/sstore" --of again0 --point story 2> "$t/err" || rc=$?
 [ "$rc" = 2 ] || fail "clusters --of --point story: exit $rc"
+rc=0; "$nd" clusters --db "$t/sdb" --store "$t/sstore" --of "" 2> "$t/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "needs a document" "$t/err" || fail "clusters --of '': exit $rc, $(cat "$t/err")"
+rc=0; "$nd" clusters --db "$t/sdb" --store "$t/sstore" --of "+$docid" 2> "$t/err" || rc=$?
+[ "$rc" = 1 ] || fail "clusters --of +DOCID read as a docid: exit $rc"
 
 echo "cli: all checks passed"

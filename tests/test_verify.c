@@ -639,8 +639,8 @@ static void test_framed_apart(void **state)
 		assert_int_equal(nd__rec_make(p[k], np[k], k ? &b : &a, NULL, 0), ND_OK);
 	}
 	assert_true(nd__rec_framed_apart(&a, &b) && nd__rec_framed_apart(&b, &a));
-	/* A page and a copy of it in another place of the frame: its article
-	 * shared, so not two pages of a template. */
+	/* A page and a copy of it, one word in ten edited throughout: its
+	 * article shared, so not two pages of a template. */
 	q = frame_page(&rng, tpl, p[0] + 120, 150, &nq);
 	for (size_t i = 0; i < nq; i += 10)
 		q[i] = (uint32_t)(tu_rand(&rng) % 4000) << 1;

@@ -4,6 +4,7 @@
 #include "neardup/collapse.h"
 #include "neardup/shards.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -113,7 +114,11 @@ static int parse_args(int argc, char **argv, args_t *a)
 			a->complete_set = 1;
 			break;
 		case 'k': a->keys = 1; break;
-		case 'o': a->of = optarg; break;
+		case 'o':
+			if (!*optarg)
+				return tool_usage("clusters", "--of needs a document's unique id or docid");
+			a->of = optarg;
+			break;
 		case 'j': a->json = 1; break;
 		case 'q': tool_quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
@@ -422,7 +427,8 @@ int nd_cmd_clusters(int argc, char **argv)
 		if ((rc = nd_xdb_find_uid(db, a.of, &doc)) == ND_ENOTFOUND) {
 			errno = 0;
 			v = strtoul(a.of, &end, 10);
-			rc = *a.of && !*end && !errno && v && v <= UINT32_MAX ? (doc = (nd_docid)v, ND_OK) : ND_ENOTFOUND;
+			rc = isdigit((unsigned char)*a.of) && !*end && !errno && v && v <= UINT32_MAX ? (doc = (nd_docid)v, ND_OK)
+													    : ND_ENOTFOUND;
 		}
 		if (rc == ND_ENOTFOUND)
 			rc = nd_error_set(ND_ENOTFOUND, "no document with that unique id or docid in %s", a.dbpath);
