@@ -125,6 +125,18 @@ def check_renames(src):
         sys.exit("FAIL: renames.py's rule gave %s, not %s" % (got, want))
 
 
+def check_one_text(src):
+    """Pages each alike enough with a third to be one text under two names
+    are one text under three, though the two are further apart; a pair
+    alone stays a pair."""
+    sys.path.insert(0, os.path.join(src, "eval", "sets"))
+    from make import one_text
+    got = sorted(one_text([("iso-1", "iso-15"), ("iso-1", "iso-9"), ("ls", "dir")]))
+    want = [("dir", "ls"), ("iso-1", "iso-15"), ("iso-1", "iso-9"), ("iso-15", "iso-9")]
+    if got != want:
+        sys.exit("FAIL: make.py's one_text gave %s, not %s" % (got, want))
+
+
 def check_errors(src):
     """measure.py --errors lists the pairs the scores count: a false pair
     (one cluster, two truth clusters; not one of ignore), and missed ones
@@ -173,6 +185,7 @@ def main():
     if sys.argv[3:4] == ["--short"]:
         return short_only(src, nd, sys.argv[4])
     check_renames(src)
+    check_one_text(src)
     check_errors(src)
     tmp = tempfile.mkdtemp(prefix="nd-sets-")
     try:
