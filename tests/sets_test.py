@@ -137,6 +137,31 @@ def check_one_text(src):
         sys.exit("FAIL: make.py's one_text gave %s, not %s" % (got, want))
 
 
+def check_table(src):
+    """table.py gives each set and point its lowest P and R over the seeds,
+    naming the seed where they differ, and mail its recall and clusters
+    below Jaccard 0.3."""
+    tmp = tempfile.mkdtemp(prefix="nd-table-")
+    try:
+        rows = {"7": [{"set": "a", "point": "copy", "P": 0.99, "R": 1.0},
+                      {"set": "mail", "point": "copy", "P": 0.2, "R": 1.0, "clusters_below_jaccard_0.3": 0}],
+                "11": [{"set": "a", "point": "copy", "P": 0.95, "R": 1.0},
+                       {"set": "mail", "point": "copy", "P": 0.3, "R": 0.9, "clusters_below_jaccard_0.3": 2}]}
+        files = []
+        for seed, rs in rows.items():
+            files.append(os.path.join(tmp, "seed%s.json" % seed))
+            with open(files[-1], "w") as f:
+                f.write("".join(json.dumps(r) + "\n" for r in rs))
+        out = subprocess.run([sys.executable, os.path.join(src, "eval", "sets", "table.py")] + files,
+                             capture_output=True, text=True).stdout.splitlines()
+        want = ["| set | copy P / R |", "|---|---|", "| a | 0.950 (11) / 1.000 |",
+                "| mail | R 0.900 (11), 2 below 0.3 |"]
+        if out != want:
+            sys.exit("FAIL: table.py gave %s, not %s" % (out, want))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def check_errors(src):
     """measure.py --errors lists the pairs the scores count: a false pair
     (one cluster, two truth clusters; not one of ignore), and missed ones
@@ -186,6 +211,7 @@ def main():
         return short_only(src, nd, sys.argv[4])
     check_renames(src)
     check_one_text(src)
+    check_table(src)
     check_errors(src)
     tmp = tempfile.mkdtemp(prefix="nd-sets-")
     try:
