@@ -536,4 +536,47 @@ rc=0; "$nd" clusters --db "$t/sdb" --store "$t/sstore" --of "" 2> "$t/err" || rc
 rc=0; "$nd" clusters --db "$t/sdb" --store "$t/sstore" --of "+$docid" 2> "$t/err" || rc=$?
 [ "$rc" = 1 ] || fail "clusters --of +DOCID read as a docid: exit $rc"
 
+# Two copies of one original, each edited in its own half: each is a copy
+# of the original and not of the other, and the clusters hold the three
+# together.  check of the one (its text) names the other, which the
+# verdict refused, a duplicate by cluster with its distance, as update
+# and the clusters have it; text and JSON alike.
+python3 - "$t/apart.jsonl" "$t/apart-a.txt" <<'EOF2'
+import json, random, sys
+r = random.Random(8)
+vocab = ["e%sq" % "".join(chr(97 + int(c)) for c in "%04d" % i) for i in range(3000)]
+orig = [r.choice(vocab) for _ in range(300)]
+def edit(lo, hi):
+    w = list(orig)
+    for i in r.sample(range(lo, hi), (hi - lo) // 6):
+        w[i] = r.choice(vocab)
+    return " ".join(w)
+a, b = edit(0, 150), edit(150, 300)
+with open(sys.argv[1], "w") as f:
+    for i, t in enumerate([" ".join(orig), a, b]):
+        f.write(json.dumps({"id": "apart%d" % i, "text": t}) + "\n")
+    for i in range(60):
+        f.write(json.dumps({"id": "other%d" % i, "text": " ".join(r.choice(vocab) for _ in range(250))}) + "\n")
+open(sys.argv[2], "w").write(a + "\n")
+EOF2
+"$nd" index --quiet --db "$t/adb" "$t/apart.jsonl"
+"$nd" build --db "$t/adb" --store "$t/astore" > /dev/null 2>&1
+"$nd" sign --db "$t/adb" --store "$t/astore" > /dev/null
+"$nd" clusters --db "$t/adb" --store "$t/astore" --of apart1 --json > "$t/apart-of.json"
+"$nd" check --db "$t/adb" --store "$t/astore" --json "$t/apart-a.txt" > "$t/apart.json"
+"$nd" check --db "$t/adb" --store "$t/astore" "$t/apart-a.txt" > "$t/apart.out"
+python3 - "$t/apart-of.json" "$t/apart.json" "$t/apart.out" <<'EOF2' || fail "check of a copy edited apart from another: $(cat "$t/apart.out")"
+import json, sys
+of = [m["id"] for m in json.load(open(sys.argv[1]))["clusters"][0]["documents"]]
+assert sorted(of) == ["apart0", "apart1", "apart2"], of
+j = json.load(open(sys.argv[2]))
+by = {m["id"]: m for m in j["members"]}
+assert by["apart0"]["duplicate"] and by["apart0"]["by"] != "cluster", by["apart0"]
+b = by["apart2"]
+assert b["duplicate"] and b["by"] == "cluster" and b["measure"] == "resemblance" and b["distance"] > 0.5, b
+assert j["cluster_size"] == 3 and len(j["members"]) == len(by), j
+line = [l for l in open(sys.argv[3]) if "apart2" in l]
+assert len(line) == 1 and " duplicate " in line[0] and line[0].split()[-3] == "cluster", line
+EOF2
+
 echo "cli: all checks passed"

@@ -1033,25 +1033,43 @@ static void test_clusters_do_not_chain(void **state)
 
 	/* The cluster a checked page joins: of the component, only the
 	 * documents of its duplicates' cluster with the smallest id, those it
-	 * did not compare as the rest (at copy, as many as asked); a document
-	 * of no cluster is one alone. */
+	 * did not verify as the rest (at copy, as many as asked): one it
+	 * compared and the verdict refused is in it still, as the clusters
+	 * and hooks hold it, and one refused outside it is not; a document of
+	 * no cluster is one alone. */
 	for (int k = 0; k < NWIN; k++) {
-		nd_check_member mem[2] = {{docs[k], 0, 1, 1, ND_VERIFIED_RESEMBLANCE},
-					  {docs[NWIN - 1 - k], 0.1, 1, 1, ND_VERIFIED_CONTAINMENT}};
-		nd_check_result r = {ND_SIG_INIT, 2, mem, 2, 2};
 		nd_docid want = ids[k] < ids[NWIN - 1 - k] ? ids[k] : ids[NWIN - 1 - k], id, *rest;
-		size_t size, nrest, at = 0, in = 0;
+		nd_docid refused_in = 0, refused_out = 0;
+		for (int j = 0; j < NWIN; j++) {
+			if (j == k || j == NWIN - 1 - k)
+				continue;
+			if (ids[j] == want && !refused_in)
+				refused_in = docs[j];
+			if (ids[j] != want && !refused_out)
+				refused_out = docs[j];
+		}
+		assert_true(refused_in && refused_out);
+		nd_check_member mem[4] = {{docs[k], 0, 1, 1, ND_VERIFIED_RESEMBLANCE},
+					  {docs[NWIN - 1 - k], 0.1, 1, 1, ND_VERIFIED_CONTAINMENT},
+					  {refused_in, 0.6, 0, 1, ND_VERIFIED_RESEMBLANCE},
+					  {refused_out, 0.7, 0, 1, ND_VERIFIED_RESEMBLANCE}};
+		nd_check_result r = {ND_SIG_INIT, 4, mem, 4, 2};
+		size_t size, nrest, at = 0, in = 0, held_refused = 0;
 		assert_int_equal(nd_check_cluster(db, st, NULL, &r, NWIN, &id, &size, &rest, &nrest), ND_OK);
 		assert_int_equal(id, want);
 		for (int j = 0; j < NWIN; j++)
 			if (ids[j] == want) {
 				in++;
 				if (docs[j] == mem[0].docid || docs[j] == mem[1].docid)
-					continue; /* compared */
+					continue; /* verified */
 				assert_true(at < nrest);
+				held_refused += docs[j] == refused_in;
 				assert_int_equal(rest[at++], docs[j]);
 			}
 		assert_int_equal(at, nrest);
+		assert_int_equal(held_refused, 1);
+		for (size_t i = 0; i < nrest; i++)
+			assert_true(rest[i] != refused_out);
 		assert_int_equal(size, in);
 		assert_true(size < NWIN);
 		free(rest);

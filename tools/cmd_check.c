@@ -43,9 +43,9 @@ static const char usage_text[] =
 	"                     window: 'neardup update --window')\n"
 	"  --json             one JSON object per input document (\"cluster\": the\n"
 	"                     collapse id of the cluster the page would join;\n"
-	"                     \"cluster_size\": its documents, those not compared\n"
-	"                     listed as members \"by\": \"cluster\" at copy, at most\n"
-	"                     1000)\n"
+	"                     \"cluster_size\": its documents; at copy each one\n"
+	"                     the verdict refused or did not compare is a member\n"
+	"                     \"by\": \"cluster\", at most 1000 not compared)\n"
 	"  -q, --quiet        accepted for uniformity: check prints only results\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -64,6 +64,21 @@ typedef struct {
 	nd_shards *sh;     /* several stores: one per shard of a combined db */
 	size_t max_bytes;  /* --max-doc-mb: of a file, of standard input, of a JSONL line */
 } ctx_t;
+
+static int cmp_docid(const void *a, const void *b)
+{
+	nd_docid x = *(const nd_docid *)a, y = *(const nd_docid *)b;
+	return (x > y) - (x < y);
+}
+
+/* Whether r compared doc (a few dozen members: a scan). */
+static int compared(const nd_check_result *r, nd_docid doc)
+{
+	for (size_t i = 0; i < r->nmembers; i++)
+		if (r->members[i].docid == doc)
+			return 1;
+	return 0;
+}
 
 static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 {
@@ -113,36 +128,47 @@ static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 	}
 	for (size_t i = 0; i < r.nmembers; i++) {
 		char *uid = NULL;
-		if (nd_xdb_doc_uid(c->db, r.members[i].docid, &uid) < 0)
+		const nd_check_member *x = &r.members[i];
+		/* Refused, yet in the cluster the text joins: a duplicate by it,
+		 * as clusters, collapsing and hooks hold it. */
+		int by_cluster = !x->duplicate && nheld && bsearch(&x->docid, held, nheld, sizeof(*held), cmp_docid);
+		if (nd_xdb_doc_uid(c->db, x->docid, &uid) < 0)
 			uid = NULL;
 		if (c->json) {
 			json_t *m = json_object();
-			json_object_set_new(m, "docid", json_integer(r.members[i].docid));
+			json_object_set_new(m, "docid", json_integer(x->docid));
 			if (uid)
 				json_object_set_new(m, "id", json_string(uid));
-			json_object_set_new(m, "distance", json_real(r.members[i].distance));
-			json_object_set_new(m, "measure", json_string(tool_how_name(r.members[i].how)));
-			json_object_set_new(m, "duplicate", json_boolean(r.members[i].duplicate));
-			if (r.members[i].duplicate)
-				json_object_set_new(m, "by", json_string(tool_how_name(r.members[i].how)));
-			json_object_set_new(m, "jaccard", json_real(r.members[i].jaccard));
+			json_object_set_new(m, "distance", json_real(x->distance));
+			json_object_set_new(m, "measure", json_string(tool_how_name(x->how)));
+			json_object_set_new(m, "duplicate", json_boolean(x->duplicate || by_cluster));
+			if (x->duplicate || by_cluster)
+				json_object_set_new(m, "by", json_string(by_cluster ? "cluster" : tool_how_name(x->how)));
+			json_object_set_new(m, "jaccard", json_real(x->jaccard));
 			json_array_append_new(jm, m);
 		} else
 		{
 			/* A refused Levenshtein stopped at the bound: a lower bound. */
-			int over = !r.members[i].duplicate && r.members[i].how == ND_VERIFIED_LEVENSHTEIN;
-			printf("  %8u  %-40s %s %s%.3f %-11s bits %.2f\n", r.members[i].docid, uid ? uid : "(no id)",
-			       r.members[i].duplicate ? "duplicate" : "differs  ", over ? ">" : " ",
-			       r.members[i].distance, r.members[i].duplicate ? tool_how_name(r.members[i].how) : "",
-			       r.members[i].jaccard);
+			int over = !x->duplicate && x->how == ND_VERIFIED_LEVENSHTEIN;
+			printf("  %8u  %-40s %s %s%.3f %-11s bits %.2f\n", x->docid, uid ? uid : "(no id)",
+			       x->duplicate || by_cluster ? "duplicate" : "differs  ", over ? ">" : " ", x->distance,
+			       by_cluster ? "cluster" : x->duplicate ? tool_how_name(x->how) : "", x->jaccard);
 		}
 		free(uid);
 	}
-	for (size_t i = 0; i < nheld; i++) {
+	/* The rest of the cluster: those not compared. */
+	for (size_t i = 0, shown = 0; i < nheld; i++) {
 		char *uid = NULL;
-		if (!c->json && i == TOOL_CLUSTER_SHOWN && nheld > TOOL_CLUSTER_SHOWN + 1) {
-			printf("  ... and %zu more of cluster %u\n", nheld - i, cluster);
-			break;
+		if (compared(&r, held[i]))
+			continue;
+		if (!c->json && shown++ == TOOL_CLUSTER_SHOWN) {
+			size_t more = 0;
+			for (size_t j = i; j < nheld; j++)
+				more += !compared(&r, held[j]);
+			if (more > 1) {
+				printf("  ... and %zu more of cluster %u\n", more, cluster);
+				break;
+			}
 		}
 		if (nd_xdb_doc_uid(c->db, held[i], &uid) < 0)
 			uid = NULL;

@@ -791,7 +791,7 @@ int nd_collapse_ids(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const
 
 /* Of the members w walked (sorted), those of cluster id: *size counts
  * them, and out (room for max) gets up to max of them ascending, but for
- * those r compared (r may be NULL). */
+ * those r verified as its duplicates (r may be NULL). */
 static size_t walked_cluster(const nd_u64s *w, nd_docid id, const nd_check_result *r, size_t max, nd_docid *out,
 			     size_t *size)
 {
@@ -805,7 +805,7 @@ static size_t walked_cluster(const nd_u64s *w, nd_docid id, const nd_check_resul
 		size_t j = 0;
 		while (r && j < r->nmembers && r->members[j].docid != doc)
 			j++;
-		if ((!r || j == r->nmembers) && n < max)
+		if ((!r || j == r->nmembers || !r->members[j].duplicate) && n < max)
 			out[n++] = doc;
 	}
 	return n;

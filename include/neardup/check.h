@@ -85,10 +85,10 @@ ND_EXTERN int nd_check_text_shards(nd_tokenizer *tk, const nd_shards *sh, nd_xdb
 				   size_t len, double min_jaccard, const nd_verify_options *vo,
 				   size_t max_compare, nd_check_result *out);
 
-/* How many of the joined cluster's documents not compared `neardup check
- * --json` and the Python binding list (max_rest): a soft 404 page copied
- * across a crawl has a cluster of thousands, and a check of each such
- * page must not write them all. */
+/* How many of the joined cluster's other documents `neardup check --json`
+ * and the Python binding list (max_rest): a soft 404 page copied across a
+ * crawl has a cluster of thousands, and a check of each such page must
+ * not write them all. */
 #define ND_CHECK_CLUSTER_LISTED 1000
 
 /* The stored cluster that the text r checked would join, from the
@@ -98,8 +98,11 @@ ND_EXTERN int nd_check_text_shards(nd_tokenizer *tk, const nd_shards *sh, nd_xdb
  * when there are none; *size the cluster's documents.  At the copy point
  * (vo NULL: copy) they are all the text's duplicates, and *rest (caller
  * frees; NULL when *nrest is 0) gets up to max_rest of those r did not
- * compare, ascending: a text copied a thousand times is compared with a
- * window's worth.  db and st are r's (one store, not shards). */
+ * verify as its duplicates, ascending: a text copied a thousand times is
+ * compared with a window's worth, and one the verdict refused (another copy
+ * of the cluster's centre, edited apart from the text) is in it still, as
+ * `neardup clusters` and collapsing hold it and hooks report it.  db and
+ * st are r's (one store, not shards). */
 ND_EXTERN int nd_check_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const nd_check_result *r,
 			       size_t max_rest, nd_docid *id, size_t *size, nd_docid **rest, size_t *nrest);
 

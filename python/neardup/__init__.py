@@ -272,8 +272,9 @@ def _count(value, what, lo=0, hi=2 ** 32 - 1):
 class Duplicate:
     """One compared document: docid, uid (its unique id), distance (by
     `by`: Levenshtein, or 1 - resemblance), duplicate (the verdict), by;
-    or, by "cluster" (distance None), one of the cluster a checked text
-    joins that it was not compared with."""
+    or, by "cluster", one of the cluster a checked text joins: not
+    compared with it (distance None), or compared and refused by the
+    verdict (its distance), yet in the cluster."""
     __slots__ = ("docid", "uid", "distance", "duplicate", "by", "jaccard")
 
     def __init__(self, docid, uid, distance, duplicate, by, jaccard=None):
@@ -437,10 +438,11 @@ class Neardup:
     def check(self, text, compare=CHECK_COMPARE, point=None):
         """The documents already indexed that `text` (str or bytes, not yet
         indexed) duplicates, at the point: a Checked list of Duplicate, the
-        first `compare` candidates (those with .duplicate True are the
-        verdict's), then at the copy point up to CHECK_CLUSTER_LISTED other
-        documents of the cluster it would join (by "cluster"), as `neardup
-        check --json` lists them."""
+        first `compare` candidates (those with .duplicate True the
+        verdict's, or by "cluster" refused by it but in the cluster the
+        text would join), then at the copy point up to CHECK_CLUSTER_LISTED
+        other documents of that cluster (by "cluster"), as `neardup check
+        --json` lists them."""
         if isinstance(text, str):
             data = text.encode("utf-8", "surrogatepass")
         elif isinstance(text, (bytes, bytearray, memoryview)):
@@ -463,8 +465,15 @@ class Neardup:
                                       _ffi.new("size_t *"))
             _check(_lib.nd_check_cluster(self._db, self._st, vo, r, CHECK_CLUSTER_LISTED, cid, size, rest, nrest))
             try:
-                out.extend(Duplicate(rest[0][i], self._uid(rest[0][i]), None, True, "cluster")
-                           for i in range(nrest[0]))
+                # Of the cluster, those compared but refused are in it still
+                # (as clusters, collapsing and changed() hold them).
+                held = {rest[0][i] for i in range(nrest[0])}
+                at = {d.docid: k for k, d in enumerate(out)}
+                for x in sorted(held & set(at)):
+                    d = out[at[x]]
+                    out[at[x]] = Duplicate(d.docid, d.uid, d.distance, True, "cluster", d.jaccard)
+                out.extend(Duplicate(x, self._uid(x), None, True, "cluster")
+                           for x in (rest[0][i] for i in range(nrest[0])) if x not in at)
             finally:
                 _libc.free(rest[0])
             out.cluster, out.cluster_size = cid[0] or None, size[0]

@@ -119,6 +119,39 @@ def test_errors_are_exceptions(corpus, tmp_path):
             nd.changed(1)  # read-only
 
 
+def test_check_names_a_refused_member_of_its_cluster(tmp_path):
+    """Two copies of one original, each edited in its own half, are copies
+    of it and not of each other; the clusters hold the three together, so
+    check of the one names the other a duplicate by "cluster", with the
+    distance the verdict refused it at, as changed() and clusters do."""
+    nd_cmd = os.environ["NEARDUP"]
+    r = random.Random(8)
+    orig = [r.choice(VOCAB) for _ in range(300)]
+
+    def half(lo):
+        w = list(orig)
+        for i in r.sample(range(lo, lo + 150), 25):
+            w[i] = r.choice(VOCAB)
+        return " ".join(w)
+    a, b = half(0), half(150)
+    with open(tmp_path / "c.jsonl", "w") as f:
+        for uid, t in (("orig", " ".join(orig)), ("a", a), ("b", b)):
+            f.write(json.dumps({"id": uid, "text": t}) + "\n")
+        for i in range(60):
+            f.write(json.dumps({"id": "o%d" % i, "text": " ".join(r.choice(VOCAB) for _ in range(250))}) + "\n")
+    db, st = str(tmp_path / "db"), str(tmp_path / "store")
+    for args in (["index", "-q", "--db", db, str(tmp_path / "c.jsonl")], ["build", "-q", "--db", db, "--store", st],
+                 ["sign", "-q", "--db", db, "--store", st]):
+        subprocess.run([nd_cmd] + args, check=True, stdout=subprocess.DEVNULL)
+    with neardup.Neardup(db, st) as nd:
+        found = nd.check(a)
+        by = {d.uid: d for d in found}
+        assert by["orig"].duplicate and by["orig"].by == "resemblance", found
+        assert by["b"].duplicate and by["b"].by == "cluster" and by["b"].distance > 0.5, by["b"]
+        assert found.cluster_size == 3 and len(by) == len(found), found
+        assert sorted(nd.uid(x) for x in nd.clusters(of=by["b"].docid)[0]) == ["a", "b", "orig"]
+
+
 def test_check_then_index_then_changed(corpus):
     db, st = corpus
     with neardup.Neardup(db, st, writable=True) as nd:
