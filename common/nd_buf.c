@@ -106,3 +106,8 @@ int nd_cp1252_to_utf8(nd_buf *out, const char *in, size_t len)
 	return ND_OK;
 }
 
+int nd_cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}

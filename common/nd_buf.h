@@ -32,6 +32,9 @@ typedef struct {
 /* Append x; ND_OK or ND_ENOMEM. */
 int nd_u64s_push(nd_u64s *l, uint64_t x);
 
+/* qsort and bsearch order of 32-bit unsigned values (docids). */
+int nd_cmp_u32(const void *a, const void *b);
+
 /* Decode windows-1252 (bytes undefined there become U+FFFD) into out as
  * UTF-8, replacing its contents. */
 int nd_cp1252_to_utf8(nd_buf *out, const char *in, size_t len);

@@ -65,12 +65,6 @@ typedef struct {
 	size_t max_bytes;  /* --max-doc-mb: of a file, of standard input, of a JSONL line */
 } ctx_t;
 
-static int cmp_docid(const void *a, const void *b)
-{
-	nd_docid x = *(const nd_docid *)a, y = *(const nd_docid *)b;
-	return (x > y) - (x < y);
-}
-
 /* Whether r compared doc (a few dozen members: a scan). */
 static int compared(const nd_check_result *r, nd_docid doc)
 {
@@ -131,7 +125,7 @@ static int check_one(ctx_t *c, const char *name, const char *text, size_t len)
 		const nd_check_member *x = &r.members[i];
 		/* Refused, yet in the cluster the text joins: a duplicate by it,
 		 * as clusters, collapsing and hooks hold it. */
-		int by_cluster = !x->duplicate && nheld && bsearch(&x->docid, held, nheld, sizeof(*held), cmp_docid);
+		int by_cluster = !x->duplicate && nheld && bsearch(&x->docid, held, nheld, sizeof(*held), tool_cmp_docid);
 		if (nd_xdb_doc_uid(c->db, x->docid, &uid) < 0)
 			uid = NULL;
 		if (c->json) {

@@ -164,12 +164,6 @@ static int upd_cluster_of(upd_ctx *c, nd_docid docid, upd_cluster *x)
 	return ND_OK;
 }
 
-static int cmp_docid(const void *a, const void *b)
-{
-	nd_docid x = *(const nd_docid *)a, y = *(const nd_docid *)b;
-	return (x > y) - (x < y);
-}
-
 /* What r reported (its document and its duplicates), ascending, in *out
  * (caller frees); the count, or 0 without memory (then all is listed). */
 static size_t reported_of(const nd_hook_result *r, nd_docid **out)
@@ -179,13 +173,13 @@ static size_t reported_of(const nd_hook_result *r, nd_docid **out)
 	(*out)[0] = r->docid;
 	for (size_t i = 0; i < r->nduplicates; i++)
 		(*out)[i + 1] = r->duplicates[i].docid;
-	qsort(*out, r->nduplicates + 1, sizeof(**out), cmp_docid);
+	qsort(*out, r->nduplicates + 1, sizeof(**out), tool_cmp_docid);
 	return r->nduplicates + 1;
 }
 
 static int reported(const nd_docid *rep, size_t n, nd_docid doc)
 {
-	return n && bsearch(&doc, rep, n, sizeof(*rep), cmp_docid) != NULL;
+	return n && bsearch(&doc, rep, n, sizeof(*rep), tool_cmp_docid) != NULL;
 }
 
 static void on_walked(nd_docid done, nd_docid last, void *ctx)
@@ -213,7 +207,7 @@ static void on_change(const nd_hook_result *r, void *vctx)
 	size_t nrep = rest ? reported_of(r, &rep) : 0, left = 0;
 	/* Of the cluster, those not reported: its size less the reported in it. */
 	for (size_t i = 0; rest && i < nrep; i++)
-		left += bsearch(&rep[i], x.members, x.size, sizeof(*x.members), cmp_docid) != NULL;
+		left += bsearch(&rep[i], x.members, x.size, sizeof(*x.members), tool_cmp_docid) != NULL;
 	left = rest ? x.size - left : 0;
 	snprintf(key, sizeof(key), "%016llx", (unsigned long long)r->key);
 	if (c->json) {

@@ -191,6 +191,12 @@ int tool_read_input(const char *path, size_t max, char **data, size_t *len)
 	return rc;
 }
 
+int tool_cmp_docid(const void *a, const void *b)
+{
+	nd_docid x = *(const nd_docid *)a, y = *(const nd_docid *)b;
+	return (x > y) - (x < y);
+}
+
 unsigned tool_default_jobs(void)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);

@@ -61,6 +61,8 @@ double tool_peak_rss_mb(void);
 
 /* Parse an unsigned decimal option; returns 0 on success. */
 int tool_parse_u64(const char *s, uint64_t *out);
+/* qsort and bsearch order of docids. */
+int tool_cmp_docid(const void *a, const void *b);
 /* --jobs: the number of cores by default, 1..ND_SIGN_MAX_JOBS. */
 unsigned tool_default_jobs(void);
 /* Parse --jobs for cmd; 0 on success, else prints why and returns -1. */

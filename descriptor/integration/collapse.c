@@ -37,12 +37,6 @@ static int cmp_key_only(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-static int cmp_docid(const void *a, const void *b)
-{
-	nd_docid x = *(const nd_docid *)a, y = *(const nd_docid *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Collapse ids for refs[0..m) (all with one key), given the cluster. */
 static int ids_for_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, uint64_t key,
 			   const nd_docid *members, size_t nm, const nd_docid *docs,
@@ -69,7 +63,7 @@ static int ids_for_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo
 			first[v[j].group] = v[j].docid;
 	}
 	for (size_t r = 0; r < m; r++) {
-		const nd_docid *hit = bsearch(&docs[refs[r].i], members, nm, sizeof(nd_docid), cmp_docid);
+		const nd_docid *hit = bsearch(&docs[refs[r].i], members, nm, sizeof(nd_docid), nd_cmp_u32);
 		if (hit) {
 			uint32_t g = v[hit - members].group;
 			ids[refs[r].i] = size[g] > 1 ? first[g] : 0;
@@ -437,7 +431,7 @@ int nd_collapse_members(nd_store *st, const nd_docid *seeds, size_t n, nd_docid 
 		nb = NULL;
 	}
 	if (m > 1)
-		qsort(all, m, sizeof(*all), cmp_docid);
+		qsort(all, m, sizeof(*all), nd_cmp_u32);
 	*out = all;
 	*nout = m;
 	all = NULL;
@@ -1206,7 +1200,7 @@ cleanup:
 	nd_store_keys_free(it);
 	nd_store_txn_end(txn);
 	if (rc == ND_OK && *n)
-		qsort(all, *n, sizeof(*all), cmp_docid);
+		qsort(all, *n, sizeof(*all), nd_cmp_u32);
 	if (rc < 0) {
 		free(all);
 		all = NULL, *n = 0;

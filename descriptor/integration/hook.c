@@ -17,12 +17,6 @@
  * under it (an indexer committing beside it). */
 #define ND_UPDATE_RETRIES 8
 
-static int cmp_docid(const void *x, const void *y)
-{
-	nd_docid a = *(const nd_docid *)x, b = *(const nd_docid *)y;
-	return a < b ? -1 : a > b;
-}
-
 struct nd_hook {
 	nd_xdb *db;
 	nd_store *st;
@@ -223,7 +217,7 @@ static int settle_slot(nd_hook *h, const nd_links_report *lr, const nd_docid *se
 		return nd_collapse_slot_audit(h->db, h->st, &h->o.verify, (unsigned)h->slot, 1, &wrong);
 	if ((rc = nd_collapse_members(h->st, seeds, n, &all, &nall)) < 0)
 		return rc;
-	if (self && (!nall || !bsearch(&self, all, nall, sizeof(*all), cmp_docid))) {
+	if (self && (!nall || !bsearch(&self, all, nall, sizeof(*all), nd_cmp_u32))) {
 		nd_docid *more = realloc(all, (nall + 1) * sizeof(*all));
 		if (!more) {
 			free(all);

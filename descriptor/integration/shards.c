@@ -1,6 +1,7 @@
 /* Stores of a sharded database: which shard each belongs to, and docid
  * arithmetic between the combined database and a shard. */
 #include "neardup/shards.h"
+#include "common/nd_buf.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -146,12 +147,6 @@ nd_docid nd_shards_local(const nd_shards *s, nd_docid docid, size_t *store)
 	return (docid - 1) / s->nshards + 1;
 }
 
-static int cmp_docid(const void *a, const void *b)
-{
-	nd_docid x = *(const nd_docid *)a, y = *(const nd_docid *)b;
-	return x < y ? -1 : x > y;
-}
-
 int nd_shards_key_docs(const nd_shards *s, nd_store_txn *const *txn, uint64_t key, nd_docid **out, size_t *nout)
 {
 	nd_docid *all = NULL;
@@ -180,7 +175,7 @@ int nd_shards_key_docs(const nd_shards *s, nd_store_txn *const *txn, uint64_t ke
 	}
 	/* Shards interleave: each store's run is ascending, the whole is not. */
 	if (n > 1)
-		qsort(all, n, sizeof(*all), cmp_docid);
+		qsort(all, n, sizeof(*all), nd_cmp_u32);
 	*out = all;
 	*nout = n;
 	return ND_OK;

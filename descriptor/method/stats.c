@@ -311,12 +311,6 @@ fail:
 	return rc;
 }
 
-static int cmp_docid(const void *a, const void *b)
-{
-	nd_docid x = *(const nd_docid *)a, y = *(const nd_docid *)b;
-	return x < y ? -1 : x > y;
-}
-
 typedef struct {
 	nd_sample *s;
 	const nd_candidates *c;
@@ -354,7 +348,7 @@ int nd_sample_collect(nd_sample *s, nd_xdb *db, const nd_candidates *c, int word
 		s->id = NULL;
 		if ((rc = sample_docids(db, want, seed, &s->docids, &s->n)) < 0)
 			return rc;
-		qsort(s->docids, s->n, sizeof(nd_docid), cmp_docid);
+		qsort(s->docids, s->n, sizeof(nd_docid), nd_cmp_u32);
 		if (!(s->id = malloc(((size_t)s->n + 1) * sizeof(*s->id))))
 			return nd_error_set(ND_ENOMEM, "out of memory");
 		for (uint32_t j = 0; j < s->n; j++)

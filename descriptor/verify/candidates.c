@@ -25,12 +25,6 @@ typedef struct {
 	size_t df;
 } bit_df;
 
-static int cmp_docid(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return a < b ? -1 : a > b;
-}
-
 static int cmp_bit_df(const void *x, const void *y)
 {
 	const bit_df *a = x, *b = y;
@@ -143,7 +137,7 @@ int nd__tolerant_candidates(nd_store_txn *txn, const nd_descriptor *d, const nd_
 			break;
 		}
 		double j = nd__sig_jaccard(sig, &b);
-		if (j >= t - 1e-12 || (nnear && bsearch(&all[i], near, nnear, sizeof(*near), cmp_docid)))
+		if (j >= t - 1e-12 || (nnear && bsearch(&all[i], near, nnear, sizeof(*near), nd_cmp_u32)))
 			c[nc++] = (nd__cand){all[i], j, nd__cand_rank(sig, &b, j)};
 		nd_sig_clear(&b);
 	}
