@@ -785,9 +785,9 @@ int nd_collapse_ids(nd_xdb *db, nd_store *st, const nd_verify_options *vo, const
 
 /* Of the members w walked (sorted), those of cluster id: *size counts
  * them, and out (room for max) gets up to max of them ascending, but for
- * those r verified as its duplicates (r may be NULL). */
-static size_t walked_cluster(const nd_u64s *w, nd_docid id, const nd_check_result *r, size_t max, nd_docid *out,
-			     size_t *size)
+ * those of skip[0..nskip) (ascending). */
+static size_t walked_cluster(const nd_u64s *w, nd_docid id, const nd_docid *skip, size_t nskip, size_t max,
+			     nd_docid *out, size_t *size)
 {
 	size_t n = 0;
 	*size = 0;
@@ -796,10 +796,7 @@ static size_t walked_cluster(const nd_u64s *w, nd_docid id, const nd_check_resul
 		if (x != id)
 			continue;
 		++*size;
-		size_t j = 0;
-		while (r && j < r->nmembers && r->members[j].docid != doc)
-			j++;
-		if ((!r || j == r->nmembers || !r->members[j].duplicate) && n < max)
+		if (n < max && !(nskip && bsearch(&doc, skip, nskip, sizeof(*skip), nd_cmp_u32)))
 			out[n++] = doc;
 	}
 	return n;
@@ -848,7 +845,10 @@ int nd_check_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, cons
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((n = walked_cluster(&w, *id, r, max_rest, out, size)))
+	/* The rest: all but the duplicates the check verified (at copy, dups
+	 * holds them all). */
+	qsort(dups, k, sizeof(*dups), nd_cmp_u32);
+	if ((n = walked_cluster(&w, *id, dups, k, max_rest, out, size)))
 		*rest = out, *nrest = n, out = NULL;
 done:
 	free(out);
@@ -918,7 +918,7 @@ int nd_collapse_cluster(nd_xdb *db, nd_store *st, const nd_verify_options *vo, n
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((n = walked_cluster(&w, *id, NULL, max, out, size)))
+	if ((n = walked_cluster(&w, *id, NULL, 0, max, out, size)))
 		*members = out, *nmembers = n, out = NULL;
 done:
 	if (rc < 0)
