@@ -535,6 +535,11 @@ rc=0; "$nd" clusters --db "$t/sdb" --store "$t/sstore" --of "" 2> "$t/err" || rc
 [ "$rc" = 2 ] && grep -q "needs a document" "$t/err" || fail "clusters --of '': exit $rc, $(cat "$t/err")"
 rc=0; "$nd" clusters --db "$t/sdb" --store "$t/sstore" --of "+$docid" 2> "$t/err" || rc=$?
 [ "$rc" = 1 ] || fail "clusters --of +DOCID read as a docid: exit $rc"
+# Every decimal option reads digits only, as --of does (strtoull took " 5" and "+5").
+for v in "+5" " 5"; do
+	rc=0; "$nd" clusters --db "$t/sdb" --store "$t/sstore" --limit "$v" > /dev/null 2> "$t/err" || rc=$?
+	[ "$rc" = 2 ] || fail "clusters --limit '$v': exit $rc"
+done
 
 # Two copies of one original, each edited in its own half: each is a copy
 # of the original and not of the other, and the clusters hold the three

@@ -4,8 +4,6 @@
 #include "neardup/collapse.h"
 #include "neardup/shards.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -200,6 +198,38 @@ static int group_by(listing *l, nd_docid *docs, size_t *into, size_t n, uint64_t
 done:
 	free(size);
 	free(at);
+	return rc;
+}
+
+/* --of: the cluster of one document, given by its unique id or docid, as
+ * a listing of one group of any size. */
+static int of_cluster(nd_xdb *db, nd_store *st, const args_t *a, listing *l, uint64_t *signed_docs)
+{
+	nd_docid doc = 0, id, *members = NULL;
+	size_t size, n;
+	uint64_t v;
+	nd_store_txn *txn;
+	int rc = nd_xdb_find_uid(db, a->of, &doc);
+	if (rc == ND_ENOTFOUND && !tool_parse_u64(a->of, &v) && v && v <= UINT32_MAX)
+		doc = (nd_docid)v, rc = ND_OK;
+	if (rc == ND_ENOTFOUND)
+		return nd_error_set(ND_ENOTFOUND, "no document with that unique id or docid in %s", a->dbpath);
+	if (rc < 0 || (rc = nd_collapse_cluster(db, st, NULL, doc, SIZE_MAX, &id, &size, &members, &n)) < 0)
+		return rc;
+	if (!id)
+		return nd_error_set(ND_ENOTFOUND, "docid %u has no record in store %s (not signed, or deleted)", doc,
+				    a->stores[0]);
+	size_t *into = calloc(n + 1, sizeof(*into));
+	if (!into) {
+		free(members);
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	}
+	rc = group_by(l, members, into, n, 1); /* the listing owns members */
+	free(into);
+	if (rc == ND_OK && (rc = nd_store_read_begin(st, &txn)) == ND_OK) {
+		rc = nd_store_counts(txn, signed_docs, NULL);
+		nd_store_txn_end(txn);
+	}
 	return rc;
 }
 
@@ -419,37 +449,7 @@ int nd_cmd_clusters(int argc, char **argv)
 	}
 	double t0 = tool_now();
 	if (a.of) {
-		/* One document's cluster: a listing of one group, of any size. */
-		nd_docid doc = 0, id, *members = NULL;
-		size_t size, n;
-		char *end;
-		unsigned long v;
-		if ((rc = nd_xdb_find_uid(db, a.of, &doc)) == ND_ENOTFOUND) {
-			errno = 0;
-			v = strtoul(a.of, &end, 10);
-			rc = isdigit((unsigned char)*a.of) && !*end && !errno && v && v <= UINT32_MAX ? (doc = (nd_docid)v, ND_OK)
-													    : ND_ENOTFOUND;
-		}
-		if (rc == ND_ENOTFOUND)
-			rc = nd_error_set(ND_ENOTFOUND, "no document with that unique id or docid in %s", a.dbpath);
-		if (rc == ND_OK && (rc = nd_collapse_cluster(db, st, NULL, doc, SIZE_MAX, &id, &size, &members, &n)) ==
-					   ND_OK && !id)
-			rc = nd_error_set(ND_ENOTFOUND, "docid %u has no record in store %s (not signed, or deleted)",
-					  doc, a.stores[0]);
-		if (rc == ND_OK) {
-			size_t *into = calloc(n + 1, sizeof(*into));
-			if (!into)
-				rc = nd_error_set(ND_ENOMEM, "out of memory");
-			else
-				rc = group_by(&l, members, into, n, 1), members = NULL;
-			free(into);
-		}
-		free(members);
-		nd_store_txn *txn;
-		if (rc == ND_OK && (rc = nd_store_read_begin(st, &txn)) == ND_OK) {
-			rc = nd_store_counts(txn, &signed_docs, NULL);
-			nd_store_txn_end(txn);
-		}
+		rc = of_cluster(db, st, &a, &l, &signed_docs);
 		rep.from_links = 1;
 		from = "from the store's links";
 	} else if (a.keys) {

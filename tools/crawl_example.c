@@ -130,6 +130,7 @@ int main(int argc, char **argv)
 				return fail(names[k], rc);
 			if (size > 1)
 				printf(", in cluster %u of %zu documents", id, size);
+			free(members); /* none with max 0, but the call's to free */
 			putchar('\n');
 			nd_hook_result_clear(&hr);
 		}

@@ -121,7 +121,7 @@ int tool_parse_u64(const char *s, uint64_t *out)
 {
 	char *end;
 	errno = 0;
-	if (!s || !*s || *s == '-')
+	if (!s || *s < '0' || *s > '9') /* strtoull would take " 5", "+5" and "-5" */
 		return -1;
 	unsigned long long v = strtoull(s, &end, 10);
 	if (errno || *end)
