@@ -1591,6 +1591,123 @@ int nd_store_clear(nd_store_txn *txn)
 	return nd_store_links_settled(txn); /* no records, no links */
 }
 
+typedef struct {
+	uint32_t docid;
+	uint64_t date;
+} dated_doc;
+
+typedef struct {
+	dated_doc *v;
+	size_t n, cap;
+} dated_docs;
+
+static int collect_date(uint32_t docid, uint64_t date, void *ctx)
+{
+	dated_docs *c = ctx;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 1024;
+		dated_doc *v = realloc(c->v, cap * sizeof(*v));
+		if (!v)
+			return nd_error_set(ND_ENOMEM, "out of memory");
+		c->v = v, c->cap = cap;
+	}
+	c->v[c->n++] = (dated_doc){docid, date};
+	return 0;
+}
+
+/* The notes and groups under prefix ("note/", "group/"), read, dropped
+ * and written again moved down by shift (all read before any is written:
+ * a moved note's key may be one not yet moved). */
+static int shift_meta(nd_store_txn *txn, const char *prefix, uint32_t shift)
+{
+	nd_store *st = txn->st;
+	size_t plen = strlen(prefix), n = 0, cap = 0;
+	struct kept {
+		char key[32];
+		uint8_t *val;
+		size_t len;
+	} *v = NULL;
+	MDB_cursor *cur;
+	MDB_val k = {plen, (void *)prefix}, d;
+	int mrc, rc = ND_OK;
+	if ((mrc = mdb_cursor_open(txn->txn, st->meta, &cur)))
+		return mdb_err(st, mrc, "cursor");
+	for (mrc = mdb_cursor_get(cur, &k, &d, MDB_SET_RANGE); !mrc && rc == ND_OK;
+	     mrc = mdb_cursor_get(cur, &k, &d, MDB_NEXT)) {
+		if (k.mv_size < plen || memcmp(k.mv_data, prefix, plen))
+			break;
+		if (k.mv_size >= sizeof(v->key)) {
+			rc = nd_error_set(ND_ECORRUPT, "store %s: a meta key of %zu bytes", st->path, k.mv_size);
+			break;
+		}
+		if (n == cap) {
+			struct kept *g = realloc(v, (cap ? 2 * cap : 64) * sizeof(*v));
+			if (!g) {
+				rc = nd_error_set(ND_ENOMEM, "out of memory");
+				break;
+			}
+			v = g, cap = cap ? 2 * cap : 64;
+		}
+		struct kept *e = &v[n];
+		memcpy(e->key, k.mv_data, k.mv_size);
+		e->key[k.mv_size] = '\0';
+		e->len = d.mv_size;
+		if (!(e->val = malloc(d.mv_size ? d.mv_size : 1))) {
+			rc = nd_error_set(ND_ENOMEM, "out of memory");
+			break;
+		}
+		memcpy(e->val, d.mv_data, d.mv_size);
+		n++;
+	}
+	mdb_cursor_close(cur);
+	if (rc == ND_OK && mrc && mrc != MDB_NOTFOUND)
+		rc = mdb_err(st, mrc, "read notes");
+	for (size_t i = 0; i < n && rc == ND_OK; i++) {
+		MDB_val key = {strlen(v[i].key), v[i].key};
+		if ((mrc = mdb_del(txn->txn, st->meta, &key, NULL)))
+			rc = mdb_err(st, mrc, "drop a note");
+	}
+	for (size_t i = 0; i < n && rc == ND_OK; i++) {
+		if (prefix[0] == 'n') { /* note/DOCID: the key moves */
+			unsigned id = (unsigned)strtoul(v[i].key + plen, NULL, 16);
+			if (id > shift) {
+				note_name(v[i].key, sizeof(v[i].key), id - shift);
+				rc = nd_store_meta_put(txn, v[i].key, v[i].val, v[i].len);
+			}
+			continue;
+		}
+		size_t m = 0; /* group/HASH: its members move */
+		for (size_t j = 0; j + 4 <= v[i].len; j += 4) {
+			uint32_t x;
+			memcpy(&x, v[i].val + j, 4);
+			if (x > shift)
+				x -= shift, memcpy(v[i].val + 4 * m++, &x, 4);
+		}
+		if (m)
+			rc = nd_store_meta_put(txn, v[i].key, v[i].val, 4 * m);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i].val);
+	free(v);
+	return rc;
+}
+
+int nd__store_shift_kept(nd_store_txn *txn, uint32_t shift)
+{
+	dated_docs c = {NULL, 0, 0};
+	int rc = ND_OK;
+	txn->changed = 1;
+	if (shift && (rc = nd_store_dates_each(txn, 0, collect_date, &c)) == ND_OK &&
+	    (rc = nd_store_dates_clear(txn)) == ND_OK)
+		for (size_t i = 0; i < c.n && rc == ND_OK; i++)
+			if (c.v[i].docid > shift)
+				rc = nd_store_date_put(txn, c.v[i].docid - shift, c.v[i].date);
+	free(c.v);
+	if (shift && rc == ND_OK && (rc = shift_meta(txn, "note/", shift)) == ND_OK)
+		rc = shift_meta(txn, "group/", shift);
+	return rc;
+}
+
 int nd__store_last_doc(nd_store_txn *txn, uint32_t *docid)
 {
 	MDB_cursor *cur;

@@ -23,6 +23,12 @@ void nd__store_release_pages(nd_store *st);
  * done while a transaction of this handle is open. */
 int nd__store_give_back(nd_store *st);
 
+/* For a database whose docids all moved down by shift (xapian-compact
+ * renumbers one whose first documents were deleted), after nd_store_clear:
+ * what the clear keeps by docid (dates, notes, groups' members) moved down
+ * with them; a docid <= shift, which the database cannot hold, dropped. */
+int nd__store_shift_kept(nd_store_txn *txn, uint32_t shift);
+
 /* The highest docid with a record (0: none). */
 int nd__store_last_doc(nd_store_txn *txn, uint32_t *docid);
 

@@ -2,11 +2,14 @@
 # Routine maintenance: xapian-compact gives a database a new UUID but
 # keeps its docids, so the store follows it (the same documents under the
 # same docids) with no build or sign: the same clusters, a crawl-time
-# check, search, and an update that finds nothing to do.  A database that
-# holds other documents is still refused, naming the mismatch.
-#   compact.sh NEARDUP
+# check, search, and an update that finds nothing to do.  When the first
+# documents were deleted it renumbers them (unless --no-renumber): the
+# store says so, and 'sign --restart' follows.  A database that holds
+# other documents is still refused, naming the mismatch.
+#   compact.sh NEARDUP XAPIAN_DELETE
 set -eu
 nd=$1
+xdel=$2
 command -v xapian-compact > /dev/null ||
 	{ echo "compact: no xapian-compact (apt-get install xapian-tools)"; exit 77; }
 t=$(mktemp -d)
@@ -52,9 +55,51 @@ grep -q '"duplicates":[1-9]' "$t/check.json" || fail "check found no duplicate: 
 	fail "update on the compacted database: $(cat "$t/update.out")"
 grep -q "^0 added, 0 replaced, 0 deleted" "$t/update.out" || fail "update: $(cat "$t/update.out")"
 
+# The first three documents deleted (pages gone), then compacted: every
+# docid moves down by 3, unless --no-renumber.
+cp -r "$t/db" "$t/dr"
+"$nd" build --db "$t/dr" --store "$t/sr" > /dev/null 2>&1
+"$nd" sign --db "$t/dr" --store "$t/sr" --window 30d > /dev/null 2>&1
+"$xdel" "$t/dr" 1 2 3
+"$nd" update --db "$t/dr" --store "$t/sr" > "$t/update.out" 2>&1 ||
+	fail "update after deleting: $(cat "$t/update.out")"
+grep -q "^0 added, 0 replaced, 3 deleted" "$t/update.out" || fail "update: $(cat "$t/update.out")"
+"$nd" clusters --db "$t/dr" --store "$t/sr" --json > "$t/r0.json" 2> /dev/null
+xapian-compact "$t/dr" "$t/dr-c" > /dev/null
+xapian-compact --no-renumber "$t/dr" "$t/dr-n" > /dev/null
+"$nd" clusters --db "$t/dr-n" --store "$t/sr" --json > "$t/rn.json" 2> "$t/err" ||
+	fail "clusters after compaction with --no-renumber: $(cat "$t/err")"
+python3 -c 'import json, sys; a, b = (json.load(open(p))["clusters"] for p in sys.argv[1:]); assert a and a == b' \
+	"$t/r0.json" "$t/rn.json" || fail "clusters differ after compaction with --no-renumber"
+for cmd in clusters update fsck; do
+	rc=0; "$nd" "$cmd" --db "$t/dr-c" --store "$t/sr" > /dev/null 2> "$t/err" || rc=$?
+	[ "$rc" = 1 ] && grep -q "docids 3 lower" "$t/err" && grep -q -- "--no-renumber" "$t/err" &&
+		grep -q "sign --restart" "$t/err" || fail "$cmd on the renumbered database: exit $rc: $(cat "$t/err")"
+done
+"$nd" sign --db "$t/dr-c" --store "$t/sr" --restart > "$t/sign.out" 2>&1 ||
+	fail "sign --restart on the renumbered database: $(cat "$t/sign.out")"
+grep -q "docids 3 lower (renumbered)" "$t/sign.out" || fail "sign --restart: $(cat "$t/sign.out")"
+"$nd" clusters --db "$t/dr-c" --store "$t/sr" --json > "$t/rc.json" 2> "$t/err" ||
+	fail "clusters after sign --restart: $(cat "$t/err")"
+python3 - "$t/r0.json" "$t/rc.json" <<'PY' || fail "sign --restart: other clusters"
+import json, sys
+a, b = (json.load(open(p))["clusters"] for p in sys.argv[1:3])
+moved = [[(d["docid"] - 3, d["id"]) for d in c["documents"]] for c in a]
+assert a and moved == [[(d["docid"], d["id"]) for d in c["documents"]] for c in b], (a[:2], b[:2])
+PY
+# The records' dates (a window by arrival) moved with them: none orphaned.
+"$nd" fsck --store "$t/sr" --db "$t/dr-c" > "$t/fsck.out" 2>&1 || fail "fsck after sign --restart: $(cat "$t/fsck.out")"
+grep -q "without a record" "$t/fsck.out" && fail "fsck after sign --restart: $(cat "$t/fsck.out")"
+"$nd" update --db "$t/dr-c" --store "$t/sr" > "$t/update.out" 2>&1 ||
+	fail "update after sign --restart: $(cat "$t/update.out")"
+grep -q "^0 added, 0 replaced, 0 deleted" "$t/update.out" || fail "update: $(cat "$t/update.out")"
+"$nd" check --db "$t/dr-c" --store "$t/sr" --json "$t/a/f14-1.txt" > "$t/check.json" 2> "$t/err" ||
+	fail "check after sign --restart: $(cat "$t/err")"
+grep -q '"duplicates":[1-9]' "$t/check.json" || fail "check found no duplicate: $(cat "$t/check.json")"
+
 # Another database under the same docids: refused, and the store untouched.
 "$nd" index --quiet --db "$t/other" "$t/b"
 rc=0; "$nd" clusters --db "$t/other" --store "$t/st" > /dev/null 2> "$t/err" || rc=$?
 [ "$rc" = 1 ] && grep -q "holds other documents" "$t/err" || fail "another database: exit $rc: $(cat "$t/err")"
 "$nd" fsck --store "$t/st" --db "$t/db-c" > /dev/null || fail "fsck after all that"
-echo "compact: the store followed xapian-compact; another database was refused"
+echo "compact: the store followed xapian-compact, and sign --restart a renumbering; another database was refused"

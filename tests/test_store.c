@@ -161,6 +161,73 @@ static void test_note_groups(void **state)
 	free(path);
 }
 
+static int dates_fn(nd_store_txn *txn, void *ctx)
+{
+	const uint32_t *d = ctx; /* docid, date pairs, 0-ended */
+	int rc = ND_OK;
+	for (; *d && rc == ND_OK; d += 2)
+		rc = nd_store_date_put(txn, d[0], d[1]);
+	return rc;
+}
+
+static int shift_fn(nd_store_txn *txn, void *ctx)
+{
+	return nd__store_shift_kept(txn, *(uint32_t *)ctx);
+}
+
+static void expect_note(nd_store *st, uint32_t docid, int present, uint64_t note)
+{
+	nd_store_txn *txn;
+	uint64_t got = 0;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd__store_note_get(txn, docid, &got), present ? ND_OK : ND_ENOTFOUND);
+	if (present)
+		assert_int_equal(got, note);
+	nd_store_txn_end(txn);
+}
+
+/* A renumbered database (every docid 3 lower): the dates, notes and
+ * groups' members the store keeps by docid move down with it; those of
+ * docids <= 3 go, and a moved note replaces the one whose docid it takes. */
+static void test_shift_kept(void **state)
+{
+	(void)state;
+	char *path = tu_join(dir, "shift");
+	nd_store *st;
+	nd_store_txn *txn;
+	uint64_t date = 0, n = 0;
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
+	put a[] = {{4, 100}, {5, 100}, {6, 200}, {9, 100}, {2, 300}, {0, 0}};
+	assert_int_equal(nd_store_write(st, put_fn, a), ND_OK);
+	join_arg joins[] = {{4, 77, 16, 0}, {5, 77, 16, 0}, {9, 77, 16, 0}, {6, 78, 16, 0}, {2, 80, 16, 0}};
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(nd_store_write(st, join_fn, &joins[i]), ND_OK);
+	assert_int_equal(nd_store_write(st, dates_fn, (uint32_t[]){4, 1000, 5, 2000, 9, 3000, 2, 500, 0}), ND_OK);
+	assert_int_equal(nd_store_write(st, shift_fn, (uint32_t[]){3}), ND_OK);
+	expect_group(st, 77, (uint32_t[]){1, 2, 6}, 3);
+	expect_group(st, 78, (uint32_t[]){3}, 1);
+	expect_group(st, 80, NULL, 0);
+	expect_note(st, 1, 1, 77);
+	expect_note(st, 2, 1, 77);
+	expect_note(st, 3, 1, 78);
+	expect_note(st, 6, 1, 77);
+	expect_note(st, 4, 0, 0);
+	expect_note(st, 9, 0, 0);
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_dates_count(txn, &n), ND_OK);
+	assert_int_equal(n, 3);
+	assert_int_equal(nd_store_date_get(txn, 1, &date), ND_OK);
+	assert_int_equal(date, 1000);
+	assert_int_equal(nd_store_date_get(txn, 2, &date), ND_OK);
+	assert_int_equal(date, 2000);
+	assert_int_equal(nd_store_date_get(txn, 6, &date), ND_OK);
+	assert_int_equal(date, 3000);
+	assert_int_equal(nd_store_date_get(txn, 9, &date), ND_ENOTFOUND);
+	nd_store_txn_end(txn);
+	nd_store_close(st);
+	free(path);
+}
+
 static void test_records_and_clusters(void **state)
 {
 	(void)state;
@@ -1339,6 +1406,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records_and_clusters),
 		cmocka_unit_test(test_note_groups),
+		cmocka_unit_test(test_shift_kept),
 		cmocka_unit_test(test_snapshot),
 		cmocka_unit_test(test_map_grows),
 		cmocka_unit_test(test_group_commit),

@@ -23,7 +23,10 @@ static const char usage_text[] =
 	"\n"
 	"  --db DIR           Xapian database the set was built from (required)\n"
 	"  --store DIR        neardup store (required)\n"
-	"  --restart          drop all signatures and sign from the first document\n"
+	"  --restart          drop all signatures and sign from the first document;\n"
+	"                     follows a database whose docids xapian-compact moved\n"
+	"                     down (it renumbers when the first documents were\n"
+	"                     deleted, unless given --no-renumber)\n"
 	"  --no-links         skip linking: collapsing then folds verified equal-key\n"
 	"                     groups only, until the next writer (update, a hook, sign)\n"
 	"                     makes the links\n"
@@ -274,6 +277,9 @@ int nd_cmd_sign(int argc, char **argv)
 		tool_fail("sign", rc, storepath);
 		goto cleanup;
 	}
+	if (rep.renumbered)
+		tool_say("%s holds the store's documents under docids %u lower (renumbered): the store "
+			 "follows it now\n", dbpath, rep.renumbered);
 	if (rep.docs == 0)
 		tool_say("nothing to sign: every document up to docid %u is signed "
 		       "(--restart signs all again)\n", rep.to);

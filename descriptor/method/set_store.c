@@ -2,6 +2,7 @@
  * database by its UUID. */
 #include "descriptor/method/method.h"
 #include "descriptor/verify/record.h"
+#include "lmdb_store/store_internal.h"
 #include "common/nd_buf.h"
 
 #include <stdio.h>
@@ -118,13 +119,13 @@ static int follow_prefixes(nd_store_txn *txn, nd_xdb *db, const char *path)
  * made from the store's database keeping docids (xapian-compact, a
  * replica): the first SAME_CHECK records' fingerprints (the length and
  * every descriptive word's wdf, and the text's hash) are those of the
- * documents under the same docids. */
+ * documents under the same docids, or under docids `shift` lower. */
 #define SAME_CHECK 64
 
 typedef struct {
 	const nd_descriptor *d;
 	nd_xdb *db;
-	uint32_t seen, differ, missing;
+	uint32_t shift, seen, differ, missing;
 } same_ctx;
 
 static int same_one(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
@@ -132,14 +133,14 @@ static int same_one(uint32_t docid, uint64_t key, const void *payload, size_t le
 	same_ctx *c = vctx;
 	nd_sig stored = ND_SIG_INIT, now = ND_SIG_INIT;
 	(void)key;
-	int rc = nd_sig_decode(&stored, payload, len, c->d->n);
+	int rc = docid > c->shift ? nd_sig_decode(&stored, payload, len, c->d->n) : ND_ENOTFOUND;
 	if (rc == ND_OK) {
-		rc = nd_sig_from_termlist(c->d, c->db, docid, &now);
-		if (rc == ND_ENOTFOUND)
-			c->missing++, rc = ND_OK;
-		else if (rc == ND_OK && now.fingerprint != stored.fingerprint)
+		rc = nd_sig_from_termlist(c->d, c->db, docid - c->shift, &now);
+		if (rc == ND_OK && now.fingerprint != stored.fingerprint)
 			c->differ++;
 	}
+	if (rc == ND_ENOTFOUND)
+		c->missing++, rc = ND_OK;
 	nd_sig_clear(&stored);
 	nd_sig_clear(&now);
 	if (rc < 0)
@@ -147,13 +148,60 @@ static int same_one(uint32_t docid, uint64_t key, const void *payload, size_t le
 	return ++c->seen >= SAME_CHECK || c->differ || c->missing ? 1 : 0;
 }
 
-static int same_documents(nd_store_txn *txn, const nd_descriptor *d, nd_xdb *db, int *same)
+static int same_documents(nd_store_txn *txn, const nd_descriptor *d, nd_xdb *db, uint32_t shift, int *same)
 {
-	same_ctx c = {d, db, 0, 0, 0};
+	same_ctx c = {d, db, shift, 0, 0, 0};
 	int rc = nd_store_docs_from(txn, 1, same_one, &c);
 	if (rc < 0)
 		return rc;
 	*same = c.seen > 0 && !c.differ && !c.missing;
+	return ND_OK;
+}
+
+static int first_record(uint32_t docid, uint64_t key, const void *payload, size_t len, void *ctx)
+{
+	(void)key, (void)payload, (void)len;
+	*(uint32_t *)ctx = docid;
+	return 1;
+}
+
+/* xapian-compact without --no-renumber moves every docid of a database
+ * whose first documents were deleted down by one amount.  Two guesses at
+ * it, the first records' and the last's, each checked like same_documents
+ * (a window may have expired the first documents' records).  *shift is 0
+ * when neither holds. */
+static int renumbered(nd_store_txn *txn, const nd_descriptor *d, nd_xdb *db, uint32_t *shift)
+{
+	uint32_t sfirst = 0, slast = 0, guess[2] = {0, 0};
+	nd_docid dlast = 0;
+	nd_xdb_postlist *pl = NULL;
+	nd_posting first = {0, 0};
+	size_t n = 0;
+	int rc;
+
+	*shift = 0;
+	if ((rc = nd_store_docs_from(txn, 1, first_record, &sfirst)) < 0 ||
+	    (rc = nd__store_last_doc(txn, &slast)) < 0 || (rc = nd_xdb_lastdocid(db, &dlast)) < 0 ||
+	    (rc = nd_xdb_postlist_open(&pl, db, "")) < 0 || (rc = nd_xdb_postlist_next(pl, 0, &first, 1, &n)) < 0) {
+		nd_xdb_postlist_free(pl);
+		return rc;
+	}
+	nd_xdb_postlist_free(pl);
+	if (!n)
+		return ND_OK; /* an empty database holds nothing of the store's */
+	if (sfirst > first.docid)
+		guess[0] = sfirst - first.docid;
+	if (slast > dlast && slast - dlast != guess[0])
+		guess[1] = slast - dlast;
+	for (int i = 0; i < 2; i++) {
+		int same = 0;
+		if (guess[i] && (rc = same_documents(txn, d, db, guess[i], &same)) < 0)
+			return rc;
+		if (guess[i] && same) {
+			*shift = guess[i];
+			break;
+		}
+	}
 	return ND_OK;
 }
 
@@ -198,9 +246,16 @@ static int db_matches(nd_store_txn *txn, nd_xdb *db, const char *path, const nd_
 		/* Compacted or replicated keeps docids: the same documents
 		 * under them are the same database to the store. */
 		int same = 0;
+		uint32_t shift = 0;
 		if (!d)
 			rc = ND_EMISMATCH; /* the caller loads the set and asks again */
-		else if ((rc = same_documents(txn, d, db, &same)) == ND_OK && !same)
+		else if ((rc = same_documents(txn, d, db, 0, &same)) == ND_OK && !same &&
+			 (rc = renumbered(txn, d, db, &shift)) == ND_OK && shift)
+			rc = nd_error_set(ND_EMISMATCH, "%s holds the documents store %s was signed from, under "
+					  "docids %u lower: xapian-compact renumbers a database whose first documents "
+					  "were deleted, unless given --no-renumber (run 'neardup sign --restart' to "
+					  "sign them under their new docids)", nd_xdb_path(db), path, shift);
+		else if (rc == ND_OK && !same)
 			rc = nd_error_set(ND_EMISMATCH, "store %s was built for Xapian database %.*s, but %s is "
 					  "%s and holds other documents under the store's docids (run 'neardup "
 					  "build' for it, or use its own store)", path, (int)ulen,
@@ -309,4 +364,29 @@ cleanup:
 	nd_descriptor_free(d);
 	nd_store_txn_end(txn);
 	return rc;
+}
+
+int nd__descriptor_load_renumbered(nd_descriptor **out, nd_store *st, nd_xdb *db, uint32_t *shift)
+{
+	nd_descriptor *d = NULL;
+	nd_store_txn *txn = NULL;
+	int rc;
+	*out = NULL, *shift = 0;
+	if ((rc = nd_descriptor_load(&d, st, NULL)) < 0 || (rc = nd_store_read_begin(st, &txn)) < 0) {
+		nd_descriptor_free(d);
+		return rc;
+	}
+	if ((rc = follow_prefixes(txn, db, nd_store_path(st))) == ND_OK)
+		rc = renumbered(txn, d, db, shift);
+	nd_store_txn_end(txn);
+	if (rc == ND_OK && !*shift) { /* not renumbered: the usual refusal, named */
+		nd_descriptor_free(d);
+		return nd_descriptor_load(out, st, db);
+	}
+	if (rc < 0) {
+		nd_descriptor_free(d);
+		return rc;
+	}
+	*out = d;
+	return ND_OK;
 }

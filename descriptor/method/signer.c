@@ -474,12 +474,21 @@ static int defer_fn(nd_store_txn *txn, void *ctx)
 	return nd_store_near_defer(txn);
 }
 
-static int clear_fn(nd_store_txn *txn, void *ctx)
+/* A restart; for a renumbered database (shift > 0) the store then names
+ * it (uuid) and moves what it keeps by docid along with the documents. */
+typedef struct {
+	uint32_t shift;
+	const char *uuid;
+} restart_ctx;
+
+static int clear_fn(nd_store_txn *txn, void *vctx)
 {
+	const restart_ctx *c = vctx;
 	uint32_t zero = 0;
 	int rc;
-	(void)ctx;
-	if ((rc = nd_store_clear(txn)) < 0)
+	if ((rc = nd_store_clear(txn)) < 0 ||
+	    (c->shift && ((rc = nd__store_shift_kept(txn, c->shift)) < 0 ||
+			  (rc = nd_store_meta_put(txn, "db.uuid", c->uuid, strlen(c->uuid))) < 0)))
 		return rc;
 	return nd_store_meta_put(txn, "sign.through", &zero, sizeof(zero));
 }
@@ -1031,6 +1040,8 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 	nd_docid last;
 	uint64_t revision, nblocks;
 	struct timespec t0, t1;
+	restart_ctx restart = {0, NULL};
+	char *uuid = NULL;
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -1046,9 +1057,13 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 	if (!(o.max_drift >= 0))
 		return nd_error_set(ND_EINVAL, "max_drift must be >= 0 (0: no limit), not %g", o.max_drift);
 
-	if ((rc = nd_descriptor_load(&d, st, db)) < 0)
+	if ((rc = nd_descriptor_load(&d, st, db)) == ND_EMISMATCH && o.restart)
+		rc = nd__descriptor_load_renumbered(&d, st, db, &restart.shift);
+	if (rc < 0 || (restart.shift && (rc = nd_xdb_uuid(db, &uuid)) < 0))
 		goto cleanup;
-	if (o.restart && (rc = nd_store_write(st, clear_fn, NULL)) < 0)
+	restart.uuid = uuid;
+	rep->renumbered = restart.shift;
+	if (o.restart && (rc = nd_store_write(st, clear_fn, &restart)) < 0)
 		goto cleanup;
 	if ((rc = window_begin(st, db, &bc.win)) < 0)
 		goto cleanup;
@@ -1177,6 +1192,7 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 	rc = nd__store_near_rebuild(st); /* the index of a first signing, made whole at the end */
 	nd__store_release_pages(st);
 cleanup:
+	free(uuid);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rc == ND_OK)
 		rc = nd_drift(st, &rep->drift);

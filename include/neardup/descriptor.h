@@ -182,7 +182,9 @@ typedef struct {
 	uint32_t block_docs;   /* docids per block and per write transaction (32768):
 				  every commit rewrites the tree pages its block
 				  touched, so larger blocks write less */
-	int restart;           /* re-sign everything, not only docids past the last signed */
+	int restart;           /* re-sign everything, not only docids past the last signed;
+				  also for a database that holds the store's documents
+				  renumbered (nd_sign_report.renumbered) */
 	int update;            /* compare every document with its record: sign new and
 				  changed ones, drop records of deleted ones */
 	double max_drift;      /* update: refuse to go past this drift (0.5; 0 = no limit) */
@@ -223,6 +225,10 @@ typedef struct {
 				made again, having grown by ND_NEAR_RECOUNT since
 				(nd_links_report.recounted: 1 in documents, 2 in
 				links; see nd_links_settle) */
+	nd_docid renumbered; /* restart: the database holds the store's documents
+				under docids this much lower (xapian-compact
+				renumbers a database whose first documents were
+				deleted) and the store now follows it; 0 otherwise */
 } nd_sign_report;
 
 /* Sign every document (or those past the last signed docid) by walking the
