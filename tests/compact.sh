@@ -4,7 +4,8 @@
 # same docids) with no build or sign: the same clusters, a crawl-time
 # check, search, and an update that finds nothing to do.  When the first
 # documents were deleted it renumbers them (unless --no-renumber): the
-# store says so, and 'sign --restart' follows.  A database that holds
+# store says so, and 'sign --restart' follows.  A backup with mdb_copy
+# while a writer works is made whole by update.  A database that holds
 # other documents is still refused, naming the mismatch.
 #   compact.sh NEARDUP XAPIAN_DELETE
 set -eu
@@ -96,6 +97,23 @@ grep -q "^0 added, 0 replaced, 0 deleted" "$t/update.out" || fail "update: $(cat
 "$nd" check --db "$t/dr-c" --store "$t/sr" --json "$t/a/f14-1.txt" > "$t/check.json" 2> "$t/err" ||
 	fail "check after sign --restart: $(cat "$t/err")"
 grep -q '"duplicates":[1-9]' "$t/check.json" || fail "check found no duplicate: $(cat "$t/check.json")"
+
+# A backup of the store taken while a writer works (mdb_copy snapshots one
+# committed transaction): update makes it the live store's equal.
+if command -v mdb_copy > /dev/null; then
+	"$nd" sign --db "$t/db" --store "$t/st" --restart > /dev/null 2>&1 &
+	mkdir "$t/backup"
+	mdb_copy -c "$t/st" "$t/backup" || fail "mdb_copy of a store being written"
+	wait
+	"$nd" update --db "$t/db" --store "$t/backup" > "$t/update.out" 2>&1 ||
+		fail "update of the backup: $(cat "$t/update.out")"
+	"$nd" clusters --db "$t/db" --store "$t/st" --json > "$t/live.json" 2> /dev/null
+	"$nd" clusters --db "$t/db" --store "$t/backup" --json > "$t/back.json" 2> "$t/err" ||
+		fail "clusters of the backup: $(cat "$t/err")"
+	python3 -c 'import json, sys; a, b = (json.load(open(p))["clusters"] for p in sys.argv[1:]); assert a and a == b' \
+		"$t/live.json" "$t/back.json" || fail "the backup's clusters differ from the live store's"
+	"$nd" fsck --store "$t/backup" --db "$t/db" > "$t/fsck.out" || fail "fsck of the backup: $(cat "$t/fsck.out")"
+fi
 
 # Another database under the same docids: refused, and the store untouched.
 "$nd" index --quiet --db "$t/other" "$t/b"
