@@ -137,6 +137,22 @@ def check_one_text(src):
         sys.exit("FAIL: make.py's one_text gave %s, not %s" % (got, want))
 
 
+def check_edit_rate(src):
+    """--edit-rate edits a near-copy at that rate in place of the drawn 1-5%."""
+    sys.path.insert(0, os.path.join(src, "eval", "sets"))
+    import random
+    import make
+    text = " ".join("w%d" % i for i in range(1000)) + "\nfooter 1.0 2024\n"
+    pool = ["x%d" % i for i in range(50)]
+    got = {}
+    for rate in (None, 0.2):
+        make.EDIT_RATE = rate
+        got[rate] = make.word_distance(text.split(), make.release(text, random.Random(5), pool).split())
+    make.EDIT_RATE = None
+    if not (got[None] <= 0.06 and got[0.2] >= 0.15):
+        sys.exit("FAIL: make.py --edit-rate: word distances %s" % got)
+
+
 def check_table(src):
     """table.py gives each set and point its lowest P and R over the seeds,
     naming the seed where they differ, and mail its recall and clusters
@@ -211,6 +227,7 @@ def main():
         return short_only(src, nd, sys.argv[4])
     check_renames(src)
     check_one_text(src)
+    check_edit_rate(src)
     check_table(src)
     check_errors(src)
     tmp = tempfile.mkdtemp(prefix="nd-sets-")

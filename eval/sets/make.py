@@ -197,6 +197,11 @@ def paragraphs(text):
     return [p for p in re.split(r"\n\s*\n", text) if p.strip()]
 
 
+# --edit-rate: every man page's near-copy edited at this rate instead of
+# 1-5% (the same pages copied: each page's draw comes before its edits).
+EDIT_RATE = None
+
+
 def release(text, rng, pool):
     """The page of another release: the footer's version and date moved
     on, a few percent of its words edited, now and then a paragraph
@@ -205,7 +210,8 @@ def release(text, rng, pool):
     if lines:
         lines[-1] = re.sub(r"\d+", lambda m: str(int(m.group()) + rng.randint(1, 3)), lines[-1])
     text = "\n".join(lines) + "\n"
-    text = edit_words(text, rng.choice([0.01, 0.02, 0.03, 0.05]), rng, pool)
+    rate = rng.choice([0.01, 0.02, 0.03, 0.05])
+    text = edit_words(text, EDIT_RATE if EDIT_RATE is not None else rate, rng, pool)
     paras = paragraphs(text)
     r = rng.random()
     if len(paras) > 6 and r < 0.2:
@@ -1366,12 +1372,16 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "sets"))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--edit-rate", type=float, metavar="R",
+                    help="man sets: edit every near-copy's words at rate R (default: 1-5%%, drawn)")
     ap.add_argument("sets", nargs="+", metavar="SET", help="|".join(MAKERS) + " or all")
     a = ap.parse_args()
     names = list(MAKERS) if a.sets == ["all"] else a.sets
     for n in names:
         if n not in MAKERS:
             ap.error("no set %s (%s)" % (n, ", ".join(MAKERS)))
+    global EDIT_RATE
+    EDIT_RATE = a.edit_rate
     for n in names:
         MAKERS[n](os.path.join(a.out, n), a.seed, a.scale)
 
