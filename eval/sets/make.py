@@ -92,6 +92,15 @@ Sets (what a machine needs for each: apt-get install ...):
                    any two pages distinct from 50%, the rest not scored;
                    the hard negatives are the generated pages of one
                    release (indexes by letter, member lists, one template)
+    changelogs     the Debian changelogs installed, a package each (up to
+                   5,000 words; 800 of them, sampled): the binary packages
+                   of one source carry its changelog, some at another
+                   version or with a rebuild's entry on top; two of one
+                   source a copy within 8% of words, distinct from 50%,
+                   not scored between; two sources' always distinct: the
+                   hard negatives are the other sources' changelogs, one
+                   template (generated stubs that differ in the package's
+                   name, sources forked from another with its history)
     copyright      the Debian copyright files: distinct packages sharing
                    licence text; truth is identical text only (a guard)
     scale          20,000 documents of bench/scale.py (sentences of Reuters
@@ -1242,6 +1251,35 @@ def pair_distance(args):
     return word_distance(*args)
 
 
+def by_distance(o, names, words, near, joins=lambda a, b: True, unscored=lambda a, b: True):
+    """Truth from the visible words' distance of the pairs near holds: a
+    pair within VERSIONS_COPY (and that joins allows) is a copy, and
+    clusters are what copies join; a pair of two clusters closer than
+    VERSIONS_APART (and that unscored allows) is not scored (o.skip);
+    every other pair is distinct.  Gives each name's cluster (a name), the
+    copies and the pairs left out."""
+    near = sorted(near)
+    with ProcessPoolExecutor() as ex:
+        dist = list(ex.map(pair_distance, [(words[a], words[b]) for a, b in near], chunksize=16))
+    up = list(range(len(names)))
+
+    def find(x):
+        while up[x] != x:
+            up[x] = up[up[x]]
+            x = up[x]
+        return x
+    for (a, b), d in zip(near, dist):
+        if d <= VERSIONS_COPY and joins(a, b):
+            up[find(b)] = find(a)
+    left = 0
+    for (a, b), d in zip(near, dist):
+        if d < VERSIONS_APART and find(a) != find(b) and unscored(a, b):
+            o.skip(names[a], names[b])
+            left += 1
+    copies = sum(d <= VERSIONS_COPY and joins(a, b) for (a, b), d in zip(near, dist))
+    return [names[find(i)] for i in range(len(names))], copies, left
+
+
 def make_versions(out, seed, scale):
     """Real near-copies: the pages of two releases of one documentation,
     on the site that hosts both.  Truth is the visible words' distance
@@ -1294,38 +1332,73 @@ def make_versions(out, seed, scale):
                 if small >= 0.2 * large and resemblance(sh[i], sh[j]) >= 0.2:
                     near.add((i, j))
     near |= set(aliases([(n, " ".join(w)) for n, w in zip(names, words)], 0.2))
-    near = sorted(near)
-    with ProcessPoolExecutor() as ex:
-        dist = list(ex.map(pair_distance, [(words[a], words[b]) for a, b in near], chunksize=16))
-    up = list(range(len(names)))
-
-    def find(x):
-        while up[x] != x:
-            up[x] = up[up[x]]
-            x = up[x]
-        return x
     namesake = lambda a, b: names[a].split("/", 2)[2] == names[b].split("/", 2)[2]
-    for (a, b), d in zip(near, dist):
-        if d <= VERSIONS_COPY and namesake(a, b):
-            up[find(b)] = find(a)
-    for (a, b), d in zip(near, dist):
-        if d < VERSIONS_APART and find(a) != find(b):
-            o.skip(names[a], names[b])
+    cluster, copies, neither = by_distance(o, names, words, near, namesake)
     for i, name in enumerate(names):
         path = os.path.join(root, name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", encoding="utf-8") as f:
             f.write(pages[name])
-        o.label(name, names[find(i)])
-    copies = sum(d <= VERSIONS_COPY and namesake(a, b) for (a, b), d in zip(near, dist))
-    print("versions: %d pairs sharing text, %d of them copies, %d neither" %
-          (len(near), copies, sum(d < VERSIONS_APART for d in dist) - copies), file=sys.stderr)
+        o.label(name, cluster[i])
+    print("versions: %d pairs sharing text, %d of them copies, %d neither" % (len(near), copies, neither),
+          file=sys.stderr)
     o.close({"set": "versions", "about": "two releases of the HTML documentation of %s, both on their site: "
              "a page and its namesake in the other release are a copy when their visible words differ by at "
              "most %d%%, any two pages distinct from %d%% apart; the hard negatives are the pages of one "
              "release (one template, navigation, member lists)"
              % (", ".join(found), round(VERSIONS_COPY * 100), round(VERSIONS_APART * 100)),
              "score": "pairs", "input": "html"})
+
+
+CHANGELOG_MAX_WORDS = 5000
+
+
+def make_changelogs(out, seed, scale):
+    """Real near-copies in one template: the Debian changelogs installed,
+    one a package (the binary packages of one source carry its changelog,
+    some at another version, some with a rebuild's entry on top), truth by
+    their words' distance as in versions, within a source: two sources'
+    changelogs are distinct, however alike (generated stubs that differ
+    in the package's name and date are two fillings of one template; a
+    source forked from another shares its history)."""
+    files, seen = [], set()
+    for p in sorted(glob.glob("/usr/share/doc/*/changelog.Debian.gz")):
+        if os.path.realpath(p) not in seen:
+            seen.add(os.path.realpath(p))
+            files.append(p)
+    docs = []
+    for p in files:
+        try:
+            text = gzip.open(p).read().decode("utf-8", "replace")
+        except (OSError, EOFError):
+            continue
+        if 20 <= len(text.split()) <= CHANGELOG_MAX_WORDS:
+            docs.append((p.split("/")[4], text))
+    limit = int(800 * scale)
+    if len(docs) > limit:
+        docs = sorted(random.Random(seed).sample(docs, limit))
+    if len(docs) < 20:
+        sys.exit("changelogs: only %d Debian changelogs under /usr/share/doc" % len(docs))
+    o = Out(out)
+    names = [n for n, _ in docs]
+    words = [norm_words(t) for _, t in docs]
+    # Pairs that share text few changelogs hold; the rest share at most
+    # the template (urgency, maintainers' lines, "New upstream release").
+    near = set(aliases(docs, 0.2))
+    source = [t.split(None, 1)[0] if t.split() else "" for _, t in docs]
+    same = lambda a, b: source[a] == source[b]
+    cluster, copies, neither = by_distance(o, names, words, near, same, same)
+    for (name, text), c in zip(docs, cluster):
+        o.doc(name, text, c)
+    print("changelogs: %d pairs sharing text, %d of them copies, %d not scored" % (len(near), copies, neither),
+          file=sys.stderr)
+    o.close({"set": "changelogs", "about": "the Debian changelogs installed (up to %d words): two of one source "
+             "are a copy when their words differ by at most %d%%, distinct from %d%% apart; two sources' "
+             "are distinct; the hard negatives are the changelogs of other sources, one template, some "
+             "generated stubs and forks" % (CHANGELOG_MAX_WORDS,
+                                                               round(VERSIONS_COPY * 100),
+                                                               round(VERSIONS_APART * 100)),
+             "score": "pairs"})
 
 
 def make_scale(out, seed, scale):
@@ -1364,7 +1437,7 @@ MAKERS = dict({n: (lambda n: lambda out, seed, scale: make_man(n, out, seed, sca
               cjk=make_cjk, family=make_family, edited=make_edited, short=make_short, mail=make_mail, site=make_site,
               copyright=make_copyright, scale=make_scale, docsites=make_docsites, fillings=make_fillings, gold=make_gold, smallsites=make_smallsites,
               oldsites=make_oldsites, pairsites=make_pairsites, notfound=make_notfound, redesign=make_redesign,
-              recrawl=make_recrawl, versions=make_versions)
+              recrawl=make_recrawl, versions=make_versions, changelogs=make_changelogs)
 
 
 def main():
