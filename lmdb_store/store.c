@@ -2,6 +2,7 @@
  * (a crash loses at most the unfinished write, never consistency) and
  * readers in other processes that never block the writer. */
 #include "lmdb_store/store_internal.h"
+#include "common/nd_buf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1604,13 +1605,9 @@ typedef struct {
 static int collect_date(uint32_t docid, uint64_t date, void *ctx)
 {
 	dated_docs *c = ctx;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 1024;
-		dated_doc *v = realloc(c->v, cap * sizeof(*v));
-		if (!v)
-			return nd_error_set(ND_ENOMEM, "out of memory");
-		c->v = v, c->cap = cap;
-	}
+	int rc = nd_array_reserve((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v));
+	if (rc < 0)
+		return rc;
 	c->v[c->n++] = (dated_doc){docid, date};
 	return 0;
 }
@@ -1640,14 +1637,8 @@ static int shift_meta(nd_store_txn *txn, const char *prefix, uint32_t shift)
 			rc = nd_error_set(ND_ECORRUPT, "store %s: a meta key of %zu bytes", st->path, k.mv_size);
 			break;
 		}
-		if (n == cap) {
-			struct kept *g = realloc(v, (cap ? 2 * cap : 64) * sizeof(*v));
-			if (!g) {
-				rc = nd_error_set(ND_ENOMEM, "out of memory");
-				break;
-			}
-			v = g, cap = cap ? 2 * cap : 64;
-		}
+		if ((rc = nd_array_reserve((void **)&v, &cap, n + 1, sizeof(*v))) < 0)
+			break;
 		struct kept *e = &v[n];
 		memcpy(e->key, k.mv_data, k.mv_size);
 		e->key[k.mv_size] = '\0';
