@@ -133,7 +133,7 @@ static int same_one(uint32_t docid, uint64_t key, const void *payload, size_t le
 	same_ctx *c = vctx;
 	nd_sig stored = ND_SIG_INIT, now = ND_SIG_INIT;
 	(void)key;
-	int rc = docid > c->shift ? nd_sig_decode(&stored, payload, len, c->d->n) : ND_ENOTFOUND;
+	int rc = nd_sig_decode(&stored, payload, len, c->d->n);
 	if (rc == ND_OK) {
 		rc = nd_sig_from_termlist(c->d, c->db, docid - c->shift, &now);
 		if (rc == ND_OK && now.fingerprint != stored.fingerprint)
@@ -151,7 +151,9 @@ static int same_one(uint32_t docid, uint64_t key, const void *payload, size_t le
 static int same_documents(nd_store_txn *txn, const nd_descriptor *d, nd_xdb *db, uint32_t shift, int *same)
 {
 	same_ctx c = {d, db, shift, 0, 0, 0};
-	int rc = nd_store_docs_from(txn, 1, same_one, &c);
+	/* Records under shift are of documents deleted before a renumbering
+	 * that no update has told the store of. */
+	int rc = nd_store_docs_from(txn, shift + 1, same_one, &c);
 	if (rc < 0)
 		return rc;
 	*same = c.seen > 0 && !c.differ && !c.missing;
@@ -168,8 +170,9 @@ static int first_record(uint32_t docid, uint64_t key, const void *payload, size_
 /* xapian-compact without --no-renumber moves every docid of a database
  * whose first documents were deleted down by one amount.  Two guesses at
  * it, the first records' and the last's, each checked like same_documents
- * (a window may have expired the first documents' records).  *shift is 0
- * when neither holds. */
+ * (a window may have expired the first documents' records; the deleted
+ * ones may still have theirs, when no update ran before the compaction).
+ * *shift is 0 when neither holds. */
 static int renumbered(nd_store_txn *txn, const nd_descriptor *d, nd_xdb *db, uint32_t *shift)
 {
 	uint32_t sfirst = 0, slast = 0, guess[2] = {0, 0};
