@@ -47,14 +47,6 @@ static const char usage_text[] =
 	"  -q, --quiet        no progress and no summary, only errors\n"
 	"  -h, --help         this text\n";
 
-static void on_progress(nd_docid done, nd_docid last, void *ctx)
-{
-	tool_progress *p = ctx;
-	p->total = last;
-	double el = tool_now() - p->start;
-	tool_progress_show(p, done, "docid %u of %u, %.0f docs/s", done, last, el > 0 ? done / el : 0.0);
-}
-
 typedef struct {
 	nd_docid *docs;
 	size_t n, cap;
@@ -269,7 +261,7 @@ int nd_cmd_sign(int argc, char **argv)
 		goto cleanup;
 	}
 	tool_progress_init(&prog, 0);
-	o.progress = on_progress;
+	o.progress = tool_sign_progress;
 	o.ctx = &prog;
 	rc = nd_sign_all(st, db, &o, &rep);
 	tool_progress_end(&prog);

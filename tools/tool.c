@@ -104,6 +104,14 @@ void tool_progress_show(tool_progress *p, uint64_t done, const char *fmt, ...)
 		fprintf(stderr, "\r%s\033[K", msg);
 }
 
+void tool_sign_progress(nd_docid done, nd_docid last, void *ctx)
+{
+	tool_progress *p = ctx;
+	p->total = last;
+	double el = tool_now() - p->start;
+	tool_progress_show(p, done, "docid %u of %u, %.0f docs/s", done, last, el > 0 ? done / el : 0.0);
+}
+
 void tool_progress_end(tool_progress *p)
 {
 	if (p->tty && p->last > 0)

@@ -54,6 +54,8 @@ void tool_progress_init(tool_progress *p, uint64_t total);
 void tool_progress_show(tool_progress *p, uint64_t done, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void tool_progress_end(tool_progress *p);
+/* nd_sign_options.progress for a tool_progress (ctx): docids and rate. */
+void tool_sign_progress(nd_docid done, nd_docid last, void *ctx);
 double tool_now(void);
 
 /* Peak resident set size of this process in MiB. */

@@ -256,8 +256,8 @@ static int db_matches(nd_store_txn *txn, nd_xdb *db, const char *path, const nd_
 			 (rc = renumbered(txn, d, db, &shift)) == ND_OK && shift)
 			rc = nd_error_set(ND_EMISMATCH, "%s holds the documents store %s was signed from, under "
 					  "docids %u lower: xapian-compact renumbers a database whose first documents "
-					  "were deleted, unless given --no-renumber (run 'neardup sign --restart' to "
-					  "sign them under their new docids)", nd_xdb_path(db), path, shift);
+					  "were deleted, unless given --no-renumber (run 'neardup update' or 'neardup "
+					  "sign --restart' to sign them under their new docids)", nd_xdb_path(db), path, shift);
 		else if (rc == ND_OK && !same)
 			rc = nd_error_set(ND_EMISMATCH, "store %s was built for Xapian database %.*s, but %s is "
 					  "%s and holds other documents under the store's docids (run 'neardup "
