@@ -153,6 +153,19 @@ def check_edit_rate(src):
         sys.exit("FAIL: make.py --edit-rate: word distances %s" % got)
 
 
+def check_copy_cluster(src):
+    """A release with a few words edited is its page's copy; one that kept
+    under half of its page's words is another document."""
+    sys.path.insert(0, os.path.join(src, "eval", "sets"))
+    from make import copy_cluster
+    page = " ".join("w%d" % i for i in range(100))
+    edited = page.replace("w5 ", "x5 ").replace("w50 ", "x50 ")
+    cut = " ".join("w%d" % i for i in range(40))
+    got = [copy_cluster("p", "p~1", page, edited), copy_cluster("p", "p~2", page, cut)]
+    if got != ["p", "p~2"]:
+        sys.exit("FAIL: make.py's copy_cluster gave %s, not ['p', 'p~2']" % got)
+
+
 def check_table(src):
     """table.py gives each set and point its lowest P and R over the seeds,
     naming the seed where they differ, and mail its recall and clusters
@@ -228,6 +241,7 @@ def main():
     check_renames(src)
     check_one_text(src)
     check_edit_rate(src)
+    check_copy_cluster(src)
     check_table(src)
     check_errors(src)
     tmp = tempfile.mkdtemp(prefix="nd-sets-")

@@ -368,6 +368,13 @@ def one_text(pairs):
     return [(a, b) for m in comp.values() for i, a in enumerate(m) for b in m[i + 1:]]
 
 
+def copy_cluster(pid, cid, text, copy):
+    """A release's truth cluster: its page's, unless half its words or more
+    differ (a short page that lost its one long paragraph), which makes it
+    another document, as versions counts one."""
+    return cid if word_distance(norm_words(text), norm_words(copy)) >= VERSIONS_APART else pid
+
+
 def make_man(name, out, seed, scale):
     lang = LANGS[name]
     rng = random.Random(seed)
@@ -385,7 +392,8 @@ def make_man(name, out, seed, scale):
         r = random.Random("%d %s" % (seed, pid))
         if r.random() < 1 / 3:
             for c in range(r.choice([1, 1, 2])):
-                o.doc("%s~%d" % (pid, c + 1), release(text, r, pool), pid)
+                copy, cid = release(text, r, pool), "%s~%d" % (pid, c + 1)
+                o.doc(cid, copy, copy_cluster(pid, cid, text, copy))
     for a, b in one_text(aliases(pages)):
         o.skip(pages[a][0], pages[b][0])
     o.close({"set": name, "about": "man pages %s with near-copies of other releases" % (lang or "en"),
