@@ -378,7 +378,7 @@ int nd_cmd_update(int argc, char **argv)
 		 * its new docids; any other is refused as the hook refused it. */
 		nd_sign_options so = ND_SIGN_OPTIONS_INIT;
 		nd_sign_report sr = {0};
-		so.restart = 1, so.jobs = ho.jobs, so.block_docs = ho.block_docs;
+		so.restart = 1, so.jobs = ho.jobs, so.block_docs = ho.block_docs, so.max_drift = ho.max_drift;
 		so.progress = tool_sign_progress, so.ctx = &prog;
 		if ((rc = nd_sign_all(st, c.db, &so, &sr)) == ND_OK) {
 			tool_progress_end(&prog);
