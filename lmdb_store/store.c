@@ -1612,10 +1612,11 @@ static int collect_date(uint32_t docid, uint64_t date, void *ctx)
 	return 0;
 }
 
-/* The notes and groups under prefix ("note/", "group/"), read, dropped
- * and written again moved down by shift (all read before any is written:
- * a moved note's key may be one not yet moved). */
-static int shift_meta(nd_store_txn *txn, const char *prefix, uint32_t shift)
+/* The meta entries under prefix read, dropped and written again moved
+ * down by shift (all read before any is written: a moved key may be one
+ * not yet moved): notes' keys (by_key, "note/DOCID"), or groups' values
+ * (their members' docids). */
+static int shift_meta(nd_store_txn *txn, const char *prefix, int by_key, uint32_t shift)
 {
 	nd_store *st = txn->st;
 	size_t plen = strlen(prefix), n = 0, cap = 0;
@@ -1659,7 +1660,7 @@ static int shift_meta(nd_store_txn *txn, const char *prefix, uint32_t shift)
 			rc = mdb_err(st, mrc, "drop a note");
 	}
 	for (size_t i = 0; i < n && rc == ND_OK; i++) {
-		if (prefix[0] == 'n') { /* note/DOCID: the key moves */
+		if (by_key) {
 			unsigned id = (unsigned)strtoul(v[i].key + plen, NULL, 16);
 			if (id > shift) {
 				note_name(v[i].key, sizeof(v[i].key), id - shift);
@@ -1667,7 +1668,7 @@ static int shift_meta(nd_store_txn *txn, const char *prefix, uint32_t shift)
 			}
 			continue;
 		}
-		size_t m = 0; /* group/HASH: its members move */
+		size_t m = 0;
 		for (size_t j = 0; j + 4 <= v[i].len; j += 4) {
 			uint32_t x;
 			memcpy(&x, v[i].val + j, 4);
@@ -1694,8 +1695,8 @@ int nd__store_shift_kept(nd_store_txn *txn, uint32_t shift)
 			if (c.v[i].docid > shift)
 				rc = nd_store_date_put(txn, c.v[i].docid - shift, c.v[i].date);
 	free(c.v);
-	if (shift && rc == ND_OK && (rc = shift_meta(txn, "note/", shift)) == ND_OK)
-		rc = shift_meta(txn, "group/", shift);
+	if (shift && rc == ND_OK && (rc = shift_meta(txn, "note/", 1, shift)) == ND_OK)
+		rc = shift_meta(txn, "group/", 0, shift);
 	return rc;
 }
 
