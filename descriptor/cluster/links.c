@@ -169,27 +169,46 @@ typedef struct {
 	size_t cap, n;
 } rec_cache;
 
+/* docid's slot in a table of elements of size `size` that begin with
+ * their docid (0: empty), open addressing, grown to keep it half full
+ * (elements move, what they point to does not): NULL when out of memory. */
+static void *docid_slot(void **vp, size_t *cap, size_t n, size_t size, uint32_t docid)
+{
+	char *v = *vp;
+	if (2 * (n + 1) > *cap) {
+		size_t ncap = *cap ? 2 * *cap : 256; /* a hook reads about a hundred */
+		char *nv = calloc(ncap, size);
+		if (!nv) {
+			nd_error_set(ND_ENOMEM, "out of memory");
+			return NULL;
+		}
+		for (size_t i = 0; i < *cap; i++) {
+			uint32_t d;
+			memcpy(&d, v + i * size, sizeof(d));
+			if (!d)
+				continue;
+			size_t h = (d * 0x9e3779b1u) & (ncap - 1);
+			while (*(const uint32_t *)(const void *)(nv + h * size))
+				h = (h + 1) & (ncap - 1);
+			memcpy(nv + h * size, v + i * size, size);
+		}
+		free(v);
+		*vp = v = nv, *cap = ncap;
+	}
+	size_t h = (docid * 0x9e3779b1u) & (*cap - 1);
+	for (uint32_t d; (d = *(const uint32_t *)(const void *)(v + h * size)) && d != docid;)
+		h = (h + 1) & (*cap - 1);
+	return v + h * size;
+}
+
 static int record_now(nd_store_txn *txn, rec_cache *c, uint32_t docid, const rec_entries **out)
 {
-	if (2 * (c->n + 1) > c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 256; /* a hook reads about a hundred */
-		rec_entries *v = calloc(cap, sizeof(*v));
-		if (!v)
-			return nd_error_set(ND_ENOMEM, "out of memory");
-		for (size_t i = 0; i < c->cap; i++)
-			if (c->v[i].docid) {
-				size_t h = (c->v[i].docid * 0x9e3779b1u) & (cap - 1);
-				while (v[h].docid)
-					h = (h + 1) & (cap - 1);
-				v[h] = c->v[i];
-			}
-		free(c->v);
-		c->v = v, c->cap = cap;
-	}
-	size_t h = (docid * 0x9e3779b1u) & (c->cap - 1);
-	while (c->v[h].docid && c->v[h].docid != docid)
-		h = (h + 1) & (c->cap - 1);
-	if (!c->v[h].docid) {
+	void *v = c->v;
+	rec_entries *e = docid_slot(&v, &c->cap, c->n, sizeof(*c->v), docid);
+	c->v = v;
+	if (!e)
+		return ND_ENOMEM;
+	if (!e->docid) {
 		uint64_t key;
 		const void *pay;
 		size_t len;
@@ -199,11 +218,11 @@ static int record_now(nd_store_txn *txn, rec_cache *c, uint32_t docid, const rec
 			rc = entries_of(pay, len, docid, &r);
 		if (rc < 0 && rc != ND_ENOTFOUND)
 			return rc;
-		c->v[h] = r;
-		c->v[h].docid = docid;
+		*e = r;
+		e->docid = docid;
 		c->n++;
 	}
-	*out = &c->v[h];
+	*out = e;
 	return ND_OK;
 }
 
@@ -344,25 +363,11 @@ static void rec_table_free(rec_table *c)
  * table grows, the arrays it points to do not. */
 static int rec_of(rec_table *c, uint32_t docid, nd__rec *out, int *have)
 {
-	if (2 * (c->n + 1) > c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 256; /* a hook reads about a hundred */
-		rec_ent *v = calloc(cap, sizeof(*v));
-		if (!v)
-			return nd_error_set(ND_ENOMEM, "out of memory");
-		for (size_t i = 0; i < c->cap; i++)
-			if (c->v[i].docid) {
-				size_t h = (c->v[i].docid * 0x9e3779b1u) & (cap - 1);
-				while (v[h].docid)
-					h = (h + 1) & (cap - 1);
-				v[h] = c->v[i];
-			}
-		free(c->v);
-		c->v = v, c->cap = cap;
-	}
-	size_t h = (docid * 0x9e3779b1u) & (c->cap - 1);
-	while (c->v[h].docid && c->v[h].docid != docid)
-		h = (h + 1) & (c->cap - 1);
-	rec_ent *e = &c->v[h];
+	void *v = c->v;
+	rec_ent *e = docid_slot(&v, &c->cap, c->n, sizeof(*c->v), docid);
+	c->v = v;
+	if (!e)
+		return ND_ENOMEM;
 	if (!e->docid) {
 		int rc = nd__rec_of_doc(c->txn, docid, &e->r);
 		e->docid = docid;
