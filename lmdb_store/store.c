@@ -1612,11 +1612,47 @@ static int collect_date(uint32_t docid, uint64_t date, void *ctx)
 	return 0;
 }
 
+uint32_t nd__renumber(const nd__renumbering *r, uint32_t docid)
+{
+	if (!r->from)
+		return docid > r->shift ? docid - r->shift : 0;
+	size_t lo = 0, hi = r->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->from[mid] < docid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->n && r->from[lo] == docid ? r->to[lo] : 0;
+}
+
+int nd__renumbering_moves(const nd__renumbering *r)
+{
+	return r->shift || r->n;
+}
+
+uint32_t nd__renumbering_most(const nd__renumbering *r)
+{
+	uint32_t most = r->shift;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->from[i] - r->to[i] > most)
+			most = r->from[i] - r->to[i];
+	return most;
+}
+
+void nd__renumbering_clear(nd__renumbering *r)
+{
+	free(r->from);
+	free(r->to);
+	memset(r, 0, sizeof(*r));
+}
+
 /* The meta entries under prefix read, dropped and written again moved
- * down by shift (all read before any is written: a moved key may be one
- * not yet moved): notes' keys (by_key, "note/DOCID"), or groups' values
- * (their members' docids). */
-static int shift_meta(nd_store_txn *txn, const char *prefix, int by_key, uint32_t shift)
+ * with the documents (all read before any is written: a moved key may be
+ * one not yet moved): notes' keys (by_key, "note/DOCID"), or groups'
+ * values (their members' docids). */
+static int move_meta(nd_store_txn *txn, const char *prefix, int by_key, const nd__renumbering *r)
 {
 	nd_store *st = txn->st;
 	size_t plen = strlen(prefix), n = 0, cap = 0;
@@ -1661,9 +1697,9 @@ static int shift_meta(nd_store_txn *txn, const char *prefix, int by_key, uint32_
 	}
 	for (size_t i = 0; i < n && rc == ND_OK; i++) {
 		if (by_key) {
-			unsigned id = (unsigned)strtoul(v[i].key + plen, NULL, 16);
-			if (id > shift) {
-				note_name(v[i].key, sizeof(v[i].key), id - shift);
+			uint32_t id = nd__renumber(r, (uint32_t)strtoul(v[i].key + plen, NULL, 16));
+			if (id) {
+				note_name(v[i].key, sizeof(v[i].key), id);
 				rc = nd_store_meta_put(txn, v[i].key, v[i].val, v[i].len);
 			}
 			continue;
@@ -1672,8 +1708,8 @@ static int shift_meta(nd_store_txn *txn, const char *prefix, int by_key, uint32_
 		for (size_t j = 0; j + 4 <= v[i].len; j += 4) {
 			uint32_t x;
 			memcpy(&x, v[i].val + j, 4);
-			if (x > shift)
-				x -= shift, memcpy(v[i].val + 4 * m++, &x, 4);
+			if ((x = nd__renumber(r, x)))
+				memcpy(v[i].val + 4 * m++, &x, 4);
 		}
 		if (m)
 			rc = nd_store_meta_put(txn, v[i].key, v[i].val, 4 * m);
@@ -1684,19 +1720,21 @@ static int shift_meta(nd_store_txn *txn, const char *prefix, int by_key, uint32_
 	return rc;
 }
 
-int nd__store_shift_kept(nd_store_txn *txn, uint32_t shift)
+int nd__store_move_kept(nd_store_txn *txn, const nd__renumbering *r)
 {
 	dated_docs c = {NULL, 0, 0};
-	int rc = ND_OK;
+	int rc = ND_OK, moves = nd__renumbering_moves(r);
 	txn->changed = 1;
-	if (shift && (rc = nd_store_dates_each(txn, 0, collect_date, &c)) == ND_OK &&
+	if (moves && (rc = nd_store_dates_each(txn, 0, collect_date, &c)) == ND_OK &&
 	    (rc = nd_store_dates_clear(txn)) == ND_OK)
-		for (size_t i = 0; i < c.n && rc == ND_OK; i++)
-			if (c.v[i].docid > shift)
-				rc = nd_store_date_put(txn, c.v[i].docid - shift, c.v[i].date);
+		for (size_t i = 0; i < c.n && rc == ND_OK; i++) {
+			uint32_t id = nd__renumber(r, c.v[i].docid);
+			if (id)
+				rc = nd_store_date_put(txn, id, c.v[i].date);
+		}
 	free(c.v);
-	if (shift && rc == ND_OK && (rc = shift_meta(txn, "note/", 1, shift)) == ND_OK)
-		rc = shift_meta(txn, "group/", 0, shift);
+	if (moves && rc == ND_OK && (rc = move_meta(txn, "note/", 1, r)) == ND_OK)
+		rc = move_meta(txn, "group/", 0, r);
 	return rc;
 }
 

@@ -23,11 +23,29 @@ void nd__store_release_pages(nd_store *st);
  * done while a transaction of this handle is open. */
 int nd__store_give_back(nd_store *st);
 
-/* For a database whose docids all moved down by shift (xapian-compact
- * renumbers one whose first documents were deleted), after nd_store_clear:
- * what the clear keeps by docid (dates, notes, groups' members) moved down
- * with them; a docid <= shift, which the database cannot hold, dropped. */
-int nd__store_shift_kept(nd_store_txn *txn, uint32_t shift);
+/* How a database renumbered the store's documents: every docid `shift`
+ * lower (xapian-compact renumbers one whose first documents were
+ * deleted), or, when from is not NULL, the document under from[i] now
+ * under to[i], both ascending (copydatabase numbers the documents it
+ * copies 1, 2, ... in order). */
+typedef struct {
+	uint32_t shift;
+	uint32_t *from, *to;
+	size_t n;
+} nd__renumbering;
+
+/* A document's docid now (0: the database does not hold it). */
+uint32_t nd__renumber(const nd__renumbering *r, uint32_t docid);
+/* Nonzero when r moves any document. */
+int nd__renumbering_moves(const nd__renumbering *r);
+/* The most any document moved down. */
+uint32_t nd__renumbering_most(const nd__renumbering *r);
+void nd__renumbering_clear(nd__renumbering *r);
+
+/* After nd_store_clear, for a renumbered database: what the clear keeps by
+ * docid (dates, notes, groups' members) moved with the documents; a
+ * document the database no longer holds dropped. */
+int nd__store_move_kept(nd_store_txn *txn, const nd__renumbering *r);
 
 /* The highest docid with a record (0: none). */
 int nd__store_last_doc(nd_store_txn *txn, uint32_t *docid);

@@ -3,8 +3,9 @@
 # keeps its docids, so the store follows it (the same documents under the
 # same docids) with no build or sign: the same clusters, a crawl-time
 # check, search, and an update that finds nothing to do.  When the first
-# documents were deleted it renumbers them (unless --no-renumber): the
-# store says so, and 'sign --restart' or 'update' follows.  A backup with mdb_copy
+# documents were deleted it renumbers them (unless --no-renumber), and
+# copydatabase numbers the documents it copies from 1: the store says so,
+# and 'sign --restart' or 'update' follows.  A backup with mdb_copy
 # while a writer works is made whole by update.  A database that holds
 # other documents is still refused, naming the mismatch.
 #   compact.sh NEARDUP XAPIAN_DELETE
@@ -81,7 +82,7 @@ for cmd in clusters fsck check; do
 done
 "$nd" sign --db "$t/dr-c" --store "$t/sr" --restart > "$t/sign.out" 2>&1 ||
 	fail "sign --restart on the renumbered database: $(cat "$t/sign.out")"
-grep -q "docids 3 lower (renumbered)" "$t/sign.out" || fail "sign --restart: $(cat "$t/sign.out")"
+grep -q "docids up to 3 lower (renumbered)" "$t/sign.out" || fail "sign --restart: $(cat "$t/sign.out")"
 "$nd" clusters --db "$t/dr-c" --store "$t/sr" --json > "$t/rc.json" 2> "$t/err" ||
 	fail "clusters after sign --restart: $(cat "$t/err")"
 python3 - "$t/r0.json" "$t/rc.json" <<'PY' || fail "sign --restart: other clusters"
@@ -110,7 +111,7 @@ cp -r "$t/st" "$t/su"
 xapian-compact "$t/du" "$t/du-c" > /dev/null
 "$nd" update --db "$t/du-c" --store "$t/su" > "$t/update.out" 2>&1 ||
 	fail "update after a deletion no update saw: $(cat "$t/update.out")"
-grep -q "docids 2 lower (renumbered): signed its 58 documents again" "$t/update.out" &&
+grep -q "docids up to 2 lower (renumbered): signed its 58 documents again" "$t/update.out" &&
 	grep -q "^0 added, 0 replaced, 0 deleted" "$t/update.out" || fail "update: $(cat "$t/update.out")"
 "$nd" fsck --store "$t/su" --db "$t/du-c" > "$t/fsck.out" 2>&1 || fail "fsck: $(cat "$t/fsck.out")"
 "$nd" update --db "$t/du-c" --store "$t/su" > "$t/update.out" 2>&1 && grep -q "^0 added, 0 replaced, 0 deleted" "$t/update.out" ||
@@ -122,6 +123,46 @@ for how in native filter; do
 done > "$t/s.out" 2> "$t/err" || fail "search after update: $(cat "$t/err")"
 [ "$(sed -n 1p "$t/s.out")" = "$(sed -n 2p "$t/s.out")" ] && grep -q "[0-9]" "$t/s.out" ||
 	fail "collapsed by the slot and by the store differ after renumbering: $(cat "$t/s.out")"
+
+# Documents deleted here and there, then copied by copydatabase, which
+# numbers what it copies 1, 2, ... in order (unless --no-renumber): every
+# command names it, and sign --restart and update follow, the clusters and
+# the window's dates moved document by document.
+if command -v copydatabase > /dev/null; then
+	cp -r "$t/db" "$t/dg"
+	"$nd" build --db "$t/dg" --store "$t/sg" > /dev/null 2>&1
+	"$nd" sign --db "$t/dg" --store "$t/sg" --window 30d > /dev/null 2>&1
+	"$xdel" "$t/dg" 5 20 33
+	"$nd" update --db "$t/dg" --store "$t/sg" > /dev/null 2>&1 || fail "update after deleting 5 20 33"
+	"$nd" clusters --db "$t/dg" --store "$t/sg" --json > "$t/g0.json" 2> /dev/null
+	copydatabase "$t/dg" "$t/dg-c" > /dev/null
+	cp -r "$t/sg" "$t/sg2"
+	rc=0; "$nd" clusters --db "$t/dg-c" --store "$t/sg" > /dev/null 2> "$t/err" || rc=$?
+	[ "$rc" = 1 ] && grep -q "renumbered in order" "$t/err" && grep -q "copydatabase" "$t/err" &&
+		grep -q "sign --restart" "$t/err" || fail "clusters on the copied database: exit $rc: $(cat "$t/err")"
+	"$nd" sign --db "$t/dg-c" --store "$t/sg" --restart > "$t/sign.out" 2>&1 ||
+		fail "sign --restart on the copied database: $(cat "$t/sign.out")"
+	grep -q "docids up to 3 lower (renumbered)" "$t/sign.out" || fail "sign --restart: $(cat "$t/sign.out")"
+	"$nd" update --db "$t/dg-c" --store "$t/sg2" > "$t/update.out" 2>&1 ||
+		fail "update on the copied database: $(cat "$t/update.out")"
+	grep -q "docids up to 3 lower (renumbered): signed its 57 documents again" "$t/update.out" ||
+		fail "update on the copied database: $(cat "$t/update.out")"
+	for s in sg sg2; do
+		"$nd" clusters --db "$t/dg-c" --store "$t/$s" --json > "$t/g1.json" 2> "$t/err" ||
+			fail "clusters after following copydatabase: $(cat "$t/err")"
+		python3 - "$t/g0.json" "$t/g1.json" <<'PY' || fail "$s: other clusters after following copydatabase"
+import json, sys
+a, b = (json.load(open(p))["clusters"] for p in sys.argv[1:3])
+new = lambda d: d - sum(d > g for g in (5, 20, 33))  # copydatabase's numbering
+moved = [[(new(d["docid"]), d["id"]) for d in c["documents"]] for c in a]
+assert a and moved == [[(d["docid"], d["id"]) for d in c["documents"]] for c in b], (a[:2], b[:2])
+PY
+		"$nd" fsck --store "$t/$s" --db "$t/dg-c" > "$t/fsck.out" 2>&1 || fail "fsck: $(cat "$t/fsck.out")"
+		grep -q "without a record" "$t/fsck.out" && fail "$s: dates orphaned: $(cat "$t/fsck.out")"
+	done
+	"$nd" update --db "$t/dg-c" --store "$t/sg" > "$t/update.out" 2>&1 &&
+		grep -q "^0 added, 0 replaced, 0 deleted" "$t/update.out" || fail "update again: $(cat "$t/update.out")"
+fi
 
 # A backup of the store taken while a writer works (mdb_copy snapshots one
 # committed transaction): update makes it the live store's equal.

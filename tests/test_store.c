@@ -172,7 +172,7 @@ static int dates_fn(nd_store_txn *txn, void *ctx)
 
 static int shift_fn(nd_store_txn *txn, void *ctx)
 {
-	return nd__store_shift_kept(txn, *(uint32_t *)ctx);
+	return nd__store_move_kept(txn, ctx);
 }
 
 static void expect_note(nd_store *st, uint32_t docid, int present, uint64_t note)
@@ -203,7 +203,8 @@ static void test_shift_kept(void **state)
 	for (size_t i = 0; i < 5; i++)
 		assert_int_equal(nd_store_write(st, join_fn, &joins[i]), ND_OK);
 	assert_int_equal(nd_store_write(st, dates_fn, (uint32_t[]){4, 1000, 5, 2000, 9, 3000, 2, 500, 0}), ND_OK);
-	assert_int_equal(nd_store_write(st, shift_fn, (uint32_t[]){3}), ND_OK);
+	nd__renumbering r = {3, NULL, NULL, 0};
+	assert_int_equal(nd_store_write(st, shift_fn, &r), ND_OK);
 	expect_group(st, 77, (uint32_t[]){1, 2, 6}, 3);
 	expect_group(st, 78, (uint32_t[]){3}, 1);
 	expect_group(st, 80, NULL, 0);
@@ -223,6 +224,50 @@ static void test_shift_kept(void **state)
 	assert_int_equal(nd_store_date_get(txn, 6, &date), ND_OK);
 	assert_int_equal(date, 3000);
 	assert_int_equal(nd_store_date_get(txn, 9, &date), ND_ENOTFOUND);
+	nd_store_txn_end(txn);
+	nd_store_close(st);
+	free(path);
+}
+
+/* copydatabase's numbering (2, 4, 5, 9 now 1, 2, 3, 4; 6 gone): each
+ * document's dates, note and group membership move to its own docid. */
+static void test_move_kept_in_order(void **state)
+{
+	(void)state;
+	char *path = tu_join(dir, "inorder");
+	nd_store *st;
+	nd_store_txn *txn;
+	uint64_t date = 0, n = 0;
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
+	put a[] = {{4, 100}, {5, 100}, {6, 200}, {9, 100}, {2, 300}, {0, 0}};
+	assert_int_equal(nd_store_write(st, put_fn, a), ND_OK);
+	join_arg joins[] = {{4, 77, 16, 0}, {5, 77, 16, 0}, {9, 77, 16, 0}, {6, 78, 16, 0}, {2, 80, 16, 0}};
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(nd_store_write(st, join_fn, &joins[i]), ND_OK);
+	assert_int_equal(nd_store_write(st, dates_fn, (uint32_t[]){4, 1000, 5, 2000, 9, 3000, 2, 500, 6, 700, 0}),
+			 ND_OK);
+	uint32_t from[] = {2, 4, 5, 9}, to[] = {1, 2, 3, 4};
+	nd__renumbering r = {0, from, to, 4};
+	assert_int_equal(nd__renumber(&r, 9), 4);
+	assert_int_equal(nd__renumber(&r, 6), 0);
+	assert_int_equal(nd__renumbering_most(&r), 5);
+	assert_int_equal(nd_store_write(st, shift_fn, &r), ND_OK);
+	expect_group(st, 77, (uint32_t[]){2, 3, 4}, 3);
+	expect_group(st, 78, NULL, 0);
+	expect_group(st, 80, (uint32_t[]){1}, 1);
+	expect_note(st, 1, 1, 80);
+	expect_note(st, 2, 1, 77);
+	expect_note(st, 4, 1, 77);
+	expect_note(st, 5, 0, 0);
+	expect_note(st, 9, 0, 0);
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd_store_dates_count(txn, &n), ND_OK);
+	assert_int_equal(n, 4);
+	uint32_t want[][2] = {{1, 500}, {2, 1000}, {3, 2000}, {4, 3000}};
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(nd_store_date_get(txn, want[i][0], &date), ND_OK);
+		assert_int_equal(date, want[i][1]);
+	}
 	nd_store_txn_end(txn);
 	nd_store_close(st);
 	free(path);
@@ -1407,6 +1452,7 @@ int main(void)
 		cmocka_unit_test(test_records_and_clusters),
 		cmocka_unit_test(test_note_groups),
 		cmocka_unit_test(test_shift_kept),
+		cmocka_unit_test(test_move_kept_in_order),
 		cmocka_unit_test(test_snapshot),
 		cmocka_unit_test(test_map_grows),
 		cmocka_unit_test(test_group_commit),

@@ -26,7 +26,8 @@ static const char usage_text[] =
 	"  --restart          drop all signatures and sign from the first document;\n"
 	"                     follows a database whose docids xapian-compact moved\n"
 	"                     down (it renumbers when the first documents were\n"
-	"                     deleted, unless given --no-renumber)\n"
+	"                     deleted) or copydatabase numbered from 1 (either\n"
+	"                     unless given --no-renumber)\n"
 	"  --no-links         skip linking: collapsing then folds verified equal-key\n"
 	"                     groups only, until the next writer (update, a hook, sign)\n"
 	"                     makes the links\n"
@@ -270,8 +271,8 @@ int nd_cmd_sign(int argc, char **argv)
 		goto cleanup;
 	}
 	if (rep.renumbered)
-		tool_say("%s holds the store's documents under docids %u lower (renumbered): the store "
-			 "follows it now\n", dbpath, rep.renumbered);
+		tool_say("%s holds the store's documents under docids up to %u lower (renumbered): the "
+			 "store follows it now\n", dbpath, rep.renumbered);
 	if (rep.docs == 0)
 		tool_say("nothing to sign: every document up to docid %u is signed "
 		       "(--restart signs all again)\n", rep.to);

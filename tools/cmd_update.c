@@ -22,8 +22,9 @@ static const char usage_text[] =
 	"not reported as duplicates too, by cluster).  For databases kept by omindex, scriptindex or\n"
 	"any indexer that cannot call the library's nd_hook_changed, and to repair\n"
 	"a store after a crash between a Xapian commit and a hook.  A database\n"
-	"that xapian-compact renumbered (its first documents deleted, no\n"
-	"--no-renumber) is signed again under its new docids first.\n"
+	"that xapian-compact renumbered (its first documents deleted) or\n"
+	"copydatabase numbered from 1 (either without --no-renumber) is signed\n"
+	"again under its new docids first.\n"
 	"\n"
 	"  --db DIR           Xapian database (opened writable only when the store\n"
 	"                     keeps collapse ids in a value slot: sign --value-slot)\n"
@@ -374,8 +375,9 @@ int nd_cmd_update(int argc, char **argv)
 	ho.progress = on_walked;
 	ho.progress_ctx = &prog;
 	if ((rc = nd_hook_open(&h, c.db, st, &ho)) == ND_EMISMATCH) {
-		/* A database xapian-compact renumbered is signed again under
-		 * its new docids; any other is refused as the hook refused it. */
+		/* A database xapian-compact or copydatabase renumbered is
+		 * signed again under its new docids; any other is refused as
+		 * the hook refused it. */
 		nd_sign_options so = ND_SIGN_OPTIONS_INIT;
 		nd_sign_report sr = {0};
 		so.restart = 1, so.jobs = ho.jobs, so.block_docs = ho.block_docs, so.max_drift = ho.max_drift;
@@ -383,8 +385,8 @@ int nd_cmd_update(int argc, char **argv)
 		if ((rc = nd_sign_all(st, c.db, &so, &sr)) == ND_OK) {
 			tool_progress_end(&prog);
 			if (!c.quiet)
-				fprintf(c.json ? stderr : stdout, "%s holds the store's documents under docids %u "
-					"lower (renumbered): signed its %llu documents again under them\n", dbpath,
+				fprintf(c.json ? stderr : stdout, "%s holds the store's documents under docids up "
+					"to %u lower (renumbered): signed its %llu documents again under them\n", dbpath,
 					sr.renumbered, (unsigned long long)sr.docs);
 			rc = nd_hook_open(&h, c.db, st, &ho);
 		}

@@ -7,6 +7,7 @@
 #include "neardup/descriptor.h"
 #include "neardup/window.h"
 #include "neardup/xdb.h"
+#include "lmdb_store/store_internal.h"
 #include "common/nd_hash.h"
 
 #include <math.h>
@@ -84,10 +85,11 @@ static inline uint64_t nd_fp_final(uint64_t sum, uint32_t len)
 
 /* ND_EMISMATCH unless st was signed from db (ND_ESTATE: it has no set). */
 int nd__store_matches_db(nd_store *st, nd_xdb *db);
-/* The set, for a database that holds the store's documents under docids
- * *shift lower (renumbered by xapian-compact); when it does not, *shift is
- * 0 and the result is nd_descriptor_load's. */
-int nd__descriptor_load_renumbered(nd_descriptor **out, nd_store *st, nd_xdb *db, uint32_t *shift);
+/* The set, for a database that holds the store's documents under other
+ * docids (xapian-compact or copydatabase renumbered them: *r, which the
+ * caller clears); when it does not, *r moves nothing and the result is
+ * nd_descriptor_load's. */
+int nd__descriptor_load_renumbered(nd_descriptor **out, nd_store *st, nd_xdb *db, nd__renumbering *r);
 
 /* Bring a document's record in line with the database: absent, or present
  * with these bits, near-neighbour keys (NULL: none, neither a descriptive

@@ -119,23 +119,26 @@ static int follow_prefixes(nd_store_txn *txn, nd_xdb *db, const char *path)
  * made from the store's database keeping docids (xapian-compact, a
  * replica): the first SAME_CHECK records' fingerprints (the length and
  * every descriptive word's wdf, and the text's hash) are those of the
- * documents under the same docids, or under docids `shift` lower. */
+ * documents under the same docids, or under the docids a renumbering
+ * gives them. */
 #define SAME_CHECK 64
 
 typedef struct {
 	const nd_descriptor *d;
 	nd_xdb *db;
-	uint32_t shift, seen, differ, missing;
+	const nd__renumbering *r;
+	uint32_t seen, differ, missing;
 } same_ctx;
 
-static int same_one(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
+static int same_doc(same_ctx *c, uint32_t docid, const void *payload, size_t len)
 {
-	same_ctx *c = vctx;
 	nd_sig stored = ND_SIG_INIT, now = ND_SIG_INIT;
-	(void)key;
+	uint32_t to = nd__renumber(c->r, docid);
 	int rc = nd_sig_decode(&stored, payload, len, c->d->n);
+	if (rc == ND_OK && !to)
+		rc = ND_ENOTFOUND;
 	if (rc == ND_OK) {
-		rc = nd_sig_from_termlist(c->d, c->db, docid - c->shift, &now);
+		rc = nd_sig_from_termlist(c->d, c->db, to, &now);
 		if (rc == ND_OK && now.fingerprint != stored.fingerprint)
 			c->differ++;
 	}
@@ -143,17 +146,27 @@ static int same_one(uint32_t docid, uint64_t key, const void *payload, size_t le
 		c->missing++, rc = ND_OK;
 	nd_sig_clear(&stored);
 	nd_sig_clear(&now);
-	if (rc < 0)
-		return rc;
-	return ++c->seen >= SAME_CHECK || c->differ || c->missing ? 1 : 0;
+	c->seen++;
+	return rc;
 }
 
-static int same_documents(nd_store_txn *txn, const nd_descriptor *d, nd_xdb *db, uint32_t shift, int *same)
+static int same_one(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
 {
-	same_ctx c = {d, db, shift, 0, 0, 0};
+	same_ctx *c = vctx;
+	(void)key;
+	int rc = same_doc(c, docid, payload, len);
+	if (rc < 0)
+		return rc;
+	return c->seen >= SAME_CHECK || c->differ || c->missing ? 1 : 0;
+}
+
+static int same_documents(nd_store_txn *txn, const nd_descriptor *d, nd_xdb *db, const nd__renumbering *r,
+			  int *same)
+{
+	same_ctx c = {d, db, r, 0, 0, 0};
 	/* Records under shift are of documents deleted before a renumbering
 	 * that no update has told the store of. */
-	int rc = nd_store_docs_from(txn, shift + 1, same_one, &c);
+	int rc = nd_store_docs_from(txn, r->shift + 1, same_one, &c);
 	if (rc < 0)
 		return rc;
 	*same = c.seen > 0 && !c.differ && !c.missing;
@@ -167,13 +180,91 @@ static int first_record(uint32_t docid, uint64_t key, const void *payload, size_
 	return 1;
 }
 
+typedef struct {
+	uint32_t *v;
+	size_t n, cap;
+} docids;
+
+static int collect_docid(uint32_t docid, uint64_t key, const void *payload, size_t len, void *ctx)
+{
+	docids *c = ctx;
+	(void)key, (void)payload, (void)len;
+	int rc = c->n < c->cap ? ND_OK : ND_ECORRUPT; /* more records than counted */
+	if (rc == ND_OK)
+		c->v[c->n++] = docid;
+	return rc;
+}
+
+/* copydatabase (no --no-renumber) numbers the documents it copies 1, 2,
+ * ... in docid order: when the database holds as many documents as the
+ * store has records, the store's i-th record is its i-th document.
+ * Checked like same_documents on the first, last and evenly spread
+ * records (a store that missed a deletion and an addition would be off
+ * by one from there on).  r->from is NULL when it does not hold. */
+static int in_order(nd_store_txn *txn, const nd_descriptor *d, nd_xdb *db, nd__renumbering *r)
+{
+	docids rec = {NULL, 0, 0}, now = {NULL, 0, 0};
+	nd_xdb_postlist *pl = NULL;
+	uint64_t records = 0;
+	uint32_t count = 0;
+	int rc, moves = 0;
+
+	if ((rc = nd_store_counts(txn, &records, NULL)) < 0 || (rc = nd_xdb_doccount(db, &count)) < 0)
+		return rc;
+	if (!records || records != count)
+		return ND_OK;
+	rec.cap = now.cap = count;
+	if (!(rec.v = malloc(count * sizeof(uint32_t))) || !(now.v = malloc(count * sizeof(uint32_t)))) {
+		rc = nd_error_set(ND_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((rc = nd_store_docs_each(txn, collect_docid, &rec)) < 0 || (rc = nd_xdb_postlist_open(&pl, db, "")) < 0)
+		goto done;
+	while (now.n < now.cap) {
+		nd_posting buf[1024];
+		size_t got = 0;
+		if ((rc = nd_xdb_postlist_next(pl, 0, buf, 1024, &got)) < 0)
+			goto done;
+		if (!got)
+			break;
+		for (size_t i = 0; i < got && now.n < now.cap; i++)
+			now.v[now.n++] = buf[i].docid;
+	}
+	for (size_t i = 0; i < rec.n && i < now.n; i++)
+		moves |= rec.v[i] != now.v[i];
+	if (rec.n != count || now.n != count || !moves)
+		goto done;
+	nd__renumbering map = {0, rec.v, now.v, count};
+	same_ctx c = {d, db, &map, 0, 0, 0};
+	size_t step = count / SAME_CHECK + 1;
+	for (size_t i = 0; i < count && !c.differ && !c.missing && rc == ND_OK; i++) {
+		uint64_t key;
+		const void *pay;
+		size_t len;
+		if (i >= SAME_CHECK && i + SAME_CHECK < count && i % step)
+			continue;
+		if ((rc = nd_store_doc_get(txn, rec.v[i], &key, &pay, &len)) == ND_OK)
+			rc = same_doc(&c, rec.v[i], pay, len);
+	}
+	if (rc == ND_OK && c.seen && !c.differ && !c.missing) {
+		*r = map;
+		rec.v = now.v = NULL;
+	}
+done:
+	nd_xdb_postlist_free(pl);
+	free(rec.v);
+	free(now.v);
+	return rc;
+}
+
 /* xapian-compact without --no-renumber moves every docid of a database
  * whose first documents were deleted down by one amount.  Two guesses at
  * it, the first records' and the last's, each checked like same_documents
  * (a window may have expired the first documents' records; the deleted
- * ones may still have theirs, when no update ran before the compaction).
- * *shift is 0 when neither holds. */
-static int renumbered(nd_store_txn *txn, const nd_descriptor *d, nd_xdb *db, uint32_t *shift)
+ * ones may still have theirs, when no update ran before the compaction);
+ * then copydatabase's numbering (in_order).  *r moves nothing when none
+ * holds. */
+static int renumbered(nd_store_txn *txn, const nd_descriptor *d, nd_xdb *db, nd__renumbering *r)
 {
 	uint32_t sfirst = 0, slast = 0, guess[2] = {0, 0};
 	nd_docid dlast = 0;
@@ -182,7 +273,7 @@ static int renumbered(nd_store_txn *txn, const nd_descriptor *d, nd_xdb *db, uin
 	size_t n = 0;
 	int rc;
 
-	*shift = 0;
+	memset(r, 0, sizeof(*r));
 	if ((rc = nd_store_docs_from(txn, 1, first_record, &sfirst)) < 0 ||
 	    (rc = nd__store_last_doc(txn, &slast)) < 0 || (rc = nd_xdb_lastdocid(db, &dlast)) < 0 ||
 	    (rc = nd_xdb_postlist_open(&pl, db, "")) < 0 || (rc = nd_xdb_postlist_next(pl, 0, &first, 1, &n)) < 0) {
@@ -197,15 +288,16 @@ static int renumbered(nd_store_txn *txn, const nd_descriptor *d, nd_xdb *db, uin
 	if (slast > dlast && slast - dlast != guess[0])
 		guess[1] = slast - dlast;
 	for (int i = 0; i < 2; i++) {
+		nd__renumbering g = {guess[i], NULL, NULL, 0};
 		int same = 0;
-		if (guess[i] && (rc = same_documents(txn, d, db, guess[i], &same)) < 0)
+		if (guess[i] && (rc = same_documents(txn, d, db, &g, &same)) < 0)
 			return rc;
 		if (guess[i] && same) {
-			*shift = guess[i];
-			break;
+			r->shift = guess[i];
+			return ND_OK;
 		}
 	}
-	return ND_OK;
+	return in_order(txn, d, db, r);
 }
 
 /* The store was signed from db: a store of another database would name
@@ -249,20 +341,28 @@ static int db_matches(nd_store_txn *txn, nd_xdb *db, const char *path, const nd_
 		/* Compacted or replicated keeps docids: the same documents
 		 * under them are the same database to the store. */
 		int same = 0;
-		uint32_t shift = 0;
+		nd__renumbering none = {0, NULL, NULL, 0}, r = none;
 		if (!d)
 			rc = ND_EMISMATCH; /* the caller loads the set and asks again */
-		else if ((rc = same_documents(txn, d, db, 0, &same)) == ND_OK && !same &&
-			 (rc = renumbered(txn, d, db, &shift)) == ND_OK && shift)
+		else if ((rc = same_documents(txn, d, db, &none, &same)) == ND_OK && !same &&
+			 (rc = renumbered(txn, d, db, &r)) == ND_OK && r.shift)
 			rc = nd_error_set(ND_EMISMATCH, "%s holds the documents store %s was signed from, under "
 					  "docids %u lower: xapian-compact renumbers a database whose first documents "
 					  "were deleted, unless given --no-renumber (run 'neardup update' or 'neardup "
-					  "sign --restart' to sign them under their new docids)", nd_xdb_path(db), path, shift);
+					  "sign --restart' to sign them under their new docids)", nd_xdb_path(db), path,
+					  r.shift);
+		else if (rc == ND_OK && r.from)
+			rc = nd_error_set(ND_EMISMATCH, "%s holds the documents store %s was signed from, "
+					  "renumbered in order (up to %u lower): copydatabase numbers the documents "
+					  "it copies from 1, unless given --no-renumber (run 'neardup update' or "
+					  "'neardup sign --restart' to sign them under their new docids)",
+					  nd_xdb_path(db), path, nd__renumbering_most(&r));
 		else if (rc == ND_OK && !same)
 			rc = nd_error_set(ND_EMISMATCH, "store %s was built for Xapian database %.*s, but %s is "
 					  "%s and holds other documents under the store's docids (run 'neardup "
 					  "build' for it, or use its own store)", path, (int)ulen,
 					  (const char *)uuidv, nd_xdb_path(db), uuid);
+		nd__renumbering_clear(&r);
 	}
 	free(uuid);
 	return rc;
@@ -369,24 +469,26 @@ cleanup:
 	return rc;
 }
 
-int nd__descriptor_load_renumbered(nd_descriptor **out, nd_store *st, nd_xdb *db, uint32_t *shift)
+int nd__descriptor_load_renumbered(nd_descriptor **out, nd_store *st, nd_xdb *db, nd__renumbering *r)
 {
 	nd_descriptor *d = NULL;
 	nd_store_txn *txn = NULL;
 	int rc;
-	*out = NULL, *shift = 0;
+	*out = NULL;
+	memset(r, 0, sizeof(*r));
 	if ((rc = nd_descriptor_load(&d, st, NULL)) < 0 || (rc = nd_store_read_begin(st, &txn)) < 0) {
 		nd_descriptor_free(d);
 		return rc;
 	}
 	if ((rc = follow_prefixes(txn, db, nd_store_path(st))) == ND_OK)
-		rc = renumbered(txn, d, db, shift);
+		rc = renumbered(txn, d, db, r);
 	nd_store_txn_end(txn);
-	if (rc == ND_OK && !*shift) { /* not renumbered: the usual refusal, named */
+	if (rc == ND_OK && !nd__renumbering_moves(r)) { /* not renumbered: the usual refusal, named */
 		nd_descriptor_free(d);
 		return nd_descriptor_load(out, st, db);
 	}
 	if (rc < 0) {
+		nd__renumbering_clear(r);
 		nd_descriptor_free(d);
 		return rc;
 	}

@@ -474,10 +474,10 @@ static int defer_fn(nd_store_txn *txn, void *ctx)
 	return nd_store_near_defer(txn);
 }
 
-/* A restart; for a renumbered database (shift > 0) the store then names
- * it (uuid) and moves what it keeps by docid along with the documents. */
+/* A restart; for a renumbered database the store then names it (uuid)
+ * and moves what it keeps by docid along with the documents. */
 typedef struct {
-	uint32_t shift;
+	nd__renumbering r;
 	const char *uuid;
 } restart_ctx;
 
@@ -487,7 +487,7 @@ static int clear_fn(nd_store_txn *txn, void *vctx)
 	uint32_t zero = 0;
 	int rc;
 	if ((rc = nd_store_clear(txn)) < 0 ||
-	    (c->shift && ((rc = nd__store_shift_kept(txn, c->shift)) < 0 ||
+	    (nd__renumbering_moves(&c->r) && ((rc = nd__store_move_kept(txn, &c->r)) < 0 ||
 			  (rc = nd_store_meta_put(txn, "db.uuid", c->uuid, strlen(c->uuid))) < 0)))
 		return rc;
 	return nd_store_meta_put(txn, "sign.through", &zero, sizeof(zero));
@@ -1040,7 +1040,7 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 	nd_docid last;
 	uint64_t revision, nblocks;
 	struct timespec t0, t1;
-	restart_ctx restart = {0, NULL};
+	restart_ctx restart = {{0, NULL, NULL, 0}, NULL};
 	char *uuid = NULL;
 	int rc;
 
@@ -1058,11 +1058,11 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 		return nd_error_set(ND_EINVAL, "max_drift must be >= 0 (0: no limit), not %g", o.max_drift);
 
 	if ((rc = nd_descriptor_load(&d, st, db)) == ND_EMISMATCH && o.restart)
-		rc = nd__descriptor_load_renumbered(&d, st, db, &restart.shift);
-	if (rc < 0 || (restart.shift && (rc = nd_xdb_uuid(db, &uuid)) < 0))
+		rc = nd__descriptor_load_renumbered(&d, st, db, &restart.r);
+	if (rc < 0 || (nd__renumbering_moves(&restart.r) && (rc = nd_xdb_uuid(db, &uuid)) < 0))
 		goto cleanup;
 	restart.uuid = uuid;
-	rep->renumbered = restart.shift;
+	rep->renumbered = nd__renumbering_most(&restart.r);
 	if (o.restart && (rc = nd_store_write(st, clear_fn, &restart)) < 0)
 		goto cleanup;
 	if ((rc = window_begin(st, db, &bc.win)) < 0)
@@ -1193,6 +1193,7 @@ int nd_sign_all(nd_store *st, nd_xdb *db, const nd_sign_options *opts, nd_sign_r
 	nd__store_release_pages(st);
 cleanup:
 	free(uuid);
+	nd__renumbering_clear(&restart.r);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rc == ND_OK)
 		rc = nd_drift(st, &rep->drift);

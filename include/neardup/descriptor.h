@@ -226,9 +226,11 @@ typedef struct {
 				(nd_links_report.recounted: 1 in documents, 2 in
 				links; see nd_links_settle) */
 	nd_docid renumbered; /* restart: the database holds the store's documents
-				under docids this much lower (xapian-compact
-				renumbers a database whose first documents were
-				deleted) and the store now follows it; 0 otherwise */
+				under docids up to this much lower and the store
+				now follows it (xapian-compact moves every docid
+				of a database whose first documents were deleted
+				down by one amount; copydatabase numbers the
+				documents it copies from 1, in order); 0 otherwise */
 } nd_sign_report;
 
 /* Sign every document (or those past the last signed docid) by walking the
