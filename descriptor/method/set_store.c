@@ -189,10 +189,10 @@ static int collect_docid(uint32_t docid, uint64_t key, const void *payload, size
 {
 	docids *c = ctx;
 	(void)key, (void)payload, (void)len;
-	int rc = c->n < c->cap ? ND_OK : ND_ECORRUPT; /* more records than counted */
-	if (rc == ND_OK)
-		c->v[c->n++] = docid;
-	return rc;
+	if (c->n == c->cap)
+		return nd_error_set(ND_ECORRUPT, "more records than the store counts");
+	c->v[c->n++] = docid;
+	return 0;
 }
 
 /* copydatabase (no --no-renumber) numbers the documents it copies 1, 2,
