@@ -494,6 +494,9 @@ static int sites_by(nd_xdb *db, const char *prefix, const nd_docid *docs, size_t
  * FRAME_APART_ASKED asked (a site of many pages has its versions, and
  * needs no pair). */
 #define FRAME_APART_ASKED 8
+/* Frames asked between two releases of a spilled set's pages: about a
+ * tile's worth of the records' samples (a few KB each). */
+#define FRAME_APART_RELEASE 4096
 static int frame_apart(const nd__recset *rs, const uint64_t *idx, size_t k)
 {
 	for (size_t x = 0; x + 1 < k && x + 1 < FRAME_APART_ASKED; x++)
@@ -520,11 +523,16 @@ static int sites_by_frame(const nd__recset *rs, size_t n, uint32_t *site, uint8_
 			f[m++] = (fr >> 32) << 32 | (uint64_t)i;
 	}
 	nd__sort_u64(f, m);
+	/* The pages asked lie anywhere in a spilled set: what they brought
+	 * in is given back now and then, as a walk gives back its tiles. */
+	size_t asked = 0;
 	for (size_t i = 0, j; i < m && *ord < UINT32_MAX - 1; i = j) {
 		for (j = i + 1; j < m && f[j] >> 32 == f[i] >> 32; j++)
 			;
 		if (j - i < ND_FRAME_END_GROUPS)
 			continue;
+		if (++asked % FRAME_APART_RELEASE == 0)
+			nd__recset_release(rs);
 		uint8_t a = (uint8_t)frame_apart(rs, f + i, j - i);
 		if (!a && j - i < ND_FRAME_GROUPS)
 			continue; /* two copies of one text, say: no site */
@@ -532,6 +540,7 @@ static int sites_by_frame(const nd__recset *rs, size_t n, uint32_t *site, uint8_
 		for (size_t k = i; k < j; k++)
 			site[(uint32_t)f[k]] = *ord, apart[(uint32_t)f[k]] = a;
 	}
+	nd__recset_release(rs);
 	free(f);
 	return ND_OK;
 }
