@@ -1738,6 +1738,35 @@ int nd__store_move_kept(nd_store_txn *txn, const nd__renumbering *r)
 	return rc;
 }
 
+typedef struct {
+	uint32_t *v;
+	size_t n, cap;
+} docid_list;
+
+static int add_docid(uint32_t docid, uint64_t key, const void *payload, size_t len, void *ctx)
+{
+	docid_list *l = ctx;
+	void *p = l->v;
+	(void)key, (void)payload, (void)len;
+	if (nd_array_reserve(&p, &l->cap, l->n + 1, sizeof(*l->v)) < 0)
+		return nd_error_set(ND_ENOMEM, "out of memory listing %zu documents", l->n);
+	l->v = p;
+	l->v[l->n++] = docid;
+	return 0;
+}
+
+int nd__store_docids(nd_store_txn *txn, uint32_t **out, size_t *n)
+{
+	docid_list l = {NULL, 0, 0};
+	int rc = nd_store_docs_each(txn, add_docid, &l);
+	if (rc < 0) {
+		free(l.v);
+		l.v = NULL, l.n = 0;
+	}
+	*out = l.v, *n = l.n;
+	return rc < 0 ? rc : ND_OK;
+}
+
 int nd__store_last_doc(nd_store_txn *txn, uint32_t *docid)
 {
 	MDB_cursor *cur;

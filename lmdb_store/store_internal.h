@@ -47,6 +47,10 @@ void nd__renumbering_clear(nd__renumbering *r);
  * document the database no longer holds dropped. */
 int nd__store_move_kept(nd_store_txn *txn, const nd__renumbering *r);
 
+/* Every record's docid, ascending, in *out (the caller frees it; NULL
+ * when there are none). */
+int nd__store_docids(nd_store_txn *txn, uint32_t **out, size_t *n);
+
 /* The highest docid with a record (0: none). */
 int nd__store_last_doc(nd_store_txn *txn, uint32_t *docid);
 

@@ -133,6 +133,7 @@ if command -v copydatabase > /dev/null; then
 	"$nd" build --db "$t/dg" --store "$t/sg" > /dev/null 2>&1
 	"$nd" sign --db "$t/dg" --store "$t/sg" --window 30d > /dev/null 2>&1
 	"$xdel" "$t/dg" 5 20 33
+	cp -r "$t/sg" "$t/sg3" # not told of the deletions
 	"$nd" update --db "$t/dg" --store "$t/sg" > /dev/null 2>&1 || fail "update after deleting 5 20 33"
 	"$nd" clusters --db "$t/dg" --store "$t/sg" --json > "$t/g0.json" 2> /dev/null
 	copydatabase "$t/dg" "$t/dg-c" > /dev/null
@@ -140,6 +141,15 @@ if command -v copydatabase > /dev/null; then
 	rc=0; "$nd" clusters --db "$t/dg-c" --store "$t/sg" > /dev/null 2> "$t/err" || rc=$?
 	[ "$rc" = 1 ] && grep -q "renumbered in order" "$t/err" && grep -q "copydatabase" "$t/err" &&
 		grep -q "sign --restart" "$t/err" || fail "clusters on the copied database: exit $rc: $(cat "$t/err")"
+	# A store that missed the deletions cannot say which copy is which
+	# document: refused, as another database's is, and left as it was.
+	"$nd" clusters --db "$t/dg" --store "$t/sg3" --json > "$t/g3.json" 2> /dev/null
+	rc=0; "$nd" sign --db "$t/dg-c" --store "$t/sg3" --restart > /dev/null 2> "$t/err" || rc=$?
+	[ "$rc" = 1 ] && grep -q "holds other documents" "$t/err" ||
+		fail "sign --restart of a store that missed deletions: exit $rc: $(cat "$t/err")"
+	"$nd" clusters --db "$t/dg" --store "$t/sg3" --json > "$t/g3b.json" 2> /dev/null
+	python3 -c 'import json, sys; a, b = (json.load(open(p))["clusters"] for p in sys.argv[1:]); assert a and a == b' \
+		"$t/g3.json" "$t/g3b.json" || fail "the refused store was changed"
 	"$nd" sign --db "$t/dg-c" --store "$t/sg" --restart > "$t/sign.out" 2>&1 ||
 		fail "sign --restart on the copied database: $(cat "$t/sign.out")"
 	grep -q "docids up to 3 lower (renumbered)" "$t/sign.out" || fail "sign --restart: $(cat "$t/sign.out")"

@@ -7,27 +7,11 @@
 #include "neardup/cluster.h"
 #include "neardup/collapse.h"
 #include "descriptor/cluster/cluster_internal.h"
+#include "lmdb_store/store_internal.h"
 #include "common/nd_buf.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct {
-	nd_docid *v;
-	size_t n, cap;
-} doc_list;
-
-static int add_doc(uint32_t docid, uint64_t key, const void *payload, size_t len, void *ctx)
-{
-	doc_list *l = ctx;
-	void *p = l->v;
-	(void)key, (void)payload, (void)len;
-	if (nd_array_reserve(&p, &l->cap, l->n + 1, sizeof(nd_docid)) < 0)
-		return nd_error_set(ND_ENOMEM, "out of memory listing %zu documents", l->n);
-	l->v = p;
-	l->v[l->n++] = docid;
-	return 0;
-}
 
 static int cmp_docid(const void *x, const void *y)
 {
@@ -57,7 +41,10 @@ int nd_clusters(nd_xdb *db, nd_store *st, nd_point point, const nd_clusters_opti
 {
 	nd_clusters_options o = ND_CLUSTERS_OPTIONS_INIT;
 	nd_clusters_report local;
-	doc_list l = {NULL, 0, 0};
+	struct {
+		nd_docid *v;
+		size_t n;
+	} l = {NULL, 0};
 	nd_store_txn *txn;
 	size_t *in = NULL;
 	int rc, state = ND_LINKS_REBUILD;
@@ -74,7 +61,7 @@ int nd_clusters(nd_xdb *db, nd_store *st, nd_point point, const nd_clusters_opti
 		return nd_error_set(ND_EINVAL, "the cut must be in [0, 1] (0: the point's), not %g", o.cut);
 	if ((rc = nd_store_read_begin(st, &txn)) < 0)
 		return rc;
-	if ((rc = nd_store_docs_each(txn, add_doc, &l)) == ND_OK && point == ND_POINT_COPY)
+	if ((rc = nd__store_docids(txn, &l.v, &l.n)) == ND_OK && point == ND_POINT_COPY)
 		rc = state = nd_store_links_state(txn);
 	nd_store_txn_end(txn);
 	if (rc < 0)

@@ -172,6 +172,22 @@ typedef struct {
 /* docid's slot in a table of elements of size `size` that begin with
  * their docid (0: empty), open addressing, grown to keep it half full
  * (elements move, what they point to does not): NULL when out of memory. */
+static uint32_t docid_at(const char *e)
+{
+	uint32_t d;
+	memcpy(&d, e, sizeof(d));
+	return d;
+}
+
+/* Where docid is, or goes, in v[0..cap) (cap a power of two). */
+static char *docid_probe(char *v, size_t cap, size_t size, uint32_t docid)
+{
+	size_t h = (docid * 0x9e3779b1u) & (cap - 1);
+	for (uint32_t d; (d = docid_at(v + h * size)) && d != docid;)
+		h = (h + 1) & (cap - 1);
+	return v + h * size;
+}
+
 static void *docid_slot(void **vp, size_t *cap, size_t n, size_t size, uint32_t docid)
 {
 	char *v = *vp;
@@ -182,23 +198,13 @@ static void *docid_slot(void **vp, size_t *cap, size_t n, size_t size, uint32_t 
 			nd_error_set(ND_ENOMEM, "out of memory");
 			return NULL;
 		}
-		for (size_t i = 0; i < *cap; i++) {
-			uint32_t d;
-			memcpy(&d, v + i * size, sizeof(d));
-			if (!d)
-				continue;
-			size_t h = (d * 0x9e3779b1u) & (ncap - 1);
-			while (*(const uint32_t *)(const void *)(nv + h * size))
-				h = (h + 1) & (ncap - 1);
-			memcpy(nv + h * size, v + i * size, size);
-		}
+		for (size_t i = 0; i < *cap; i++)
+			if (docid_at(v + i * size))
+				memcpy(docid_probe(nv, ncap, size, docid_at(v + i * size)), v + i * size, size);
 		free(v);
 		*vp = v = nv, *cap = ncap;
 	}
-	size_t h = (docid * 0x9e3779b1u) & (*cap - 1);
-	for (uint32_t d; (d = *(const uint32_t *)(const void *)(v + h * size)) && d != docid;)
-		h = (h + 1) & (*cap - 1);
-	return v + h * size;
+	return docid_probe(v, *cap, size, docid);
 }
 
 static int record_now(nd_store_txn *txn, rec_cache *c, uint32_t docid, const rec_entries **out)

@@ -1332,12 +1332,6 @@ static int add_link(nd_docid a, nd_docid b, void *ctx)
 	return nd_u64s_push(ctx, (uint64_t)a << 32 | b);
 }
 
-static int add_doc(uint32_t docid, uint64_t key, const void *payload, size_t len, void *ctx)
-{
-	(void)key, (void)payload, (void)len;
-	return nd_u64s_push(ctx, docid); /* docids, one a slot */
-}
-
 typedef struct {
 	const nd_u64s *links;
 	size_t from, to;
@@ -1373,9 +1367,8 @@ static int rule_links(nd_xdb *db, nd_store *st, const nd_near_options *opts, nd_
 		      uint64_t *counted)
 {
 	nd_near_options o = opts ? *opts : (nd_near_options)ND_NEAR_OPTIONS_INIT;
-	nd_u64s docs = {NULL, 0, 0};
 	nd_docid *ids = NULL;
-	size_t *into = NULL;
+	size_t *into = NULL, n = 0;
 	nd_store_txn *txn;
 	int rc;
 
@@ -1384,25 +1377,20 @@ static int rule_links(nd_xdb *db, nd_store *st, const nd_near_options *opts, nd_
 	 * links' to use. */
 	if ((rc = nd__store_give_back(st)) < 0 || (rc = nd_store_read_begin(st, &txn)) < 0)
 		return rc;
-	rc = nd_store_docs_each(txn, add_doc, &docs);
+	rc = nd__store_docids(txn, &ids, &n);
 	nd_store_txn_end(txn);
 	if (rc < 0)
 		goto done;
-	if (!(ids = malloc((docs.n + 1) * sizeof(*ids))) || !(into = malloc((docs.n + 1) * sizeof(*into)))) {
+	if (!(into = malloc((n + 1) * sizeof(*into)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
 	}
-	for (size_t i = 0; i < docs.n; i++)
-		ids[i] = (nd_docid)docs.v[i];
 	if (counted)
-		counted[0] = docs.n, counted[1] = docs.n ? docs.v[docs.n - 1] : 0;
-	free(docs.v);
-	docs.v = NULL;
-	if ((rc = cluster_near(db, st, &o, ND_POINT_COPY, ids, docs.n, into, NULL, add_link, links, fresh)) < 0)
+		counted[0] = n, counted[1] = n ? ids[n - 1] : 0;
+	if ((rc = cluster_near(db, st, &o, ND_POINT_COPY, ids, n, into, NULL, add_link, links, fresh)) < 0)
 		goto done;
 	nd__sort_u64(links->v, links->n);
 done:
-	free(docs.v);
 	free(ids);
 	free(into);
 	return rc;

@@ -180,61 +180,48 @@ static int first_record(uint32_t docid, uint64_t key, const void *payload, size_
 	return 1;
 }
 
-typedef struct {
-	uint32_t *v;
-	size_t n, cap;
-} docids;
-
-static int collect_docid(uint32_t docid, uint64_t key, const void *payload, size_t len, void *ctx)
-{
-	docids *c = ctx;
-	(void)key, (void)payload, (void)len;
-	if (c->n == c->cap)
-		return nd_error_set(ND_ECORRUPT, "more records than the store counts");
-	c->v[c->n++] = docid;
-	return 0;
-}
-
 /* copydatabase (no --no-renumber) numbers the documents it copies 1, 2,
  * ... in docid order: when the database holds as many documents as the
- * store has records, the store's i-th record is its i-th document.
+ * store has records, each under a docid no higher, the store's i-th
+ * record is its i-th document.
  * Checked like same_documents on the first, last and evenly spread
  * records (a store that missed a deletion and an addition would be off
  * by one from there on).  r->from is NULL when it does not hold. */
 static int in_order(nd_store_txn *txn, const nd_descriptor *d, nd_xdb *db, nd__renumbering *r)
 {
-	docids rec = {NULL, 0, 0}, now = {NULL, 0, 0};
+	uint32_t *rec = NULL, *now = NULL, count = 0;
 	nd_xdb_postlist *pl = NULL;
 	uint64_t records = 0;
-	uint32_t count = 0;
-	int rc, moves = 0;
+	size_t nrec = 0, nnow = 0;
+	int rc, moves = 0, down = 1;
 
 	if ((rc = nd_store_counts(txn, &records, NULL)) < 0 || (rc = nd_xdb_doccount(db, &count)) < 0)
 		return rc;
 	if (!records || records != count)
 		return ND_OK;
-	rec.cap = now.cap = count;
-	if (!(rec.v = malloc(count * sizeof(uint32_t))) || !(now.v = malloc(count * sizeof(uint32_t)))) {
+	if (!(now = malloc(count * sizeof(*now)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((rc = nd_store_docs_each(txn, collect_docid, &rec)) < 0 || (rc = nd_xdb_postlist_open(&pl, db, "")) < 0)
+	if ((rc = nd__store_docids(txn, &rec, &nrec)) < 0 || (rc = nd_xdb_postlist_open(&pl, db, "")) < 0)
 		goto done;
-	while (now.n < now.cap) {
+	while (nnow < count) {
 		nd_posting buf[1024];
 		size_t got = 0;
 		if ((rc = nd_xdb_postlist_next(pl, 0, buf, 1024, &got)) < 0)
 			goto done;
 		if (!got)
 			break;
-		for (size_t i = 0; i < got && now.n < now.cap; i++)
-			now.v[now.n++] = buf[i].docid;
+		for (size_t i = 0; i < got && nnow < count; i++)
+			now[nnow++] = buf[i].docid;
 	}
-	for (size_t i = 0; i < rec.n && i < now.n; i++)
-		moves |= rec.v[i] != now.v[i];
-	if (rec.n != count || now.n != count || !moves)
+	/* Renumbered down, as copydatabase does: a document moved up is
+	 * no copy's numbering. */
+	for (size_t i = 0; i < nrec && i < nnow; i++)
+		moves |= rec[i] != now[i], down &= now[i] <= rec[i];
+	if (nrec != count || nnow != count || !moves || !down)
 		goto done;
-	nd__renumbering map = {0, rec.v, now.v, count};
+	nd__renumbering map = {0, rec, now, count};
 	same_ctx c = {d, db, &map, 0, 0, 0};
 	size_t step = count / SAME_CHECK + 1;
 	for (size_t i = 0; i < count && !c.differ && !c.missing && rc == ND_OK; i++) {
@@ -243,17 +230,17 @@ static int in_order(nd_store_txn *txn, const nd_descriptor *d, nd_xdb *db, nd__r
 		size_t len;
 		if (i >= SAME_CHECK && i + SAME_CHECK < count && i % step)
 			continue;
-		if ((rc = nd_store_doc_get(txn, rec.v[i], &key, &pay, &len)) == ND_OK)
-			rc = same_doc(&c, rec.v[i], pay, len);
+		if ((rc = nd_store_doc_get(txn, rec[i], &key, &pay, &len)) == ND_OK)
+			rc = same_doc(&c, rec[i], pay, len);
 	}
 	if (rc == ND_OK && c.seen && !c.differ && !c.missing) {
 		*r = map;
-		rec.v = now.v = NULL;
+		rec = now = NULL;
 	}
 done:
 	nd_xdb_postlist_free(pl);
-	free(rec.v);
-	free(now.v);
+	free(rec);
+	free(now);
 	return rc;
 }
 
