@@ -186,6 +186,22 @@ static void expect_note(nd_store *st, uint32_t docid, int present, uint64_t note
 	nd_store_txn_end(txn);
 }
 
+/* A store of records 2, 4, 5, 6, 9 that keeps by docid what a renumbering
+ * moves: groups 77 (4, 5, 9), 78 (6) and 80 (2), their notes, and the
+ * dates given (docid, date pairs, 0-terminated). */
+static nd_store *kept_store(const char *path, uint32_t *dates)
+{
+	nd_store *st;
+	assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
+	put a[] = {{4, 100}, {5, 100}, {6, 200}, {9, 100}, {2, 300}, {0, 0}};
+	assert_int_equal(nd_store_write(st, put_fn, a), ND_OK);
+	join_arg joins[] = {{4, 77, 16, 0}, {5, 77, 16, 0}, {9, 77, 16, 0}, {6, 78, 16, 0}, {2, 80, 16, 0}};
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(nd_store_write(st, join_fn, &joins[i]), ND_OK);
+	assert_int_equal(nd_store_write(st, dates_fn, dates), ND_OK);
+	return st;
+}
+
 /* A renumbered database (every docid 3 lower): the dates, notes and
  * groups' members the store keeps by docid move down with it; those of
  * docids <= 3 go, and a moved note replaces the one whose docid it takes. */
@@ -196,13 +212,7 @@ static void test_shift_kept(void **state)
 	nd_store *st;
 	nd_store_txn *txn;
 	uint64_t date = 0, n = 0;
-	assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
-	put a[] = {{4, 100}, {5, 100}, {6, 200}, {9, 100}, {2, 300}, {0, 0}};
-	assert_int_equal(nd_store_write(st, put_fn, a), ND_OK);
-	join_arg joins[] = {{4, 77, 16, 0}, {5, 77, 16, 0}, {9, 77, 16, 0}, {6, 78, 16, 0}, {2, 80, 16, 0}};
-	for (size_t i = 0; i < 5; i++)
-		assert_int_equal(nd_store_write(st, join_fn, &joins[i]), ND_OK);
-	assert_int_equal(nd_store_write(st, dates_fn, (uint32_t[]){4, 1000, 5, 2000, 9, 3000, 2, 500, 0}), ND_OK);
+	st = kept_store(path, (uint32_t[]){4, 1000, 5, 2000, 9, 3000, 2, 500, 0});
 	nd__renumbering r = {3, NULL, NULL, 0};
 	assert_int_equal(nd_store_write(st, shift_fn, &r), ND_OK);
 	expect_group(st, 77, (uint32_t[]){1, 2, 6}, 3);
@@ -238,14 +248,7 @@ static void test_move_kept_in_order(void **state)
 	nd_store *st;
 	nd_store_txn *txn;
 	uint64_t date = 0, n = 0;
-	assert_int_equal(nd_store_open(&st, path, ND_STORE_WRITE), ND_OK);
-	put a[] = {{4, 100}, {5, 100}, {6, 200}, {9, 100}, {2, 300}, {0, 0}};
-	assert_int_equal(nd_store_write(st, put_fn, a), ND_OK);
-	join_arg joins[] = {{4, 77, 16, 0}, {5, 77, 16, 0}, {9, 77, 16, 0}, {6, 78, 16, 0}, {2, 80, 16, 0}};
-	for (size_t i = 0; i < 5; i++)
-		assert_int_equal(nd_store_write(st, join_fn, &joins[i]), ND_OK);
-	assert_int_equal(nd_store_write(st, dates_fn, (uint32_t[]){4, 1000, 5, 2000, 9, 3000, 2, 500, 6, 700, 0}),
-			 ND_OK);
+	st = kept_store(path, (uint32_t[]){4, 1000, 5, 2000, 9, 3000, 2, 500, 6, 700, 0});
 	uint32_t from[] = {2, 4, 5, 9}, to[] = {1, 2, 3, 4};
 	nd__renumbering r = {0, from, to, 4};
 	assert_int_equal(nd__renumber(&r, 9), 4);
