@@ -1212,16 +1212,19 @@ static char *with_footer(uint64_t *rng, const char *footer)
 	return t;
 }
 
-static void test_shared_text_is_not_evidence(void **state)
+/* PAGES pages of 60 words of their own and one 160-word footer, the first
+ * FAMS with two copies each, `edits` words replaced in each copy (its
+ * footer too).  The footer must not make the pages copies, nor keep a copy
+ * from its page. */
+static void footed_pages_case(const char *name, size_t edits)
 {
-	(void)state;
 	enum { N = PAGES + 2 * FAMS };
-	char *path = tu_join(dir, "footer"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	char *path = tu_join(dir, name), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
 	uint64_t rng = 7;
 	char *footer = tu_random_doc(&rng, 160, VOCAB), *page[N]; /* the pages, then the copies */
 	assert_int_equal(mkdir(path, 0755), 0);
 	for (int i = 0; i < N; i++)
-		page[i] = i < PAGES ? with_footer(&rng, footer) : tu_edit_doc(&rng, page[(i - PAGES) / 2], 1, VOCAB);
+		page[i] = i < PAGES ? with_footer(&rng, footer) : tu_edit_doc(&rng, page[(i - PAGES) / 2], edits, VOCAB);
 	nd_xdb *db;
 	nd_store *st;
 	sign_texts(dbpath, stpath, "p", page, N, &db, &st);
@@ -1270,6 +1273,23 @@ static void test_shared_text_is_not_evidence(void **state)
 		free(page[i]);
 	free(footer);
 	corpus_done(st, db, path, dbpath, stpath);
+}
+
+static void test_shared_text_is_not_evidence(void **state)
+{
+	(void)state;
+	footed_pages_case("footer", 1);
+}
+
+/* Copies with 18 of their 220 words replaced (8%), most of them in the
+ * footer: each edit's new shingles are the copy's own to the collection,
+ * and weighed as such they took the pair to weighted resemblance about
+ * 0.4.  The page lost its shingles as edits lose them, its footer as its
+ * own text, so copy weighs the copy's new ones as the page's average. */
+static void test_edited_copy_keeps_its_page(void **state)
+{
+	(void)state;
+	footed_pages_case("footer-edited", 18);
 }
 
 /* A text copied many times, each copy with `edits` words of 200 replaced
@@ -3513,6 +3533,7 @@ int main(void)
 		cmocka_unit_test(test_split_nearest_centre),
 		cmocka_unit_test(test_clusters_do_not_chain),
 		cmocka_unit_test(test_shared_text_is_not_evidence),
+		cmocka_unit_test(test_edited_copy_keeps_its_page),
 		cmocka_unit_test(test_signature_spares_templates),
 		cmocka_unit_test(test_site_template_is_not_evidence),
 		cmocka_unit_test(test_print_version_is_a_version),

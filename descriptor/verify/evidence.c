@@ -349,6 +349,62 @@ uint32_t nd__rec_pair_cut(const nd__rec *a, const nd__rec *b, const nd__common *
 	return t;
 }
 
+/* The resemblance of a pair as edits would have made it (ND_EDIT_FROM):
+ * shared weight ws of ns samples, each side's weight and samples at the
+ * cut; 0 when neither side lost its samples as edits lose them. */
+static double edited_resemblance(double ws, uint32_t ns, double wa, uint32_t na, double wb, uint32_t nb, int *side_b)
+{
+	double best = 0;
+	for (int side = 0; side < 2; side++) {
+		double wl = side ? wb : wa, wo = side ? wa : wb;
+		uint32_t nl = side ? nb : na, no = side ? na : nb;
+		if (nl < ns + ND_EDIT_MIN_LOST || no < ns)
+			continue;
+		double mean = wl / nl, lost = (wl - ws) / (nl - ns);
+		/* Edits lose samples three at a time (a word is in three
+		 * shingles): the lost are about (nl - ns) / 3 draws of weights
+		 * in [0, 1], whose variance is at most mean * (1 - mean). */
+		double slack = ND_EDIT_SLACK * sqrt(mean * (1 - mean) * 3 / (nl - ns));
+		if (mean > ND_EDIT_COMMON || lost > mean + slack)
+			continue;
+		double u = ws + (wl - ws) + fmin(wo - ws, (no - ns) * mean);
+		if (u > 0 && ws / u > best)
+			best = ws / u, *side_b = side;
+	}
+	return best;
+}
+
+/* Whether lost's samples that other lacks (at their pair's cut t) stand
+ * through its text as its samples do (ND_EDIT_SPREAD). */
+static int edits_spread(const nd__rec *lost, const nd__rec *other, uint32_t t)
+{
+	enum { PARTS = 8 };
+	if (!lost->pos)
+		return 0;
+	uint32_t nl = nd__rec_cut_at(lost, t), no = nd__rec_cut_at(other, t);
+	double all[PARTS] = {0}, gone[PARTS] = {0}, nall = 0, ngone = 0;
+	for (uint32_t i = 0, j = 0; i < nl; i++) {
+		while (j < no && other->sample[j] < lost->sample[i])
+			j++;
+		uint8_t p = lost->pos[i];
+		if (p == ND_REC_POS_UNKNOWN)
+			continue;
+		int part = p * PARTS / ND_REC_POS_UNKNOWN, kept = j < no && other->sample[j] == lost->sample[i];
+		all[part]++, nall++;
+		if (!kept)
+			gone[part]++, ngone++;
+	}
+	if (ngone < ND_EDIT_MIN_LOST)
+		return 0;
+	double chi = 0;
+	for (int k = 0; k < PARTS; k++) {
+		double e = ngone * all[k] / nall;
+		if (e > 0)
+			chi += (gone[k] - e) * (gone[k] - e) / e;
+	}
+	return chi / 3 <= ND_EDIT_SPREAD;
+}
+
 /* The shingle part of nd__rec_compare: over the union's sample (every
  * shingle of either at or below the lower threshold), the shared weight
  * by a merge that adds only at matches, and each side's weight by a sum,
@@ -461,6 +517,7 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 	s->base_a = m.wsa <= m.wsb;
 	double base = s->base_a ? m.wsa : m.wsb;
 	s->containment = base > 0 ? wi / base : 0;
+	s->edited = weighed ? edited_resemblance(wi, ni, m.wsa, m.na, m.wsb, m.nb, &s->edited_b) : 0;
 	return 1;
 }
 
@@ -875,6 +932,10 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 	    nd__common_has_passages(common) && little_own_rare(a, b, common) &&
 	    nd__common_shared_passages(a, b, common) >= ND_PASSAGES)
 		yes = 1, h = ND_VERIFIED_PASSAGES, d = 1 - s->plain;
+	if (!yes && point == ND_POINT_COPY && s->resemblance >= ND_EDIT_FROM &&
+	    s->edited >= nd_point_resemblance(point) && !part_of(a, b, common, s, s->edited, s->containment, &base_own) &&
+	    edits_spread(s->edited_b ? b : a, s->edited_b ? a : b, nd__rec_pair_cut(a, b, common)))
+		yes = 1, d = 1 - s->edited;
 	/* The same two measures with each page's rotating parts weighed as
 	 * its template, each from its own floor. */
 	int rot_res = s->resemblance >= ND_ROTATING_FROM;
@@ -924,6 +985,8 @@ int nd__rec_verdict(nd_point point, const nd__rec *a, const nd__rec *b, const nd
 	if (!how && !distance) {
 		int rotating = point == ND_POINT_COPY && rotating_may(a, b, common);
 		res_floor = rotating ? ND_ROTATING_FROM : nd_point_resemblance(point);
+		if (point == ND_POINT_COPY && res_floor > ND_EDIT_FROM)
+			res_floor = ND_EDIT_FROM;
 		cont_floor = !contain ? 0 : rotating ? ND_ROTATING_CONTAINED_FROM : ND_POINT_COPY_CONTAINMENT;
 		passages = point == ND_POINT_COPY && nd__common_has_passages(common);
 		if (a->nwords < ND_REC_SHORT_WORDS || b->nwords < ND_REC_SHORT_WORDS)

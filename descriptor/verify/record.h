@@ -245,6 +245,31 @@ int nd__rec_decode(const void *p, size_t len, nd__rec *out);
  * containment of this. */
 #define ND_ROTATING_CONTAINED_FROM 0.5
 
+/* A copy edited in place loses its common text as it loses its own, but
+ * each edit's new words are the copy's own to the collection: weighed at
+ * 1 against the little the lost common text weighed, they take a page
+ * that is half a flag table or a licence from weighted resemblance 0.65
+ * to under 0.5 at 8% of its words edited.  So where one side's unshared
+ * samples weigh on average no more than its samples do (ND_EDIT_SLACK
+ * standard errors over), ND_EDIT_MIN_LOST or more of them, and its
+ * samples weigh on average at most ND_EDIT_COMMON (common text to lose),
+ * it lost them as edits lose text: copy then weighs the other side's
+ * unshared samples as that side's average, at most as they weigh.  Two
+ * distinct pages of one template each lose their own text, which weighs
+ * more than their average, and are judged as before.  Asked from
+ * weighted resemblance ND_EDIT_FROM. */
+#define ND_EDIT_FROM 0.35
+/* Edits are spread through a text; what two pages of one table or one
+ * options list differ in is a block (another table's rows, a section of
+ * their own).  The lost side's unshared samples, counted in eighths of
+ * the text by where they stand, must not stray from its samples' spread
+ * by more than this chi-square (7 degrees of freedom, 1 in 100; counted
+ * three samples to an edit).  A record without places is not asked. */
+#define ND_EDIT_SPREAD 18.5
+#define ND_EDIT_MIN_LOST 8
+#define ND_EDIT_SLACK 1.5
+#define ND_EDIT_COMMON 0.85
+
 /* A pair of records whose shared text is common may still be a copy: a
  * text made of passages that other documents hold each on its own (news
  * sentences, quotations, a listing's lines) is new as a whole.  Copy
@@ -495,6 +520,8 @@ typedef struct {
 	double story;         /* the same, weighted by ND_STORY_COMMON_CAP */
 	double plain;         /* unweighted */
 	double containment;   /* weighted: shared / the lighter text's */
+	double edited;        /* weighted, as edits made it (ND_EDIT_FROM); 0: not edits */
+	int edited_b;         /* b is the side that lost samples as edits do */
 	int equal;            /* the same word sequence */
 	int values_differ;    /* other values in the same places (the veto) */
 	int base_a;           /* a is the lighter text: containment's base */
