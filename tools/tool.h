@@ -127,7 +127,9 @@ const char *tool_how_name(nd_verify_how how);
 	"                     text so held in one over 1.5 times as long is a part\n" \
 	"                     of it, not a copy), shingles that many documents hold\n" \
 	"                     weighing little (a template, a licence, a footer)\n" \
-	"                     unless shared as 7 passages or more; story,\n" \
+	"                     unless shared as 7 passages or more, or lost as\n" \
+	"                     edits lose text (the new words then weigh as the\n" \
+	"                     lost did); story,\n" \
 	"                     resemblance >= 0.08 (the same story).\n" \
 	"                     At every point a pair is refused ('values') when other\n" \
 	"                     numbers stand in the same places, twice or more and\n" \
