@@ -1292,6 +1292,61 @@ static void test_edited_copy_keeps_its_page(void **state)
 	footed_pages_case("footer-edited", 18);
 }
 
+/* What one page lacks of another may weigh like the rest of it and still
+ * be no edit: a block of common text.  HOLDERS pages hold a 200-word
+ * table after 60 words of their own, HOLDERS others a 40-word block;
+ * page A is the table and the block, page B the table and 40 words of its
+ * own.  What B lacks of A is common text, as light as A's average, so
+ * the edited-copy rule would weigh B's own words at that average and call
+ * the two copies; the block stands at A's end, not spread through it as
+ * edits stand, and A and B stay apart (with the spread test turned off
+ * they are one cluster). */
+static void test_common_block_is_no_edit(void **state)
+{
+	(void)state;
+	enum { HOLDERS = 20, N = 2 * HOLDERS + 2, A = 2 * HOLDERS, B = 2 * HOLDERS + 1 };
+	char *path = tu_join(dir, "block"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	uint64_t rng = 11;
+	char *table = tu_random_doc(&rng, 200, VOCAB), *block = tu_random_doc(&rng, 40, VOCAB), *t[N];
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int i = 0; i < N; i++) {
+		char *own = tu_random_doc(&rng, i < A ? 60 : 40, VOCAB);
+		t[i] = malloc(strlen(own) + strlen(table) + strlen(block) + 2);
+		assert_non_null(t[i]);
+		if (i < A)
+			sprintf(t[i], "%s %s", own, i < HOLDERS ? table : block);
+		else if (i == A)
+			sprintf(t[i], "%s %s", table, block);
+		else
+			sprintf(t[i], "%s %s", table, own);
+		free(own);
+	}
+	nd_xdb *db;
+	nd_store *st;
+	sign_texts(dbpath, stpath, "b", t, N, &db, &st);
+
+	/* The premise: without the collection, A and B are copies. */
+	uint32_t *wa, *wb;
+	size_t na, nb;
+	assert_int_equal(nd_words_get(db, A + 1, &wa, &na, NULL), ND_OK);
+	assert_int_equal(nd_words_get(db, B + 1, &wb, &nb, NULL), ND_OK);
+	assert_int_equal(nd_verify_pair(wa, na, wb, nb, NULL, NULL, NULL), 1);
+	free(wa);
+	free(wb);
+
+	size_t into[N];
+	copy_clusters(db, st, N, into);
+	for (size_t i = 0; i < N; i++)
+		for (size_t j = i + 1; j < N; j++)
+			if (into[i] == into[j])
+				fail_msg("documents %zu and %zu joined by common text", i + 1, j + 1);
+	for (int i = 0; i < N; i++)
+		free(t[i]);
+	free(table);
+	free(block);
+	corpus_done(st, db, path, dbpath, stpath);
+}
+
 /* A text copied many times, each copy with `edits` words of 200 replaced
  * in places of its own, among 200 other texts (of a vocabulary of
  * `vocab` words: a small one repeats words as prose does).  With three, two copies
@@ -3534,6 +3589,7 @@ int main(void)
 		cmocka_unit_test(test_clusters_do_not_chain),
 		cmocka_unit_test(test_shared_text_is_not_evidence),
 		cmocka_unit_test(test_edited_copy_keeps_its_page),
+		cmocka_unit_test(test_common_block_is_no_edit),
 		cmocka_unit_test(test_signature_spares_templates),
 		cmocka_unit_test(test_site_template_is_not_evidence),
 		cmocka_unit_test(test_print_version_is_a_version),
