@@ -1340,6 +1340,22 @@ static void test_common_block_is_no_edit(void **state)
 		for (size_t j = i + 1; j < N; j++)
 			if (into[i] == into[j])
 				fail_msg("documents %zu and %zu joined by common text", i + 1, j + 1);
+
+	/* B is A's candidate, and judged apart (not merely never compared). */
+	nd_tokenizer *tk;
+	nd_descriptor *d;
+	nd_check_result r = ND_CHECK_RESULT_INIT;
+	assert_int_equal(nd_tokenizer_new(&tk), ND_OK);
+	assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
+	assert_int_equal(nd_check_text(tk, d, db, st, t[A], strlen(t[A]), NULL, 16, &r), ND_OK);
+	int met = 0;
+	for (size_t k = 0; k < r.nmembers; k++)
+		if (r.members[k].docid == B + 1)
+			met = 1, assert_false(r.members[k].duplicate);
+	assert_true(met);
+	nd_check_result_clear(&r);
+	nd_descriptor_free(d);
+	nd_tokenizer_free(tk);
 	for (int i = 0; i < N; i++)
 		free(t[i]);
 	free(table);
