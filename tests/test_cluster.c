@@ -3446,6 +3446,7 @@ static void test_bucket_bounds(void **state)
 				whole += groups[k] > ND_COMMON_CAP ? (double)ND_COMMON_CAP / groups[k] : 1;
 			}
 			nd__rec_cum(&r, common, cum);
+			nd__rec_counts(&r, buckets + ND_REC_COUNTS_AT);
 			nd__rec_buckets(&r, common, buckets);
 			nd__rec_bucket_bounds(&r, &r, &w, &n);
 			if (w < whole || n != r.nsample || w > 1.6 * whole + 0.02 * ND_REC_BUCKET_MIN)

@@ -150,7 +150,6 @@ void nd__rec_buckets(nd__rec *r, const nd__common *common, uint8_t *out)
 		out[b % (ND_REC_BUCKETS / 2)] |= (uint8_t)(c << 4 * (b / (ND_REC_BUCKETS / 2)));
 		w[b] = -1;
 	}
-	nd__rec_counts(r, out + ND_REC_COUNTS_AT);
 	/* The cuts: the checkpoints' copy weights (nd__rec_cum), with the
 	 * hash each ends at. */
 	uint8_t *cuts = out + CUTS_AT;

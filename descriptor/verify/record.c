@@ -826,8 +826,11 @@ static void weigh_into(nd__rec *r, const nd__common *common)
 	r->rotating = (uint32_t)nd__rec_rotating(r, common, NULL);
 	if (r->nsample)
 		nd__rec_cum(r, common, r->cum);
-	if (r->buckets)
+	if (r->buckets) {
+		if (r->counts != r->buckets + ND_REC_COUNTS_AT) /* not counted at load */
+			nd__rec_counts(r, r->buckets + ND_REC_COUNTS_AT);
 		nd__rec_buckets(r, common, r->buckets);
+	}
 }
 
 int nd__rec_weigh(nd__rec *r, const nd__common *common)

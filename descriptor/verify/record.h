@@ -464,9 +464,10 @@ int nd__rec_of_doc(nd_store_txn *txn, uint32_t docid, nd__rec *out);
 /* r's whole weights (wsum, ssum) and the checkpoints of cum (r->groups
  * set, common not empty), summed in nd__rec_weights's order. */
 void nd__rec_cum(nd__rec *r, const nd__common *common, double *cum);
-/* r's buckets (r->groups and, by nd__rec_cum, r->cum set; common not
- * empty) into out (ND_REC_BUCKET_BYTES), and what their top levels leave
- * out. */
+/* r's buckets' weights and cuts (r->groups and, by nd__rec_cum, r->cum
+ * set; common not empty) into out (ND_REC_BUCKET_BYTES), and what their
+ * top level leaves out; its counts go at ND_REC_COUNTS_AT of it
+ * (nd__rec_counts, from the sample alone). */
 void nd__rec_buckets(nd__rec *r, const nd__common *common, uint8_t *out);
 /* The bounds two records' buckets give of the copy weight and the
  * samples they share (both with buckets). */
