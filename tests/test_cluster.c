@@ -2702,7 +2702,7 @@ static void common_counted(nd_store **st, const char *stpath, const nd_docid *do
 	size_t total = 0;
 	assert_non_null(reps);
 	assert_int_equal(nd_store_read_begin(*st, &txn), ND_OK);
-	assert_int_equal(nd__recset_load(txn, docs, n, spill, 0, &rs), ND_OK);
+	assert_int_equal(nd__recset_load(txn, docs, n, spill, &rs), ND_OK);
 	nd_store_txn_end(txn);
 	for (size_t i = 0; i < n; i++)
 		reps[i] = (uint32_t)i, total += nd__recset_get(rs, i)->nsample;
@@ -2920,7 +2920,7 @@ static void weighed_set(nd_store *st, const nd_docid *docs, size_t n, const char
 {
 	nd_store_txn *txn;
 	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
-	assert_int_equal(nd__recset_load(txn, docs, n, spill, 0, rs), ND_OK);
+	assert_int_equal(nd__recset_load(txn, docs, n, spill, rs), ND_OK);
 	assert_int_equal(nd__common_load(txn, common), ND_OK);
 	assert_int_equal(nd__common_own(*common), ND_OK);
 	nd_store_txn_end(txn);
@@ -3074,7 +3074,7 @@ static void test_fillings_are_not_copies(void **state)
 	nd__common *common;
 	nd_store_txn *txn;
 	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
-	assert_int_equal(nd__recset_load(txn, pair, 4, NULL, 0, &rs), ND_OK);
+	assert_int_equal(nd__recset_load(txn, pair, 4, NULL, &rs), ND_OK);
 	assert_int_equal(nd__common_load(txn, &common), ND_OK);
 	assert_int_equal(nd__common_own(common), ND_OK);
 	nd_store_txn_end(txn);
@@ -3348,7 +3348,7 @@ static void test_spilled_records(void **state)
 	signal(SIGXFSZ, SIG_IGN);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
 	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
-	assert_int_equal(nd__recset_load(txn, docs, N, stpath, 0, &rs), ND_OK);
+	assert_int_equal(nd__recset_load(txn, docs, N, stpath, &rs), ND_OK);
 	nd_store_txn_end(txn);
 	/* Some in the file, the rest in the heap. */
 	assert_true(nd__recset_tiles(rs) > 1);
@@ -3376,30 +3376,6 @@ static void test_spilled_records(void **state)
 	free(story[0]);
 	free(story[1]);
 	corpus_done(st, db, path, dbpath, stpath);
-}
-
-/* A plain merge bounded by the counts (both records have them) gives at
- * each floor a group pass asks what it gives without them; *counted
- * grows by the floors the counts alone put out of reach. */
-static void plain_floors_agree(const nd__rec *a, const nd__rec *b, size_t *counted)
-{
-	static const double floors[] = {ND_SITE_VERSION, ND_KIN_RESEMBLANCE, ND_GROUP_RESEMBLANCE, ND_SITE_CONTAINED};
-	nd__rec x = *a, y = *b;
-	x.counts = y.counts = NULL;
-	assert_non_null(a->counts);
-	assert_non_null(b->counts);
-	for (size_t f = 0; f < sizeof(floors) / sizeof(*floors); f++) {
-		double floor = floors[f];
-		double with = nd__rec_plain_floor(a, b, floor), without = nd__rec_plain_floor(&x, &y, floor);
-		double held = nd__rec_contained_floor(a, b, floor), held_without = nd__rec_contained_floor(&x, &y, floor);
-		if ((with >= floor || without >= floor) && with != without)
-			fail_msg("plain resemblance at floor %g: %g with counts, %g without", floor, with, without);
-		if ((held >= floor || held_without >= floor) && held != held_without)
-			fail_msg("containment at floor %g: %g with counts, %g without", floor, held, held_without);
-		uint32_t t = a->thr < b->thr ? a->thr : b->thr;
-		double need = floor * (nd__rec_cut_at(a, t) + nd__rec_cut_at(b, t)) / (1 + floor);
-		*counted += nd__rec_counts_shared(a, b) < need;
-	}
 }
 
 /* The buckets' bounds: at least the weight and the count of samples any
@@ -3446,7 +3422,6 @@ static void test_bucket_bounds(void **state)
 				whole += groups[k] > ND_COMMON_CAP ? (double)ND_COMMON_CAP / groups[k] : 1;
 			}
 			nd__rec_cum(&r, common, cum);
-			nd__rec_counts(&r, buckets + ND_REC_COUNTS_AT);
 			nd__rec_buckets(&r, common, buckets);
 			nd__rec_bucket_bounds(&r, &r, &w, &n);
 			if (w < whole || n != r.nsample || w > 1.6 * whole + 0.02 * ND_REC_BUCKET_MIN)
@@ -3455,7 +3430,7 @@ static void test_bucket_bounds(void **state)
 		}
 	}
 
-	size_t pairs = 0, unrelated = 0, tight = 0, accepted = 0, cuts = 0, counted = 0;
+	size_t pairs = 0, unrelated = 0, tight = 0, accepted = 0, cuts = 0;
 	for (size_t i = 0; i < N; i++)
 		for (size_t j = i + 1; j < N; j++) {
 			const nd__rec *a = nd__recset_get(rs, i), *b = nd__recset_get(rs, j);
@@ -3503,7 +3478,6 @@ static void test_bucket_bounds(void **state)
 					fail_msg("record %zu cut at %08x: %u samples of weight %g there, at least %u and %g said",
 						 side ? j + 1 : i + 1, o->thr, k, exact, n, w);
 			}
-			plain_floors_agree(a, b, &counted);
 			nd__rec x = *a, y = *b;
 			x.buckets = y.buckets = NULL;
 			int with = nd__rec_verdict(ND_POINT_COPY, a, b, common, NULL, NULL);
@@ -3562,9 +3536,6 @@ static void test_bucket_bounds(void **state)
 			nd__rec b = ND_REC_INIT, u = *a, v;
 			b.nwords = a->nwords * 3 / 4 + 1, b.nshingles = b.nsample = nb, b.thr = UINT32_MAX;
 			b.text = a->text ^ 1, b.sample = bs;
-			uint8_t counts[ND_REC_BUCKETS / 4];
-			nd__rec_counts(&b, counts);
-			plain_floors_agree(a, &b, &counted);
 			nd__rec_scores sc;
 			nd__rec_compare(a, &b, common, &sc);
 			near_floor += fabs(sc.containment - ND_POINT_COPY_CONTAINMENT) < 0.03 ||
@@ -3592,7 +3563,6 @@ static void test_bucket_bounds(void **state)
 	assert_true(accepted >= 2 * BK_FAMS); /* the families' copies, at least */
 	assert_true(unrelated > pairs / 2);
 	assert_true(cuts > pairs / 10); /* records of other thresholds, cut */
-	assert_true(counted > pairs / 2); /* the counts decided most plain merges */
 	if (tight < unrelated * 9 / 10)
 		fail_msg("bounds under half the smaller sample for only %zu of %zu unrelated pairs", tight, unrelated);
 

@@ -269,10 +269,9 @@ static inline void prefetch_cut(const nd__rec *r, uint32_t t)
  * reads, a group merge stops within a few), and around the cut of
  * whichever side is cut at the other's threshold (the end of a sample,
  * far from what the merge reads, the first's too); or, when both have
- * buckets, only the second's, which refuse most copy pairs alone; or,
- * for a group's plain merge, its counts and the cuts. */
+ * buckets, only the second's, which refuse most copy pairs alone. */
 static inline void prefetch_ahead(const nd__recset *rs, const pair_walk *w, uint32_t k, uint32_t to,
-				  uint32_t most, int buckets, int counts)
+				  uint32_t most, int buckets)
 {
 	if (k + 8 < to)
 		__builtin_prefetch(nd__recset_get(rs, (uint32_t)w->pairs[walk_at(w, k + 8)]));
@@ -284,11 +283,6 @@ static inline void prefetch_ahead(const nd__recset *rs, const pair_walk *w, uint
 		for (uint32_t l = 0; l < ND_REC_BUCKET_BYTES; l += 64)
 			__builtin_prefetch(b->buckets + l);
 		return; /* the buckets bound the cut too: most pairs read nothing else */
-	}
-	if (counts && a->counts && b->counts) { /* most such pairs read only the counts and the cut */
-		for (uint32_t l = 0; l < ND_REC_BUCKETS / 4; l += 64)
-			__builtin_prefetch(b->counts + l);
-		most = 0;
 	}
 	for (uint32_t l = 0; l < most && l < b->nsample; l += 16)
 		__builtin_prefetch(b->sample + l);
@@ -305,8 +299,7 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 		size_t i = walk_at(&c->w, k);
 		const nd__rec *a = nd__recset_get(c->rs, pairs[i] >> 32);
 		const nd__rec *b = nd__recset_get(c->rs, (uint32_t)pairs[i]);
-		prefetch_ahead(c->rs, &c->w, k, to, c->what == SCORE_GROUP ? 32 : 128, c->what == SCORE_COPY,
-			       c->what == SCORE_GROUP);
+		prefetch_ahead(c->rs, &c->w, k, to, c->what == SCORE_GROUP ? 32 : 128, c->what == SCORE_COPY);
 		float v = 0;
 		int yes = 0;
 		if (a->nwords && b->nwords) {
@@ -1040,7 +1033,7 @@ int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, int by_
 	if ((rc = site_pairs(txn, docs, n, &pairs, &np)) < 0)
 		return rc;
 	o.jobs = 1;
-	if ((rc = nd__recset_load(txn, docs, n, NULL, 1, &rs)) < 0)
+	if ((rc = nd__recset_load(txn, docs, n, NULL, &rs)) < 0)
 		goto done;
 	/* As sites_by_frame: too few pages of a frame, none framed apart, are no site. */
 	int apart = by_frame && frame_pages_apart(rs, n);
@@ -1086,7 +1079,7 @@ static int fresh_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 	(void)t;
 	for (uint32_t k = from; k < to; k++) {
 		size_t i = walk_at(&f->w, k);
-		prefetch_ahead(f->rs, &f->w, k, to, 128, 0, 0);
+		prefetch_ahead(f->rs, &f->w, k, to, 128, 0);
 		const nd__rec *a = nd__recset_get(f->rs, f->w.pairs[i] >> 32);
 		const nd__rec *b = nd__recset_get(f->rs, (uint32_t)f->w.pairs[i]);
 		f->out[i] = a->nwords && b->nwords ? nd__rec_story_score(a, b, f->common) : 0.0f;
@@ -1246,7 +1239,7 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 		if (shrunk)
 			pairs = shrunk;
 	}
-	if ((rc = nd__recset_load(txn, docs, n, nd_store_path(st), common_out != NULL, &rs)) < 0)
+	if ((rc = nd__recset_load(txn, docs, n, nd_store_path(st), &rs)) < 0)
 		goto done;
 	if (stats)
 		stats->words_bytes += nd__recset_bytes(rs);

@@ -107,40 +107,23 @@ static const uint8_t wlevel[WLEVELS] = {0, 2, 4, 7, 10, 15, 20, 30, 45, 60, 80, 
 
 int nd__rec_buckets_simd = 1;
 
-void nd__rec_counts(nd__rec *r, uint8_t *out)
-{
-	uint16_t n[ND_REC_BUCKETS];
-	/* Only the buckets the sample reaches are read or written. */
-	for (uint32_t k = 0; k < r->nsample; k++)
-		n[r->sample[k] % ND_REC_BUCKETS] = 0;
-	for (uint32_t k = 0; k < r->nsample; k++)
-		n[r->sample[k] % ND_REC_BUCKETS]++;
-	memset(out, 0, ND_REC_BUCKETS / 4);
-	r->bucket_nx = 0;
-	for (uint32_t k = 0; k < r->nsample; k++) {
-		uint32_t b = r->sample[k] % ND_REC_BUCKETS;
-		if (!n[b])
-			continue; /* done */
-		uint32_t m = n[b] < NTOP ? n[b] : NTOP;
-		r->bucket_nx += n[b] - m;
-		out[b % (ND_REC_BUCKETS / 4)] |= (uint8_t)(m << 2 * (b / (ND_REC_BUCKETS / 4)));
-		n[b] = 0;
-	}
-	r->counts = out;
-}
-
 void nd__rec_buckets(nd__rec *r, const nd__common *common, uint8_t *out)
 {
 	double w[ND_REC_BUCKETS];
+	uint16_t n[ND_REC_BUCKETS];
+	/* Only the buckets the sample reaches are read or written. */
 	for (uint32_t k = 0; k < r->nsample; k++)
-		w[r->sample[k] % ND_REC_BUCKETS] = 0;
-	for (uint32_t k = 0; k < r->nsample; k++)
-		w[r->sample[k] % ND_REC_BUCKETS] += weight(groups_of(r, k, common), ND_COMMON_CAP);
-	memset(out, 0, ND_REC_COUNTS_AT);
-	r->bucket_wx = 0;
+		w[r->sample[k] % ND_REC_BUCKETS] = 0, n[r->sample[k] % ND_REC_BUCKETS] = 0;
 	for (uint32_t k = 0; k < r->nsample; k++) {
 		uint32_t b = r->sample[k] % ND_REC_BUCKETS;
-		if (w[b] < 0)
+		w[b] += weight(groups_of(r, k, common), ND_COMMON_CAP);
+		n[b]++;
+	}
+	memset(out, 0, ND_REC_BUCKET_BYTES);
+	r->bucket_wx = 0, r->bucket_nx = 0;
+	for (uint32_t k = 0; k < r->nsample; k++) {
+		uint32_t b = r->sample[k] % ND_REC_BUCKETS;
+		if (!n[b])
 			continue; /* done */
 		uint8_t c = 0; /* the first level at or above: the levels under it, counted without a branch */
 		for (int l = 0; l < WLEVELS - 1; l++)
@@ -148,7 +131,10 @@ void nd__rec_buckets(nd__rec *r, const nd__common *common, uint8_t *out)
 		if (w[b] > WTOP)
 			r->bucket_wx += w[b] - WTOP;
 		out[b % (ND_REC_BUCKETS / 2)] |= (uint8_t)(c << 4 * (b / (ND_REC_BUCKETS / 2)));
-		w[b] = -1;
+		uint32_t m = n[b] < NTOP ? n[b] : NTOP;
+		r->bucket_nx += n[b] - m;
+		out[ND_REC_BUCKETS / 2 + b % (ND_REC_BUCKETS / 4)] |= (uint8_t)(m << 2 * (b / (ND_REC_BUCKETS / 4)));
+		n[b] = 0;
 	}
 	/* The cuts: the checkpoints' copy weights (nd__rec_cum), with the
 	 * hash each ends at. */
@@ -183,36 +169,29 @@ void nd__rec_cut_least(const nd__rec *r, uint32_t t, uint32_t *n, double *w)
 	}
 }
 
-/* Sums over buckets of the smaller level: of weight (hundredths) over
- * the nibbles of a, b; of count over the two-bit counts of c, d. */
-static uint32_t weight_sums_portable(const uint8_t *a, const uint8_t *b)
+/* Sums over buckets of the smaller level, weight (hundredths) and count. */
+static void bucket_sums_portable(const uint8_t *a, const uint8_t *b, uint32_t *w, uint32_t *n)
 {
-	uint32_t w = 0;
+	*w = *n = 0;
 	for (uint32_t k = 0; k < ND_REC_BUCKETS / 2; k++)
 		for (int h = 0; h < 8; h += 4) {
 			uint32_t x = a[k] >> h & 15, y = b[k] >> h & 15;
-			w += wlevel[x < y ? x : y];
+			*w += wlevel[x < y ? x : y];
 		}
-	return w;
-}
-
-static uint32_t count_sums_portable(const uint8_t *c, const uint8_t *d)
-{
-	uint32_t n = 0;
-	for (uint32_t k = 0; k < ND_REC_BUCKETS / 4; k++)
+	for (uint32_t k = ND_REC_BUCKETS / 2; k < CUTS_AT; k++)
 		for (int h = 0; h < 8; h += 2) {
-			uint32_t x = c[k] >> h & 3, y = d[k] >> h & 3;
-			n += x < y ? x : y;
+			uint32_t x = a[k] >> h & 3, y = b[k] >> h & 3;
+			*n += x < y ? x : y;
 		}
-	return n;
 }
 
 #if defined(HAVE_SSSE3_TARGET)
-__attribute__((target("ssse3"))) static uint32_t weight_sums_ssse3(const uint8_t *a, const uint8_t *b)
+__attribute__((target("ssse3"))) static void bucket_sums_ssse3(const uint8_t *a, const uint8_t *b, uint32_t *w,
+							       uint32_t *n)
 {
 	const __m128i lut = _mm_loadu_si128((const __m128i *)wlevel), zero = _mm_setzero_si128();
-	const __m128i m4 = _mm_set1_epi8(15);
-	__m128i sw = zero;
+	const __m128i m4 = _mm_set1_epi8(15), m2 = _mm_set1_epi8(3);
+	__m128i sw = zero, sn = zero;
 	for (int k = 0; k < ND_REC_BUCKETS / 2; k += 16) {
 		__m128i x = _mm_loadu_si128((const __m128i *)(a + k)), y = _mm_loadu_si128((const __m128i *)(b + k));
 		__m128i lo = _mm_min_epu8(_mm_and_si128(x, m4), _mm_and_si128(y, m4));
@@ -220,58 +199,37 @@ __attribute__((target("ssse3"))) static uint32_t weight_sums_ssse3(const uint8_t
 		sw = _mm_add_epi64(sw, _mm_sad_epu8(_mm_shuffle_epi8(lut, lo), zero));
 		sw = _mm_add_epi64(sw, _mm_sad_epu8(_mm_shuffle_epi8(lut, hi), zero));
 	}
-	return (uint32_t)(_mm_cvtsi128_si64(sw) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sw, sw)));
-}
-
-__attribute__((target("ssse3"))) static uint32_t count_sums_ssse3(const uint8_t *c, const uint8_t *d)
-{
-	const __m128i zero = _mm_setzero_si128(), m2 = _mm_set1_epi8(3);
-	__m128i sn = zero;
-	for (int k = 0; k < ND_REC_BUCKETS / 4; k += 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(c + k)), y = _mm_loadu_si128((const __m128i *)(d + k));
+	for (int k = ND_REC_BUCKETS / 2; k < CUTS_AT; k += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(a + k)), y = _mm_loadu_si128((const __m128i *)(b + k));
 		__m128i m = _mm_min_epu8(_mm_and_si128(x, m2), _mm_and_si128(y, m2));
 		m = _mm_add_epi8(m, _mm_min_epu8(_mm_and_si128(_mm_srli_epi16(x, 2), m2), _mm_and_si128(_mm_srli_epi16(y, 2), m2)));
 		m = _mm_add_epi8(m, _mm_min_epu8(_mm_and_si128(_mm_srli_epi16(x, 4), m2), _mm_and_si128(_mm_srli_epi16(y, 4), m2)));
 		m = _mm_add_epi8(m, _mm_min_epu8(_mm_and_si128(_mm_srli_epi16(x, 6), m2), _mm_and_si128(_mm_srli_epi16(y, 6), m2)));
 		sn = _mm_add_epi64(sn, _mm_sad_epu8(m, zero));
 	}
-	return (uint32_t)(_mm_cvtsi128_si64(sn) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sn, sn)));
+	*w = (uint32_t)(_mm_cvtsi128_si64(sw) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sw, sw)));
+	*n = (uint32_t)(_mm_cvtsi128_si64(sn) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sn, sn)));
 }
+#endif
 
-/* Whether to sum with SSSE3: asked of the CPU once (threads may ask at
- * once: read and written atomically). */
-static int use_ssse3(void)
+void nd__rec_bucket_bounds(const nd__rec *a, const nd__rec *b, double *weight, uint32_t *count)
 {
-	static int ssse3 = -1;
+	uint32_t w, n;
+#if defined(HAVE_SSSE3_TARGET)
+	static int ssse3 = -1; /* read and written atomically: threads may ask at once */
 	int have = __atomic_load_n(&ssse3, __ATOMIC_RELAXED);
 	if (have < 0) {
 		have = __builtin_cpu_supports("ssse3") != 0;
 		__atomic_store_n(&ssse3, have, __ATOMIC_RELAXED);
 	}
-	return have && nd__rec_buckets_simd;
-}
-#else
-static int use_ssse3(void)
-{
-	return 0;
-}
-#define weight_sums_ssse3 weight_sums_portable
-#define count_sums_ssse3 count_sums_portable
+	if (have && nd__rec_buckets_simd)
+		bucket_sums_ssse3(a->buckets, b->buckets, &w, &n);
+	else
 #endif
-
-uint32_t nd__rec_counts_shared(const nd__rec *a, const nd__rec *b)
-{
-	uint32_t n = use_ssse3() ? count_sums_ssse3(a->counts, b->counts) : count_sums_portable(a->counts, b->counts);
-	return n + (a->bucket_nx < b->bucket_nx ? a->bucket_nx : b->bucket_nx);
-}
-
-void nd__rec_bucket_bounds(const nd__rec *a, const nd__rec *b, double *weight, uint32_t *count)
-{
-	uint32_t w = use_ssse3() ? weight_sums_ssse3(a->buckets, b->buckets)
-				 : weight_sums_portable(a->buckets, b->buckets);
+		bucket_sums_portable(a->buckets, b->buckets, &w, &n);
 	/* Rounding slack: the levels are compared with sums in another order. */
 	*weight = w / 100.0 + (a->bucket_wx < b->bucket_wx ? a->bucket_wx : b->bucket_wx) + 1e-6;
-	*count = nd__rec_counts_shared(a, b);
+	*count = n + (a->bucket_nx < b->bucket_nx ? a->bucket_nx : b->bucket_nx);
 }
 
 /* The copy weight of r's first samples, rounded down to a checkpoint
@@ -739,8 +697,6 @@ double nd__rec_plain_floor(const nd__rec *a, const nd__rec *b, double floor)
 	uint32_t na = nd__rec_cut_at(a, t), nb = nd__rec_cut_at(b, t), i = 0, j = 0, ni = 0, steps = 0;
 	/* ni / (na + nb - ni) >= floor needs ni >= need. */
 	double need = floor * (na + nb) / (1 + floor);
-	if (need > 0 && a->counts && b->counts && nd__rec_counts_shared(a, b) < need)
-		return 0; /* the counts say it cannot: most unrelated pairs */
 	while (i < na && j < nb) {
 		uint32_t x = a->sample[i], y = b->sample[j];
 		ni += x == y;
@@ -761,8 +717,6 @@ static uint32_t shared_at_least(const nd__rec *a, const nd__rec *b, uint32_t t, 
 	uint32_t i = 0, j = 0, ni = 0, steps = 0;
 	*na = nd__rec_cut_at(a, t), *nb = nd__rec_cut_at(b, t);
 	double need = floor * (*na < *nb ? *na : *nb);
-	if (need > 0 && a->counts && b->counts && nd__rec_counts_shared(a, b) < need)
-		return 0;
 	while (i < *na && j < *nb) {
 		uint32_t x = a->sample[i], y = b->sample[j];
 		ni += x == y;

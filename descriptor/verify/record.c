@@ -283,7 +283,7 @@ done:
 nd__rec nd__rec_unweighed(const nd__rec *r)
 {
 	nd__rec u = *r;
-	u.groups = NULL, u.cum = NULL, u.buckets = NULL, u.counts = NULL;
+	u.groups = NULL, u.cum = NULL, u.buckets = NULL;
 	u.wsum = u.ssum = u.bucket_wx = 0, u.bucket_nx = 0, u.floor = 0, u.rotating = 0;
 	u.borrowed = 1; /* its arrays are r's */
 	return u;
@@ -523,8 +523,7 @@ typedef struct rs_chunk {
 } rs_chunk;
 
 /* A tile's bytes in the file: its records' fields, their samples,
- * places, names and counts as loaded, and their weights
- * (nd__recset_weigh). */
+ * places and names as loaded, and their weights (nd__recset_weigh). */
 typedef struct {
 	size_t lo[3], hi[3];
 } rs_span;
@@ -672,7 +671,6 @@ typedef struct {
 	const nd_docid *docs;
 	size_t at;
 	size_t released;      /* s->used at the last release */
-	int counts;
 } rs_load;
 
 static int rs_one(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
@@ -715,14 +713,6 @@ static int rs_one(uint32_t docid, uint64_t key, const void *payload, size_t len,
 	}
 	memcpy(b, bits, (size_t)nbits * 2);
 	r->bits = b, r->nbits = nbits;
-	if (l->counts && r->nsample >= ND_REC_BUCKET_MIN) {
-		/* Counted while its sample is in the cache (a pass of its own
-		 * read the whole file back for as long as the counts saved). */
-		uint8_t *room = rs_room(s, ND_REC_BUCKET_BYTES);
-		if (!room)
-			return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", s->n);
-		nd__rec_counts(r, room + ND_REC_COUNTS_AT);
-	}
 	if (s->used - l->released >= nd__recset_tile_bytes) { /* written: to the page cache */
 		nd__recset_release(s);
 		l->released = s->used;
@@ -763,8 +753,7 @@ static int rs_tiles(nd__recset *s, size_t loaded)
 	return ND_OK;
 }
 
-int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, const char *spill_dir, int counts,
-		    nd__recset **out)
+int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, const char *spill_dir, nd__recset **out)
 {
 	nd__recset *s = calloc(1, sizeof(*s));
 	int rc;
@@ -784,7 +773,7 @@ int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, const cha
 	}
 	if (!in_file(s, s->r))
 		memset(s->r, 0, (n + 1) * sizeof(*s->r));
-	rs_load l = {s, docs, 0, s->used, counts};
+	rs_load l = {s, docs, 0, s->used};
 	rc = n ? nd_store_docs_from(txn, docs[0], rs_one, &l) : ND_OK;
 	if (rc == 1)
 		rc = ND_OK;
@@ -826,11 +815,8 @@ static void weigh_into(nd__rec *r, const nd__common *common)
 	r->rotating = (uint32_t)nd__rec_rotating(r, common, NULL);
 	if (r->nsample)
 		nd__rec_cum(r, common, r->cum);
-	if (r->buckets) {
-		if (r->counts != r->buckets + ND_REC_COUNTS_AT) /* not counted at load */
-			nd__rec_counts(r, r->buckets + ND_REC_COUNTS_AT);
+	if (r->buckets)
 		nd__rec_buckets(r, common, r->buckets);
-	}
 }
 
 int nd__rec_weigh(nd__rec *r, const nd__common *common)
@@ -884,8 +870,7 @@ int nd__recset_weigh(nd__recset *s, const nd__common *common, unsigned jobs, int
 				continue;
 			if (!(r->groups = rs_room(s, (size_t)r->nsample * 2)) ||
 			    (ncum && !(r->cum = rs_room(s, (size_t)ncum * 2 * sizeof(double)))) ||
-			    (buckets && r->nsample >= ND_REC_BUCKET_MIN &&
-			     !(r->buckets = r->counts ? r->counts - ND_REC_COUNTS_AT : rs_room(s, ND_REC_BUCKET_BYTES))))
+			    (buckets && r->nsample >= ND_REC_BUCKET_MIN && !(r->buckets = rs_room(s, ND_REC_BUCKET_BYTES))))
 				return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", s->n);
 		}
 		if (s->span)

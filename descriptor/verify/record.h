@@ -106,11 +106,6 @@ typedef struct {
 				 weight and count by bucket (nd__rec_buckets);
 				 NULL: none */
 	double bucket_wx;     /* weight its buckets' top level leaves out */
-	uint8_t *counts;      /* its samples' counts by bucket (nd__rec_counts;
-				 the buckets' count section, when it has
-				 buckets), made before the collection is
-				 counted, for the plain resemblance's bound;
-				 NULL: none */
 	uint32_t bucket_nx;   /* samples its counts' top level leaves out */
 	int borrowed;         /* sample, places, names and pos point into a store
 				 page (nd__rec_of_doc): not freed */
@@ -153,7 +148,7 @@ static inline uint32_t nd__rec_cut_at(const nd__rec *r, uint32_t t)
 }
 
 #define ND_REC_CUM_STEP 32
-#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, 0, NULL, 0, 0, NULL, 0, 0, 0, 0, 0}
+#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0, 0, 0}
 
 /* Buckets by the low bits of a sample's hash: a nibble of copy weight
  * and two bits of count each, rounded up to a few levels.  A pair
@@ -166,7 +161,6 @@ static inline uint32_t nd__rec_cut_at(const nd__rec *r, uint32_t t)
  * its sample. */
 #define ND_REC_BUCKET_CUTS 8
 #define ND_REC_BUCKET_BYTES (ND_REC_BUCKETS / 2 + ND_REC_BUCKETS / 4 + 8 * ND_REC_BUCKET_CUTS)
-#define ND_REC_COUNTS_AT (ND_REC_BUCKETS / 2) /* the counts' place in the buckets */
 #define ND_REC_BUCKET_MIN 64 /* a smaller sample's merge is short */
 
 /* How the text trees fill a MinHash bin no shingle fell in (a text of
@@ -464,20 +458,13 @@ int nd__rec_of_doc(nd_store_txn *txn, uint32_t docid, nd__rec *out);
 /* r's whole weights (wsum, ssum) and the checkpoints of cum (r->groups
  * set, common not empty), summed in nd__rec_weights's order. */
 void nd__rec_cum(nd__rec *r, const nd__common *common, double *cum);
-/* r's buckets' weights and cuts (r->groups and, by nd__rec_cum, r->cum
- * set; common not empty) into out (ND_REC_BUCKET_BYTES), and what their
- * top level leaves out; its counts go at ND_REC_COUNTS_AT of it
- * (nd__rec_counts, from the sample alone). */
+/* r's buckets (r->groups and, by nd__rec_cum, r->cum set; common not
+ * empty) into out (ND_REC_BUCKET_BYTES), and what their top levels leave
+ * out. */
 void nd__rec_buckets(nd__rec *r, const nd__common *common, uint8_t *out);
 /* The bounds two records' buckets give of the copy weight and the
  * samples they share (both with buckets). */
 void nd__rec_bucket_bounds(const nd__rec *a, const nd__rec *b, double *weight, uint32_t *count);
-/* r's counts alone into out (the ND_REC_BUCKETS / 4 bytes at
- * ND_REC_COUNTS_AT of its buckets' room), r->counts and what their top
- * level leaves out set: the bound of shared samples needs no weights. */
-void nd__rec_counts(nd__rec *r, uint8_t *out);
-/* At most how many samples a and b share (both with counts). */
-uint32_t nd__rec_counts_shared(const nd__rec *a, const nd__rec *b);
 /* At least how many of r's samples (with buckets), and how much of its
  * copy weight, are at or below t, from its buckets' cuts. */
 void nd__rec_cut_least(const nd__rec *r, uint32_t t, uint32_t *n, double *w);
@@ -499,16 +486,9 @@ void nd__rec_unweigh(nd__rec *r);
  * set is then in tiles of consecutive records, about
  * nd__recset_tile_bytes of the file each, and a pass that releases what it
  * has read (nd__recset_release) keeps a tile or two resident however
- * many documents there are.  At a million, the records are 2.3 GB.
- *
- * With counts, each record of a sample of ND_REC_BUCKET_MIN or more gets
- * its counts (in the room of its buckets, which a weighing with buckets
- * then fills), for a pass of plain resemblance before the collection is
- * counted: the counts refuse most unrelated pairs where a merge read half
- * of each sample. */
+ * many documents there are.  At a million, the records are 2.3 GB. */
 extern size_t nd__recset_spill_docs, nd__recset_tile_bytes; /* tests set them */
-int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, const char *spill_dir, int counts,
-		    nd__recset **out);
+int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, const char *spill_dir, nd__recset **out);
 const nd__rec *nd__recset_get(const nd__recset *s, size_t i);
 /* Tiles (1 when not spilled), and record i's. */
 uint32_t nd__recset_tiles(const nd__recset *s);
