@@ -246,7 +246,20 @@ typedef struct {
 	const nd_near_options *o;
 	unsigned nshare;
 	const uint32_t *site; /* GROUP: each record's site (0: none), or NULL */
+	const uint32_t *nsh;  /* GROUP: each record's shingles, read once */
 } score_ctx;
+
+/* Whether the group pass reads a pair's records: of like sizes, or two
+ * pages of one site.  Most pairs are neither, and are told so from two
+ * dense arrays without the cache misses of two records. */
+static inline int group_reads(const score_ctx *c, uint64_t p, int *sizes, int *site)
+{
+	uint32_t x = c->nsh[p >> 32], y = c->nsh[(uint32_t)p];
+	uint32_t sa = c->site ? c->site[p >> 32] : 0;
+	*sizes = x >= GROUP_SIZES * y && y >= GROUP_SIZES * x;
+	*site = sa && sa == c->site[(uint32_t)p];
+	return *sizes || *site;
+}
 
 /* Ask for r's samples, weights and checkpoint around where it is cut at
  * threshold t (cut_at and the weights before the cut read them). */
@@ -271,13 +284,16 @@ static inline void prefetch_cut(const nd__rec *r, uint32_t t)
  * far from what the merge reads, the first's too); or, when both have
  * buckets, only the second's, which refuse most copy pairs alone. */
 static inline void prefetch_ahead(const nd__recset *rs, const pair_walk *w, uint32_t k, uint32_t to,
-				  uint32_t most, int buckets)
+				  uint32_t most, int buckets, const score_ctx *group)
 {
-	if (k + 8 < to)
+	int sizes, site;
+	if (k + 8 < to && (!group || group_reads(group, w->pairs[walk_at(w, k + 8)], &sizes, &site)))
 		__builtin_prefetch(nd__recset_get(rs, (uint32_t)w->pairs[walk_at(w, k + 8)]));
 	if (k + 4 >= to)
 		return;
 	uint64_t p = w->pairs[walk_at(w, k + 4)];
+	if (group && !group_reads(group, p, &sizes, &site))
+		return;
 	const nd__rec *a = nd__recset_get(rs, p >> 32), *b = nd__recset_get(rs, (uint32_t)p);
 	if (buckets && a->buckets && b->buckets) {
 		for (uint32_t l = 0; l < ND_REC_BUCKET_BYTES; l += 64)
@@ -299,25 +315,21 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 		size_t i = walk_at(&c->w, k);
 		const nd__rec *a = nd__recset_get(c->rs, pairs[i] >> 32);
 		const nd__rec *b = nd__recset_get(c->rs, (uint32_t)pairs[i]);
-		prefetch_ahead(c->rs, &c->w, k, to, c->what == SCORE_GROUP ? 32 : 128, c->what == SCORE_COPY);
+		prefetch_ahead(c->rs, &c->w, k, to, c->what == SCORE_GROUP ? 32 : 128, c->what == SCORE_COPY,
+			       c->nsh ? c : NULL);
 		float v = 0;
-		int yes = 0;
-		if (a->nwords && b->nwords) {
+		int yes = 0, sizes = 0, site = 0;
+		if ((!c->nsh || group_reads(c, pairs[i], &sizes, &site)) && a->nwords && b->nwords) {
 			if (c->what == SCORE_PLAIN)
 				v = (float)nd__rec_plain(a, b);
 			else if (c->what == SCORE_GROUP) {
-				/* Resemblance is at most the ratio of the two
-				 * sizes: most pairs cannot reach a group's. */
-				int sizes = a->nshingles >= GROUP_SIZES * b->nshingles &&
-					    b->nshingles >= GROUP_SIZES * a->nshingles;
-				uint32_t sa = c->site ? c->site[pairs[i] >> 32] : 0;
-				int site = sa && sa == c->site[(uint32_t)pairs[i]];
-				/* One site: versions of a page too (alike, or one
+				/* Like sizes or one site (group_reads).  One
+				 * site: versions of a page too (alike, or one
 				 * held by the other nearly whole).  Kin are at
 				 * least GROUP_SIZES alike in size as well, and so
 				 * are two copies of one text that may each be
 				 * edited (near: asked once the count is known). */
-				double r = site || sizes ? nd__rec_plain_floor(a, b, ND_SITE_VERSION) : 0;
+				double r = nd__rec_plain_floor(a, b, ND_SITE_VERSION);
 				int version = site && r >= ND_SITE_VERSION;
 				int held = site && nd__rec_contained_floor(a, b, ND_SITE_CONTAINED) >= ND_SITE_CONTAINED;
 				yes = (sizes && (float)r >= ND_GROUP_RESEMBLANCE ? SAME_GROUP : 0) |
@@ -346,8 +358,23 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 static int score_pairs(const nd__recset *rs, const nd__common *common, const uint64_t *pairs, size_t np,
 		       float *score, uint8_t *yes, int what, const uint32_t *site, const nd_near_options *o)
 {
-	score_ctx c = {{pairs, NULL, 0}, rs, common, score, yes, what, o, o->jobs, site};
-	return tiled_shares(rs, &c.w, np, o->jobs, score_share, &c);
+	score_ctx c = {{pairs, NULL, 0}, rs, common, score, yes, what, o, o->jobs, site, NULL};
+	uint32_t *nsh = NULL;
+	if (what == SCORE_GROUP) {
+		size_t n = nd__recset_size(rs);
+		uint32_t tile = UINT32_MAX;
+		if (!(nsh = malloc((n + 1) * sizeof(*nsh))))
+			return nd_error_set(ND_ENOMEM, "out of memory for the sizes of %zu documents", n);
+		for (size_t i = 0; i < n; i++) {
+			nd__recset_walked(rs, i, &tile);
+			nsh[i] = nd__recset_get(rs, i)->nshingles;
+		}
+		nd__recset_release(rs);
+		c.nsh = nsh;
+	}
+	int rc = tiled_shares(rs, &c.w, np, o->jobs, score_share, &c);
+	free(nsh);
+	return rc;
 }
 
 /* The strict point reads words: Levenshtein on the pairs whose records
@@ -1079,7 +1106,7 @@ static int fresh_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 	(void)t;
 	for (uint32_t k = from; k < to; k++) {
 		size_t i = walk_at(&f->w, k);
-		prefetch_ahead(f->rs, &f->w, k, to, 128, 0);
+		prefetch_ahead(f->rs, &f->w, k, to, 128, 0, NULL);
 		const nd__rec *a = nd__recset_get(f->rs, f->w.pairs[i] >> 32);
 		const nd__rec *b = nd__recset_get(f->rs, (uint32_t)f->w.pairs[i]);
 		f->out[i] = a->nwords && b->nwords ? nd__rec_story_score(a, b, f->common) : 0.0f;

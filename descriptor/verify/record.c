@@ -793,6 +793,11 @@ const nd__rec *nd__recset_get(const nd__recset *s, size_t i)
 	return &s->r[i];
 }
 
+size_t nd__recset_size(const nd__recset *s)
+{
+	return s->n;
+}
+
 typedef struct {
 	nd__recset *s;
 	const nd__common *common;

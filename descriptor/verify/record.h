@@ -490,6 +490,7 @@ void nd__rec_unweigh(nd__rec *r);
 extern size_t nd__recset_spill_docs, nd__recset_tile_bytes; /* tests set them */
 int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, const char *spill_dir, nd__recset **out);
 const nd__rec *nd__recset_get(const nd__recset *s, size_t i);
+size_t nd__recset_size(const nd__recset *s);
 /* Tiles (1 when not spilled), and record i's. */
 uint32_t nd__recset_tiles(const nd__recset *s);
 uint32_t nd__recset_tile(const nd__recset *s, size_t i);
