@@ -249,16 +249,16 @@ typedef struct {
 	const uint32_t *nsh;  /* GROUP: each record's shingles, read once */
 } score_ctx;
 
-/* Whether the group pass reads a pair's records: of like sizes, or two
- * pages of one site.  Most pairs are neither, and are told so from two
+/* Why the group pass reads a pair's records: of like sizes (LIKE), two
+ * pages of one site (SITE); 0: neither, as most pairs are, told from two
  * dense arrays without the cache misses of two records. */
-static inline int group_reads(const score_ctx *c, uint64_t p, int *sizes, int *site)
+enum { GROUP_LIKE = 1, GROUP_SITE = 2 };
+static inline int group_reads(const score_ctx *c, uint64_t p)
 {
 	uint32_t x = c->nsh[p >> 32], y = c->nsh[(uint32_t)p];
 	uint32_t sa = c->site ? c->site[p >> 32] : 0;
-	*sizes = x >= GROUP_SIZES * y && y >= GROUP_SIZES * x;
-	*site = sa && sa == c->site[(uint32_t)p];
-	return *sizes || *site;
+	return (x >= GROUP_SIZES * y && y >= GROUP_SIZES * x ? GROUP_LIKE : 0) |
+	       (sa && sa == c->site[(uint32_t)p] ? GROUP_SITE : 0);
 }
 
 /* Ask for r's samples, weights and checkpoint around where it is cut at
@@ -286,13 +286,12 @@ static inline void prefetch_cut(const nd__rec *r, uint32_t t)
 static inline void prefetch_ahead(const nd__recset *rs, const pair_walk *w, uint32_t k, uint32_t to,
 				  uint32_t most, int buckets, const score_ctx *group)
 {
-	int sizes, site;
-	if (k + 8 < to && (!group || group_reads(group, w->pairs[walk_at(w, k + 8)], &sizes, &site)))
+	if (k + 8 < to && (!group || group_reads(group, w->pairs[walk_at(w, k + 8)])))
 		__builtin_prefetch(nd__recset_get(rs, (uint32_t)w->pairs[walk_at(w, k + 8)]));
 	if (k + 4 >= to)
 		return;
 	uint64_t p = w->pairs[walk_at(w, k + 4)];
-	if (group && !group_reads(group, p, &sizes, &site))
+	if (group && !group_reads(group, p))
 		return;
 	const nd__rec *a = nd__recset_get(rs, p >> 32), *b = nd__recset_get(rs, (uint32_t)p);
 	if (buckets && a->buckets && b->buckets) {
@@ -318,8 +317,8 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 		prefetch_ahead(c->rs, &c->w, k, to, c->what == SCORE_GROUP ? 32 : 128, c->what == SCORE_COPY,
 			       c->nsh ? c : NULL);
 		float v = 0;
-		int yes = 0, sizes = 0, site = 0;
-		if ((!c->nsh || group_reads(c, pairs[i], &sizes, &site)) && a->nwords && b->nwords) {
+		int yes = 0, reads = c->nsh ? group_reads(c, pairs[i]) : 0;
+		if ((!c->nsh || reads) && a->nwords && b->nwords) {
 			if (c->what == SCORE_PLAIN)
 				v = (float)nd__rec_plain(a, b);
 			else if (c->what == SCORE_GROUP) {
@@ -329,6 +328,7 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 				 * least GROUP_SIZES alike in size as well, and so
 				 * are two copies of one text that may each be
 				 * edited (near: asked once the count is known). */
+				int sizes = reads & GROUP_LIKE, site = reads & GROUP_SITE;
 				double r = nd__rec_plain_floor(a, b, ND_SITE_VERSION);
 				int version = site && r >= ND_SITE_VERSION;
 				int held = site && nd__rec_contained_floor(a, b, ND_SITE_CONTAINED) >= ND_SITE_CONTAINED;
