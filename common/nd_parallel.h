@@ -15,4 +15,12 @@ typedef int (*nd_share_fn)(void *ctx, unsigned t, uint32_t from, uint32_t to);
  * jobs. */
 int nd_parallel_shares(unsigned jobs, uint32_t n, nd_share_fn fn, void *ctx);
 
+/* Run fn over [0, n) in chunks of at most chunk items, each taken in
+ * turn by whichever of jobs threads is free (t: the thread), for loops
+ * whose items cost unevenly and write their outputs item by item: equal
+ * contiguous shares leave a core idle while the other ends the costly
+ * half.  A failure stops the chunks not yet taken; the result is that of
+ * the failed chunk that starts first. */
+int nd_parallel_chunks(unsigned jobs, uint32_t n, uint32_t chunk, nd_share_fn fn, void *ctx);
+
 #endif

@@ -13,6 +13,7 @@
 #include "neardup/check.h"
 #include "neardup/tokenizer.h"
 #include "common/nd_hash.h"
+#include "common/nd_parallel.h"
 #include "descriptor/verify/record.h"
 #include "descriptor/verify/verify_internal.h"
 #include "descriptor/cluster/cluster_internal.h"
@@ -3591,6 +3592,56 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* nd_parallel_chunks: every item once, whatever the threads and the
+ * chunk's fit; a chunk that fails stops the loop with its error. */
+typedef struct {
+	_Atomic uint32_t *seen;
+	uint32_t fail_at; /* UINT32_MAX: none */
+	_Atomic uint32_t calls;
+} chunk_probe;
+
+static int chunk_visit(void *vctx, unsigned t, uint32_t from, uint32_t to)
+{
+	chunk_probe *p = vctx;
+	(void)t;
+	p->calls++;
+	for (uint32_t i = from; i < to; i++) {
+		if (i == p->fail_at)
+			return nd_error_set(ND_EINVAL, "item %u", i);
+		p->seen[i]++;
+	}
+	return ND_OK;
+}
+
+static void test_parallel_chunks(void **state)
+{
+	(void)state;
+	const uint32_t sizes[] = {0, 1, 63, 64, 65, 1000, 4099};
+	const unsigned jobs[] = {1, 2, 3, 8};
+	for (size_t a = 0; a < sizeof(sizes) / sizeof(*sizes); a++)
+		for (size_t b = 0; b < sizeof(jobs) / sizeof(*jobs); b++) {
+			uint32_t n = sizes[a];
+			chunk_probe p = {calloc(n + 1, sizeof(*p.seen)), UINT32_MAX, 0};
+			assert_non_null(p.seen);
+			assert_int_equal(nd_parallel_chunks(jobs[b], n, 64, chunk_visit, &p), ND_OK);
+			for (uint32_t i = 0; i < n; i++)
+				assert_int_equal(p.seen[i], 1);
+			assert_int_equal(p.calls, n == 0 ? 0 : jobs[b] == 1 ? 1 : (n + 63) / 64);
+			/* A failure: reported, with its message (which chunks
+			 * the other threads took meanwhile is timing's). */
+			if (n >= 1000) {
+				memset(p.seen, 0, (n + 1) * sizeof(*p.seen));
+				p.fail_at = 70, p.calls = 0;
+				assert_int_equal(nd_parallel_chunks(jobs[b], n, 64, chunk_visit, &p), ND_EINVAL);
+				assert_string_equal(nd_error_last(), "item 70");
+				assert_int_equal(p.seen[70], 0);
+				if (jobs[b] == 1)
+					assert_int_equal(p.seen[69], 1);
+			}
+			free(p.seen);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -3629,6 +3680,7 @@ int main(void)
 		cmocka_unit_test(test_passages_are_evidence),
 		cmocka_unit_test(test_spilled_records),
 		cmocka_unit_test(test_bucket_bounds),
+		cmocka_unit_test(test_parallel_chunks),
 	};
 	return cmocka_run_group_tests_name("cluster", tests, setup, teardown);
 }

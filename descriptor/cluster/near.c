@@ -162,12 +162,19 @@ static inline size_t walk_at(const pair_walk *w, uint32_t k)
 	return w->idx ? w->idx[k] : k;
 }
 
+/* Pairs a thread takes at a time: a pair costs from a few loads (refused
+ * by its sizes or buckets) to two whole merges, unevenly along the order
+ * (a large family's pairs come together); enough that the prefetches a
+ * few pairs ahead rarely meet a chunk's end. */
+#define PAIR_CHUNK 4096
+#define PROGRESS_PAIRS 262144
+
 /* fn(ctx, ...) over every pair of w->pairs[0..np) (ascending), on jobs
- * threads.  A spilled record set is read a block at a time: the pairs
- * whose first record is in tile ta and second in tb, tb's pages released
- * after each block and ta's after the last, so that at most two tiles of
- * records are resident whatever the corpus.  A block keeps the pairs'
- * order. */
+ * threads, PAIR_CHUNK pairs at a time.  A spilled record set is read a
+ * block at a time: the pairs whose first record is in tile ta and second
+ * in tb, tb's pages released after each block and ta's after the last, so
+ * that at most two tiles of records are resident whatever the corpus.  A
+ * block keeps the pairs' order. */
 static int tiled_shares(const nd__recset *rs, pair_walk *w, size_t np, unsigned jobs, nd_share_fn fn, void *ctx)
 {
 	uint32_t nt = nd__recset_tiles(rs);
@@ -179,7 +186,7 @@ static int tiled_shares(const nd__recset *rs, pair_walk *w, size_t np, unsigned 
 	if (np > UINT32_MAX)
 		return nd_error_set(ND_ETOOBIG, "%zu candidate pairs at once", np);
 	if (nt == 1 || np == 0)
-		return np ? nd_parallel_shares(jobs, (uint32_t)np, fn, ctx) : ND_OK;
+		return nd_parallel_chunks(jobs, (uint32_t)np, PAIR_CHUNK, fn, ctx);
 	if (!(start = malloc((nt + 1) * sizeof(*start))) || !(put = malloc((nt + 1) * sizeof(*put)))) {
 		rc = nd_error_set(ND_ENOMEM, "out of memory");
 		goto done;
@@ -208,7 +215,7 @@ static int tiled_shares(const nd__recset *rs, pair_walk *w, size_t np, unsigned 
 			if (!len)
 				continue;
 			w->idx = idx + start[tb];
-			rc = nd_parallel_shares(jobs, (uint32_t)len, fn, ctx);
+			rc = nd_parallel_chunks(jobs, (uint32_t)len, PAIR_CHUNK, fn, ctx);
 			w->base += len;
 			if (tb != ta)
 				nd__recset_release_tile(rs, tb);
@@ -244,7 +251,6 @@ typedef struct {
 	uint8_t *yes;
 	int what;
 	const nd_near_options *o;
-	unsigned nshare;
 	const uint32_t *site; /* GROUP: each record's site (0: none), or NULL */
 	const uint32_t *nsh;  /* GROUP: each record's shingles, read once */
 } score_ctx;
@@ -347,9 +353,12 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 			c->score[i] = v;
 		if (c->yes)
 			c->yes[i] = (uint8_t)yes;
-		if (t == 0 && c->o->progress && (k - from) % 262144 == 262143)
-			c->o->progress("scoring", c->w.base + (size_t)(k - from + 1) * c->nshare, 0, c->o->ctx);
 	}
+	/* Chunks are taken in order: where the calling thread's ends is
+	 * about how far the pairs are. */
+	size_t done = c->w.base + to;
+	if (t == 0 && c->o->progress && (c->w.base + from) / PROGRESS_PAIRS != done / PROGRESS_PAIRS)
+		c->o->progress("scoring", done, 0, c->o->ctx);
 	return ND_OK;
 }
 
@@ -358,7 +367,7 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 static int score_pairs(const nd__recset *rs, const nd__common *common, const uint64_t *pairs, size_t np,
 		       float *score, uint8_t *yes, int what, const uint32_t *site, const nd_near_options *o)
 {
-	score_ctx c = {{pairs, NULL, 0}, rs, common, score, yes, what, o, o->jobs, site, NULL};
+	score_ctx c = {{pairs, NULL, 0}, rs, common, score, yes, what, o, site, NULL};
 	uint32_t *nsh = NULL;
 	if (what == SCORE_GROUP) {
 		size_t n = nd__recset_size(rs);

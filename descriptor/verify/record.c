@@ -856,6 +856,10 @@ static int weigh_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 	return ND_OK;
 }
 
+/* Records a thread weighs at a time: a record costs its sample's
+ * lookups, from none to ND_REC_SAMPLE. */
+#define WEIGH_CHUNK 256
+
 int nd__recset_weigh(nd__recset *s, const nd__common *common, unsigned jobs, int buckets)
 {
 	int rc = ND_OK;
@@ -881,7 +885,7 @@ int nd__recset_weigh(nd__recset *s, const nd__common *common, unsigned jobs, int
 		if (s->span)
 			s->span[t].hi[2] = s->used;
 		weigh_ctx c = {s, common, (uint32_t)from};
-		rc = nd_parallel_shares(jobs ? jobs : 1, (uint32_t)(to - from), weigh_share, &c);
+		rc = nd_parallel_chunks(jobs ? jobs : 1, (uint32_t)(to - from), WEIGH_CHUNK, weigh_share, &c);
 		nd__recset_release(s);
 	}
 	return rc;
