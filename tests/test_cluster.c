@@ -2703,7 +2703,7 @@ static void common_counted(nd_store **st, const char *stpath, const nd_docid *do
 	size_t total = 0;
 	assert_non_null(reps);
 	assert_int_equal(nd_store_read_begin(*st, &txn), ND_OK);
-	assert_int_equal(nd__recset_load(txn, docs, n, spill, &rs), ND_OK);
+	assert_int_equal(nd__recset_load(txn, docs, n, spill, 2, &rs), ND_OK);
 	nd_store_txn_end(txn);
 	for (size_t i = 0; i < n; i++)
 		reps[i] = (uint32_t)i, total += nd__recset_get(rs, i)->nsample;
@@ -2921,7 +2921,7 @@ static void weighed_set(nd_store *st, const nd_docid *docs, size_t n, const char
 {
 	nd_store_txn *txn;
 	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
-	assert_int_equal(nd__recset_load(txn, docs, n, spill, rs), ND_OK);
+	assert_int_equal(nd__recset_load(txn, docs, n, spill, 2, rs), ND_OK);
 	assert_int_equal(nd__common_load(txn, common), ND_OK);
 	assert_int_equal(nd__common_own(*common), ND_OK);
 	nd_store_txn_end(txn);
@@ -3075,7 +3075,7 @@ static void test_fillings_are_not_copies(void **state)
 	nd__common *common;
 	nd_store_txn *txn;
 	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
-	assert_int_equal(nd__recset_load(txn, pair, 4, NULL, &rs), ND_OK);
+	assert_int_equal(nd__recset_load(txn, pair, 4, NULL, 1, &rs), ND_OK);
 	assert_int_equal(nd__common_load(txn, &common), ND_OK);
 	assert_int_equal(nd__common_own(common), ND_OK);
 	nd_store_txn_end(txn);
@@ -3268,6 +3268,46 @@ static void test_quoted_lines_are_not_own_text(void **state)
 #define SPILL_PAGES 200
 #define SPILL_FAMS 60
 
+/* Records loaded in batches of a few, their copies shared over two
+ * threads, are the stored records, in the same tiles as one thread's
+ * load in one batch. */
+static void loads_alike(nd_store *st, const nd_docid *docs, size_t n, const char *spill)
+{
+	nd_store_txn *txn;
+	nd__recset *one, *two;
+	size_t batch = nd__recset_load_batch;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd__recset_load(txn, docs, n, spill, 1, &one), ND_OK);
+	nd__recset_load_batch = 7;
+	assert_int_equal(nd__recset_load(txn, docs, n, spill, 2, &two), ND_OK);
+	nd__recset_load_batch = batch;
+	assert_true(nd__recset_tiles(two) > 2);
+	assert_int_equal(nd__recset_tiles(two), nd__recset_tiles(one));
+	size_t samples = 0;
+	for (size_t i = 0; i < n; i++) {
+		nd__rec want;
+		const nd__rec *a = nd__recset_get(one, i), *b = nd__recset_get(two, i);
+		assert_int_equal(nd__rec_of_doc(txn, docs[i], &want), ND_OK);
+		for (int k = 0; k < 2; k++) {
+			const nd__rec *r = k ? b : a;
+			if (r->nsample != want.nsample || r->nplaces != want.nplaces || r->nnames != want.nnames ||
+			    r->nbits != want.nbits || r->nwords != want.nwords || r->text != want.text ||
+			    memcmp(r->sample, want.sample, want.nsample * 4) ||
+			    memcmp(r->places, want.places, want.nplaces * 8) ||
+			    (want.nnames && memcmp(r->names, want.names, want.nnames * 4)) ||
+			    !r->pos != !want.pos || (want.pos && memcmp(r->pos, want.pos, want.nsample)) ||
+			    memcmp(r->bits, want.bits, want.nbits * 2))
+				fail_msg("document %u loaded by %d thread(s) is not the stored record", docs[i], k + 1);
+		}
+		assert_int_equal(nd__recset_tile(two, i), nd__recset_tile(one, i));
+		samples += want.nsample;
+	}
+	assert_true(samples > 0);
+	nd_store_txn_end(txn);
+	nd__recset_free(one);
+	nd__recset_free(two);
+}
+
 /* Records spilled to a file, in tiles of a few records each, decide as
  * records in memory: the same story clusters with the same completed
  * averages, the same links whichever set counted the common shingles,
@@ -3298,6 +3338,7 @@ static void test_spilled_records(void **state)
 	nd_store_txn *txn;
 	nd__recset *rs;
 	nd__common *common;
+	loads_alike(st, docs, N, stpath);
 	weighed_set(st, docs, N, stpath, &rs, &common);
 	assert_true(nd__recset_tiles(rs) > 2);
 	/* Read whole, then released tile by tile, then all at once. */
@@ -3349,7 +3390,7 @@ static void test_spilled_records(void **state)
 	signal(SIGXFSZ, SIG_IGN);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
 	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
-	assert_int_equal(nd__recset_load(txn, docs, N, stpath, &rs), ND_OK);
+	assert_int_equal(nd__recset_load(txn, docs, N, stpath, 2, &rs), ND_OK);
 	nd_store_txn_end(txn);
 	/* Some in the file, the rest in the heap. */
 	assert_true(nd__recset_tiles(rs) > 1);

@@ -1069,7 +1069,7 @@ int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, int by_
 	if ((rc = site_pairs(txn, docs, n, &pairs, &np)) < 0)
 		return rc;
 	o.jobs = 1;
-	if ((rc = nd__recset_load(txn, docs, n, NULL, &rs)) < 0)
+	if ((rc = nd__recset_load(txn, docs, n, NULL, 1, &rs)) < 0)
 		goto done;
 	/* As sites_by_frame: too few pages of a frame, none framed apart, are no site. */
 	int apart = by_frame && frame_pages_apart(rs, n);
@@ -1275,7 +1275,7 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 		if (shrunk)
 			pairs = shrunk;
 	}
-	if ((rc = nd__recset_load(txn, docs, n, nd_store_path(st), &rs)) < 0)
+	if ((rc = nd__recset_load(txn, docs, n, nd_store_path(st), o.jobs, &rs)) < 0)
 		goto done;
 	if (stats)
 		stats->words_bytes += nd__recset_bytes(rs);

@@ -515,6 +515,7 @@ int nd__rec_of_doc(nd_store_txn *txn, uint32_t docid, nd__rec *out)
 
 size_t nd__recset_spill_docs = 131072;
 size_t nd__recset_tile_bytes = (size_t)32 << 20;
+size_t nd__recset_load_batch = 4096;
 
 typedef struct rs_chunk {
 	struct rs_chunk *next;
@@ -666,12 +667,61 @@ void nd__recset_walked(const nd__recset *s, size_t i, uint32_t *tile)
 	*tile = t;
 }
 
+/* A record whose room is given, to be copied into it: the walk of the
+ * store is one cursor, the copies (most of the load) are shared out a
+ * batch at a time. */
+typedef struct {
+	const uint8_t *rec;
+	const uint16_t *bits;
+	uint16_t *bits_to;
+	size_t names_at, pos_at;
+	uint32_t i, nbits;
+} rs_task;
+
+/* A batch's store pages and room stay resident until it is copied: a few
+ * MB beside the tile being written. */
+#define LOAD_BATCH_BYTES ((size_t)4 << 20)
+#define LOAD_CHUNK 128
+
 typedef struct {
 	nd__recset *s;
 	const nd_docid *docs;
 	size_t at;
 	size_t released;      /* s->used at the last release */
+	unsigned jobs;
+	rs_task *task; /* nd__recset_load_batch of them */
+	size_t ntask, batch_bytes;
 } rs_load;
+
+static int rs_copy_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
+{
+	rs_load *l = vctx;
+	(void)t;
+	for (uint32_t k = from; k < to; k++) {
+		const rs_task *x = &l->task[k];
+		nd__rec *r = &l->s->r[x->i];
+		int rc = decode_arrays(x->rec, r, x->names_at, x->pos_at);
+		if (rc < 0) {
+			memset(r, 0, sizeof(*r)); /* its room is the set's, freed with it */
+			return nd_error_set(rc, "document %u: %s", l->docs[x->i], nd_error_last());
+		}
+		memcpy(x->bits_to, x->bits, (size_t)x->nbits * 2);
+	}
+	return ND_OK;
+}
+
+/* The batch's copies, then its written pages to the page cache. */
+static int rs_flush(rs_load *l)
+{
+	nd__recset *s = l->s;
+	int rc = nd_parallel_chunks(l->jobs ? l->jobs : 1, (uint32_t)l->ntask, LOAD_CHUNK, rs_copy_share, l);
+	l->ntask = l->batch_bytes = 0;
+	if (rc == ND_OK && s->used - l->released >= nd__recset_tile_bytes) {
+		nd__recset_release(s);
+		l->released = s->used;
+	}
+	return rc;
+}
 
 static int rs_one(uint32_t docid, uint64_t key, const void *payload, size_t len, void *vctx)
 {
@@ -693,31 +743,26 @@ static int rs_one(uint32_t docid, uint64_t key, const void *payload, size_t len,
 		return rc;
 	if (!reclen)
 		return 0;
-	/* Decoded straight into the room: no copy on the heap first. */
+	/* Its room now, in the walk's order (the tiles follow it); its
+	 * arrays decoded straight into it with the batch. */
 	nd__rec *r = &s->r[l->at];
-	size_t names_at, pos_at;
-	if ((rc = decode_head(rec, reclen, r, &names_at, &pos_at)) < 0)
+	rs_task *x = &l->task[l->ntask];
+	if ((rc = decode_head(rec, reclen, r, &x->names_at, &x->pos_at)) < 0)
 		return nd_error_set(rc, "document %u: %s", docid, nd_error_last());
 	r->sample = rs_room(s, (size_t)r->nsample * 4);
 	r->places = rs_room(s, (size_t)r->nplaces * 8);
 	r->names = rs_room(s, (size_t)r->nnames * 4);
-	r->pos = pos_at ? rs_room(s, r->nsample) : NULL;
+	r->pos = x->pos_at ? rs_room(s, r->nsample) : NULL;
 	uint16_t *b = rs_room(s, (size_t)nbits * 2);
-	if (!r->sample || !r->places || !r->names || (pos_at && !r->pos) || !b) {
+	if (!r->sample || !r->places || !r->names || (x->pos_at && !r->pos) || !b) {
 		memset(r, 0, sizeof(*r));
 		return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", s->n);
 	}
-	if ((rc = decode_arrays(rec, r, names_at, pos_at)) < 0) {
-		memset(r, 0, sizeof(*r)); /* its room is the set's, freed with it */
-		return nd_error_set(rc, "document %u: %s", docid, nd_error_last());
-	}
-	memcpy(b, bits, (size_t)nbits * 2);
 	r->bits = b, r->nbits = nbits;
-	if (s->used - l->released >= nd__recset_tile_bytes) { /* written: to the page cache */
-		nd__recset_release(s);
-		l->released = s->used;
-	}
-	return 0;
+	x->rec = rec, x->bits = bits, x->bits_to = b, x->nbits = nbits, x->i = (uint32_t)l->at;
+	l->ntask++;
+	l->batch_bytes += reclen;
+	return l->ntask == nd__recset_load_batch || l->batch_bytes >= LOAD_BATCH_BYTES ? rs_flush(l) : 0;
 }
 
 /* Tiles of consecutive records holding about nd__recset_tile_bytes of
@@ -753,7 +798,8 @@ static int rs_tiles(nd__recset *s, size_t loaded)
 	return ND_OK;
 }
 
-int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, const char *spill_dir, nd__recset **out)
+int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, const char *spill_dir, unsigned jobs,
+		    nd__recset **out)
 {
 	nd__recset *s = calloc(1, sizeof(*s));
 	int rc;
@@ -773,10 +819,17 @@ int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, const cha
 	}
 	if (!in_file(s, s->r))
 		memset(s->r, 0, (n + 1) * sizeof(*s->r));
-	rs_load l = {s, docs, 0, s->used};
+	rs_load l = {s, docs, 0, s->used, jobs, NULL, 0, 0};
+	if (!nd__recset_load_batch || !(l.task = malloc(nd__recset_load_batch * sizeof(*l.task)))) {
+		nd__recset_free(s);
+		return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", n);
+	}
 	rc = n ? nd_store_docs_from(txn, docs[0], rs_one, &l) : ND_OK;
 	if (rc == 1)
 		rc = ND_OK;
+	if (rc == ND_OK && l.ntask)
+		rc = rs_flush(&l);
+	free(l.task);
 	if (rc == ND_OK && s->map)
 		rc = rs_tiles(s, s->used);
 	nd__recset_release(s);

@@ -486,9 +486,12 @@ void nd__rec_unweigh(nd__rec *r);
  * set is then in tiles of consecutive records, about
  * nd__recset_tile_bytes of the file each, and a pass that releases what it
  * has read (nd__recset_release) keeps a tile or two resident however
- * many documents there are.  At a million, the records are 2.3 GB. */
-extern size_t nd__recset_spill_docs, nd__recset_tile_bytes; /* tests set them */
-int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, const char *spill_dir, nd__recset **out);
+ * many documents there are.  At a million, the records are 2.3 GB.
+ * The copies are shared over jobs threads (0: one), nd__recset_load_batch
+ * records at a time. */
+extern size_t nd__recset_spill_docs, nd__recset_tile_bytes, nd__recset_load_batch; /* tests set them */
+int nd__recset_load(nd_store_txn *txn, const nd_docid *docs, size_t n, const char *spill_dir, unsigned jobs,
+		    nd__recset **out);
 const nd__rec *nd__recset_get(const nd__recset *s, size_t i);
 size_t nd__recset_size(const nd__recset *s);
 /* Tiles (1 when not spilled), and record i's. */
