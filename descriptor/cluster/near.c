@@ -530,9 +530,10 @@ static int sites_by(nd_xdb *db, const char *prefix, const nd_docid *docs, size_t
  * FRAME_APART_ASKED asked (a site of many pages has its versions, and
  * needs no pair). */
 #define FRAME_APART_ASKED 8
-/* Frames asked between two releases of a spilled set's pages: about a
- * tile's worth of the records' samples (a few KB each). */
-#define FRAME_APART_RELEASE 4096
+/* Frames asked between two releases of a spilled set's arrays: a frame
+ * reads up to FRAME_APART_ASKED records anywhere in the set, a few pages
+ * each (4,096 frames made the pass sign's peak at 1M, 900 MB). */
+#define FRAME_APART_RELEASE 1024
 static int frame_apart(const nd__recset *rs, const uint64_t *idx, size_t k)
 {
 	for (size_t x = 0; x + 1 < k && x + 1 < FRAME_APART_ASKED; x++)
@@ -568,7 +569,7 @@ static int sites_by_frame(const nd__recset *rs, size_t n, uint32_t *site, uint8_
 		if (j - i < ND_FRAME_END_GROUPS)
 			continue;
 		if (++asked % FRAME_APART_RELEASE == 0)
-			nd__recset_release(rs);
+			nd__recset_release_arrays(rs);
 		uint8_t a = (uint8_t)frame_apart(rs, f + i, j - i);
 		if (!a && j - i < ND_FRAME_GROUPS)
 			continue; /* two copies of one text, say: no site */

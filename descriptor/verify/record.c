@@ -641,6 +641,12 @@ static int in_file(const nd__recset *s, const void *p)
 	return s->map && (const uint8_t *)p >= s->map && (const uint8_t *)p < s->map + s->used;
 }
 
+void nd__recset_release_arrays(const nd__recset *s)
+{
+	if (s && s->map)
+		release_bytes(s, in_file(s, s->r) ? (size_t)((const uint8_t *)(s->r + s->n + 1) - s->map) : 0, s->mapped);
+}
+
 void nd__recset_release_tile(const nd__recset *s, uint32_t t)
 {
 	if (!s || !s->span || t >= s->ntiles)

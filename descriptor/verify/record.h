@@ -499,9 +499,11 @@ uint32_t nd__recset_tiles(const nd__recset *s);
 uint32_t nd__recset_tile(const nd__recset *s, size_t i);
 /* Drop the spilled records' pages from the resident set (they stay in
  * the page cache, or on disk, and are read again when next used): all
- * of them, or tile t's. */
+ * of them, or tile t's, or all but the records' own fields (for a pass
+ * that reads a few records' arrays anywhere and every record's fields). */
 void nd__recset_release(const nd__recset *s);
 void nd__recset_release_tile(const nd__recset *s, uint32_t t);
+void nd__recset_release_arrays(const nd__recset *s);
 /* For a pass over records in ascending order: at record i, release what
  * the pass read when i starts another tile (*tile: UINT32_MAX first). */
 void nd__recset_walked(const nd__recset *s, size_t i, uint32_t *tile);
