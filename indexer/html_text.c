@@ -673,14 +673,14 @@ int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *
 		if ((rc = nd_buf_put(text, all.ptr + a, b[i].end - a)) == ND_OK)
 			rc = nd_buf_putc(text, '\n');
 	}
-	/* Nothing read as content, or, where the page does not mark its
-	 * main content, only a stub: a list's or table's one line of prose
+	/* Nothing read as content, or only a stub: where the page does not
+	 * mark its main content, a list's or table's one line of prose
 	 * (jusText drops link-dense blocks, and an index page or a directory
-	 * listing is all links).  Such a page is its lists: kept whole, its
-	 * template left to the collection (a site's template weighs as no
-	 * evidence of a copy). */
-	if (rc == ND_OK && bi.good_blocks && !bi.marked &&
-	    count_range(text->ptr + start, text->len - start) < ND_HTML_STUB_CHARS)
+	 * listing is all links); where it does, a line.  Such a page is its
+	 * lists or its template: kept whole, the template left to the
+	 * collection (a site's template weighs as no evidence of a copy). */
+	size_t stub = bi.marked ? ND_HTML_MARKED_STUB_CHARS : ND_HTML_STUB_CHARS;
+	if (rc == ND_OK && bi.good_blocks && count_range(text->ptr + start, text->len - start) < stub)
 		bi.good_blocks = 0;
 	if (rc == ND_OK && !bi.good_blocks) {
 		text->len = start; /* keep the page whole */

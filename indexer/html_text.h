@@ -44,6 +44,12 @@ int nd_html_declares_charset(const char *html, size_t len);
 /* Main content of fewer characters than this (nd_char_weight), on a page
  * that does not mark it, is a stub: about thirty words. */
 #define ND_HTML_STUB_CHARS 200
+/* On a page that marks it, under this: a line of under about eight
+ * words, fewer than the verdict compares as more than the same text, so
+ * that two such pages of two sites were one text whatever else they say
+ * (a class hierarchy drawn as an image: "Go to the textual class
+ * hierarchy" in every library's).  Either stub keeps the page whole. */
+#define ND_HTML_MARKED_STUB_CHARS 40
 
 /* The text to index: with ND_CONTENT_FULL all visible text, with
  * ND_CONTENT_MAIN the blocks indexer/boilerplate.c keeps, or all visible

@@ -524,7 +524,8 @@ static void test_marked_main_is_the_content(void **state)
 	char *b = doc_page("<h1>Index \xE2\x80\x93 B</h1><table><tr><td><a href=/b16>b16decode() (in module base64)</a>"
 			   "</td><td><a href=/b2a>b2a_hex() (in module binascii)</a></td></tr></table>");
 	char *c = doc_page("<h1>Index \xE2\x80\x93 C</h1><table><tr><td><a href=/cal>calendar (module)</a></td>"
-			   "<td><a href=/cmath>cmath (module)</a></td></tr></table>");
+			   "<td><a href=/cmath>cmath (module)</a></td><td><a href=/codecs>codecs (module)</a></td>"
+			   "</tr></table>");
 	assert_null(strstr(b, "Show source"));
 	two_texts(b, c, "b16decode", "calendar", "licensed under");
 
@@ -642,6 +643,40 @@ static void test_unmarked_stub_and_doxygen_contents(void **state)
 	free(html);
 }
 
+/* A graphical class hierarchy: Doxygen's content is one line and an
+ * image, the same line in every library's, so that the pages of two
+ * libraries were one text.  A marked content of a line keeps the page
+ * whole; a marked content of a sentence is still the content alone. */
+static char *hierarchy_page(const char *project, const char *line)
+{
+	return main_of("<html><head><meta name=generator content=\"Doxygen 1.9.4\"></head>"
+		       "<body><div id=top><div id=projectname>%s</div>"
+		       "<div class=tabs><ul><li><a href=index.html>Main Page</a></li>"
+		       "<li><a href=annotated.html>Classes</a></li></ul></div></div>"
+		       "<div class=header><div class=headertitle>Class Hierarchy</div></div>"
+		       "<div class=contents><div class=textblock><a href=hierarchy.html>%s</a></div>"
+		       "<img src=inherit_graph_0.png usemap=#map alt=\"\"></div>"
+		       "<hr class=footer><address class=footer>Generated for %s by doxygen 1.9.4</address>"
+		       "</body></html>",
+		       project, line, project);
+}
+
+static void test_marked_stub_kept_whole(void **state)
+{
+	(void)state;
+	const char *line = "Go to the textual class hierarchy";
+	char *a = hierarchy_page("glibmm 2.66.5", line), *b = hierarchy_page("cairomm 1.14.4", line);
+	assert_non_null(strstr(a, line));
+	two_texts(a, b, "glibmm 2.66.5", "cairomm 1.14.4", NULL);
+	const char *sentence = "This inheritance list is sorted roughly, but not completely, alphabetically";
+	a = hierarchy_page("glibmm 2.66.5", sentence), b = hierarchy_page("cairomm 1.14.4", sentence);
+	assert_non_null(strstr(a, "sorted roughly"));
+	assert_null(strstr(a, "glibmm"));
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+}
+
 /* A page that is not UTF-8 and names a charset other than Latin-1 is
  * left to libxml2, which guesses when no <meta> declares it (here the
  * name is only in the text) and then loses a byte of the character after
@@ -675,6 +710,7 @@ int main(void)
 		cmocka_unit_test(test_landmarks_are_chrome),
 		cmocka_unit_test(test_marked_main_is_the_content),
 		cmocka_unit_test(test_unmarked_stub_and_doxygen_contents),
+		cmocka_unit_test(test_marked_stub_kept_whole),
 		cmocka_unit_test(test_decoded_by_libxml2_stays_utf8),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
