@@ -848,6 +848,25 @@ static void test_sample_cut(void **state)
 		if (sc.plain != want)
 			fail_msg("pair %d: plain %g, counted %g (%u and %u samples, thresholds %u and %u)", k, sc.plain,
 				 want, ra.nsample, rb.nsample, ra.thr, rb.thr);
+		/* The group pass's bounded merge: the figure where it reaches
+		 * its floor, 0 or the figure below; here and against a with
+		 * every 16th sample lost (0.94 and over, the floor 0.9). */
+		uint32_t vc[600];
+		nd__rec rc = ra;
+		rc.nsample = 0, rc.sample = vc, rc.text = 5;
+		for (uint32_t i = 0; i < ra.nsample; i++)
+			if (i % 16 != 7)
+				vc[rc.nsample++] = va[i];
+		const nd__rec *other[2] = {&rb, &rc};
+		for (int o = 0; o < 2; o++) {
+			double exact = plain_counted(&ra, other[o]);
+			for (int f = 0; f < 3; f++) {
+				double floor = f == 0 ? 0 : f == 1 ? 0.5 : ND_GROUP_RESEMBLANCE;
+				double got = nd__rec_plain_floor(&ra, other[o], floor);
+				if (exact >= floor ? got != exact : got != 0 && got != exact)
+					fail_msg("pair %d/%d: plain %g at floor %g, counted %g", k, o, got, floor, exact);
+			}
+		}
 	}
 }
 

@@ -691,19 +691,32 @@ void nd__rec_compare(const nd__rec *a, const nd__rec *b, const nd__common *commo
 	value_scores(a, b, s);
 }
 
-double nd__rec_plain_floor(const nd__rec *a, const nd__rec *b, double floor)
+/* The samples a and b share among their first na and nb; 0 once fewer
+ * than need are within reach (at the start too: the smaller cannot hold
+ * them).  The group pass asks it of every candidate pair. */
+static uint32_t shared_within(const nd__rec *a, const nd__rec *b, uint32_t na, uint32_t nb, double need)
 {
-	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
-	uint32_t na = nd__rec_cut_at(a, t), nb = nd__rec_cut_at(b, t), i = 0, j = 0, ni = 0, steps = 0;
-	/* ni / (na + nb - ni) >= floor needs ni >= need. */
-	double need = floor * (na + nb) / (1 + floor);
+	const nd__u32u *sa = a->sample, *sb = b->sample;
+	uint32_t i = 0, j = 0, ni = 0, steps = 0;
+	need -= 1e-6; /* a count is whole: a floor met exactly (9 of 10 at 0.9) is met however need rounds */
+	if ((na < nb ? na : nb) < need)
+		return 0;
 	while (i < na && j < nb) {
-		uint32_t x = a->sample[i], y = b->sample[j];
+		uint32_t x = sa[i], y = sb[j];
 		ni += x == y;
 		i += x <= y, j += y <= x;
 		if (++steps % BOUND_EVERY == 0 && ni + (na - i < nb - j ? na - i : nb - j) < need)
 			return 0;
 	}
+	return ni;
+}
+
+double nd__rec_plain_floor(const nd__rec *a, const nd__rec *b, double floor)
+{
+	uint32_t t = a->thr < b->thr ? a->thr : b->thr;
+	uint32_t na = nd__rec_cut_at(a, t), nb = nd__rec_cut_at(b, t);
+	/* ni / (na + nb - ni) >= floor needs ni >= need. */
+	uint32_t ni = shared_within(a, b, na, nb, floor * (na + nb) / (1 + floor));
 	uint32_t nu = na + nb - ni;
 	return nu ? (double)ni / nu : (a->text == b->text && a->nwords == b->nwords);
 }
@@ -714,17 +727,8 @@ double nd__rec_plain_floor(const nd__rec *a, const nd__rec *b, double floor)
 static uint32_t shared_at_least(const nd__rec *a, const nd__rec *b, uint32_t t, uint32_t *na, uint32_t *nb,
 				double floor)
 {
-	uint32_t i = 0, j = 0, ni = 0, steps = 0;
 	*na = nd__rec_cut_at(a, t), *nb = nd__rec_cut_at(b, t);
-	double need = floor * (*na < *nb ? *na : *nb);
-	while (i < *na && j < *nb) {
-		uint32_t x = a->sample[i], y = b->sample[j];
-		ni += x == y;
-		i += x <= y, j += y <= x;
-		if (++steps % BOUND_EVERY == 0 && ni + (*na - i < *nb - j ? *na - i : *nb - j) < need)
-			return 0;
-	}
-	return ni;
+	return shared_within(a, b, *na, *nb, floor * (*na < *nb ? *na : *nb));
 }
 
 uint32_t nd__rec_shared(const nd__rec *a, const nd__rec *b, uint32_t t, uint32_t *na, uint32_t *nb)
