@@ -85,6 +85,30 @@ static int one_of(const char *v, const char *const *words)
 	return 0;
 }
 
+/* Whether the space-separated list v holds the word tok. */
+static int has_token(const char *v, const char *tok)
+{
+	size_t n = strlen(tok);
+	while (v && *v) {
+		while (*v == ' ' || *v == '\t' || *v == '\n')
+			v++;
+		size_t len = strcspn(v, " \t\n");
+		if (len == n && !strncmp(v, tok, n))
+			return 1;
+		v += len;
+	}
+	return 0;
+}
+
+/* A member a class page inherits, on a page Doxygen wrote: its rows are
+ * class "inherit", which Doxygen's stylesheet hides until the reader opens
+ * them (the header "... inherited from X" stays).  They are the base
+ * class's text, the same on every subclass's page. */
+static int doxygen_inherited(xmlNode *n, int doxygen)
+{
+	return doxygen && has_token(attr_of(n, "class"), "inherit");
+}
+
 /* The article itself: <main> or role=main (2), <article> or role=article
  * (1), and on a page Doxygen wrote (doxygen), <div class=contents> (1: a
  * class page's member tables are its text, the prose around them what it
@@ -539,9 +563,10 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 	}
 
 	xmlNode *root = xmlDocGetRootElement(doc);
-	/* The head first: the walk skips it. */
+	/* The head first: the walk skips it.  Always: whether Doxygen wrote
+	 * the page says what its stylesheet hides, in full text too. */
 	int doxygen = 0;
-	if ((title || url || blocks) && root)
+	if (root)
 		head_of(root, title, url, &doxygen, &rc);
 
 	/* Iterative depth-first walk; in_link and in_heading count the open
@@ -575,7 +600,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 			const char *nm = (const char *)n->name;
 			if (site && is_link(nm))
 				count_host(&lh, attr_of(n, "href"));
-			if (!is_skipped(nm)) {
+			if (!is_skipped(nm) && !doxygen_inherited(n, doxygen)) {
 				if (is_block(nm) && (rc = cut_block(&bc, text)) == ND_OK)
 					rc = nd_buf_putc(text, '\n');
 				descend = n->children != NULL;

@@ -677,6 +677,50 @@ static void test_marked_stub_kept_whole(void **state)
 	free(b);
 }
 
+/* A class page's inherited members: Doxygen writes them as rows of class
+ * "inherit", which its stylesheet hides until the reader opens them, the
+ * base class's text on every subclass's page.  Two classes that inherit
+ * one long list were one text by it. */
+static char *subclass_page(const char *cls, const char *member, const char *generator)
+{
+	return main_of("<html><head><meta name=generator content=\"%s\"></head><body>"
+		       "<div id=top><div id=projectname>glibmm 2.66.5</div></div>"
+		       "<div class=contents><table class=memberdecls>"
+		       "<tr class=heading><td colspan=2><h2>Public Member Functions</h2></td></tr>"
+		       "<tr class=\"memitem:a1\"><td class=memItemLeft>bool</td>"
+		       "<td class=memItemRight><a href=#a1>%s</a> () override</td></tr>"
+		       "<tr class=\"inherit_header pub_methods_classGlib_1_1Source\"><td colspan=2>"
+		       "Public Member Functions inherited from Glib::Source</td></tr>"
+		       "<tr class=\"memitem:b1 inherit pub_methods_classGlib_1_1Source\"><td class=memItemLeft>"
+		       "unsigned int</td><td class=memItemRight><a href=#b1>attach</a> ()</td></tr>"
+		       "<tr class=\"memdesc:b1 inherit pub_methods_classGlib_1_1Source\"><td class=mdescLeft></td>"
+		       "<td class=mdescRight>Adds a source to a context so that it will be executed within "
+		       "that context.</td></tr></table><p>The %s class is an event source of the main loop.</p>"
+		       "</div></body></html>",
+		       generator, member, cls);
+}
+
+static void test_doxygen_inherited_members_hidden(void **state)
+{
+	(void)state;
+	char *a = subclass_page("IdleSource", "prepare", "Doxygen 1.9.4");
+	char *b = subclass_page("TimeoutSource", "dispatch", "Doxygen 1.9.4");
+	assert_non_null(strstr(a, "inherited from Glib::Source"));
+	assert_null(strstr(a, "executed within"));
+	two_texts(a, b, "prepare () override", "dispatch () override", "Adds a source");
+	char *c = text_of("<html><head><meta name=generator content=\"Doxygen 1.9.4\"></head><body>"
+			  "<table><tr class=\"inherit x\"><td>hidden row</td></tr>"
+			  "<tr class=inherited><td>shown row</td></tr></table></body></html>",
+			  ND_CONTENT_FULL);
+	assert_null(strstr(c, "hidden row"));
+	assert_non_null(strstr(c, "shown row"));
+	free(c);
+	/* Elsewhere the name hides nothing. */
+	c = subclass_page("IdleSource", "prepare", "WordPress 6.4");
+	assert_non_null(strstr(c, "executed within"));
+	free(c);
+}
+
 /* A page that is not UTF-8 and names a charset other than Latin-1 is
  * left to libxml2, which guesses when no <meta> declares it (here the
  * name is only in the text) and then loses a byte of the character after
@@ -711,6 +755,7 @@ int main(void)
 		cmocka_unit_test(test_marked_main_is_the_content),
 		cmocka_unit_test(test_unmarked_stub_and_doxygen_contents),
 		cmocka_unit_test(test_marked_stub_kept_whole),
+		cmocka_unit_test(test_doxygen_inherited_members_hidden),
 		cmocka_unit_test(test_decoded_by_libxml2_stays_utf8),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
