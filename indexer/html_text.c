@@ -85,14 +85,15 @@ static int one_of(const char *v, const char *const *words)
 	return 0;
 }
 
-/* Whether the space-separated list v holds the word tok. */
+/* Whether the space-separated list v (a class attribute) holds the word
+ * tok. */
 static int has_token(const char *v, const char *tok)
 {
+	static const char space[] = " \t\n\r\f";
 	size_t n = strlen(tok);
 	while (v && *v) {
-		while (*v == ' ' || *v == '\t' || *v == '\n')
-			v++;
-		size_t len = strcspn(v, " \t\n");
+		v += strspn(v, space);
+		size_t len = strcspn(v, space);
 		if (len == n && !strncmp(v, tok, n))
 			return 1;
 		v += len;
