@@ -688,11 +688,12 @@ static void test_record_in_place(void **state)
 	assert_int_equal(nd__rec_encode(&ra, buf + 1), len);
 	assert_int_equal(nd__rec_decode(buf + 1, len, &va), ND_OK);
 	assert_true(ra.nnames > 1);
-	/* The frame, then the samples' places last: a text this long has
-	 * both, kept as made. */
+	/* The frame, then the samples' places, then the words that lead the
+	 * text last: a text this long has all three, kept as made. */
 	assert_true(va.borrowed && (uint8_t *)va.sample > buf &&
-		    (uint8_t *)(va.names + va.nnames) + 8 + va.nsample == buf + 1 + len);
+		    (uint8_t *)(va.names + va.nnames) + 8 + va.nsample + 16 == buf + 1 + len);
 	assert_true(ra.frame != 0 && va.frame == ra.frame);
+	assert_true((ra.lead[0] | ra.lead[1]) && !memcmp(va.lead, ra.lead, sizeof(ra.lead)));
 	assert_true(ra.pos && va.pos == (uint8_t *)(va.names + va.nnames) + 8 && !memcmp(va.pos, ra.pos, ra.nsample));
 	nd__rec_compare(&ra, &rb, NULL, &want);
 	nd__rec_compare(&va, &rb, NULL, &got);
@@ -1345,6 +1346,28 @@ static void test_renamed(void **state)
 	/* The first name still in the other, twice. */
 	b[L] = w[L], b[L + 1] = w[L];
 	assert_int_equal(verdict(a, L, b, L + 2, ND_POINT_COPY, &how), 1);
+	/* A word renamed through two texts that begin alike (one title, one
+	 * NAME line): it names something else than what they are about (a
+	 * parameter in a release's reference, a contributor's name spelled
+	 * another way), so an edit. */
+	uint32_t p1[L], p2[L];
+	memcpy(p1, w, sizeof(p1));
+	memcpy(p2, w, sizeof(p2));
+	for (size_t k = 1; k < 5; k++)
+		p1[at[k]] = w[L], p2[at[k]] = w[L + 1];
+	assert_int_equal(verdict(p1, L, p2, L, ND_POINT_COPY, &how), 1);
+	assert_int_equal(verdict(p1, L, p2, L, ND_POINT_STRICT, &how), 1);
+	/* Two that begin otherwise, a word of their first ND_LEAD_WORDS
+	 * renamed (the named thing) or not (two commands' pages whose NAME
+	 * lines differ where the sample holds no place): a rename. */
+	p1[3] = w[L], p2[3] = w[L + 1];
+	assert_int_equal(verdict(p1, L, p2, L, ND_POINT_COPY, &how), 0);
+	assert_int_equal(how, ND_REFUSED_RENAMED);
+	p1[3] = p2[3] = w[3], p2[ND_LEAD_WORDS - 1] = w[L + 2];
+	assert_int_equal(verdict(p1, L, p2, L, ND_POINT_COPY, &how), 0);
+	assert_int_equal(how, ND_REFUSED_RENAMED);
+	p2[ND_LEAD_WORDS - 1] = w[ND_LEAD_WORDS - 1], p2[ND_LEAD_WORDS] = w[L + 2];
+	assert_int_equal(verdict(p1, L, p2, L, ND_POINT_COPY, &how), 1);
 
 	/* A record without names (as written before them, and before frames)
 	 * decodes, and its pairs are judged by the rest. */
@@ -1354,8 +1377,33 @@ static void test_renamed(void **state)
 	assert_true(ra.nnames >= 5 && ra.frame);
 	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ra, &rb, NULL, &how, NULL), 0);
 	assert_int_equal(how, ND_REFUSED_RENAMED);
+	/* The words that lead a text survive the store; a record from before
+	 * them knows none, and refuses a rename wherever it stands, as it
+	 * did. */
+	nd__rec rp1, rp2, back;
+	assert_int_equal(nd__rec_make(p1, L, &rp1, NULL, 0), ND_OK);
+	assert_int_equal(nd__rec_make(p2, L, &rp2, NULL, 0), ND_OK);
+	assert_true(rp1.lead[0] | rp1.lead[1]);
+	size_t plen = nd__rec_size(&rp1);
+	uint8_t *pbuf = malloc(plen);
+	assert_non_null(pbuf);
+	assert_int_equal(nd__rec_encode(&rp1, pbuf), plen);
+	assert_int_equal(nd__rec_decode(pbuf, plen, &back), ND_OK);
+	assert_memory_equal(back.lead, rp1.lead, sizeof(back.lead));
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &back, &rp2, NULL, &how, NULL), 1);
+	assert_int_equal(nd__rec_decode(pbuf, plen - 16, &back), ND_ECORRUPT); /* a lead it announces */
+	memset(rp1.lead, 0, sizeof(rp1.lead));
+	assert_int_equal(nd__rec_encode(&rp1, pbuf), plen - 16);
+	assert_int_equal(nd__rec_decode(pbuf, plen - 16, &back), ND_OK);
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &back, &rp2, NULL, &how, NULL), 0);
+	assert_int_equal(how, ND_REFUSED_RENAMED);
+	nd__rec_free(&back);
+	free(pbuf);
+	nd__rec_free(&rp1);
+	nd__rec_free(&rp2);
 	free(ra.pos); /* a record as before places were kept: names and frame last */
 	ra.pos = NULL;
+	memset(ra.lead, 0, sizeof(ra.lead));
 	size_t len = nd__rec_size(&ra), cut = len - 6 - (size_t)ra.nnames * 4 - 8;
 	uint8_t *buf = malloc(len);
 	assert_non_null(buf);

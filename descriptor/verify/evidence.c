@@ -548,6 +548,13 @@ static int held_only_shared(const nd__rec *one, const nd__rec *other, uint32_t w
 	return !has_word(other, w) || places_of(one, w, t) >= places_of(other, w, t) + k;
 }
 
+/* Whether a and b begin alike: the same words lead both, as far as both
+ * records know them (a record made before records kept them knows none). */
+static int same_lead(const nd__rec *a, const nd__rec *b)
+{
+	return (a->lead[0] | a->lead[1]) && a->lead[0] == b->lead[0] && a->lead[1] == b->lead[1];
+}
+
 /* A rename: the same template about another named thing (two man pages of
  * two commands, a product page for another product).  Places both sample
  * (the lower threshold) where each text has one word of those it repeats
@@ -555,13 +562,19 @@ static int held_only_shared(const nd__rec *one, const nd__rec *other, uint32_t w
  * more; neither word among the other text's repeated words but where its
  * own text has it too (llvm-tblgen(1) renamed from clang-tblgen(1), which
  * says "LLVM" itself).  An edited version keeps its words: its edits are
- * words it does not repeat, or ones still elsewhere in the other. */
+ * words it does not repeat, or ones still elsewhere in the other; and two
+ * texts that begin with the same ND_LEAD_WORDS words (a title, a NAME
+ * line) are about one thing, so a word renamed all through them names
+ * something else (a parameter, a contributor's name spelled another
+ * way): an edit. */
 static int renamed(const nd__rec *a, const nd__rec *b)
 {
 	enum { MOST = 4 * ND_REC_NAMES };
 	const uint32_t word = ~ND_NAME_PLACE_MASK, bits = ND_NAME_WORD_BITS;
 	uint32_t pair[MOST], n = 0, i = 0, j = 0;
 	uint32_t t = a->nthr < b->nthr ? a->nthr : b->nthr;
+	if (same_lead(a, b))
+		return 0;
 	while (i < a->nnames && j < b->nnames && n < MOST) {
 		uint32_t pa = a->names[i] & ND_NAME_PLACE_MASK, pb = b->names[j] & ND_NAME_PLACE_MASK;
 		if (a->names[i] > t || b->names[j] > t)

@@ -86,6 +86,12 @@ static void text_keys(const uint32_t *h, size_t n, uint16_t *keys, int scheme)
 	}
 }
 
+/* A word's bits in a name. */
+static uint32_t name_word(uint32_t id)
+{
+	return top32(nd_mix64(id ^ 0x6e616d65ULL)) >> (32 - ND_NAME_WORD_BITS);
+}
+
 /* The places of the words ids[0..n) repeats (2 to ND_NAME_MAX_COUNT
  * times), sampled by place, into e (room for n + 1), out's names.  A kept
  * place keeps all its words, as value places do.  The counts are an
@@ -111,8 +117,7 @@ static int make_names(const uint32_t *ids, size_t n, uint32_t *e, nd__rec *out)
 	for (size_t i = 0; i < n; i++) {
 		uint32_t c = cnt[slot_of[i]];
 		if (i >= 2 && i + 1 < n && c >= 2 && c <= ND_NAME_MAX_COUNT)
-			e[ne++] = (place_hash(ids, i) & ND_NAME_PLACE_MASK) |
-				  (top32(nd_mix64(ids[i] ^ 0x6e616d65ULL)) >> (32 - ND_NAME_WORD_BITS));
+			e[ne++] = (place_hash(ids, i) & ND_NAME_PLACE_MASK) | name_word(ids[i]);
 	}
 	free(key);
 	/* The threshold from the places counted with their repeats, so that
@@ -136,6 +141,10 @@ static int make_names(const uint32_t *ids, size_t n, uint32_t *e, nd__rec *out)
 		out->nthr = e[k - 1] | ~ND_NAME_PLACE_MASK;
 	}
 	out->nnames = (uint32_t)k;
+	for (size_t i = 0; k && i < n && i < ND_LEAD_WORDS; i++) {
+		uint32_t w = name_word(ids[i]);
+		out->lead[w >> 6 & 1] |= (uint64_t)1 << (w & 63);
+	}
 	return ND_OK;
 }
 
@@ -314,16 +323,23 @@ void nd__rec_free(nd__rec *r)
 #define HAS_THREAD 2
 #define HAS_FRAME 4
 #define HAS_POS 8
+/* Then, for a text with names (HAS_LEAD), the words that lead it: two u64. */
+#define HAS_LEAD 16
 
 static size_t arrays_size(size_t ns, size_t np, size_t nv)
 {
 	return HEAD + ns * 4 + np * 8 + nv * 4;
 }
 
+static int has_lead(const nd__rec *r)
+{
+	return (r->lead[0] | r->lead[1]) != 0;
+}
+
 size_t nd__rec_size(const nd__rec *r)
 {
 	return arrays_size(r->nsample, r->nplaces, 0) + NAMES_HEAD + (size_t)r->nnames * 4 +
-	       (r->thread ? 4 : 0) + (r->frame ? 8 : 0) + (r->pos ? r->nsample : 0);
+	       (r->thread ? 4 : 0) + (r->frame ? 8 : 0) + (r->pos ? r->nsample : 0) + (has_lead(r) ? 16 : 0);
 }
 
 static void put16(uint8_t *p, uint32_t v)
@@ -340,7 +356,8 @@ static void put32(uint8_t *p, uint32_t v)
 size_t nd__rec_encode(const nd__rec *r, uint8_t *out)
 {
 	uint8_t *p = out;
-	p[0] = VERSION, p[1] = HAS_NAMES | (r->thread ? HAS_THREAD : 0) | (r->frame ? HAS_FRAME : 0) | (r->pos ? HAS_POS : 0);
+	p[0] = VERSION, p[1] = HAS_NAMES | (r->thread ? HAS_THREAD : 0) | (r->frame ? HAS_FRAME : 0) | (r->pos ? HAS_POS : 0) |
+	       (has_lead(r) ? HAS_LEAD : 0);
 	put16(p + 2, r->nsample);
 	put16(p + 4, r->nplaces);
 	put16(p + 6, 0);
@@ -372,14 +389,18 @@ size_t nd__rec_encode(const nd__rec *r, uint8_t *out)
 		memcpy(p, r->pos, r->nsample);
 		p += r->nsample;
 	}
+	if (has_lead(r)) {
+		memcpy(p, r->lead, 16);
+		p += 16;
+	}
 	return (size_t)(p - out);
 }
 
-/* An optional section of size bytes (8 at most) of an encoding of len
+/* An optional section of size bytes (16 at most) of an encoding of len
  * bytes at *at, into dst: never 0, which is its absence. */
 static int decode_section(const uint8_t *p, size_t len, size_t *at, void *dst, size_t size, const char *what)
 {
-	static const uint8_t zero[8];
+	static const uint8_t zero[16];
 	if (len < *at + size)
 		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
 	memcpy(dst, p + *at, size);
@@ -398,7 +419,7 @@ static int decode_head(const uint8_t *p, size_t len, nd__rec *out, size_t *names
 	int rc;
 	memset(out, 0, sizeof(*out));
 	*names_at = *pos_at = 0;
-	if (len < HEAD || p[0] != VERSION || (p[1] & ~(HAS_NAMES | HAS_THREAD | HAS_FRAME | HAS_POS)))
+	if (len < HEAD || p[0] != VERSION || (p[1] & ~(HAS_NAMES | HAS_THREAD | HAS_FRAME | HAS_POS | HAS_LEAD)))
 		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes, version %u", len,
 				    len ? p[0] : 0);
 	memcpy(&ns, p + 2, 2);
@@ -427,6 +448,8 @@ static int decode_head(const uint8_t *p, size_t len, nd__rec *out, size_t *names
 			return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
 		*pos_at = at, at += ns;
 	}
+	if ((p[1] & HAS_LEAD) && (rc = decode_section(p, len, &at, out->lead, 16, "lead")) < 0)
+		return rc;
 	if (len != at || ns > out->nshingles || (out->nwords && !out->text) || (out->frame && out->nwords < ND_FRAME_MIN) ||
 	    (!out->nwords && (out->text || ns || np || nv || nn)))
 		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);

@@ -46,6 +46,9 @@
 #define ND_RENAME_PLACES 2
 /* A name: a place hash's top bits, then ND_NAME_WORD_BITS of the word's. */
 #define ND_NAME_WORD_BITS 12
+/* The words that lead a text (a man page's NAME line, a reference page's
+ * title): a rename is of the named thing, whose name leads each text. */
+#define ND_LEAD_WORDS 16
 #define ND_NAME_PLACE_MASK (~(uint32_t)0 << ND_NAME_WORD_BITS)
 /* A pair that resemblance alone accepts at copy, by less than this, is a
  * copy only if the two descriptive signatures (each of ND_MIN_BITS bits or
@@ -117,6 +120,10 @@ typedef struct {
 	uint32_t thread;      /* the mail thread it is in (nd_xdb_doc_thread); 0: none */
 	uint64_t frame;       /* a text of ND_FRAME_MIN words or more: hash of its
 				 first and last ND_FRAME_WORDS words; 0: none */
+	uint64_t lead[2];     /* a text with names: the name word bits of its first
+				 ND_LEAD_WORDS words, each as bit (w & 127);
+				 zeros: not known (a record made before records
+				 kept it) */
 	uint32_t floor;       /* when weighed: its site's floor (nd__common_floor);
 				 0: looked up as compared */
 	uint32_t rotating;    /* when weighed: how many of its samples are its
@@ -148,7 +155,7 @@ static inline uint32_t nd__rec_cut_at(const nd__rec *r, uint32_t t)
 }
 
 #define ND_REC_CUM_STEP 32
-#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0, 0, 0}
+#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0, {0, 0}, 0, 0}
 
 /* Buckets by the low bits of a sample's hash: a nibble of copy weight
  * and two bits of count each, rounded up to a few levels.  A pair
