@@ -83,6 +83,10 @@ Sets (what a machine needs for each: apt-get install ...):
                    negatives are the pages of one site (indexes, stubs,
                    code listings) and the translations of one chapter
                    (translations mostly left untranslated are left out)
+    moresites      docsites' truth on sites no rule was made on (git-doc,
+                   postgresql-doc-15, libgtk-3-doc, python-django-doc,
+                   libjs-bootstrap5-doc): how the figures carry to other
+                   generators
     versions       two releases of real API references, both on their site
                    (clang-14-doc and clang-15-doc, libcairomm-1.0-doc and
                    libcairomm-1.16-doc; libglibmm-2.4-doc and -2.68-doc,
@@ -1112,6 +1116,14 @@ DOC_SITES = [("docs.python.org", "python3.11-doc", "/usr/share/doc/python3.11/ht
              ("nodejs.org", "nodejs-doc", "/usr/share/doc/nodejs/api"),
              ("gnome.pages.gitlab.gnome.org", "libxslt1-dev", "/usr/share/doc/libxslt1-dev/gtk-doc"),
              ("www.debian.org", "debian-reference", "/usr/share/debian-reference")]
+# Sites no rule was made on: the set `moresites` reads how docsites'
+# figures carry to other generators (AsciiDoc, DocBook, gtk-doc, Django's
+# Sphinx theme, Bootstrap's examples).
+HELD_OUT_SITES = [("git-scm.com", "git-doc", "/usr/share/doc/git-doc"),
+                  ("www.postgresql.org", "postgresql-doc-15", "/usr/share/doc/postgresql-doc-15/html"),
+                  ("docs.gtk.org", "libgtk-3-doc", "/usr/share/gtk-doc/html/gtk3"),
+                  ("docs.djangoproject.com", "python-django-doc", "/usr/share/doc/python-django-doc/html"),
+                  ("getbootstrap.com", "libjs-bootstrap5-doc", "/usr/share/doc/libjs-bootstrap5")]
 SKIP_TAGS = re.compile(r"<(script|style)\b.*?</\1\s*>", re.S | re.I)
 
 
@@ -1176,7 +1188,7 @@ def doc_release(page, rng, pool):
     return page
 
 
-def make_docsites(out, seed, scale):
+def make_docsites(out, seed, scale, sites=DOC_SITES, set_name="docsites"):
     """Real site templates: the HTML documentation of Debian packages.
     A third of the pages get a copy of another release (same host) or
     of a mirror (another host); the hard negatives are the pages of one
@@ -1188,7 +1200,7 @@ def make_docsites(out, seed, scale):
     o.corpus = open(os.devnull, "w")
     root = os.path.join(out, "html")
     found, origs = [], []
-    for host, pkg, d in DOC_SITES:
+    for host, pkg, d in sites:
         files = sorted(glob.glob(os.path.join(d, "**", "*.html"), recursive=True))
         if not files:
             continue
@@ -1199,8 +1211,8 @@ def make_docsites(out, seed, scale):
         for f in files:
             origs.append((host, os.path.relpath(f, d), open(f, encoding="utf-8", errors="replace").read()))
     if len(found) < 2:
-        sys.exit("docsites: fewer than two documentation sites installed (apt-get install %s)"
-                 % " ".join(p for _, p, _ in DOC_SITES))
+        sys.exit("%s: fewer than two documentation sites installed (apt-get install %s)"
+                 % (set_name, " ".join(p for _, p, _ in sites)))
     pool = [w for _, _, t in origs[:100] for w in html_words(t).split() if WORD.fullmatch(w)]
 
     def write(name, page, cluster):
@@ -1234,7 +1246,7 @@ def make_docsites(out, seed, scale):
             for y in range(x + 1, len(members)):
                 if resemblance(sh[members[x]], sh[members[y]]) >= 0.4:
                     o.skip(texts[members[x]][0], texts[members[y]][0])
-    o.close({"set": "docsites", "about": "HTML documentation of %s: a third of the pages copied as another "
+    o.close({"set": set_name, "about": "HTML documentation of %s: a third of the pages copied as another "
              "release or a mirror; pages of one site and translations of one page are the hard negatives"
              % ", ".join(found), "score": "pairs", "input": "html"})
 
@@ -1476,7 +1488,8 @@ MAKERS = dict({n: (lambda n: lambda out, seed, scale: make_man(n, out, seed, sca
               copyright=make_copyright, scale=make_scale, docsites=make_docsites, fillings=make_fillings, gold=make_gold, smallsites=make_smallsites,
               oldsites=make_oldsites, pairsites=make_pairsites, notfound=make_notfound, redesign=make_redesign,
               recrawl=make_recrawl, versions=make_versions, changelogs=make_changelogs,
-              releases=lambda out, seed, scale: make_versions(out, seed, scale, HELD_OUT_RELEASES, "releases"))
+              releases=lambda out, seed, scale: make_versions(out, seed, scale, HELD_OUT_RELEASES, "releases"),
+              moresites=lambda out, seed, scale: make_docsites(out, seed, scale, HELD_OUT_SITES, "moresites"))
 
 
 def main():
