@@ -101,29 +101,46 @@ static int has_token(const char *v, const char *tok)
 	return 0;
 }
 
+/* Generators whose pages mark their article in a way of their own (read
+ * from <meta name=generator>). */
+enum { GEN_OTHER, GEN_DOXYGEN, GEN_GTKDOC };
+
 /* A member a class page inherits, on a page Doxygen wrote: its rows are
  * class "inherit", which Doxygen's stylesheet hides until the reader opens
  * them (the header "... inherited from X" stays).  They are the base
  * class's text, the same on every subclass's page. */
-static int doxygen_inherited(xmlNode *n, int doxygen)
+static int doxygen_inherited(xmlNode *n, int gen)
 {
-	return doxygen && has_token(attr_of(n, "class"), "inherit");
+	return gen == GEN_DOXYGEN && has_token(attr_of(n, "class"), "inherit");
 }
 
 /* The article itself: <main> or role=main (2), <article> or role=article
- * (1), and on a page Doxygen wrote (doxygen), <div class=contents> (1: a
- * class page's member tables are its text, the prose around them what it
- * inherits), 0 for neither.  Only there: elsewhere such a name may wrap a
- * whole page, its menus with it. */
-static int main_kind(xmlNode *n, int doxygen)
+ * (1), and by its generator (gen) 1 for: on a page Doxygen wrote, <div
+ * class=contents> (a class page's member tables are its text, the prose
+ * around them what it inherits); on a page GTK-Doc wrote, a <div> of
+ * <body> other than its footer (the refentry or chapter below the
+ * navigation table: a reference's function tables and parameter lists
+ * are its text, which read as link lists and short cells).  Not DocBook's
+ * XSL pages, though they are laid out alike: there a book's tables and
+ * listings, which its translations share, read as its text.  0 for
+ * neither.  Only there: elsewhere such a name may wrap a whole page, its
+ * menus with it. */
+static int main_kind(xmlNode *n, int gen)
 {
 	static const char *const roles[] = {"main", NULL}, *const articles[] = {"article", NULL};
 	static const char *const named[] = {"contents", NULL};
+	static const char *const bars[] = {"navheader", "navfooter", "footer", NULL};
 	const char *nm = (const char *)n->name;
 	if (!strcasecmp(nm, "main") || one_of(attr_of(n, "role"), roles))
 		return 2;
-	return !strcasecmp(nm, "article") || one_of(attr_of(n, "role"), articles) ||
-	       (doxygen && !strcasecmp(nm, "div") && one_of(attr_of(n, "class"), named));
+	if (!strcasecmp(nm, "article") || one_of(attr_of(n, "role"), articles))
+		return 1;
+	if (strcasecmp(nm, "div"))
+		return 0;
+	if (gen == GEN_DOXYGEN)
+		return one_of(attr_of(n, "class"), named);
+	return gen == GEN_GTKDOC && n->parent && n->parent->type == XML_ELEMENT_NODE &&
+	       !strcasecmp((const char *)n->parent->name, "body") && !one_of(attr_of(n, "class"), bars);
 }
 
 /* Whether a class or id names the site's chrome: one of its words (cut
@@ -463,9 +480,9 @@ static int links_site(const link_hosts *lh, nd_buf *site)
 
 /* What the page says of itself outside its body: its title, its address
  * (<link rel=canonical>, else <meta property=og:url>, when absolute),
- * whose host is the page's site, and whether Doxygen wrote it (<meta
+ * whose host is the page's site, and its generator (<meta
  * name=generator>). */
-static void head_of(xmlNode *root, nd_buf *title, nd_buf *url, int *doxygen, int *rc)
+static void head_of(xmlNode *root, nd_buf *title, nd_buf *url, int *gen, int *rc)
 {
 	static const char *const canonical[] = {"canonical", NULL}, *const og_url[] = {"og:url", NULL};
 	static const char *const generator[] = {"generator", NULL};
@@ -483,8 +500,15 @@ static void head_of(xmlNode *root, nd_buf *title, nd_buf *url, int *doxygen, int
 		else if (!og && !strcasecmp(nm, "meta") && one_of(attr_of(n, "property"), og_url) &&
 			 absolute_url(attr_of(n, "content")))
 			og = attr_of(n, "content");
-		else if (!strcasecmp(nm, "meta") && one_of(attr_of(n, "name"), generator) && attr_of(n, "content"))
-			*doxygen = !strncasecmp(attr_of(n, "content"), "doxygen", 7);
+		else if (!strcasecmp(nm, "meta") && one_of(attr_of(n, "name"), generator) && attr_of(n, "content")) {
+			const char *g = attr_of(n, "content");
+			if (!strncasecmp(g, "doxygen", 7))
+				*gen = GEN_DOXYGEN;
+			else if (!strncasecmp(g, "gtk-doc", 7))
+				*gen = GEN_GTKDOC;
+			else
+				*gen = GEN_OTHER;
+		}
 		if (n->children && *nm && strcasecmp(nm, "body") && strcasecmp(nm, "title")) {
 			n = n->children;
 			continue;
@@ -566,9 +590,9 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 	xmlNode *root = xmlDocGetRootElement(doc);
 	/* The head first: the walk skips it.  Always: whether Doxygen wrote
 	 * the page says what its stylesheet hides, in full text too. */
-	int doxygen = 0;
+	int gen = GEN_OTHER;
 	if (root)
-		head_of(root, title, url, &doxygen, &rc);
+		head_of(root, title, url, &gen, &rc);
 
 	/* Iterative depth-first walk; in_link and in_heading count the open
 	 * <a> and <h1>..<h6> elements around the current node. */
@@ -601,7 +625,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 			const char *nm = (const char *)n->name;
 			if (site && is_link(nm))
 				count_host(&lh, attr_of(n, "href"));
-			if (!is_skipped(nm) && !doxygen_inherited(n, doxygen)) {
+			if (!is_skipped(nm) && !doxygen_inherited(n, gen)) {
 				if (is_block(nm) && (rc = cut_block(&bc, text)) == ND_OK)
 					rc = nd_buf_putc(text, '\n');
 				descend = n->children != NULL;
@@ -612,7 +636,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 					int ch = is_chrome(n, in_main);
 					chromes += ch && !in_chrome;
 					in_chrome += ch;
-					int kind = main_kind(n, doxygen);
+					int kind = main_kind(n, gen);
 					in_main += kind != 0;
 					in_primary += kind == 2;
 					articles += kind == 1 && !in_article;
@@ -633,7 +657,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 			in_link -= in_link && is_link(nm);
 			in_heading -= in_heading && is_heading(nm);
 			in_comments -= in_comments && is_comments(n);
-			int kind = main_kind(n, doxygen);
+			int kind = main_kind(n, gen);
 			in_main -= in_main && kind != 0;
 			in_primary -= in_primary && kind == 2;
 			in_article -= in_article && kind == 1;
