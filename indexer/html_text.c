@@ -129,7 +129,7 @@ static int main_kind(xmlNode *n, int gen)
 {
 	static const char *const roles[] = {"main", NULL}, *const articles[] = {"article", NULL};
 	static const char *const named[] = {"contents", NULL};
-	static const char *const bars[] = {"navheader", "navfooter", "footer", NULL};
+	static const char *const footer[] = {"footer", NULL};
 	const char *nm = (const char *)n->name;
 	if (!strcasecmp(nm, "main") || one_of(attr_of(n, "role"), roles))
 		return 2;
@@ -140,7 +140,7 @@ static int main_kind(xmlNode *n, int gen)
 	if (gen == GEN_DOXYGEN)
 		return one_of(attr_of(n, "class"), named);
 	return gen == GEN_GTKDOC && n->parent && n->parent->type == XML_ELEMENT_NODE &&
-	       !strcasecmp((const char *)n->parent->name, "body") && !one_of(attr_of(n, "class"), bars);
+	       !strcasecmp((const char *)n->parent->name, "body") && !one_of(attr_of(n, "class"), footer);
 }
 
 /* Whether a class or id names the site's chrome: one of its words (cut

@@ -138,8 +138,8 @@ const char *tool_how_name(nd_verify_how how);
 	"                     word the one repeats stands, in two places or more,\n" \
 	"                     where the other has another it repeats, neither\n" \
 	"                     repeated in the other but where its own text has it\n" \
-	"                     too, and each among the first 16 words of its own\n" \
-	"                     text (one template about two named things: two\n" \
+	"                     too, unless the two begin with the same 16 words\n" \
+	"                     (one template about two named things: two\n" \
 	"                     commands' pages); at copy also\n" \
 	"                     ('signature') when resemblance under 0.6 accepts a\n" \
 	"                     pair whose descriptive signatures share under half\n" \

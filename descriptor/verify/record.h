@@ -47,7 +47,8 @@
 /* A name: a place hash's top bits, then ND_NAME_WORD_BITS of the word's. */
 #define ND_NAME_WORD_BITS 12
 /* The words that lead a text (a man page's NAME line, a reference page's
- * title): a rename is of the named thing, whose name leads each text. */
+ * title): two texts led alike are about one named thing, so a word
+ * renamed all through them is an edit, not a rename. */
 #define ND_LEAD_WORDS 16
 #define ND_NAME_PLACE_MASK (~(uint32_t)0 << ND_NAME_WORD_BITS)
 /* A pair that resemblance alone accepts at copy, by less than this, is a

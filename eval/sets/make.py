@@ -1353,6 +1353,8 @@ def make_versions(out, seed, scale, releases=DOC_RELEASES, set_name="versions"):
             for (path, _, _), fs in zip(rels, files):
                 if rel in fs:
                     page = open(fs[rel], encoding="utf-8", errors="replace").read()
+                    # Bounded on all its words, hidden rows too: the set
+                    # holds the same pages whatever the truth counts.
                     if len(html_words(page).split()) <= VERSIONS_MAX_WORDS:
                         pages["%s/%s/%s" % (host, path, rel)] = page
     if not found:
