@@ -134,7 +134,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -1170,16 +1170,26 @@ def edit_html(page, rate, rng, pool):
     return (page[:start] if start >= 0 else "") + body
 
 
-def doc_release(page, rng, pool):
-    """The page of another release or a mirror: the version its title
-    names and the years moved on, 0-3% of its words edited, now and then
-    a paragraph dropped."""
+STAMP = re.compile(r"(?<![\w.])(?:[vV]?\d+\.\d+(?:\.\d+)?|20\d\d)(?![\w]|\.\d)")
+
+
+def site_stamps(pages):
+    """What a site states about itself: the versions and years at least
+    half of its pages show (its release, its generator's, the latest
+    copyright or last-update year).  A new release moves these, not a
+    page's own numbers (a release note's version and date, a CVE's year,
+    the year a copyright begins)."""
+    held = Counter(x for p in pages for x in set(STAMP.findall(html_words(p))))
+    common = {x for x, k in held.items() if 2 * k >= len(pages)}
+    years = {x for x in common if "." not in x}
+    return common - years | set(sorted(years)[-1:])
+
+
+def doc_release(page, rng, pool, stamps):
+    """The page of another release or a mirror: the site's stamps moved
+    on, 0-3% of its words edited, now and then a paragraph dropped."""
     bump = lambda m: m.group()[:-1] + str((int(m.group()[-1]) + 1) % 10)
-    title = re.search(r"<title>(.*?)</title>", page, re.S | re.I)
-    version = re.search(r"\b\d+\.\d+(?:\.\d+)?\b", title.group(1)) if title else None
-    if version:
-        page = page.replace(version.group(), bump(version))
-    page = re.sub(r"\b20\d\d\b", bump, page)
+    page = STAMP.sub(lambda m: bump(m) if m.group() in stamps else m.group(), page)
     page = edit_html(page, rng.choice([0.0, 0.01, 0.02, 0.03]), rng, pool)
     paras = [m.span() for m in re.finditer(r"<p\b[^>]*>.*?</p>", page, re.S)]
     if len(paras) > 6 and rng.random() < 0.2:
@@ -1222,6 +1232,7 @@ def make_docsites(out, seed, scale, sites=DOC_SITES, set_name="docsites"):
             f.write(page)
         o.label(name, cluster)
 
+    stamps = {h: site_stamps([t for x, _, t in origs if x == h]) for h in {x for x, _, _ in origs}}
     for host, rel, page in origs:
         name = "%s/%s" % (host, rel)
         write(name, page, name)
@@ -1229,7 +1240,7 @@ def make_docsites(out, seed, scale, sites=DOC_SITES, set_name="docsites"):
         if r.random() < 1 / 3:
             for c in range(r.choice([1, 1, 2])):
                 where = "%s/v%d/%s" % (host, c + 2, rel) if r.random() < 0.5 else "mirror%d.%s/%s" % (c + 1, host, rel)
-                write(where, doc_release(page, r, pool), name)
+                write(where, doc_release(page, r, pool, stamps[host]), name)
     # One text under two names, and a translation that left the page
     # mostly as it was, are neither duplicates nor distinct.
     texts = [("%s/%s" % (h, rel), html_words(t)) for h, rel, t in origs]
