@@ -12,6 +12,8 @@
 
 #include <libxml/HTMLparser.h>
 #include <libxml/tree.h>
+#include <unicode/uchar.h>
+#include <unicode/utf8.h>
 
 static int is_skipped(const char *name)
 {
@@ -223,11 +225,26 @@ static size_t count_chars(const char *s)
 	return count_range(s, strlen(s));
 }
 
+/* Whether s holds a letter or a digit: a link of symbols alone (a
+ * heading's permalink, "¶" or "#") is not one a reader follows as text. */
+static int has_alnum(const char *s)
+{
+	int32_t i = 0, len = (int32_t)strnlen(s, INT32_MAX);
+	while (i < len) {
+		UChar32 c;
+		U8_NEXT(s, i, len, c);
+		if (c >= 0 && u_isalnum(c))
+			return 1;
+	}
+	return 0;
+}
+
 /* Blocks of the walk: the text since the last boundary, if any shows. */
 typedef struct {
 	nd_buf *out;      /* nd_html_block array, or NULL when not wanted */
 	size_t start;     /* where the open block's text begins */
 	size_t link_chars;
+	size_t chars, chrome_chars; /* visible characters, and those in chrome */
 	uint8_t heading, visible, comments, main;
 	uint32_t article, chrome;
 } block_cut;
@@ -236,12 +253,15 @@ static int cut_block(block_cut *bc, const nd_buf *text)
 {
 	int rc = ND_OK;
 	if (bc->out && bc->visible) {
+		/* A block is chrome when most of its text is: a heading's
+		 * permalink (Sphinx's a.headerlink) does not make it the site's. */
+		uint32_t chrome = 2 * bc->chrome_chars > bc->chars ? bc->chrome : 0;
 		nd_html_block b = {bc->start, text->len, bc->link_chars, bc->heading, bc->comments, bc->main,
-				   bc->chrome, bc->article};
+				   chrome, bc->article};
 		rc = nd_buf_put(bc->out, &b, sizeof(b));
 	}
 	bc->start = text->len;
-	bc->link_chars = 0;
+	bc->link_chars = bc->chars = bc->chrome_chars = 0;
 	bc->heading = bc->visible = bc->comments = bc->main = 0;
 	bc->article = bc->chrome = 0;
 	return rc;
@@ -597,7 +617,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 	/* Iterative depth-first walk; in_link and in_heading count the open
 	 * <a> and <h1>..<h6> elements around the current node. */
 	xmlNode *n = root;
-	block_cut bc = {blocks, text->len, 0, 0, 0, 0, 0, 0, 0};
+	block_cut bc = {blocks, text->len, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 	size_t in_link = 0, in_heading = 0, in_comments = 0, in_main = 0, in_chrome = 0;
 	/* <main> elements open; <article> elements open, and the outermost's number */
 	size_t in_primary = 0, in_article = 0;
@@ -613,12 +633,15 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 				bc.visible |= chars > 0;
 				bc.heading |= in_heading && chars;
 				bc.comments |= in_comments && chars;
-				if (in_chrome && chars)
+				bc.chars += chars;
+				if (in_chrome && chars) {
 					bc.chrome = chromes;
+					bc.chrome_chars += chars;
+				}
 				bc.main |= in_primary && chars;
 				if (in_article && chars)
 					bc.article = articles;
-				if (in_link)
+				if (in_link && has_alnum(s))
 					bc.link_chars += chars;
 			}
 		} else if (n->type == XML_ELEMENT_NODE) {

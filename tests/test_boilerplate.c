@@ -764,6 +764,43 @@ static void test_gtkdoc_division_is_the_content(void **state)
 	}
 }
 
+/* A documentation page whose theme marks nothing, as Django's Sphinx
+ * theme: two releases' notes, the same security text, told apart by
+ * their title.  A heading's permalink (a.headerlink, "¶")
+ * is neither a link a reader follows nor the site's header: read as
+ * either, the title was boilerplate and the two pages one text. */
+static char *release_notes(const char *version, const char *previous)
+{
+	return main_of("<html><head><title>Widget %s release notes | Widget documentation</title></head>"
+		       "<body><div id=hd><h1><a href=../index.html>Widget 3.2.25 documentation</a></h1>"
+		       "<div class=nav><a href=a.html>Home</a> | <a href=b.html>Table of contents</a> | "
+		       "<a href=c.html>Index</a> | <a href=d.html>Modules</a></div></div>"
+		       "<div id=bd><div class=yui-g><div class=section>"
+		       "<h1>Widget %s release notes<a class=headerlink href=#notes title=\"Permalink\">\xC2\xB6</a></h1>"
+		       "<p><em>April 4, 2017</em></p><p>Widget %s fixes two security issues in %s.</p>"
+		       "<div class=section><h2>CVE-2017-7233: Open redirect and XSS via user-supplied numeric "
+		       "URLs in widget.utils.http.is_safe_url()<a class=headerlink href=#a>\xC2\xB6</a></h2>"
+		       "<p>%s</p></div>"
+		       "<div class=section><h2>CVE-2017-7234: Open redirect vulnerability in "
+		       "widget.views.static.serve()<a class=headerlink href=#b>\xC2\xB6</a></h2>"
+		       "<p>A maliciously crafted address given to the serve() view could redirect to any other "
+		       "domain.</p><p>Note, however, that this view has always carried a warning that it is "
+		       "not hardened for production use.</p></div></div></div>"
+		       "<div class=sphinxsidebar role=navigation><h3>Table of Contents</h3><ul>"
+		       "<li><a href=#notes>Widget %s release notes</a></li><li><a href=#a>CVE-2017-7233</a></li>"
+		       "</ul></div></div></body></html>",
+		       version, version, version, previous, article_p1, version);
+}
+
+static void test_unmarked_documentation_headings(void **state)
+{
+	(void)state;
+	char *a = release_notes("1.10.7", "1.10.6"), *b = release_notes("1.8.18", "1.8.17");
+	assert_non_null(strstr(a, "expand the bus network")); /* good on its own */
+	assert_null(strstr(a, "Table of Contents"));
+	two_texts(a, b, "Widget 1.10.7 release notes", "Widget 1.8.18 release notes", "Modules");
+}
+
 /* A page that is not UTF-8 and names a charset other than Latin-1 is
  * left to libxml2, which guesses when no <meta> declares it (here the
  * name is only in the text) and then loses a byte of the character after
@@ -800,6 +837,7 @@ int main(void)
 		cmocka_unit_test(test_marked_stub_kept_whole),
 		cmocka_unit_test(test_doxygen_inherited_members_hidden),
 		cmocka_unit_test(test_gtkdoc_division_is_the_content),
+		cmocka_unit_test(test_unmarked_documentation_headings),
 		cmocka_unit_test(test_decoded_by_libxml2_stays_utf8),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
