@@ -708,6 +708,25 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 	return rc;
 }
 
+/* The blocks of class want, in order. */
+static int put_blocks(nd_buf *text, const nd_buf *all, const nd_html_block *b, size_t n, const uint8_t *cls,
+		      uint8_t want)
+{
+	size_t start = text->len;
+	int rc = ND_OK;
+	for (size_t i = 0; i < n && rc == ND_OK; i++) {
+		if (cls[i] != want)
+			continue;
+		/* A block begins with the line break before it: one is enough
+		 * after the last one kept, so the content is never longer than
+		 * the page's text (plus a line break). */
+		size_t a = b[i].start + (all->ptr[b[i].start] == '\n' && text->len > start);
+		if ((rc = nd_buf_put(text, all->ptr + a, b[i].end - a)) == ND_OK)
+			rc = nd_buf_putc(text, '\n');
+	}
+	return rc;
+}
+
 int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *name,
 		    nd_content mode, nd_buf *text, nd_buf *full, nd_buf *title, nd_buf *url,
 		    nd_buf *site, nd_boilerplate_info *info)
@@ -736,28 +755,30 @@ int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *
 		goto done;
 	}
 	size_t start = text->len;
-	for (size_t i = 0; i < n && rc == ND_OK; i++) {
-		if (cls[i] != ND_BLOCK_GOOD)
-			continue;
-		/* A block begins with the line break before it: one is enough
-		 * after the last one kept, so the content is never longer than
-		 * the page's text (plus a line break). */
-		size_t a = b[i].start + (all.ptr[b[i].start] == '\n' && text->len > start);
-		if ((rc = nd_buf_put(text, all.ptr + a, b[i].end - a)) == ND_OK)
-			rc = nd_buf_putc(text, '\n');
-	}
+	rc = put_blocks(text, &all, b, n, cls, ND_BLOCK_GOOD);
 	/* Nothing read as content, or only a stub: where the page does not
 	 * mark its main content, a list's or table's one line of prose
 	 * (jusText drops link-dense blocks, and an index page or a directory
 	 * listing is all links); where it does, a line.  Such a page is its
 	 * lists or its template: kept whole, the template left to the
-	 * collection (a site's template weighs as no evidence of a copy). */
+	 * collection (a site's template weighs as no evidence of a copy),
+	 * less the chrome it marks (navigation, sidebars, footers) when more
+	 * than a stub is left: there a site stamps its release ("Library
+	 * Version: 1.50.12"), which the verdict reads as values. */
 	size_t stub = bi.marked ? ND_HTML_MARKED_STUB_CHARS : ND_HTML_STUB_CHARS;
 	if (rc == ND_OK && bi.good_blocks && count_range(text->ptr + start, text->len - start) < stub)
 		bi.good_blocks = 0;
 	if (rc == ND_OK && !bi.good_blocks) {
-		text->len = start; /* keep the page whole */
-		rc = nd_buf_put(text, all.ptr, all.len);
+		size_t own = 0;
+		for (size_t i = 0; i < n; i++) {
+			cls[i] = b[i].chrome ? ND_BLOCK_BAD : ND_BLOCK_GOOD;
+			own += b[i].chrome ? 0 : count_range(all.ptr + b[i].start, b[i].end - b[i].start);
+		}
+		text->len = start;
+		if (own >= ND_HTML_STUB_CHARS)
+			rc = put_blocks(text, &all, b, n, cls, ND_BLOCK_GOOD);
+		else
+			rc = nd_buf_put(text, all.ptr, all.len); /* keep the page whole */
 	}
 	if (rc == ND_OK && full)
 		rc = nd_buf_put(full, all.ptr, all.len);
