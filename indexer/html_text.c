@@ -763,8 +763,9 @@ int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *
 	 * lists or its template: kept whole, the template left to the
 	 * collection (a site's template weighs as no evidence of a copy),
 	 * less the chrome it marks (navigation, sidebars, footers) when more
-	 * than a stub is left: there a site stamps its release ("Library
-	 * Version: 1.50.12"), which the verdict reads as values. */
+	 * than a line is left, as where it marks its content: there a site
+	 * stamps its release ("Library Version: 1.50.12"), which the verdict
+	 * reads as values. */
 	size_t stub = bi.marked ? ND_HTML_MARKED_STUB_CHARS : ND_HTML_STUB_CHARS;
 	if (rc == ND_OK && bi.good_blocks && count_range(text->ptr + start, text->len - start) < stub)
 		bi.good_blocks = 0;
@@ -775,7 +776,7 @@ int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *
 			own += b[i].chrome ? 0 : count_range(all.ptr + b[i].start, b[i].end - b[i].start);
 		}
 		text->len = start;
-		if (own >= ND_HTML_STUB_CHARS)
+		if (own >= ND_HTML_MARKED_STUB_CHARS)
 			rc = put_blocks(text, &all, b, n, cls, ND_BLOCK_GOOD);
 		else
 			rc = nd_buf_put(text, all.ptr, all.len); /* keep the page whole */
