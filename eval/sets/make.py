@@ -83,7 +83,9 @@ Sets (what a machine needs for each: apt-get install ...):
                    kept, 0-3% of words edited) or a mirror; the hard
                    negatives are the pages of one site (indexes, stubs,
                    code listings) and the translations of one chapter
-                   (translations mostly left untranslated are left out)
+                   (translations mostly left untranslated, and two pages
+                   whose visible words differ by 8% or less, are left out
+                   with their copies)
     moresites      docsites' truth on sites no rule was made on (git-doc,
                    postgresql-doc-15, libgtk-3-doc, python-django-doc,
                    libjs-bootstrap5-doc): how the figures carry to other
