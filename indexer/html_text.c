@@ -239,20 +239,21 @@ static int has_alnum(const char *s)
 	return 0;
 }
 
-/* Blocks of the walk: the text since the last boundary, if any shows. */
+/* Blocks of the walk: the text since the last boundary, if any shows
+ * (chars > 0). */
 typedef struct {
 	nd_buf *out;      /* nd_html_block array, or NULL when not wanted */
 	size_t start;     /* where the open block's text begins */
 	size_t link_chars;
 	size_t chars, chrome_chars; /* visible characters, and those in chrome */
-	uint8_t heading, visible, comments, main;
+	uint8_t heading, comments, main;
 	uint32_t article, chrome;
 } block_cut;
 
 static int cut_block(block_cut *bc, const nd_buf *text)
 {
 	int rc = ND_OK;
-	if (bc->out && bc->visible) {
+	if (bc->out && bc->chars) {
 		/* A block is chrome when most of its text is: a heading's
 		 * permalink (Sphinx's a.headerlink) does not make it the site's. */
 		uint32_t chrome = 2 * bc->chrome_chars > bc->chars ? bc->chrome : 0;
@@ -262,7 +263,7 @@ static int cut_block(block_cut *bc, const nd_buf *text)
 	}
 	bc->start = text->len;
 	bc->link_chars = bc->chars = bc->chrome_chars = 0;
-	bc->heading = bc->visible = bc->comments = bc->main = 0;
+	bc->heading = bc->comments = bc->main = 0;
 	bc->article = bc->chrome = 0;
 	return rc;
 }
@@ -617,7 +618,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 	/* Iterative depth-first walk; in_link and in_heading count the open
 	 * <a> and <h1>..<h6> elements around the current node. */
 	xmlNode *n = root;
-	block_cut bc = {blocks, text->len, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+	block_cut bc = {blocks, text->len, 0, 0, 0, 0, 0, 0, 0, 0};
 	size_t in_link = 0, in_heading = 0, in_comments = 0, in_main = 0, in_chrome = 0;
 	/* <main> elements open; <article> elements open, and the outermost's number */
 	size_t in_primary = 0, in_article = 0;
@@ -630,7 +631,6 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 				const char *s = (const char *)n->content;
 				size_t chars = count_chars(s);
 				rc = nd_buf_put(text, s, strlen(s));
-				bc.visible |= chars > 0;
 				bc.heading |= in_heading && chars;
 				bc.comments |= in_comments && chars;
 				bc.chars += chars;
@@ -708,14 +708,13 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 	return rc;
 }
 
-/* The blocks of class want, in order. */
-static int put_blocks(nd_buf *text, const nd_buf *all, const nd_html_block *b, size_t n, const uint8_t *cls,
-		      uint8_t want)
+/* The blocks cls calls good, in order. */
+static int put_blocks(nd_buf *text, const nd_buf *all, const nd_html_block *b, size_t n, const uint8_t *cls)
 {
 	size_t start = text->len;
 	int rc = ND_OK;
 	for (size_t i = 0; i < n && rc == ND_OK; i++) {
-		if (cls[i] != want)
+		if (cls[i] != ND_BLOCK_GOOD)
 			continue;
 		/* A block begins with the line break before it: one is enough
 		 * after the last one kept, so the content is never longer than
@@ -755,7 +754,7 @@ int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *
 		goto done;
 	}
 	size_t start = text->len;
-	rc = put_blocks(text, &all, b, n, cls, ND_BLOCK_GOOD);
+	rc = put_blocks(text, &all, b, n, cls);
 	/* Nothing read as content, or only a stub: where the page does not
 	 * mark its main content, a list's or table's one line of prose
 	 * (jusText drops link-dense blocks, and an index page or a directory
@@ -770,15 +769,17 @@ int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *
 	if (rc == ND_OK && bi.good_blocks && count_range(text->ptr + start, text->len - start) < stub)
 		bi.good_blocks = 0;
 	if (rc == ND_OK && !bi.good_blocks) {
-		size_t own = 0;
+		size_t own = 0, kept = 0;
 		for (size_t i = 0; i < n; i++) {
 			cls[i] = b[i].chrome ? ND_BLOCK_BAD : ND_BLOCK_GOOD;
 			own += b[i].chrome ? 0 : count_range(all.ptr + b[i].start, b[i].end - b[i].start);
+			kept += !b[i].chrome;
 		}
 		text->len = start;
-		if (own >= ND_HTML_MARKED_STUB_CHARS)
-			rc = put_blocks(text, &all, b, n, cls, ND_BLOCK_GOOD);
-		else
+		if (own >= ND_HTML_MARKED_STUB_CHARS && kept < n) {
+			bi.good_blocks = kept; /* not the whole page: full keeps it */
+			rc = put_blocks(text, &all, b, n, cls);
+		} else
 			rc = nd_buf_put(text, all.ptr, all.len); /* keep the page whole */
 	}
 	if (rc == ND_OK && full)

@@ -56,7 +56,9 @@ int nd_html_declares_charset(const char *html, size_t len);
  * text when it keeps none (a page in a language without a stopword list,
  * or with no prose) or, on a page that does not mark its main content,
  * only a stub (an index: a page of lists, whose one line of prose would
- * make it a copy of every other); info->good_blocks is then 0.  full (may
+ * make it a copy of every other), less the chrome it marks when a line is
+ * left without it; info->good_blocks is 0 when the text is all visible
+ * text, else the blocks kept.  full (may
  * be NULL) gets all visible text too; info (may be NULL) says what was
  * kept; title, url and site as nd_html_to_text's. */
 int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *name,

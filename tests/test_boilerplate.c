@@ -4,6 +4,8 @@
 #include "tests/test_util.h"
 #include "indexer/html_text.h"
 #include "neardup/indexer.h"
+#include "neardup/tokenizer.h"
+#include "common/nd_buf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -813,6 +815,23 @@ static char *stamped_page(const char *release, const char *main_html)
 		       release, main_html);
 }
 
+/* The blocks nd_html_extract says it kept of page (0: the page whole,
+ * which the index then keeps once, not also as its full text). */
+static size_t blocks_kept(const char *page)
+{
+	nd_tokenizer *tk;
+	nd_buf text = ND_BUF_INIT, full = ND_BUF_INIT;
+	nd_boilerplate_info bi;
+	assert_int_equal(nd_tokenizer_new(&tk), ND_OK);
+	assert_int_equal(nd_html_extract(tk, page, strlen(page), "fixture.html", ND_CONTENT_MAIN, &text, &full,
+					 NULL, NULL, NULL, &bi),
+			 ND_OK);
+	nd_buf_free(&text);
+	nd_buf_free(&full);
+	nd_tokenizer_free(tk);
+	return bi.good_blocks;
+}
+
 static void test_stub_read_without_its_chrome(void **state)
 {
 	(void)state;
@@ -832,6 +851,14 @@ static void test_stub_read_without_its_chrome(void **state)
 	a = stamped_page("1.50.12", "<p>Pango</p>");
 	assert_non_null(strstr(a, "Library Version: 1.50.12"));
 	free(a);
+	/* Read without its chrome, a page is not read whole: the index keeps
+	 * the whole page beside it, as for a page whose content was found. */
+	char html[4096];
+	snprintf(html, sizeof(html), "<html><body><nav class=sidebar><p>Library Version: 1.50.12</p></nav>%s</body></html>",
+		 method);
+	assert_true(blocks_kept(html) > 0);
+	assert_int_equal(blocks_kept("<html><body><nav><p>Library Version: 1.50.12</p></nav><p>Pango</p></body></html>"),
+			 0);
 }
 
 /* A page that is not UTF-8 and names a charset other than Latin-1 is

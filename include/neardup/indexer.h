@@ -46,7 +46,9 @@ typedef struct {
 				    block read as content (no stopword list for
 				    the language, or no prose), or only a stub
 				    of about thirty words on a page that marks
-				    no main content (an index, a listing) */
+				    no main content (an index, a listing) and
+				    no chrome to leave out around a line of its
+				    own */
 } nd_index_stats;
 
 /* What of an HTML page is indexed. */
