@@ -552,7 +552,7 @@ static int held_only_shared(const nd__rec *one, const nd__rec *other, uint32_t w
  * records know them (a record made before records kept them knows none). */
 static int same_lead(const nd__rec *a, const nd__rec *b)
 {
-	return (a->lead[0] | a->lead[1]) && a->lead[0] == b->lead[0] && a->lead[1] == b->lead[1];
+	return nd__rec_has_lead(a) && a->lead[0] == b->lead[0] && a->lead[1] == b->lead[1];
 }
 
 /* A rename: the same template about another named thing (two man pages of

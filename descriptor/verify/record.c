@@ -331,15 +331,10 @@ static size_t arrays_size(size_t ns, size_t np, size_t nv)
 	return HEAD + ns * 4 + np * 8 + nv * 4;
 }
 
-static int has_lead(const nd__rec *r)
-{
-	return (r->lead[0] | r->lead[1]) != 0;
-}
-
 size_t nd__rec_size(const nd__rec *r)
 {
 	return arrays_size(r->nsample, r->nplaces, 0) + NAMES_HEAD + (size_t)r->nnames * 4 +
-	       (r->thread ? 4 : 0) + (r->frame ? 8 : 0) + (r->pos ? r->nsample : 0) + (has_lead(r) ? 16 : 0);
+	       (r->thread ? 4 : 0) + (r->frame ? 8 : 0) + (r->pos ? r->nsample : 0) + (nd__rec_has_lead(r) ? 16 : 0);
 }
 
 static void put16(uint8_t *p, uint32_t v)
@@ -357,7 +352,7 @@ size_t nd__rec_encode(const nd__rec *r, uint8_t *out)
 {
 	uint8_t *p = out;
 	p[0] = VERSION, p[1] = HAS_NAMES | (r->thread ? HAS_THREAD : 0) | (r->frame ? HAS_FRAME : 0) | (r->pos ? HAS_POS : 0) |
-	       (has_lead(r) ? HAS_LEAD : 0);
+	       (nd__rec_has_lead(r) ? HAS_LEAD : 0);
 	put16(p + 2, r->nsample);
 	put16(p + 4, r->nplaces);
 	put16(p + 6, 0);
@@ -389,7 +384,7 @@ size_t nd__rec_encode(const nd__rec *r, uint8_t *out)
 		memcpy(p, r->pos, r->nsample);
 		p += r->nsample;
 	}
-	if (has_lead(r)) {
+	if (nd__rec_has_lead(r)) {
 		memcpy(p, r->lead, 16);
 		p += 16;
 	}

@@ -155,6 +155,13 @@ static inline uint32_t nd__rec_cut_at(const nd__rec *r, uint32_t t)
 	return nd__rec_samples_below(r, (uint64_t)t + 1);
 }
 
+/* Whether r knows the words that lead its text (records made before
+ * they were kept do not). */
+static inline int nd__rec_has_lead(const nd__rec *r)
+{
+	return (r->lead[0] | r->lead[1]) != 0;
+}
+
 #define ND_REC_CUM_STEP 32
 #define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0, {0, 0}, 0, 0}
 
