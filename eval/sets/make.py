@@ -1259,7 +1259,11 @@ def make_docsites(out, seed, scale, sites=DOC_SITES, set_name="docsites"):
     # One text under two names, and a translation that left the page
     # mostly as it was, are neither duplicates nor distinct.
     texts = [("%s/%s" % (h, rel), html_words(t)) for h, rel, t in origs]
-    apart = lambda a, b: [o.skip(x, y) for x in o.members[texts[a][0]] for y in o.members[texts[b][0]]]
+
+    def apart(a, b):
+        for x in o.members[texts[a][0]]:
+            for y in o.members[texts[b][0]]:
+                o.skip(x, y)
     for a, b in one_text(aliases(texts, 0.8)):
         apart(a, b)
     # Two pages whose visible words differ by no more than the expert bound
@@ -1270,9 +1274,7 @@ def make_docsites(out, seed, scale, sites=DOC_SITES, set_name="docsites"):
     seen = [norm_words(visible_words(t)) for _, _, t in origs]
     near = [(a, b) for a, b in aliases([(n, " ".join(w)) for (n, _), w in zip(texts, seen)], 0.5)
             if min(len(seen[a]), len(seen[b])) >= (1 - VERSIONS_COPY) * max(len(seen[a]), len(seen[b]))]
-    with ProcessPoolExecutor() as ex:
-        dist = list(ex.map(pair_distance, [(seen[a], seen[b]) for a, b in near], chunksize=16))
-    for (a, b), d in zip(near, dist):
+    for (a, b), d in zip(near, distances(seen, near)):
         if d <= VERSIONS_COPY:
             apart(a, b)
     by_page = defaultdict(list)
@@ -1341,6 +1343,12 @@ def pair_distance(args):
     return word_distance(*args)
 
 
+def distances(words, near):
+    """word_distance of each pair (a, b) of near, of words[a] and words[b]."""
+    with ProcessPoolExecutor() as ex:
+        return list(ex.map(pair_distance, [(words[a], words[b]) for a, b in near], chunksize=16))
+
+
 def by_distance(o, names, words, near, joins=lambda a, b: True, unscored=lambda a, b: True):
     """Truth from the visible words' distance of the pairs near holds: a
     pair within VERSIONS_COPY (and that joins allows) is a copy, and
@@ -1349,8 +1357,7 @@ def by_distance(o, names, words, near, joins=lambda a, b: True, unscored=lambda 
     every other pair is distinct.  Gives each name's cluster (a name), the
     copies and the pairs left out."""
     near = sorted(near)
-    with ProcessPoolExecutor() as ex:
-        dist = list(ex.map(pair_distance, [(words[a], words[b]) for a, b in near], chunksize=16))
+    dist = distances(words, near)
     up = list(range(len(names)))
 
     def find(x):
