@@ -323,6 +323,17 @@ static void drop_chrome(const nd_html_block *blocks, size_t n, uint8_t *cf)
 	}
 }
 
+int nd_boilerplate_keep_title(const nd_html_block *blocks, size_t n, uint8_t *cls)
+{
+	size_t i = 0;
+	while (i < n && cls[i] != ND_BLOCK_GOOD)
+		i++;
+	if (i == 0 || i == n || !blocks[i - 1].title)
+		return 0;
+	cls[i - 1] = ND_BLOCK_GOOD;
+	return 1;
+}
+
 /* 1 if a good block (in cls) starts within MAX_HEADING_DISTANCE
  * characters after block i. */
 static int good_follows(const uint8_t *cls, const block_stat *bs, size_t n, size_t i)

@@ -45,6 +45,8 @@ typedef struct {
 	size_t start, end;  /* bytes of its text in the page text */
 	size_t link_chars;  /* characters inside <a> (nd_char_weight) */
 	uint8_t heading;    /* some text inside h1..h6 */
+	uint8_t title;      /* some text inside the page's title heading: <h1>,
+			       or Doxygen's <div class=title> */
 	uint8_t comments;   /* some text inside readers' comments (class or id) */
 	uint8_t main;       /* some text inside <main> or ARIA role main */
 	uint32_t chrome;    /* the outermost element of the page's own navigation,
@@ -75,5 +77,13 @@ typedef struct {
 int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 			    const nd_html_block *blocks, size_t n, uint8_t *cls,
 			    nd_boilerplate_info *info);
+
+/* The page's title heading (a block with .title) that stands right before
+ * the first block cls keeps is kept too: the name of what follows, though
+ * it stands in the page's header, outside the article it marks, or is a
+ * trail of links ("Pango > Context > load_fontset").  Two pages of one
+ * template often differ in little else, and the verdict reads a text's
+ * first words as what it is about.  Returns whether it kept one. */
+int nd_boilerplate_keep_title(const nd_html_block *blocks, size_t n, uint8_t *cls);
 
 #endif

@@ -107,6 +107,17 @@ static int has_token(const char *v, const char *tok)
  * from <meta name=generator>). */
 enum { GEN_OTHER, GEN_DOXYGEN, GEN_GTKDOC };
 
+/* A heading that titles a page: <h1>, and on a page Doxygen wrote its
+ * <div class=title> ("cassert File Reference"), which stands outside the
+ * <div class=contents> read as the article. */
+static int is_title(xmlNode *n, int gen)
+{
+	const char *nm = (const char *)n->name;
+	if (!strcasecmp(nm, "h1"))
+		return 1;
+	return gen == GEN_DOXYGEN && !strcasecmp(nm, "div") && has_token(attr_of(n, "class"), "title");
+}
+
 /* A member a class page inherits, on a page Doxygen wrote: its rows are
  * class "inherit", which Doxygen's stylesheet hides until the reader opens
  * them (the header "... inherited from X" stays).  They are the base
@@ -116,8 +127,10 @@ static int doxygen_inherited(xmlNode *n, int gen)
 	return gen == GEN_DOXYGEN && has_token(attr_of(n, "class"), "inherit");
 }
 
-/* The article itself: <main> or role=main (2), <article> or role=article
- * (1), and by its generator (gen) 1 for: on a page Doxygen wrote, <div
+/* The article itself: <main> or role=main (2), <article>, role=article
+ * or <section id=main> (1: gi-docgen's page, whose reference entries
+ * jusText reads as a stub or not as one word of the description changes),
+ * and by its generator (gen) 1 for: on a page Doxygen wrote, <div
  * class=contents> (a class page's member tables are its text, the prose
  * around them what it inherits); on a page GTK-Doc wrote, a <div> of
  * <body> other than its footer (the refentry or chapter below the
@@ -135,7 +148,8 @@ static int main_kind(xmlNode *n, int gen)
 	const char *nm = (const char *)n->name;
 	if (!strcasecmp(nm, "main") || one_of(attr_of(n, "role"), roles))
 		return 2;
-	if (!strcasecmp(nm, "article") || one_of(attr_of(n, "role"), articles))
+	if (!strcasecmp(nm, "article") || one_of(attr_of(n, "role"), articles) ||
+	    (!strcasecmp(nm, "section") && one_of(attr_of(n, "id"), roles)))
 		return 1;
 	if (strcasecmp(nm, "div"))
 		return 0;
@@ -246,7 +260,7 @@ typedef struct {
 	size_t start;     /* where the open block's text begins */
 	size_t link_chars;
 	size_t chars, chrome_chars; /* visible characters, and those in chrome */
-	uint8_t heading, comments, main;
+	uint8_t heading, title, comments, main;
 	uint32_t article, chrome;
 } block_cut;
 
@@ -257,13 +271,13 @@ static int cut_block(block_cut *bc, const nd_buf *text)
 		/* A block is chrome when most of its text is: a heading's
 		 * permalink (Sphinx's a.headerlink) does not make it the site's. */
 		uint32_t chrome = 2 * bc->chrome_chars > bc->chars ? bc->chrome : 0;
-		nd_html_block b = {bc->start, text->len, bc->link_chars, bc->heading, bc->comments, bc->main,
-				   chrome, bc->article};
+		nd_html_block b = {bc->start, text->len, bc->link_chars, bc->heading, bc->title, bc->comments,
+				   bc->main, chrome, bc->article};
 		rc = nd_buf_put(bc->out, &b, sizeof(b));
 	}
 	bc->start = text->len;
 	bc->link_chars = bc->chars = bc->chrome_chars = 0;
-	bc->heading = bc->comments = bc->main = 0;
+	bc->heading = bc->title = bc->comments = bc->main = 0;
 	bc->article = bc->chrome = 0;
 	return rc;
 }
@@ -618,8 +632,8 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 	/* Iterative depth-first walk; in_link and in_heading count the open
 	 * <a> and <h1>..<h6> elements around the current node. */
 	xmlNode *n = root;
-	block_cut bc = {blocks, text->len, 0, 0, 0, 0, 0, 0, 0, 0};
-	size_t in_link = 0, in_heading = 0, in_comments = 0, in_main = 0, in_chrome = 0;
+	block_cut bc = {blocks, text->len, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+	size_t in_link = 0, in_heading = 0, in_title = 0, in_comments = 0, in_main = 0, in_chrome = 0;
 	/* <main> elements open; <article> elements open, and the outermost's number */
 	size_t in_primary = 0, in_article = 0;
 	uint32_t articles = 0, chromes = 0;
@@ -632,6 +646,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 				size_t chars = count_chars(s);
 				rc = nd_buf_put(text, s, strlen(s));
 				bc.heading |= in_heading && chars;
+				bc.title |= in_title && chars;
 				bc.comments |= in_comments && chars;
 				bc.chars += chars;
 				if (in_chrome && chars) {
@@ -655,6 +670,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 				if (descend) {
 					in_link += is_link(nm);
 					in_heading += is_heading(nm);
+					in_title += is_title(n, gen);
 					in_comments += is_comments(n);
 					int ch = is_chrome(n, in_main);
 					chromes += ch && !in_chrome;
@@ -679,6 +695,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 			const char *nm = (const char *)n->name;
 			in_link -= in_link && is_link(nm);
 			in_heading -= in_heading && is_heading(nm);
+			in_title -= in_title && is_title(n, gen);
 			in_comments -= in_comments && is_comments(n);
 			int kind = main_kind(n, gen);
 			in_main -= in_main && kind != 0;
@@ -768,6 +785,12 @@ int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *
 	size_t stub = bi.marked ? ND_HTML_MARKED_STUB_CHARS : ND_HTML_STUB_CHARS;
 	if (rc == ND_OK && bi.good_blocks && count_range(text->ptr + start, text->len - start) < stub)
 		bi.good_blocks = 0;
+	/* The title after the stub's bound: a line under a name is a stub. */
+	if (rc == ND_OK && bi.good_blocks && nd_boilerplate_keep_title(b, n, cls)) {
+		bi.good_blocks++;
+		text->len = start;
+		rc = put_blocks(text, &all, b, n, cls);
+	}
 	if (rc == ND_OK && !bi.good_blocks) {
 		size_t own = 0, kept = 0;
 		for (size_t i = 0; i < n; i++) {
@@ -777,6 +800,7 @@ int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *
 		}
 		text->len = start;
 		if (own >= ND_HTML_MARKED_STUB_CHARS && kept < n) {
+			kept += nd_boilerplate_keep_title(b, n, cls);
 			bi.good_blocks = kept; /* not the whole page: full keeps it */
 			rc = put_blocks(text, &all, b, n, cls);
 		} else
