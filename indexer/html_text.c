@@ -208,8 +208,9 @@ static int is_chrome(xmlNode *n, size_t in_main)
 	if (!strcasecmp(nm, "nav") || !strcasecmp(nm, "aside") || !strcasecmp(nm, "footer") ||
 	    (!strcasecmp(nm, "header") && !in_main) || one_of(attr_of(n, "role"), roles))
 		return 1;
-	if (in_main)
-		return 0; /* inside the article, its own parts are named freely */
+	if (in_main || !strcasecmp(nm, "html") || !strcasecmp(nm, "body"))
+		return 0; /* inside the article, its own parts are named freely;
+			     the page's own classes say its state ("sidebar-visible") */
 	for (int a = 0; attrs[a]; a++)
 		if (names_chrome(attr_of(n, attrs[a])))
 			return 1;

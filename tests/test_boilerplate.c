@@ -921,6 +921,25 @@ static void test_title_above_the_content(void **state)
 	free(a);
 }
 
+/* mdBook marks the page's state on <html> ("sidebar-visible"): a class
+ * of the page itself, not of an element of its chrome, which made every
+ * block chrome and the page read whole, its table of contents with it. */
+static void test_page_state_is_not_chrome(void **state)
+{
+	(void)state;
+	char *t = main_of("<html class=\"sidebar-visible no-js light\"><body class=has-navbar>"
+			  "<nav id=sidebar class=sidebar><ol><li><a href=a.html>1. Getting Started</a></li>"
+			  "<li><a href=b.html>2. Programming a Guessing Game</a></li>"
+			  "<li><a href=c.html>3. Common Programming Concepts</a></li></ol></nav>"
+			  "<div id=content><main><h2>Storing Text with Strings</h2><p>The 2018 edition of the "
+			  "book is no longer distributed with the documentation.</p><p>You may want to read "
+			  "the current version instead.</p></main></div></body></html>");
+	assert_non_null(strstr(t, "Storing Text with Strings"));
+	assert_non_null(strstr(t, "current version instead"));
+	assert_null(strstr(t, "Guessing Game"));
+	free(t);
+}
+
 /* A page that is not UTF-8 and names a charset other than Latin-1 is
  * left to libxml2, which guesses when no <meta> declares it (here the
  * name is only in the text) and then loses a byte of the character after
@@ -960,6 +979,7 @@ int main(void)
 		cmocka_unit_test(test_unmarked_documentation_headings),
 		cmocka_unit_test(test_stub_read_without_its_chrome),
 		cmocka_unit_test(test_title_above_the_content),
+		cmocka_unit_test(test_page_state_is_not_chrome),
 		cmocka_unit_test(test_decoded_by_libxml2_stays_utf8),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
