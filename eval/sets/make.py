@@ -94,6 +94,11 @@ Sets (what a machine needs for each: apt-get install ...):
                    gi-docgen reference, gtkmm-documentation's DocBook
                    tutorial, libstdc++-12-doc's DocBook manual and Doxygen
                    reference)
+    fourthsites    the same on generators none of the three holds
+                   (apache2-doc's manual in thirteen languages, whose
+                   translations of one page are hard negatives; rust-doc's
+                   rustdoc reference and mdBook book; libboost1.74-doc's
+                   BoostBook references)
     versions       two releases of real API references, both on their site
                    (clang-14-doc and clang-15-doc, libcairomm-1.0-doc and
                    libcairomm-1.16-doc; libglibmm-2.4-doc and -2.68-doc,
@@ -339,10 +344,13 @@ def man_pages(lang, limit, rng):
     return pages
 
 
-def aliases(docs, threshold=0.8, held=None):
+def aliases(docs, threshold=0.8, held=None, crowded=False):
     """Pairs of (id, text) that are one text under two names: 3-shingle
     resemblance >= threshold (or, with held, the shorter's shingles held
-    that much in the longer), found through shingles few texts hold."""
+    that much in the longer), found through shingles few texts hold, and
+    with crowded, for a text with fewer than 5 such (one of a family of
+    more than 40, "this page has moved" under each chapter's title),
+    through its 5 rarest."""
     sh = [shingles(t) for _, t in docs]
     post = {}
     for i, s in enumerate(sh):
@@ -355,6 +363,13 @@ def aliases(docs, threshold=0.8, held=None):
         for a in range(len(lst)):
             for b in range(a + 1, len(lst)):
                 count[(lst[a], lst[b])] = count.get((lst[a], lst[b]), 0) + 1
+    for i, s in enumerate(sh if crowded else []):
+        if sum(1 for x in s if 1 < len(post[x]) <= 40) >= 5:
+            continue
+        for x in sorted((x for x in s if len(post[x]) > 1), key=lambda x: len(post[x]))[:5]:
+            for j in post[x]:
+                if j != i:
+                    count[(min(i, j), max(i, j))] = 5
     out = []
     for (a, b), c in count.items():
         if c < 5:
@@ -1139,6 +1154,15 @@ OTHER_SITES = [("docs.gtk.org", "libpango1.0-doc", "/usr/share/doc/libpango1.0-d
                 "/usr/share/doc/gtkmm-documentation/tutorial/html"),
                ("gcc.gnu.org", "libstdc++-12-doc", "/usr/share/doc/gcc-12-base/libstdc++/manual"),
                ("doxygen.gcc.gnu.org", "libstdc++-12-doc", "/usr/share/doc/gcc-12-base/libstdc++/user")]
+# A third held-out set, made after othersites' rules: `fourthsites` reads
+# a manual in thirteen languages (Apache's, its own XSLT), rustdoc's
+# reference, an mdBook (whose print page holds every chapter) and
+# BoostBook's references.
+FOURTH_SITES = [("httpd.apache.org", "apache2-doc", "/usr/share/doc/apache2-doc/manual"),
+                ("doc.rust-lang.org", "rust-doc", "/usr/share/doc/rust-doc/html/std"),
+                ("rust-book.cs.brown.edu", "rust-doc", "/usr/share/doc/rust-doc/html/book"),
+                ("www.boost.org", "libboost1.74-doc", "/usr/share/doc/libboost1.74-doc/doc/html")]
+MOVED_NOTICE = re.compile(r"edition of the book is no longer distributed")
 SKIP_TAGS = re.compile(r"<(script|style)\b.*?</\1\s*>", re.S | re.I)
 
 
@@ -1264,7 +1288,7 @@ def make_docsites(out, seed, scale, sites=DOC_SITES, set_name="docsites"):
         for x in o.members[texts[a][0]]:
             for y in o.members[texts[b][0]]:
                 o.skip(x, y)
-    for a, b in one_text(aliases(texts, 0.8)):
+    for a, b in one_text(aliases(texts, 0.8, crowded=True)):
         apart(a, b)
     # Two pages whose visible words differ by no more than the expert bound
     # (VERSIONS_COPY, as versions counts it) are practically one text under
@@ -1272,16 +1296,28 @@ def make_docsites(out, seed, scale, sites=DOC_SITES, set_name="docsites"):
     # (attr_background_new and attr_foreground_new), neither a copy nor
     # distinct, and so are their copies (as for one text under two names).
     seen = [norm_words(visible_words(t)) for _, _, t in origs]
-    near = [(a, b) for a, b in aliases([(n, " ".join(w)) for (n, _), w in zip(texts, seen)], 0.5)
+    near = [(a, b) for a, b in aliases([(n, " ".join(w)) for (n, _), w in zip(texts, seen)], 0.5, crowded=True)
             if min(len(seen[a]), len(seen[b])) >= (1 - VERSIONS_COPY) * max(len(seen[a]), len(seen[b]))]
     for (a, b), d in zip(near, distances(seen, near)):
         if d <= VERSIONS_COPY:
             apart(a, b)
+    # The notice that a chapter moved (an mdBook's older editions: "The
+    # first edition of the book is no longer distributed ..."), under each
+    # chapter's title beside its edition's table of contents, is one
+    # notice whatever its title; visible words, which count the contents,
+    # cannot say whether two are copies: left out.
+    moved = [i for i, (_, t) in enumerate(texts) if MOVED_NOTICE.search(t)]
+    for x in range(len(moved)):
+        for y in range(x + 1, len(moved)):
+            apart(moved[x], moved[y])
     by_page = defaultdict(list)
     for i, (name, _) in enumerate(texts):
         m = re.match(r"(.*/[^/.]+)\.[a-z-]+\.html$", name)
         if m and name.startswith("www.debian.org/"):
             by_page[m.group(1)].append(i)
+        m = re.match(r"(httpd\.apache\.org)/[a-z]{2}(?:-[a-z]{2})?/(.*)$", name)
+        if m:
+            by_page[m.group(1) + "/" + m.group(2)].append(i)
     for members in by_page.values():
         sh = {i: shingles(texts[i][1]) for i in members}
         for x in range(len(members)):
@@ -1539,7 +1575,8 @@ MAKERS = dict({n: (lambda n: lambda out, seed, scale: make_man(n, out, seed, sca
               recrawl=make_recrawl, versions=make_versions, changelogs=make_changelogs,
               releases=lambda out, seed, scale: make_versions(out, seed, scale, HELD_OUT_RELEASES, "releases"),
               moresites=lambda out, seed, scale: make_docsites(out, seed, scale, HELD_OUT_SITES, "moresites"),
-              othersites=lambda out, seed, scale: make_docsites(out, seed, scale, OTHER_SITES, "othersites"))
+              othersites=lambda out, seed, scale: make_docsites(out, seed, scale, OTHER_SITES, "othersites"),
+              fourthsites=lambda out, seed, scale: make_docsites(out, seed, scale, FOURTH_SITES, "fourthsites"))
 
 
 def main():
