@@ -3118,6 +3118,89 @@ static void test_fillings_are_not_copies(void **state)
  * template's fillings that arrive together after the collection's first
  * pages are known to be fillings before the next quarter's growth, so the
  * clusters hooks leave are those sign makes. */
+/* A long section that pages of one generator show beside a line of their
+ * own (rustdoc's iterators: each struct's description above the Iterator
+ * trait's provided methods): six owners' lines, each page in four
+ * near-identical versions, so that the section is held by few groups and
+ * weighs near as much as text of one's own (the 24 pages, 94% alike, are
+ * one cluster).  A page that shows it beside more of its own (RangeFrom)
+ * holds most of every such page but none of its own text: no copy of
+ * any.  A page with text added after one of them (a thread, comments)
+ * holds that page's own line, and is its copy. */
+static char *spaced(const char *a, const char *b, const char *c)
+{
+	char *t = malloc(strlen(a) + strlen(b) + strlen(c) + 3);
+	assert_non_null(t);
+	sprintf(t, "%s %s %s", a, b, c);
+	return t;
+}
+
+static void test_shared_section_is_no_containment(void **state)
+{
+	(void)state;
+	enum { OWNERS = 6, VERSIONS = 4, SHOWN = OWNERS * VERSIONS, R = SHOWN, C = SHOWN + 1, UNRELATED = 60 };
+	enum { N = SHOWN + 2 + UNRELATED };
+	char *path = tu_join(dir, "section"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	uint64_t rng = 37;
+	char *section = tu_random_doc(&rng, 600, VOCAB), *t[N];
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int o = 0; o < OWNERS; o++) {
+		char *line = tu_random_doc(&rng, 40, VOCAB);
+		for (int v = 0; v < VERSIONS; v++) {
+			char *own = tu_edit_doc(&rng, line, v ? 1 : 0, VOCAB);
+			t[o * VERSIONS + v] = spaced(own, section, "");
+			free(own);
+		}
+		free(line);
+	}
+	char *line = tu_random_doc(&rng, 40, VOCAB), *more = tu_random_doc(&rng, 150, VOCAB);
+	t[R] = spaced(line, section, more);
+	free(line);
+	free(more);
+	more = tu_random_doc(&rng, 150, VOCAB);
+	t[C] = spaced(t[0], more, "");
+	free(more);
+	for (int i = C + 1; i < N; i++)
+		t[i] = tu_random_doc(&rng, 640, VOCAB);
+	nd_xdb *db;
+	nd_store *st;
+	sign_texts(dbpath, stpath, "s", t, N, &db, &st);
+	size_t into[N];
+	copy_clusters(db, st, N, into);
+	for (int i = 0; i < SHOWN; i++)
+		if (into[R] == into[i])
+			fail_msg("the page that shows the section beside its own joined page %d", i + 1);
+	/* Pair by pair, as a crawler asks: the page with text added is its
+	 * page's copy (not of the other owners' pages, whose own line it
+	 * lacks: the cluster of all 24, pages 94% alike, keeps it out). */
+	nd_tokenizer *tk;
+	nd_descriptor *d;
+	assert_int_equal(nd_tokenizer_new(&tk), ND_OK);
+	assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
+	for (int k = 0; k < 2; k++) {
+		nd_check_result r = ND_CHECK_RESULT_INIT;
+		const char *q = t[k ? C : R];
+		assert_int_equal(nd_check_text(tk, d, db, st, q, strlen(q), NULL, 64, &r), ND_OK);
+		int of_first = 0, shown = 0;
+		for (size_t m = 0; m < r.nmembers; m++)
+			if (r.members[m].duplicate && r.members[m].docid <= SHOWN) {
+				shown++;
+				of_first |= r.members[m].docid <= VERSIONS;
+			}
+		if (k)
+			assert_true(of_first);
+		else if (shown)
+			fail_msg("the page that shows the section is a copy of %d pages that show it", shown);
+		nd_check_result_clear(&r);
+	}
+	nd_descriptor_free(d);
+	nd_tokenizer_free(tk);
+	for (int i = 0; i < N; i++)
+		free(t[i]);
+	free(section);
+	corpus_done(st, db, path, dbpath, stpath);
+}
+
 static void test_hooks_recount_small_store(void **state)
 {
 	(void)state;
@@ -3721,6 +3804,7 @@ int main(void)
 		cmocka_unit_test(test_new_site_is_no_burst),
 		cmocka_unit_test(test_hooks_count_common_text),
 		cmocka_unit_test(test_fillings_are_not_copies),
+		cmocka_unit_test(test_shared_section_is_no_containment),
 		cmocka_unit_test(test_hooks_recount_small_store),
 		cmocka_unit_test(test_quoted_lines_are_not_own_text),
 		cmocka_unit_test(test_passages_are_evidence),

@@ -906,6 +906,26 @@ static int too_long(const nd__rec *a, const nd__rec *b)
 	return (double)nl > ND_CONTAIN_MAX_RATIO * ns;
 }
 
+/* Whether containment's base (the lighter of a and b, s->base_a) holds
+ * its own text in the other (ND_OWN_CONTAINED). */
+static int own_contained(const nd__rec *a, const nd__rec *b, const nd__common *common, const nd__rec_scores *s)
+{
+	const nd__rec *base = s->base_a ? a : b, *other = s->base_a ? b : a;
+	if (!nd__common_size(common))
+		return 1;
+	uint32_t t = nd__rec_pair_cut(a, b, common), nb = nd__rec_cut_at(base, t), no = nd__rec_cut_at(other, t);
+	uint32_t rare = 0, held = 0;
+	for (uint32_t i = 0, j = 0; i < nb; i++) {
+		while (j < no && other->sample[j] < base->sample[i])
+			j++;
+		if (groups_of(base, i, common) > ND_COMMON_CAP)
+			continue;
+		rare++;
+		held += j < no && other->sample[j] == base->sample[i];
+	}
+	return rare < ND_EDIT_MIN_LOST || held >= ND_OWN_CONTAINED * rare;
+}
+
 /* Whether a and b, at resemblance r and containment c, are a text and a
  * short part of it: the lighter held as containment holds a copy, with
  * fewer than ND_CONTAIN_MIN_WORDS words of its own, the other more than
@@ -942,8 +962,9 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 	if (s->resemblance >= nd_point_resemblance(point) &&
 	    !(point == ND_POINT_COPY && part_of(a, b, common, s, s->resemblance, s->containment, &base_own)))
 		yes = 1;
+	int held = -1; /* own_contained, once asked */
 	if (!yes && can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT &&
-	    base_own_enough(a, b, common, s, &base_own))
+	    base_own_enough(a, b, common, s, &base_own) && (held = own_contained(a, b, common, s)))
 		yes = 1, h = ND_VERIFIED_CONTAINMENT, d = 1 - s->containment;
 	if (!yes && point == ND_POINT_COPY && s->resemblance >= ND_PASSAGE_RESEMBLANCE && s->plain >= ND_PASSAGE_PLAIN &&
 	    nd__common_has_passages(common) && little_own_rare(a, b, common) &&
@@ -970,7 +991,9 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 	 * for a pair that containment could accept (a thread added), nor one
 	 * that common text discounted brought up (another site's template). */
 	int barely = point == ND_POINT_COPY && h == ND_VERIFIED_RESEMBLANCE && s->resemblance < ND_SIGNATURE_BAND &&
-		     s->resemblance <= s->plain && !(can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT);
+		     s->resemblance <= s->plain &&
+		     !(can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT &&
+		       (held >= 0 ? held : own_contained(a, b, common, s)));
 	int own = point == ND_POINT_COPY && h == ND_VERIFIED_RESEMBLANCE && s->resemblance < ND_OWN_BAND;
 	nd_verify_how no = refusal(point, a, b, s, barely, own ? common : NULL);
 	if (no)

@@ -284,6 +284,16 @@ int nd__rec_decode(const void *p, size_t len, nd__rec *out);
 #define ND_EDIT_MIN_LOST 8
 #define ND_EDIT_SLACK 1.5
 #define ND_EDIT_COMMON 0.85
+/* Containment is a text and the same text with more added: the base's
+ * own text (its samples that at most ND_COMMON_CAP groups hold) is in the
+ * other too, at least this share of it (ND_EDIT_MIN_LOST such samples or
+ * more: fewer say nothing).  A page and another that shows a long section
+ * both show (a trait's provided methods, an options section) beside more
+ * of its own share that section, not the page's own text: copy neither
+ * accepts such a pair by containment nor spares it the signature's test
+ * for containment's sake.  A cut copy whose edits fell on its own text
+ * keeps three quarters of it. */
+#define ND_OWN_CONTAINED 0.5
 
 /* A pair of records whose shared text is common may still be a copy: a
  * text made of passages that other documents hold each on its own (news
