@@ -771,8 +771,6 @@ int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *
 		nd_error_set(rc, "%s: %s", name, why);
 		goto done;
 	}
-	size_t start = text->len;
-	rc = put_blocks(text, &all, b, n, cls);
 	/* Nothing read as content, or only a stub: where the page does not
 	 * mark its main content, a list's or table's one line of prose
 	 * (jusText drops link-dense blocks, and an index page or a directory
@@ -782,31 +780,28 @@ int nd_html_extract(nd_tokenizer *tk, const char *html, size_t len, const char *
 	 * less the chrome it marks (navigation, sidebars, footers) when more
 	 * than a line is left, as where it marks its content: there a site
 	 * stamps its release ("Library Version: 1.50.12"), which the verdict
-	 * reads as values. */
-	size_t stub = bi.marked ? ND_HTML_MARKED_STUB_CHARS : ND_HTML_STUB_CHARS;
-	if (rc == ND_OK && bi.good_blocks && count_range(text->ptr + start, text->len - start) < stub)
+	 * reads as values.  The title is kept after the stub's bound: a line
+	 * under a name is a stub. */
+	size_t stub = bi.marked ? ND_HTML_MARKED_STUB_CHARS : ND_HTML_STUB_CHARS, shown = 0, own = 0, kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t chars = count_range(all.ptr + b[i].start, b[i].end - b[i].start);
+		shown += cls[i] == ND_BLOCK_GOOD ? chars : 0;
+		own += b[i].chrome ? 0 : chars;
+		kept += !b[i].chrome;
+	}
+	if (bi.good_blocks && shown < stub)
 		bi.good_blocks = 0;
-	/* The title after the stub's bound: a line under a name is a stub. */
-	if (rc == ND_OK && bi.good_blocks && nd_boilerplate_keep_title(b, n, cls)) {
-		bi.good_blocks++;
-		text->len = start;
+	if (bi.good_blocks) {
+		bi.good_blocks += nd_boilerplate_keep_title(b, n, cls);
 		rc = put_blocks(text, &all, b, n, cls);
-	}
-	if (rc == ND_OK && !bi.good_blocks) {
-		size_t own = 0, kept = 0;
-		for (size_t i = 0; i < n; i++) {
+	} else if (own >= ND_HTML_MARKED_STUB_CHARS && kept < n) {
+		for (size_t i = 0; i < n; i++)
 			cls[i] = b[i].chrome ? ND_BLOCK_BAD : ND_BLOCK_GOOD;
-			own += b[i].chrome ? 0 : count_range(all.ptr + b[i].start, b[i].end - b[i].start);
-			kept += !b[i].chrome;
-		}
-		text->len = start;
-		if (own >= ND_HTML_MARKED_STUB_CHARS && kept < n) {
-			kept += nd_boilerplate_keep_title(b, n, cls);
-			bi.good_blocks = kept; /* not the whole page: full keeps it */
-			rc = put_blocks(text, &all, b, n, cls);
-		} else
-			rc = nd_buf_put(text, all.ptr, all.len); /* keep the page whole */
-	}
+		kept += nd_boilerplate_keep_title(b, n, cls);
+		bi.good_blocks = kept; /* not the whole page: full keeps it */
+		rc = put_blocks(text, &all, b, n, cls);
+	} else
+		rc = nd_buf_put(text, all.ptr, all.len); /* keep the page whole */
 	if (rc == ND_OK && full)
 		rc = nd_buf_put(full, all.ptr, all.len);
 done:
