@@ -3125,8 +3125,10 @@ static void test_fillings_are_not_copies(void **state)
  * weighs near as much as text of one's own (the 24 pages, 94% alike, are
  * one cluster).  A page that shows it beside more of its own (RangeFrom)
  * holds most of every such page but none of its own text: no copy of
- * any.  A page with text added after one of them (a thread, comments)
- * holds that page's own line, and is its copy. */
+ * any.  A page with half as much again added after one of them (a
+ * thread, comments), too much for resemblance, holds that page's own
+ * line, and is its copy by containment (a rule that asked too much of
+ * the base's own text would lose it). */
 static char *spaced(const char *a, const char *b, const char *c)
 {
 	char *t = malloc(strlen(a) + strlen(b) + strlen(c) + 3);
@@ -3157,7 +3159,7 @@ static void test_shared_section_is_no_containment(void **state)
 	t[R] = spaced(line, section, more);
 	free(line);
 	free(more);
-	more = tu_random_doc(&rng, 150, VOCAB);
+	more = tu_random_doc(&rng, 315, VOCAB);
 	t[C] = spaced(t[0], more, "");
 	free(more);
 	for (int i = C + 1; i < N; i++)
