@@ -3380,6 +3380,8 @@ static void loads_alike(nd_store *st, const nd_docid *docs, size_t n, const char
 			    memcmp(r->sample, want.sample, want.nsample * 4) ||
 			    memcmp(r->places, want.places, want.nplaces * 8) ||
 			    (want.nnames && memcmp(r->names, want.names, want.nnames * 4)) ||
+			    r->nleads != want.nleads || r->lthr != want.lthr ||
+			    (want.nleads && memcmp(r->leads, want.leads, want.nleads * 4)) ||
 			    !r->pos != !want.pos || (want.pos && memcmp(r->pos, want.pos, want.nsample)) ||
 			    memcmp(r->bits, want.bits, want.nbits * 2))
 				fail_msg("document %u loaded by %d thread(s) is not the stored record", docs[i], k + 1);

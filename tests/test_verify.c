@@ -689,9 +689,13 @@ static void test_record_in_place(void **state)
 	assert_int_equal(nd__rec_decode(buf + 1, len, &va), ND_OK);
 	assert_true(ra.nnames > 1);
 	/* The frame, then the samples' places, then the words that lead the
-	 * text last: a text this long has all three, kept as made. */
+	 * text, then their places last: a text this long has all four, kept
+	 * as made (its lead holds "1999", said 30 times). */
+	assert_true(ra.nleads > 0 && va.nleads == ra.nleads && va.lthr == ra.lthr &&
+		    !memcmp((const void *)va.leads, ra.leads, ra.nleads * 4));
 	assert_true(va.borrowed && (uint8_t *)va.sample > buf &&
-		    (uint8_t *)(va.names + va.nnames) + 8 + va.nsample + 16 == buf + 1 + len);
+		    (uint8_t *)(va.names + va.nnames) + 8 + va.nsample + 16 + 6 == (uint8_t *)va.leads &&
+		    (uint8_t *)(va.leads + va.nleads) == buf + 1 + len);
 	assert_true(ra.frame != 0 && va.frame == ra.frame);
 	assert_true((ra.lead[0] | ra.lead[1]) && !memcmp(va.lead, ra.lead, sizeof(ra.lead)));
 	assert_true(ra.pos && va.pos == (uint8_t *)(va.names + va.nnames) + 8 && !memcmp(va.pos, ra.pos, ra.nsample));
@@ -1404,6 +1408,8 @@ static void test_renamed(void **state)
 	free(ra.pos); /* a record as before places were kept: names and frame last */
 	ra.pos = NULL;
 	memset(ra.lead, 0, sizeof(ra.lead));
+	free(ra.leads);
+	ra.leads = NULL, ra.nleads = 0;
 	size_t len = nd__rec_size(&ra), cut = len - 6 - (size_t)ra.nnames * 4 - 8;
 	uint8_t *buf = malloc(len);
 	assert_non_null(buf);
@@ -1419,6 +1425,96 @@ static void test_renamed(void **state)
 	free(buf);
 	nd__rec_free(&ra);
 	nd__rec_free(&rb);
+}
+
+/* Two reference pages of one template about two types (rustdoc's
+ * iterator pages): 2,000 words of a trait's methods both show, in which
+ * each says its type's name 40 times (sampled in a place or two),
+ * each time before its own type parameter, under a title of its own and a
+ * description of its own.  The name is in each one's title, whose words'
+ * places each record keeps whole: a rename at every point but story.
+ * Its copy with words edited, its next release (the number in its title
+ * changed wherever it stands) and one whose description renames a word
+ * after the title are not; a record without its leads (as written before
+ * them) sees no rename. */
+static void test_renamed_by_lead(void **state)
+{
+	(void)state;
+	uint64_t rng = 99;
+	enum { SHARED = 2000, OWN = 30, L = 4 + OWN + SHARED + 80 };
+	uint32_t w[SHARED + 2 * OWN + 10], a[L], b[L], v[L];
+	random_words(&rng, w, SHARED + 2 * OWN + 10);
+	for (size_t k = 400; k < SHARED; k++) /* a vocabulary of 400, as a trait's methods say "self" and "iterator" */
+		w[k] = w[tu_rand(&rng) % 400];
+	/* Each page names the other where both list their methods
+	 * ("fn peekable", "fn rev"), twice. */
+	w[700] = w[900] = w[SHARED + 2 * OWN], w[1300] = w[1700] = w[SHARED + 2 * OWN + 1];
+	const uint32_t *name = w + SHARED + 2 * OWN; /* two names, two parameters, title words */
+	uint32_t *pages[2] = {a, b};
+	for (int p = 0; p < 2; p++) {
+		uint32_t *x = pages[p];
+		size_t n = 0;
+		x[n++] = name[4], x[n++] = name[5], x[n++] = name[p], x[n++] = value_id("2.4");
+		for (size_t k = 0; k < OWN; k++)
+			x[n++] = w[SHARED + p * OWN + k];
+		for (size_t k = 0; k < SHARED; k++) {
+			x[n++] = w[k];
+			if (k % 50 == 49)
+				x[n++] = name[p], x[n++] = name[2 + p]; /* "Peekable<I>", "Rev<J>" */
+		}
+		assert_int_equal(n, L);
+		x[500] = x[1500] = x[3]; /* "since 2.4" */
+	}
+	nd_verify_how how;
+	assert_int_equal(verdict(a, L, b, L, ND_POINT_COPY, &how), 0);
+	assert_int_equal(how, ND_REFUSED_RENAMED);
+	assert_int_equal(verdict(a, L, b, L, ND_POINT_STRICT, &how), 0);
+	assert_int_equal(verdict(a, L, b, L, ND_POINT_STORY, &how), 1);
+	/* Its copy with ten words edited. */
+	memcpy(v, a, sizeof(v));
+	for (size_t k = 0; k < 10; k++)
+		v[100 + 180 * k] = w[SHARED + OWN + k];
+	assert_int_equal(verdict(a, L, v, L, ND_POINT_COPY, &how), 1);
+	/* Its next release: "2.4" is "2.5" in its title and where it says it
+	 * again, twice. */
+	memcpy(v, a, sizeof(v));
+	v[3] = v[500] = v[1500] = value_id("2.5");
+	assert_int_equal(verdict(a, L, v, L, ND_POINT_COPY, &how), 1);
+	/* Its next release, whose description names another base class in
+	 * its first sentence and wherever it says it (glibmm's VariantIter,
+	 * "VariantBase" then "VariantContainerBase"): the title is the same,
+	 * and the word renamed is not in it. */
+	uint32_t r1[L];
+	memcpy(r1, a, sizeof(r1));
+	r1[10] = r1[300] = r1[700] = r1[1100] = w[SHARED + 2 * OWN + 6];
+	memcpy(v, r1, sizeof(v));
+	v[10] = v[300] = v[700] = v[1100] = w[SHARED + 2 * OWN + 7];
+	assert_int_equal(verdict(r1, L, v, L, ND_POINT_COPY, &how), 1);
+	/* Without the places of their leads' words, the names go unseen. */
+	nd__rec ra, rb;
+	assert_int_equal(nd__rec_make(a, L, &ra, NULL, 0), ND_OK);
+	assert_int_equal(nd__rec_make(b, L, &rb, NULL, 0), ND_OK);
+	assert_true(ra.nleads >= 20 && rb.nleads >= 20);
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ra, &rb, NULL, &how, NULL), 0);
+	assert_int_equal(how, ND_REFUSED_RENAMED);
+	uint32_t keep = ra.nleads;
+	ra.nleads = rb.nleads = 0;
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, &ra, &rb, NULL, &how, NULL), 1);
+	ra.nleads = keep;
+	nd__rec_free(&ra);
+	nd__rec_free(&rb);
+	/* A word of the lead said more than one word in ND_LEAD_SHARE ("the",
+	 * 13 times in 200) keeps no places; the name said 3 times keeps the
+	 * two that have two words before them. */
+	uint32_t t[200];
+	memcpy(t, w, sizeof(t));
+	t[0] = w[SHARED + 2 * OWN + 5], t[1] = name[0];
+	for (size_t k = 0; k < 200; k += 200 / (ND_LEAD_SHARE / 2))
+		t[k + 2] = w[SHARED + 2 * OWN + 5];
+	t[60] = t[120] = name[0];
+	assert_int_equal(nd__rec_make(t, 200, &ra, NULL, 0), ND_OK);
+	assert_int_equal(ra.nleads, 2);
+	nd__rec_free(&ra);
 }
 
 /* Two fillings of one template: a word in ten their own, so their
@@ -1559,6 +1655,7 @@ int main(void)
 		cmocka_unit_test(test_record_positions),
 		cmocka_unit_test(test_values_and_containment),
 		cmocka_unit_test(test_renamed),
+		cmocka_unit_test(test_renamed_by_lead),
 		cmocka_unit_test(test_signature),
 		cmocka_unit_test(test_thread),
 		cmocka_unit_test(test_sort_u64),

@@ -521,31 +521,42 @@ static int shingle_scores(const nd__rec *a, const nd__rec *b, const nd__common *
 	return 1;
 }
 
-/* Whether word bits w (NAME_WORD_BITS of a name) are among r's names. */
-static int has_word(const nd__rec *r, uint32_t w)
+/* Whether word bits w (NAME_WORD_BITS of a name) are among the n of v. */
+static int holds_word(const nd__u32u *v, uint32_t n, uint32_t w)
 {
-	for (uint32_t i = 0; i < r->nnames; i++)
-		if ((r->names[i] & ~ND_NAME_PLACE_MASK) == w)
+	for (uint32_t i = 0; i < n; i++)
+		if ((v[i] & ~ND_NAME_PLACE_MASK) == w)
 			return 1;
 	return 0;
 }
 
-/* How many of r's names at or below t are of word bits w. */
-static uint32_t places_of(const nd__rec *r, uint32_t w, uint32_t t)
+/* Whether x (a name) is among the n of v, ascending. */
+static int holds_name(const nd__u32u *v, uint32_t n, uint32_t x)
 {
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < r->nnames && r->names[i] <= t; i++)
-		n += (r->names[i] & ~ND_NAME_PLACE_MASK) == w;
-	return n;
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo] == x;
 }
 
-/* Whether other holds the word w that one renames (at k places both
- * sample, at or below t) only where one holds it too: not among other's
- * repeated words, or there in at most as many places as one holds it
- * less the k renamed ones. */
-static int held_only_shared(const nd__rec *one, const nd__rec *other, uint32_t w, uint32_t t, uint32_t k)
+/* Whether other holds the word w that one renames only where one holds
+ * it too: in none of the places other samples (names at or below t) where
+ * one's sample lacks it (a sampled place is sampled in both), and not
+ * among other's leads (a word both titles hold names what both are
+ * about). */
+static int held_only_shared(const nd__rec *one, const nd__rec *other, uint32_t w, uint32_t t)
 {
-	return !has_word(other, w) || places_of(one, w, t) >= places_of(other, w, t) + k;
+	if (holds_word(other->leads, other->nleads, w))
+		return 0;
+	for (uint32_t i = 0; i < other->nnames && other->names[i] <= t; i++)
+		if ((other->names[i] & ~ND_NAME_PLACE_MASK) == w && !holds_name(one->names, one->nnames, other->names[i]))
+			return 0;
+	return 1;
 }
 
 /* Whether a and b begin alike: the same words lead both, as far as both
@@ -555,50 +566,90 @@ static int same_lead(const nd__rec *a, const nd__rec *b)
 	return nd__rec_has_lead(a) && a->lead[0] == b->lead[0] && a->lead[1] == b->lead[1];
 }
 
-/* A rename: the same template about another named thing (two man pages of
- * two commands, a product page for another product).  Places both sample
- * (the lower threshold) where each text has one word of those it repeats
- * and the words differ, the same two words in ND_RENAME_PLACES places or
- * more; neither word among the other text's repeated words but where its
- * own text has it too (llvm-tblgen(1) renamed from clang-tblgen(1), which
- * says "LLVM" itself).  An edited version keeps its words: its edits are
- * words it does not repeat, or ones still elsewhere in the other; and two
- * texts that begin with the same ND_LEAD_WORDS words (a title, a NAME
- * line) are about one thing, so a word renamed all through them names
- * something else (a parameter, a contributor's name spelled another
- * way): an edit. */
-static int renamed(const nd__rec *a, const nd__rec *b)
+/* The places of x[0..nx) and y[0..ny) at or below t (each entry's place
+ * its bits of mask) where each has one word and the words differ, not
+ * both numbers (leads), into out (room for most) from n: each the two
+ * words' bits, then the place's.  The new count. */
+static uint32_t renamed_places(const nd__u32u *x, uint32_t nx, const nd__u32u *y, uint32_t ny, uint32_t t,
+			       uint32_t mask, uint64_t *out, uint32_t n, uint32_t most)
 {
-	enum { MOST = 4 * ND_REC_NAMES };
 	const uint32_t word = ~ND_NAME_PLACE_MASK, bits = ND_NAME_WORD_BITS;
-	uint32_t pair[MOST], n = 0, i = 0, j = 0;
-	uint32_t t = a->nthr < b->nthr ? a->nthr : b->nthr;
-	if (same_lead(a, b))
-		return 0;
-	while (i < a->nnames && j < b->nnames && n < MOST) {
-		uint32_t pa = a->names[i] & ND_NAME_PLACE_MASK, pb = b->names[j] & ND_NAME_PLACE_MASK;
-		if (a->names[i] > t || b->names[j] > t)
+	uint32_t i = 0, j = 0;
+	while (i < nx && j < ny && n < most) {
+		uint32_t pa = x[i] & mask, pb = y[j] & mask;
+		if (x[i] > t || y[j] > t)
 			break;
 		uint32_t ie = i, je = j;
-		while (ie < a->nnames && (a->names[ie] & ND_NAME_PLACE_MASK) == pa)
+		while (ie < nx && (x[ie] & mask) == pa)
 			ie++;
-		while (je < b->nnames && (b->names[je] & ND_NAME_PLACE_MASK) == pb)
+		while (je < ny && (y[je] & mask) == pb)
 			je++;
-		if (pa == pb && ie - i == 1 && je - j == 1 && (a->names[i] & word) != (b->names[j] & word))
-			pair[n++] = (a->names[i] & word) << bits | (b->names[j] & word);
+		if (pa == pb && ie - i == 1 && je - j == 1 && (x[i] & word) != (y[j] & word) &&
+		    !(x[i] & y[j] & ND_LEAD_DIGIT & ~mask))
+			out[n++] = (uint64_t)((x[i] & word) << bits | (y[j] & word)) << 32 | pa;
 		if (pa <= pb)
 			i = ie;
 		if (pb <= pa)
 			j = je;
 	}
-	nd__sort_u32(pair, n);
+	return n;
+}
+
+/* How many of r's leads at or below t are of word bits w. */
+static uint32_t leads_of(const nd__rec *r, uint32_t w, uint32_t t)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < r->nleads && r->leads[i] <= t; i++)
+		n += (r->leads[i] & ~ND_NAME_PLACE_MASK) == w;
+	return n;
+}
+
+/* Whether k lead places where a says one word and b another (pair's bits:
+ * a's, then b's) are ND_RENAME_LED_SHARE of the places either says its
+ * word at. */
+static int led_most(const nd__rec *a, const nd__rec *b, uint32_t pair, uint32_t t, uint32_t k)
+{
+	uint32_t na = leads_of(a, pair >> ND_NAME_WORD_BITS, t), nb = leads_of(b, pair & ~ND_NAME_PLACE_MASK, t);
+	return k >= ND_RENAME_LED_SHARE * (na < nb ? na : nb);
+}
+
+/* A rename: the same template about another named thing (two man pages of
+ * two commands, a product page for another product, two rustdoc pages of
+ * two iterator types).  Places both sample (the lower threshold), or
+ * both keep as their titles' words' places (leads: there a quarter of
+ * the places either says its word at, or more), where each text has one
+ * word of those it repeats and the words differ, the same two words in
+ * ND_RENAME_PLACES places or more; neither word among the other text's
+ * repeated words but where its own text has it too (llvm-tblgen(1)
+ * renamed from clang-tblgen(1), which says "LLVM" itself).  An edited
+ * version keeps its words: its edits are words it does not repeat, or
+ * ones still elsewhere in the other; and two texts that begin with the
+ * same ND_LEAD_WORDS words (a title, a NAME line) are about one thing, so
+ * a word renamed all through them names something else (a parameter, a
+ * contributor's name spelled another way): an edit. */
+static int renamed(const nd__rec *a, const nd__rec *b)
+{
+	enum { MOST = 4 * ND_REC_NAMES + 2 * ND_REC_LEADS };
+	const uint32_t word = ~ND_NAME_PLACE_MASK, bits = ND_NAME_WORD_BITS;
+	uint64_t pair[MOST];
+	uint32_t t = a->nthr < b->nthr ? a->nthr : b->nthr, lt = a->lthr < b->lthr ? a->lthr : b->lthr;
+	if (same_lead(a, b))
+		return 0;
+	uint32_t n = renamed_places(a->names, a->nnames, b->names, b->nnames, t, ND_NAME_PLACE_MASK, pair, 0, MOST);
+	for (uint32_t k = 0; k < n; k++)
+		pair[k] |= 1; /* a sampled place: told from a lead's (places are even) */
+	n = renamed_places(a->leads, a->nleads, b->leads, b->nleads, lt, ND_LEAD_PLACE_MASK, pair, n, MOST);
 	/* Most pairs have no such place twice: the other's words are read
 	 * only for one that has. */
-	for (i = 0; i + ND_RENAME_PLACES <= n; i = j) {
-		for (j = i + 1; j < n && pair[j] == pair[i]; j++)
-			;
-		if (j - i >= ND_RENAME_PLACES && held_only_shared(a, b, pair[i] >> bits, t, j - i) &&
-		    held_only_shared(b, a, pair[i] & word, t, j - i))
+	if (n < ND_RENAME_PLACES)
+		return 0;
+	nd__sort_u64(pair, n);
+	for (uint32_t i = 0, j; i + ND_RENAME_PLACES <= n; i = j) {
+		uint32_t w = (uint32_t)(pair[i] >> 32), sampled = 0, led = 0;
+		for (j = i; j < n && (uint32_t)(pair[j] >> 32) == w; j++)
+			sampled += pair[j] & 1, led += !(pair[j] & 1);
+		if ((sampled >= ND_RENAME_PLACES || (led >= ND_RENAME_PLACES && led_most(a, b, w, lt, led))) &&
+		    held_only_shared(a, b, w >> bits, t) && held_only_shared(b, a, w & word, t))
 			return 1;
 	}
 	return 0;
@@ -941,6 +992,7 @@ static int part_of(const nd__rec *a, const nd__rec *b, const nd__common *common,
 	return c >= ND_POINT_COPY_CONTAINMENT && r > 0 && c / r + c - 1 > ND_CONTAIN_MAX_RATIO && too_long(a, b) &&
 	       !base_own_enough(a, b, common, s, own);
 }
+
 
 /* The verdict at point from a pair's complete shingle scores (values read
  * only for a pair it would accept). */

@@ -57,6 +57,14 @@ static uint32_t place_hash(const uint32_t *ids, size_t i)
 			      nd_mix64(ids[i + 1] + 0x9e3779b97f4a7c15ULL)));
 }
 
+/* A lead word's place: the two words before it.  Not the word after, as
+ * a name's place has it: a name stands before another type parameter on
+ * each page ("Peekable<I> as", "ArgsOs as"). */
+static uint32_t lead_place(const uint32_t *ids, size_t i)
+{
+	return top32(nd_mix64(((uint64_t)ids[i - 2] << 32 | ids[i - 1]) ^ 0x6c656164706c6163ULL));
+}
+
 /* One-permutation MinHash: bin b of TEXT_BINS holds the least hash that
  * falls in it, as 16 bits of its place within the bin (order kept, so the
  * least hash gives the least key); an empty bin takes the next non-empty
@@ -92,9 +100,33 @@ static uint32_t name_word(uint32_t id)
 	return top32(nd_mix64(id ^ 0x6e616d65ULL)) >> (32 - ND_NAME_WORD_BITS);
 }
 
+/* The distinct words of the text's title (its first ND_TITLE_WORDS),
+ * into lead (room for ND_TITLE_WORDS): how many. */
+static uint32_t lead_words(const uint32_t *ids, size_t n, uint32_t *lead)
+{
+	uint32_t nl = 0;
+	for (size_t i = 0; i < n && i < ND_TITLE_WORDS; i++) {
+		uint32_t x = 0;
+		while (x < nl && lead[x] != ids[i])
+			x++;
+		if (x == nl)
+			lead[nl++] = ids[i];
+	}
+	return nl;
+}
+
+static int is_lead(const uint32_t *lead, uint32_t nl, uint32_t id)
+{
+	for (uint32_t x = 0; x < nl; x++)
+		if (lead[x] == id)
+			return 1;
+	return 0;
+}
+
 /* The places of the words ids[0..n) repeats (2 to ND_NAME_MAX_COUNT
- * times), sampled by place, into e (room for n + 1), out's names.  A kept
- * place keeps all its words, as value places do.  The counts are an
+ * times, a word of its lead to ND_LEAD_MAX_COUNT), sampled by place, into
+ * e (room for n + 1), out's names.  A kept place keeps all its words, as
+ * value places do.  The counts are an
  * open-addressing table: a sort and a search a word cost as much again as
  * the rest of the record. */
 static int make_names(const uint32_t *ids, size_t n, uint32_t *e, nd__rec *out)
@@ -113,10 +145,12 @@ static int make_names(const uint32_t *ids, size_t n, uint32_t *e, nd__rec *out)
 			at = (at + 1) & (cap - 1);
 		key[at] = ids[i], cnt[at]++, slot_of[i] = (uint32_t)at;
 	}
+	uint32_t lead[ND_TITLE_WORDS], nl = lead_words(ids, n, lead);
 	size_t ne = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t c = cnt[slot_of[i]];
-		if (i >= 2 && i + 1 < n && c >= 2 && c <= ND_NAME_MAX_COUNT)
+		if (i >= 2 && i + 1 < n && c >= 2 &&
+		    (c <= ND_NAME_MAX_COUNT || (c <= ND_LEAD_MAX_COUNT && is_lead(lead, nl, ids[i]))))
 			e[ne++] = (place_hash(ids, i) & ND_NAME_PLACE_MASK) | name_word(ids[i]);
 	}
 	free(key);
@@ -145,6 +179,49 @@ static int make_names(const uint32_t *ids, size_t n, uint32_t *e, nd__rec *out)
 		uint32_t w = name_word(ids[i]);
 		out->lead[w >> 6 & 1] |= (uint64_t)1 << (w & 63);
 	}
+	return ND_OK;
+}
+
+/* out's leads (record.h, ND_REC_LEADS): every place of the words of the
+ * text's lead that it repeats 2 to ND_LEAD_MAX_COUNT times, and no more
+ * than one word in ND_LEAD_SHARE. */
+static int make_leads(const uint32_t *ids, size_t n, nd__rec *out)
+{
+	enum { MOST = ND_TITLE_WORDS * ND_LEAD_MAX_COUNT };
+	uint32_t lead[ND_TITLE_WORDS], count[ND_TITLE_WORDS] = {0}, nl = lead_words(ids, n, lead);
+	size_t most = n / ND_LEAD_SHARE < ND_LEAD_MAX_COUNT ? n / ND_LEAD_SHARE : ND_LEAD_MAX_COUNT;
+	out->lthr = 0, out->nleads = 0, out->leads = NULL;
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t x = 0; x < nl; x++)
+			count[x] += lead[x] == ids[i];
+	uint32_t *e = malloc(MOST * sizeof(*e)), ne = 0;
+	if (!e)
+		return nd_error_set(ND_ENOMEM, "out of memory for a record of %zu words", n);
+	for (size_t i = 2; i < n; i++)
+		for (uint32_t x = 0; x < nl; x++)
+			if (lead[x] == ids[i] && count[x] >= 2 && count[x] <= most && ne < MOST)
+				e[ne++] = (lead_place(ids, i) & ND_LEAD_PLACE_MASK) |
+					  (ids[i] & ND_WORD_DIGIT ? ND_LEAD_DIGIT : 0) | name_word(ids[i]);
+	nd__sort_u32(e, ne);
+	uint32_t u = 0;
+	for (uint32_t i = 0; i < ne; i++)
+		if (!u || e[i] != e[u - 1])
+			e[u++] = e[i];
+	out->lthr = UINT32_MAX;
+	if (u > ND_REC_LEADS) { /* cut at a place boundary, as names are */
+		uint32_t cut = ND_REC_LEADS;
+		while (cut > 1 && (e[cut - 1] & ND_LEAD_PLACE_MASK) == (e[cut] & ND_LEAD_PLACE_MASK))
+			cut--;
+		u = cut;
+		out->lthr = e[u - 1] | ~ND_LEAD_PLACE_MASK;
+	}
+	if (!u) {
+		free(e);
+		return ND_OK;
+	}
+	uint32_t *shrunk = realloc(e, u * sizeof(*e)); /* a record is kept while its pass runs */
+	out->nleads = u;
+	out->leads = shrunk ? shrunk : e;
 	return ND_OK;
 }
 
@@ -267,7 +344,7 @@ int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys, in
 		out->pthr = (uint32_t)(pl[np - 1] >> 32);
 	}
 	out->nplaces = (uint32_t)np;
-	if ((rc = make_names(ids, n, names, out)) < 0)
+	if ((rc = make_names(ids, n, names, out)) < 0 || (rc = make_leads(ids, n, out)) < 0)
 		goto done;
 
 	/* Kept: the sample shrinks to what it holds (a long text's hashes are
@@ -305,6 +382,7 @@ void nd__rec_free(nd__rec *r)
 		free(r->places);
 		free(r->names);
 		free(r->pos);
+		free(r->leads);
 	}
 	free(r->groups);
 	free(r->cum);
@@ -323,8 +401,11 @@ void nd__rec_free(nd__rec *r)
 #define HAS_THREAD 2
 #define HAS_FRAME 4
 #define HAS_POS 8
-/* Then, for a text with names (HAS_LEAD), the words that lead it: two u64. */
+/* Then, for a text with names (HAS_LEAD), the words that lead it: two u64;
+ * then, for one with leads (HAS_LEADS), u32 lthr, u16 nleads, the leads. */
 #define HAS_LEAD 16
+#define HAS_LEADS 32
+#define LEADS_HEAD 6
 
 static size_t arrays_size(size_t ns, size_t np, size_t nv)
 {
@@ -334,7 +415,8 @@ static size_t arrays_size(size_t ns, size_t np, size_t nv)
 size_t nd__rec_size(const nd__rec *r)
 {
 	return arrays_size(r->nsample, r->nplaces, 0) + NAMES_HEAD + (size_t)r->nnames * 4 +
-	       (r->thread ? 4 : 0) + (r->frame ? 8 : 0) + (r->pos ? r->nsample : 0) + (nd__rec_has_lead(r) ? 16 : 0);
+	       (r->thread ? 4 : 0) + (r->frame ? 8 : 0) + (r->pos ? r->nsample : 0) + (nd__rec_has_lead(r) ? 16 : 0) +
+	       (r->nleads ? LEADS_HEAD + (size_t)r->nleads * 4 : 0);
 }
 
 static void put16(uint8_t *p, uint32_t v)
@@ -352,7 +434,7 @@ size_t nd__rec_encode(const nd__rec *r, uint8_t *out)
 {
 	uint8_t *p = out;
 	p[0] = VERSION, p[1] = HAS_NAMES | (r->thread ? HAS_THREAD : 0) | (r->frame ? HAS_FRAME : 0) | (r->pos ? HAS_POS : 0) |
-	       (nd__rec_has_lead(r) ? HAS_LEAD : 0);
+	       (nd__rec_has_lead(r) ? HAS_LEAD : 0) | (r->nleads ? HAS_LEADS : 0);
 	put16(p + 2, r->nsample);
 	put16(p + 4, r->nplaces);
 	put16(p + 6, 0);
@@ -388,6 +470,12 @@ size_t nd__rec_encode(const nd__rec *r, uint8_t *out)
 		memcpy(p, r->lead, 16);
 		p += 16;
 	}
+	if (r->nleads) {
+		put32(p, r->lthr);
+		put16(p + 4, r->nleads);
+		memcpy(p + LEADS_HEAD, r->leads, (size_t)r->nleads * 4);
+		p += LEADS_HEAD + (size_t)r->nleads * 4;
+	}
 	return (size_t)(p - out);
 }
 
@@ -407,14 +495,16 @@ static int decode_section(const uint8_t *p, size_t len, size_t *at, void *dst, s
 
 /* The head of an encoding into out (counts and thresholds, no arrays),
  * checked against its length; *names_at the offset of its names, *pos_at
- * of its places (0: none). */
-static int decode_head(const uint8_t *p, size_t len, nd__rec *out, size_t *names_at, size_t *pos_at)
+ * of its places (0: none), *leads_at of its leads. */
+static int decode_head(const uint8_t *p, size_t len, nd__rec *out, size_t *names_at, size_t *pos_at,
+		       size_t *leads_at)
 {
-	uint16_t ns, np, nv, nn = 0;
+	uint16_t ns, np, nv, nn = 0, nl = 0;
 	int rc;
 	memset(out, 0, sizeof(*out));
-	*names_at = *pos_at = 0;
-	if (len < HEAD || p[0] != VERSION || (p[1] & ~(HAS_NAMES | HAS_THREAD | HAS_FRAME | HAS_POS | HAS_LEAD)))
+	*names_at = *pos_at = *leads_at = 0;
+	if (len < HEAD || p[0] != VERSION ||
+	    (p[1] & ~(HAS_NAMES | HAS_THREAD | HAS_FRAME | HAS_POS | HAS_LEAD | HAS_LEADS)))
 		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes, version %u", len,
 				    len ? p[0] : 0);
 	memcpy(&ns, p + 2, 2);
@@ -445,10 +535,18 @@ static int decode_head(const uint8_t *p, size_t len, nd__rec *out, size_t *names
 	}
 	if ((p[1] & HAS_LEAD) && (rc = decode_section(p, len, &at, out->lead, 16, "lead")) < 0)
 		return rc;
+	if (p[1] & HAS_LEADS) {
+		if (len < at + LEADS_HEAD)
+			return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
+		memcpy(&out->lthr, p + at, 4);
+		memcpy(&nl, p + at + 4, 2);
+		*leads_at = at + LEADS_HEAD;
+		at += LEADS_HEAD + (size_t)nl * 4;
+	}
 	if (len != at || ns > out->nshingles || (out->nwords && !out->text) || (out->frame && out->nwords < ND_FRAME_MIN) ||
-	    (!out->nwords && (out->text || ns || np || nv || nn)))
+	    (!out->nwords && (out->text || ns || np || nv || nn || nl)) || ((p[1] & HAS_LEADS) && !nl))
 		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
-	out->nsample = ns, out->nplaces = np, out->nnames = nn;
+	out->nsample = ns, out->nplaces = np, out->nnames = nn, out->nleads = nl;
 	return ND_OK;
 }
 
@@ -465,13 +563,18 @@ static int check_arrays(const nd__rec *r)
 	for (uint32_t i = 0; i < r->nnames; i++)
 		if (r->names[i] > r->nthr || (i && r->names[i] <= r->names[i - 1]))
 			return nd_error_set(ND_ECORRUPT, "verdict record out of order");
+	for (uint32_t i = 0; i < r->nleads; i++)
+		if (r->leads[i] > r->lthr || (i && r->leads[i] <= r->leads[i - 1]))
+			return nd_error_set(ND_ECORRUPT, "verdict record out of order");
 	return ND_OK;
 }
 
 /* The arrays of an encoding whose head is in r (its names at names_at),
  * copied into the room r's pointers give them, and checked there. */
-static int decode_arrays(const uint8_t *p, const nd__rec *r, size_t names_at, size_t pos_at)
+static int decode_arrays(const uint8_t *p, const nd__rec *r, size_t names_at, size_t pos_at, size_t leads_at)
 {
+	if (r->nleads)
+		memcpy(r->leads, p + leads_at, (size_t)r->nleads * 4);
 	memcpy(r->sample, p + HEAD, (size_t)r->nsample * 4);
 	memcpy(r->places, p + HEAD + (size_t)r->nsample * 4, (size_t)r->nplaces * 8);
 	if (r->nnames)
@@ -483,8 +586,8 @@ static int decode_arrays(const uint8_t *p, const nd__rec *r, size_t names_at, si
 
 int nd__rec_decode(const void *vp, size_t len, nd__rec *out)
 {
-	size_t names_at, pos_at;
-	int rc = decode_head(vp, len, out, &names_at, &pos_at);
+	size_t names_at, pos_at, leads_at;
+	int rc = decode_head(vp, len, out, &names_at, &pos_at, &leads_at);
 	if (rc < 0)
 		return rc;
 	/* In place, and the arrays' order not checked: a hook reads a hundred
@@ -498,6 +601,7 @@ int nd__rec_decode(const void *vp, size_t len, nd__rec *out)
 	out->places = (nd__u64u *)(void *)(p + (size_t)out->nsample * 4);
 	out->names = (nd__u32u *)(void *)((uint8_t *)vp + names_at);
 	out->pos = pos_at ? (uint8_t *)vp + pos_at : NULL;
+	out->leads = out->nleads ? (nd__u32u *)(void *)((uint8_t *)vp + leads_at) : NULL;
 	return ND_OK;
 }
 
@@ -698,7 +802,7 @@ typedef struct {
 	const uint8_t *rec;
 	const uint16_t *bits;
 	uint16_t *bits_to;
-	size_t names_at, pos_at;
+	size_t names_at, pos_at, leads_at;
 	uint32_t i, nbits;
 } rs_task;
 
@@ -724,7 +828,7 @@ static int rs_copy_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 	for (uint32_t k = from; k < to; k++) {
 		const rs_task *x = &l->task[k];
 		nd__rec *r = &l->s->r[x->i];
-		int rc = decode_arrays(x->rec, r, x->names_at, x->pos_at);
+		int rc = decode_arrays(x->rec, r, x->names_at, x->pos_at, x->leads_at);
 		if (rc < 0) {
 			memset(r, 0, sizeof(*r)); /* its room is the set's, freed with it */
 			return nd_error_set(rc, "document %u: %s", l->docs[x->i], nd_error_last());
@@ -771,14 +875,15 @@ static int rs_one(uint32_t docid, uint64_t key, const void *payload, size_t len,
 	 * arrays decoded straight into it with the batch. */
 	nd__rec *r = &s->r[l->at];
 	rs_task *x = &l->task[l->ntask];
-	if ((rc = decode_head(rec, reclen, r, &x->names_at, &x->pos_at)) < 0)
+	if ((rc = decode_head(rec, reclen, r, &x->names_at, &x->pos_at, &x->leads_at)) < 0)
 		return nd_error_set(rc, "document %u: %s", docid, nd_error_last());
 	r->sample = rs_room(s, (size_t)r->nsample * 4);
 	r->places = rs_room(s, (size_t)r->nplaces * 8);
 	r->names = rs_room(s, (size_t)r->nnames * 4);
 	r->pos = x->pos_at ? rs_room(s, r->nsample) : NULL;
+	r->leads = r->nleads ? rs_room(s, (size_t)r->nleads * 4) : NULL;
 	uint16_t *b = rs_room(s, (size_t)nbits * 2);
-	if (!r->sample || !r->places || !r->names || (x->pos_at && !r->pos) || !b) {
+	if (!r->sample || !r->places || !r->names || (x->pos_at && !r->pos) || (r->nleads && !r->leads) || !b) {
 		memset(r, 0, sizeof(*r));
 		return nd_error_set(ND_ENOMEM, "out of memory for the records of %zu documents", s->n);
 	}

@@ -50,7 +50,37 @@
  * title): two texts led alike are about one named thing, so a word
  * renamed all through them is an edit, not a rename. */
 #define ND_LEAD_WORDS 16
+/* The name a page is about stands in its title and all through it (a
+ * type in each of its methods' signatures: rustdoc's iterator pages say
+ * their type's name 30 to 50 times, in 3,000 words that thirty pages
+ * share).  A sample of places sees such a name in one place or none, so
+ * each record keeps its leads: every place of the words of its title (its
+ * first ND_TITLE_WORDS) that it repeats up to ND_LEAD_MAX_COUNT times, up
+ * to ND_REC_LEADS places (the lowest place hashes).  Two pages of one
+ * template about two named things then meet at every place the name
+ * stands, and the rename rule sees it.  The title, not the whole lead: a
+ * release whose first sentence names another base class everywhere
+ * (glibmm's VariantIter) is about the same class. */
+#define ND_TITLE_WORDS 6
+#define ND_LEAD_MAX_COUNT 64
+#define ND_REC_LEADS 64
+/* A name is said often, but not as often as "the": a title's word that
+ * is more than one word in ND_LEAD_SHARE of its text keeps no places (the
+ * iterator pages' names are one in 80 to 130 of their words, "the" one in
+ * 20 of a news story's), which keeps most records' leads short. */
+#define ND_LEAD_SHARE 25
+/* Leads meet in a rename's places only if those are this share of the
+ * places either text says its word at: a name renamed is renamed where it
+ * stands, while two titles' common words ("to", "a") meet by chance in
+ * two places of their forty. */
+#define ND_RENAME_LED_SHARE 0.25
 #define ND_NAME_PLACE_MASK (~(uint32_t)0 << ND_NAME_WORD_BITS)
+/* A lead's place is the top bits of its hash (the two words before it),
+ * then a bit for a word with a digit (a release's number is a value,
+ * which value_scores reads: two numbers are no rename), then the word's
+ * bits, as a name's. */
+#define ND_LEAD_PLACE_MASK (ND_NAME_PLACE_MASK << 1)
+#define ND_LEAD_DIGIT ((uint32_t)1 << ND_NAME_WORD_BITS)
 /* A pair that resemblance alone accepts at copy, by less than this, is a
  * copy only if the two descriptive signatures (each of ND_MIN_BITS bits or
  * more) share ND_SIGNATURE_JACCARD of their bits or more.  The thresholds
@@ -129,6 +159,11 @@ typedef struct {
 				 0: looked up as compared */
 	uint32_t rotating;    /* when weighed: how many of its samples are its
 				 template's rotating parts (nd__rec_rotating) */
+	uint32_t lthr;        /* leads: every place hash <= lthr */
+	uint32_t nleads;
+	nd__u32u *leads;      /* the places of its title's words (ND_TITLE_WORDS,
+				 above), as names are but each place its two
+				 words before (ND_LEAD_PLACE_MASK); ascending */
 } nd__rec;
 
 /* How many of r's samples are below x.  They are hashes spread evenly
@@ -163,7 +198,7 @@ static inline int nd__rec_has_lead(const nd__rec *r)
 }
 
 #define ND_REC_CUM_STEP 32
-#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0, {0, 0}, 0, 0}
+#define ND_REC_INIT {0, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0, 0, {0, 0}, 0, 0, 0, 0, NULL}
 
 /* Buckets by the low bits of a sample's hash: a nibble of copy weight
  * and two bits of count each, rounded up to a few levels.  A pair
