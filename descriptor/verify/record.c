@@ -100,27 +100,23 @@ static uint32_t name_word(uint32_t id)
 	return top32(nd_mix64(id ^ 0x6e616d65ULL)) >> (32 - ND_NAME_WORD_BITS);
 }
 
-/* The distinct words of the text's title (its first ND_TITLE_WORDS),
- * into lead (room for ND_TITLE_WORDS): how many. */
-static uint32_t lead_words(const uint32_t *ids, size_t n, uint32_t *lead)
-{
-	uint32_t nl = 0;
-	for (size_t i = 0; i < n && i < ND_TITLE_WORDS; i++) {
-		uint32_t x = 0;
-		while (x < nl && lead[x] != ids[i])
-			x++;
-		if (x == nl)
-			lead[nl++] = ids[i];
-	}
-	return nl;
-}
-
 static int is_lead(const uint32_t *lead, uint32_t nl, uint32_t id)
 {
 	for (uint32_t x = 0; x < nl; x++)
 		if (lead[x] == id)
 			return 1;
 	return 0;
+}
+
+/* The distinct words of the text's title (its first ND_TITLE_WORDS),
+ * into lead (room for ND_TITLE_WORDS): how many. */
+static uint32_t lead_words(const uint32_t *ids, size_t n, uint32_t *lead)
+{
+	uint32_t nl = 0;
+	for (size_t i = 0; i < n && i < ND_TITLE_WORDS; i++)
+		if (!is_lead(lead, nl, ids[i]))
+			lead[nl++] = ids[i];
+	return nl;
 }
 
 /* The places of the words ids[0..n) repeats (2 to ND_NAME_MAX_COUNT
@@ -393,7 +389,8 @@ void nd__rec_free(nd__rec *r)
  * records from before them have none, and are read as such): u32 nthr, u16
  * nnames, the names. */
 #define HAS_NAMES 1
-#define NAMES_HEAD 6
+#define LIST_HEAD 6 /* names' and leads': u32 threshold, u16 count */
+#define NAMES_HEAD LIST_HEAD
 /* Then, for a text of ND_FRAME_MIN words or more (HAS_FRAME), its u64
  * frame; then, for a mail in a thread (HAS_THREAD), its u32 thread; then
  * (HAS_POS) the samples' places in the text, a byte each.  Records
@@ -405,7 +402,7 @@ void nd__rec_free(nd__rec *r)
  * then, for one with leads (HAS_LEADS), u32 lthr, u16 nleads, the leads. */
 #define HAS_LEAD 16
 #define HAS_LEADS 32
-#define LEADS_HEAD 6
+#define LEADS_HEAD LIST_HEAD
 
 static size_t arrays_size(size_t ns, size_t np, size_t nv)
 {
@@ -493,6 +490,18 @@ static int decode_section(const uint8_t *p, size_t len, size_t *at, void *dst, s
 	return ND_OK;
 }
 
+/* A list of u32 (names, leads) at *at: its u32 threshold into thr and
+ * u16 count into n, *at past its entries. */
+static int decode_list(const uint8_t *p, size_t len, size_t *at, uint32_t *thr, uint16_t *n)
+{
+	if (len < *at + LIST_HEAD)
+		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
+	memcpy(thr, p + *at, 4);
+	memcpy(n, p + *at + 4, 2);
+	*at += LIST_HEAD + (size_t)*n * 4;
+	return ND_OK;
+}
+
 /* The head of an encoding into out (counts and thresholds, no arrays),
  * checked against its length; *names_at the offset of its names, *pos_at
  * of its places (0: none), *leads_at of its leads. */
@@ -517,13 +526,8 @@ static int decode_head(const uint8_t *p, size_t len, nd__rec *out, size_t *names
 	memcpy(&out->text, p + 28, 8);
 	size_t at = arrays_size(ns, np, nv);
 	*names_at = at + NAMES_HEAD;
-	if (p[1] & HAS_NAMES) {
-		if (len < at + NAMES_HEAD)
-			return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
-		memcpy(&out->nthr, p + at, 4);
-		memcpy(&nn, p + at + 4, 2);
-		at += NAMES_HEAD + (size_t)nn * 4;
-	}
+	if ((p[1] & HAS_NAMES) && (rc = decode_list(p, len, &at, &out->nthr, &nn)) < 0)
+		return rc;
 	if ((p[1] & HAS_FRAME) && (rc = decode_section(p, len, &at, &out->frame, 8, "frame")) < 0)
 		return rc;
 	if ((p[1] & HAS_THREAD) && (rc = decode_section(p, len, &at, &out->thread, 4, "thread")) < 0)
@@ -535,14 +539,9 @@ static int decode_head(const uint8_t *p, size_t len, nd__rec *out, size_t *names
 	}
 	if ((p[1] & HAS_LEAD) && (rc = decode_section(p, len, &at, out->lead, 16, "lead")) < 0)
 		return rc;
-	if (p[1] & HAS_LEADS) {
-		if (len < at + LEADS_HEAD)
-			return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
-		memcpy(&out->lthr, p + at, 4);
-		memcpy(&nl, p + at + 4, 2);
-		*leads_at = at + LEADS_HEAD;
-		at += LEADS_HEAD + (size_t)nl * 4;
-	}
+	*leads_at = at + LIST_HEAD;
+	if ((p[1] & HAS_LEADS) && (rc = decode_list(p, len, &at, &out->lthr, &nl)) < 0)
+		return rc;
 	if (len != at || ns > out->nshingles || (out->nwords && !out->text) || (out->frame && out->nwords < ND_FRAME_MIN) ||
 	    (!out->nwords && (out->text || ns || np || nv || nn || nl)) || ((p[1] & HAS_LEADS) && !nl))
 		return nd_error_set(ND_ECORRUPT, "verdict record of %zu bytes does not add up", len);
