@@ -498,16 +498,20 @@ def make_family(out, seed, scale):
     where = "BBC news"
     if not background:
         background, where = copyright_files(), "the Debian copyright files"
-    o = Out(out)
-    groups = exact_groups(background)
-    for pid, t in background:
-        o.doc(pid, t, groups[pid])
-    # The family's text: 300 words of prose no background document holds.
+    # The family's text: 300 words of a background document, and then no
+    # background document holds it (the one it came from, and the copies
+    # of that one other packages install, are left out).
     src = [t for _, t in background if len(norm_words(t)) >= 320]
     words = " ".join(rng.choice(src).split()).split(" ")
     start = rng.randrange(0, max(1, len(words) - 300))
     base = words[start:start + 300]
     pool = [w for t in src[:50] for w in t.split()]
+    held = " ".join(base[:50])
+    background = [(pid, t) for pid, t in background if held not in " ".join(t.split())]
+    o = Out(out)
+    groups = exact_groups(background)
+    for pid, t in background:
+        o.doc(pid, t, groups[pid])
     n = int(1500 * scale)
     for c in range(n):
         w = list(base)
