@@ -121,11 +121,13 @@ static uint32_t lead_words(const uint32_t *ids, size_t n, uint32_t *lead)
 
 /* The places of the words ids[0..n) repeats (2 to ND_NAME_MAX_COUNT
  * times, a word of its lead to ND_LEAD_MAX_COUNT), sampled by place, into
- * e (room for n + 1), out's names.  A kept place keeps all its words, as
- * value places do.  The counts are an
- * open-addressing table: a sort and a search a word cost as much again as
+ * e (room for n + 1), out's names, and how many times the text says each
+ * of its title's words lead[0..nl) into lead_count.  A kept place keeps
+ * all its words, as value places do.  The counts are an open-addressing
+ * table: a sort and a search a word cost as much again as
  * the rest of the record. */
-static int make_names(const uint32_t *ids, size_t n, uint32_t *e, nd__rec *out)
+static int make_names(const uint32_t *ids, size_t n, uint32_t *e, nd__rec *out, const uint32_t *lead, uint32_t nl,
+		      uint32_t *lead_count)
 {
 	size_t cap = 16;
 	unsigned bits = 4;
@@ -141,7 +143,10 @@ static int make_names(const uint32_t *ids, size_t n, uint32_t *e, nd__rec *out)
 			at = (at + 1) & (cap - 1);
 		key[at] = ids[i], cnt[at]++, slot_of[i] = (uint32_t)at;
 	}
-	uint32_t lead[ND_TITLE_WORDS], nl = lead_words(ids, n, lead);
+	for (size_t i = 0; i < n && i < ND_TITLE_WORDS; i++) /* the title's counts, for its leads */
+		for (uint32_t x = 0; x < nl; x++)
+			if (lead[x] == ids[i])
+				lead_count[x] = cnt[slot_of[i]];
 	size_t ne = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t c = cnt[slot_of[i]];
@@ -178,18 +183,16 @@ static int make_names(const uint32_t *ids, size_t n, uint32_t *e, nd__rec *out)
 	return ND_OK;
 }
 
-/* out's leads (record.h, ND_REC_LEADS): every place of the words of the
- * text's lead that it repeats 2 to ND_LEAD_MAX_COUNT times, and no more
- * than one word in ND_LEAD_SHARE. */
-static int make_leads(const uint32_t *ids, size_t n, nd__rec *out)
+/* out's leads (record.h, ND_REC_LEADS): every place of the title's words
+ * (lead[0..nl), each said count[x] times, as make_names counted them) that
+ * the text repeats 2 to ND_LEAD_MAX_COUNT times, and no more than one
+ * word in ND_LEAD_SHARE. */
+static int make_leads(const uint32_t *ids, size_t n, nd__rec *out, const uint32_t *lead, uint32_t nl,
+		      const uint32_t *count)
 {
 	enum { MOST = ND_TITLE_WORDS * ND_LEAD_MAX_COUNT };
-	uint32_t lead[ND_TITLE_WORDS], count[ND_TITLE_WORDS] = {0}, nl = lead_words(ids, n, lead);
 	size_t most = n / ND_LEAD_SHARE < ND_LEAD_MAX_COUNT ? n / ND_LEAD_SHARE : ND_LEAD_MAX_COUNT;
 	out->lthr = 0, out->nleads = 0, out->leads = NULL;
-	for (size_t i = 0; i < n; i++)
-		for (uint32_t x = 0; x < nl; x++)
-			count[x] += lead[x] == ids[i];
 	uint32_t *e = malloc(MOST * sizeof(*e)), ne = 0;
 	if (!e)
 		return nd_error_set(ND_ENOMEM, "out of memory for a record of %zu words", n);
@@ -340,7 +343,9 @@ int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys, in
 		out->pthr = (uint32_t)(pl[np - 1] >> 32);
 	}
 	out->nplaces = (uint32_t)np;
-	if ((rc = make_names(ids, n, names, out)) < 0 || (rc = make_leads(ids, n, out)) < 0)
+	uint32_t lead[ND_TITLE_WORDS], lead_count[ND_TITLE_WORDS] = {0}, nl = lead_words(ids, n, lead);
+	if ((rc = make_names(ids, n, names, out, lead, nl, lead_count)) < 0 ||
+	    (rc = make_leads(ids, n, out, lead, nl, lead_count)) < 0)
 		goto done;
 
 	/* Kept: the sample shrinks to what it holds (a long text's hashes are
