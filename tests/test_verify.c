@@ -1504,8 +1504,8 @@ static void test_renamed_by_lead(void **state)
 	nd__rec_free(&ra);
 	nd__rec_free(&rb);
 	/* A word of the lead said more than one word in ND_LEAD_SHARE ("the",
-	 * 13 times in 200) keeps no places; the name said 3 times keeps the
-	 * two that have two words before them. */
+	 * 13 times in 200) keeps no places; the name said 3 times keeps all
+	 * three, the one at the text's start too. */
 	uint32_t t[200];
 	memcpy(t, w, sizeof(t));
 	t[0] = w[SHARED + 2 * OWN + 5], t[1] = name[0];
@@ -1513,8 +1513,77 @@ static void test_renamed_by_lead(void **state)
 		t[k + 2] = w[SHARED + 2 * OWN + 5];
 	t[60] = t[120] = name[0];
 	assert_int_equal(nd__rec_make(t, 200, &ra, NULL, 0), ND_OK);
-	assert_int_equal(ra.nleads, 2);
+	assert_int_equal(ra.nleads, 3);
 	nd__rec_free(&ra);
+}
+
+/* Short reference pages of one template, each about its own name, which
+ * its title begins with and which it says once more: Doxygen's pages of
+ * the C headers ("cassert File Reference" ... "Definition in file
+ * cassert"), whose one paragraph every such page shows.  The name meets
+ * its namesake at the text's start and at one place more: a rename.
+ * Pages whose name stands beside their own numbers (PostgreSQL's "37.40.
+ * routine_column_usage" ... "Table 37.38. routine_column_usage") meet
+ * there only if a number is a number wherever it stands.  The same page
+ * of a release that numbered its sections otherwise, a copy whose
+ * first word was edited, and one whose headline said twice was edited,
+ * are copies. */
+static void test_renamed_at_start(void **state)
+{
+	(void)state;
+	uint64_t rng = 4711;
+	enum { SHARED = 60, OWN = 20, L = 3 + SHARED + OWN + 5 };
+	uint32_t w[SHARED + 2 * OWN + 16], a[L], b[L], c[L];
+	random_words(&rng, w, SHARED + 2 * OWN + 16);
+	const uint32_t *name = w + SHARED + 2 * OWN, *word = name + 2; /* two names; then other words */
+	uint32_t *pages[2] = {a, b};
+	for (int p = 0; p < 2; p++) {
+		uint32_t *x = pages[p];
+		size_t n = 0;
+		x[n++] = name[p], x[n++] = word[0], x[n++] = word[1]; /* "cassert File Reference" */
+		memcpy(x + n, w, SHARED * sizeof(*x));
+		n += SHARED;
+		memcpy(x + n, w + SHARED + p * OWN, OWN * sizeof(*x)); /* its macros, its own */
+		n += OWN;
+		x[n++] = word[2], x[n++] = word[3], x[n++] = word[4], x[n++] = name[p], x[n++] = word[5];
+		assert_int_equal(n, L);
+	}
+	nd_verify_how how;
+	assert_int_equal(verdict(a, L, b, L, ND_POINT_COPY, &how), 0);
+	assert_int_equal(how, ND_REFUSED_RENAMED);
+	assert_int_equal(verdict(a, L, b, L, ND_POINT_STORY, &how), 1);
+	/* A copy whose first word was edited, and one edited elsewhere. */
+	memcpy(c, a, sizeof(c));
+	c[0] = word[6];
+	assert_int_equal(verdict(a, L, c, L, ND_POINT_COPY, &how), 1);
+	memcpy(c, a, sizeof(c));
+	c[40] = word[6];
+	assert_int_equal(verdict(a, L, c, L, ND_POINT_COPY, &how), 1);
+
+	/* Numbered: each page's number first, then its name; the name again
+	 * after "the view", and after "table" and another number. */
+	uint32_t p1[L], p2[L], p3[L];
+	uint32_t *num[3] = {p1, p2, p3};
+	const char *first[3] = {"37.40.", "37.44.", "37.42."}, *table[3] = {"37.38.", "37.42.", "37.40."};
+	for (int p = 0; p < 3; p++) {
+		uint32_t *x = num[p];
+		memcpy(x, a, sizeof(a));
+		x[0] = value_id(first[p]), x[1] = name[p == 1];
+		x[2] = word[7], x[3] = word[8], x[4] = name[p == 1];
+		x[30] = word[9], x[31] = value_id(table[p]), x[32] = name[p == 1];
+		x[L - 2] = word[10];
+	}
+	assert_int_equal(verdict(p1, L, p2, L, ND_POINT_COPY, &how), 0);
+	assert_int_equal(how, ND_REFUSED_RENAMED);
+	/* p3: p1 in a release that numbered its sections otherwise. */
+	assert_int_equal(verdict(p1, L, p3, L, ND_POINT_COPY, &how), 1);
+	/* A headline said twice (a page's <title>, then its heading), one
+	 * word of it edited in both: its lead's one place, no rename. */
+	memcpy(p1, a, sizeof(a));
+	p1[0] = p1[3] = word[11], p1[1] = p1[4] = word[12], p1[2] = p1[5] = word[13];
+	memcpy(p2, p1, sizeof(p1));
+	p2[1] = p2[4] = word[10];
+	assert_int_equal(verdict(p1, L, p2, L, ND_POINT_COPY, &how), 1);
 }
 
 /* Two fillings of one template: a word in ten their own, so their
@@ -1656,6 +1725,7 @@ int main(void)
 		cmocka_unit_test(test_values_and_containment),
 		cmocka_unit_test(test_renamed),
 		cmocka_unit_test(test_renamed_by_lead),
+		cmocka_unit_test(test_renamed_at_start),
 		cmocka_unit_test(test_signature),
 		cmocka_unit_test(test_thread),
 		cmocka_unit_test(test_sort_u64),

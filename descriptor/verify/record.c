@@ -57,12 +57,25 @@ static uint32_t place_hash(const uint32_t *ids, size_t i)
 			      nd_mix64(ids[i + 1] + 0x9e3779b97f4a7c15ULL)));
 }
 
+/* The word back places before ids[i] as a lead's place reads it: any
+ * number as one word (a page's own number stands beside its name: "37.40.
+ * routine_column_usage", "Table 37.38. routine_column_usage"), and the
+ * text's start as a word, where a title begins with its name ("cassert
+ * File Reference"). */
+static uint32_t lead_context(const uint32_t *ids, size_t i, size_t back)
+{
+	if (i < back)
+		return 0x73746172u; /* even: no word's id is both this and a number */
+	return ids[i - back] & ND_WORD_DIGIT ? 0x6e756d31u : ids[i - back];
+}
+
 /* A lead word's place: the two words before it.  Not the word after, as
  * a name's place has it: a name stands before another type parameter on
  * each page ("Peekable<I> as", "ArgsOs as"). */
 static uint32_t lead_place(const uint32_t *ids, size_t i)
 {
-	return top32(nd_mix64(((uint64_t)ids[i - 2] << 32 | ids[i - 1]) ^ 0x6c656164706c6163ULL));
+	return top32(nd_mix64(((uint64_t)lead_context(ids, i, 2) << 32 | lead_context(ids, i, 1)) ^
+			      0x6c656164706c6163ULL));
 }
 
 /* One-permutation MinHash: bin b of TEXT_BINS holds the least hash that
@@ -183,10 +196,21 @@ static int make_names(const uint32_t *ids, size_t n, uint32_t *e, nd__rec *out, 
 	return ND_OK;
 }
 
+/* Whether ids[i] is a word its lead (its first ND_LEAD_WORDS) said
+ * before: a title said twice (a page's <title> and its heading) is one
+ * place of its words, or an edited headline is a rename. */
+static int said_in_lead(const uint32_t *ids, size_t i)
+{
+	for (size_t k = 0; i < ND_LEAD_WORDS && k < i; k++)
+		if (ids[k] == ids[i])
+			return 1;
+	return 0;
+}
+
 /* out's leads (record.h, ND_REC_LEADS): every place of the title's words
  * (lead[0..nl), each said count[x] times, as make_names counted them) that
  * the text repeats 2 to ND_LEAD_MAX_COUNT times, and no more than one
- * word in ND_LEAD_SHARE. */
+ * word in ND_LEAD_SHARE; in the lead, only where it first says it. */
 static int make_leads(const uint32_t *ids, size_t n, nd__rec *out, const uint32_t *lead, uint32_t nl,
 		      const uint32_t *count)
 {
@@ -196,9 +220,10 @@ static int make_leads(const uint32_t *ids, size_t n, nd__rec *out, const uint32_
 	uint32_t *e = malloc(MOST * sizeof(*e)), ne = 0;
 	if (!e)
 		return nd_error_set(ND_ENOMEM, "out of memory for a record of %zu words", n);
-	for (size_t i = 2; i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		for (uint32_t x = 0; x < nl; x++)
-			if (lead[x] == ids[i] && count[x] >= 2 && count[x] <= most && ne < MOST)
+			if (lead[x] == ids[i] && count[x] >= 2 && count[x] <= most && ne < MOST &&
+			    !said_in_lead(ids, i))
 				e[ne++] = (lead_place(ids, i) & ND_LEAD_PLACE_MASK) |
 					  (ids[i] & ND_WORD_DIGIT ? ND_LEAD_DIGIT : 0) | name_word(ids[i]);
 	nd__sort_u32(e, ne);

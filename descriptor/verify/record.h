@@ -60,7 +60,11 @@
  * template about two named things then meet at every place the name
  * stands, and the rename rule sees it.  The title, not the whole lead: a
  * release whose first sentence names another base class everywhere
- * (glibmm's VariantIter) is about the same class. */
+ * (glibmm's VariantIter) is about the same class.  A lead's place counts
+ * the text's start as a word and any number as one, so that short pages
+ * that begin with their name or stand it beside their own section
+ * numbers meet at two places ("cassert File Reference", "37.40.
+ * routine_column_usage"). */
 #define ND_TITLE_WORDS 6
 #define ND_LEAD_MAX_COUNT 64
 #define ND_REC_LEADS 64
