@@ -166,6 +166,23 @@ def check_copy_cluster(src):
         sys.exit("FAIL: make.py's copy_cluster gave %s, not ['p', 'p~2']" % got)
 
 
+def check_unnavigated(src):
+    """A method's page and its virtual function's: one text beside two
+    sidebars (<nav>, a role="navigation" list), which visible words count
+    and the text less its navigation does not; an aside nested in the
+    article goes, the article's own nested sections stay."""
+    sys.path.insert(0, os.path.join(src, "eval", "sets"))
+    from make import norm_words, unnavigated_words, visible_words
+    body = "<main><h1>draw_trapezoid</h1><section><p>Draws a trapezoid.<br>Since 1.8</p></section>" \
+           "<aside><p>See also draw_glyphs</p></aside><p>Parameters: y1, x11</p></main>"
+    method = "<html><body><nav class=sidebar><ul><li>activate<li>deactivate</ul></nav>%s</body></html>" % body
+    vfunc = "<html><body><div role=\"navigation\"><ul><li>begin<li>end</ul></div>%s</body></html>" % body
+    got = [norm_words(unnavigated_words(method)), norm_words(unnavigated_words(vfunc))]
+    want = "draw_trapezoid draws a trapezoid since 1 8 parameters y1 x11".split()
+    if got != [want, want] or norm_words(visible_words(method)) == norm_words(visible_words(vfunc)):
+        sys.exit("FAIL: make.py's unnavigated_words gave %s" % got)
+
+
 def check_table(src):
     """table.py gives each set and point its lowest P and R over the seeds,
     naming the seed where they differ, and mail its recall and clusters
@@ -242,6 +259,7 @@ def main():
     check_one_text(src)
     check_edit_rate(src)
     check_copy_cluster(src)
+    check_unnavigated(src)
     check_table(src)
     check_errors(src)
     tmp = tempfile.mkdtemp(prefix="nd-sets-")

@@ -139,6 +139,7 @@ import glob
 import gzip
 import hashlib
 import html
+import html.parser
 import json
 import os
 import random
@@ -1189,6 +1190,50 @@ def visible_words(page):
     return html_words(page)
 
 
+class _Unnavigated(html.parser.HTMLParser):
+    """A page's text less what it marks as navigation (<nav>, <aside>,
+    role="navigation" or "complementary"), its scripts and styles."""
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.out, self.stack, self.skip_at = [], [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.VOID:
+            return
+        self.stack.append(tag)
+        role = dict(attrs).get("role") or ""
+        if self.skip_at is None and (tag in ("nav", "aside", "script", "style") or
+                                     role in ("navigation", "complementary")):
+            self.skip_at = len(self.stack)
+
+    def handle_endtag(self, tag):
+        if tag not in self.stack:
+            return
+        while self.stack:
+            top = self.stack.pop()
+            if self.skip_at is not None and len(self.stack) < self.skip_at:
+                self.skip_at = None
+            if top == tag:
+                break
+
+    def handle_data(self, data):
+        if self.skip_at is None:
+            self.out.append(data)
+
+
+def unnavigated_words(page):
+    """visible_words less the page's navigation: a reference's entries for
+    a method and its virtual function are one text beside two sidebars."""
+    if DOXYGEN.search(page):
+        page = INHERITED_ROW.sub(" ", page)
+    p = _Unnavigated()
+    p.feed(page)
+    p.close()
+    return " ".join(p.out)
+
+
 def edit_html(page, rate, rng, pool):
     """edit_words on the text of a page's body (not its markup, scripts or
     styles): about rate of its words substituted, deleted or inserted."""
@@ -1299,12 +1344,16 @@ def make_docsites(out, seed, scale, sites=DOC_SITES, set_name="docsites"):
     # two names: a reference's entries for two names of one template
     # (attr_background_new and attr_foreground_new), neither a copy nor
     # distinct, and so are their copies (as for one text under two names).
-    seen = [norm_words(visible_words(t)) for _, _, t in origs]
-    near = [(a, b) for a, b in aliases([(n, " ".join(w)) for (n, _), w in zip(texts, seen)], 0.5, crowded=True)
-            if min(len(seen[a]), len(seen[b])) >= (1 - VERSIONS_COPY) * max(len(seen[a]), len(seen[b]))]
-    for (a, b), d in zip(near, distances(seen, near)):
-        if d <= VERSIONS_COPY:
-            apart(a, b)
+    # The same less what the pages mark as navigation: a reference's
+    # entries for a method and for its virtual function are one text
+    # beside two sidebars.
+    for words_of in (visible_words, unnavigated_words):
+        seen = [norm_words(words_of(t)) for _, _, t in origs]
+        near = [(a, b) for a, b in aliases([(n, " ".join(w)) for (n, _), w in zip(texts, seen)], 0.5, crowded=True)
+                if min(len(seen[a]), len(seen[b])) >= (1 - VERSIONS_COPY) * max(len(seen[a]), len(seen[b]))]
+        for (a, b), d in zip(near, distances(seen, near)):
+            if d <= VERSIONS_COPY:
+                apart(a, b)
     # The notice that a chapter moved (an mdBook's older editions: "The
     # first edition of the book is no longer distributed ..."), under each
     # chapter's title beside its edition's table of contents, is one
