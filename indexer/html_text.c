@@ -667,6 +667,10 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 			if (!is_skipped(nm) && !doxygen_inherited(n, gen)) {
 				if (is_block(nm) && (rc = cut_block(&bc, text)) == ND_OK)
 					rc = nd_buf_putc(text, '\n');
+				else if (!n->children && rc == ND_OK)
+					rc = nd_buf_putc(text, ' '); /* an empty element between words is
+									a separator its style draws
+									(gi-docgen's <span class=sep>) */
 				descend = n->children != NULL;
 				if (descend) {
 					in_link += is_link(nm);

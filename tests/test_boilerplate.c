@@ -903,6 +903,14 @@ static void test_title_above_the_content(void **state)
 	assert_non_null(strstr(a, "pango_context_load_fontset ("));
 	assert_null(strstr(a, "get_base_dir"));
 	free(a);
+	/* As gi-docgen writes the trail: no space between its links, an
+	 * empty <span class=sep> that its style draws as a dot. */
+	a = main_of("<html><body><section id=main><header><h3>Method</h3><h1><a href=index.html>Pango</a>"
+		    "<span class=sep></span><a href=class.Context.html>Context</a><span class=sep></span>"
+		    "load_fontset</h1></header>%s</section></body></html>",
+		    method);
+	assert_non_null(strstr(a, "Method\nPango Context load_fontset\n"));
+	free(a);
 	/* Unmarked, its trail of links in a header above the content. */
 	a = main_of("<html><body>%s<div class=page-header>%s</div><div>%s<p>The data is owned by the caller of "
 		    "the function, who frees it when it is done with the fonts that it loaded.</p></div></body></html>",
