@@ -665,12 +665,12 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 			if (site && is_link(nm))
 				count_host(&lh, attr_of(n, "href"));
 			if (!is_skipped(nm) && !doxygen_inherited(n, gen)) {
+				/* An empty element between words is a separator its
+				 * style draws (gi-docgen's <span class=sep>). */
 				if (is_block(nm) && (rc = cut_block(&bc, text)) == ND_OK)
 					rc = nd_buf_putc(text, '\n');
 				else if (!n->children && rc == ND_OK)
-					rc = nd_buf_putc(text, ' '); /* an empty element between words is
-									a separator its style draws
-									(gi-docgen's <span class=sep>) */
+					rc = nd_buf_putc(text, ' ');
 				descend = n->children != NULL;
 				if (descend) {
 					in_link += is_link(nm);

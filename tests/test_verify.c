@@ -1505,7 +1505,8 @@ static void test_renamed_by_lead(void **state)
 	nd__rec_free(&rb);
 	/* A word of the lead said more than one word in ND_LEAD_SHARE ("the",
 	 * 13 times in 200) keeps no places; the name said 3 times keeps all
-	 * three, the one at the text's start too. */
+	 * three, the one right after the text's first word too (its place
+	 * reads the start). */
 	uint32_t t[200];
 	memcpy(t, w, sizeof(t));
 	t[0] = w[SHARED + 2 * OWN + 5], t[1] = name[0];

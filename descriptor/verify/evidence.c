@@ -993,7 +993,6 @@ static int part_of(const nd__rec *a, const nd__rec *b, const nd__common *common,
 	       !base_own_enough(a, b, common, s, own);
 }
 
-
 /* The verdict at point from a pair's complete shingle scores (values read
  * only for a pair it would accept). */
 static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__common *common,

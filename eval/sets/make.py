@@ -1181,13 +1181,16 @@ DOXYGEN = re.compile(r'<meta name="generator" content="Doxygen', re.I)
 INHERITED_ROW = re.compile(r'<tr class="(?:[^"]*\s)?inherit(?:\s[^"]*)?">.*?</tr>', re.S | re.I)
 
 
+def shown(page):
+    """page without the rows a Doxygen page's stylesheet hides (".inherit
+    { display: none; }": a base class's members, shown when the reader
+    opens them)."""
+    return INHERITED_ROW.sub(" ", page) if DOXYGEN.search(page) else page
+
+
 def visible_words(page):
-    """html_words without the rows a Doxygen page's stylesheet hides
-    (".inherit { display: none; }": a base class's members, shown when
-    the reader opens them): what a reader of the page sees."""
-    if DOXYGEN.search(page):
-        page = INHERITED_ROW.sub(" ", page)
-    return html_words(page)
+    """html_words of what a reader of the page sees (shown)."""
+    return html_words(shown(page))
 
 
 class _Unnavigated(html.parser.HTMLParser):
@@ -1226,10 +1229,8 @@ class _Unnavigated(html.parser.HTMLParser):
 def unnavigated_words(page):
     """visible_words less the page's navigation: a reference's entries for
     a method and its virtual function are one text beside two sidebars."""
-    if DOXYGEN.search(page):
-        page = INHERITED_ROW.sub(" ", page)
     p = _Unnavigated()
-    p.feed(page)
+    p.feed(shown(page))
     p.close()
     return " ".join(p.out)
 
@@ -1347,11 +1348,15 @@ def make_docsites(out, seed, scale, sites=DOC_SITES, set_name="docsites"):
     # The same less what the pages mark as navigation: a reference's
     # entries for a method and for its virtual function are one text
     # beside two sidebars.
-    for words_of in (visible_words, unnavigated_words):
-        seen = [norm_words(words_of(t)) for _, _, t in origs]
-        near = [(a, b) for a, b in aliases([(n, " ".join(w)) for (n, _), w in zip(texts, seen)], 0.5, crowded=True)
-                if min(len(seen[a]), len(seen[b])) >= (1 - VERSIONS_COPY) * max(len(seen[a]), len(seen[b]))]
-        for (a, b), d in zip(near, distances(seen, near)):
+    # Pages that mark no navigation read the same both ways: the second
+    # pass measures only pairs where one of the two reads otherwise.
+    seen = [norm_words(visible_words(t)) for _, _, t in origs]
+    bare = [norm_words(unnavigated_words(t)) for _, _, t in origs]
+    for words, asked in ((seen, lambda a, b: True), (bare, lambda a, b: bare[a] != seen[a] or bare[b] != seen[b])):
+        near = [(a, b) for a, b in aliases([(n, " ".join(w)) for (n, _), w in zip(texts, words)], 0.5, crowded=True)
+                if asked(a, b) and
+                min(len(words[a]), len(words[b])) >= (1 - VERSIONS_COPY) * max(len(words[a]), len(words[b]))]
+        for (a, b), d in zip(near, distances(words, near)):
             if d <= VERSIONS_COPY:
                 apart(a, b)
     # The notice that a chapter moved (an mdBook's older editions: "The
