@@ -2182,6 +2182,34 @@ static void check_floors(nd_store *st)
 	nd__common_free(c);
 }
 
+/* A store whose set is new and whose documents have no record yet (a
+ * feed window that has passed them all) settles its links as none, and
+ * reports no sites. */
+static void test_settle_nothing_signed(void **state)
+{
+	(void)state;
+	char *path = tu_join(dir, "unsigned"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	uint64_t rng = 43;
+	char *t[3];
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int i = 0; i < 3; i++)
+		t[i] = tu_random_doc(&rng, 100, VOCAB);
+	nd_xdb *db;
+	nd_store *st;
+	index_pages(dbpath, "u", t, NULL, 3, &db);
+	tu_build(db, stpath, 400, &st);
+	nd_links_report lr;
+	memset(&lr, 0xff, sizeof(lr));
+	nd_near_options o = ND_NEAR_OPTIONS_INIT;
+	o.recount = ND_NEAR_RECOUNT;
+	assert_int_equal(nd_links_settle(db, st, &o, &lr, NULL, NULL), ND_OK);
+	assert_int_equal(lr.sites, 0);
+	assert_int_equal(tu_records(st), 0);
+	for (int i = 0; i < 3; i++)
+		free(t[i]);
+	corpus_done(st, db, path, dbpath, stpath);
+}
+
 /* A site of more pages than every pair of them is counted over (256;
  * counted again at 320): its count reads the pairs near in the
  * near-neighbour index, as the collection's does.  Its template is four
@@ -3790,6 +3818,7 @@ int main(void)
 		cmocka_unit_test(test_shared_text_is_not_evidence),
 		cmocka_unit_test(test_edited_copy_keeps_its_page),
 		cmocka_unit_test(test_common_block_is_no_edit),
+		cmocka_unit_test(test_settle_nothing_signed),
 		cmocka_unit_test(test_signature_spares_templates),
 		cmocka_unit_test(test_site_template_is_not_evidence),
 		cmocka_unit_test(test_print_version_is_a_version),

@@ -678,7 +678,7 @@ void nd__common_set_extra(nd__common *c, const nd__extra *t)
 
 nd__sites_seen nd__common_sites(const nd__common *c)
 {
-	return c->sites;
+	return c ? c->sites : (nd__sites_seen){0, 0, 0, 0};
 }
 
 void nd__common_set_sites(nd__common *c, uint64_t hosts, uint64_t frames, uint64_t pages)

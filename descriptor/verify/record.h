@@ -363,7 +363,8 @@ typedef struct nd__common nd__common;
 typedef struct {
 	uint64_t hosts, frames, pages, template_shingles;
 } nd__sites_seen;
-/* That of c (zeros for a table read from the store). */
+/* That of c (zeros for a table read from the store, or none: no
+ * document had a record to count). */
 nd__sites_seen nd__common_sites(const nd__common *c);
 /* The common shingles the store holds (an empty table when it has none),
  * read in place: valid while txn is open, unless nd__common_own copies it. */
