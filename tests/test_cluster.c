@@ -2210,6 +2210,101 @@ static void test_settle_nothing_signed(void **state)
 	corpus_done(st, db, path, dbpath, stpath);
 }
 
+/* A number in the title names what a text is about: two releases' notes
+ * that share their text (the later with a section added) are two
+ * documents, their numbers changed in the title and once more; a site's
+ * release heading each of its pages is no page's own, and a copy made
+ * for the next release, which moves it in the title and the footer, is
+ * a copy.  The count of titles' numbers is kept in the store: a check
+ * reads it as the links did, and a damaged one is named. */
+static void test_title_numbers(void **state)
+{
+	(void)state;
+	/* Background texts, a site's pages (the first of them copied), two
+	 * releases' notes. */
+	enum { TITLE_BG = 30, TITLE_PAGES = 6, TITLE_PAGE = TITLE_BG, TITLE_COPY = TITLE_BG + TITLE_PAGES };
+	enum { TITLE_A = TITLE_COPY + 1, TITLE_B = TITLE_COPY + 2, TITLE_DOCS = TITLE_COPY + 3 };
+	char *path = tu_join(dir, "titles"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	uint64_t rng = 41;
+	char *t[TITLE_DOCS], *notes = tu_random_doc(&rng, 250, VOCAB), *added = tu_random_doc(&rng, 40, VOCAB);
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int i = 0; i < TITLE_BG; i++)
+		t[i] = tu_random_doc(&rng, 200, VOCAB);
+	for (int i = TITLE_PAGE; i < TITLE_COPY + 1; i++) {
+		char *body = i < TITLE_COPY ? tu_random_doc(&rng, 200, VOCAB) : NULL;
+		const char *page = i < TITLE_COPY ? body : t[TITLE_PAGE] + strlen("site 7.2.1 docs ");
+		t[i] = malloc(strlen(page) + 64);
+		assert_non_null(t[i]);
+		if (i < TITLE_COPY)
+			sprintf(t[i], "site 7.2.1 docs %s footer site 7.2.1 docs", page);
+		else /* the first page, its release moved on in both places */
+			sprintf(t[i], "site 7.2.2 docs %.*s footer site 7.2.2 docs",
+				(int)(strlen(page) - strlen(" footer site 7.2.1 docs")), page);
+		free(body);
+	}
+	t[TITLE_A] = malloc(strlen(notes) + 64);
+	t[TITLE_B] = malloc(strlen(notes) + strlen(added) + 64);
+	assert_true(t[TITLE_A] && t[TITLE_B]);
+	sprintf(t[TITLE_A], "project 1.4.14 release notes %s so project 1.4.14 fixes it", notes);
+	sprintf(t[TITLE_B], "project 1.6.6 release notes %s so project 1.6.6 fixes it %s", notes, added);
+	nd_xdb *db;
+	nd_store *st;
+	sign_texts(dbpath, stpath, "t", t, TITLE_DOCS, &db, &st);
+
+	/* The premise: compared alone (no count), each pair is a copy. */
+	uint32_t *w[4];
+	size_t nw[4];
+	const nd_docid pair[4] = {TITLE_PAGE + 1, TITLE_COPY + 1, TITLE_A + 1, TITLE_B + 1};
+	for (int k = 0; k < 4; k++)
+		assert_int_equal(nd_words_get(db, pair[k], &w[k], &nw[k], NULL), ND_OK);
+	nd_verify_options vo = ND_VERIFY_OPTIONS_INIT;
+	assert_int_equal(nd_verify_pair(w[0], nw[0], w[1], nw[1], &vo, NULL, NULL), 1);
+	assert_int_equal(nd_verify_pair(w[2], nw[2], w[3], nw[3], &vo, NULL, NULL), 1);
+	for (int k = 0; k < 4; k++)
+		free(w[k]);
+
+	size_t into[TITLE_DOCS];
+	copy_clusters(db, st, TITLE_DOCS, into);
+	assert_int_equal(into[TITLE_PAGE], into[TITLE_COPY]);
+	assert_int_not_equal(into[TITLE_A], into[TITLE_B]);
+
+	/* The crawl-time check reads the stored count: TITLE_B's text meets TITLE_A and
+	 * refuses it for its values; the copy's meets the page it copies. */
+	nd_tokenizer *tk;
+	nd_descriptor *d;
+	assert_int_equal(nd_tokenizer_new(&tk), ND_OK);
+	assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
+	const int asked[2] = {TITLE_B, TITLE_COPY}, other[2] = {TITLE_A, TITLE_PAGE}, want[2] = {0, 1};
+	for (int k = 0; k < 2; k++) {
+		nd_check_result r = ND_CHECK_RESULT_INIT;
+		assert_int_equal(nd_check_text(tk, d, db, st, t[asked[k]], strlen(t[asked[k]]), NULL, 16, &r), ND_OK);
+		int met = 0;
+		for (size_t m = 0; m < r.nmembers; m++)
+			if (r.members[m].docid == (nd_docid)other[k] + 1)
+				met = 1, assert_int_equal(r.members[m].duplicate, want[k]);
+		assert_true(met);
+		nd_check_result_clear(&r);
+	}
+	nd_descriptor_free(d);
+	nd_tokenizer_free(tk);
+
+	nd__common *c;
+	nd_store_close(st);
+	assert_int_equal(nd_store_open(&st, stpath, ND_STORE_WRITE), ND_OK);
+	assert_int_equal(load_common(st, &c), ND_OK);
+	assert_true(nd__common_title_many(c, nd_word_id("7.2.1", 5)));
+	assert_false(nd__common_title_many(c, nd_word_id("1.4.14", 6)));
+	nd__common_free(c);
+	damaged_then_empty(st, "common-titles", "abcdefg", "numbers of titles", &c);
+	assert_false(nd__common_title_many(c, nd_word_id("1.4.14", 6)));
+	nd__common_free(c);
+	for (int i = 0; i < TITLE_DOCS; i++)
+		free(t[i]);
+	free(notes);
+	free(added);
+	corpus_done(st, db, path, dbpath, stpath);
+}
+
 /* A site of more pages than every pair of them is counted over (256;
  * counted again at 320): its count reads the pairs near in the
  * near-neighbour index, as the collection's does.  Its template is four
@@ -3818,6 +3913,7 @@ int main(void)
 		cmocka_unit_test(test_shared_text_is_not_evidence),
 		cmocka_unit_test(test_edited_copy_keeps_its_page),
 		cmocka_unit_test(test_common_block_is_no_edit),
+		cmocka_unit_test(test_title_numbers),
 		cmocka_unit_test(test_settle_nothing_signed),
 		cmocka_unit_test(test_signature_spares_templates),
 		cmocka_unit_test(test_site_template_is_not_evidence),

@@ -579,9 +579,11 @@ static void test_hook_tolerant(void **state)
 	char *filler = tu_random_doc(&rng, 200, VOCAB), *other = tu_random_doc(&rng, 200, VOCAB);
 	size_t cap = strlen(filler) + strlen(other) + 100;
 	char *a = malloc(cap), *b = malloc(cap), *c = malloc(cap);
-	snprintf(a, cap, "s1 s2 s3 s4 s5 s6 %s s1 s2 s3 s4 s5 s6", filler);
-	snprintf(b, cap, "s7 s2 s3 s4 s5 s6 %s s7 s2 s3 s4 s5 s6", filler);
-	snprintf(c, cap, "s7 s2 s3 s4 s5 s6 %s s7 s2 s3 s4 s5 s6", other);
+	/* The set's words (s1...) hold digits: after the title's six words,
+	 * so that a's and b's are no two numbered titles. */
+	snprintf(a, cap, "a page of these words here s1 s2 s3 s4 s5 s6 %s s1 s2 s3 s4 s5 s6", filler);
+	snprintf(b, cap, "a page of these words here s7 s2 s3 s4 s5 s6 %s s7 s2 s3 s4 s5 s6", filler);
+	snprintf(c, cap, "a page of these words here s7 s2 s3 s4 s5 s6 %s s7 s2 s3 s4 s5 s6", other);
 	const char *ids[] = {"a", "c"};
 	char *texts[] = {a, c};
 	nd_xdb *ro;

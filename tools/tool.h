@@ -134,7 +134,9 @@ const char *tool_how_name(nd_verify_how how);
 	"                     At every point a pair is refused ('values') when other\n" \
 	"                     numbers stand in the same places, twice or more and\n" \
 	"                     once per 100 words or more (two fillings of one\n" \
-	"                     template); at strict and copy also ('renamed') when a\n" \
+	"                     template), or twice with one in the title that no\n" \
+	"                     other text's title holds (two releases' notes); at\n" \
+	"                     strict and copy also ('renamed') when a\n" \
 	"                     word the one repeats stands, in two places or more,\n" \
 	"                     where the other has another it repeats, neither\n" \
 	"                     repeated in the other but where its own text has it\n" \

@@ -81,6 +81,7 @@ void nd__common_free(nd__common *c)
 	free(c->index_owned);
 	free(c->kin_owned);
 	free(c->floors_owned);
+	free(c->titles_owned);
 	free(c->owned);
 	free(c);
 }
@@ -148,6 +149,8 @@ int nd__common_own(nd__common *c)
 	int rc = nd__kin_own(c);
 	if (rc == ND_OK)
 		rc = nd__floors_own(c);
+	if (rc == ND_OK)
+		rc = nd__titles_own(c);
 	if (rc < 0 || c->owned || !c->n)
 		return rc;
 	size_t e = 8 * (size_t)c->n, p = c->pas ? PAS_BYTES * (size_t)c->n : 0;
@@ -295,7 +298,8 @@ int nd__common_load(nd_store_txn *txn, nd__common **out)
 			return nd_error_set(ND_ECORRUPT, "the store's record of common shingles is out of order; "
 					    "`neardup sign --restart` makes it again");
 		}
-	if ((rc = index_load(txn, c)) < 0 || (rc = nd__kin_load(txn, c)) < 0 || (rc = nd__floors_load(txn, c)) < 0) {
+	if ((rc = index_load(txn, c)) < 0 || (rc = nd__kin_load(txn, c)) < 0 || (rc = nd__floors_load(txn, c)) < 0 ||
+	    (rc = nd__titles_load(txn, c)) < 0) {
 		nd__common_free(c);
 		return rc;
 	}
@@ -328,7 +332,9 @@ int nd__common_store(nd_store_txn *txn, const nd__common *c)
 	free(buf);
 	if (rc == ND_OK)
 		rc = nd__kin_store(txn, c);
-	return rc < 0 ? rc : nd__floors_store(txn, c);
+	if (rc == ND_OK)
+		rc = nd__floors_store(txn, c);
+	return rc < 0 ? rc : nd__titles_store(txn, c);
 }
 
 /* Shingles (with their group) the counting passes of all threads hold

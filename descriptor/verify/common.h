@@ -38,6 +38,11 @@ struct nd__common {
 	uint32_t nextra;
 	const uint8_t *extra_floors; /* its pages' floors, as floors */
 	uint32_t nextra_floors;
+	const uint32_t *titles; /* titles.c: numbers two kin's titles hold or
+				   more, ascending; in the map or owned */
+	uint32_t ntitles;
+	int titles_known;       /* counted (a store signed before has none) */
+	uint32_t *titles_owned;
 };
 
 /* The filter of own text (own.c), made with the table (nd__common_build):
@@ -49,6 +54,11 @@ void nd__kin_add(nd__common *c, uint32_t h, int three);
 int nd__kin_load(nd_store_txn *txn, nd__common *c);
 int nd__kin_store(nd_store_txn *txn, const nd__common *c);
 int nd__kin_own(nd__common *c);
+
+/* The numbers of titles (titles.c), kept beside the table. */
+int nd__titles_load(nd_store_txn *txn, nd__common *c);
+int nd__titles_store(nd_store_txn *txn, const nd__common *c);
+int nd__titles_own(nd__common *c);
 
 /* The floors of sites' pages (floors.c), kept beside the table. */
 int nd__floors_load(nd_store_txn *txn, nd__common *c);

@@ -655,14 +655,25 @@ static int renamed(const nd__rec *a, const nd__rec *b)
 	return 0;
 }
 
-/* The values part: other values in the same places (the veto). */
-static void value_scores(const nd__rec *a, const nd__rec *b, nd__rec_scores *s)
+/* Whether a value among v[0..n) is one many titles hold (c's count). */
+static int title_many(const nd__common *c, const nd__u64u *v, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (nd__common_title_many(c, (uint32_t)v[i]))
+			return 1;
+	return 0;
+}
+
+/* The values part: other values in the same places (the veto).  counted
+ * (may be NULL: not counted) says which numbers of titles are many
+ * texts'. */
+static void value_scores(const nd__rec *a, const nd__rec *b, const nd__common *counted, nd__rec_scores *s)
 {
 	uint32_t i, j;
 	/* Values in the same places: a place both sample (the lower
 	 * threshold) whose value sets have nothing in common changed. */
 	uint32_t pt = a->pthr < b->pthr ? a->pthr : b->pthr;
-	uint32_t changed = 0;
+	uint32_t changed = 0, titled = 0;
 	i = j = 0;
 	while (i < a->nplaces && j < b->nplaces) {
 		uint32_t pa = (uint32_t)(a->places[i] >> 32), pb = (uint32_t)(b->places[j] >> 32);
@@ -691,14 +702,20 @@ static void value_scores(const nd__rec *a, const nd__rec *b, nd__rec_scores *s)
 				y++;
 		}
 		changed += !common;
+		/* A number of both titles that no two kin's titles hold:
+		 * what each text is about, not its site's. */
+		titled += !common && pa < ND_TITLE_PLACES && !title_many(counted, a->places + i, ie - i) &&
+			  !title_many(counted, b->places + j, je - j);
 		i = ie, j = je;
 	}
 	/* Scaled from the sample to the text: the veto's count, and per 100
-	 * words of the shorter text (a text kept whole counts exactly). */
+	 * words of the shorter text (a text kept whole counts exactly), or
+	 * a number of the title among them: another release's notes, not
+	 * the next release of one text. */
 	uint32_t shorter_words = a->nwords < b->nwords ? a->nwords : b->nwords;
 	double est = changed * (4294967296.0 / ((double)pt + 1));
 	s->values_differ = changed && est > ND_VALUES_MIN - 0.5 &&
-			   est * 100 >= (double)shorter_words * ND_VALUES_PER_100;
+			   (titled || est * 100 >= (double)shorter_words * ND_VALUES_PER_100);
 }
 
 /* Whether two documents' descriptive signatures say they are other texts:
@@ -721,21 +738,22 @@ static int signature_differs(const nd__rec *a, const nd__rec *b)
  * are two messages unless their words are the same: a reply quotes what
  * it answers, and adds its own (ND_REFUSED_THREAD).  filled: a pair that
  * resemblance alone accepts at copy under ND_OWN_BAND, refused when it is
- * two fillings of one template (ND_REFUSED_FILLINGS). */
+ * two fillings of one template (ND_REFUSED_FILLINGS).  common (may be
+ * NULL): the collection's count, of own text and of titles' numbers. */
 static nd_verify_how refusal(nd_point point, const nd__rec *a, const nd__rec *b, nd__rec_scores *s, int barely,
-			     const nd__common *filled)
+			     const nd__common *common, int filled)
 {
 	if (point != ND_POINT_STORY && a->thread && a->thread == b->thread &&
 	    !(a->text == b->text && a->nwords == b->nwords))
 		return ND_REFUSED_THREAD;
-	value_scores(a, b, s);
+	value_scores(a, b, common, s);
 	if (s->values_differ)
 		return ND_REFUSED_VALUES;
 	if (point != ND_POINT_STORY && renamed(a, b))
 		return ND_REFUSED_RENAMED;
 	if (barely && signature_differs(a, b))
 		return ND_REFUSED_SIGNATURE;
-	if (filled && nd__rec_filled(a, b, filled))
+	if (filled && nd__rec_filled(a, b, common))
 		return ND_REFUSED_FILLINGS;
 	return 0;
 }
@@ -743,7 +761,7 @@ static nd_verify_how refusal(nd_point point, const nd__rec *a, const nd__rec *b,
 int nd__rec_refused(nd_point point, const nd__rec *a, const nd__rec *b, nd_verify_how *how)
 {
 	nd__rec_scores s;
-	nd_verify_how h = refusal(point, a, b, &s, 0, NULL);
+	nd_verify_how h = refusal(point, a, b, &s, 0, NULL, 0);
 	if (h && how)
 		*how = h;
 	return h != 0;
@@ -752,7 +770,7 @@ int nd__rec_refused(nd_point point, const nd__rec *a, const nd__rec *b, nd_verif
 void nd__rec_compare(const nd__rec *a, const nd__rec *b, const nd__common *common, nd__rec_scores *s)
 {
 	shingle_scores(a, b, common, s, 0, 0, 0);
-	value_scores(a, b, s);
+	value_scores(a, b, common, s);
 }
 
 /* The samples a and b share among their first na and nb; 0 once fewer
@@ -1046,7 +1064,7 @@ static int decide(nd_point point, const nd__rec *a, const nd__rec *b, const nd__
 		     !(can_contain && s->containment >= ND_POINT_COPY_CONTAINMENT &&
 		       (held >= 0 ? held : own_contained(a, b, common, s)));
 	int own = point == ND_POINT_COPY && h == ND_VERIFIED_RESEMBLANCE && s->resemblance < ND_OWN_BAND;
-	nd_verify_how no = refusal(point, a, b, s, barely, own ? common : NULL);
+	nd_verify_how no = refusal(point, a, b, s, barely, common, own);
 	if (no)
 		yes = 0, h = no;
 done:

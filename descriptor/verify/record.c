@@ -69,6 +69,20 @@ static uint32_t lead_context(const uint32_t *ids, size_t i, size_t back)
 	return ids[i - back] & ND_WORD_DIGIT ? 0x6e756d31u : ids[i - back];
 }
 
+/* A value's place: in the title, the two words before it as a lead reads
+ * them and the one after, below ND_TITLE_PLACES (a page's number stands
+ * at its start: "Django 1.4.14 release notes"); elsewhere place_hash, at
+ * or above it. */
+static uint32_t value_place(const uint32_t *ids, size_t i)
+{
+	if (i < ND_TITLE_WORDS)
+		return top32(nd_mix64(((uint64_t)lead_context(ids, i, 2) << 32 | lead_context(ids, i, 1)) ^
+				      nd_mix64(ids[i + 1] + 0x7469746c65ULL))) %
+		       ND_TITLE_PLACES;
+	uint32_t h = place_hash(ids, i);
+	return h < ND_TITLE_PLACES ? ND_TITLE_PLACES : h;
+}
+
 /* A lead word's place: the two words before it.  Not the word after, as
  * a name's place has it: a name stands before another type parameter on
  * each page ("Peekable<I> as", "ArgsOs as"). */
@@ -344,9 +358,9 @@ int nd__rec_make(const uint32_t *ids, size_t n, nd__rec *out, uint16_t *keys, in
 
 	/* Values in their places. */
 	size_t np = 0;
-	for (size_t i = 2; i + 1 < n; i++)
+	for (size_t i = 0; i + 1 < n; i++)
 		if (ids[i] & ND_WORD_DIGIT)
-			pl[np++] = (uint64_t)place_hash(ids, i) << 32 | ids[i];
+			pl[np++] = (uint64_t)value_place(ids, i) << 32 | ids[i];
 	nd__sort_u64(pl, np);
 	u = 0;
 	size_t places = 0;

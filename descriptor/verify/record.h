@@ -35,6 +35,14 @@
  * occurrence (tagged) has none: this value. */
 #define ND_REC_POS_UNKNOWN 255
 #define ND_REC_VALUES 32       /* value places it keeps, about */
+/* A value among the title's words (the first ND_TITLE_WORDS) has its
+ * place below this, read as a lead's (the text's start a word), and is
+ * always kept; every other place is at or above it.  A number in the
+ * title names what the text is about ("Django 1.4.14 release notes")
+ * unless many texts' titles hold it (a site's release, its name:
+ * nd__common_title_many), and its change then stands for the values
+ * veto's rate. */
+#define ND_TITLE_PLACES 0x10000u
 #define ND_REC_NAMES 64        /* places of repeated words it keeps, about */
 #define ND_REC_SHINGLE_WIDTH 3
 /* A word is a name's candidate when the text holds it 2 to this many
@@ -488,6 +496,14 @@ void nd__common_set_extra(nd__common *c, const nd__extra *t);
 uint32_t nd__floor_in(const uint8_t *v, size_t n, uint64_t text);
 /* c's floors, as nd__extra keeps them (read in place). */
 void nd__common_floor_entries(const nd__common *c, const uint8_t **v, size_t *n);
+/* The numbers of the titles of the groups whose representatives are
+ * rs's records reps[0..n) (ascending), each group of kin kin[0..n),
+ * counted into c: those that two kin's titles hold or more (record.h,
+ * ND_TITLE_PLACES). */
+int nd__common_titles(nd__common *c, const nd__recset *rs, const uint32_t *reps, const uint32_t *kin, size_t n);
+/* Whether value is a number many titles hold (a site's); 1 when c (may
+ * be NULL) has no count. */
+int nd__common_title_many(const nd__common *c, uint32_t value);
 /* The floor of the page whose words hash to text; UINT32_MAX: none. */
 uint32_t nd__common_floor(const nd__common *c, uint64_t text);
 size_t nd__common_nfloors(const nd__common *c);

@@ -46,8 +46,14 @@ extern "C" {
  * of the shorter text: two fillings of one template (prices, dates,
  * amounts) are not copies, however many of their words agree, while a
  * long text's next version, with a few years or version numbers moved
- * on, still is, and so is a short one with one date moved on.  Values are
- * told from words by the id alone (ND_WORD_DIGIT).
+ * on, still is, and so is a short one with one date moved on.  Among
+ * documents of a store, two changes are enough when one is a number in
+ * both titles (the first six words) that no other text's title holds
+ * (a page's edited copies count as the page):
+ * "Django 1.4.14 release notes" and "Django 1.6.6 release notes" are two
+ * releases' notes, while a site's release or name heading its pages is
+ * many titles' and moves on in a copy made for the next release.  Values
+ * are told from words by the id alone (ND_WORD_DIGIT).
  *
  * At strict and copy a pair is refused as well (ND_REFUSED_RENAMED) when it
  * is one template about two named things: a word the one text repeats
