@@ -886,8 +886,6 @@ static int count_groups(const nd__recset *rs, size_t n, const uint32_t *up, cons
 		nd__common_set_sites(*out, frame_from - 1, nsites - (frame_from - 1), pages);
 	if (rc == ND_OK && pages)
 		rc = nd__common_floors(*out, rs, site, n);
-	if (rc == ND_OK)
-		rc = nd__common_titles(*out, rs, reps, rkin, nreps);
 	if (rc < 0) {
 		nd__common_free(*out);
 		*out = NULL;

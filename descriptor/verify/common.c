@@ -753,6 +753,7 @@ int nd__common_build(const nd__recset *rs, const uint32_t *reps, const uint32_t 
 				for (size_t i = 0; i < part[p].nkin[three]; i++)
 					nd__kin_add(*out, part[p].kin[three][i], three);
 	}
+	rc = nd__common_titles(*out, rs, reps, kin, n);
 done:
 	for (uint32_t p = 0; part && p < passes; p++) {
 		free(part[p].ent);

@@ -55,7 +55,12 @@ int nd__kin_load(nd_store_txn *txn, nd__common *c);
 int nd__kin_store(nd_store_txn *txn, const nd__common *c);
 int nd__kin_own(nd__common *c);
 
-/* The numbers of titles (titles.c), kept beside the table. */
+/* The numbers of titles (titles.c), counted with the table
+ * (nd__common_build) and kept beside it: of the groups whose
+ * representatives are rs's records reps[0..n) (ascending), each of kin
+ * kin[0..n) (NULL: each group its own), those that two kin's titles hold
+ * or more (record.h, ND_TITLE_PLACES). */
+int nd__common_titles(nd__common *c, const nd__recset *rs, const uint32_t *reps, const uint32_t *kin, size_t n);
 int nd__titles_load(nd_store_txn *txn, nd__common *c);
 int nd__titles_store(nd_store_txn *txn, const nd__common *c);
 int nd__titles_own(nd__common *c);

@@ -456,7 +456,8 @@ typedef struct nd__recset nd__recset;
  * site): its version there (equal for versions); apart (may be NULL):
  * nonzero for a group of a frame site two of whose pages are framed apart.
  * kin (may be NULL: no filter of own text): each group's kin, equal for
- * groups of one kin. */
+ * groups of one kin.  The numbers of their titles are counted with it
+ * (common.h, nd__common_titles). */
 int nd__common_build(const nd__recset *rs, const uint32_t *reps, const uint32_t *site, uint32_t frame_from,
 		     const uint32_t *ver, const uint8_t *apart, const uint32_t *kin, size_t n, unsigned jobs,
 		     nd__common **out);
@@ -496,11 +497,6 @@ void nd__common_set_extra(nd__common *c, const nd__extra *t);
 uint32_t nd__floor_in(const uint8_t *v, size_t n, uint64_t text);
 /* c's floors, as nd__extra keeps them (read in place). */
 void nd__common_floor_entries(const nd__common *c, const uint8_t **v, size_t *n);
-/* The numbers of the titles of the groups whose representatives are
- * rs's records reps[0..n) (ascending), each group of kin kin[0..n),
- * counted into c: those that two kin's titles hold or more (record.h,
- * ND_TITLE_PLACES). */
-int nd__common_titles(nd__common *c, const nd__recset *rs, const uint32_t *reps, const uint32_t *kin, size_t n);
 /* Whether value is a number many titles hold (a site's); 1 when c (may
  * be NULL) has no count. */
 int nd__common_title_many(const nd__common *c, uint32_t value);

@@ -12,57 +12,50 @@
  * counted. */
 #include "descriptor/verify/common.h"
 #include "descriptor/verify/verify_internal.h"
+#include "common/nd_buf.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define META_TITLES "common-titles"
 
-/* The distinct values among r's title places into out (room for
- * r->nplaces); their number. */
-static size_t title_values(const nd__rec *r, uint32_t *out)
+/* The distinct values among r's title places (at most ND_TITLE_WORDS)
+ * into out; their number. */
+static size_t title_values(const nd__rec *r, uint32_t out[ND_TITLE_WORDS])
 {
 	size_t m = 0;
-	for (uint32_t i = 0; i < r->nplaces && (uint32_t)(r->places[i] >> 32) < ND_TITLE_PLACES; i++)
+	for (uint32_t i = 0; i < r->nplaces && m < ND_TITLE_WORDS && (uint32_t)(r->places[i] >> 32) < ND_TITLE_PLACES; i++)
 		out[m++] = (uint32_t)r->places[i];
 	return nd__sort_unique_u32(out, m);
 }
 
 int nd__common_titles(nd__common *c, const nd__recset *rs, const uint32_t *reps, const uint32_t *kin, size_t n)
 {
-	uint32_t *t = NULL, tile = UINT32_MAX;
-	uint64_t *v = NULL;
-	size_t m = 0, cap = 0;
-	for (size_t k = 0; k < n; k++) {
+	uint32_t title[ND_TITLE_WORDS], tile = UINT32_MAX, *t = NULL;
+	void *v = NULL; /* each number << 32 | its text's kin */
+	size_t m = 0, cap = 0, u = 0;
+	int rc = ND_OK;
+	for (size_t k = 0; k < n && rc == ND_OK; k++) {
 		nd__recset_walked(rs, reps[k], &tile);
-		const nd__rec *r = nd__recset_get(rs, reps[k]);
-		if (m + r->nplaces > cap) {
-			size_t want = (m + r->nplaces) * 2 + 64;
-			uint64_t *nv = realloc(v, want * sizeof(*v));
-			uint32_t *nt = realloc(t, want * sizeof(*t));
-			v = nv ? nv : v, t = nt ? nt : t;
-			if (!nv || !nt) {
-				free(v);
-				free(t);
-				return nd_error_set(ND_ENOMEM, "out of memory for the numbers of %zu titles", n);
-			}
-			cap = want;
-		}
-		size_t u = title_values(r, t);
-		for (size_t i = 0; i < u; i++)
-			v[m++] = (uint64_t)t[i] << 32 | kin[k];
+		size_t nt = title_values(nd__recset_get(rs, reps[k]), title);
+		if ((rc = nd_array_reserve(&v, &cap, m + nt, sizeof(uint64_t))) == ND_OK)
+			for (size_t i = 0; i < nt; i++)
+				((uint64_t *)v)[m++] = (uint64_t)title[i] << 32 | (kin ? kin[k] : (uint32_t)k);
 	}
 	/* Each number once a kin (a page and its edited copies are one),
 	 * then those two kin's titles hold or more, ascending. */
-	m = nd__sort_unique_u64(v, m);
-	size_t u = 0;
-	for (size_t i = 0, j; i < m; i = j) {
-		for (j = i + 1; j < m && v[j] >> 32 == v[i] >> 32; j++)
+	const uint64_t *e = v;
+	if (rc == ND_OK && (m = nd__sort_unique_u64(v, m)) && !(t = malloc(m * sizeof(*t))))
+		rc = nd_error_set(ND_ENOMEM, "out of memory for the numbers of %zu titles", n);
+	for (size_t i = 0, j; rc == ND_OK && i < m; i = j) {
+		for (j = i + 1; j < m && e[j] >> 32 == e[i] >> 32; j++)
 			;
 		if (j - i >= 2)
-			t[u++] = (uint32_t)(v[i] >> 32);
+			t[u++] = (uint32_t)(e[i] >> 32);
 	}
 	free(v);
+	if (rc < 0)
+		return rc;
 	free(c->titles_owned);
 	c->titles_owned = t, c->titles = t, c->ntitles = (uint32_t)u, c->titles_known = 1;
 	return ND_OK;
