@@ -753,7 +753,6 @@ int nd__common_build(const nd__recset *rs, const uint32_t *reps, const uint32_t 
 				for (size_t i = 0; i < part[p].nkin[three]; i++)
 					nd__kin_add(*out, part[p].kin[three][i], three);
 	}
-	rc = nd__common_titles(*out, rs, reps, kin, n);
 done:
 	for (uint32_t p = 0; part && p < passes; p++) {
 		free(part[p].ent);
@@ -765,6 +764,10 @@ done:
 	free(gh);
 	free(bound);
 	sites_free(&z);
+	/* After the passes' parts are freed: the titles' walk of every record
+	 * would otherwise sit on sign's peak. */
+	if (rc >= 0)
+		rc = nd__common_titles(*out, rs, reps, kin, n);
 	if (rc < 0) {
 		nd__common_free(*out);
 		*out = NULL;
