@@ -1304,21 +1304,28 @@ static void test_edited_copy_keeps_its_page(void **state)
  * they are one cluster). */
 /* The verdict a crawl-time check of text gives the stored document
  * docid: 1 duplicate, 0 not, -1 not among the members it compared. */
-static int checked_as(nd_xdb *db, nd_store *st, const char *text, nd_docid docid)
+/* The crawl-time check of a text not yet indexed against what st holds;
+ * the caller clears r. */
+static void check_text(nd_xdb *db, nd_store *st, const char *text, nd_check_result *r)
 {
 	nd_tokenizer *tk;
 	nd_descriptor *d;
-	nd_check_result r = ND_CHECK_RESULT_INIT;
 	assert_int_equal(nd_tokenizer_new(&tk), ND_OK);
 	assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
-	assert_int_equal(nd_check_text(tk, d, db, st, text, strlen(text), NULL, 16, &r), ND_OK);
+	assert_int_equal(nd_check_text(tk, d, db, st, text, strlen(text), NULL, 16, r), ND_OK);
+	nd_descriptor_free(d);
+	nd_tokenizer_free(tk);
+}
+
+static int checked_as(nd_xdb *db, nd_store *st, const char *text, nd_docid docid)
+{
+	nd_check_result r = ND_CHECK_RESULT_INIT;
+	check_text(db, st, text, &r);
 	int dup = -1;
 	for (size_t k = 0; k < r.nmembers; k++)
 		if (r.members[k].docid == docid)
 			dup = r.members[k].duplicate != 0;
 	nd_check_result_clear(&r);
-	nd_descriptor_free(d);
-	nd_tokenizer_free(tk);
 	return dup;
 }
 
@@ -1775,23 +1782,17 @@ static nd_store *hooked_past_cap(nd_xdb *db, const char *stpath, int n, nd_docid
 	return st;
 }
 
-/* The crawl-time check of two texts not yet indexed: fresh is no copy of
- * what st holds, again is the copy of one page. */
+/* Two texts not yet indexed: fresh is no copy of what st holds, again is
+ * the copy of one page. */
 static void check_fresh_and_again(nd_xdb *db, nd_store *st, const char *fresh, const char *again)
 {
-	nd_tokenizer *tk;
-	nd_descriptor *d;
 	nd_check_result r = ND_CHECK_RESULT_INIT;
-	assert_int_equal(nd_tokenizer_new(&tk), ND_OK);
-	assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
-	assert_int_equal(nd_check_text(tk, d, db, st, fresh, strlen(fresh), NULL, 16, &r), ND_OK);
+	check_text(db, st, fresh, &r);
 	assert_int_equal(r.duplicates, 0);
 	nd_check_result_clear(&r);
-	assert_int_equal(nd_check_text(tk, d, db, st, again, strlen(again), NULL, 16, &r), ND_OK);
+	check_text(db, st, again, &r);
 	assert_int_equal(r.duplicates, 1);
 	nd_check_result_clear(&r);
-	nd_descriptor_free(d);
-	nd_tokenizer_free(tk);
 }
 
 /* The case with a template of 2 * half words around each article, on
