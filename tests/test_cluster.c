@@ -1293,17 +1293,6 @@ static void test_edited_copy_keeps_its_page(void **state)
 	footed_pages_case("footer-edited", 18);
 }
 
-/* What one page lacks of another may weigh like the rest of it and still
- * be no edit: a block of common text.  HOLDERS pages hold a 200-word
- * table after 60 words of their own, HOLDERS others a 40-word block;
- * page A is the table and the block, page B the table and 40 words of its
- * own.  What B lacks of A is common text, as light as A's average, so
- * the edited-copy rule would weigh B's own words at that average and call
- * the two copies; the block stands at A's end, not spread through it as
- * edits stand, and A and B stay apart (with the spread test turned off
- * they are one cluster). */
-/* The verdict a crawl-time check of text gives the stored document
- * docid: 1 duplicate, 0 not, -1 not among the members it compared. */
 /* The crawl-time check of a text not yet indexed against what st holds;
  * the caller clears r. */
 static void check_text(nd_xdb *db, nd_store *st, const char *text, nd_check_result *r)
@@ -1317,6 +1306,8 @@ static void check_text(nd_xdb *db, nd_store *st, const char *text, nd_check_resu
 	nd_tokenizer_free(tk);
 }
 
+/* The verdict a crawl-time check of text gives the stored document
+ * docid: 1 duplicate, 0 not, -1 not among the members it compared. */
 static int checked_as(nd_xdb *db, nd_store *st, const char *text, nd_docid docid)
 {
 	nd_check_result r = ND_CHECK_RESULT_INIT;
@@ -1329,6 +1320,15 @@ static int checked_as(nd_xdb *db, nd_store *st, const char *text, nd_docid docid
 	return dup;
 }
 
+/* What one page lacks of another may weigh like the rest of it and still
+ * be no edit: a block of common text.  HOLDERS pages hold a 200-word
+ * table after 60 words of their own, HOLDERS others a 40-word block;
+ * page A is the table and the block, page B the table and 40 words of its
+ * own.  What B lacks of A is common text, as light as A's average, so
+ * the edited-copy rule would weigh B's own words at that average and call
+ * the two copies; the block stands at A's end, not spread through it as
+ * edits stand, and A and B stay apart (with the spread test turned off
+ * they are one cluster). */
 static void test_common_block_is_no_edit(void **state)
 {
 	(void)state;
