@@ -149,6 +149,35 @@ static int sort_unique_pairs(uint64_t *v, size_t *n, size_t ndocs, unsigned jobs
 	return ND_OK;
 }
 
+/* The candidate pairs of docs[0..n) (ascending) in the near-neighbour
+ * index of txn's snapshot, as indexes into docs: *pairs (ascending,
+ * distinct; the caller frees it), *np of them. */
+static int candidate_pairs(nd_store_txn *txn, const nd_docid *docs, size_t n, unsigned jobs, uint64_t **pairs,
+			   size_t *np)
+{
+	*pairs = NULL, *np = 0;
+	uint32_t nindex = docs[n - 1] + 1, *index = calloc(nindex, sizeof(*index));
+	if (!index)
+		return nd_error_set(ND_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		index[docs[i]] = (uint32_t)i + 1;
+	walk_ctx w = {index, nindex, {0}, UINT32_MAX, 0, NULL, 0, 0};
+	int rc = nd_store_near_each(txn, on_entry, &w);
+	free(index);
+	size_t m = w.n;
+	if (rc < 0 || (rc = sort_unique_pairs(w.pairs, &m, n, jobs)) < 0) {
+		free(w.pairs);
+		return rc;
+	}
+	if (m && m < w.cap) { /* give back the repeats and the doubling's slack */
+		uint64_t *shrunk = realloc(w.pairs, m * sizeof(uint64_t));
+		if (shrunk)
+			w.pairs = shrunk;
+	}
+	*pairs = w.pairs, *np = m;
+	return ND_OK;
+}
+
 /* The pairs a share scores: pairs[idx[k]] (idx NULL: pairs[k]) for k in
  * its range; base of them were scored before (progress). */
 typedef struct {
@@ -952,10 +981,12 @@ static int frame_pages_apart(const nd__recset *rs, size_t n)
  * site's template.  And each group's kin (ND_KIN_RESEMBLANCE), by which
  * the filter of own text is counted; kin of many groups are one group
  * (join_families), and so are copies edited too far apart for kin, once
- * the count shows them (edited_families: then counted again). */
-static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, size_t n, const uint64_t *pairs,
+ * the count shows them (edited_families: then counted again).  The pairs
+ * *pairsp are freed once read, *pairsp NULL (on success). */
+static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, size_t n, uint64_t **pairsp,
 			size_t np, const nd_near_options *o, int one_site, nd__common **out)
 {
+	const uint64_t *pairs = *pairsp;
 	uint8_t *same = malloc(np + 1);
 	uint32_t *up = NULL, *site = malloc((n + 1) * sizeof(*site)), *ver = NULL, *kin = NULL;
 	uint8_t *apart = calloc(n + 1, 1);
@@ -994,10 +1025,14 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 	for (size_t k = 0; near && k < np; k++)
 		if ((same[k] & SAME_NEAR) && kin[pairs[k] >> 32] != kin[(uint32_t)pairs[k]])
 			near[nnear++] = pairs[k];
-	/* The count is sign's peak at 1M: the groups are known, so what made
-	 * them goes first (55 MB there). */
+	/* The count was sign's peak at 1M: the groups are known, so what
+	 * made them goes first, the pairs too (55 MB and 420 MB there; the
+	 * caller walks them again, 4-5 s of the links' two minutes). */
 	free(same);
 	same = NULL;
+	free(*pairsp);
+	*pairsp = NULL;
+	pairs = NULL;
 	if ((rc = count_groups(rs, n, up, site, apart, frame_from, nsites, pages, ver, kin, o->jobs, out)) < 0 || !nnear ||
 	    (rc = edited_families(rs, *out, kin, up, near, nnear, n, o, &joined)) < 0 || !joined)
 		goto done;
@@ -1076,7 +1111,7 @@ int nd__site_template(nd_store_txn *txn, const nd_docid *docs, size_t n, int by_
 	int apart = by_frame && frame_pages_apart(rs, n);
 	if (by_frame && n < ND_FRAME_GROUPS && !apart)
 		goto done;
-	if ((rc = fresh_common(NULL, docs, rs, n, pairs, np, &o, by_frame ? 2 + apart : 1, &c)) < 0 ||
+	if ((rc = fresh_common(NULL, docs, rs, n, &pairs, np, &o, by_frame ? 2 + apart : 1, &c)) < 0 ||
 	    (rc = nd__common_entries(c, &t->h, &t->g, &t->n)) < 0)
 		goto done;
 	const uint8_t *f;
@@ -1232,7 +1267,7 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 	nd_store_txn *txn = NULL;
 	nd__recset *rs = NULL;
 	nd__common *common = NULL;
-	uint32_t *index = NULL, *up = NULL;
+	uint32_t *up = NULL;
 	float *score = NULL;
 	uint8_t *yes = NULL;
 	int rc = ND_OK;
@@ -1254,33 +1289,21 @@ static int cluster_near(nd_xdb *db, nd_store *st, const nd_near_options *opts, n
 			return nd_error_set(ND_EINVAL, "documents to cluster must be in ascending docid order");
 
 	/* Candidate pairs and records, from one snapshot. */
-	uint32_t nindex = docs[n - 1] + 1;
-	if (!(index = calloc(nindex, sizeof(*index))))
-		return nd_error_set(ND_ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++)
-		index[docs[i]] = (uint32_t)i + 1;
 	if ((rc = nd_store_read_begin(st, &txn)) < 0)
 		goto done;
-	walk_ctx w = {index, nindex, {0}, UINT32_MAX, 0, NULL, 0, 0};
-	rc = nd_store_near_each(txn, on_entry, &w);
+	rc = candidate_pairs(txn, docs, n, o.jobs, &pairs, &np);
 	nd__store_release_pages(st); /* the index is walked */
-	free(index);
-	index = NULL;
-	pairs = w.pairs, np = w.n;
-	if (rc < 0 || (rc = sort_unique_pairs(pairs, &np, n, o.jobs)) < 0)
+	if (rc < 0)
 		goto done;
 	if (stats)
 		stats->candidates += np;
-	if (np && np < w.cap) { /* give back the repeats and the doubling's slack */
-		uint64_t *shrunk = realloc(pairs, np * sizeof(uint64_t));
-		if (shrunk)
-			pairs = shrunk;
-	}
 	if ((rc = nd__recset_load(txn, docs, n, nd_store_path(st), o.jobs, &rs)) < 0)
 		goto done;
 	if (stats)
 		stats->words_bytes += nd__recset_bytes(rs);
-	rc = common_out ? fresh_common(db, docs, rs, n, pairs, np, &o, 0, &common) : nd__common_load(txn, &common);
+	rc = common_out ? fresh_common(db, docs, rs, n, &pairs, np, &o, 0, &common) : nd__common_load(txn, &common);
+	if (rc == ND_OK && np && !pairs) /* given back to the count: the same snapshot walked again */
+		rc = candidate_pairs(txn, docs, n, o.jobs, &pairs, &np);
 	if (rc == ND_OK)
 		rc = nd__common_own(common); /* used past the transaction */
 	if (rc == ND_OK)
@@ -1342,7 +1365,6 @@ done:
 		*common_out = common, common = NULL;
 	nd__common_free(common);
 	nd__recset_free(rs);
-	free(index);
 	free(up);
 	free(score);
 	free(yes);

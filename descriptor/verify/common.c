@@ -415,7 +415,7 @@ typedef struct {
 	size_t n, cap;
 	uint32_t *kin[2]; /* shingles of two kin, of three or more: at 1M
 			     documents tens of millions, held until the
-			     filter is made, at sign's peak */
+			     filter is made, at the count's peak */
 	size_t nkin[2], kincap[2];
 	uint64_t template; /* shingles taken for a site's template */
 } common_part;
@@ -765,7 +765,7 @@ done:
 	free(bound);
 	sites_free(&z);
 	/* After the passes' parts are freed: the titles' walk of every record
-	 * would otherwise sit on sign's peak. */
+	 * would otherwise sit on the count's peak. */
 	if (rc >= 0)
 		rc = nd__common_titles(*out, rs, reps, kin, n);
 	if (rc < 0) {
