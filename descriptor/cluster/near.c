@@ -1026,8 +1026,8 @@ static int fresh_common(nd_xdb *db, const nd_docid *docs, const nd__recset *rs, 
 		if ((same[k] & SAME_NEAR) && kin[pairs[k] >> 32] != kin[(uint32_t)pairs[k]])
 			near[nnear++] = pairs[k];
 	/* The count was sign's peak at 1M: the groups are known, so what
-	 * made them goes first, the pairs too (55 MB and 420 MB there; the
-	 * caller walks them again, 4-5 s of the links' two minutes). */
+	 * made them goes first, the pairs too (55 MB and 440 MB there;
+	 * cluster_near walks them again, 4-5 s of the links' two minutes). */
 	free(same);
 	same = NULL;
 	free(*pairsp);
