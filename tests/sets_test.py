@@ -166,6 +166,39 @@ def check_copy_cluster(src):
         sys.exit("FAIL: make.py's copy_cluster gave %s, not ['p', 'p~2']" % got)
 
 
+def check_missing_text(src):
+    """A set whose text the machine lacks is named, with what it needs, and
+    the other sets asked for are made all the same; the exit says how many
+    were not."""
+    sys.path.insert(0, os.path.join(src, "eval", "sets"))
+    import make
+    tmp = tempfile.mkdtemp(prefix="nd-sets-")
+    made = []
+
+    def lacking(out, seed, scale):
+        sys.exit("man-xx: only 0 man pages under /usr/share/man/xx (apt-get install manpages-xx)")
+
+    saved, argv = dict(make.MAKERS), sys.argv
+    try:
+        make.MAKERS.clear()
+        make.MAKERS.update({"one": lambda out, seed, scale: made.append(out), "man-xx": lacking,
+                            "two": lambda out, seed, scale: made.append(out)})
+        sys.argv = ["make.py", "--out", tmp, "all"]
+        try:
+            make.main()
+            sys.exit("FAIL: make.py all with a set not made exited 0")
+        except SystemExit as e:
+            msg = e.code
+        if [os.path.basename(m) for m in made] != ["one", "two"] or not isinstance(msg, str) \
+                or "1 of 3 sets not made (man-xx)" not in msg:
+            sys.exit("FAIL: make.py all with a set not made: made %s, exit %r" % (made, msg))
+    finally:
+        make.MAKERS.clear()
+        make.MAKERS.update(saved)
+        sys.argv = argv
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def check_unnavigated(src):
     """A method's page and its virtual function's: one text beside two
     sidebars (<nav>, a role="navigation" list), which visible words count
@@ -259,6 +292,7 @@ def main():
     check_one_text(src)
     check_edit_rate(src)
     check_copy_cluster(src)
+    check_missing_text(src)
     check_unnavigated(src)
     check_table(src)
     check_errors(src)

@@ -12,6 +12,8 @@ writes DIR/SET/ (default DIR build/sets):
     truth.tsv      id <TAB> cluster, for every document
     ignore.tsv     id <TAB> id: pairs left out of the score (optional)
     about.json     what the set is and how it is scored
+A set whose text this machine lacks is named, with what to install; the
+others are made all the same, and make.py then exits 1.
 
 Sets (what a machine needs for each: apt-get install ...):
     man-en man-de man-fr man-ru man-ja man-zh man-tw man-ko man-sv man-pt
@@ -1652,8 +1654,20 @@ def main():
             ap.error("no set %s (%s)" % (n, ", ".join(MAKERS)))
     global EDIT_RATE
     EDIT_RATE = a.edit_rate
+    # A set whose text this machine lacks (a language's man pages, a
+    # documentation package) says so; the others are made all the same.
+    missing = []
     for n in names:
-        MAKERS[n](os.path.join(a.out, n), a.seed, a.scale)
+        try:
+            MAKERS[n](os.path.join(a.out, n), a.seed, a.scale)
+        except SystemExit as e:
+            if not isinstance(e.code, str):
+                raise
+            print("make.py: %s not made: %s" % (n, e.code), file=sys.stderr)
+            missing.append(n)
+    if missing:
+        sys.exit("make.py: %d of %d sets not made (%s); the others are in %s"
+                 % (len(missing), len(names), " ".join(missing), a.out))
 
 
 if __name__ == "__main__":
