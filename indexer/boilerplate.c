@@ -197,7 +197,10 @@ static void classify_alone(const char *text, const nd_html_block *blocks, size_t
 			cf[i] = ND_BLOCK_BAD;
 		else if (has_copyright(text, blocks[i].start, blocks[i].end))
 			cf[i] = ND_BLOCK_BAD; /* a copyright line */
-		else if (len < LENGTH_LOW)
+		else if (len < LENGTH_LOW || (blocks[i].heading && link == 0 && stop < STOPWORDS_LOW))
+			/* A heading says what follows in few stopwords, however
+			 * long ("CVE-2019-12781: Incorrect HTTP detection with
+			 * reverse-proxy connecting via HTTPS"): what follows tells. */
 			cf[i] = link > 0 ? ND_BLOCK_BAD : ND_BLOCK_SHORT;
 		else if (stop >= STOPWORDS_HIGH)
 			cf[i] = len > LENGTH_HIGH ? ND_BLOCK_GOOD : ND_BLOCK_NEARGOOD;

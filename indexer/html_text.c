@@ -222,6 +222,14 @@ static int is_link(const char *name)
 	return (name[0] == 'a' || name[0] == 'A') && !name[1];
 }
 
+/* Code in running text: documentation links each name of an API it
+ * mentions (Sphinx, rustdoc, Javadoc), which is prose, not navigation. */
+static int is_code(const char *name)
+{
+	return !strcasecmp(name, "code") || !strcasecmp(name, "tt") || !strcasecmp(name, "kbd") ||
+	       !strcasecmp(name, "samp") || !strcasecmp(name, "var");
+}
+
 /* Non-space characters of s[0..len) (UTF-8), weighed as the lengths
  * weigh them (nd_char_weight). */
 static size_t count_range(const char *s, size_t len)
@@ -634,7 +642,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 	 * <a> and <h1>..<h6> elements around the current node. */
 	xmlNode *n = root;
 	block_cut bc = {blocks, text->len, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-	size_t in_link = 0, in_heading = 0, in_title = 0, in_comments = 0, in_main = 0, in_chrome = 0;
+	size_t in_link = 0, in_code = 0, in_heading = 0, in_title = 0, in_comments = 0, in_main = 0, in_chrome = 0;
 	/* <main> elements open; <article> elements open, and the outermost's number */
 	size_t in_primary = 0, in_article = 0;
 	uint32_t articles = 0, chromes = 0;
@@ -657,7 +665,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 				bc.main |= in_primary && chars;
 				if (in_article && chars)
 					bc.article = articles;
-				if (in_link && has_alnum(s))
+				if (in_link && !in_code && has_alnum(s))
 					bc.link_chars += chars;
 			}
 		} else if (n->type == XML_ELEMENT_NODE) {
@@ -674,6 +682,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 				descend = n->children != NULL;
 				if (descend) {
 					in_link += is_link(nm);
+					in_code += is_code(nm);
 					in_heading += is_heading(nm);
 					in_title += is_title(n, gen);
 					in_comments += is_comments(n);
@@ -699,6 +708,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 				continue;
 			const char *nm = (const char *)n->name;
 			in_link -= in_link && is_link(nm);
+			in_code -= in_code && is_code(nm);
 			in_heading -= in_heading && is_heading(nm);
 			in_title -= in_title && is_title(n, gen);
 			in_comments -= in_comments && is_comments(n);

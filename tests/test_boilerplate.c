@@ -804,6 +804,37 @@ static void test_unmarked_documentation_headings(void **state)
 	two_texts(a, b, "Widget 1.10.7 release notes", "Widget 1.8.18 release notes", "Modules");
 }
 
+/* Release notes whose first section has a long heading of few stopwords
+ * (a CVE's title, 80 characters) and whose bug fixes name the API they
+ * fix, each name a link to its reference (Sphinx, rustdoc, Javadoc):
+ * the heading is what follows it, so the title and the line above it
+ * stay, and names of code are prose, not navigation. */
+static void test_long_heading_and_linked_code(void **state)
+{
+	(void)state;
+	char *t = main_of("<html><body><div id=hd><h1><a href=../index.html>Widget 3.2.25 documentation</a></h1>"
+			  "<div class=nav><a href=a.html>Home</a> | <a href=b.html>Table of contents</a> | "
+			  "<a href=c.html>Index</a></div></div><div id=bd><div class=section>"
+			  "<h1>Widget 2.2.3 release notes<a class=headerlink href=#n>\xC2\xB6</a></h1>"
+			  "<p><em>July 1, 2019</em></p><p>Widget 2.2.3 fixes a security issue and several bugs in "
+			  "2.2.2. Also, the latest string translations from Transifex are incorporated.</p>"
+			  "<div class=section><h2>CVE-2019-12781: Incorrect HTTP detection with reverse-proxy "
+			  "connecting via HTTPS<a class=headerlink href=#c>\xC2\xB6</a></h2><p>%s</p></div>"
+			  "<div class=section><h2>Bugfixes</h2><ul><li><p>Fixed a regression in Widget 2.2 where "
+			  "<a class=reference href=x.html#avg><code>Avg</code></a>, <a class=reference href=x.html#sd>"
+			  "<code>StdDev</code></a>, and <a class=reference href=x.html#var><code>Variance</code></a> "
+			  "crash with filter argument (<a href=t/30542>#30542</a>).</p></li></ul></div></div></div>"
+			  "<div class=sphinxsidebar role=navigation><h3>Table of Contents</h3><ul>"
+			  "<li><a href=#n>Widget 2.2.3 release notes</a></li><li><a href=#c>CVE-2019-12781</a></li>"
+			  "</ul></div></body></html>",
+			  article_p1);
+	assert_non_null(strstr(t, "Widget 2.2.3 release notes"));
+	assert_non_null(strstr(t, "fixes a security issue and several bugs"));
+	assert_non_null(strstr(t, "crash with filter argument"));
+	assert_null(strstr(t, "Table of Contents"));
+	free(t);
+}
+
 /* A reference page of a line of prose (gi-docgen's): a stub, read whole,
  * but for the chrome it marks, where the site stamps its release; two
  * releases of the page are one text.  A page all chrome stays whole. */
@@ -985,6 +1016,7 @@ int main(void)
 		cmocka_unit_test(test_doxygen_inherited_members_hidden),
 		cmocka_unit_test(test_gtkdoc_division_is_the_content),
 		cmocka_unit_test(test_unmarked_documentation_headings),
+		cmocka_unit_test(test_long_heading_and_linked_code),
 		cmocka_unit_test(test_stub_read_without_its_chrome),
 		cmocka_unit_test(test_title_above_the_content),
 		cmocka_unit_test(test_page_state_is_not_chrome),
