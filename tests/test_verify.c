@@ -1518,6 +1518,40 @@ static void test_renamed_by_lead(void **state)
 	nd__rec_free(&ra);
 }
 
+/* The same two pages of one template when each says its name 80 times
+ * (rustdoc's Range, with every trait it implements: 67 times in 4,900
+ * words, one word in 73): still a rename, as the title's word is one in
+ * 27 words, under ND_LEAD_SHARE's one in 25. */
+static void test_renamed_said_often(void **state)
+{
+	(void)state;
+	uint64_t rng = 7;
+	enum { SHARED = 2000, OWN = 30, L = 3 + OWN + SHARED + 160 };
+	uint32_t w[SHARED + 2 * OWN + 8], a[L], b[L];
+	random_words(&rng, w, SHARED + 2 * OWN + 8);
+	for (size_t k = 400; k < SHARED; k++)
+		w[k] = w[tu_rand(&rng) % 400];
+	const uint32_t *name = w + SHARED + 2 * OWN;
+	uint32_t *pages[2] = {a, b};
+	for (int p = 0; p < 2; p++) {
+		uint32_t *x = pages[p];
+		size_t n = 0;
+		x[n++] = name[4], x[n++] = name[5], x[n++] = name[p];
+		for (size_t k = 0; k < OWN; k++)
+			x[n++] = w[SHARED + p * OWN + k];
+		for (size_t k = 0; k < SHARED; k++) {
+			x[n++] = w[k];
+			if (k % 25 == 24)
+				x[n++] = name[p], x[n++] = name[2 + p];
+		}
+		assert_int_equal(n, L);
+	}
+	nd_verify_how how;
+	assert_int_equal(verdict(a, L, b, L, ND_POINT_COPY, &how), 0);
+	assert_int_equal(how, ND_REFUSED_RENAMED);
+	assert_int_equal(verdict(a, L, b, L, ND_POINT_STORY, &how), 1);
+}
+
 /* Short reference pages of one template, each about its own name, which
  * its title begins with and which it says once more: Doxygen's pages of
  * the C headers ("cassert File Reference" ... "Definition in file
@@ -1728,6 +1762,7 @@ int main(void)
 		cmocka_unit_test(test_values_and_containment),
 		cmocka_unit_test(test_renamed),
 		cmocka_unit_test(test_renamed_by_lead),
+		cmocka_unit_test(test_renamed_said_often),
 		cmocka_unit_test(test_renamed_at_start),
 		cmocka_unit_test(test_signature),
 		cmocka_unit_test(test_thread),

@@ -74,7 +74,9 @@
  * numbers meet at two places ("cassert File Reference", "37.40.
  * routine_column_usage"). */
 #define ND_TITLE_WORDS 6
-#define ND_LEAD_MAX_COUNT 64
+/* rustdoc's Range, with every trait it implements, says "range" 67
+ * times (one word in 73); ND_LEAD_SHARE is what keeps "the" out. */
+#define ND_LEAD_MAX_COUNT 128
 #define ND_REC_LEADS 64
 /* A name is said often, but not as often as "the": a title's word that
  * is more than one word in ND_LEAD_SHARE of its text keeps no places (the
