@@ -194,15 +194,17 @@ int nd__common_indexed(const nd__common *c)
 }
 
 
-void nd__common_prefetch(const nd__common *c, uint32_t h, int entry)
+void nd__common_prefetch(const nd__common *c, const uint32_t *h, uint32_t k, uint32_t n)
 {
-	if (!c || !c->bucket || !nd__common_filter_bit(c, h))
+	if (!c || !c->bucket)
 		return;
-	const uint32_t *b = c->bucket + (h >> c->shift);
-	if (!entry)
-		__builtin_prefetch(b);
-	else if (*b < c->n) /* a damaged stored index points nowhere */
-		__builtin_prefetch(c->ent + 8 * (size_t)*b);
+	if (k + 16 < n && nd__common_filter_bit(c, h[k + 16]))
+		__builtin_prefetch(c->bucket + (h[k + 16] >> c->shift));
+	if (k + 8 < n && nd__common_filter_bit(c, h[k + 8])) {
+		uint32_t b = c->bucket[h[k + 8] >> c->shift];
+		if (b < c->n) /* a damaged stored index points nowhere */
+			__builtin_prefetch(c->ent + 8 * (size_t)b);
+	}
 }
 
 uint32_t nd__common_groups(const nd__common *c, uint32_t h)

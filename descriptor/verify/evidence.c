@@ -60,13 +60,9 @@ void nd__rec_weights(const nd__rec *r, uint32_t n, const nd__common *common, dou
 		k = n / ND_REC_CUM_STEP * ND_REC_CUM_STEP;
 		*w = r->cum[2 * (k / ND_REC_CUM_STEP - 1)], *ws = r->cum[2 * (k / ND_REC_CUM_STEP - 1) + 1];
 	}
-	/* A lookup is two cache misses (its bucket, then its entries) in a
-	 * large table: asked for ahead, as weighing a record does. */
 	for (; k < n; k++) {
-		if (!r->groups && k + 16 < n)
-			nd__common_prefetch(common, r->sample[k + 16], 0);
-		if (!r->groups && k + 8 < n)
-			nd__common_prefetch(common, r->sample[k + 8], 1);
+		if (!r->groups) /* looked up, not kept: asked for ahead */
+			nd__common_prefetch(common, r->sample, k, n);
 		uint32_t g = groups_of(r, k, common);
 		*w += weight(g, ND_COMMON_CAP), *ws += weight(g, ND_STORY_COMMON_CAP);
 	}

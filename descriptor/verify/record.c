@@ -1034,10 +1034,7 @@ typedef struct {
 static void weigh_into(nd__rec *r, const nd__common *common)
 {
 	for (uint32_t k = 0; k < r->nsample; k++) {
-		if (k + 16 < r->nsample)
-			nd__common_prefetch(common, r->sample[k + 16], 0);
-		if (k + 8 < r->nsample)
-			nd__common_prefetch(common, r->sample[k + 8], 1);
+		nd__common_prefetch(common, r->sample, k, r->nsample);
 		uint32_t g = nd__common_groups(common, r->sample[k]);
 		r->groups[k] = (uint16_t)(g > UINT16_MAX ? UINT16_MAX : g);
 	}
