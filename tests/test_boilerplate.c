@@ -772,7 +772,8 @@ static void test_gtkdoc_division_is_the_content(void **state)
  * their title.  A heading's permalink (a.headerlink, "¶")
  * is neither a link a reader follows nor the site's header: read as
  * either, the title was boilerplate and the two pages one text. */
-static char *release_notes(const char *version, const char *previous)
+static char *notes_page(const char *version, const char *date, const char *intro, const char *sections,
+			const char *cve)
 {
 	return main_of("<html><head><title>Widget %s release notes | Widget documentation</title></head>"
 		       "<body><div id=hd><h1><a href=../index.html>Widget 3.2.25 documentation</a></h1>"
@@ -780,19 +781,29 @@ static char *release_notes(const char *version, const char *previous)
 		       "<a href=c.html>Index</a> | <a href=d.html>Modules</a></div></div>"
 		       "<div id=bd><div class=yui-g><div class=section>"
 		       "<h1>Widget %s release notes<a class=headerlink href=#notes title=\"Permalink\">\xC2\xB6</a></h1>"
-		       "<p><em>April 4, 2017</em></p><p>Widget %s fixes two security issues in %s.</p>"
-		       "<div class=section><h2>CVE-2017-7233: Open redirect and XSS via user-supplied numeric "
-		       "URLs in widget.utils.http.is_safe_url()<a class=headerlink href=#a>\xC2\xB6</a></h2>"
-		       "<p>%s</p></div>"
-		       "<div class=section><h2>CVE-2017-7234: Open redirect vulnerability in "
-		       "widget.views.static.serve()<a class=headerlink href=#b>\xC2\xB6</a></h2>"
-		       "<p>A maliciously crafted address given to the serve() view could redirect to any other "
-		       "domain.</p><p>Note, however, that this view has always carried a warning that it is "
-		       "not hardened for production use.</p></div></div></div>"
+		       "<p><em>%s</em></p><p>%s</p>%s</div></div>"
 		       "<div class=sphinxsidebar role=navigation><h3>Table of Contents</h3><ul>"
-		       "<li><a href=#notes>Widget %s release notes</a></li><li><a href=#a>CVE-2017-7233</a></li>"
+		       "<li><a href=#notes>Widget %s release notes</a></li><li><a href=#a>%s</a></li>"
 		       "</ul></div></div></body></html>",
-		       version, version, version, previous, article_p1, version);
+		       version, version, date, intro, sections, version, cve);
+}
+
+static char *release_notes(const char *version, const char *previous)
+{
+	char intro[128], sections[4096];
+	snprintf(intro, sizeof(intro), "Widget %s fixes two security issues in %s.", version, previous);
+	int n = snprintf(sections, sizeof(sections),
+			 "<div class=section><h2>CVE-2017-7233: Open redirect and XSS via user-supplied numeric "
+			 "URLs in widget.utils.http.is_safe_url()<a class=headerlink href=#a>\xC2\xB6</a></h2>"
+			 "<p>%s</p></div>"
+			 "<div class=section><h2>CVE-2017-7234: Open redirect vulnerability in "
+			 "widget.views.static.serve()<a class=headerlink href=#b>\xC2\xB6</a></h2>"
+			 "<p>A maliciously crafted address given to the serve() view could redirect to any other "
+			 "domain.</p><p>Note, however, that this view has always carried a warning that it is "
+			 "not hardened for production use.</p></div>",
+			 article_p1);
+	assert_true(n > 0 && (size_t)n < sizeof(sections));
+	return notes_page(version, "April 4, 2017", intro, sections, "CVE-2017-7233");
 }
 
 static void test_unmarked_documentation_headings(void **state)
@@ -812,22 +823,20 @@ static void test_unmarked_documentation_headings(void **state)
 static void test_long_heading_and_linked_code(void **state)
 {
 	(void)state;
-	char *t = main_of("<html><body><div id=hd><h1><a href=../index.html>Widget 3.2.25 documentation</a></h1>"
-			  "<div class=nav><a href=a.html>Home</a> | <a href=b.html>Table of contents</a> | "
-			  "<a href=c.html>Index</a></div></div><div id=bd><div class=section>"
-			  "<h1>Widget 2.2.3 release notes<a class=headerlink href=#n>\xC2\xB6</a></h1>"
-			  "<p><em>July 1, 2019</em></p><p>Widget 2.2.3 fixes a security issue and several bugs in "
-			  "2.2.2. Also, the latest string translations from Transifex are incorporated.</p>"
-			  "<div class=section><h2>CVE-2019-12781: Incorrect HTTP detection with reverse-proxy "
-			  "connecting via HTTPS<a class=headerlink href=#c>\xC2\xB6</a></h2><p>%s</p></div>"
-			  "<div class=section><h2>Bugfixes</h2><ul><li><p>Fixed a regression in Widget 2.2 where "
-			  "<a class=reference href=x.html#avg><code>Avg</code></a>, <a class=reference href=x.html#sd>"
-			  "<code>StdDev</code></a>, and <a class=reference href=x.html#var><code>Variance</code></a> "
-			  "crash with filter argument (<a href=t/30542>#30542</a>).</p></li></ul></div></div></div>"
-			  "<div class=sphinxsidebar role=navigation><h3>Table of Contents</h3><ul>"
-			  "<li><a href=#n>Widget 2.2.3 release notes</a></li><li><a href=#c>CVE-2019-12781</a></li>"
-			  "</ul></div></body></html>",
-			  article_p1);
+	char sections[4096];
+	int n = snprintf(sections, sizeof(sections),
+			 "<div class=section><h2>CVE-2019-12781: Incorrect HTTP detection with reverse-proxy "
+			 "connecting via HTTPS<a class=headerlink href=#a>\xC2\xB6</a></h2><p>%s</p></div>"
+			 "<div class=section><h2>Bugfixes</h2><ul><li><p>Fixed a regression in Widget 2.2 where "
+			 "<a class=reference href=x.html#avg><code>Avg</code></a>, <a class=reference href=x.html#sd>"
+			 "<code>StdDev</code></a>, and <a class=reference href=x.html#var><code>Variance</code></a> "
+			 "crash with filter argument (<a href=t/30542>#30542</a>).</p></li></ul></div>",
+			 article_p1);
+	assert_true(n > 0 && (size_t)n < sizeof(sections));
+	char *t = notes_page("2.2.3", "July 1, 2019",
+			     "Widget 2.2.3 fixes a security issue and several bugs in 2.2.2. Also, the latest "
+			     "string translations from Transifex are incorporated.",
+			     sections, "CVE-2019-12781");
 	assert_non_null(strstr(t, "Widget 2.2.3 release notes"));
 	assert_non_null(strstr(t, "fixes a security issue and several bugs"));
 	assert_non_null(strstr(t, "crash with filter argument"));
