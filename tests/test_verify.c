@@ -1427,6 +1427,37 @@ static void test_renamed(void **state)
 	nd__rec_free(&rb);
 }
 
+/* Two pages of one template about two types into a and b (rustdoc's
+ * iterator pages), from words w: a title of two words, the page's name
+ * (w[shared + 2 * own + p]) and, unless 0, a release (said again at
+ * words 500 and 1500); own words of its own; then the shared words,
+ * after every `every` of them the page's name and its type parameter.
+ * Returns each page's length. */
+static size_t template_pages(const uint32_t *w, size_t shared, size_t own, size_t every, uint32_t release,
+			     uint32_t *a, uint32_t *b)
+{
+	const uint32_t *name = w + shared + 2 * own;
+	uint32_t *pages[2] = {a, b};
+	size_t n = 0;
+	for (int p = 0; p < 2; p++) {
+		uint32_t *x = pages[p];
+		n = 0;
+		x[n++] = name[4], x[n++] = name[5], x[n++] = name[p];
+		if (release)
+			x[n++] = release;
+		for (size_t k = 0; k < own; k++)
+			x[n++] = w[shared + p * own + k];
+		for (size_t k = 0; k < shared; k++) {
+			x[n++] = w[k];
+			if (k % every == every - 1)
+				x[n++] = name[p], x[n++] = name[2 + p]; /* "Peekable<I>", "Rev<J>" */
+		}
+		if (release)
+			x[500] = x[1500] = release; /* "since 2.4" */
+	}
+	return n;
+}
+
 /* Two reference pages of one template about two types (rustdoc's
  * iterator pages): 2,000 words of a trait's methods both show, in which
  * each says its type's name 40 times (sampled in a place or two),
@@ -1450,21 +1481,7 @@ static void test_renamed_by_lead(void **state)
 	 * ("fn peekable", "fn rev"), twice. */
 	w[700] = w[900] = w[SHARED + 2 * OWN], w[1300] = w[1700] = w[SHARED + 2 * OWN + 1];
 	const uint32_t *name = w + SHARED + 2 * OWN; /* two names, two parameters, title words */
-	uint32_t *pages[2] = {a, b};
-	for (int p = 0; p < 2; p++) {
-		uint32_t *x = pages[p];
-		size_t n = 0;
-		x[n++] = name[4], x[n++] = name[5], x[n++] = name[p], x[n++] = value_id("2.4");
-		for (size_t k = 0; k < OWN; k++)
-			x[n++] = w[SHARED + p * OWN + k];
-		for (size_t k = 0; k < SHARED; k++) {
-			x[n++] = w[k];
-			if (k % 50 == 49)
-				x[n++] = name[p], x[n++] = name[2 + p]; /* "Peekable<I>", "Rev<J>" */
-		}
-		assert_int_equal(n, L);
-		x[500] = x[1500] = x[3]; /* "since 2.4" */
-	}
+	assert_int_equal(template_pages(w, SHARED, OWN, 50, value_id("2.4"), a, b), L);
 	nd_verify_how how;
 	assert_int_equal(verdict(a, L, b, L, ND_POINT_COPY, &how), 0);
 	assert_int_equal(how, ND_REFUSED_RENAMED);
@@ -1531,21 +1548,7 @@ static void test_renamed_said_often(void **state)
 	random_words(&rng, w, SHARED + 2 * OWN + 8);
 	for (size_t k = 400; k < SHARED; k++)
 		w[k] = w[tu_rand(&rng) % 400];
-	const uint32_t *name = w + SHARED + 2 * OWN;
-	uint32_t *pages[2] = {a, b};
-	for (int p = 0; p < 2; p++) {
-		uint32_t *x = pages[p];
-		size_t n = 0;
-		x[n++] = name[4], x[n++] = name[5], x[n++] = name[p];
-		for (size_t k = 0; k < OWN; k++)
-			x[n++] = w[SHARED + p * OWN + k];
-		for (size_t k = 0; k < SHARED; k++) {
-			x[n++] = w[k];
-			if (k % 25 == 24)
-				x[n++] = name[p], x[n++] = name[2 + p];
-		}
-		assert_int_equal(n, L);
-	}
+	assert_int_equal(template_pages(w, SHARED, OWN, 25, 0, a, b), L);
 	nd_verify_how how;
 	assert_int_equal(verdict(a, L, b, L, ND_POINT_COPY, &how), 0);
 	assert_int_equal(how, ND_REFUSED_RENAMED);
