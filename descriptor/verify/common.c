@@ -194,7 +194,7 @@ int nd__common_indexed(const nd__common *c)
 }
 
 
-void nd__common_prefetch(const nd__common *c, const uint32_t *h, uint32_t k, uint32_t n)
+void nd__common_prefetch(const nd__common *c, const nd__u32u *h, uint32_t k, uint32_t n)
 {
 	if (!c || !c->bucket)
 		return;

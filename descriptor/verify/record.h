@@ -392,11 +392,12 @@ int nd__common_index(nd__common *c, size_t lookups);
 /* Whether c has its index (made, or kept with the table since the sign
  * that stored it). */
 int nd__common_indexed(const nd__common *c);
-/* Ask, while h[0..n) are looked up in order and h[k] is next, for what
+/* Ask, while h[0..n) (a record's samples, perhaps read in place in the
+ * store's map: unaligned) are looked up in order and h[k] is next, for what
  * later lookups will read (a large table's lookups are two cache misses
  * each): h[k + 16]'s bucket, and h[k + 8]'s entries, whose bucket has
  * come by then.  Nothing without the index. */
-void nd__common_prefetch(const nd__common *c, const uint32_t *h, uint32_t k, uint32_t n);
+void nd__common_prefetch(const nd__common *c, const nd__u32u *h, uint32_t k, uint32_t n);
 /* Groups holding h when it is common (more than ND_COMMON_CAP), else 0. */
 uint32_t nd__common_groups(const nd__common *c, uint32_t h);
 /* Whether the table has its passage hashes (a store signed before them
