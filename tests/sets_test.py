@@ -216,6 +216,53 @@ def check_unnavigated(src):
         sys.exit("FAIL: make.py's unnavigated_words gave %s" % got)
 
 
+def check_guide_pages(src):
+    """A guide whose languages are directories a * matches (maint-guide,
+    maint-guide-ja, ...) is one site: each page keeps its own name below
+    the * (a copy on a mirror does not overwrite it), and its translations
+    of one page are hard negatives unless one left the other's text as it
+    was."""
+    sys.path.insert(0, os.path.join(src, "eval", "sets"))
+    import make
+    tmp = tempfile.mkdtemp(prefix="nd-guides-")
+    prose = {"en": "the package maintainer uploads the source to the archive after every fix that a user reports",
+             "de": "der Betreuer des Pakets laedt die Quellen nach jeder gemeldeten Korrektur ins Archiv hoch",
+             "ja": "the package maintainer uploads the source to the archive after every fix that a user reports"}
+    # Japanese that left half of its page in English: neither one text nor distinct.
+    half = {"ja": " ".join(["パッケージ 保守者 修正 ソース 報告"] * 4)}
+    saved = make.GUIDE_SITES
+    try:
+        for lang, text in prose.items():
+            d = os.path.join(tmp, "guide" + ("" if lang == "en" else "-" + lang), "html")
+            os.makedirs(d)
+            for page in ("upload", "build"):
+                with open(os.path.join(d, "%s.%s.html" % (page, lang)), "w") as f:
+                    f.write("<html><body><h1>%s %s</h1><p>%s</p><p>%s</p></body></html>"
+                            % (page, lang, " ".join([text] * 4), half.get(lang, " ".join([text] * 4))))
+        other = os.path.join(tmp, "other")
+        os.makedirs(other)
+        with open(os.path.join(other, "index.html"), "w") as f:
+            f.write("<html><body><p>another site</p></body></html>")
+        make.GUIDE_SITES = [("g.example.org", "guide", os.path.join(tmp, "guide*", "html")),
+                            ("o.example.org", "other", other)]
+        out = os.path.join(tmp, "set")
+        make.make_docsites(out, 1, 1.0, make.GUIDE_SITES, "guides")
+        names = [line.split("\t")[0] for line in open(os.path.join(out, "truth.tsv"))]
+        files = [os.path.relpath(os.path.join(r, f), os.path.join(out, "html"))
+                 for r, _, fs in os.walk(os.path.join(out, "html")) for f in fs]
+        skipped = {tuple(sorted(line.rstrip("\n").split("\t"))) for line in open(os.path.join(out, "ignore.tsv"))}
+        if sorted(names) != sorted(files) or any(".." in n for n in names) \
+                or "g.example.org/guide-ja/html/upload.ja.html" not in names:
+            sys.exit("FAIL: guides' pages named %s, written %s" % (sorted(names), sorted(files)))
+        en, de, ja = ("g.example.org/guide%s/html/upload.%s.html" % (d, l)
+                      for d, l in (("", "en"), ("-de", "de"), ("-ja", "ja")))
+        if tuple(sorted((en, ja))) not in skipped or tuple(sorted((en, de))) in skipped:
+            sys.exit("FAIL: guides' translations left out of the score: %s" % sorted(skipped))
+    finally:
+        make.GUIDE_SITES = saved
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def check_table(src):
     """table.py gives each set and point its lowest P and R over the seeds,
     naming the seed where they differ, and mail its recall and clusters
@@ -294,6 +341,7 @@ def main():
     check_copy_cluster(src)
     check_missing_text(src)
     check_unnavigated(src)
+    check_guide_pages(src)
     check_table(src)
     check_errors(src)
     tmp = tempfile.mkdtemp(prefix="nd-sets-")

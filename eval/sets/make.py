@@ -101,6 +101,11 @@ Sets (what a machine needs for each: apt-get install ...):
                    translations of one page are hard negatives; rust-doc's
                    rustdoc reference and mdBook book; libboost1.74-doc's
                    BoostBook references)
+    guides         the same on Debian's manuals, each in many languages
+                   (installation-guide-amd64 in 21, maint-guide-* in 9,
+                   developers-reference-* in 6, debian-faq-* in 7, Japanese,
+                   Chinese and Korean among them): the translations of one
+                   page are hard negatives
     versions       two releases of real API references, both on their site
                    (clang-14-doc and clang-15-doc, libcairomm-1.0-doc and
                    libcairomm-1.16-doc; libglibmm-2.4-doc and -2.68-doc,
@@ -1169,6 +1174,20 @@ FOURTH_SITES = [("httpd.apache.org", "apache2-doc", "/usr/share/doc/apache2-doc/
                 ("doc.rust-lang.org", "rust-doc", "/usr/share/doc/rust-doc/html/std"),
                 ("rust-book.cs.brown.edu", "rust-doc", "/usr/share/doc/rust-doc/html/book"),
                 ("www.boost.org", "libboost1.74-doc", "/usr/share/doc/libboost1.74-doc/doc/html")]
+# A fourth held-out set, made after fourthsites' rules: `guides` reads
+# Debian's own manuals, each in many languages (the installation guide in
+# 21, the New Maintainers' Guide in 9, the Developer's Reference in 6, the
+# FAQ in 7, Japanese, Chinese and Korean among them), whose translations
+# of one page are the hard negatives. A directory with a * is one site of
+# every directory it matches.
+GUIDE_SITES = [("www.debian.org", "installation-guide-amd64", "/usr/share/doc/installation-guide-amd64"),
+               ("maint-guide.debian.org", "maint-guide", "/usr/share/doc/maint-guide*/html"),
+               ("dev-ref.debian.org", "developers-reference", "/usr/share/developers-reference"),
+               ("faq.debian.org", "debian-faq", "/usr/share/doc/debian/FAQ")]
+# A guide's page in another language: its language's directory or suffix
+# taken out of its name (ja/ch03s01.html, advanced.ja.html).
+GUIDE_LANG = re.compile(r"(?:^|/)(?:[a-z]{2}(?:[_-][a-zA-Z]{2})?/)?(?:maint-guide(?:-[a-z]{2}(?:-[a-z]{2})?)?/html/)?"
+                        r"([^/]+?)(?:\.[a-z]{2}(?:-[a-z]{2})?)?\.html$")
 MOVED_NOTICE = re.compile(r"edition of the book is no longer distributed")
 SKIP_TAGS = re.compile(r"<(script|style)\b.*?</\1\s*>", re.S | re.I)
 
@@ -1306,6 +1325,7 @@ def make_docsites(out, seed, scale, sites=DOC_SITES, set_name="docsites"):
         if not files:
             continue
         found.append(pkg)
+        d = os.path.dirname(d.split("*")[0]) if "*" in d else d  # names from the directory the * is in
         limit = max(5, int(300 * scale))
         if len(files) > limit:
             files = sorted(random.Random("%d %s" % (seed, host)).sample(files, limit))
@@ -1378,6 +1398,10 @@ def make_docsites(out, seed, scale, sites=DOC_SITES, set_name="docsites"):
         m = re.match(r"(httpd\.apache\.org)/[a-z]{2}(?:-[a-z]{2})?/(.*)$", name)
         if m:
             by_page[m.group(1) + "/" + m.group(2)].append(i)
+        host, _, rel = name.partition("/")
+        m = GUIDE_LANG.search(rel) if any(host == h for h, _, _ in GUIDE_SITES) else None
+        if m:
+            by_page[host + "/" + m.group(1)].append(i)
     for members in by_page.values():
         sh = {i: shingles(texts[i][1]) for i in members}
         for x in range(len(members)):
@@ -1636,7 +1660,8 @@ MAKERS = dict({n: (lambda n: lambda out, seed, scale: make_man(n, out, seed, sca
               releases=lambda out, seed, scale: make_versions(out, seed, scale, HELD_OUT_RELEASES, "releases"),
               moresites=lambda out, seed, scale: make_docsites(out, seed, scale, HELD_OUT_SITES, "moresites"),
               othersites=lambda out, seed, scale: make_docsites(out, seed, scale, OTHER_SITES, "othersites"),
-              fourthsites=lambda out, seed, scale: make_docsites(out, seed, scale, FOURTH_SITES, "fourthsites"))
+              fourthsites=lambda out, seed, scale: make_docsites(out, seed, scale, FOURTH_SITES, "fourthsites"),
+              guides=lambda out, seed, scale: make_docsites(out, seed, scale, GUIDE_SITES, "guides"))
 
 
 def main():
