@@ -1184,10 +1184,9 @@ GUIDE_SITES = [("www.debian.org", "installation-guide-amd64", "/usr/share/doc/in
                ("maint-guide.debian.org", "maint-guide", "/usr/share/doc/maint-guide*/html"),
                ("dev-ref.debian.org", "developers-reference", "/usr/share/developers-reference"),
                ("faq.debian.org", "debian-faq", "/usr/share/doc/debian/FAQ")]
-# A guide's page in another language: its language's directory or suffix
-# taken out of its name (ja/ch03s01.html, advanced.ja.html).
-GUIDE_LANG = re.compile(r"(?:^|/)(?:[a-z]{2}(?:[_-][a-zA-Z]{2})?/)?(?:maint-guide(?:-[a-z]{2}(?:-[a-z]{2})?)?/html/)?"
-                        r"([^/]+?)(?:\.[a-z]{2}(?:-[a-z]{2})?)?\.html$")
+# A guide's page in every language: its file name less the language's
+# suffix (ja/ch03s01.html, maint-guide-ja/html/advanced.ja.html).
+GUIDE_LANG = re.compile(r"([^/]+?)(?:\.[a-z]{2}(?:-[a-z]{2})?)?\.html$")
 MOVED_NOTICE = re.compile(r"edition of the book is no longer distributed")
 SKIP_TAGS = re.compile(r"<(script|style)\b.*?</\1\s*>", re.S | re.I)
 
