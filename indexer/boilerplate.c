@@ -4,6 +4,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unicode/uchar.h>
+#include <unicode/uscript.h>
+#include <unicode/utf8.h>
 
 /* jusText's lengths and link density.  Its stopword densities (0.30 and
  * 0.32) suit its own lists of about 300 words a language; with the shorter
@@ -150,14 +153,31 @@ typedef struct {
 	size_t chars, words, stops;
 } block_stat;
 
+/* Whether a word is written in a script no stopword list reads (Hangul,
+ * Greek, Arabic, Hebrew, Devanagari, Thai, ...): the lists are of
+ * languages written in Latin, Cyrillic, Han and kana. */
+static int unlisted_script(const char *w, size_t len)
+{
+	UChar32 c;
+	size_t i = 0;
+	UErrorCode err = U_ZERO_ERROR;
+	U8_NEXT(w, i, len, c);
+	if (c < 0 || !u_isalpha(c))
+		return 0; /* digits and symbols are in no language */
+	UScriptCode sc = uscript_getScript(c, &err);
+	return U_SUCCESS(err) && sc != USCRIPT_LATIN && sc != USCRIPT_CYRILLIC && sc != USCRIPT_HAN &&
+	       sc != USCRIPT_HIRAGANA && sc != USCRIPT_KATAKANA && sc != USCRIPT_COMMON && sc != USCRIPT_INHERITED;
+}
+
 /* The page's language (the stopword list that covers most of its
- * words; -1 if none) and each block's words and stopwords: tokens and
+ * words; -1 if none; ND_UNLISTED when most of its words are in a script
+ * no list reads) and each block's words and stopwords: tokens and
  * blocks both run in order. */
 static int block_stats(const nd_token *toks, size_t ntok, const nd_html_block *blocks, size_t n,
 		       block_stat *bs)
 {
 	uint32_t *mask = malloc((ntok ? ntok : 1) * sizeof(*mask));
-	size_t per_lang[32] = {0};
+	size_t per_lang[32] = {0}, unlisted = 0;
 	if (!mask)
 		return -2;
 	for (size_t t = 0; t < ntok; t++) {
@@ -165,11 +185,14 @@ static int block_stats(const nd_token *toks, size_t ntok, const nd_html_block *b
 		mask[t] = s->word ? s->langs : 0;
 		for (uint32_t m = mask[t]; m; m &= m - 1)
 			per_lang[__builtin_ctz(m)]++;
+		unlisted += unlisted_script(toks[t].text, toks[t].len);
 	}
 	int lang = -1;
 	for (int l = 0; l < nlangs; l++)
 		if (per_lang[l] && (lang < 0 || per_lang[l] > per_lang[lang]))
 			lang = l;
+	if (2 * unlisted > ntok)
+		lang = ND_UNLISTED; /* no stopwords: another list's would be chance */
 	size_t b = 0;
 	for (size_t t = 0; t < ntok; t++) {
 		while (b < n && blocks[b].end <= toks[t].offset)
@@ -186,13 +209,21 @@ static int block_stats(const nd_token *toks, size_t ntok, const nd_html_block *b
 	return lang;
 }
 
-/* Each block's class on its own: length, link density, stopword density. */
-static void classify_alone(const char *text, const nd_html_block *blocks, size_t n, block_stat *bs, uint8_t *cf)
+/* Each block's class on its own: length, link density, stopword density.
+ * A page in a script no list reads is classified as jusText does without
+ * a list: by length and link density, every block's words as prose
+ * (stopwords of a list that reads nothing of it, or of none, had kept its
+ * one paragraph with English in it: 252 characters of a Korean chapter's
+ * 16,957). */
+static void classify_alone(const char *text, const nd_html_block *blocks, size_t n, block_stat *bs, int unlisted,
+			   uint8_t *cf)
 {
 	for (size_t i = 0; i < n; i++) {
 		size_t len = bs[i].chars = visible_chars(text, blocks[i].start, blocks[i].end);
 		double link = len ? (double)blocks[i].link_chars / (double)len : 0;
-		double stop = bs[i].words ? (double)bs[i].stops / (double)bs[i].words : 0;
+		double stop = unlisted	    ? (blocks[i].heading ? 0 : STOPWORDS_HIGH)
+			      : bs[i].words ? (double)bs[i].stops / (double)bs[i].words
+					    : 0;
 		if (link > (len > LENGTH_HIGH && stop >= STOPWORDS_HIGH ? MAX_LINK_DENSITY_PROSE : MAX_LINK_DENSITY))
 			cf[i] = ND_BLOCK_BAD;
 		else if (has_copyright(text, blocks[i].start, blocks[i].end))
@@ -413,7 +444,7 @@ int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 		free(cf);
 		return nd_error_set(ND_ENOMEM, "out of memory classifying %zu blocks", n);
 	}
-	classify_alone(text, blocks, n, bs, cf);
+	classify_alone(text, blocks, n, bs, lang == ND_UNLISTED, cf);
 	promote_prose(n, bs, cf);
 	drop_comments(blocks, n, cf);
 	int marked = main_blocks(blocks, n, cf, mine);

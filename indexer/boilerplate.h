@@ -64,8 +64,12 @@ typedef enum {
 	ND_BLOCK_GOOD = 3,
 } nd_block_class;
 
+#define ND_UNLISTED (-3)
+
 typedef struct {
-	int language;        /* index into nd__stoplists, -1 when no list matched */
+	int language;        /* index into nd__stoplists, -1 when no list matched,
+				ND_UNLISTED when most words are in a script no
+				list reads (classified by length and links) */
 	size_t good_blocks;  /* blocks kept */
 	size_t blocks;       /* blocks seen */
 	int marked;          /* the page marks its main content, kept whole */

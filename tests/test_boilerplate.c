@@ -202,6 +202,40 @@ static void test_chinese_and_japanese_prose(void **state)
 	}
 }
 
+/* A page in a script no stopword list reads (Korean, Greek, ...) is
+ * classified by length and links alone: its prose is kept, its menu is
+ * not.  Read by the lists, the one paragraph with English words in it
+ * had been its content (a Korean chapter kept 252 characters of 16,957),
+ * and a page they matched nowhere was kept whole, menu too. */
+static void test_script_without_a_list(void **state)
+{
+	(void)state;
+	static const char ko[] =
+		"<html><body><div><a href=/>홈</a> <a href=/n>뉴스</a> <a href=/s>스포츠</a> <a href=/w>날씨와 교통</a></div>"
+		"<p>시의회는 화요일에 버스 노선을 북부 지역까지 확대하는 계획을 통과시켰다. 이 계획은 삼 년 넘게 논의되어 "
+		"왔으며, 예산처에 따르면 앞으로 십 년 동안 약 사천만 원의 비용이 들 것으로 예상된다.</p>"
+		"<p>계획을 지지하는 사람들은 지금 버스를 두 번 갈아타야 하는 수천 명의 주민들의 통근 시간이 줄어들 "
+		"것이라고 말했지만, 비판하는 사람들은 그 돈을 이미 있는 도로를 고치는 데 써야 한다고 주장했다.</p>"
+		"<p>이 디렉터리에는 자유 배포 가능한 패키지가 들어갑니다. 그러나 but somehow depend on a package that is "
+		"not freely distributable and thus available only in the non-free section.</p>"
+		"</body></html>";
+	static const char el[] =
+		"<html><body><ul><li><a href=/>Αρχική</a></li><li><a href=/n>Ειδήσεις</a></li>"
+		"<li><a href=/s>Αθλητικά</a></li><li><a href=/w>Καιρός και κυκλοφορία</a></li></ul>"
+		"<p>Το δημοτικό συμβούλιο ψήφισε την Τρίτη την επέκταση του δικτύου λεωφορείων στις βόρειες "
+		"συνοικίες, ένα σχέδιο που συζητείται εδώ και περισσότερα από τρία χρόνια και που θα κοστίσει "
+		"περίπου σαράντα εκατομμύρια την επόμενη δεκαετία, σύμφωνα με το γραφείο προϋπολογισμού.</p>"
+		"</body></html>";
+	char *main = text_of(ko, ND_CONTENT_MAIN);
+	if (!strstr(main, "시의회는 화요일에") || !strstr(main, "계획을 지지하는") || strstr(main, "날씨와 교통"))
+		fail_msg("the Korean page kept: %s", main);
+	free(main);
+	main = text_of(el, ND_CONTENT_MAIN);
+	if (!strstr(main, "Το δημοτικό συμβούλιο") || strstr(main, "Καιρός και κυκλοφορία"))
+		fail_msg("the Greek page kept: %s", main);
+	free(main);
+}
+
 /* The one block of a fixture: its link characters over its visible ones,
  * bounded without repeating the classifier's count (which lies between
  * the block's non-space characters and all of them), and those counts. */
@@ -1015,6 +1049,7 @@ int main(void)
 		cmocka_unit_test(test_sentence_paragraphs_beside_long_boilerplate),
 		cmocka_unit_test(test_other_language_and_fallback),
 		cmocka_unit_test(test_chinese_and_japanese_prose),
+		cmocka_unit_test(test_script_without_a_list),
 		cmocka_unit_test(test_linked_prose_and_iframe_fallback),
 		cmocka_unit_test(test_readers_comments),
 		cmocka_unit_test(test_blocks_and_classes),
