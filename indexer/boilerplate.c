@@ -202,8 +202,8 @@ static int block_stats(const nd_token *toks, size_t ntok, const nd_html_block *b
 		if (toks[t].offset < blocks[b].start)
 			continue;
 		bs[b].words++;
-		if (lang >= 0 && (mask[t] >> lang & 1))
-			bs[b].stops++;
+		if (lang == ND_UNLISTED || (lang >= 0 && (mask[t] >> lang & 1)))
+			bs[b].stops++; /* without a list, every word reads as prose */
 	}
 	free(mask);
 	return lang;
@@ -211,24 +211,22 @@ static int block_stats(const nd_token *toks, size_t ntok, const nd_html_block *b
 
 /* Each block's class on its own: length, link density, stopword density.
  * A page in a script no list reads is classified as jusText does without
- * a list: by length and link density, every block's words as prose
- * (stopwords of a list that reads nothing of it, or of none, had kept its
- * one paragraph with English in it: 252 characters of a Korean chapter's
- * 16,957). */
+ * a list, by length and link density, every word read as a stopword
+ * (block_stats) and a heading short: a list that read nothing of it, or
+ * none, had kept its one paragraph with English in it (252 characters of
+ * a Korean chapter's 16,957). */
 static void classify_alone(const char *text, const nd_html_block *blocks, size_t n, block_stat *bs, int unlisted,
 			   uint8_t *cf)
 {
 	for (size_t i = 0; i < n; i++) {
 		size_t len = bs[i].chars = visible_chars(text, blocks[i].start, blocks[i].end);
 		double link = len ? (double)blocks[i].link_chars / (double)len : 0;
-		double stop = unlisted	    ? (blocks[i].heading ? 0 : STOPWORDS_HIGH)
-			      : bs[i].words ? (double)bs[i].stops / (double)bs[i].words
-					    : 0;
+		double stop = bs[i].words ? (double)bs[i].stops / (double)bs[i].words : 0;
 		if (link > (len > LENGTH_HIGH && stop >= STOPWORDS_HIGH ? MAX_LINK_DENSITY_PROSE : MAX_LINK_DENSITY))
 			cf[i] = ND_BLOCK_BAD;
 		else if (has_copyright(text, blocks[i].start, blocks[i].end))
 			cf[i] = ND_BLOCK_BAD; /* a copyright line */
-		else if (len < LENGTH_LOW || (blocks[i].heading && link == 0 && stop < STOPWORDS_LOW))
+		else if (len < LENGTH_LOW || (blocks[i].heading && link == 0 && (stop < STOPWORDS_LOW || unlisted)))
 			/* A heading says what follows in few stopwords, however
 			 * long ("CVE-2019-12781: Incorrect HTTP detection with
 			 * reverse-proxy connecting via HTTPS"): what follows tells. */
