@@ -234,6 +234,18 @@ static void test_script_without_a_list(void **state)
 	if (!strstr(main, "Το δημοτικό συμβούλιο") || strstr(main, "Καιρός και κυκλοφορία"))
 		fail_msg("the Greek page kept: %s", main);
 	free(main);
+	/* Two paragraphs too short to be good alone, apart: prose all the same. */
+	static const char ar[] =
+		"<html><body><ul><li><a href=/>الرئيسية</a></li><li><a href=/n>أخبار</a></li><li><a href=/s>رياضة</a></li></ul>"
+		"<p>صوّت مجلس المدينة يوم الثلاثاء على توسيع شبكة الحافلات لتشمل الأحياء الشمالية، وهي خطة نوقشت لأكثر "
+		"من ثلاث سنوات وستكلف نحو أربعين مليونًا.</p>"
+		"<div><a href=/x>مقالات ذات صلة</a> <a href=/y>الطقس اليوم</a> <a href=/z>حركة المرور</a></div>"
+		"<p>وقال المؤيدون إن الخطة ستختصر وقت التنقل لآلاف السكان، بينما رأى المنتقدون أن المال يجب أن يُنفق "
+		"على إصلاح الطرق القائمة في المدينة.</p></body></html>";
+	main = text_of(ar, ND_CONTENT_MAIN);
+	if (!strstr(main, "صوّت مجلس المدينة") || !strstr(main, "وقال المؤيدون") || strstr(main, "رياضة"))
+		fail_msg("the Arabic page kept: %s", main);
+	free(main);
 }
 
 /* The one block of a fixture: its link characters over its visible ones,
