@@ -1307,12 +1307,14 @@ def doc_release(page, rng, pool, stamps):
     return page
 
 
-def make_docsites(out, seed, scale, sites=DOC_SITES, set_name="docsites"):
+def make_docsites(out, seed, scale, sites=DOC_SITES, set_name="docsites", translated=None):
     """Real site templates: the HTML documentation of Debian packages.
     A third of the pages get a copy of another release (same host) or
     of a mirror (another host); the hard negatives are the pages of one
     site, whose template, navigation and sidebars they share, and the
-    translations of one page, which share its commands and tables."""
+    translations of one page, which share its commands and tables.
+    translated: a pattern whose group 1 is a page's name in every language
+    (GUIDE_LANG), for sites whose translations no rule below tells."""
     rng = random.Random(seed)
     o = Out(out)
     os.remove(os.path.join(out, "corpus.jsonl"))
@@ -1397,10 +1399,9 @@ def make_docsites(out, seed, scale, sites=DOC_SITES, set_name="docsites"):
         m = re.match(r"(httpd\.apache\.org)/[a-z]{2}(?:-[a-z]{2})?/(.*)$", name)
         if m:
             by_page[m.group(1) + "/" + m.group(2)].append(i)
-        host, _, rel = name.partition("/")
-        m = GUIDE_LANG.search(rel) if any(host == h for h, _, _ in GUIDE_SITES) else None
+        m = translated.search(name) if translated else None
         if m:
-            by_page[host + "/" + m.group(1)].append(i)
+            by_page[name.partition("/")[0] + "/" + m.group(1)].append(i)
     for members in by_page.values():
         sh = {i: shingles(texts[i][1]) for i in members}
         for x in range(len(members)):
@@ -1660,7 +1661,7 @@ MAKERS = dict({n: (lambda n: lambda out, seed, scale: make_man(n, out, seed, sca
               moresites=lambda out, seed, scale: make_docsites(out, seed, scale, HELD_OUT_SITES, "moresites"),
               othersites=lambda out, seed, scale: make_docsites(out, seed, scale, OTHER_SITES, "othersites"),
               fourthsites=lambda out, seed, scale: make_docsites(out, seed, scale, FOURTH_SITES, "fourthsites"),
-              guides=lambda out, seed, scale: make_docsites(out, seed, scale, GUIDE_SITES, "guides"))
+              guides=lambda out, seed, scale: make_docsites(out, seed, scale, GUIDE_SITES, "guides", GUIDE_LANG))
 
 
 def main():
