@@ -161,6 +161,8 @@ static int unlisted_script(const char *w, size_t len)
 	UChar32 c;
 	size_t i = 0;
 	UErrorCode err = U_ZERO_ERROR;
+	if (!len || (unsigned char)w[0] < 0x80)
+		return 0; /* ASCII: Latin, digits or symbols, with no lookup (most words) */
 	U8_NEXT(w, i, len, c);
 	if (c < 0 || !u_isalpha(c))
 		return 0; /* digits and symbols are in no language */
