@@ -22,6 +22,7 @@
 #define MAX_LINK_DENSITY 0.2 /* share of characters in links */
 #define MAX_LINK_DENSITY_PROSE 0.34 /* ... in long prose: Kohlschuetter's 1/3, rounded up */
 #define MAX_HEADING_DISTANCE 200
+#define SAID_MAX 16          /* times a word counts towards the page's language */
 #define RUN_SPAN 2           /* a run of near-good blocks this many LENGTH_HIGHs long is good */
 
 /* ---- stopword table: folded word -> bit set of languages ---- */
@@ -179,16 +180,26 @@ static int block_stats(const nd_token *toks, size_t ntok, const nd_html_block *b
 		       block_stat *bs)
 {
 	uint32_t *mask = malloc((ntok ? ntok : 1) * sizeof(*mask));
+	unsigned char *said = calloc(table_mask + 1, 1);
 	size_t per_lang[32] = {0}, unlisted = 0;
-	if (!mask)
+	if (!mask || !said) {
+		free(mask);
+		free(said);
 		return -2;
+	}
 	for (size_t t = 0; t < ntok; t++) {
 		stop_slot *s = slot_of(toks[t].text, toks[t].len);
 		mask[t] = s->word ? s->langs : 0;
-		for (uint32_t m = mask[t]; m; m &= m - 1)
-			per_lang[__builtin_ctz(m)]++;
+		/* Each word counts at most SAID_MAX times: one word said often
+		 * (a listing's "end", a Danish stopword) is no language. */
+		if (s->word && said[s - table] < SAID_MAX) {
+			said[s - table]++;
+			for (uint32_t m = mask[t]; m; m &= m - 1)
+				per_lang[__builtin_ctz(m)]++;
+		}
 		unlisted += unlisted_script(toks[t].text, toks[t].len);
 	}
+	free(said);
 	int lang = -1;
 	for (int l = 0; l < nlangs; l++)
 		if (per_lang[l] && (lang < 0 || per_lang[l] > per_lang[lang]))

@@ -248,6 +248,72 @@ static void test_script_without_a_list(void **state)
 	free(main);
 }
 
+/* Czech, Romanian and Vietnamese have lists of their own: without them
+ * such a page was read by whichever list matched a few of its words, its
+ * prose fell below the density of prose, and the page was kept whole. */
+static void test_latin_languages_with_lists(void **state)
+{
+	(void)state;
+	static const char *const pages[][3] = {
+		{"<html><body><div><a href=/>Domů</a> <a href=/z>Zprávy</a> <a href=/s>Sport</a> "
+		 "<a href=/p>Počasí a doprava</a></div>"
+		 "<p>Městská rada v úterý schválila rozšíření autobusové sítě do severních čtvrtí. O plánu se "
+		 "jednalo více než tři roky a podle rozpočtového odboru bude v příštích deseti letech stát "
+		 "přibližně čtyřicet milionů korun.</p>"
+		 "<p>Zastánci plánu říkají, že zkrátí dobu dojíždění tisícům obyvatel, kteří dnes musí dvakrát "
+		 "přestupovat, ale kritici tvrdí, že by se peníze měly použít na opravu stávajících silnic.</p>"
+		 "</body></html>",
+		 "Městská rada v úterý", "Počasí a doprava"},
+		{"<html><body><ul><li><a href=/>Acasă</a></li><li><a href=/s>Știri</a></li>"
+		 "<li><a href=/p>Sport</a></li><li><a href=/v>Vremea și traficul</a></li></ul>"
+		 "<p>Consiliul local a aprobat marți extinderea rețelei de autobuze în cartierele din nord. Planul "
+		 "a fost discutat timp de mai mult de trei ani și, potrivit biroului de buget, va costa aproximativ "
+		 "patruzeci de milioane în următorii zece ani.</p>"
+		 "<p>Susținătorii planului spun că acesta va scurta timpul de navetă pentru mii de locuitori care "
+		 "în prezent trebuie să schimbe de două ori autobuzul, dar criticii susțin că banii ar trebui "
+		 "folosiți pentru repararea drumurilor existente.</p></body></html>",
+		 "Consiliul local a aprobat", "Vremea și traficul"},
+		{"<html><body><div><a href=/>Trang chủ</a> <a href=/t>Tin tức</a> <a href=/s>Thể thao</a> "
+		 "<a href=/g>Thời tiết và giao thông</a></div>"
+		 "<p>Hội đồng thành phố đã thông qua vào thứ Ba kế hoạch mở rộng mạng lưới xe buýt đến các khu phía "
+		 "bắc. Kế hoạch này đã được thảo luận trong hơn ba năm và theo văn phòng ngân sách sẽ tốn khoảng "
+		 "bốn mươi triệu trong mười năm tới.</p>"
+		 "<p>Những người ủng hộ nói rằng kế hoạch sẽ rút ngắn thời gian đi lại cho hàng nghìn cư dân hiện "
+		 "phải đổi xe hai lần, nhưng những người phản đối cho rằng số tiền đó nên được dùng để sửa chữa "
+		 "các con đường hiện có.</p></body></html>",
+		 "Hội đồng thành phố", "Thời tiết và giao thông"},
+	};
+	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
+		char *main = text_of(pages[i][0], ND_CONTENT_MAIN);
+		if (!strstr(main, pages[i][1]) || strstr(main, pages[i][2]))
+			fail_msg("page %zu kept: %s", i, main);
+		free(main);
+	}
+}
+
+/* A word said over and over (a code listing's "end", a Danish stopword)
+ * does not make the page Danish: its English prose stays its content. */
+static void test_language_not_one_word(void **state)
+{
+	(void)state;
+	char html[4096];
+	int at = snprintf(html, sizeof(html), "%s",
+			  "<html><body><div><a href=/>Home</a> <a href=/d>Downloads</a> <a href=/f>Forum</a> "
+			  "<a href=/c>Contact the maintainers</a></div>"
+			  "<p>The loop below reads each record of the file in turn and stops at the first one "
+			  "that is empty, which is how the older version of the tool did it as well.</p>"
+			  "<p>When a record is longer than the buffer, the rest of it is read into a second buffer "
+			  "and the two are joined before the record is handed on, so that no caller has to know "
+			  "how long a record may be.</p><pre>");
+	for (int i = 0; i < 60; i++)
+		at += snprintf(html + at, sizeof(html) - (size_t)at, "begin x%d := y; end\n", i);
+	snprintf(html + at, sizeof(html) - (size_t)at, "%s", "</pre></body></html>");
+	char *main = text_of(html, ND_CONTENT_MAIN);
+	if (!strstr(main, "The loop below reads") || strstr(main, "Contact the maintainers"))
+		fail_msg("the English page kept: %s", main);
+	free(main);
+}
+
 /* The one block of a fixture: its link characters over its visible ones,
  * bounded without repeating the classifier's count (which lies between
  * the block's non-space characters and all of them), and those counts. */
@@ -1062,6 +1128,8 @@ int main(void)
 		cmocka_unit_test(test_other_language_and_fallback),
 		cmocka_unit_test(test_chinese_and_japanese_prose),
 		cmocka_unit_test(test_script_without_a_list),
+		cmocka_unit_test(test_latin_languages_with_lists),
+		cmocka_unit_test(test_language_not_one_word),
 		cmocka_unit_test(test_linked_prose_and_iframe_fallback),
 		cmocka_unit_test(test_readers_comments),
 		cmocka_unit_test(test_blocks_and_classes),
