@@ -248,10 +248,11 @@ static void test_script_without_a_list(void **state)
 	free(main);
 }
 
-/* Czech, Romanian and Vietnamese have lists of their own: without them
- * such a page was read by whichever list matched a few of its words, its
- * prose fell below the density of prose, and the page was kept whole. */
-static void test_latin_languages_with_lists(void **state)
+/* Czech, Romanian, Vietnamese and Ukrainian have lists of their own:
+ * without them such a page was read by whichever list matched a few of its
+ * words (Ukrainian by Russian's), its prose fell below the density of
+ * prose, and the page was kept whole. */
+static void test_languages_with_lists(void **state)
 {
 	(void)state;
 	static const char *const pages[][3] = {
@@ -282,6 +283,15 @@ static void test_latin_languages_with_lists(void **state)
 		 "phải đổi xe hai lần, nhưng những người phản đối cho rằng số tiền đó nên được dùng để sửa chữa "
 		 "các con đường hiện có.</p></body></html>",
 		 "Hội đồng thành phố", "Thời tiết và giao thông"},
+		{"<html><body><div><a href=/>Головна</a> <a href=/n>Новини</a> <a href=/s>Спорт</a> "
+		 "<a href=/p>Погода та дороги</a></div>"
+		 "<p>Міська рада у вівторок ухвалила розширення автобусної мережі до північних районів. План "
+		 "обговорювали понад три роки, і за даними бюджетного відділу він коштуватиме близько сорока "
+		 "мільйонів протягом наступних десяти років.</p>"
+		 "<p>Прихильники плану кажуть, що він скоротить час поїздки для тисяч мешканців, які зараз мусять "
+		 "двічі пересідати, але критики вважають, що ці гроші слід витратити на ремонт наявних доріг.</p>"
+		 "</body></html>",
+		 "Міська рада у вівторок", "Погода та дороги"},
 	};
 	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
 		char *main = text_of(pages[i][0], ND_CONTENT_MAIN);
@@ -1128,7 +1138,7 @@ int main(void)
 		cmocka_unit_test(test_other_language_and_fallback),
 		cmocka_unit_test(test_chinese_and_japanese_prose),
 		cmocka_unit_test(test_script_without_a_list),
-		cmocka_unit_test(test_latin_languages_with_lists),
+		cmocka_unit_test(test_languages_with_lists),
 		cmocka_unit_test(test_language_not_one_word),
 		cmocka_unit_test(test_linked_prose_and_iframe_fallback),
 		cmocka_unit_test(test_readers_comments),
