@@ -191,7 +191,7 @@ static int block_stats(const nd_token *toks, size_t ntok, const nd_html_block *b
 		stop_slot *s = slot_of(toks[t].text, toks[t].len);
 		mask[t] = s->word ? s->langs : 0;
 		/* Each word counts at most SAID_MAX times: one word said often
-		 * (a listing's "end", a Danish stopword) is no language. */
+		 * (a listing's parameter "il", French for "he") is no language. */
 		if (s->word && said[s - table] < SAID_MAX) {
 			said[s - table]++;
 			for (uint32_t m = mask[t]; m; m &= m - 1)

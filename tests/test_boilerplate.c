@@ -54,6 +54,22 @@ static char *text_of(const char *html, nd_content mode)
 	return t;
 }
 
+/* A page's main content holds every text of keep and none of drop (both
+ * NULL-terminated); what failed names the page and shows its text. */
+static void expect_main(const char *what, const char *html, const char *const *keep, const char *const *drop)
+{
+	char *main = text_of(html, ND_CONTENT_MAIN);
+	for (; *keep; keep++)
+		if (!strstr(main, *keep))
+			fail_msg("%s lost \"%s\": %s", what, *keep, main);
+	for (; *drop; drop++)
+		if (strstr(main, *drop))
+			fail_msg("%s kept \"%s\": %s", what, *drop, main);
+	free(main);
+}
+
+#define TEXTS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
 static void test_article_kept_chrome_dropped(void **state)
 {
 	(void)state;
@@ -193,13 +209,8 @@ static void test_chinese_and_japanese_prose(void **state)
 		 "<div><p>サイト案内 利用規約 個人情報保護方針 お問い合わせ</p></div></body></html>",
 		 "市議会は火曜日", "利用規約"},
 	};
-	for (size_t i = 0; i < 2; i++) {
-		char *main = text_of(pages[i][0], ND_CONTENT_MAIN);
-		assert_non_null(strstr(main, pages[i][1]));
-		if (strstr(main, pages[i][2]) || strstr(main, i ? "ホーム" : "首页"))
-			fail_msg("page %zu kept its menu or footer: %s", i, main);
-		free(main);
-	}
+	expect_main("the Chinese page", pages[0][0], TEXTS(pages[0][1]), TEXTS(pages[0][2], "首页"));
+	expect_main("the Japanese page", pages[1][0], TEXTS(pages[1][1]), TEXTS(pages[1][2], "ホーム"));
 }
 
 /* A page in a script no stopword list reads (Korean, Greek, ...) is
@@ -226,14 +237,8 @@ static void test_script_without_a_list(void **state)
 		"συνοικίες, ένα σχέδιο που συζητείται εδώ και περισσότερα από τρία χρόνια και που θα κοστίσει "
 		"περίπου σαράντα εκατομμύρια την επόμενη δεκαετία, σύμφωνα με το γραφείο προϋπολογισμού.</p>"
 		"</body></html>";
-	char *main = text_of(ko, ND_CONTENT_MAIN);
-	if (!strstr(main, "시의회는 화요일에") || !strstr(main, "계획을 지지하는") || strstr(main, "날씨와 교통"))
-		fail_msg("the Korean page kept: %s", main);
-	free(main);
-	main = text_of(el, ND_CONTENT_MAIN);
-	if (!strstr(main, "Το δημοτικό συμβούλιο") || strstr(main, "Καιρός και κυκλοφορία"))
-		fail_msg("the Greek page kept: %s", main);
-	free(main);
+	expect_main("the Korean page", ko, TEXTS("시의회는 화요일에", "계획을 지지하는"), TEXTS("날씨와 교통"));
+	expect_main("the Greek page", el, TEXTS("Το δημοτικό συμβούλιο"), TEXTS("Καιρός και κυκλοφορία"));
 	/* Two paragraphs too short to be good alone, apart: prose all the same. */
 	static const char ar[] =
 		"<html><body><ul><li><a href=/>الرئيسية</a></li><li><a href=/n>أخبار</a></li><li><a href=/s>رياضة</a></li></ul>"
@@ -242,10 +247,7 @@ static void test_script_without_a_list(void **state)
 		"<div><a href=/x>مقالات ذات صلة</a> <a href=/y>الطقس اليوم</a> <a href=/z>حركة المرور</a></div>"
 		"<p>وقال المؤيدون إن الخطة ستختصر وقت التنقل لآلاف السكان، بينما رأى المنتقدون أن المال يجب أن يُنفق "
 		"على إصلاح الطرق القائمة في المدينة.</p></body></html>";
-	main = text_of(ar, ND_CONTENT_MAIN);
-	if (!strstr(main, "صوّت مجلس المدينة") || !strstr(main, "وقال المؤيدون") || strstr(main, "رياضة"))
-		fail_msg("the Arabic page kept: %s", main);
-	free(main);
+	expect_main("the Arabic page", ar, TEXTS("صوّت مجلس المدينة", "وقال المؤيدون"), TEXTS("رياضة"));
 }
 
 /* Czech, Romanian, Vietnamese and Ukrainian have lists of their own:
@@ -293,12 +295,8 @@ static void test_languages_with_lists(void **state)
 		 "</body></html>",
 		 "Міська рада у вівторок", "Погода та дороги"},
 	};
-	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
-		char *main = text_of(pages[i][0], ND_CONTENT_MAIN);
-		if (!strstr(main, pages[i][1]) || strstr(main, pages[i][2]))
-			fail_msg("page %zu kept: %s", i, main);
-		free(main);
-	}
+	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++)
+		expect_main(pages[i][1], pages[i][0], TEXTS(pages[i][1]), TEXTS(pages[i][2]));
 }
 
 /* A word said over and over (a code listing's "end", a Danish stopword)
@@ -318,10 +316,7 @@ static void test_language_not_one_word(void **state)
 	for (int i = 0; i < 60; i++)
 		at += snprintf(html + at, sizeof(html) - (size_t)at, "begin x%d := y; end\n", i);
 	snprintf(html + at, sizeof(html) - (size_t)at, "%s", "</pre></body></html>");
-	char *main = text_of(html, ND_CONTENT_MAIN);
-	if (!strstr(main, "The loop below reads") || strstr(main, "Contact the maintainers"))
-		fail_msg("the English page kept: %s", main);
-	free(main);
+	expect_main("the English page", html, TEXTS("The loop below reads"), TEXTS("Contact the maintainers"));
 }
 
 /* The one block of a fixture: its link characters over its visible ones,
