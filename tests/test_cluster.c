@@ -3320,6 +3320,167 @@ static void test_shared_section_is_no_containment(void **state)
 	corpus_done(st, db, path, dbpath, stpath);
 }
 
+/* A long section that a few distinct pages include (git's diff options,
+ * which git diff-files, diff-index, diff-tree, diff and show hold beside
+ * text of their own).  A page that is little more than the section (a
+ * short synopsis over it: too few own samples to ask whether the other
+ * holds them) is contained in every page that holds it with some
+ * hundreds of words more, but what it holds there is the section, which
+ * nine groups hold: no copy of them (ND_OWN_LEAST).  Its own edited copy
+ * stays its copy. */
+static void test_included_section_is_no_containment(void **state)
+{
+	(void)state;
+	enum { HOLDERS = 7, B = HOLDERS, E = HOLDERS + 1, D = HOLDERS + 2, UNRELATED = 60 };
+	enum { N = D + 1 + UNRELATED };
+	static const int own_words[HOLDERS] = {650, 670, 690, 710, 730, 750, 770};
+	char *path = tu_join(dir, "included"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	uint64_t rng = 53;
+	char *section = tu_random_doc(&rng, 1500, VOCAB), *t[N];
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int h = 0; h < HOLDERS; h++) {
+		char *own = tu_random_doc(&rng, own_words[h], VOCAB);
+		t[h] = spaced(own, section, "");
+		free(own);
+	}
+	char *line = tu_random_doc(&rng, 25, VOCAB), *more = tu_random_doc(&rng, 700, VOCAB);
+	t[B] = spaced(line, section, "");
+	t[E] = tu_edit_doc(&rng, t[B], 3, VOCAB);
+	t[D] = spaced(more, section, "");
+	free(line);
+	free(more);
+	for (int i = D + 1; i < N; i++)
+		t[i] = tu_random_doc(&rng, 1500, VOCAB);
+	nd_xdb *db;
+	nd_store *st;
+	sign_texts(dbpath, stpath, "i", t, N, &db, &st);
+	/* The premise: the page is contained in every other page that holds
+	 * the section (containment alone could accept it, resemblance not),
+	 * and the section is common. */
+	nd_docid ids[D + 1];
+	for (int i = 0; i <= D; i++)
+		ids[i] = (nd_docid)i + 1;
+	nd__recset *rs;
+	nd__common *common;
+	nd_store_txn *txn;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd__recset_load(txn, ids, D + 1, NULL, 1, &rs), ND_OK);
+	assert_int_equal(nd__common_load(txn, &common), ND_OK);
+	assert_int_equal(nd__common_own(common), ND_OK);
+	nd_store_txn_end(txn);
+	assert_true(nd__common_groups(common, nd__recset_get(rs, B)->sample[0]) > ND_COMMON_CAP);
+	for (int i = 0; i <= D; i++) {
+		if (i == B || i == E)
+			continue;
+		nd__rec_scores sc;
+		nd__rec_compare(nd__recset_get(rs, B), nd__recset_get(rs, i), common, &sc);
+		assert_true(sc.containment >= ND_POINT_COPY_CONTAINMENT && sc.resemblance < ND_POINT_COPY_RESEMBLANCE);
+		assert_int_equal(nd__rec_verdict(ND_POINT_COPY, nd__recset_get(rs, B), nd__recset_get(rs, i), common, NULL, NULL), 0);
+	}
+	nd__common_free(common);
+	nd__recset_free(rs);
+	size_t into[N];
+	copy_clusters(db, st, N, into);
+	assert_true(into[B] == into[E]);
+	for (int i = 0; i < HOLDERS; i++)
+		if (into[B] == into[i])
+			fail_msg("the page of a line over the section joined holder %d", i + 1);
+	if (into[B] == into[D])
+		fail_msg("the page of a line over the section is a copy of a page with more of its own");
+	/* As a crawler asks: the page's edited copy, and no holder. */
+	nd_tokenizer *tk;
+	nd_descriptor *d;
+	assert_int_equal(nd_tokenizer_new(&tk), ND_OK);
+	assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
+	nd_check_result r = ND_CHECK_RESULT_INIT;
+	assert_int_equal(nd_check_text(tk, d, db, st, t[B], strlen(t[B]), NULL, 64, &r), ND_OK);
+	int edited = 0, held = 0;
+	for (size_t m = 0; m < r.nmembers; m++)
+		if (r.members[m].duplicate) {
+			edited |= r.members[m].docid == E + 1;
+			held += r.members[m].docid <= HOLDERS || r.members[m].docid == D + 1;
+		}
+	assert_true(edited);
+	if (held)
+		fail_msg("the page of a line over the section is a copy of %d pages that hold it", held);
+	nd_check_result_clear(&r);
+	nd_descriptor_free(d);
+	nd_tokenizer_free(tk);
+	for (int i = 0; i < N; i++)
+		free(t[i]);
+	free(section);
+	corpus_done(st, db, path, dbpath, stpath);
+}
+
+/* A story that many sites carry, each copy with a byline and links of its
+ * own (too far apart for kin: the story's shingles are held by more
+ * groups than ND_KIN_FAMILY), one site's copy the story alone and
+ * another's the story with readers' comments: the first is contained in
+ * the second, though almost all its text is common, as copies of one
+ * text are (ND_OWN_LEAST asks that only of a few pages' section). */
+static void test_carried_story_keeps_containment(void **state)
+{
+	(void)state;
+	enum { CARRIERS = 16, BARE = CARRIERS, COMMENTED = CARRIERS + 1, UNRELATED = 40 };
+	enum { N = COMMENTED + 1 + UNRELATED };
+	char *path = tu_join(dir, "carried"), *dbpath = tu_join(path, "db"), *stpath = tu_join(path, "st");
+	uint64_t rng = 59;
+	char *story = tu_random_doc(&rng, 500, VOCAB), *t[N];
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (int c = 0; c < CARRIERS; c++) {
+		char *lead = tu_random_doc(&rng, 40, VOCAB), *tail = tu_random_doc(&rng, 60, VOCAB);
+		char *copy = tu_edit_doc(&rng, story, 5, VOCAB);
+		t[c] = spaced(lead, copy, tail);
+		free(lead);
+		free(tail);
+		free(copy);
+	}
+	t[BARE] = tu_edit_doc(&rng, story, 3, VOCAB);
+	char *comments = tu_random_doc(&rng, 200, VOCAB);
+	t[COMMENTED] = spaced(story, comments, "");
+	free(comments);
+	for (int i = COMMENTED + 1; i < N; i++)
+		t[i] = tu_random_doc(&rng, 500, VOCAB);
+	nd_xdb *db;
+	nd_store *st;
+	sign_texts(dbpath, stpath, "w", t, N, &db, &st);
+	/* The premise: the story is common beyond a kin family, the copy
+	 * alone has too few own samples to judge by, and only containment
+	 * accepts the pair. */
+	nd_docid ids[2] = {BARE + 1, COMMENTED + 1};
+	nd__recset *rs;
+	nd__common *common;
+	nd_store_txn *txn;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd__recset_load(txn, ids, 2, NULL, 1, &rs), ND_OK);
+	assert_int_equal(nd__common_load(txn, &common), ND_OK);
+	assert_int_equal(nd__common_own(common), ND_OK);
+	nd_store_txn_end(txn);
+	const nd__rec *a = nd__recset_get(rs, 0), *b = nd__recset_get(rs, 1);
+	uint32_t cut = nd__rec_cut_at(a, nd__rec_pair_cut(a, b, common)), rare = 0, beyond = 0;
+	for (uint32_t k = 0; k < cut; k++) {
+		uint32_t g = nd__common_groups(common, a->sample[k]);
+		rare += g <= ND_COMMON_CAP, beyond += g > ND_KIN_FAMILY;
+	}
+	assert_true(rare < ND_EDIT_MIN_LOST && ND_OWN_LEAST * rare < cut && 2 * beyond > cut);
+	nd__rec_scores sc;
+	nd__rec_compare(a, b, common, &sc);
+	assert_true(sc.containment >= ND_POINT_COPY_CONTAINMENT && sc.resemblance < ND_POINT_COPY_RESEMBLANCE);
+	nd_verify_how how;
+	double d;
+	assert_int_equal(nd__rec_verdict(ND_POINT_COPY, a, b, common, &how, &d), 1);
+	assert_int_equal(how, ND_VERIFIED_CONTAINMENT);
+	nd__common_free(common);
+	nd__recset_free(rs);
+	size_t into[N];
+	copy_clusters(db, st, N, into);
+	assert_true(into[BARE] == into[COMMENTED]);
+	for (int i = 0; i < N; i++)
+		free(t[i]);
+	free(story);
+	corpus_done(st, db, path, dbpath, stpath);
+}
+
 static void test_hooks_recount_small_store(void **state)
 {
 	(void)state;
@@ -3928,6 +4089,8 @@ int main(void)
 		cmocka_unit_test(test_hooks_count_common_text),
 		cmocka_unit_test(test_fillings_are_not_copies),
 		cmocka_unit_test(test_shared_section_is_no_containment),
+		cmocka_unit_test(test_included_section_is_no_containment),
+		cmocka_unit_test(test_carried_story_keeps_containment),
 		cmocka_unit_test(test_hooks_recount_small_store),
 		cmocka_unit_test(test_quoted_lines_are_not_own_text),
 		cmocka_unit_test(test_passages_are_evidence),

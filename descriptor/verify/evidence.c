@@ -985,16 +985,21 @@ static int own_contained(const nd__rec *a, const nd__rec *b, const nd__common *c
 	if (!nd__common_size(common))
 		return 1;
 	uint32_t t = nd__rec_pair_cut(a, b, common), nb = nd__rec_cut_at(base, t), no = nd__rec_cut_at(other, t);
-	uint32_t rare = 0, held = 0;
+	uint32_t rare = 0, held = 0, few = 0, many = 0;
 	for (uint32_t i = 0, j = 0; i < nb; i++) {
 		while (j < no && other->sample[j] < base->sample[i])
 			j++;
-		if (groups_of(base, i, common) > ND_COMMON_CAP)
+		uint32_t g = groups_of(base, i, common);
+		if (g > ND_COMMON_CAP) {
+			few += g <= ND_KIN_FAMILY, many += g > ND_KIN_FAMILY && g < ND_SITE_TEMPLATE;
 			continue;
+		}
 		rare++;
 		held += j < no && other->sample[j] == base->sample[i];
 	}
-	return rare < ND_EDIT_MIN_LOST || held >= ND_OWN_CONTAINED * rare;
+	if (rare < ND_EDIT_MIN_LOST) /* too few to judge by, unless the base is a few pages' section */
+		return ND_OWN_LEAST * rare >= nb || few <= many;
+	return held >= ND_OWN_CONTAINED * rare;
 }
 
 /* Whether a and b, at resemblance r and containment c, are a text and a

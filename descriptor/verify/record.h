@@ -336,13 +336,23 @@ int nd__rec_decode(const void *p, size_t len, nd__rec *out);
 /* Containment is a text and the same text with more added: the base's
  * own text (its samples that at most ND_COMMON_CAP groups hold) is in the
  * other too, at least this share of it (ND_EDIT_MIN_LOST such samples or
- * more: fewer say nothing).  A page and another that shows a long section
- * both show (a trait's provided methods, an options section) beside more
- * of its own share that section, not the page's own text: copy neither
- * accepts such a pair by containment nor spares it the signature's test
- * for containment's sake.  A cut copy whose edits fell on its own text
- * keeps three quarters of it. */
+ * more; fewer: ND_OWN_LEAST).  A page and another that shows a long
+ * section both show (a trait's provided methods, an options section)
+ * beside more of its own share that section, not the page's own text:
+ * copy neither accepts such a pair by containment nor spares it the
+ * signature's test for containment's sake.  A cut copy whose edits fell
+ * on its own text keeps three quarters of it. */
 #define ND_OWN_CONTAINED 0.5
+/* Fewer own samples than ND_EDIT_MIN_LOST say nothing, unless they are
+ * under 1 in ND_OWN_LEAST of the base's samples and its other samples are
+ * mostly text that at most ND_KIN_FAMILY groups hold: a page that is
+ * almost all a section a few distinct pages include (git's diff options
+ * under a synopsis) holds in another page only what they all hold.  Text
+ * that more groups hold, not a site's template, is one text copied (a
+ * wire story a dozen sites carry, its copies too far apart for kin), and
+ * a text copied a thousand times is one group's: their copies keep this
+ * evidence. */
+#define ND_OWN_LEAST 20
 
 /* A pair of records whose shared text is common may still be a copy: a
  * text made of passages that other documents hold each on its own (news
