@@ -166,6 +166,26 @@ def check_copy_cluster(src):
         sys.exit("FAIL: make.py's copy_cluster gave %s, not ['p', 'p~2']" % got)
 
 
+def check_repeated_block(src):
+    """A long page that shows one block twice, copied with every 40th word
+    edited but one showing of the block: difflib matches that showing to
+    the other first and reads the copy 0.74 apart; the truth's distance
+    reads what was edited."""
+    sys.path.insert(0, os.path.join(src, "eval", "sets"))
+    import random
+    import make
+    rng = random.Random(5)
+    words = lambda n: ["w%d" % rng.randrange(3000) for _ in range(n)]
+    block = words(300)
+    page = words(1000) + block + words(1000) + block + words(1000)
+    copy = list(page)
+    for i in [i for i in range(0, len(copy), 40) if not 2300 <= i < 2600] + [2299, 2600]:
+        copy[i] = "edited"
+    got = make.word_distance(page, copy)
+    if not 0.02 <= got <= 0.03:
+        sys.exit("FAIL: make.py's word_distance of a copy 2.3%% edited: %.3f" % got)
+
+
 def check_missing_text(src):
     """A set whose text the machine lacks is named, with what it needs, and
     the other sets asked for are made all the same; the exit says how many
@@ -341,6 +361,7 @@ def main():
     check_one_text(src)
     check_edit_rate(src)
     check_copy_cluster(src)
+    check_repeated_block(src)
     check_missing_text(src)
     check_unnavigated(src)
     check_guide_pages(src)
