@@ -816,6 +816,18 @@ static void copy_clusters(nd_xdb *db, nd_store *st, size_t n, size_t *into)
 	free(docs);
 }
 
+/* The stored records of ids[0..n) and the collection's common table, as
+ * the verdict reads them, owned past the read. */
+static void records_and_common(nd_store *st, const nd_docid *ids, size_t n, nd__recset **rs, nd__common **common)
+{
+	nd_store_txn *txn;
+	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
+	assert_int_equal(nd__recset_load(txn, ids, n, NULL, 1, rs), ND_OK);
+	assert_int_equal(nd__common_load(txn, common), ND_OK);
+	assert_int_equal(nd__common_own(*common), ND_OK);
+	nd_store_txn_end(txn);
+}
+
 /* What a corpus test leaves behind, gone. */
 static void corpus_done(nd_store *st, nd_xdb *db, char *path, char *dbpath, char *stpath)
 {
@@ -3190,12 +3202,7 @@ static void test_fillings_are_not_copies(void **state)
 	nd_docid pair[4] = {1, 2, FILLED + TEMPLATES + 2, FILLED + TEMPLATES + 3};
 	nd__recset *rs;
 	nd__common *common;
-	nd_store_txn *txn;
-	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
-	assert_int_equal(nd__recset_load(txn, pair, 4, NULL, 1, &rs), ND_OK);
-	assert_int_equal(nd__common_load(txn, &common), ND_OK);
-	assert_int_equal(nd__common_own(common), ND_OK);
-	nd_store_txn_end(txn);
+	records_and_common(st, pair, 4, &rs, &common);
 	assert_true(nd__common_has_kin(common));
 	const nd__rec *a = nd__recset_get(rs, 0), *b = nd__recset_get(rs, 1);
 	nd__rec_scores sc;
@@ -3362,12 +3369,7 @@ static void test_included_section_is_no_containment(void **state)
 		ids[i] = (nd_docid)i + 1;
 	nd__recset *rs;
 	nd__common *common;
-	nd_store_txn *txn;
-	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
-	assert_int_equal(nd__recset_load(txn, ids, D + 1, NULL, 1, &rs), ND_OK);
-	assert_int_equal(nd__common_load(txn, &common), ND_OK);
-	assert_int_equal(nd__common_own(common), ND_OK);
-	nd_store_txn_end(txn);
+	records_and_common(st, ids, D + 1, &rs, &common);
 	assert_true(nd__common_groups(common, nd__recset_get(rs, B)->sample[0]) > ND_COMMON_CAP);
 	for (int i = 0; i <= D; i++) {
 		if (i == B || i == E)
@@ -3450,12 +3452,7 @@ static void test_carried_story_keeps_containment(void **state)
 	nd_docid ids[2] = {BARE + 1, COMMENTED + 1};
 	nd__recset *rs;
 	nd__common *common;
-	nd_store_txn *txn;
-	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
-	assert_int_equal(nd__recset_load(txn, ids, 2, NULL, 1, &rs), ND_OK);
-	assert_int_equal(nd__common_load(txn, &common), ND_OK);
-	assert_int_equal(nd__common_own(common), ND_OK);
-	nd_store_txn_end(txn);
+	records_and_common(st, ids, 2, &rs, &common);
 	const nd__rec *a = nd__recset_get(rs, 0), *b = nd__recset_get(rs, 1);
 	uint32_t cut = nd__rec_cut_at(a, nd__rec_pair_cut(a, b, common)), rare = 0, beyond = 0;
 	for (uint32_t k = 0; k < cut; k++) {
