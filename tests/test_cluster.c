@@ -3390,12 +3390,8 @@ static void test_included_section_is_no_containment(void **state)
 	if (into[B] == into[D])
 		fail_msg("the page of a line over the section is a copy of a page with more of its own");
 	/* As a crawler asks: the page's edited copy, and no holder. */
-	nd_tokenizer *tk;
-	nd_descriptor *d;
-	assert_int_equal(nd_tokenizer_new(&tk), ND_OK);
-	assert_int_equal(nd_descriptor_load(&d, st, db), ND_OK);
 	nd_check_result r = ND_CHECK_RESULT_INIT;
-	assert_int_equal(nd_check_text(tk, d, db, st, t[B], strlen(t[B]), NULL, 64, &r), ND_OK);
+	check_text(db, st, t[B], &r);
 	int edited = 0, held = 0;
 	for (size_t m = 0; m < r.nmembers; m++)
 		if (r.members[m].duplicate) {
@@ -3406,8 +3402,6 @@ static void test_included_section_is_no_containment(void **state)
 	if (held)
 		fail_msg("the page of a line over the section is a copy of %d pages that hold it", held);
 	nd_check_result_clear(&r);
-	nd_descriptor_free(d);
-	nd_tokenizer_free(tk);
 	for (int i = 0; i < N; i++)
 		free(t[i]);
 	free(section);
