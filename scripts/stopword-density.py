@@ -1,7 +1,7 @@
 """Share of prose paragraphs (70+ characters) below each stopword density.
 
 usage: stopword-density.py
-           English on Reuters-21578 and BBC News (../shared/data)
+           English on Reuters-21578 and BBC News ($ND_DATA or ../shared/data)
        stopword-density.py LIST NEARDUP DIR [MIN_NON_ASCII]
            the lines `NEARDUP text --content full` shows of DIR's *.html
            read with indexer/stopwords/LIST.txt; with MIN_NON_ASCII, only
@@ -10,10 +10,14 @@ usage: stopword-density.py
 import bisect, glob, html, os, re, subprocess, sys
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.environ.get("ND_DATA", os.path.join(HERE, "..", "shared", "data"))
 
 
 def load(name):
-    with open(os.path.join(HERE, "indexer", "stopwords", name + ".txt"), encoding="utf-8") as f:
+    path = os.path.join(HERE, "indexer", "stopwords", name + ".txt")
+    if not os.path.exists(path):
+        sys.exit("%s: no such stopword list" % path)
+    with open(path, encoding="utf-8") as f:
         return set(w.strip().lower() for w in f if w.strip() and w[0] not in "#|")
 
 
@@ -34,7 +38,9 @@ ENGLISH = r"[a-z0-9']+"  # as the figures in indexer/boilerplate.c were read
 def news():
     sw = load("english")
     R, B = [], []
-    root = '/work/shared/data/reuters21578/sgm-data'
+    root = os.path.join(DATA, 'reuters21578', 'sgm-data')
+    if not os.path.isdir(root):
+        sys.exit("%s: no such directory (set ND_DATA to the shared data directory)" % root)
     for name in sorted(os.listdir(root)):
         if not name.endswith('.sgm'):
             continue
@@ -44,7 +50,7 @@ def news():
                 p = ' '.join(p.split())
                 if len(p) >= 70:
                     R.append(dens(p, sw, ENGLISH))
-    root = '/work/shared/data/bbc-news/bbc'
+    root = os.path.join(DATA, 'bbc-news', 'bbc')
     for cat in sorted(os.listdir(root)):
         for f in sorted(glob.glob(os.path.join(root, cat, '*.txt'))):
             for p in open(f, encoding='latin-1').read().split('\n')[1:]:
@@ -56,9 +62,14 @@ def news():
 
 def pages(lst, neardup, d, min_non_ascii):
     sw, out = load(lst), []
-    for f in sorted(glob.glob(os.path.join(d, '*.html'))):
-        text = subprocess.run([neardup, 'text', '--content', 'full', f], capture_output=True,
-                              text=True).stdout
+    files = sorted(glob.glob(os.path.join(d, '*.html')))
+    if not files:
+        sys.exit("%s: no *.html pages" % d)
+    for f in files:
+        p = subprocess.run([neardup, 'text', '--content', 'full', f], capture_output=True, text=True)
+        if p.returncode:
+            sys.exit("%s text %s: %s" % (neardup, f, p.stderr.strip()))
+        text = p.stdout
         for p in text.split('\n'):
             if len(p) >= 70 and sum(ord(c) > 127 for c in p) > min_non_ascii * len(p):
                 out.append(dens(p, sw))
