@@ -18,7 +18,8 @@ def load(name):
     if not os.path.exists(path):
         sys.exit("%s: no such stopword list" % path)
     with open(path, encoding="utf-8") as f:
-        return set(w.strip().lower() for w in f if w.strip() and w[0] not in "#|")
+        words = (line.strip() for line in f)
+        return set(w.lower() for w in words if w and w[0] not in "#|")  # as embed-stopwords.py reads them
 
 
 def dens(p, sw, word=r"\w+"):
