@@ -1458,7 +1458,8 @@ def diff_cost(a, b):
 
 
 def increasing(pairs):
-    """The longest run of pairs (i, j), ascending in i, ascending in j too."""
+    """The longest subsequence of pairs (i, j), given ascending in i, that
+    ascends in j too (patience sorting)."""
     tails, at, prev = [], [], [None] * len(pairs)
     for k, (_, j) in enumerate(pairs):
         x = bisect.bisect_left(tails, j)
