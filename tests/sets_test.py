@@ -81,6 +81,7 @@ was mixed.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -310,6 +311,31 @@ def check_table(src):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def check_packages(src):
+    """eval/sets/packages.sh installs every package make.py reads: each
+    site list's package and each man language's manpages-* (a set whose
+    package it forgot is made on one machine and not on another)."""
+    sys.path.insert(0, os.path.join(src, "eval", "sets"))
+    import make
+    script = open(os.path.join(src, "eval", "sets", "packages.sh")).read()
+    listed = set(re.search(r'pkgs="([^"]*)"', script).group(1).split())
+    wanted = {p for sites in (make.DOC_SITES, make.HELD_OUT_SITES, make.OTHER_SITES, make.FOURTH_SITES,
+                              make.GUIDE_SITES) for _, p, _ in sites}
+    wanted |= {p for _, rel in make.DOC_RELEASES + make.HELD_OUT_RELEASES for _, p, _ in rel}
+    # Debian 12 has no manpages-ko or a package of zh_TW's own: their pages
+    # come with manpages-zh and other packages when at all.
+    wanted |= {"manpages-" + lang for lang in make.LANGS.values() if lang and lang not in ("ko", "zh_CN", "zh_TW")}
+    wanted |= {"manpages-zh"}
+    # A site list names a manual's English package; the translations are
+    # the same name with a language after it.
+    for base in ("maint-guide", "developers-reference", "debian-faq", "debian-reference"):
+        if not any(p.startswith(base + "-") for p in listed):
+            sys.exit("FAIL: packages.sh installs no translation of %s" % base)
+    missing = sorted(p for p in wanted - listed if p not in ("debian-reference",))
+    if missing:
+        sys.exit("FAIL: packages.sh does not install %s, which make.py reads" % " ".join(missing))
+
+
 def check_errors(src):
     """measure.py --errors lists the pairs the scores count: a false pair
     (one cluster, two truth clusters; not one of ignore), and missed ones
@@ -367,6 +393,7 @@ def main():
     check_guide_pages(src)
     check_table(src)
     check_errors(src)
+    check_packages(src)
     tmp = tempfile.mkdtemp(prefix="nd-sets-")
     try:
         p = subprocess.run([sys.executable, os.path.join(src, "eval", "sets", "make.py"), "--out", tmp,

@@ -14,6 +14,7 @@ writes DIR/SET/ (default DIR build/sets):
     about.json     what the set is and how it is scored
 A set whose text this machine lacks is named, with what to install; the
 others are made all the same, and make.py then exits 1.
+eval/sets/packages.sh installs every package below at once.
 
 Sets (what a machine needs for each: apt-get install ...):
     man-en man-de man-fr man-ru man-ja man-zh man-tw man-ko man-sv man-pt

@@ -1,0 +1,35 @@
+#!/bin/sh
+# Install the Debian packages whose text eval/sets/make.py reads, so that
+# `make.py all` makes every set (bar those this release of Debian has no
+# text for).  The sets are deterministic for a seed and the installed
+# packages: two machines make the same sets when both ran this.  As root
+# it runs apt-get; otherwise it prints the command and stops.  The mail
+# set also needs npm (Debian's, or the one that came with Node.js).
+set -eu
+pkgs="man-db manpages manpages-de manpages-fr manpages-ru manpages-ja manpages-zh
+manpages-sv manpages-pt manpages-nl manpages-it manpages-pl manpages-uk manpages-es
+python3.11-doc sphinx-doc docutils-doc valgrind python-requests-doc nodejs-doc libxslt1-dev
+debian-reference-en debian-reference-de debian-reference-es debian-reference-fr
+debian-reference-it debian-reference-ja debian-reference-pt debian-reference-zh-cn
+git-doc postgresql-doc-15 libgtk-3-doc python-django-doc libjs-bootstrap5-doc
+libpango1.0-doc gtkmm-documentation libstdc++-12-doc
+apache2-doc rust-doc libboost1.74-doc
+installation-guide-amd64
+maint-guide maint-guide-ca maint-guide-de maint-guide-es maint-guide-fr maint-guide-it
+maint-guide-ja maint-guide-ru maint-guide-zh-cn
+developers-reference developers-reference-de developers-reference-fr developers-reference-it
+developers-reference-ja developers-reference-ru
+debian-faq debian-faq-de debian-faq-fr debian-faq-it debian-faq-ja debian-faq-nl debian-faq-zh-cn
+clang-14-doc clang-15-doc clang-16-doc libcairomm-1.0-doc libcairomm-1.16-doc
+libglibmm-2.4-doc libglibmm-2.68-doc libpangomm-1.4-doc libpangomm-2.48-doc
+libsigc++-2.0-doc libsigc++-3.0-doc libgtkmm-3.0-doc libgtkmm-4.0-doc"
+cmd="apt-get install -y --no-install-recommends $(echo $pkgs)"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "the labeled sets read these packages; run as root:" >&2
+	echo "  apt-get update && $cmd" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+$cmd >/dev/null
