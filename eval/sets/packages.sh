@@ -23,13 +23,28 @@ debian-faq debian-faq-de debian-faq-fr debian-faq-it debian-faq-ja debian-faq-nl
 clang-14-doc clang-15-doc clang-16-doc libcairomm-1.0-doc libcairomm-1.16-doc
 libglibmm-2.4-doc libglibmm-2.68-doc libpangomm-1.4-doc libpangomm-2.48-doc
 libsigc++-2.0-doc libsigc++-3.0-doc libgtkmm-3.0-doc libgtkmm-4.0-doc"
-cmd="apt-get install -y --no-install-recommends $(echo $pkgs)"
 if [ "$(id -u)" -ne 0 ]; then
 	echo "the labeled sets read these packages; run as root:" >&2
-	echo "  apt-get update && $cmd" >&2
+	# shellcheck disable=SC2086,SC2116
+	echo "  apt-get update && apt-get install -y --no-install-recommends $(echo $pkgs)" >&2
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
+# A package that would remove one already installed is left out, named:
+# nodejs-doc conflicts with NodeSource's nodejs, and a set is not worth
+# a user's Node.js (nodejs-doc feeds one site of docsites).
+# shellcheck disable=SC2086,SC2116
+ok=$(echo $pkgs)
 # shellcheck disable=SC2086
-$cmd >/dev/null
+apt-get install -s -y --no-install-recommends $ok 2>&1 | grep -q '^Remv ' && ok="" &&
+for p in $pkgs; do
+	if sim=$(apt-get install -s -y --no-install-recommends "$p" 2>&1) && ! echo "$sim" | grep -q '^Remv '; then
+		ok="$ok $p"
+	else
+		echo "packages.sh: not installing $p: it would remove or break installed packages" >&2
+	fi
+done
+[ -n "$ok" ] || exit 1
+# shellcheck disable=SC2086
+apt-get install -y --no-install-recommends --no-remove $ok >/dev/null
