@@ -1746,7 +1746,8 @@ def main():
             print("make.py: %s not made: %s" % (n, e.code), file=sys.stderr)
             missing.append(n)
     if missing:
-        sys.exit("make.py: %d of %d sets not made (%s); the others are in %s"
+        sys.exit("make.py: %d of %d sets not made (%s); the others are in %s "
+                 "(eval/sets/packages.sh, as root, installs what every set reads)"
                  % (len(missing), len(names), " ".join(missing), a.out))
 
 
