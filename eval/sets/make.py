@@ -1318,7 +1318,6 @@ def make_docsites(out, seed, scale, sites=DOC_SITES, set_name="docsites", transl
     translations of one page, which share its commands and tables.
     translated: a pattern whose group 1 is a page's name in every language
     (GUIDE_LANG), for sites whose translations no rule below tells."""
-    rng = random.Random(seed)
     o = Out(out)
     os.remove(os.path.join(out, "corpus.jsonl"))
     o.corpus = open(os.devnull, "w")
