@@ -816,13 +816,15 @@ static void copy_clusters(nd_xdb *db, nd_store *st, size_t n, size_t *into)
 	free(docs);
 }
 
-/* The stored records of ids[0..n) and the collection's common table, as
- * the verdict reads them, owned past the read. */
-static void records_and_common(nd_store *st, const nd_docid *ids, size_t n, nd__recset **rs, nd__common **common)
+/* The stored records of ids[0..n) (spilled to spill when not NULL, read by
+ * jobs threads) and the collection's common table, as the verdict reads
+ * them, owned past the read. */
+static void records_and_common(nd_store *st, const nd_docid *ids, size_t n, const char *spill, unsigned jobs,
+			       nd__recset **rs, nd__common **common)
 {
 	nd_store_txn *txn;
 	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
-	assert_int_equal(nd__recset_load(txn, ids, n, NULL, 1, rs), ND_OK);
+	assert_int_equal(nd__recset_load(txn, ids, n, spill, jobs, rs), ND_OK);
 	assert_int_equal(nd__common_load(txn, common), ND_OK);
 	assert_int_equal(nd__common_own(*common), ND_OK);
 	nd_store_txn_end(txn);
@@ -3061,12 +3063,7 @@ static void footer_corpus(const char *path, const char *dbpath, const char *stpa
 static void weighed_set(nd_store *st, const nd_docid *docs, size_t n, const char *spill, nd__recset **rs,
 			nd__common **common)
 {
-	nd_store_txn *txn;
-	assert_int_equal(nd_store_read_begin(st, &txn), ND_OK);
-	assert_int_equal(nd__recset_load(txn, docs, n, spill, 2, rs), ND_OK);
-	assert_int_equal(nd__common_load(txn, common), ND_OK);
-	assert_int_equal(nd__common_own(*common), ND_OK);
-	nd_store_txn_end(txn);
+	records_and_common(st, docs, n, spill, 2, rs, common);
 	assert_true(nd__common_size(*common) > 0);
 	assert_int_equal(nd__recset_weigh(*rs, *common, 2, 1), ND_OK);
 }
@@ -3215,7 +3212,7 @@ static void test_fillings_are_not_copies(void **state)
 	nd_docid pair[4] = {1, 2, FILLED + TEMPLATES + 2, FILLED + TEMPLATES + 3};
 	nd__recset *rs;
 	nd__common *common;
-	records_and_common(st, pair, 4, &rs, &common);
+	records_and_common(st, pair, 4, NULL, 1, &rs, &common);
 	assert_true(nd__common_has_kin(common));
 	const nd__rec *a = nd__recset_get(rs, 0), *b = nd__recset_get(rs, 1);
 	nd__rec_scores sc;
@@ -3383,7 +3380,7 @@ static void test_included_section_is_no_containment(void **state)
 		ids[i] = (nd_docid)i + 1;
 	nd__recset *rs;
 	nd__common *common;
-	records_and_common(st, ids, D + 1, &rs, &common);
+	records_and_common(st, ids, D + 1, NULL, 1, &rs, &common);
 	uint32_t at[4];
 	samples_at_cut(nd__recset_get(rs, B), nd__recset_get(rs, 0), common, at);
 	assert_true(at[1] < ND_EDIT_MIN_LOST && ND_OWN_LEAST * at[1] < at[0] && 2 * at[2] > at[0]);
@@ -3462,7 +3459,7 @@ static void test_carried_story_keeps_containment(void **state)
 	nd_docid ids[2] = {BARE + 1, COMMENTED + 1};
 	nd__recset *rs;
 	nd__common *common;
-	records_and_common(st, ids, 2, &rs, &common);
+	records_and_common(st, ids, 2, NULL, 1, &rs, &common);
 	const nd__rec *a = nd__recset_get(rs, 0), *b = nd__recset_get(rs, 1);
 	uint32_t at[4];
 	samples_at_cut(a, b, common, at);
