@@ -36,12 +36,17 @@ def report(name, d):
 ENGLISH = r"[a-z0-9']+"  # as the figures in indexer/boilerplate.c were read
 
 
+def data_dir(*parts):
+    root = os.path.join(DATA, *parts)
+    if not os.path.isdir(root):
+        sys.exit("%s: no such directory (set ND_DATA to the shared data directory)" % root)
+    return root
+
+
 def news():
     sw = load("english")
     R, B = [], []
-    root = os.path.join(DATA, 'reuters21578', 'sgm-data')
-    if not os.path.isdir(root):
-        sys.exit("%s: no such directory (set ND_DATA to the shared data directory)" % root)
+    root = data_dir('reuters21578', 'sgm-data')
     for name in sorted(os.listdir(root)):
         if not name.endswith('.sgm'):
             continue
@@ -51,7 +56,7 @@ def news():
                 p = ' '.join(p.split())
                 if len(p) >= 70:
                     R.append(dens(p, sw, ENGLISH))
-    root = os.path.join(DATA, 'bbc-news', 'bbc')
+    root = data_dir('bbc-news', 'bbc')
     for cat in sorted(os.listdir(root)):
         for f in sorted(glob.glob(os.path.join(root, cat, '*.txt'))):
             for p in open(f, encoding='latin-1').read().split('\n')[1:]:
@@ -67,11 +72,10 @@ def pages(lst, neardup, d, min_non_ascii):
     if not files:
         sys.exit("%s: no *.html pages" % d)
     for f in files:
-        p = subprocess.run([neardup, 'text', '--content', 'full', f], capture_output=True, text=True)
-        if p.returncode:
-            sys.exit("%s text %s: %s" % (neardup, f, p.stderr.strip()))
-        text = p.stdout
-        for p in text.split('\n'):
+        run = subprocess.run([neardup, 'text', '--content', 'full', f], capture_output=True, text=True)
+        if run.returncode:
+            sys.exit("%s text %s: %s" % (neardup, f, run.stderr.strip()))
+        for p in run.stdout.split('\n'):
             if len(p) >= 70 and sum(ord(c) > 127 for c in p) > min_non_ascii * len(p):
                 out.append(dens(p, sw))
     report(lst, out)

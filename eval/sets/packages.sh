@@ -40,14 +40,16 @@ apt-get update -qq
 # shellcheck disable=SC2086,SC2116
 ok=$(echo $pkgs)
 # shellcheck disable=SC2086
-apt-get install -s -y --no-install-recommends $ok 2>&1 | grep -q '^Remv ' && ok="" &&
-for p in $pkgs; do
-	if sim=$(apt-get install -s -y --no-install-recommends "$p" 2>&1) && ! echo "$sim" | grep -q '^Remv '; then
-		ok="$ok $p"
-	else
-		echo "packages.sh: not installing $p: it would remove or break installed packages" >&2
-	fi
-done
+if apt-get install -s -y --no-install-recommends $ok 2>&1 | grep -q '^Remv '; then
+	ok=""
+	for p in $pkgs; do
+		if sim=$(apt-get install -s -y --no-install-recommends "$p" 2>&1) && ! echo "$sim" | grep -q '^Remv '; then
+			ok="$ok $p"
+		else
+			echo "packages.sh: not installing $p: it would remove or break installed packages" >&2
+		fi
+	done
+fi
 [ -n "$ok" ] || exit 1
 # shellcheck disable=SC2086
 apt-get install -y --no-install-recommends --no-remove $ok >/dev/null
