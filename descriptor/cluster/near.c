@@ -264,8 +264,11 @@ done:
  * against ND_GROUP_RESEMBLANCE). */
 #define GROUP_SIZES 0.8f
 
-/* What a pair is scored by, from the two records: PLAIN and STORY write
- * a score, GROUP, COPY and EDITED a verdict (1 or 0, a byte a pair: the
+/* Plain resemblance below which the strict point reads no words. */
+#define STRICT_FLOOR 0.4
+
+/* What a pair is scored by, from the two records: PLAIN (0 below
+ * STRICT_FLOOR, where its merge stops early) and STORY write a score, GROUP, COPY and EDITED a verdict (1 or 0, a byte a pair: the
  * passes of a million documents score 55M pairs), STORY the copy verdict
  * too.  GROUP's byte says which of these the two are; EDITED whether two
  * near ones are edited copies of one text (nd__rec_edited). */
@@ -355,7 +358,7 @@ static int score_share(void *vctx, unsigned t, uint32_t from, uint32_t to)
 		int yes = 0, reads = c->nsh ? group_reads(c, pairs[i]) : 0;
 		if ((!c->nsh || reads) && a->nwords && b->nwords) {
 			if (c->what == SCORE_PLAIN)
-				v = (float)nd__rec_plain(a, b);
+				v = (float)nd__rec_plain_floor(a, b, STRICT_FLOOR);
 			else if (c->what == SCORE_GROUP) {
 				/* Like sizes or one site (group_reads).  One
 				 * site: versions of a page too (alike, or one
@@ -419,7 +422,6 @@ static int score_pairs(const nd__recset *rs, const nd__common *common, const uin
  * could be that close (plain resemblance of their samples well above
  * what 8% of edits leaves), each share with its own database handle
  * (Xapian's are not thread-safe). */
-#define STRICT_FLOOR 0.4
 
 typedef struct {
 	nd_xdb *db;

@@ -232,6 +232,15 @@ double nd_point_resemblance(nd_point p)
 	return p == ND_POINT_COPY ? ND_POINT_COPY_RESEMBLANCE : p == ND_POINT_STORY ? ND_POINT_STORY_RESEMBLANCE : 1.0;
 }
 
+/* The records of two word sequences (record.h), both or neither. */
+static int make_records(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, nd__rec *ra, nd__rec *rb)
+{
+	int rc = nd__rec_make(a, na, ra, NULL, 0);
+	if (rc == ND_OK && (rc = nd__rec_make(b, nb, rb, NULL, 0)) < 0)
+		nd__rec_free(ra);
+	return rc;
+}
+
 /* The verdict on two word sequences.  Copy and story: their records
  * (record.h) compared with every shingle weighing 1, as for two texts
  * outside a collection; the store's paths weigh them by the collection
@@ -246,14 +255,11 @@ int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, c
 	int rc, yes = 0;
 	if (!o)
 		o = &defaults;
-	if ((rc = nd__rec_make(a, na, &ra, NULL, 0)) < 0)
-		return rc;
-	if ((rc = nd__rec_make(b, nb, &rb, NULL, 0)) < 0) {
-		nd__rec_free(&ra);
-		return rc;
-	}
+	memset(&ra, 0, sizeof(ra));
+	memset(&rb, 0, sizeof(rb));
 	if (o->point != ND_POINT_STRICT) {
-		rc = nd__rec_verdict(o->point, &ra, &rb, NULL, how, distance);
+		if ((rc = make_records(a, na, b, nb, &ra, &rb)) == ND_OK)
+			rc = nd__rec_verdict(o->point, &ra, &rb, NULL, how, distance);
 		goto done;
 	}
 	size_t longer = na > nb ? na : nb;
@@ -271,6 +277,11 @@ int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, c
 		*how = ND_VERIFIED_LEVENSHTEIN;
 		yes = exact && *distance <= o->max_distance;
 	}
+	/* The records only for the vetoes: most pairs strict is asked about
+	 * are refused by the distance, and making two records (shingling and
+	 * sorting both texts) cost more than the distance. */
+	if (yes && na && nb && (rc = make_records(a, na, b, nb, &ra, &rb)) < 0)
+		goto done;
 	if (yes && na && nb && nd__rec_refused(ND_POINT_STRICT, &ra, &rb, how))
 		yes = 0; /* two fillings of one template, or of one about two names */
 	rc = yes;
