@@ -299,9 +299,10 @@ def main():
             base = t["sign --no-links"][0]
             if base > 0:
                 print("%9d deciding against signing (sign --no-links = 1): sign with links x%.2f, "
-                      "clusters --point copy x%.2f, --point story x%.2f; peak MiB of any step %.0f" % (
-                          n, t["sign"][0] / base, t["clusters --point copy"][0] / base,
-                          t["clusters --point story"][0] / base, max(p for _, p in t.values())), flush=True)
+                      "clusters --point strict x%.2f, copy x%.2f, story x%.2f; peak MiB of any step %.0f" % (
+                          n, t["sign"][0] / base, t["clusters --point strict"][0] / base,
+                          t["clusters --point copy"][0] / base, t["clusters --point story"][0] / base,
+                          max(p for _, p in t.values())), flush=True)
             warning = stall_warning(stalls)
             if warning:
                 print("%9d %s" % (n, warning), flush=True)
