@@ -160,9 +160,10 @@ static int make_names(const uint32_t *ids, size_t n, uint32_t *e, nd__rec *out, 
 	unsigned bits = 4;
 	while (cap < 2 * n)
 		cap <<= 1, bits++;
-	uint32_t *key = calloc(2 * cap, sizeof(*key)), *cnt = key + cap;
+	uint32_t *key = calloc(2 * cap, sizeof(*key));
 	if (!key)
 		return nd_error_set(ND_ENOMEM, "out of memory for a record of %zu words", n);
+	uint32_t *cnt = key + cap; /* not before the check: NULL + cap is undefined */
 	uint32_t *slot_of = e; /* each word's slot, then the entries over it */
 	for (size_t i = 0; i < n; i++) {
 		size_t at = (size_t)((ids[i] * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
