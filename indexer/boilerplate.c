@@ -373,10 +373,14 @@ int nd_boilerplate_keep_title(const nd_html_block *blocks, size_t n, uint8_t *cl
 	size_t i = 0;
 	while (i < n && cls[i] != ND_BLOCK_GOOD)
 		i++;
-	if (i == 0 || i == n || !blocks[i - 1].title)
+	if (i == n)
 		return 0;
-	cls[i - 1] = ND_BLOCK_GOOD;
-	return 1;
+	/* A title can be blocks: Doxygen's div.title holds the page's name,
+	 * then its groups' trail as a div of its own. */
+	int kept = 0;
+	for (; i > 0 && blocks[i - 1].title; i--, kept++)
+		cls[i - 1] = ND_BLOCK_GOOD;
+	return kept;
 }
 
 /* 1 if a good block (in cls) starts within MAX_HEADING_DISTANCE

@@ -82,12 +82,12 @@ int nd_boilerplate_classify(nd_tokenizer *tk, const char *text, size_t text_len,
 			    const nd_html_block *blocks, size_t n, uint8_t *cls,
 			    nd_boilerplate_info *info);
 
-/* The page's title heading (a block with .title) that stands right before
- * the first block cls keeps is kept too: the name of what follows, though
- * it stands in the page's header, outside the article it marks, or is a
- * trail of links ("Pango > Context > load_fontset").  Two pages of one
- * template often differ in little else, and the verdict reads a text's
- * first words as what it is about.  Returns whether it kept one. */
+/* The page's title heading (the blocks with .title) that stands right
+ * before the first block cls keeps is kept too: the name of what follows,
+ * though it stands in the page's header, outside the article it marks, or
+ * is a trail of links ("Pango > Context > load_fontset").  Two pages of
+ * one template often differ in little else, and the verdict reads a
+ * text's first words as what it is about.  Returns the blocks it kept. */
 int nd_boilerplate_keep_title(const nd_html_block *blocks, size_t n, uint8_t *cls);
 
 #endif

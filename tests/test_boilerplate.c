@@ -1046,6 +1046,21 @@ static void test_title_above_the_content(void **state)
 	assert_non_null(strstr(a, "Go to the source code"));
 	assert_null(strstr(a, "Macros"));
 	two_texts(a, b, "cassert File Reference\nGo to the source", "ctime File Reference", "libstdc++");
+	/* A class in a group: its div.title holds its name, then the groups'
+	 * trail as a div of its own; the name stays above the trail (the
+	 * trail alone was all two traits' pages showed of what they are). */
+	a = main_of("<html><head><meta name=generator content=\"Doxygen 1.9.4\"></head><body>"
+		    "<div id=top><div id=projectname>libstdc++</div></div><div class=header>"
+		    "<div class=headertitle><div class=title>std::is_same&lt; _Tp, _Up &gt; Struct Template Reference"
+		    "<div class=ingroups><a href=a1.html>Utilities</a> &raquo; <a href=a2.html>Metaprogramming</a>"
+		    "</div></div></div></div><div class=contents><p>Inheritance diagram for std::is_same&lt; _Tp, "
+		    "_Up &gt;:</p><h2>Detailed Description</h2><p>The two types are one type: value is true, and "
+		    "false otherwise, as the standard library's type traits say.</p><p>Definition at line 1429 "
+		    "of file type_traits.</p></div><hr class=footer></body></html>");
+	assert_non_null(strstr(a, "std::is_same< _Tp, _Up > Struct Template Reference\nUtilities"));
+	assert_non_null(strstr(a, "Metaprogramming\nInheritance diagram"));
+	assert_null(strstr(a, "libstdc++"));
+	free(a);
 	/* gi-docgen's <section id=main> is its article, header and all. */
 	const char *method = "<h4>Declaration</h4><pre><code>PangoFontset*\npango_context_load_fontset (\n"
 			     "  PangoContext* context,\n  const PangoFontDescription* desc\n)</code></pre>"
