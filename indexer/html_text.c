@@ -19,8 +19,10 @@ static int is_skipped(const char *name)
 {
 	/* Form controls too: a <select> of 500 film titles is never content.
 	 * An <iframe>'s children are the fallback for browsers without frames
-	 * (often an advert's markup as escaped text), never shown. */
-	static const char *const skip[] = {"script", "style", "noscript", "template", "head", "svg",
+	 * (often an advert's markup as escaped text), never shown.  Not
+	 * <noscript>: a crawler runs no script, and is shown it (a search
+	 * page's request to turn JavaScript on, in the page's language). */
+	static const char *const skip[] = {"script", "style", "template", "head", "svg",
 					   "object", "select", "option", "button", "textarea", "iframe",
 					   NULL};
 	for (int i = 0; skip[i]; i++)

@@ -1019,6 +1019,30 @@ static void test_stub_read_without_its_chrome(void **state)
 			 0);
 }
 
+/* A crawler runs no script, so a <noscript> is what it is shown: on
+ * Sphinx's search page, the request to turn JavaScript on, in the page's
+ * language, is most of what tells the page's translations apart (the
+ * sentence under it Sphinx leaves untranslated).  A script's own text
+ * still never is. */
+static char *search_page(const char *heading, const char *notice)
+{
+	return main_of("<html><body><div class=related role=navigation><a href=index.html>index</a></div>"
+		       "<div class=body role=main><h1 id=search-documentation>%s</h1><noscript><div class=\"admonition "
+		       "warning\"><p>%s</p></div></noscript><p>Searching for multiple words only shows matches that "
+		       "contain all words.</p><form action=\"\"><input type=text name=q><input type=submit "
+		       "value=go></form><script>var notshown = 1;</script></div></body></html>",
+		       heading, notice);
+}
+
+static void test_noscript_is_shown(void **state)
+{
+	(void)state;
+	char *de = search_page("Suche", "Bitte aktivieren Sie JavaScript, wenn Sie die Suchfunktion nutzen wollen.");
+	char *en = search_page("Search", "Please activate JavaScript to enable the search functionality.");
+	assert_non_null(strstr(de, "Searching for multiple words"));
+	two_texts(de, en, "Bitte aktivieren Sie JavaScript", "Please activate JavaScript", "notshown");
+}
+
 /* Two pages of one template, each about its own thing, say what in their
  * title more than in their text: Doxygen's div.title stands outside the
  * div.contents read as the article, gi-docgen's h1 is a trail of links in
@@ -1163,6 +1187,7 @@ int main(void)
 		cmocka_unit_test(test_long_heading_and_linked_code),
 		cmocka_unit_test(test_stub_read_without_its_chrome),
 		cmocka_unit_test(test_title_above_the_content),
+		cmocka_unit_test(test_noscript_is_shown),
 		cmocka_unit_test(test_page_state_is_not_chrome),
 		cmocka_unit_test(test_decoded_by_libxml2_stays_utf8),
 	};
