@@ -1019,11 +1019,12 @@ static void test_stub_read_without_its_chrome(void **state)
 			 0);
 }
 
-/* A crawler runs no script, so a <noscript> is what it is shown: on
- * Sphinx's search page, the request to turn JavaScript on, in the page's
- * language, is most of what tells the page's translations apart (the
- * sentence under it Sphinx leaves untranslated).  A script's own text
- * still never is. */
+/* A crawler runs no script, so a <noscript> in the article is what it is
+ * shown: on Sphinx's search page, the request to turn JavaScript on, in
+ * the page's language, is most of what tells the page's translations
+ * apart (the sentence under it Sphinx leaves untranslated).  A script's
+ * own text never is, nor a <noscript> outside the article: a script
+ * application's pages would all be its one request. */
 static char *search_page(const char *heading, const char *notice)
 {
 	return main_of("<html><body><div class=related role=navigation><a href=index.html>index</a></div>"
@@ -1041,6 +1042,10 @@ static void test_noscript_is_shown(void **state)
 	char *en = search_page("Search", "Please activate JavaScript to enable the search functionality.");
 	assert_non_null(strstr(de, "Searching for multiple words"));
 	two_texts(de, en, "Bitte aktivieren Sie JavaScript", "Please activate JavaScript", "notshown");
+	char *app = main_of("<html><head><title>Shop</title></head><body><noscript>You need to enable JavaScript "
+			    "to run this app.</noscript><div id=root></div></body></html>");
+	assert_null(strstr(app, "enable JavaScript"));
+	free(app);
 }
 
 /* Two pages of one template, each about its own thing, say what in their
