@@ -31,11 +31,12 @@ static int is_skipped(const char *name)
 }
 
 /* Whether an element (name) is a <noscript> left unread.  A crawler runs
- * no script and is shown a <noscript>, so inside the article it is the article's (Sphinx's search
- * page asks, in the page's language, to turn JavaScript on; a script's
- * fallback is its content).  Outside it is the page's frame: a script
- * application's "enable JavaScript to run this app", which would make
- * every page of such a site one text where its reader sees many. */
+ * no script and is shown a <noscript>, so inside the article it is the
+ * article's (Sphinx's search page asks, in the page's language, to turn
+ * JavaScript on; a script's fallback is its content).  Outside it is the
+ * page's frame: a script application's "enable JavaScript to run this
+ * app", which would make every page of such a site one text where its
+ * reader sees many. */
 static int skipped_noscript(const char *name, size_t in_main)
 {
 	return !in_main && !strcasecmp(name, "noscript");

@@ -268,10 +268,11 @@ done:
 #define STRICT_FLOOR 0.4
 
 /* What a pair is scored by, from the two records: PLAIN (0 below
- * STRICT_FLOOR, where its merge stops early) and STORY write a score, GROUP, COPY and EDITED a verdict (1 or 0, a byte a pair: the
- * passes of a million documents score 55M pairs), STORY the copy verdict
- * too.  GROUP's byte says which of these the two are; EDITED whether two
- * near ones are edited copies of one text (nd__rec_edited). */
+ * STRICT_FLOOR, where its merge stops early) and STORY write a score,
+ * GROUP, COPY and EDITED a verdict (1 or 0, a byte a pair: the passes of
+ * a million documents score 55M pairs), STORY the copy verdict too.
+ * GROUP's byte says which of these the two are; EDITED whether two near
+ * ones are edited copies of one text (nd__rec_edited). */
 enum { SCORE_PLAIN, SCORE_GROUP, SCORE_COPY, SCORE_STORY, SCORE_EDITED };
 enum { SAME_GROUP = 1, SAME_VERSION = 2, SAME_KIN = 4, SAME_HELD = 8, SAME_NEAR = 16 };
 
