@@ -15,30 +15,24 @@
 #include <unicode/uchar.h>
 #include <unicode/utf8.h>
 
-static int is_skipped(const char *name)
+/* Whether an element (name; in_main: inside the article) is never read.
+ * Form controls too: a <select> of 500 film titles is never content.
+ * An <iframe>'s children are the fallback for browsers without frames
+ * (often an advert's markup as escaped text), never shown.  A crawler
+ * runs no script and is shown a <noscript>, so inside the article it is
+ * the article's (Sphinx's search page asks, in the page's language, to
+ * turn JavaScript on; a script's fallback is its content).  Outside it is
+ * the page's frame: a script application's "enable JavaScript to run this
+ * app", which would make every page of such a site one text where its
+ * reader sees many. */
+static int is_skipped(const char *name, size_t in_main)
 {
-	/* Form controls too: a <select> of 500 film titles is never content.
-	 * An <iframe>'s children are the fallback for browsers without frames
-	 * (often an advert's markup as escaped text), never shown.
-	 * <noscript> in part: skipped_noscript. */
 	static const char *const skip[] = {"script", "style", "template", "head", "svg",
 					   "object", "select", "option", "button", "textarea", "iframe",
 					   NULL};
 	for (int i = 0; skip[i]; i++)
 		if (!strcasecmp(name, skip[i]))
 			return 1;
-	return 0;
-}
-
-/* Whether an element (name) is a <noscript> left unread.  A crawler runs
- * no script and is shown a <noscript>, so inside the article it is the
- * article's (Sphinx's search page asks, in the page's language, to turn
- * JavaScript on; a script's fallback is its content).  Outside it is the
- * page's frame: a script application's "enable JavaScript to run this
- * app", which would make every page of such a site one text where its
- * reader sees many. */
-static int skipped_noscript(const char *name, size_t in_main)
-{
 	return !in_main && !strcasecmp(name, "noscript");
 }
 
@@ -685,7 +679,7 @@ int nd_html_to_text(const char *html, size_t len, const char *name, nd_buf *text
 			const char *nm = (const char *)n->name;
 			if (site && is_link(nm))
 				count_host(&lh, attr_of(n, "href"));
-			if (!is_skipped(nm) && !skipped_noscript(nm, in_main) && !doxygen_inherited(n, gen)) {
+			if (!is_skipped(nm, in_main) && !doxygen_inherited(n, gen)) {
 				/* An empty element between words is a separator its
 				 * style draws (gi-docgen's <span class=sep>). */
 				if (is_block(nm) && (rc = cut_block(&bc, text)) == ND_OK)

@@ -423,7 +423,6 @@ static int score_pairs(const nd__recset *rs, const nd__common *common, const uin
  * could be that close (plain resemblance of their samples well above
  * what 8% of edits leaves), each share with its own database handle
  * (Xapian's are not thread-safe). */
-
 typedef struct {
 	nd_xdb *db;
 	const char *path;

@@ -827,11 +827,6 @@ double nd__rec_contained_floor(const nd__rec *a, const nd__rec *b, double floor)
 	return least ? (double)ni / least : 0;
 }
 
-double nd__rec_plain(const nd__rec *a, const nd__rec *b)
-{
-	return nd__rec_plain_floor(a, b, 0); /* nothing is out of reach of 0 */
-}
-
 /* Whether neither of a pair has more than ND_PASSAGE_OWN of its samples
  * to itself outside the collection's common text: the passages rule's
  * test of a text assembled from common passages, which two pages of one

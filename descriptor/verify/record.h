@@ -630,10 +630,9 @@ void nd__rec_compare(const nd__rec *a, const nd__rec *b, const nd__common *commo
  * says which (ND_REFUSED_VALUES, ND_REFUSED_RENAMED).  The strict point,
  * which decides by words, asks it as copy and story do. */
 int nd__rec_refused(nd_point point, const nd__rec *a, const nd__rec *b, nd_verify_how *how);
-/* The plain resemblance alone (groups of near-identical documents). */
-double nd__rec_plain(const nd__rec *a, const nd__rec *b);
-/* The same when it can reach floor; else some value below floor (the
- * merge stops as soon as it cannot). */
+/* The plain resemblance alone (groups of near-identical documents) when
+ * it can reach floor; else some value below floor (the merge stops as
+ * soon as it cannot; 0: never). */
 double nd__rec_plain_floor(const nd__rec *a, const nd__rec *b, double floor);
 /* Where the verdict compares a pair: the lower of the two thresholds,
  * and of their sites' floors (common may be NULL: no floors). */

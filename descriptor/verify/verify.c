@@ -280,10 +280,12 @@ int nd_verify_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, c
 	/* The records only for the vetoes: most pairs strict is asked about
 	 * are refused by the distance, and making two records (shingling and
 	 * sorting both texts) cost more than the distance. */
-	if (yes && na && nb && (rc = make_records(a, na, b, nb, &ra, &rb)) < 0)
-		goto done;
-	if (yes && na && nb && nd__rec_refused(ND_POINT_STRICT, &ra, &rb, how))
-		yes = 0; /* two fillings of one template, or of one about two names */
+	if (yes && na && nb) {
+		if ((rc = make_records(a, na, b, nb, &ra, &rb)) < 0)
+			goto done;
+		if (nd__rec_refused(ND_POINT_STRICT, &ra, &rb, how))
+			yes = 0; /* two fillings of one template, or of one about two names */
+	}
 	rc = yes;
 done:
 	nd__rec_free(&ra);
