@@ -1626,6 +1626,52 @@ static void test_renamed_at_start(void **state)
 	assert_int_equal(verdict(p1, L, p2, L, ND_POINT_COPY, &how), 1);
 }
 
+/* Reference pages too short for a name to be one word in ND_LEAD_SHARE:
+ * Doxygen's page of a header file (25 words, "ov_tree_map_/info_fn_imps.hpp
+ * File Reference ... Definition in file ov_tree_map_/info_fn_imps.hpp")
+ * and of a specialization (std::hash<int>, whose "int" is 5 of its 123
+ * words).  Up to ND_LEAD_FLOOR places a word is a name at any length, so
+ * two such pages are a rename; an edited copy of either is still a copy. */
+static void test_renamed_short(void **state)
+{
+	(void)state;
+	uint64_t rng = 1201;
+	enum { S = 25, H = 123 };
+	uint32_t w[H + 8], a[H], b[H + 5];
+	random_words(&rng, w, H + 8);
+	const uint32_t *name = w + H; /* two names */
+	for (int p = 0; p < 2; p++) {
+		uint32_t *x = p ? b : a;
+		memcpy(x, w, S * sizeof(*x));
+		x[11] = x[S - 3] = x[2];               /* "hpp", "file" */
+		x[S - 2] = x[0];                       /* "ov_tree_map_" */
+		x[1] = x[S - 1] = name[p];             /* "info_fn_imps" */
+	}
+	nd_verify_how how;
+	assert_int_equal(verdict(a, S, b, S, ND_POINT_COPY, &how), 0);
+	assert_int_equal(how, ND_REFUSED_RENAMED);
+	memcpy(b, a, S * sizeof(*b));
+	b[8] = w[H + 2];
+	assert_int_equal(verdict(a, S, b, S, ND_POINT_COPY, &how), 1);
+	/* The specialization: its name in the title and four times more;
+	 * the other's is two words ("unsigned short"). */
+	static const size_t at[] = {2, 29, 38, 98, 100};
+	size_t na = 0, nb = 0;
+	for (size_t i = 0, k = 0; i < H - 5; i++) {
+		if (k < 5 && i == at[k] - k) {
+			a[na++] = name[0], b[nb++] = name[1], b[nb++] = w[H + 4];
+			k++;
+		}
+		a[na++] = b[nb++] = w[i];
+	}
+	assert_int_equal(na, H);
+	assert_int_equal(verdict(a, na, b, nb, ND_POINT_COPY, &how), 0);
+	assert_int_equal(how, ND_REFUSED_RENAMED);
+	memcpy(b, a, H * sizeof(*b));
+	b[50] = w[H + 2], b[90] = w[H + 3];
+	assert_int_equal(verdict(a, H, b, H, ND_POINT_COPY, &how), 1);
+}
+
 /* Two fillings of one template: a word in ten their own, so their
  * 3-shingles agree as much as an edited version's (resemblance ~0.54,
  * which copy accepts) while their descriptive signatures share a fifth
@@ -1767,6 +1813,7 @@ int main(void)
 		cmocka_unit_test(test_renamed_by_lead),
 		cmocka_unit_test(test_renamed_said_often),
 		cmocka_unit_test(test_renamed_at_start),
+		cmocka_unit_test(test_renamed_short),
 		cmocka_unit_test(test_signature),
 		cmocka_unit_test(test_thread),
 		cmocka_unit_test(test_sort_u64),

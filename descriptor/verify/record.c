@@ -225,12 +225,15 @@ static int said_in_lead(const uint32_t *ids, size_t i)
 /* out's leads (record.h, ND_REC_LEADS): every place of the title's words
  * (lead[0..nl), each said count[x] times, as make_names counted them) that
  * the text repeats 2 to ND_LEAD_MAX_COUNT times, and no more than one
- * word in ND_LEAD_SHARE; in the lead, only where it first says it. */
+ * word in ND_LEAD_SHARE or ND_LEAD_FLOOR times; in the lead, only where
+ * it first says it. */
 static int make_leads(const uint32_t *ids, size_t n, nd__rec *out, const uint32_t *lead, uint32_t nl,
 		      const uint32_t *count)
 {
 	enum { MOST = ND_TITLE_WORDS * ND_LEAD_MAX_COUNT };
 	size_t most = n / ND_LEAD_SHARE < ND_LEAD_MAX_COUNT ? n / ND_LEAD_SHARE : ND_LEAD_MAX_COUNT;
+	if (most < ND_LEAD_FLOOR)
+		most = ND_LEAD_FLOOR;
 	out->lthr = 0, out->nleads = 0, out->leads = NULL;
 	uint32_t *e = malloc(MOST * sizeof(*e)), ne = 0;
 	if (!e)

@@ -83,6 +83,12 @@
  * iterator pages' names are one in 80 to 130 of their words, "the" one in
  * 20 of a news story's), which keeps most records' leads short. */
 #define ND_LEAD_SHARE 25
+/* ...except in a short text, where a name said a few times is a large
+ * share: Doxygen's page of a header file says its name twice in 25 words,
+ * std::hash<int>'s says "int" 5 times in 123.  Up to this many times a
+ * title's word keeps its places at any length (6 words of the title keep
+ * at most 48 places, under ND_REC_LEADS). */
+#define ND_LEAD_FLOOR 8
 /* Leads meet in a rename's places only if those are this share of the
  * places either text says its word at: a name renamed is renamed where it
  * stands, while two titles' common words ("to", "a") meet by chance in
