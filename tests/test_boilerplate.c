@@ -1027,12 +1027,15 @@ static void test_stub_read_without_its_chrome(void **state)
  * application's pages would all be its one request. */
 static char *search_page(const char *heading, const char *notice)
 {
-	return main_of("<html><body><div class=related role=navigation><a href=index.html>index</a></div>"
-		       "<div class=body role=main><h1 id=search-documentation>%s</h1><noscript><div class=\"admonition "
-		       "warning\"><p>%s</p></div></noscript><p>Searching for multiple words only shows matches that "
-		       "contain all words.</p><form action=\"\"><input type=text name=q><input type=submit "
-		       "value=go></form><script>var notshown = 1;</script></div></body></html>",
-		       heading, notice);
+	char body[1024];
+	int n = snprintf(body, sizeof(body),
+			 "<h1 id=search-documentation>%s</h1><noscript><div class=\"admonition warning\"><p>%s</p>"
+			 "</div></noscript><p>Searching for multiple words only shows matches that contain all "
+			 "words.</p><form action=\"\"><input type=text name=q><input type=submit value=go></form>"
+			 "<script>var notshown = 1;</script>",
+			 heading, notice);
+	assert_true(n > 0 && (size_t)n < sizeof(body));
+	return doc_page(body);
 }
 
 static void test_noscript_is_shown(void **state)

@@ -1630,8 +1630,9 @@ static void test_renamed_at_start(void **state)
  * Doxygen's page of a header file (25 words, "ov_tree_map_/info_fn_imps.hpp
  * File Reference ... Definition in file ov_tree_map_/info_fn_imps.hpp")
  * and of a specialization (std::hash<int>, whose "int" is 5 of its 123
- * words).  Up to ND_LEAD_FLOOR places a word is a name at any length, so
- * two such pages are a rename; an edited copy of either is still a copy. */
+ * words).  Said up to ND_LEAD_FLOOR times, a title's word is a name at
+ * any length, so two such pages are a rename; an edited copy of either is
+ * still a copy. */
 static void test_renamed_short(void **state)
 {
 	(void)state;
@@ -1640,6 +1641,8 @@ static void test_renamed_short(void **state)
 	uint32_t w[H + 8], a[H], b[H + 5];
 	random_words(&rng, w, H + 8);
 	const uint32_t *name = w + H; /* two names */
+	/* The premise: each name is said more than one word in ND_LEAD_SHARE. */
+	assert_true(2 > S / ND_LEAD_SHARE && 5 > H / ND_LEAD_SHARE && 5 <= ND_LEAD_FLOOR);
 	for (int p = 0; p < 2; p++) {
 		uint32_t *x = p ? b : a;
 		memcpy(x, w, S * sizeof(*x));

@@ -231,9 +231,8 @@ static int make_leads(const uint32_t *ids, size_t n, nd__rec *out, const uint32_
 		      const uint32_t *count)
 {
 	enum { MOST = ND_TITLE_WORDS * ND_LEAD_MAX_COUNT };
-	size_t most = n / ND_LEAD_SHARE < ND_LEAD_MAX_COUNT ? n / ND_LEAD_SHARE : ND_LEAD_MAX_COUNT;
-	if (most < ND_LEAD_FLOOR)
-		most = ND_LEAD_FLOOR;
+	size_t most = n / ND_LEAD_SHARE;
+	most = most < ND_LEAD_FLOOR ? ND_LEAD_FLOOR : most > ND_LEAD_MAX_COUNT ? ND_LEAD_MAX_COUNT : most;
 	out->lthr = 0, out->nleads = 0, out->leads = NULL;
 	uint32_t *e = malloc(MOST * sizeof(*e)), ne = 0;
 	if (!e)
